@@ -1,0 +1,7 @@
+"""Applying a policy to an ``nn.Module``."""
+
+from castwise.model.device import PrecisionWarning
+from castwise.model.init import init_module
+from castwise.model.wrapper import PrecisionModule, apply, unwrap
+
+__all__ = ["PrecisionModule", "PrecisionWarning", "apply", "init_module", "unwrap"]

@@ -1,0 +1,54 @@
+"""Casting floating tensors inside nested inputs and outputs, leaving everything else alone."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Callable
+
+import torch
+
+TensorFn = Callable[[torch.Tensor], torch.Tensor]
+
+
+def map_tensors(obj: Any, fn: TensorFn) -> Any:
+    """Apply ``fn`` to every tensor in tuples, lists, dicts, namedtuples and dataclasses.
+
+    Containers are rebuilt with their own type (``transformers`` ModelOutput included);
+    anything that is not a tensor or a known container is returned as it is.
+    """
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {
+            f.name: map_tensors(getattr(obj, f.name), fn) for f in dataclasses.fields(obj) if f.init
+        }
+        return dataclasses.replace(obj, **changes)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(map_tensors(item, fn) for item in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(map_tensors(item, fn) for item in obj)
+    if isinstance(obj, Mapping):
+        return type(obj)((key, map_tensors(value, fn)) for key, value in obj.items())
+    return obj
+
+
+def cast_inputs(obj: Any, dtype: torch.dtype) -> Any:
+    """Cast floating tensors to ``dtype``; integer and bool tensors (token ids, masks) are kept."""
+
+    def cast(t: torch.Tensor) -> torch.Tensor:
+        return t.to(dtype) if t.is_floating_point() and t.dtype != dtype else t
+
+    return map_tensors(obj, cast)
+
+
+def cast_outputs(obj: Any, dtype: torch.dtype) -> Any:
+    """Cast floating tensors to ``dtype`` unless that would lose bits (never a downcast)."""
+    bits = torch.finfo(dtype).bits
+
+    def cast(t: torch.Tensor) -> torch.Tensor:
+        if not t.is_floating_point() or t.dtype == dtype or torch.finfo(t.dtype).bits > bits:
+            return t
+        return t.to(dtype)
+
+    return map_tensors(obj, cast)

@@ -1,0 +1,43 @@
+"""Known framework pitfalls that break low-precision models, and how castwise steps around them.
+
+``nn.TransformerEncoderLayer`` and ``nn.MultiheadAttention`` have an inference fast path
+(eval + no grad) whose guard asks ``torch.is_autocast_enabled()`` without a device, which only
+reports CUDA autocast. Under CPU autocast the fused kernel then receives bf16 activations with
+fp32 weights and raises ``expected scalar type Float but found BFloat16`` (with a padding mask)
+or silently returns bf16 (without one). With fp32-kept norms under a true policy the fused kernel
+sees mixed weight dtypes. castwise turns the fast path off for the duration of the forward.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+from torch import nn
+
+from castwise.policy import Policy
+
+FASTPATH_MODULES = (nn.TransformerEncoderLayer, nn.MultiheadAttention)
+
+
+def has_mha_fastpath(model: nn.Module) -> bool:
+    """True when the model holds a module with torch's fused MHA/encoder inference fast path."""
+    return any(isinstance(m, FASTPATH_MODULES) for m in model.modules())
+
+
+def needs_fastpath_off(model: nn.Module, policy: Policy) -> bool:
+    """The fast path is unsafe whenever the policy's math runs in a 16-bit dtype."""
+    return policy.is_low_precision and has_mha_fastpath(model)
+
+
+@contextlib.contextmanager
+def mha_fastpath_disabled() -> Iterator[None]:
+    """Turn torch's MHA fast path off and restore the previous global setting afterwards."""
+    from torch.backends import mha
+
+    previous = mha.get_fastpath_enabled()
+    mha.set_fastpath_enabled(False)
+    try:
+        yield
+    finally:
+        mha.set_fastpath_enabled(previous)

@@ -1,0 +1,291 @@
+"""Precision policies: what a precision *is*, independent of where it is applied.
+
+A :class:`Policy` is a small frozen value (modelled on jmp's): the dtype parameters are stored
+in, the dtype math runs in, the dtype outputs are handed back in, which modules stay in fp32,
+the float32 matmul precision and the loss-scaling mode. Policies are parsed from Lightning's
+canonical names, from the names other frameworks use, or from a jmp-style triple.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Union
+
+import torch
+
+__all__ = [
+    "Policy",
+    "PolicyLike",
+    "DEFAULT_KEEP_FP32",
+    "dtype_from_name",
+    "dtype_name",
+    "policies",
+]
+
+DEFAULT_KEEP_FP32: tuple[str, ...] = (
+    "*LayerNorm",
+    "*RMSNorm",
+    "*GroupNorm",
+    "*BatchNorm*",
+    "*InstanceNorm*",
+)
+"""Normalisation layers, as globs on class names (any class in the module's MRO) or names."""
+
+_DTYPE_NAMES: dict[str, torch.dtype] = {
+    "float64": torch.float64, "f64": torch.float64, "fp64": torch.float64,
+    "double": torch.float64, "64": torch.float64,
+    "float32": torch.float32, "f32": torch.float32, "fp32": torch.float32,
+    "float": torch.float32, "32": torch.float32,
+    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+    "float16": torch.float16, "f16": torch.float16, "fp16": torch.float16,
+    "half": torch.float16, "16": torch.float16,
+}
+
+_SHORT_NAMES: dict[torch.dtype, str] = {
+    torch.float64: "f64", torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
+}
+
+_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_LOSS_SCALING = ("none", "dynamic")
+
+
+def dtype_from_name(name: str | torch.dtype) -> torch.dtype:
+    """Resolve a floating dtype from a name such as ``bf16``, ``float32`` or ``torch.float16``."""
+    if isinstance(name, torch.dtype):
+        if not name.is_floating_point:
+            raise ValueError(f"{name} is not a floating dtype; policies take float dtypes only")
+        return name
+    key = str(name).strip().lower().removeprefix("torch.")
+    if key not in _DTYPE_NAMES:
+        close = difflib.get_close_matches(key, _DTYPE_NAMES, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown dtype {name!r}{hint} (valid: bf16, f16, f32, f64)")
+    return _DTYPE_NAMES[key]
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """The short name of a floating dtype (``bf16``, ``f16``, ``f32``, ``f64``)."""
+    return _SHORT_NAMES.get(dtype, str(dtype).removeprefix("torch."))
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How a model's parameters are stored, how its math runs and what dtype comes out.
+
+    ``param_dtype != compute_dtype`` means *mixed*: parameters stay in ``param_dtype`` and the
+    forward runs under autocast in ``compute_dtype``; otherwise parameters are converted (*true*).
+    ``keep_fp32`` holds globs matched against a module's dotted name and its class names.
+    """
+
+    param_dtype: torch.dtype = torch.float32
+    compute_dtype: torch.dtype = torch.float32
+    output_dtype: torch.dtype = torch.float32
+    keep_fp32: tuple[str, ...] = ()
+    matmul_precision: str = "highest"
+    loss_scaling: str = "none"
+
+    def __post_init__(self) -> None:
+        for field in ("param_dtype", "compute_dtype", "output_dtype"):
+            object.__setattr__(self, field, dtype_from_name(getattr(self, field)))
+        keep = self.keep_fp32
+        if isinstance(keep, (str, type)):
+            keep = (keep,)
+        object.__setattr__(self, "keep_fp32", tuple(_glob_of(k) for k in keep))
+        if self.matmul_precision not in _MATMUL_PRECISIONS:
+            raise ValueError(
+                f"matmul_precision must be one of {_MATMUL_PRECISIONS}, got {self.matmul_precision!r}"
+            )
+        if self.loss_scaling not in _LOSS_SCALING:
+            raise ValueError(f"loss_scaling must be one of {_LOSS_SCALING}, got {self.loss_scaling!r}")
+
+    @property
+    def is_mixed(self) -> bool:
+        """True when the forward runs under autocast over parameters kept in ``param_dtype``."""
+        return self.param_dtype != self.compute_dtype
+
+    @property
+    def is_low_precision(self) -> bool:
+        """True when any math runs in a 16-bit dtype."""
+        return self.compute_dtype in (torch.bfloat16, torch.float16)
+
+    @property
+    def name(self) -> str | None:
+        """The canonical name of this policy, or None for a custom one."""
+        for canonical, policy in _CANONICAL.items():
+            if policy == self:
+                return canonical
+        return None
+
+    def replace(self, **changes: object) -> "Policy":
+        """A copy with some fields changed, e.g. ``p.replace(keep_fp32=("*norm*", "head"))``."""
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def parse(cls, spec: "PolicyLike") -> "Policy":
+        """Parse a canonical name, an alias, an int (16, 32, 64) or a ``p=..,c=..,o=..`` triple."""
+        if isinstance(spec, Policy):
+            return spec
+        text = str(spec).strip()
+        key = text.lower()
+        if key in _CANONICAL:
+            return _CANONICAL[key]
+        if key in _ALIASES:
+            return _CANONICAL[_ALIASES[key]]
+        if key in _UNSUPPORTED:
+            raise ValueError(f"precision {text!r} is not supported yet: {_UNSUPPORTED[key]}")
+        if "=" in key:
+            return _parse_triple(text)
+        raise ValueError(_unknown_message(text))
+
+    def __str__(self) -> str:
+        return self.name or self._triple()
+
+    def _triple(self) -> str:
+        parts = [
+            f"params={dtype_name(self.param_dtype)}",
+            f"compute={dtype_name(self.compute_dtype)}",
+            f"output={dtype_name(self.output_dtype)}",
+        ]
+        if self.keep_fp32 != _default_keep(self.param_dtype, self.compute_dtype):
+            parts.append("keep=" + "|".join(self.keep_fp32))
+        if self.matmul_precision != "highest":
+            parts.append(f"matmul={self.matmul_precision}")
+        if self.loss_scaling != _default_scaling(self.param_dtype, self.compute_dtype):
+            parts.append(f"scaling={self.loss_scaling}")
+        return ",".join(parts)
+
+
+PolicyLike = Union[Policy, str, int]
+
+
+def _glob_of(entry: str | type) -> str:
+    if isinstance(entry, type):
+        return entry.__name__
+    if not isinstance(entry, str) or not entry:
+        raise ValueError(f"keep_fp32 entries are module classes or name globs, got {entry!r}")
+    return entry
+
+
+def _default_keep(param: torch.dtype, compute: torch.dtype) -> tuple[str, ...]:
+    low = (torch.bfloat16, torch.float16)
+    return DEFAULT_KEEP_FP32 if (param in low or compute in low) else ()
+
+
+def _default_scaling(param: torch.dtype, compute: torch.dtype) -> str:
+    return "dynamic" if torch.float16 in (param, compute) else "none"
+
+
+def _from_dtypes(
+    param: torch.dtype,
+    compute: torch.dtype | None = None,
+    output: torch.dtype | None = None,
+    **extras: object,
+) -> Policy:
+    compute = compute or param
+    if output is None:
+        output = max((torch.float32, param, compute), key=lambda d: torch.finfo(d).bits)
+    extras.setdefault("keep_fp32", _default_keep(param, compute))
+    extras.setdefault("loss_scaling", _default_scaling(param, compute))
+    return Policy(param, compute, output, **extras)  # type: ignore[arg-type]
+
+
+_CANONICAL: dict[str, Policy] = {
+    "64-true": _from_dtypes(torch.float64),
+    "32-true": _from_dtypes(torch.float32),
+    "tf32": _from_dtypes(torch.float32, matmul_precision="high"),
+    "16-mixed": _from_dtypes(torch.float32, torch.float16),
+    "bf16-mixed": _from_dtypes(torch.float32, torch.bfloat16),
+    "16-true": _from_dtypes(torch.float16),
+    "bf16-true": _from_dtypes(torch.bfloat16),
+}
+
+_DESCRIPTIONS: dict[str, str] = {
+    "64-true": "float64 parameters and math; for numerics checks, slow everywhere",
+    "32-true": "float32 parameters and math; the reference, stable but slow and large",
+    "tf32": "float32 parameters, matmuls in TensorFloat-32 on Ampere+ GPUs (no effect on CPU)",
+    "16-mixed": "float32 parameters, fp16 autocast, dynamic loss scaling; norms kept fp32",
+    "bf16-mixed": "float32 parameters, bf16 autocast; norms kept fp32",
+    "16-true": "fp16 parameters and math, dynamic loss scaling; norms kept fp32",
+    "bf16-true": "bf16 parameters and math (half the memory); norms kept fp32",
+}
+
+_ALIASES: dict[str, str] = {
+    # Lightning's legacy names
+    "16": "16-mixed", "bf16": "bf16-mixed", "32": "32-true", "64": "64-true",
+    # Accelerate
+    "no": "32-true", "fp16": "16-mixed",
+    # OpenCLIP
+    "amp": "16-mixed", "amp_bf16": "bf16-mixed", "amp_bfloat16": "bf16-mixed",
+    "pure_bf16": "bf16-true", "pure_fp16": "16-true", "fp32": "32-true",
+    # Keras
+    "mixed_bfloat16": "bf16-mixed", "mixed_float16": "16-mixed", "float32": "32-true",
+    "bfloat16": "bf16-true", "float16": "16-true", "float64": "64-true",
+}
+
+_UNSUPPORTED: dict[str, str] = {
+    "fp8": "fp8 policies are planned; use bf16-mixed today",
+    "transformer-engine": "fp8 policies are planned; use bf16-mixed today",
+    "8-true": "int8/fp8 weights are planned; use bf16-true today",
+}
+
+_TRIPLE_KEYS: dict[str, str] = {
+    "p": "params", "params": "params", "param": "params",
+    "c": "compute", "compute": "compute",
+    "o": "output", "output": "output",
+    "keep": "keep", "keep_fp32": "keep",
+    "matmul": "matmul", "scaling": "scaling",
+}
+
+
+def _parse_triple(text: str) -> Policy:
+    fields: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        canonical_key = _TRIPLE_KEYS.get(key.strip().lower())
+        if not sep or canonical_key is None:
+            raise ValueError(
+                f"cannot read {part!r} in policy {text!r}: expected key=value with keys "
+                "params/p, compute/c, output/o, keep, matmul, scaling "
+                "(e.g. 'params=float32,compute=bfloat16,output=float32')"
+            )
+        if canonical_key in fields:
+            raise ValueError(f"{canonical_key!r} given twice in policy {text!r}")
+        fields[canonical_key] = value.strip()
+    param = dtype_from_name(fields.get("params", "float32"))
+    compute = dtype_from_name(fields["compute"]) if "compute" in fields else None
+    output = dtype_from_name(fields["output"]) if "output" in fields else None
+    extras: dict[str, object] = {}
+    if "keep" in fields:
+        extras["keep_fp32"] = tuple(g for g in fields["keep"].split("|") if g)
+    if "matmul" in fields:
+        extras["matmul_precision"] = fields["matmul"]
+    if "scaling" in fields:
+        extras["loss_scaling"] = fields["scaling"]
+    return _from_dtypes(param, compute, output, **extras)
+
+
+def _unknown_message(text: str) -> str:
+    names = list(_CANONICAL) + list(_ALIASES)
+    close = difflib.get_close_matches(text.lower(), names, n=3, cutoff=0.4)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return (
+        f"unknown precision {text!r}.{hint} Valid names: {', '.join(_CANONICAL)} "
+        "(or a triple such as 'params=f32,compute=bf16,output=f32')."
+    )
+
+
+def policies() -> dict[str, str]:
+    """The canonical policy names, each with a one-line description."""
+    return dict(_DESCRIPTIONS)
+
+
+def aliases() -> dict[str, str]:
+    """Names other frameworks use, each mapped to the canonical policy it resolves to."""
+    return dict(_ALIASES)
+
+
+def canonical_policies() -> Iterable[tuple[str, Policy]]:
+    """The canonical policies in order, from widest to narrowest."""
+    return _CANONICAL.items()
