@@ -19,6 +19,7 @@ def doctor_command(
     """Check the built-in example model under each policy: plain PyTorch against castwise."""
     model, inputs = example_model(), example_inputs()
     warnings.simplefilter("ignore", PrecisionWarning)
+    warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
     try:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True,
                       disable=as_json or not console.is_terminal) as progress:

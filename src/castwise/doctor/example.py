@@ -17,7 +17,7 @@ class ExampleClassifier(nn.Module):
         super().__init__()
         self.embed = nn.Embedding(vocab, width)
         layer = nn.TransformerEncoderLayer(width, heads, 2 * width, dropout=0.0, batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.encoder = nn.TransformerEncoder(layer, layers)
         self.norm = nn.LayerNorm(width)
         self.head = nn.Linear(width, classes)
 
