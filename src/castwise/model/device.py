@@ -57,3 +57,28 @@ def device_type_of(module: nn.Module, inputs: Any = ()) -> str:
         if isinstance(item, torch.Tensor):
             return item.device.type
     return "cpu"
+
+
+class DeviceProbe:
+    """The device type a module runs on, in O(1) per call after the first look.
+
+    It remembers which submodule holds the first parameter and reads that parameter afresh each
+    time, so ``.to()`` and ``load_state_dict(assign=True)`` are followed.
+    """
+
+    def __init__(self, module: nn.Module) -> None:
+        self._module = module
+        self._owner: nn.Module | None = None
+        self._name = ""
+        for owner in module.modules():
+            for name, _ in owner.named_parameters(recurse=False):
+                self._owner, self._name = owner, name
+                return
+
+    def device_type(self, inputs: Any = ()) -> str:
+        """The device type of the remembered parameter, else as :func:`device_type_of` finds it."""
+        if self._owner is not None:
+            param = self._owner._parameters.get(self._name)
+            if param is not None:
+                return param.device.type
+        return device_type_of(self._module, inputs)

@@ -36,7 +36,10 @@ def kept_modules(model: nn.Module, globs: tuple[str, ...]) -> Iterator[tuple[str
             yield name, module
 
 
-def _first_floating_dtype(obj: Any) -> torch.dtype | None:
+def _first_floating_dtype(args: tuple, kwargs: dict) -> torch.dtype | None:
+    for item in (*args, *kwargs.values()):
+        if isinstance(item, torch.Tensor) and item.is_floating_point():
+            return item.dtype
     found: list[torch.dtype] = []
 
     def visit(t: torch.Tensor) -> torch.Tensor:
@@ -44,7 +47,7 @@ def _first_floating_dtype(obj: Any) -> torch.dtype | None:
             found.append(t.dtype)
         return t
 
-    map_tensors(obj, visit)
+    map_tensors((args, kwargs), visit)
     return found[0] if found else None
 
 
@@ -52,7 +55,7 @@ class Fp32Compute:
     """Forward pre/post hook pair that runs a module in fp32 and restores the incoming dtype."""
 
     def __init__(self) -> None:
-        self._calls: list[tuple[torch.dtype | None, torch.autocast]] = []
+        self._calls: list[tuple[torch.dtype | None, str, bool]] = []
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
@@ -62,17 +65,18 @@ class Fp32Compute:
 
     def before(self, module: nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Upcast floating inputs to fp32 and switch autocast off for the module's device."""
-        incoming = _first_floating_dtype((args, kwargs))
         device_type = device_type_of(module, args)
-        no_autocast = torch.autocast(device_type=device_type, enabled=False)
-        no_autocast.__enter__()
-        self._calls.append((incoming, no_autocast))
+        autocast_was_on = torch.is_autocast_enabled(device_type)
+        if autocast_was_on:
+            torch.set_autocast_enabled(device_type, False)
+        self._calls.append((_first_floating_dtype(args, kwargs), device_type, autocast_was_on))
         return _upcast(args), _upcast(kwargs)
 
     def after(self, module: nn.Module, args: tuple, kwargs: dict, output: Any) -> Any:
-        """Leave the no-autocast region and hand the output back in the incoming dtype."""
-        incoming, no_autocast = self._calls.pop()
-        no_autocast.__exit__(None, None, None)
+        """Restore autocast and hand the output back in the incoming dtype."""
+        incoming, device_type, autocast_was_on = self._calls.pop()
+        if autocast_was_on:
+            torch.set_autocast_enabled(device_type, True)
         if incoming is None or output is None:
             return output
         return cast_inputs(output, incoming)

@@ -10,7 +10,7 @@ from torch import nn
 
 from castwise.model.casting import cast_inputs, cast_outputs
 from castwise.model.convert import convert_parameters
-from castwise.model.device import check_policy_on_device, device_type_of
+from castwise.model.device import DeviceProbe, check_policy_on_device, device_type_of
 from castwise.model.keep_fp32 import attach_fp32_compute
 from castwise.model.pitfalls import mha_fastpath_disabled, needs_fastpath_off
 from castwise.policy import Policy, PolicyLike
@@ -30,32 +30,37 @@ class PrecisionModule(nn.Module):
         self.module = module
         self.policy = policy
         self._checked_devices: set[str] = set()
+        self._fastpath_off = needs_fastpath_off(module, policy)
+        self._device = DeviceProbe(module)
         self.register_state_dict_post_hook(_strip_inner_prefix)
         self.register_load_state_dict_pre_hook(_add_inner_prefix)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        policy = self.policy
-        device_type = device_type_of(self.module, args)
+        policy, inner = self.policy, self._modules[_INNER]
+        device_type = self._device.device_type(args)
         if device_type not in self._checked_devices:
             check_policy_on_device(policy, device_type)
             self._checked_devices.add(device_type)
         if not policy.is_mixed:
             args, kwargs = cast_inputs((args, kwargs), policy.compute_dtype)
-        with self._forward_context(device_type):
-            output = self.module(*args, **kwargs)
+        with self._guards():
+            if policy.is_mixed:
+                with torch.autocast(device_type, dtype=policy.compute_dtype):
+                    output = inner(*args, **kwargs)
+            else:
+                output = inner(*args, **kwargs)
         return cast_outputs(output, policy.output_dtype)
 
-    @contextlib.contextmanager
-    def _forward_context(self, device_type: str) -> Iterator[None]:
-        policy = self.policy
-        with contextlib.ExitStack() as stack:
-            if policy.is_mixed:
-                stack.enter_context(torch.autocast(device_type, dtype=policy.compute_dtype))
-            if needs_fastpath_off(self.module, policy):
-                stack.enter_context(mha_fastpath_disabled())
-            if policy.matmul_precision != "highest":
-                stack.enter_context(_matmul_precision(policy.matmul_precision))
-            yield
+    def _guards(self) -> contextlib.AbstractContextManager:
+        """Pitfall guards and global settings the policy needs, restored on exit."""
+        if not self._fastpath_off and self.policy.matmul_precision == "highest":
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        if self._fastpath_off:
+            stack.enter_context(mha_fastpath_disabled())
+        if self.policy.matmul_precision != "highest":
+            stack.enter_context(_matmul_precision(self.policy.matmul_precision))
+        return stack
 
     def __getattr__(self, name: str) -> Any:
         try:

@@ -1,0 +1,150 @@
+"""Policy parsing: canonical names, aliases, triples, round trips and clear errors."""
+
+import pytest
+import torch
+from torch import nn
+
+import castwise as cw
+from castwise.policy import DEFAULT_KEEP_FP32, Policy, aliases, dtype_from_name
+
+CANONICAL = {
+    "64-true": (torch.float64, torch.float64, torch.float64),
+    "32-true": (torch.float32, torch.float32, torch.float32),
+    "tf32": (torch.float32, torch.float32, torch.float32),
+    "16-mixed": (torch.float32, torch.float16, torch.float32),
+    "bf16-mixed": (torch.float32, torch.bfloat16, torch.float32),
+    "16-true": (torch.float16, torch.float16, torch.float32),
+    "bf16-true": (torch.bfloat16, torch.bfloat16, torch.float32),
+}
+
+ALIASES = {
+    "16": "16-mixed", "bf16": "bf16-mixed", "32": "32-true", "64": "64-true",
+    "no": "32-true", "fp16": "16-mixed",
+    "amp": "16-mixed", "amp_bf16": "bf16-mixed", "amp_bfloat16": "bf16-mixed",
+    "pure_bf16": "bf16-true", "pure_fp16": "16-true", "fp32": "32-true",
+    "mixed_bfloat16": "bf16-mixed", "mixed_float16": "16-mixed", "float32": "32-true",
+    "bfloat16": "bf16-true", "float16": "16-true", "float64": "64-true",
+}
+
+
+def test_policies_lists_the_canonical_names_with_descriptions():
+    listed = cw.policies()
+    assert list(listed) == list(CANONICAL)
+    assert all(isinstance(text, str) and len(text) > 20 for text in listed.values())
+
+
+@pytest.mark.parametrize("name", CANONICAL)
+def test_canonical_names_parse_to_their_dtypes_and_round_trip(name):
+    policy = Policy.parse(name)
+    assert (policy.param_dtype, policy.compute_dtype, policy.output_dtype) == CANONICAL[name]
+    assert str(policy) == name
+    assert Policy.parse(str(policy)) == policy
+    assert Policy.parse(name.upper()) == policy
+
+
+def test_mixed_true_keep_and_scaling_per_policy():
+    assert Policy.parse("bf16-mixed").is_mixed and not Policy.parse("bf16-true").is_mixed
+    assert Policy.parse("bf16-true").keep_fp32 == DEFAULT_KEEP_FP32
+    assert Policy.parse("16-mixed").keep_fp32 == DEFAULT_KEEP_FP32
+    assert Policy.parse("32-true").keep_fp32 == () and Policy.parse("64-true").keep_fp32 == ()
+    assert Policy.parse("16-mixed").loss_scaling == "dynamic"
+    assert Policy.parse("16-true").loss_scaling == "dynamic"
+    assert Policy.parse("bf16-mixed").loss_scaling == "none"
+    assert Policy.parse("tf32").matmul_precision == "high"
+    assert Policy.parse("32-true").matmul_precision == "highest"
+
+
+@pytest.mark.parametrize("alias,canonical", ALIASES.items())
+def test_aliases_resolve_to_canonical_policies(alias, canonical):
+    assert Policy.parse(alias) == Policy.parse(canonical)
+    assert str(Policy.parse(alias)) == canonical
+
+
+def test_alias_table_is_what_the_tests_expect():
+    assert aliases() == ALIASES
+
+
+@pytest.mark.parametrize("value,canonical", [(16, "16-mixed"), (32, "32-true"), (64, "64-true")])
+def test_lightning_integer_precisions(value, canonical):
+    assert Policy.parse(value) == Policy.parse(canonical)
+
+
+@pytest.mark.parametrize(
+    "triple,canonical",
+    [
+        ("params=float32,compute=bfloat16,output=float32", "bf16-mixed"),
+        ("p=f32,c=bf16,o=f32", "bf16-mixed"),
+        ("p=f32,c=bf16", "bf16-mixed"),
+        ("params=bf16", "bf16-true"),
+        ("p=f16", "16-true"),
+        ("p=f32", "32-true"),
+        ("p=f64", "64-true"),
+        ("p=f32,matmul=high", "tf32"),
+        ("P = F32 , C = Half", "16-mixed"),
+    ],
+)
+def test_triples_with_cascading_defaults(triple, canonical):
+    assert Policy.parse(triple) == Policy.parse(canonical)
+
+
+def test_custom_policies_round_trip_through_str():
+    custom = [
+        "p=f32,c=bf16,o=bf16",
+        "p=bf16,c=bf16,o=bf16,keep=",
+        "p=bf16,keep=*norm*|head",
+        "p=f16,scaling=none",
+        "p=f32,c=f16,o=f64",
+    ]
+    for text in custom:
+        policy = Policy.parse(text)
+        assert policy.name is None
+        assert Policy.parse(str(policy)) == policy, text
+    assert Policy.parse("p=bf16,keep=").keep_fp32 == ()
+    assert Policy.parse("p=f32,c=bf16,o=bf16").output_dtype == torch.bfloat16
+
+
+def test_replace_accepts_module_classes_as_keep_entries():
+    policy = Policy.parse("bf16-true").replace(keep_fp32=("*norm*", nn.Linear))
+    assert policy.keep_fp32 == ("*norm*", "Linear")
+    assert Policy.parse(str(policy)) == policy
+
+
+def test_policy_is_hashable_and_frozen():
+    policy = Policy.parse("bf16-mixed")
+    assert {policy: 1}[Policy.parse("bf16")] == 1
+    with pytest.raises(AttributeError):
+        policy.param_dtype = torch.float16  # type: ignore[misc]
+
+
+def test_unknown_name_names_the_closest_valid_ones():
+    with pytest.raises(ValueError) as excinfo:
+        Policy.parse("bf16-mixd")
+    message = str(excinfo.value)
+    assert "'bf16-mixd'" in message and "'bf16-mixed'" in message and "32-true" in message
+
+
+def test_fp8_is_refused_with_what_to_use_instead():
+    with pytest.raises(ValueError, match="not supported yet.*bf16-mixed"):
+        Policy.parse("fp8")
+
+
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ("p=f32,compute=bf17", "unknown dtype 'bf17'.*bf16"),
+        ("p=f32,colour=red", "cannot read 'colour=red'"),
+        ("p=f32,p=bf16", "given twice"),
+        ("p=f32,matmul=fast", "matmul_precision"),
+        ("p=f16,scaling=static", "loss_scaling"),
+    ],
+)
+def test_bad_triples_raise_clear_errors(bad, match):
+    with pytest.raises(ValueError, match=match):
+        Policy.parse(bad)
+
+
+def test_dtypes_must_be_floating():
+    with pytest.raises(ValueError, match="not a floating dtype"):
+        dtype_from_name(torch.int8)
+    with pytest.raises(ValueError, match="keep_fp32 entries"):
+        Policy(keep_fp32=(3,))  # type: ignore[arg-type]
