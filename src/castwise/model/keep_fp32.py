@@ -15,6 +15,8 @@ from torch import nn
 
 from castwise.model.casting import cast_inputs, map_tensors
 from castwise.model.device import device_type_of
+from castwise.model.hooks import remove_hooks
+from castwise.policy import Policy
 
 
 def is_kept(name: str, module: nn.Module, globs: tuple[str, ...]) -> bool:
@@ -36,15 +38,15 @@ def kept_modules(model: nn.Module, globs: tuple[str, ...]) -> Iterator[tuple[str
             yield name, module
 
 
-def _first_floating_dtype(args: tuple, kwargs: dict) -> torch.dtype | None:
+def _first_floating(args: tuple, kwargs: dict) -> torch.Tensor | None:
     for item in (*args, *kwargs.values()):
         if isinstance(item, torch.Tensor) and item.is_floating_point():
-            return item.dtype
-    found: list[torch.dtype] = []
+            return item
+    found: list[torch.Tensor] = []
 
     def visit(t: torch.Tensor) -> torch.Tensor:
         if t.is_floating_point() and not found:
-            found.append(t.dtype)
+            found.append(t)
         return t
 
     map_tensors((args, kwargs), visit)
@@ -52,50 +54,82 @@ def _first_floating_dtype(args: tuple, kwargs: dict) -> torch.dtype | None:
 
 
 class Fp32Compute:
-    """Forward pre/post hook pair that runs a module in fp32 and restores the incoming dtype."""
+    """Forward pre/post hook pair that runs a module in fp32 and hands back the incoming dtype.
 
-    def __init__(self) -> None:
+    ``hand_back_at_most`` caps the dtype handed back: under a true 16-bit policy a kept module
+    that receives fp32 (e.g. from another kept module) hands back the compute dtype, since no
+    autocast would reconcile fp32 activations with the 16-bit weights downstream.
+    """
+
+    def __init__(self, hand_back_at_most: torch.dtype | None = None) -> None:
+        self.hand_back_at_most = hand_back_at_most
         self._calls: list[tuple[torch.dtype | None, str, bool]] = []
 
     def __getstate__(self) -> dict[str, Any]:
-        return {}
+        return {"hand_back_at_most": self.hand_back_at_most}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        self.hand_back_at_most = state.get("hand_back_at_most")
         self._calls = []
 
     def before(self, module: nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Upcast floating inputs to fp32 and switch autocast off for the module's device."""
-        device_type = device_type_of(module, args)
+        first = _first_floating(args, kwargs)
+        device_type = first.device.type if first is not None else device_type_of(module, args)
         autocast_was_on = torch.is_autocast_enabled(device_type)
         if autocast_was_on:
             torch.set_autocast_enabled(device_type, False)
-        self._calls.append((_first_floating_dtype(args, kwargs), device_type, autocast_was_on))
-        return _upcast(args), _upcast(kwargs)
+        self._calls.append((self._hand_back_dtype(first), device_type, autocast_was_on))
+        return _upcast(args), (_upcast(kwargs) if kwargs else kwargs)
 
     def after(self, module: nn.Module, args: tuple, kwargs: dict, output: Any) -> Any:
         """Restore autocast and hand the output back in the incoming dtype."""
-        incoming, device_type, autocast_was_on = self._calls.pop()
+        dtype, device_type, autocast_was_on = self._calls.pop()
         if autocast_was_on:
             torch.set_autocast_enabled(device_type, True)
-        if incoming is None or output is None:
+        if dtype is None or output is None:
             return output
-        return cast_inputs(output, incoming)
+        if isinstance(output, torch.Tensor):
+            return output.to(dtype) if output.is_floating_point() and output.dtype != dtype else output
+        return cast_inputs(output, dtype)
+
+    def _hand_back_dtype(self, first: torch.Tensor | None) -> torch.dtype | None:
+        if first is None:
+            return None
+        cap = self.hand_back_at_most
+        if cap is not None and _bits(first.dtype) > _bits(cap):
+            return cap
+        return first.dtype
+
+
+_BITS = {torch.float64: 64, torch.float32: 32, torch.bfloat16: 16, torch.float16: 16}
+
+
+def _bits(dtype: torch.dtype) -> int:
+    return _BITS.get(dtype) or torch.finfo(dtype).bits
+
+
+def _is_low(item: Any) -> bool:
+    return isinstance(item, torch.Tensor) and item.is_floating_point() and _bits(item.dtype) < 32
 
 
 def _upcast(obj: Any) -> Any:
-    def up(t: torch.Tensor) -> torch.Tensor:
-        low = t.is_floating_point() and torch.finfo(t.dtype).bits < 32
-        return t.float() if low else t
-
-    return map_tensors(obj, up)
+    if isinstance(obj, tuple) and not any(_is_low(item) for item in obj):
+        return obj
+    return map_tensors(obj, _up)
 
 
-def attach_fp32_compute(model: nn.Module, globs: tuple[str, ...]) -> list[str]:
-    """Hook every outermost kept module of ``model``; returns their names."""
+def _up(t: torch.Tensor) -> torch.Tensor:
+    return t.float() if _is_low(t) else t
+
+
+def attach_fp32_compute(model: nn.Module, policy: Policy) -> list[str]:
+    """Hook every outermost module ``policy`` keeps in fp32; returns their names."""
     detach_fp32_compute(model)
+    cap = policy.compute_dtype if policy.is_low_precision and not policy.is_mixed else None
     names = []
-    for name, module in kept_modules(model, globs):
-        hook = Fp32Compute()
+    for name, module in kept_modules(model, policy.keep_fp32):
+        hook = Fp32Compute(hand_back_at_most=cap)
         module.register_forward_pre_hook(hook.before, with_kwargs=True)
         module.register_forward_hook(hook.after, with_kwargs=True, always_call=True)
         names.append(name)
@@ -105,9 +139,4 @@ def attach_fp32_compute(model: nn.Module, globs: tuple[str, ...]) -> list[str]:
 def detach_fp32_compute(model: nn.Module) -> None:
     """Remove castwise's fp32 hooks from every module of ``model``."""
     for module in model.modules():
-        for hooks in (module._forward_pre_hooks, module._forward_hooks):
-            for key in [k for k, h in hooks.items() if isinstance(getattr(h, "__self__", None), Fp32Compute)]:
-                del hooks[key]
-                module._forward_pre_hooks_with_kwargs.pop(key, None)
-                module._forward_hooks_with_kwargs.pop(key, None)
-                module._forward_hooks_always_called.pop(key, None)
+        remove_hooks(module, Fp32Compute)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator
+from typing import Any
 
-import torch
 from torch import nn
 
 from castwise.model.casting import cast_inputs, cast_outputs
 from castwise.model.convert import convert_parameters
-from castwise.model.device import DeviceProbe, check_policy_on_device, device_type_of
+from castwise.model.device import device_type_of
 from castwise.model.keep_fp32 import attach_fp32_compute
-from castwise.model.pitfalls import mha_fastpath_disabled, needs_fastpath_off
+from castwise.model.runtime import PolicyRuntime
 from castwise.policy import Policy, PolicyLike
 
 _INNER = "module"
@@ -29,38 +27,26 @@ class PrecisionModule(nn.Module):
         super().__init__()
         self.module = module
         self.policy = policy
-        self._checked_devices: set[str] = set()
-        self._fastpath_off = needs_fastpath_off(module, policy)
-        self._device = DeviceProbe(module)
+        self._runtime = PolicyRuntime(module, policy)
         self.register_state_dict_post_hook(_strip_inner_prefix)
         self.register_load_state_dict_pre_hook(_add_inner_prefix)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        policy, inner = self.policy, self._modules[_INNER]
-        device_type = self._device.device_type(args)
-        if device_type not in self._checked_devices:
-            check_policy_on_device(policy, device_type)
-            self._checked_devices.add(device_type)
+        return self._run(self._modules[_INNER], args, kwargs)
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        """The inner (transformers) model's ``generate``, every step run under the policy."""
+        return self._run(self._modules[_INNER].generate, args, kwargs)
+
+    def _run(self, call: Any, args: tuple, kwargs: dict) -> Any:
+        """``call(*args, **kwargs)`` under the policy: input casting, autocast, guards, output dtype."""
+        policy, runtime = self.policy, self._runtime
+        device_type = runtime.device_type(args)
         if not policy.is_mixed:
             args, kwargs = cast_inputs((args, kwargs), policy.compute_dtype)
-        with self._guards():
-            if policy.is_mixed:
-                with torch.autocast(device_type, dtype=policy.compute_dtype):
-                    output = inner(*args, **kwargs)
-            else:
-                output = inner(*args, **kwargs)
+        with runtime.context(device_type):
+            output = call(*args, **kwargs)
         return cast_outputs(output, policy.output_dtype)
-
-    def _guards(self) -> contextlib.AbstractContextManager:
-        """Pitfall guards and global settings the policy needs, restored on exit."""
-        if not self._fastpath_off and self.policy.matmul_precision == "highest":
-            return contextlib.nullcontext()
-        stack = contextlib.ExitStack()
-        if self._fastpath_off:
-            stack.enter_context(mha_fastpath_disabled())
-        if self.policy.matmul_precision != "highest":
-            stack.enter_context(_matmul_precision(self.policy.matmul_precision))
-        return stack
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -71,22 +57,8 @@ class PrecisionModule(nn.Module):
                 raise
             return getattr(modules[_INNER], name)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        self._checked_devices = set()
-
     def extra_repr(self) -> str:
         return f"policy={self.policy}"
-
-
-@contextlib.contextmanager
-def _matmul_precision(precision: str) -> Iterator[None]:
-    previous = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision(precision)
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(previous)
 
 
 def _strip_inner_prefix(module: nn.Module, state_dict: dict, prefix: str, local_metadata: dict) -> None:
@@ -104,6 +76,12 @@ def _add_inner_prefix(module: nn.Module, state_dict: dict, prefix: str, *_: Any)
     inner = prefix + _INNER + "."
     for key in [k for k in state_dict if k.startswith(prefix) and not k.startswith(inner)]:
         state_dict[inner + key[len(prefix):]] = state_dict.pop(key)
+
+
+def model_policy(model: nn.Module, policy: PolicyLike) -> Policy:
+    """``policy`` with the modules ``model`` itself declares fp32 (transformers') added to keep_fp32."""
+    policy = Policy.parse(policy)
+    return policy.replace(keep_fp32=policy.keep_fp32 + _declared_fp32_globs(model, policy))
 
 
 def _declared_fp32_globs(model: nn.Module, policy: Policy) -> tuple[str, ...]:
@@ -134,13 +112,10 @@ def apply(model: nn.Module, policy: PolicyLike) -> PrecisionModule:
     inner = unwrap(model)
     if not isinstance(inner, nn.Module):
         raise TypeError(f"cw.apply expects a torch.nn.Module, got {type(inner).__name__}")
-    policy = policy.replace(keep_fp32=policy.keep_fp32 + _declared_fp32_globs(inner, policy))
+    policy = model_policy(inner, policy)
     convert_parameters(inner, policy)
-    attach_fp32_compute(inner, policy.keep_fp32)
+    attach_fp32_compute(inner, policy)
     wrapper = PrecisionModule(inner, policy)
-    if any(True for _ in inner.parameters()):
-        device_type = device_type_of(inner)
-        if device_type != "meta":
-            check_policy_on_device(policy, device_type)
-            wrapper._checked_devices.add(device_type)
+    if any(True for _ in inner.parameters()) and device_type_of(inner) != "meta":
+        wrapper._runtime.device_type()
     return wrapper

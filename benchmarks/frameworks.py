@@ -1,0 +1,118 @@
+"""Frameworks: one bf16-mixed training step (forward, loss, backward, SGD step) driven by the castwise
+Lightning plugin, by Lightning's own bf16-mixed plugin, and by Accelerate's ``prepare``.
+
+Lightning is driven through Fabric so the loop is the same for both plugins; the castwise plugin
+is the class ``Trainer(plugins=[...])`` takes too. Same weights, same batch; the ways run in one
+process, interleaved step by step with the order rotated each round, and the median is kept. A
+second castwise copy is timed as a fourth way: its ratio shows the noise floor of the run. On the
+transformer a castwise policy that keeps no module in fp32 shows what the fp32 LayerNorms cost.
+
+    .venv/bin/python benchmarks/frameworks.py [--steps 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import platform
+import statistics
+import time
+import warnings
+from typing import Callable
+
+import torch
+from torch import nn
+
+from castwise.doctor import example_inputs, example_model
+from castwise.integrations.lightning import CastwisePrecision
+
+Step = Callable[[], None]
+
+
+def mlp() -> tuple[nn.Module, tuple]:
+    """Four linear layers with GELU: nothing kept in fp32, so a difference is framework overhead."""
+    torch.manual_seed(0)
+    layers = [m for _ in range(4) for m in (nn.Linear(128, 128), nn.GELU())]
+    return nn.Sequential(*layers, nn.Linear(128, 10)), (torch.randn(32, 128),)
+
+
+def transformer() -> tuple[nn.Module, tuple]:
+    """The built-in doctor example (embedding, TransformerEncoder, LayerNorm, head)."""
+    return example_model(), example_inputs()
+
+
+def _loss(output: torch.Tensor) -> torch.Tensor:
+    return output.float().square().mean()
+
+
+def fabric_way(model: nn.Module, inputs: tuple, **fabric_kwargs: object) -> Step:
+    from lightning.fabric import Fabric
+
+    fabric = Fabric(accelerator="cpu", devices=1, **fabric_kwargs)
+    module, optimizer = fabric.setup(model, torch.optim.SGD(model.parameters(), lr=1e-3))
+
+    def step() -> None:
+        fabric.backward(_loss(module(*inputs)))
+        optimizer.step()
+        optimizer.zero_grad()
+    return step
+
+
+def accelerate_way(model: nn.Module, inputs: tuple) -> Step:
+    from accelerate import Accelerator
+
+    accelerator = Accelerator(cpu=True, mixed_precision="bf16")
+    module, optimizer = accelerator.prepare(model, torch.optim.SGD(model.parameters(), lr=1e-3))
+
+    def step() -> None:
+        accelerator.backward(_loss(module(*inputs)))
+        optimizer.step()
+        optimizer.zero_grad()
+    return step
+
+
+def measure(ways: dict[str, Step], steps: int, warmup: int = 10) -> dict[str, float]:
+    """Median seconds per step of each way; the order of the ways rotates every round."""
+    names = list(ways)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for index in range(warmup + steps):
+        shift = index % len(names)
+        for name in names[shift:] + names[:shift]:
+            start = time.perf_counter()
+            ways[name]()
+            if index >= warmup:
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(samples) for name, samples in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200)
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    torch.set_num_threads(1)
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
+        f"1 thread; {args.steps} steps per way, median ms/step"
+    )
+    for name, build in (("mlp", mlp), ("transformer", transformer)):
+        model, inputs = build()
+        ways = {
+            "castwise plugin": fabric_way(copy.deepcopy(model), inputs, plugins=[CastwisePrecision("bf16-mixed")]),
+            "Lightning bf16-mixed": fabric_way(copy.deepcopy(model), inputs, precision="bf16-mixed"),
+            "Accelerate prepare": accelerate_way(copy.deepcopy(model), inputs),
+            "castwise, 2nd copy": fabric_way(copy.deepcopy(model), inputs, plugins=[CastwisePrecision("bf16-mixed")]),
+        }
+        if name == "transformer":
+            keep_nothing = CastwisePrecision("params=f32,compute=bf16,output=f32,keep=")
+            ways["castwise, norms not kept"] = fabric_way(copy.deepcopy(model), inputs, plugins=[keep_nothing])
+        median = measure(ways, args.steps)
+        print(f"\n{name}:")
+        for way, seconds in median.items():
+            ratio = median["castwise plugin"] / seconds
+            print(f"  {way:<26} {seconds * 1e3:8.3f} ms   castwise / this = {ratio:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Integrations with the frameworks users meet precision through (transformers, Lightning, FSDP2)."""
