@@ -310,3 +310,40 @@ def test_a_policy_that_cannot_take_effect_is_an_error_not_ignored():
 def test_tf32_on_cpu_warns_that_math_is_more_precise_than_asked():
     with pytest.warns(cw.PrecisionWarning, match="no effect on cpu"):
         cw.apply(_net(), "tf32")
+
+
+class UpcastingBlock(nn.Module):
+    """T5's pattern: activations are upcast to a kept fp32 module's weight dtype before it."""
+
+    def __init__(self):
+        super().__init__()
+        self.wi = nn.Linear(8, 8)
+        self.wo = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+        self.out = nn.Linear(8, 2)
+
+    def forward(self, x):
+        hidden = self.wi(x)
+        hidden = self.wo(hidden.to(self.wo.weight.dtype))
+        return self.out(self.norm(x + hidden))
+
+
+def test_true_policy_kept_modules_hand_back_at_most_the_compute_dtype():
+    torch.manual_seed(0)
+    model = UpcastingBlock()
+    model._keep_in_fp32_modules = ["wo"]
+    reference = model(torch.ones(3, 8))
+    wrapped = cw.apply(model, "bf16-true")
+    assert model.wo.weight.dtype == model.norm.weight.dtype == torch.float32
+    assert model.wi.weight.dtype == torch.bfloat16
+    fp32_in = model.wo(torch.ones(3, 8))
+    assert fp32_in.dtype == torch.bfloat16, "fp32 arriving under bf16-true leaves in bf16"
+    output = wrapped(torch.ones(3, 8))
+    assert output.dtype == torch.float32
+    assert torch.allclose(output, reference, rtol=5e-2, atol=5e-2)
+
+
+def test_mixed_policy_kept_modules_hand_back_fp32_when_fp32_arrives():
+    model = cw.unwrap(cw.apply(_net(), "bf16-mixed"))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert model.norm(torch.randn(2, 16)).dtype == torch.float32

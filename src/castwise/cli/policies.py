@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from castwise.cli.output import console, fail, print_json, table
@@ -15,32 +17,41 @@ def policies_command(
     """List the precision policies, or show how NAME resolves."""
     names = [name] if name else list(policies())
     try:
-        rows = [_describe(Policy.parse(n), n) for n in names]
+        described = [_describe(Policy.parse(n), n) for n in names]
     except ValueError as exc:
         fail(str(exc))
     if as_json:
-        print_json(rows if name is None else rows[0])
+        print_json(described[0] if name else {"policies": described, "aliases": aliases()})
         return
     columns = ["policy", "params", "compute", "output", "mode", "kept in fp32", "loss scaling"]
-    console.print(table(None, columns, [list(r.values())[:-1] for r in rows]))
-    for row in rows:
-        console.print(f"  [bold]{row['policy']}[/]: {row['description']}", highlight=False)
+    console.print(table(None, columns, [_row(d) for d in described]))
+    for entry in described:
+        console.print(f"  [bold]{entry['policy']}[/]: {entry['description']}", highlight=False)
     if name is None:
-        alias_rows = sorted(aliases().items())
-        console.print("Also accepted: " + ", ".join(f"{a} ({c})" for a, c in alias_rows), highlight=False)
+        accepted = ", ".join(f"{a} ({c})" for a, c in sorted(aliases().items()))
+        console.print(f"Also accepted: {accepted}, and triples such as 'p=f32,c=bf16,o=f32'.", highlight=False)
 
 
-def _describe(policy: Policy, asked: str) -> dict[str, str]:
+def _describe(policy: Policy, asked: str) -> dict[str, Any]:
     return {
         "policy": str(policy),
         "params": dtype_name(policy.param_dtype),
-        "compute": dtype_name(policy.compute_dtype) + (" (tf32 matmul)" if policy.matmul_precision != "highest" else ""),
+        "compute": dtype_name(policy.compute_dtype),
         "output": dtype_name(policy.output_dtype),
         "mode": "mixed" if policy.is_mixed else "true",
-        "keep_fp32": "norms" if policy.keep_fp32 == DEFAULT_KEEP_FP32 else (", ".join(policy.keep_fp32) or "-"),
+        "keep_fp32": list(policy.keep_fp32),
+        "matmul_precision": policy.matmul_precision,
         "loss_scaling": policy.loss_scaling,
-        "description": policies().get(str(policy), f"resolved from {asked!r}"),
+        "description": policies().get(str(policy), f"custom policy, resolved from {asked!r}"),
     }
+
+
+def _row(entry: dict[str, Any]) -> list[str]:
+    tf32 = " (tf32 matmul)" if entry["matmul_precision"] != "highest" else ""
+    keep = entry["keep_fp32"]
+    kept = "norms" if tuple(keep) == DEFAULT_KEEP_FP32 else (", ".join(keep) or "-")
+    return [entry["policy"], entry["params"], entry["compute"] + tf32, entry["output"], entry["mode"], kept,
+            entry["loss_scaling"]]
 
 
 def register(app: typer.Typer) -> None:
