@@ -20,6 +20,7 @@ demo: $(STAMP)
 	$(BIN)/castwise doctor
 
 test: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) || echo "chromium not installed: the HTML report test will be skipped"
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
 
 clean:

@@ -347,3 +347,12 @@ def test_mixed_policy_kept_modules_hand_back_fp32_when_fp32_arrives():
     model = cw.unwrap(cw.apply(_net(), "bf16-mixed"))
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert model.norm(torch.randn(2, 16)).dtype == torch.float32
+
+
+def test_kept_module_without_floating_input_hands_back_the_compute_dtype():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(10, 8), nn.Linear(8, 2))
+    wrapped = cw.apply(model, Policy.parse("bf16-true").replace(keep_fp32=("Embedding",)))
+    assert model[0].weight.dtype == torch.float32 and model[1].weight.dtype == torch.bfloat16
+    assert model[0](torch.tensor([1, 2])).dtype == torch.bfloat16
+    assert wrapped(torch.tensor([[1, 2]])).dtype == torch.float32

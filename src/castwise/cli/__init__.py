@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from castwise.cli import doctor, policies
+from castwise.cli import checkpoint, doctor, policies
 
 app = typer.Typer(
     name="castwise",
@@ -15,6 +15,7 @@ app = typer.Typer(
 )
 policies.register(app)
 doctor.register(app)
+checkpoint.register(app)
 
 
 def main() -> None:

@@ -1,38 +1,97 @@
-"""``castwise doctor``: run a model under every policy, the naive way and the castwise way."""
+"""``castwise doctor``: diagnose a model's precision under each policy and recommend one."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
 
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn
 
-from castwise.cli.output import console, fail, print_json, table
-from castwise.doctor import ParityRow, example_inputs, example_model, run_parity
+from castwise.cli.output import console, fail, table
+from castwise.doctor import (
+    DEFAULT_POLICIES, DEFAULT_TOLERANCE, ParityRow, Report, diagnose, example_inputs, example_model, run_parity,
+)
+from castwise.doctor.targets import TargetError, load_target, load_transformers
 from castwise.model import PrecisionWarning
 
 
+TARGET_HELP = ("'path/to/file.py:factory' or 'package.module:factory' returning (model, example_inputs) or a model "
+               "with example_input_array. Default: the built-in example.")
+
+
 def doctor_command(
-    policy: list[str] = typer.Option(None, "--policy", "-p", help="Policy to check (repeatable); default: all canonical ones."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    target: Optional[str] = typer.Argument(None, metavar="TARGET", help=TARGET_HELP),
+    hf: Optional[Path] = typer.Option(None, "--hf", metavar="DIR",
+                                      help="A transformers model folder (inputs built from its config)."),
+    policy: list[str] = typer.Option(None, "--policy", "-p", metavar="P",
+                                     help=f"Policy to check (repeatable); default: {', '.join(DEFAULT_POLICIES)}."),
+    eval_only: Optional[bool] = typer.Option(None, "--eval/--train",
+                                             help="Only eval (no_grad) or only train (forward + backward); "
+                                                  "default both."),
+    tolerance: float = typer.Option(DEFAULT_TOLERANCE, "--tolerance",
+                                    help="Largest relative error against fp32 a policy may have."),
+    json_file: Optional[str] = typer.Option(None, "--json", metavar="FILE",
+                                            help="Write the report as JSON to FILE ('-': stdout, nothing else)."),
+    html_file: Optional[Path] = typer.Option(None, "--html", metavar="FILE",
+                                             help="Write a self-contained HTML report with charts."),
 ) -> None:
-    """Check the built-in example model under each policy: plain PyTorch against castwise."""
-    model, inputs = example_model(), example_inputs()
+    """Run a model in fp32 and under each policy: which layer breaks or drifts, why, and which policy to use."""
+    if target and hf:
+        fail("give either TARGET or --hf DIR, not both")
+    quiet = json_file == "-"
+    modes = ("train", "eval") if eval_only is None else (("eval",) if eval_only else ("train",))
+    policies = tuple(policy) if policy else DEFAULT_POLICIES
     warnings.simplefilter("ignore", PrecisionWarning)
     warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
     try:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True,
-                      disable=as_json or not console.is_terminal) as progress:
-            task = progress.add_task("running", total=None)
-            rows = run_parity(model, inputs, policy, progress=lambda d: progress.update(task, description=d))
-    except ValueError as exc:
+        model, inputs, label = _load(target, hf)
+        with _progress(quiet) as update:
+            rows = None if target or hf else run_parity(model, inputs, policies, progress=update)
+            report = diagnose(model, inputs, policies=policies, modes=modes, tolerance=tolerance,
+                              progress=update, name=label)
+    except (TargetError, ValueError) as exc:
         fail(str(exc))
-    failed = [r for r in rows if r.way == "castwise" and not r.ok]
-    if as_json:
-        print_json({"model": "built-in example", "rows": [r.to_dict() for r in rows], "ok": not failed})
-    else:
-        _print_rows(rows)
-    raise typer.Exit(1 if failed else 0)
+    _write_outputs(report, json_file, html_file)
+    if not quiet:
+        if rows is not None:
+            _print_rows(rows)
+        console.print(report)
+    parity_failed = rows is not None and any(r.way == "castwise" and not r.ok for r in rows)
+    raise typer.Exit(1 if parity_failed or not report.ok else 0)
+
+
+def _load(target: str | None, hf: Path | None) -> tuple[Any, Any, str]:
+    if hf is not None:
+        model, inputs = load_transformers(hf)
+        return model, inputs, f"{type(model).__name__} ({hf})"
+    if target:
+        model, inputs = load_target(target)
+        return model, inputs, f"{type(model).__name__} ({target})"
+    return example_model(), example_inputs(), "built-in example (Transformer classifier)"
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str], None]]:
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=console, transient=True,
+                  disable=quiet or not console.is_terminal) as progress:
+        task = progress.add_task("running", total=None)
+        yield lambda description: progress.update(task, description=f"running {description}")
+
+
+def _write_outputs(report: Report, json_file: str | None, html_file: Path | None) -> None:
+    if json_file == "-":
+        sys.stdout.write(report.to_json() + "\n")
+    elif json_file:
+        Path(json_file).write_text(report.to_json() + "\n", encoding="utf-8")
+    if html_file:
+        try:
+            report.to_html(html_file)
+        except ImportError:
+            fail("--html needs matplotlib (pip install 'castwise[report]')")
 
 
 def _print_rows(rows: list[ParityRow]) -> None:
@@ -45,10 +104,11 @@ def _print_rows(rows: list[ParityRow]) -> None:
             " / ".join(m.output_dtype or "-" for m in (row.train, row.eval)),
             f"{row.param_bytes:,}", f"{max(errors):.1e}" if errors else "-",
         ])
-    console.print(table("castwise doctor: built-in example (Transformer classifier)", columns, cells))
+    console.print(table("plain PyTorch against castwise: built-in example (Transformer classifier)", columns, cells))
     broken = sum(1 for r in rows if r.way == "torch" and (not r.ok or r.train.output_dtype != r.eval.output_dtype))
-    console.print(f"plain PyTorch: {broken} of {len(rows) // 2} policies fail or change output dtype between train and eval; "
-                  f"castwise: {sum(1 for r in rows if r.way == 'castwise' and r.ok)} of {len(rows) // 2} work.", highlight=False)
+    working = sum(1 for r in rows if r.way == "castwise" and r.ok)
+    console.print(f"plain PyTorch: {broken} of {len(rows) // 2} policies fail or change output dtype between train "
+                  f"and eval; castwise: {working} of {len(rows) // 2} work.\n", highlight=False)
 
 
 def _status(result) -> str:

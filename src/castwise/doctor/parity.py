@@ -3,15 +3,15 @@ how large are the parameters, and how far is the output from an fp32 reference."
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 from torch import nn
 
 from castwise.model import apply
+from castwise.model.runtime import float32_matmul_precision
 from castwise.policy import Policy, canonical_policies, dtype_name
 
 Runner = Callable[[nn.Module, tuple], Any]
@@ -85,7 +85,7 @@ def _naive_runner(model: nn.Module, policy: Policy) -> Runner:
     model.to(policy.param_dtype)
     if policy.matmul_precision != "highest":
         def run_tf32(m: nn.Module, inputs: tuple) -> Any:
-            with _matmul_precision(policy.matmul_precision):
+            with float32_matmul_precision(policy.matmul_precision):
                 return m(*inputs)
         return run_tf32
     return _plain
@@ -93,16 +93,6 @@ def _naive_runner(model: nn.Module, policy: Policy) -> Runner:
 
 def _plain(model: nn.Module, inputs: tuple) -> Any:
     return model(*inputs)
-
-
-@contextlib.contextmanager
-def _matmul_precision(precision: str) -> Iterator[None]:
-    previous = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision(precision)
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(previous)
 
 
 def _forward(model: nn.Module, inputs: tuple, mode: str, runner: Runner) -> torch.Tensor:

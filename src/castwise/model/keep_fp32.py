@@ -57,8 +57,9 @@ class Fp32Compute:
     """Forward pre/post hook pair that runs a module in fp32 and hands back the incoming dtype.
 
     ``hand_back_at_most`` caps the dtype handed back: under a true 16-bit policy a kept module
-    that receives fp32 (e.g. from another kept module) hands back the compute dtype, since no
-    autocast would reconcile fp32 activations with the 16-bit weights downstream.
+    that receives fp32 (e.g. from another kept module), or no floating input at all (an
+    embedding), hands back the compute dtype, since no autocast would reconcile fp32
+    activations with the 16-bit weights downstream.
     """
 
     def __init__(self, hand_back_at_most: torch.dtype | None = None) -> None:
@@ -94,9 +95,9 @@ class Fp32Compute:
         return cast_inputs(output, dtype)
 
     def _hand_back_dtype(self, first: torch.Tensor | None) -> torch.dtype | None:
-        if first is None:
-            return None
         cap = self.hand_back_at_most
+        if first is None:
+            return cap
         if cap is not None and _bits(first.dtype) > _bits(cap):
             return cap
         return first.dtype

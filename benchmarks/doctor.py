@@ -1,0 +1,125 @@
+"""Doctor: the wall time of ``cw.diagnose`` against the sum of the plain runs it must make.
+
+A diagnosis needs one fp32 reference run and one run per policy, each in train (forward +
+backward) and eval (no_grad) mode. The plain runs here do exactly that with ``cw.apply`` on a
+copy of the model and nothing else: no hooks, no comparison, no report. Doctor adds the dtype
+tracing, per-module comparison against fp32, findings and the recommendation (the tolerance is
+loose enough that no keep-fp32 search runs; that search is timed separately, as extra runs).
+Both sides alternate, order rotated each round; the median of the rounds is kept, for wall time
+and for this process's CPU time (steadier on a shared machine).
+
+    .venv/bin/python benchmarks/doctor.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import platform
+import statistics
+import time
+import warnings
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+import castwise as cw
+from castwise.doctor import example_inputs, example_model
+from castwise.model import PrecisionWarning
+from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
+
+POLICIES = ("tf32", "bf16-mixed", "16-mixed", "bf16-true", "16-true")
+
+
+class Blocks(nn.Module):
+    """A wider stack of pre-norm MLP blocks: more compute per module than the built-in example."""
+
+    def __init__(self, width: int = 256, depth: int = 6) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.LayerNorm(width), nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+            for _ in range(depth)
+        )
+        self.head = nn.Linear(width, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = x + block(x)
+        return self.head(x)
+
+
+def plain_runs(model: nn.Module, inputs: tuple, policies: tuple[str, ...]) -> None:
+    """What diagnosing by hand costs: fp32 plus each policy, train (with backward) and eval."""
+    with mha_fastpath_disabled() if has_mha_fastpath(model) else contextlib.nullcontext():
+        for name in ("32-true", *policies):
+            wrapped = cw.apply(copy.deepcopy(model), name)
+            wrapped.train()
+            output = wrapped(*inputs)
+            output.float().sum().backward()
+            wrapped.eval()
+            with torch.no_grad():
+                wrapped(*inputs)
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, float]:
+    """Wall seconds and this process's CPU seconds (all threads) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def compare(label: str, model: nn.Module, inputs: tuple, rounds: int) -> None:
+    ways: dict[str, Callable[[], Any]] = {
+        "plain": lambda: plain_runs(model, inputs, POLICIES),
+        "doctor": lambda: cw.diagnose(model, inputs, policies=POLICIES, tolerance=1.0),
+    }
+    for action in ways.values():  # warm-up: first-call costs (allocator, kernels) are not the subject
+        action()
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
+    for round_index in range(rounds):
+        order = list(ways)[round_index % 2:] + list(ways)[:round_index % 2]
+        for name in order:
+            times[name].append(timed(ways[name]))
+    (plain_wall, plain_cpu), (doctor_wall, doctor_cpu) = (
+        tuple(statistics.median(t[i] for t in times[n]) for i in (0, 1)) for n in ("plain", "doctor")
+    )
+    print(f"{label:<26} wall: plain {plain_wall * 1e3:7.0f} ms, doctor {doctor_wall * 1e3:7.0f} ms, "
+          f"ratio {doctor_wall / plain_wall:4.2f}x | cpu: plain {plain_cpu * 1e3:7.0f} ms, "
+          f"doctor {doctor_cpu * 1e3:7.0f} ms, ratio {doctor_cpu / plain_cpu:4.2f}x")
+
+
+def search_cost(rounds: int) -> None:
+    model, inputs = example_model(), example_inputs()
+    report = cw.diagnose(model, inputs, policies=["bf16-mixed"], tolerance=3e-3)
+    tries = sum(fix.tried for fix in report.recommendation.keep_fp32)
+    def wall(tolerance: float) -> float:
+        def diagnose() -> cw.Report:
+            return cw.diagnose(model, inputs, policies=["bf16-mixed"], tolerance=tolerance)
+
+        return statistics.median(timed(diagnose)[0] for _ in range(rounds))
+
+    loose, tight = wall(1.0), wall(3e-3)
+    print(f"keep-fp32 search (example, bf16-mixed, tolerance 3e-3): {tries} extra runs, "
+          f"{loose * 1e3:.1f} ms -> {tight * 1e3:.1f} ms ({tight / loose:.2f}x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1: steadiest on a shared box)")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    warnings.simplefilter("ignore", PrecisionWarning)
+    warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
+    torch.manual_seed(0)
+    print(f"torch {torch.__version__}, {platform.processor() or platform.machine()}, {torch.get_num_threads()} threads; "
+          f"policies: 32-true reference + {', '.join(POLICIES)}; train + eval")
+    compare("built-in example (85 KB)", example_model(), example_inputs(), args.rounds)
+    compare("MLP blocks 256x6 (19 MB)", Blocks(), (torch.randn(8, 32, 256),), args.rounds)
+    search_cost(args.rounds)
+
+
+if __name__ == "__main__":
+    main()

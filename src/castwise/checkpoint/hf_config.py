@@ -1,0 +1,44 @@
+"""The dtype a Hugging Face ``config.json`` declares, and writing a new one into a copy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from castwise.checkpoint.dtypes import torch_name
+from castwise.checkpoint.errors import CheckpointError
+
+DTYPE_KEYS = ("dtype", "torch_dtype")
+"""transformers 5 writes ``dtype``; 4.x wrote ``torch_dtype``. The first one present wins."""
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """The JSON object in a config file."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{path}: expected a JSON object")
+    return config
+
+
+def declared_dtype(config: dict[str, Any]) -> str | None:
+    """The dtype name a config declares (``"bfloat16"``), or None."""
+    for key in DTYPE_KEYS:
+        value = config.get(key)
+        if isinstance(value, str) and value not in ("", "auto"):
+            return value.removeprefix("torch.")
+    return None
+
+
+def write_config_with_dtype(source: Path, destination: Path, dtype: torch.dtype) -> None:
+    """Copy ``source`` to ``destination`` with its declared dtype set to ``dtype``."""
+    config = read_config(source)
+    present = [key for key in DTYPE_KEYS if key in config] or ["dtype"]
+    for key in present:
+        config[key] = torch_name(dtype)
+    destination.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -1,0 +1,122 @@
+"""Where a checkpoint's weights live: one file, a sharded set with its index, or a model folder."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.torch_file import TORCH_SUFFIXES
+
+CONFIG_NAME = "config.json"
+SAFETENSORS_INDEX = "model.safetensors.index.json"
+# In the order transformers prefers them.
+_FOLDER_CANDIDATES = ("model.safetensors", SAFETENSORS_INDEX, "pytorch_model.bin", "pytorch_model.bin.index.json")
+_WEIGHT_SUFFIXES = (".safetensors", *TORCH_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The weight files of a checkpoint and what surrounds them."""
+
+    path: Path
+    files: tuple[Path, ...]
+    format: str
+    folder: Path | None = None
+    index: Path | None = None
+    weight_map: dict[str, str] = field(default_factory=dict)
+    index_metadata: dict[str, Any] = field(default_factory=dict)
+    config: Path | None = None
+
+    @property
+    def is_folder(self) -> bool:
+        """True for a model folder or a sharded set: converting it gives a folder."""
+        return self.folder is not None
+
+
+def resolve(path: str | Path) -> Layout:
+    """Find the weight files behind ``path`` (a file, an ``*.index.json`` or a model folder)."""
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such file or folder")
+    if path.is_dir():
+        return dataclasses.replace(_folder(path), path=path)
+    if path.name.endswith(".index.json"):
+        return _sharded(path, path.parent)
+    return Layout(path, (path,), _format_of(path), config=_config_beside(path))
+
+
+def _folder(folder: Path) -> Layout:
+    for name in _FOLDER_CANDIDATES:
+        candidate = folder / name
+        if candidate.is_file():
+            return _sharded(candidate, folder) if name.endswith(".index.json") else _single(candidate, folder)
+    indexes = sorted(folder.glob("*.index.json"))
+    weights = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES)
+    if len(indexes) == 1:
+        return _sharded(indexes[0], folder)
+    if len(weights) == 1:
+        return _single(weights[0], folder)
+    found = ", ".join(p.name for p in (indexes or weights)) or "none"
+    raise CheckpointError(
+        f"{folder}: cannot tell which weights to use (found: {found}); pass the file or index path"
+    )
+
+
+def _single(path: Path, folder: Path) -> Layout:
+    return Layout(folder, (path,), _format_of(path), folder=folder, config=_config_beside(path))
+
+
+def _sharded(index: Path, folder: Path) -> Layout:
+    document = _read_index(index)
+    weight_map = document["weight_map"]
+    shard_names = sorted(set(weight_map.values()))
+    for name in shard_names:
+        if Path(name).name != name or name in ("", ".", ".."):
+            raise CheckpointError(f"{index}: shard name {name!r} is not a plain file name in the index's folder")
+        if not (folder / name).is_file():
+            count = sum(1 for v in weight_map.values() if v == name)
+            raise CheckpointError(
+                f"{index}: names shard {name!r} ({count} tensors) but {folder / name} does not exist: "
+                "the download is incomplete; fetch the missing shard"
+            )
+    files = tuple(folder / name for name in shard_names)
+    formats = {_format_of(f) for f in files}
+    if len(formats) != 1:
+        raise CheckpointError(f"{index}: mixes shard formats {sorted(formats)}; expected one")
+    metadata = document.get("metadata") or {}
+    return Layout(index, files, formats.pop(), folder, index, dict(weight_map), dict(metadata), _config_beside(index))
+
+
+def _read_index(index: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(index.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CheckpointError(f"{index}: not a valid JSON index ({exc})") from None
+    weight_map = document.get("weight_map") if isinstance(document, dict) else None
+    if not isinstance(weight_map, dict) or not weight_map or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()
+    ):
+        raise CheckpointError(f"{index}: needs a non-empty 'weight_map' from tensor names to shard file names")
+    if not isinstance(document.get("metadata", {}), (dict, type(None))):
+        raise CheckpointError(f"{index}: 'metadata' must be an object")
+    return document
+
+
+def _format_of(path: Path) -> str:
+    if path.suffix == ".safetensors":
+        return "safetensors"
+    if path.suffix in TORCH_SUFFIXES:
+        return "torch"
+    raise CheckpointError(
+        f"{path}: unsupported file type {path.suffix!r}; expected .safetensors, "
+        f"{', '.join(TORCH_SUFFIXES)}, an *.index.json or a model folder"
+    )
+
+
+def _config_beside(path: Path) -> Path | None:
+    config = path.parent / CONFIG_NAME
+    return config if config.is_file() else None

@@ -1,0 +1,199 @@
+"""The safetensors header: a strict, bounded parser and the encoder used when writing.
+
+Layout: an 8-byte little-endian header length N, N bytes of UTF-8 JSON (per tensor ``dtype``,
+``shape``, ``data_offsets`` relative to the data region; an optional string-to-string
+``__metadata__``), then the data region. Like the reference parser, the header is capped at
+100,000,000 bytes and the tensors must tile the data region exactly: no hole, no overlap, no
+byte past the end or left over.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from castwise.checkpoint.dtypes import CODE_TO_DTYPE, DTYPE_TO_CODE
+from castwise.checkpoint.errors import CheckpointError
+
+MAX_HEADER_BYTES = 100_000_000
+LENGTH_BYTES = 8
+METADATA_KEY = "__metadata__"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One tensor of a safetensors file: offsets are relative to the start of the data region."""
+
+    name: str
+    dtype: torch.dtype
+    shape: tuple[int, ...]
+    begin: int
+    end: int
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the tensor occupies in the file."""
+        return self.end - self.begin
+
+
+@dataclass(frozen=True)
+class Header:
+    """A validated header: entries in file order, the metadata, and where the data starts."""
+
+    entries: tuple[Entry, ...]
+    metadata: dict[str, str]
+    data_start: int
+
+
+def read_header(path: Path) -> Header:
+    """Read and validate the header of a safetensors file, reading no tensor data."""
+    file_size = path.stat().st_size
+    with open(path, "rb") as file:
+        prefix = file.read(LENGTH_BYTES)
+        if len(prefix) < LENGTH_BYTES:
+            raise CheckpointError(
+                f"{path}: truncated: {file_size} bytes is too short for a safetensors file "
+                "(it starts with an 8-byte header length); re-download or re-save it"
+            )
+        length = int.from_bytes(prefix, "little")
+        if length > MAX_HEADER_BYTES:
+            raise CheckpointError(
+                f"{path}: header length {length:,} exceeds the {MAX_HEADER_BYTES:,}-byte bound: "
+                "not a safetensors file, or a corrupt one"
+            )
+        if LENGTH_BYTES + length > file_size:
+            raise CheckpointError(
+                f"{path}: declares a {length:,}-byte header but only {file_size - LENGTH_BYTES:,} "
+                "bytes follow: the file is truncated or not safetensors; re-download or re-save it"
+            )
+        raw = file.read(length)
+    data_size = file_size - LENGTH_BYTES - length
+    return parse_header(raw, data_size, str(path))
+
+
+def parse_header(raw: bytes, data_size: int, where: str) -> Header:
+    """Validate header bytes against a data region of ``data_size`` bytes."""
+    document = _decode_json(raw, where)
+    metadata = _metadata(document.pop(METADATA_KEY, {}), where)
+    entries = sorted(
+        (_entry(name, info, where) for name, info in document.items()), key=lambda e: (e.begin, e.end)
+    )
+    _check_tiling(entries, data_size, where)
+    return Header(tuple(entries), metadata, LENGTH_BYTES + len(raw))
+
+
+def encode_header(entries: list[Entry], metadata: dict[str, str]) -> bytes:
+    """The length prefix and JSON header for ``entries``, padded with spaces to 8-byte alignment."""
+    document: dict[str, Any] = {METADATA_KEY: metadata} if metadata else {}
+    for entry in entries:
+        document[entry.name] = {
+            "dtype": DTYPE_TO_CODE[entry.dtype],
+            "shape": list(entry.shape),
+            "data_offsets": [entry.begin, entry.end],
+        }
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text += b" " * (-(LENGTH_BYTES + len(text)) % LENGTH_BYTES)
+    return len(text).to_bytes(LENGTH_BYTES, "little") + text
+
+
+def plan_entries(tensors: list[tuple[str, torch.dtype, tuple[int, ...]]]) -> list[Entry]:
+    """Entries laid end to end in the given order."""
+    entries, offset = [], 0
+    for name, dtype, shape in tensors:
+        if dtype not in DTYPE_TO_CODE:
+            raise CheckpointError(f"tensor {name!r}: dtype {dtype} cannot be stored in safetensors")
+        nbytes = math.prod(shape) * dtype.itemsize
+        entries.append(Entry(name, dtype, tuple(shape), offset, offset + nbytes))
+        offset += nbytes
+    return entries
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        repeated = sorted(key for key, n in Counter(key for key, _ in pairs).items() if n > 1)
+        raise ValueError(f"duplicate keys {repeated}")
+    return document
+
+
+def _decode_json(raw: bytes, where: str) -> dict[str, Any]:
+    try:
+        document = json.loads(raw.decode("utf-8"), object_pairs_hook=_reject_duplicates)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CheckpointError(
+            f"{where}: the header is not valid UTF-8 JSON ({exc}): the file is corrupt or not safetensors"
+        ) from None
+    if not isinstance(document, dict):
+        raise CheckpointError(f"{where}: the header is JSON but not an object: not a safetensors file")
+    return document
+
+
+def _metadata(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{where}: {METADATA_KEY} must be an object of strings, got {type(value).__name__}")
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise CheckpointError(
+                f"{where}: {METADATA_KEY} must map strings to strings, but {key!r} holds "
+                f"a {type(item).__name__} ({item!r}); re-save it with string values"
+            )
+    return value
+
+
+def _entry(name: str, info: Any, where: str) -> Entry:
+    about = f"{where}: tensor {name!r}"
+    if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
+        raise CheckpointError(f"{about} must be an object with dtype, shape and data_offsets")
+    code = info["dtype"]
+    if code not in CODE_TO_DTYPE:
+        raise CheckpointError(f"{about} has unknown dtype code {code!r} (known: {', '.join(CODE_TO_DTYPE)})")
+    shape = _naturals(info["shape"], f"{about}: shape")
+    offsets = _naturals(info["data_offsets"], f"{about}: data_offsets")
+    if len(offsets) != 2 or offsets[0] > offsets[1]:
+        raise CheckpointError(f"{about}: data_offsets must be [begin, end] with begin <= end, got {offsets}")
+    dtype = CODE_TO_DTYPE[code]
+    expected = math.prod(shape) * dtype.itemsize
+    if offsets[1] - offsets[0] != expected:
+        raise CheckpointError(
+            f"{about}: shape {list(shape)} of {code} needs {expected:,} bytes but its offsets "
+            f"span {offsets[1] - offsets[0]:,}: the header is corrupt"
+        )
+    return Entry(name, dtype, shape, offsets[0], offsets[1])
+
+
+def _naturals(value: Any, about: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(type(v) is int and v >= 0 for v in value):
+        raise CheckpointError(f"{about} must be a list of non-negative integers, got {value!r}")
+    return tuple(value)
+
+
+def _check_tiling(entries: list[Entry], data_size: int, where: str) -> None:
+    expected, previous = 0, None
+    for entry in entries:
+        if entry.begin < expected:
+            raise CheckpointError(
+                f"{where}: tensors {previous!r} and {entry.name!r} overlap (bytes {entry.begin:,}"
+                f"..{expected:,}): the header is corrupt"
+            )
+        if entry.begin > expected:
+            raise CheckpointError(
+                f"{where}: a hole of {entry.begin - expected:,} bytes before tensor {entry.name!r}: "
+                "the header is corrupt"
+            )
+        expected, previous = entry.end, entry.name
+    if expected > data_size:
+        raise CheckpointError(
+            f"{where}: tensor {previous!r} runs past the end of the file (the header needs "
+            f"{expected:,} data bytes, the file has {data_size:,}): the file is truncated; re-download it"
+        )
+    if expected < data_size:
+        raise CheckpointError(
+            f"{where}: {data_size - expected:,} bytes after the last tensor that no header entry "
+            "describes: the file is corrupt"
+        )

@@ -1,0 +1,151 @@
+"""Reading one weight file tensor by tensor, in bounded chunks: safetensors or torch.
+
+Every reader gives the same three things: ``infos()`` (no data read), ``read(name)`` (one whole
+tensor, in fresh memory) and ``chunks(name)`` (the tensor flattened, in pieces of at most
+``CHUNK_BYTES``), which is what keeps conversion memory near one chunk rather than one model.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+from pathlib import Path
+from typing import Iterator, Protocol
+
+import torch
+
+from castwise.checkpoint.dtypes import byte_view
+from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.safetensors_header import read_header
+from castwise.checkpoint.tensor_info import TensorInfo
+from castwise.checkpoint.torch_file import load_torch_file
+
+CHUNK_BYTES = 16 * 1024 * 1024
+
+
+class ShardReader(Protocol):
+    """One weight file opened for reading."""
+
+    path: Path
+    metadata: dict[str, str]
+
+    def infos(self) -> list[TensorInfo]: ...
+
+    def read(self, name: str) -> torch.Tensor: ...
+
+    def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]: ...
+
+    def close(self) -> None: ...
+
+
+def open_shard(path: Path, data: bool = True) -> ShardReader:
+    """A reader for ``path``; with ``data=False`` only ``infos()`` may be used (headers only)."""
+    if path.suffix == ".safetensors":
+        return SafetensorsReader(path, data)
+    return TorchReader(path, data)
+
+
+def flat_chunks(tensor: torch.Tensor, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
+    """``tensor`` flattened into contiguous pieces of at most ``chunk_bytes`` (default CHUNK_BYTES)."""
+    flat = tensor.detach().contiguous().reshape(-1)
+    step = max(1, (chunk_bytes or CHUNK_BYTES) // max(1, flat.element_size()))
+    for start in range(0, flat.numel(), step):
+        yield flat[start:start + step]
+
+
+class SafetensorsReader:
+    """A safetensors file: a validated header, then tensor bytes read at their offsets."""
+
+    def __init__(self, path: Path, data: bool = True) -> None:
+        self.path = path
+        self.header = read_header(path)
+        self.metadata = self.header.metadata
+        self._entries = {e.name: e for e in self.header.entries}
+        self._file = open(path, "rb", buffering=0) if data else None
+        self._map: mmap.mmap | None = None
+
+    def infos(self) -> list[TensorInfo]:
+        """Every tensor in file order, from the header alone."""
+        return [TensorInfo(e.name, e.dtype, e.shape, e.nbytes, self.path.name) for e in self.header.entries]
+
+    def read(self, name: str) -> torch.Tensor:
+        """One whole tensor, read into fresh memory."""
+        entry = self._entries[name]
+        tensor = torch.empty(entry.shape, dtype=entry.dtype)
+        if entry.nbytes:
+            self._read_into(entry.begin, byte_view(tensor))
+        return tensor
+
+    def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
+        """The tensor's elements in 1-D pieces mapped from the file, each unmapped after use.
+
+        Mapping avoids copying the data once more; dropping each piece's pages once the caller
+        has used it keeps resident memory at one chunk rather than the whole file.
+        """
+        entry = self._entries[name]
+        itemsize = entry.dtype.itemsize
+        step = max(1, (chunk_bytes or CHUNK_BYTES) // itemsize) * itemsize
+        mapped = self._mapped()
+        for start in range(0, entry.nbytes, step):
+            offset, size = self.header.data_start + entry.begin + start, min(step, entry.nbytes - start)
+            yield torch.frombuffer(mapped, dtype=entry.dtype, count=size // itemsize, offset=offset)
+            _drop_pages(mapped, offset, size)
+
+    def _mapped(self) -> mmap.mmap:
+        assert self._file is not None, "opened with data=False"
+        if self._map is None:  # private and never written: pages stay shared with the page cache
+            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_COPY)
+        return self._map
+
+    def _read_into(self, offset: int, target: memoryview) -> None:
+        assert self._file is not None, "opened with data=False"
+        self._file.seek(self.header.data_start + offset)
+        view, filled = memoryview(target).cast("B"), 0
+        while filled < len(view):
+            got = self._file.readinto(view[filled:])
+            if not got:
+                raise CheckpointError(f"{self.path}: ended early while reading: was it changed or truncated?")
+            filled += got
+
+    def close(self) -> None:
+        """Close the file (the mapping goes with the last tensor that still views it)."""
+        self._map = None
+        if self._file is not None:
+            self._file.close()
+
+
+def _drop_pages(mapped: mmap.mmap, offset: int, size: int) -> None:
+    """Unmap the pages of a used piece; touching them again re-reads them from the file."""
+    if hasattr(mmap, "MADV_DONTNEED"):
+        start = offset // mmap.PAGESIZE * mmap.PAGESIZE
+        mapped.madvise(mmap.MADV_DONTNEED, start, offset + size - start)
+
+
+class TorchReader:
+    """A torch file loaded with ``weights_only=True``: memory-mapped, or on meta for infos."""
+
+    def __init__(self, path: Path, data: bool = True) -> None:
+        self.path = path
+        self.metadata: dict[str, str] = {}
+        self._tensors = load_torch_file(path, meta=not data)
+
+    def infos(self) -> list[TensorInfo]:
+        """Every tensor in the pickle's order; only the pickle itself was read."""
+        return [
+            TensorInfo(name, t.dtype, tuple(t.shape), math.prod(t.shape) * t.element_size(), self.path.name)
+            for name, t in self._tensors.items()
+        ]
+
+    def read(self, name: str) -> torch.Tensor:
+        """One tensor (memory-mapped when the file is in torch's zip format)."""
+        return self._tensors[name]
+
+    def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
+        """The tensor's elements in contiguous 1-D pieces."""
+        return flat_chunks(self._tensors[name], chunk_bytes)
+
+    def close(self) -> None:
+        """Drop the mapped tensors."""
+        self._tensors = {}
+
+

@@ -1,0 +1,68 @@
+"""torch ``.bin``/``.pt``/``.pth`` files, read with ``weights_only=True``: no code ever runs.
+
+A pickle that asks for anything but tensors and plain containers is refused by torch's
+weights-only unpickler before any of it executes. Data is memory-mapped (zip format) or, for
+inspection, placed on the meta device so no tensor bytes are read.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+
+from castwise.checkpoint.errors import CheckpointError
+
+TORCH_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")
+_NESTED_KEYS = ("state_dict", "model", "module")
+
+
+def load_torch_file(path: Path, meta: bool = False) -> dict[str, torch.Tensor]:
+    """The state dict in a torch file: on the meta device (no data read) or memory-mapped."""
+    mmap = not meta and zipfile.is_zipfile(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Detected pickle protocol")
+            loaded = torch.load(path, map_location="meta" if meta else "cpu", weights_only=True, mmap=mmap)
+    except pickle.UnpicklingError as exc:
+        reason = _unpickling_reason(exc)
+        raise CheckpointError(
+            f"{path}: refused: its pickle holds more than tensors and would run code when "
+            f"unpickled ({reason}); castwise only reads weights (weights_only=True). If you "
+            "trust its author, re-save it as a plain state dict or as safetensors"
+        ) from None
+    except Exception as exc:  # any torch.load failure on a user file is a bad checkpoint
+        raise CheckpointError(f"{path}: not a readable torch checkpoint ({type(exc).__name__}: {exc})") from None
+    return _state_dict_of(loaded, path)
+
+
+def _unpickling_reason(exc: pickle.UnpicklingError) -> str:
+    """The line of torch's message that names what was refused (it is wrapped in advice)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    named = [line for line in lines if "GLOBAL" in line or line.startswith("Unsupported")]
+    return (named or lines or ["not plain weights"])[0].rstrip(".")
+
+
+def _state_dict_of(loaded: Any, path: Path) -> dict[str, torch.Tensor]:
+    if _is_tensor_map(loaded):
+        return dict(loaded)
+    if isinstance(loaded, Mapping):
+        for key in _NESTED_KEYS:
+            if _is_tensor_map(loaded.get(key)):
+                return dict(loaded[key])
+    kind = f"keys {list(loaded)[:5]}" if isinstance(loaded, Mapping) else type(loaded).__name__
+    raise CheckpointError(
+        f"{path}: holds no state dict of tensors ({kind}); save `model.state_dict()` to convert it"
+    )
+
+
+def _is_tensor_map(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and all(isinstance(k, str) for k in value)
+        and all(isinstance(v, torch.Tensor) for v in value.values())
+    )

@@ -1,0 +1,110 @@
+"""``castwise inspect`` and ``castwise convert``: a checkpoint's real dtypes, and changing them."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+from castwise.checkpoint import CheckpointInfo, convert, inspect
+from castwise.cli.output import console, fail, print_json, table
+
+
+def inspect_command(
+    path: str = typer.Argument(..., help="A .safetensors, .bin/.pt/.pth file, an *.index.json or a model folder."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    tensors: bool = typer.Option(False, "--tensors", help="Also list every tensor (name, dtype, shape, bytes, file)."),
+) -> None:
+    """Show a checkpoint's stored dtypes, sizes and findings, reading headers only."""
+    try:
+        info = inspect(path)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(info.to_dict(tensors=tensors))
+        return
+    _print_info(info, tensors)
+
+
+def convert_command(
+    src: str = typer.Argument(..., help="Checkpoint to read (any format inspect reads); never modified."),
+    dst: str = typer.Argument(..., help="A .safetensors file, or a folder when SRC is a folder or index."),
+    dtype: str = typer.Option(..., "--dtype", "-d", help="Storage dtype for floating tensors: bf16, f16, f32, f64."),
+    keep_fp32: list[str] = typer.Option(
+        None, "--keep-fp32", "-k",
+        help="Glob on tensor/module names kept fp32 (repeatable, case-insensitive); default: norm layers; 'none' keeps nothing.",
+    ),
+    force: bool = typer.Option(False, "--force", "-f", help="Replace DST if it exists."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Write SRC as safetensors in DTYPE: streaming, atomic, ints and bools never cast."""
+    try:
+        with _ByteProgress(enabled=not as_json and console.is_terminal) as progress:
+            result = convert(src, dst, dtype, keep_fp32=keep_fp32 or None, force=force, progress=progress)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(vars(result))
+        return
+    console.print(
+        f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}), "
+        f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out",
+        highlight=False, soft_wrap=True, markup=False,
+    )
+
+
+class _ByteProgress:
+    """A rich progress bar in bytes, as a ``convert`` progress callback (a no-op when disabled)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._bar = Progress(
+            "converting", BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+            console=console, transient=True, disable=not enabled,
+        )
+        self._task = self._bar.add_task("convert", total=None)
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        self._bar.__enter__()
+        return lambda done, total: self._bar.update(self._task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.__exit__(*exc)
+
+
+def _print_info(info: CheckpointInfo, tensors: bool) -> None:
+    files = f"{len(info.files)} files" if len(info.files) > 1 else info.files[0]
+    console.print(
+        f"[bold]{escape(info.path)}[/] ({info.format}, {escape(files)}): {len(info.tensors)} tensors, "
+        f"{info.total_parameters:,} parameters, {_size(info.total_bytes)}",
+        highlight=False, soft_wrap=True,
+    )
+    rows = [[s.dtype, s.tensors, f"{s.parameters:,}", _size(s.bytes), f"{s.share:.1%}"] for s in info.by_dtype.values()]
+    console.print(table(None, ["dtype", "tensors", "parameters", "bytes", "share"], rows))
+    console.print(f"declared dtype (config.json): {info.declared_dtype or '-'}", highlight=False)
+    console.print(f"transformers 5 would load as: {info.transformers_dtype or '-'}", highlight=False)
+    for finding in info.findings:
+        console.print(f"  - {finding}", highlight=False, soft_wrap=True, markup=False)
+    if tensors:
+        columns = ["name", "dtype", "shape", "bytes", "file"]
+        console.print(table(None, columns, [_tensor_row(t.to_dict()) for t in info.tensors]))
+
+
+def _tensor_row(row: dict[str, object]) -> list[object]:
+    return [row["name"], row["dtype"], "x".join(map(str, row["shape"])) or "scalar", f"{row['bytes']:,}", row["file"]]
+
+
+def _size(nbytes: int) -> str:
+    value = float(nbytes)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            break
+        value /= 1024
+    return f"{nbytes} B" if unit == "B" else f"{value:.1f} {unit}"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``inspect`` and ``convert`` commands to ``app``."""
+    app.command("inspect")(inspect_command)
+    app.command("convert")(convert_command)

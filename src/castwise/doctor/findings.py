@@ -1,0 +1,202 @@
+"""Findings: what the runs revealed, each with the fix."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import torch
+from torch import nn
+
+from castwise.doctor.report import Finding, KeepFix, ModeRun, PolicyResult
+from castwise.model.pitfalls import FASTPATH_MODULES
+from castwise.policy import Policy, dtype_name
+
+ROOT = "(model)"
+UNDERFLOW_WARNING = 0.01
+"""Flag gradients when more than this fraction of the reference's nonzero values flush to zero."""
+
+
+def find(
+    model: nn.Module, reference: Sequence[ModeRun], results: Sequence[PolicyResult], fixes: Sequence[KeepFix],
+) -> list[Finding]:
+    """Every finding for a diagnosed model, most severe first."""
+    found = [
+        *_reference_failures(reference),
+        *_model_dtype(model),
+        *_tensor_attributes(model),
+        *_fastpath(model, results),
+    ]
+    for result in results:
+        policy = Policy.parse(result.policy)
+        fix = next((f for f in fixes if f.policy == result.policy), None)
+        found += _failures(result, fix)
+        found += _overflow(policy, result)
+        for run in result.runs:
+            found += _gradient_underflow(policy, result.policy, run)
+            found += _param_dtypes(policy, result.policy, run)
+        found += _keep_fix(result, fix)
+    order = {"error": 0, "warning": 1, "info": 2}
+    return sorted(_unique(found), key=lambda f: order[f.severity])
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    seen: dict[tuple, Finding] = {}
+    for finding in findings:
+        seen.setdefault((finding.kind, finding.policy, finding.module, finding.message), finding)
+    return list(seen.values())
+
+
+def _reference_failures(reference: Sequence[ModeRun]) -> Iterator[Finding]:
+    for run in reference:
+        if not run.ok:
+            where = f" in module {run.failing_module}" if run.failing_module else ""
+            yield Finding(
+                "reference_failed", "error",
+                f"the fp32 reference ({run.mode}) raised{where}: {run.exception}; no policy can be judged",
+                "make the model run in float32 first (this is not a precision problem)",
+                module=run.failing_module,
+            )
+
+
+def _model_dtype(model: nn.Module) -> Iterator[Finding]:
+    dtypes = {dtype_name(p.dtype) for p in model.parameters() if p.is_floating_point()}
+    if dtypes - {"f32"}:
+        yield Finding(
+            "model_dtype", "warning",
+            f"the model's parameters are {', '.join(sorted(dtypes))}, not f32: mixed policies keep fp32 master "
+            "weights, and the fp32 reference here is an upcast of already-rounded weights",
+            "load or build the model in fp32 (`from_pretrained(..., dtype=torch.float32)`) and let the policy "
+            "decide the storage dtype (`cw.apply`, `cw.init_module`)",
+        )
+
+
+def _tensor_attributes(model: nn.Module) -> Iterator[Finding]:
+    """Floating tensors held as plain attributes: `.to()`, `cw.apply` and state_dict never see them."""
+    for name, module in model.named_modules():
+        for attribute, value in vars(module).items():
+            if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter) and value.is_floating_point():
+                yield Finding(
+                    "tensor_attribute", "warning",
+                    f"module {name or '(model)'} ({type(module).__name__}) holds a {dtype_name(value.dtype)} tensor "
+                    f"attribute {attribute!r} that is neither a parameter nor a buffer, so no policy converts it",
+                    f"register it (`self.register_buffer({attribute!r}, tensor)`) or cast it in forward "
+                    f"(`self.{attribute}.to(x.dtype)`)",
+                    module=name or None,
+                )
+
+
+def _fastpath(model: nn.Module, results: Sequence[PolicyResult]) -> Iterator[Finding]:
+    low = [r.policy for r in results if Policy.parse(r.policy).is_low_precision]
+    modules = [name for name, m in model.named_modules() if isinstance(m, FASTPATH_MODULES)]
+    if low and modules:
+        yield Finding(
+            "fastpath", "info",
+            f"{modules[0]} ({'and others' if len(modules) > 1 else 'alone'}) has torch's fused MHA/encoder fast path: "
+            "under plain torch.autocast on CPU, eval + no_grad with a padding mask raises 'expected scalar type "
+            "Float but found BFloat16', and without a mask returns bf16 where training returns fp32",
+            "run it under `cw.apply(model, policy)` (castwise turns the fast path off during the forward), or "
+            "wrap eval in `torch.backends.mha.set_fastpath_enabled(False)` and restore the flag afterwards",
+            module=modules[0],
+        )
+
+
+def _failures(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
+    """One finding per distinct exception, naming the modes it happened in."""
+    policy = result.policy
+    failed = [run for run in result.runs if not run.ok]
+    for exception in dict.fromkeys(run.exception for run in failed):
+        runs = [run for run in failed if run.exception == exception]
+        run, modes = runs[0], "/".join(r.mode for r in runs)
+        explanation = run.explanation or {}
+        where = f" in module {run.failing_module}" if run.failing_module else ""
+        verified = ""
+        if fix and fix.ok and fix.modules:
+            verified = f"; verified: keeping {', '.join(fix.modules)} in fp32 makes {policy} pass"
+        yield Finding(
+            explanation.get("kind", "exception"), "error",
+            f"{policy} ({modes}) raised{where}: {exception}" + (f". Cause: {explanation['cause']}" if explanation else ""),
+            explanation.get("fix", "see the exception; castwise has no catalogue entry for it") + verified,
+            policy=policy, module=run.failing_module,
+        )
+
+
+def _first_overflow(run: ModeRun) -> str | None:
+    """The first module (in call order) that overflowed while none of its submodules did."""
+    names = [m.name for m in run.modules if m.overflow]
+    innermost = [n for n in names if not any(o != n and (n == ROOT or o.startswith(n + ".")) for o in names)]
+    return innermost[0] if innermost else None
+
+
+def _overflow(policy: Policy, result: PolicyResult) -> Iterator[Finding]:
+    runs = [run for run in result.runs if run.overflow or _first_overflow(run)]
+    if not runs:
+        return
+    module = next(filter(None, map(_first_overflow, runs)), None)
+    fp16 = torch.float16 in (policy.compute_dtype, policy.param_dtype)
+    limit = " (fp16's largest value is 65504)" if fp16 else ""
+    yield Finding(
+        "fp16_overflow" if fp16 else "overflow", "error",
+        f"{result.policy} ({'/'.join(r.mode for r in runs)}): values overflowed to inf/nan{limit}, first in module "
+        f"{module or '(output)'}; {max(r.overflow for r in runs)} output values are not finite",
+        "use bf16 (bf16-mixed or bf16-true: the same range as fp32), or keep the overflowing module in fp32; "
+        "loss scaling does not help activations" if fp16 else
+        "keep the overflowing module in fp32 or rescale its activations",
+        policy=result.policy, module=module,
+    )
+
+
+def _gradient_underflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
+    worst = max(run.modules, key=lambda m: m.grad_underflow, default=None)
+    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING:
+        return
+    fp16 = torch.float16 in (policy.compute_dtype, policy.param_dtype)
+    yield Finding(
+        "gradient_underflow", "warning",
+        f"{name} ({run.mode}): {worst.grad_underflow:.1%} of the nonzero gradients of {worst.name} flushed to zero",
+        "use loss scaling (castwise's 16-mixed/16-true policies scale dynamically) or bf16" if fp16 else
+        "keep master weights and gradients in fp32 (a mixed policy)",
+        policy=name, module=worst.name,
+    )
+
+
+def _param_dtypes(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
+    """Modules whose own parameters are not in the dtype the policy stores them in."""
+    for module in run.modules:
+        expected = "f32" if module.kept_fp32 else dtype_name(policy.param_dtype)
+        odd = [d for d in module.params if d != expected]
+        if odd and not _inside_kept(module.name, run):
+            yield Finding(
+                "param_dtype", "warning",
+                f"{name}: module {module.name} holds {', '.join(odd)} parameters/buffers where the policy "
+                f"stores {expected}",
+                "let the policy convert the model (`cw.apply`) instead of converting modules by hand, or add the "
+                "module to `keep_fp32` if it must stay fp32",
+                policy=name, module=module.name,
+            )
+
+
+def _inside_kept(name: str, run: ModeRun) -> bool:
+    return any(m.kept_fp32 and (name == m.name or name.startswith(m.name + ".")) for m in run.modules)
+
+
+def _keep_fix(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
+    if fix is None:
+        return
+    policy = Policy.parse(result.policy)
+    if fix.ok:
+        keep = policy.replace(keep_fp32=policy.keep_fp32 + tuple(fix.modules))
+        yield Finding(
+            "keep_fp32", "info",
+            f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
+            "kept in fp32 "
+            f"(error {fix.error or 0:.2e}, found in {fix.tried} re-runs)",
+            f"use the policy {str(keep)!r} (e.g. `cw.apply(model, {str(keep)!r})`)",
+            policy=result.policy, module=fix.modules[0] if fix.modules else None,
+        )
+    else:
+        yield Finding(
+            "keep_fp32", "info",
+            f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {fix.tried} re-runs",
+            "choose the recommended policy, or a mixed policy (fp32 master weights)",
+            policy=result.policy,
+        )

@@ -1,0 +1,84 @@
+"""Module outputs during a run: recorded for the fp32 reference, or compared with it as they come."""
+
+from __future__ import annotations
+
+import torch
+
+from castwise.doctor.compare import SMALL, Numerics, Reference, compare, compare_all
+
+WAITING = 1 << 22
+"""Small outputs wait to be compared in one batch until this many elements are waiting."""
+
+
+class _Repeats:
+    """Spots a module handing on the previous module's output unchanged (a Sequential, the root,
+    Dropout in eval), so that output is measured once."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.tensors: list[torch.Tensor] = []
+        self.versions: list[int] = []
+
+    def earlier(self, name: str, tensors: list[torch.Tensor]) -> str | None:
+        """The previous module's name if ``tensors`` are its very outputs, unchanged; else None."""
+        same = bool(tensors) and len(tensors) == len(self.tensors) and all(
+            a is b and a._version == version for a, b, version in zip(tensors, self.tensors, self.versions)
+        )
+        if same:
+            return self.name
+        self.name, self.tensors, self.versions = name, tensors, [t._version for t in tensors]
+        return None
+
+
+class Recorder:
+    """Keeps a float32 :class:`Reference` of every module's output (the reference run)."""
+
+    def __init__(self) -> None:
+        self.outputs: dict[str, list[Reference]] = {}
+        self._repeats = _Repeats()
+
+    def __call__(self, name: str, tensors: list[torch.Tensor]) -> None:
+        earlier = self._repeats.earlier(name, tensors)
+        self.outputs[name] = self.outputs[earlier] if earlier else Reference.many(tensors)
+
+
+class Measurer:
+    """Compares every module's output with the reference's: large ones at once, small ones in batches."""
+
+    def __init__(self, reference: dict[str, list[Reference]]) -> None:
+        self.reference = reference
+        self.numerics: dict[str, Numerics] = {}
+        self._repeats = _Repeats()
+        self._aliases: dict[str, str] = {}
+        self._waiting: list[tuple[str, list[torch.Tensor], list[Reference]]] = []
+        self._waiting_size = 0
+
+    def __call__(self, name: str, tensors: list[torch.Tensor]) -> None:
+        expected = self.reference.get(name)
+        earlier = self._repeats.earlier(name, tensors)
+        if expected is None:
+            return
+        if earlier is not None and self.reference.get(earlier) is expected:
+            self._aliases[name] = earlier
+            return
+        size = sum(t.numel() for t in tensors)
+        if size >= SMALL:
+            self.numerics[name] = compare(tensors, expected)
+            return
+        self._waiting.append((name, [t.detach().to(torch.float32, copy=True) for t in tensors], expected))
+        self._waiting_size += size
+        if self._waiting_size >= WAITING:
+            self._compare_waiting()
+
+    def _compare_waiting(self) -> None:
+        results = compare_all([(tensors, expected) for _, tensors, expected in self._waiting])
+        self.numerics.update((name, result) for (name, _, _), result in zip(self._waiting, results))
+        self._waiting, self._waiting_size = [], 0
+
+    def finish(self) -> dict[str, Numerics]:
+        """Every module's numerics, once the run is over."""
+        self._compare_waiting()
+        for name, earlier in self._aliases.items():
+            if earlier in self.numerics:
+                self.numerics[name] = self.numerics[earlier]
+        return self.numerics

@@ -1,0 +1,160 @@
+"""The recommendation: the cheapest policy within tolerance, and the fewest modules to keep in fp32.
+
+Cost is storage first (parameter bits), then compute bits, then tf32 over full fp32; among equally
+cheap policies the more accurate one wins. The keep-fp32 search re-runs a failing policy with more
+and more of its most sensitive modules kept in fp32: first the modules that raised, then the
+sensitivity ranking by doubling prefixes (a module that raises on the way joins the first group), then
+a bisection down to the shortest prefix that passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import torch
+
+from castwise.doctor.report import KeepFix, ModeRun, PolicyResult, Recommendation
+from castwise.policy import Policy
+
+ROOT = "(model)"
+FLOATING = {"f64", "f32", "bf16", "f16"}
+"""Modules without floating inputs (embeddings) are not ranked: kept in fp32 they would hand on fp32."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The outcome of re-running a policy with some modules kept in fp32."""
+
+    passed: bool
+    error: float | None
+    failing_module: str | None
+
+
+Evaluate = Callable[[Policy], Trial]
+
+
+def cost(policy: Policy) -> tuple[int, int, int]:
+    """Smaller is cheaper: parameter bits, compute bits, then 0 for tf32 matmuls and 1 for full fp32."""
+    return (
+        torch.finfo(policy.param_dtype).bits,
+        torch.finfo(policy.compute_dtype).bits,
+        int(policy.matmul_precision == "highest"),
+    )
+
+
+def passes(result: PolicyResult) -> bool:
+    """Runs in every mode, no overflow in the output, and error within tolerance."""
+    return result.ok and result.within_tolerance
+
+
+def cheapest_passing(results: Sequence[PolicyResult]) -> PolicyResult | None:
+    """The cheapest policy that passes; ties go to the smaller error."""
+    passing = [r for r in results if passes(r)]
+    return min(passing, key=lambda r: (cost(Policy.parse(r.policy)), r.max_error or 0.0), default=None)
+
+
+def needs_search(results: Sequence[PolicyResult], best: PolicyResult | None) -> list[PolicyResult]:
+    """Failing low-precision policies strictly cheaper than ``best`` (all of them when none passes)."""
+    ceiling = cost(Policy.parse(best.policy)) if best else None
+    return [
+        r for r in results
+        if not passes(r) and Policy.parse(r.policy).is_low_precision
+        and (ceiling is None or cost(Policy.parse(r.policy)) < ceiling)
+    ]
+
+
+def sensitivity(runs: Sequence[ModeRun], previous: dict[str, str | None]) -> list[str]:
+    """Modules with parameters, ranked by the error they add: output error minus the previous module's."""
+    added: dict[str, float] = {}
+    for run in runs:
+        errors = {m.name: m.error for m in run.modules}
+        for module in run.modules:
+            if module.name == ROOT or module.kept_fp32 or module.error is None or not module.params \
+                    or not set(module.inputs) & FLOATING:
+                continue
+            before = errors.get(previous.get(module.name) or "", None) or 0.0
+            added[module.name] = max(added.get(module.name, 0.0), module.error - before)
+    return sorted((name for name, value in added.items() if value > 0), key=lambda n: -added[n])
+
+
+def search_keep_fp32(
+    result: PolicyResult, ranked: Sequence[str], evaluate: Evaluate, max_trials: int = 6,
+) -> KeepFix | None:
+    """The shortest list of modules which, kept in fp32, makes ``result.policy`` pass (best effort).
+
+    None when there is nothing to try: no module raised and none adds measurable error.
+    """
+    policy = Policy.parse(result.policy)
+    forced = [r.failing_module for r in result.runs if _blamable(r.failing_module)]
+    trials: list[tuple[list[str], Trial]] = []
+
+    def attempt(modules: list[str]) -> Trial:
+        trial = evaluate(policy.replace(keep_fp32=policy.keep_fp32 + tuple(modules)))
+        trials.append((list(modules), trial))
+        return trial
+
+    keep = list(dict.fromkeys(forced))
+    rest = [name for name in ranked if name not in keep]
+    trial = attempt(keep) if keep else Trial(False, result.max_error, None)
+    low = size = 0
+    while not trial.passed and len(trials) < max_trials:
+        if _blamable(trial.failing_module) and trial.failing_module not in keep:
+            keep.append(trial.failing_module)
+            rest = [name for name in rest if name != trial.failing_module]
+            low = size = 0
+        elif trial.failing_module is None and size < len(rest):
+            low, size = size, min(max(1, 2 * size), len(rest))
+        else:
+            break
+        trial = attempt(keep + rest[:size])
+    if trial.passed:
+        high = size
+        while high - low > 1 and len(trials) < max_trials:
+            middle = (low + high) // 2
+            if attempt(keep + rest[:middle]).passed:
+                high = middle
+            else:
+                low = middle
+        keep = keep + rest[:high]
+    if not trials:
+        return None
+    best = next(((m, t) for m, t in reversed(trials) if t.passed and m == keep), None)
+    if best is None:
+        last_modules, last = trials[-1]
+        return KeepFix(result.policy, last_modules, last.error, False, len(trials))
+    return KeepFix(result.policy, keep, best[1].error, True, len(trials))
+
+
+def _blamable(module: str | None) -> bool:
+    """A real submodule (not the whole model, nor the loss/backward) that can be kept in fp32."""
+    return bool(module) and not module.startswith("(")
+
+
+def recommend(
+    results: Sequence[PolicyResult], tolerance: float,
+    previous: dict[str, dict[str, str | None]], evaluate: Evaluate,
+) -> Recommendation:
+    """Pick the cheapest passing policy and search keep-fp32 fixes for cheaper failing ones."""
+    best = cheapest_passing(results)
+    searched = (
+        search_keep_fp32(r, sensitivity(r.runs, previous.get(r.policy, {})), evaluate)
+        for r in needs_search(results, best)
+    )
+    fixes = [fix for fix in searched if fix is not None]
+    return Recommendation(best.policy if best else None, tolerance, _reason(best, fixes, tolerance), fixes)
+
+
+def _reason(best: PolicyResult | None, fixes: Sequence[KeepFix], tolerance: float) -> str:
+    if best is None:
+        head = f"no diagnosed policy stays within tolerance {tolerance:g}"
+    else:
+        error = best.max_error or 0.0
+        head = f"{best.policy} is the cheapest policy within tolerance {tolerance:g} (max error {error:.2e})"
+    found = [f for f in fixes if f.ok]
+    if found:
+        head += "; " + "; ".join(
+            f"{f.policy} passes with {', '.join(f.modules) or 'nothing more'} kept in fp32 (error {f.error or 0:.2e})"
+            for f in found
+        )
+    return head

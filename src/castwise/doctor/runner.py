@@ -1,0 +1,178 @@
+"""Running a model once under a policy in one mode, traced, timed and measured."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator
+
+import torch
+from torch import nn
+
+from castwise.doctor.catalogue import explain
+from castwise.doctor.compare import Numerics, Reference, compare_all
+from castwise.doctor.outputs import Measurer, Recorder
+from castwise.doctor.report import Memory, ModeRun
+from castwise.doctor.trace import Tracer, floating_tensors
+from castwise.model import PrecisionModule, apply, unwrap
+from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
+from castwise.policy import Policy, dtype_name
+
+LossFn = Callable[[Any], torch.Tensor]
+MODES = ("train", "eval")
+BACKWARD = "(loss/backward)"
+
+
+@dataclass
+class Call:
+    """Example inputs as positional and keyword arguments."""
+
+    args: tuple
+    kwargs: dict[str, Any]
+
+    @classmethod
+    def of(cls, example_inputs: Any) -> "Call":
+        """A tensor is one argument, a tuple/list the positional arguments, a dict the keyword ones."""
+        if isinstance(example_inputs, dict):
+            return cls((), dict(example_inputs))
+        if isinstance(example_inputs, (tuple, list)):
+            return cls(tuple(example_inputs), {})
+        return cls((example_inputs,), {})
+
+
+@dataclass
+class Capture:
+    """A run's report entry plus what comparing it needs: its outputs and gradients, and per module
+    either the reference outputs (a reference run) or the numerics against them (a candidate run)."""
+
+    run: ModeRun | None = None
+    output: list[Reference] = field(default_factory=list)
+    grads: dict[str, list[Reference]] = field(default_factory=dict)
+    module_outputs: dict[str, list[Reference]] = field(default_factory=dict)
+    output_numerics: Numerics | None = None
+    grad_numerics: dict[str, Numerics] = field(default_factory=dict)
+    module_numerics: dict[str, Numerics] = field(default_factory=dict)
+    previous: dict[str, str | None] = field(default_factory=dict)
+
+    def keep_results(self, outputs: list[torch.Tensor], inner: nn.Module, reference: "Capture | None",
+                     modules: Recorder | Measurer | None) -> None:
+        """Keep outputs and gradients (a reference run) or compare them with ``reference``'s."""
+        grads = _grads_by_module(inner)
+        if reference is None:
+            references = iter(Reference.many([*outputs, *(g for tensors in grads.values() for g in tensors)]))
+            self.output = [next(references) for _ in outputs]
+            self.grads = {name: [next(references) for _ in tensors] for name, tensors in grads.items()}
+            self.module_outputs = modules.outputs if isinstance(modules, Recorder) else {}
+            return
+        names = [name for name in grads if name in reference.grads]
+        numerics = compare_all([(outputs, reference.output), *((grads[n], reference.grads[n]) for n in names)])
+        self.output_numerics, self.grad_numerics = numerics[0], dict(zip(names, numerics[1:]))
+        self.module_numerics = modules.finish() if isinstance(modules, Measurer) else {}
+
+
+def prepare(model: nn.Module, policy: Policy) -> PrecisionModule:
+    """A copy of ``model`` with ``policy`` applied (the original is left untouched)."""
+    return apply(copy.deepcopy(unwrap(model)), policy)
+
+
+@contextlib.contextmanager
+def comparable_paths(model: nn.Module) -> Iterator[None]:
+    """Every run takes torch's regular (non-fused) attention path, so all runs compute the same thing.
+
+    The fused MHA fast path returns nested tensors with padded positions zeroed and skips the inner
+    modules, which would make the fp32 reference incomparable with low-precision runs.
+    """
+    with mha_fastpath_disabled() if has_mha_fastpath(model) else contextlib.nullcontext():
+        yield
+
+
+def run_mode(
+    model: PrecisionModule, call: Call, mode: str, loss_fn: LossFn | None = None, seed: int = 0,
+    reference: Capture | None = None, per_module: bool = True,
+) -> Capture:
+    """One forward (train: with backward) of ``model`` in ``mode``, traced; failures are captured.
+
+    Without ``reference`` this is a reference run and module outputs are kept; with one, each
+    module's output is compared with the reference's on the fly (``per_module=False``: neither).
+    """
+    inner = unwrap(model)
+    inner.zero_grad(set_to_none=True)
+    model.train(mode == "train")
+    capture = Capture()
+    modules = (Recorder() if reference is None else Measurer(reference.module_outputs)) if per_module else None
+    tracer = Tracer(inner, on_output=modules)
+    phase = "forward"
+    output: Any = None
+    loss: torch.Tensor | None = None
+    start = time.perf_counter()
+    try:
+        with torch.random.fork_rng(devices=_cuda_devices(inner)), tracer:
+            torch.manual_seed(seed)
+            with torch.no_grad() if mode == "eval" else contextlib.nullcontext():
+                output = model(*call.args, **call.kwargs)
+            phase = "backward"
+            if mode == "train":
+                loss = _backward(output, loss_fn)
+            elif loss_fn is not None:
+                loss = loss_fn(output).detach()
+    except Exception as exc:  # the point is to report what torch raised, and where
+        capture.run = _failed_run(mode, time.perf_counter() - start - tracer.hook_seconds, exc, tracer, phase, inner)
+        return capture
+    seconds = time.perf_counter() - start - tracer.hook_seconds
+    outputs = floating_tensors(output)
+    capture.run = ModeRun(
+        mode=mode, ok=True, seconds=seconds, memory=_memory(inner, tracer),
+        output_dtype=dtype_name(outputs[0].dtype) if outputs else None,
+        loss=float(loss) if loss is not None and loss_fn is not None else None,
+        modules=list(tracer.stats.values()),
+    )
+    capture.keep_results(outputs, inner, reference, modules)
+    capture.previous = tracer.previous
+    return capture
+
+
+def _cuda_devices(inner: nn.Module) -> list[int]:
+    """The CUDA devices whose random state the run may use (restored afterwards, like the CPU's)."""
+    return sorted({p.device.index or 0 for p in inner.parameters() if p.device.type == "cuda"})
+
+
+def _backward(output: Any, loss_fn: LossFn | None) -> torch.Tensor | None:
+    if loss_fn is not None:
+        loss = loss_fn(output)
+        loss.float().backward()
+        return loss.detach()
+    tensors = [t for t in floating_tensors(output) if t.requires_grad]
+    if tensors:
+        sum(t.float().sum() for t in tensors).backward()
+    return None
+
+
+def _failed_run(mode: str, seconds: float, exc: Exception, tracer: Tracer, phase: str, inner: nn.Module) -> ModeRun:
+    explanation = explain(exc)
+    first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return ModeRun(
+        mode=mode, ok=False, seconds=seconds, memory=_memory(inner, tracer),
+        exception=f"{type(exc).__name__}: {first_line}",
+        failing_module=tracer.failing_module if phase == "forward" else BACKWARD,
+        explanation=asdict(explanation) if explanation else None,
+        modules=list(tracer.stats.values()),
+    )
+
+
+def _memory(inner: nn.Module, tracer: Tracer) -> Memory:
+    params = list(inner.parameters())
+    return Memory(
+        params=sum(p.numel() * p.element_size() for p in params),
+        grads=sum(p.grad.numel() * p.grad.element_size() for p in params if p.grad is not None),
+        activations=tracer.activation_bytes,
+    )
+
+
+def _grads_by_module(inner: nn.Module) -> dict[str, list[torch.Tensor]]:
+    grads: dict[str, list[torch.Tensor]] = {}
+    for name, param in inner.named_parameters():
+        if param.grad is not None:
+            grads.setdefault(name.rpartition(".")[0] or "(model)", []).append(param.grad)
+    return grads

@@ -1,0 +1,99 @@
+"""What ``castwise doctor TARGET`` diagnoses: a factory in a file or module, or a transformers folder."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+
+class TargetError(ValueError):
+    """A target that cannot be loaded; the message says what to write instead."""
+
+
+def load_factory(spec: str) -> Callable[[], Any]:
+    """The callable named by ``path/to/file.py:factory`` or ``package.module:factory``."""
+    location, sep, name = spec.rpartition(":")
+    if not sep or not location or not name:
+        raise TargetError(f"target {spec!r} must look like 'path/to/file.py:factory' or 'package.module:factory'")
+    module = _load_file(Path(location)) if location.endswith(".py") else _import(location)
+    factory = getattr(module, name, None)
+    if not callable(factory):
+        raise TargetError(f"{location} has no callable {name!r}")
+    return factory
+
+
+def _load_file(path: Path) -> Any:
+    if not path.is_file():
+        raise TargetError(f"no such file: {path}")
+    module_name = f"castwise_target_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[module_name] = module
+    sys.path.insert(0, str(path.parent.resolve()))
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def _import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise TargetError(f"cannot import {name!r}: {exc}") from exc
+
+
+def model_and_inputs(produced: Any) -> tuple[nn.Module, Any]:
+    """A factory's result as ``(model, example_inputs)``: a pair, or a module with ``example_input_array``."""
+    if isinstance(produced, tuple) and len(produced) == 2 and isinstance(produced[0], nn.Module):
+        return produced
+    if isinstance(produced, nn.Module):
+        inputs = getattr(produced, "example_input_array", None)
+        if inputs is None:
+            raise TargetError(
+                f"the factory returned a {type(produced).__name__} without example inputs: return "
+                "(model, example_inputs) or set model.example_input_array"
+            )
+        return produced, inputs
+    raise TargetError(f"the factory must return an nn.Module or (model, example_inputs), got {type(produced).__name__}")
+
+
+def load_target(spec: str) -> tuple[nn.Module, Any]:
+    """Load ``file.py:factory`` / ``package.module:factory`` and call the factory."""
+    return model_and_inputs(load_factory(spec)())
+
+
+def load_transformers(folder: str | Path, batch: int = 2, length: int = 16) -> tuple[nn.Module, dict[str, torch.Tensor]]:
+    """A transformers model folder in fp32, with token ids and an attention mask built from its config."""
+    try:
+        import transformers
+    except ImportError as exc:
+        raise TargetError("--hf needs the transformers package (pip install 'castwise[transformers]')") from exc
+    path = Path(folder)
+    if not (path / "config.json").is_file():
+        raise TargetError(f"{path} is not a transformers model folder (no config.json)")
+    config = transformers.AutoConfig.from_pretrained(path, local_files_only=True)
+    architecture = next(iter(getattr(config, "architectures", None) or ()), None)
+    model_class = getattr(transformers, architecture, None) if architecture else None
+    model_class = model_class or transformers.AutoModel
+    model = model_class.from_pretrained(path, dtype=torch.float32, local_files_only=True)
+    return model, _token_inputs(config, batch, length)
+
+
+def _token_inputs(config: Any, batch: int, length: int) -> dict[str, torch.Tensor]:
+    vocab = int(getattr(config, "vocab_size", 0) or 0)
+    if vocab <= 0:
+        raise TargetError("the model's config has no vocab_size; write a factory that returns (model, inputs)")
+    length = min(length, int(getattr(config, "max_position_embeddings", length) or length))
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, vocab, (batch, length), generator=generator)
+    mask = torch.ones(batch, length, dtype=torch.long)
+    mask[1:, length // 2:] = 0
+    return {"input_ids": ids, "attention_mask": mask}

@@ -1,0 +1,121 @@
+"""Dtype tracing with forward hooks: what every module received, held and returned, and which one raised."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from typing import Any, Callable, Iterator
+
+import torch
+from torch import nn
+
+from castwise.doctor.report import ModuleStats
+from castwise.model.hooks import has_hooks
+from castwise.model.keep_fp32 import Fp32Compute
+from castwise.policy import dtype_name
+
+OutputHook = Callable[[str, list[torch.Tensor]], None]
+
+
+def all_tensors(obj: Any) -> Iterator[torch.Tensor]:
+    """Every tensor inside tuples, lists, dicts and dataclasses (ModelOutput included), in order."""
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from all_tensors(item)
+    elif isinstance(obj, Mapping):
+        for item in obj.values():
+            yield from all_tensors(item)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for field in dataclasses.fields(obj):
+            yield from all_tensors(getattr(obj, field.name))
+
+
+def floating_tensors(obj: Any) -> list[torch.Tensor]:
+    """Every floating, strided tensor inside a nested structure, in order."""
+    return [t for t in all_tensors(obj) if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
+
+
+def _dtypes(obj: Any) -> list[str]:
+    names = (dtype_name(t.dtype) if t.is_floating_point() else str(t.dtype).removeprefix("torch.")
+             for t in all_tensors(obj))
+    return list(dict.fromkeys(names))
+
+
+def _own_dtypes(module: nn.Module) -> list[str]:
+    """Dtypes of the module's own parameters and buffers (read directly: hooks run on every call)."""
+    tensors = [*module._parameters.values(), *module._buffers.values()]
+    return list(dict.fromkeys(dtype_name(t.dtype) for t in tensors if t is not None and t.is_floating_point()))
+
+
+def _is_kept(module: nn.Module) -> bool:
+    return has_hooks(module, Fp32Compute)
+
+
+class Tracer:
+    """Forward hooks on every module of ``model``; use as a context manager around one forward.
+
+    ``stats`` holds one :class:`ModuleStats` per module in call order (first call); ``on_output``
+    receives each module's floating outputs on its first call; ``previous`` the module that finished last
+    before each one started (its likely input), ``failing_module`` the innermost module
+    still running when an exception escaped, and ``hook_seconds`` the time the hooks themselves took.
+    """
+
+    def __init__(self, model: nn.Module, on_output: OutputHook | None = None) -> None:
+        self.model = model
+        self.on_output = on_output
+        self.stats: dict[str, ModuleStats] = {}
+        self.previous: dict[str, str | None] = {}
+        self.activation_bytes = 0
+        self.hook_seconds = 0.0
+        self._names = {id(m): name or "(model)" for name, m in model.named_modules()}
+        self._stack: list[str] = []
+        self._seen_output: set[str] = set()
+        self._last_finished: str | None = None
+        self._handles: list[Any] = []
+        self._device = next((p.device.type for p in model.parameters()), "cpu")
+
+    @property
+    def failing_module(self) -> str | None:
+        """The innermost module whose forward was running when the exception escaped."""
+        return self._stack[-1] if self._stack else None
+
+    def __enter__(self) -> "Tracer":
+        for module in self.model.modules():
+            self._handles.append(module.register_forward_pre_hook(self._before, with_kwargs=True))
+            self._handles.append(module.register_forward_hook(self._after, with_kwargs=True))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+
+    def _before(self, module: nn.Module, args: tuple, kwargs: dict) -> None:
+        start = time.perf_counter()
+        name = self._names[id(module)]
+        self._stack.append(name)
+        if name not in self.stats:
+            self.stats[name] = ModuleStats(
+                name=name, type=type(module).__name__, inputs=_dtypes((args, kwargs)),
+                params=_own_dtypes(module), outputs=[], autocast=torch.is_autocast_enabled(self._device),
+                kept_fp32=_is_kept(module),
+            )
+            self.previous[name] = self._last_finished
+        self.hook_seconds += time.perf_counter() - start
+
+    def _after(self, module: nn.Module, args: tuple, kwargs: dict, output: Any) -> None:
+        start = time.perf_counter()
+        name = self._stack.pop()
+        self._last_finished = name
+        if name not in self._seen_output:
+            self._seen_output.add(name)
+            self.stats[name].outputs = _dtypes(output)
+            tensors = floating_tensors(output)
+            if not module._modules:
+                self.activation_bytes += sum(t.numel() * t.element_size() for t in tensors)
+            if self.on_output is not None:
+                self.on_output(name, tensors)
+        self.hook_seconds += time.perf_counter() - start

@@ -1,0 +1,148 @@
+"""``castwise doctor``: the built-in example, file and module targets, a transformers folder, errors."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from castwise.cli import app
+from castwise.doctor import REPORT_SCHEMA
+
+runner = CliRunner()
+
+BUFFER_MODEL = '''
+import torch
+from torch import nn
+
+
+class Mixer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.basis = torch.randn(8, 8)
+
+    def forward(self, x):
+        return x @ self.basis
+
+
+def build():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 8), Mixer(), nn.Linear(8, 2)), torch.randn(4, 8)
+'''
+
+LIGHTNING_MODULE = '''
+import torch
+import lightning.pytorch as L
+from torch import nn
+
+
+class Regressor(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(6, 16), nn.LayerNorm(16), nn.GELU(), nn.Linear(16, 1))
+        self.example_input_array = torch.randn(3, 6)
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def make():
+    torch.manual_seed(0)
+    return Regressor()
+'''
+
+
+def _report(path: Path) -> dict:
+    data = json.loads(path.read_text())
+    jsonschema.validate(data, REPORT_SCHEMA)
+    return data
+
+
+def test_builtin_example_prints_parity_table_diagnosis_and_recommendation() -> None:
+    result = runner.invoke(app, ["doctor", "-p", "bf16-mixed", "-p", "bf16-true", "--eval"])
+    assert result.exit_code == 0, result.output
+    assert "plain PyTorch against castwise" in result.output
+    assert "plain PyTorch: 1 of 2 policies fail" in result.output
+    assert "castwise doctor: built-in example" in result.output
+    assert "recommendation: bf16-true" in result.output
+
+
+def test_builtin_example_json_to_stdout_is_only_json() -> None:
+    result = runner.invoke(app, ["doctor", "-p", "16-true", "--eval", "--json", "-"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, REPORT_SCHEMA)
+    assert data["modes"] == ["eval"] and data["recommendation"]["policy"] == "16-true"
+
+
+def test_file_target_that_fails_exits_1_and_names_the_module(tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    out, page = tmp_path / "report.json", tmp_path / "report.html"
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16-true", "--tolerance", "0.05",
+                                 "--json", str(out), "--html", str(page)])
+    assert result.exit_code == 1
+    assert "FAIL in 1" in result.output and "raised in module 1: RuntimeError" in result.output
+    data = _report(out)
+    run = data["policies"][0]["runs"][0]
+    assert run["failing_module"] == "1" and run["explanation"]["kind"] == "matmul_dtype"
+    assert data["recommendation"]["keep_fp32"][0]["modules"] == ["1"]
+    assert page.read_text().count("<svg") == 3
+
+
+def test_module_target_lightning_module_with_example_input_array(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "cwdoctorpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "models.py").write_text(LIGHTNING_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["doctor", "cwdoctorpkg.models:make", "-p", "bf16-mixed", "-p", "bf16-true", "--train",
+                                 "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = _report(out)
+    assert data["model"] == "Regressor (cwdoctorpkg.models:make)" and data["modes"] == ["train"]
+    modules = {m["name"]: m for m in data["policies"][1]["runs"][0]["modules"]}
+    assert modules["body.1"]["kept_fp32"] and modules["body.0"]["params"] == ["bf16"]
+    assert data["recommendation"]["policy"] == "bf16-true"
+
+
+def test_transformers_folder(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64, n_positions=32)
+    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "tiny-gpt2")
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["doctor", "--hf", str(tmp_path / "tiny-gpt2"), "-p", "bf16-mixed", "--eval",
+                                 "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = _report(out)
+    assert data["model"].startswith("GPT2LMHeadModel")
+    (run,) = data["policies"][0]["runs"]
+    assert run["ok"] and run["output_dtype"] == "f32" and 0 < run["error"] < 0.02
+    assert any(m["type"] == "GPT2Attention" and m["autocast"] for m in run["modules"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nowhere.py:build"], "no such file: nowhere.py"),
+    (["no_such_package_xyz.models:make"], "cannot import 'no_such_package_xyz.models'"),
+    (["justaname"], "must look like 'path/to/file.py:factory'"),
+    (["-p", "bf17"], "unknown precision 'bf17'"),
+])
+def test_user_mistakes_are_one_line_and_exit_2(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["doctor", *args])
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_factory_without_inputs_says_what_to_return(tmp_path: Path) -> None:
+    (tmp_path / "bare.py").write_text(textwrap.dedent('''
+        from torch import nn
+        def build():
+            return nn.Linear(2, 2)
+    '''))
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'bare.py'}:build"])
+    assert result.exit_code == 2
+    assert "return (model, example_inputs) or set model.example_input_array" in result.output

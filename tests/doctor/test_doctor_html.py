@@ -1,0 +1,73 @@
+"""The HTML report: self-contained, opened in headless Chromium without console errors, not blank."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+import castwise as cw
+from castwise.doctor import example_inputs, example_model
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium not installed (Debian package 'chromium'; `make test` installs it)"
+)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    policies = ["bf16-mixed", "bf16-true", "16-true"]
+    report = cw.diagnose(example_model(), example_inputs(), policies=policies, modes=["eval"])
+    path = tmp_path_factory.mktemp("html") / "report.html"
+    report.to_html(path)
+    return path
+
+
+def _open_in_chromium(page: Path, tmp_path: Path) -> tuple[list[str], Path]:
+    """Load ``page`` headless; return its console messages and a screenshot."""
+    shot = tmp_path / "shot.png"
+    command = [
+        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+        "--window-size=1200,1600", f"--screenshot={shot}", page.as_uri(),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+    return console, shot
+
+
+def _distinct_colours(png: Path) -> int:
+    from matplotlib.image import imread
+
+    pixels = torch.from_numpy(imread(png)[..., :3].copy()).reshape(-1, 3)
+    return len(torch.unique((pixels * 255).round().to(torch.int32), dim=0))
+
+
+def test_page_is_self_contained_with_svg_charts(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    assert text.count("<svg") == 3
+    assert not re.search(r"""(src|href)=["']https?://""", text)
+    assert "Recommendation: <b>16-true</b>" in text and "<script" not in text
+    assert "Per-module error by policy" in text and "Dtype flow" in text
+
+
+@needs_chromium
+def test_page_opens_in_chromium_without_console_errors_and_is_not_blank(page: Path, tmp_path: Path) -> None:
+    console, shot = _open_in_chromium(page, tmp_path)
+    assert console == []
+    assert shot.stat().st_size > 10_000
+    assert _distinct_colours(shot) > 50
+
+
+@needs_chromium
+def test_the_console_check_does_catch_errors(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.html"
+    broken.write_text("<html><body><script>undefinedFunction();</script>text</body></html>")
+    console, _ = _open_in_chromium(broken, tmp_path)
+    assert any("undefinedFunction is not defined" in line for line in console)

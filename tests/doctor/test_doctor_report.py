@@ -1,0 +1,112 @@
+"""The report: JSON schema round trip, terminal rendering, and the pieces behind the numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import jsonschema
+import pytest
+import torch
+from rich.console import Console
+
+import castwise as cw
+from castwise.doctor import REPORT_SCHEMA, example_inputs, example_model
+from castwise.doctor.compare import SMALL, Reference, compare, compare_all
+from castwise.doctor.recommend import Trial, cost, search_keep_fp32
+from castwise.doctor.report import PolicyResult
+from castwise.policy import Policy
+
+
+@pytest.fixture(scope="module")
+def report() -> cw.Report:
+    return cw.diagnose(example_model(), example_inputs(), policies=["bf16-true", "16-true"], tolerance=5e-3)
+
+
+def test_json_follows_the_schema_and_round_trips(report: cw.Report) -> None:
+    data = json.loads(report.to_json())
+    jsonschema.validate(data, REPORT_SCHEMA)
+    assert data["schema"] == "castwise.doctor.report/1"
+    again = cw.Report.from_json(report.to_json())
+    assert again == report
+    assert again.to_json() == report.to_json()
+    assert again.policy("16-true").run("eval").modules[1].name == "embed"
+
+
+def test_the_schema_rejects_what_it_does_not_document(report: cw.Report) -> None:
+    data = json.loads(report.to_json())
+    data["policies"][0]["runs"][0]["surprise"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, REPORT_SCHEMA)
+
+
+def test_terminal_rendering_shows_policies_findings_and_recommendation(report: cw.Report) -> None:
+    console = Console(width=200, record=True, color_system=None)
+    console.print(report)
+    text = console.export_text()
+    assert "bf16-true" in text and "16-true" in text
+    row = next(line for line in text.splitlines() if "│ bf16-true" in line)
+    assert f"{report.policy('bf16-true').max_error:.1e}" in row
+    assert "recommendation: 16-true" in text
+    assert "keep-fp32" not in text or "fix:" in text
+    assert text.count("fix: ") == len(report.findings)
+
+
+@pytest.mark.parametrize("padding", [0, SMALL], ids=["batched", "one-by-one"])
+def test_compare_counts_error_overflow_and_underflow(padding: int) -> None:
+    reference = torch.cat([torch.tensor([1.0, -2.0, 4.0, 1e-9, 0.0]), torch.zeros(padding)])
+    candidate = torch.cat([torch.tensor([1.0, -2.5, math.inf, 0.0, 0.0]), torch.zeros(padding)])
+    numerics = compare([candidate], [Reference.of(reference)])
+    assert numerics.overflow == 1
+    assert numerics.underflow == pytest.approx(1 / 4)
+    assert numerics.error == pytest.approx(0.5 / 4.0)  # the diff where both are finite, over max |reference|
+    assert compare([torch.ones(2)], [Reference.of(torch.ones(3))]).error is None
+
+
+def test_references_summarised_together_match_one_by_one() -> None:
+    tensors = [torch.tensor([0.0, -3.0, 1.0]), torch.tensor([math.inf, 2.0]), torch.zeros(SMALL + 1), torch.ones(4)]
+    assert [(r.scale, r.nonzero, r.finite) for r in Reference.many(tensors)] == [
+        (3.0, 2, True), (2.0, 2, False), (0.0, 0, True), (1.0, 4, True)]
+    assert [(r.scale, r.nonzero, r.finite) for r in map(Reference.of, tensors)] == [
+        (r.scale, r.nonzero, r.finite) for r in Reference.many(tensors)]
+
+
+def test_compare_all_matches_one_by_one() -> None:
+    generator = torch.Generator().manual_seed(0)
+    references = [torch.randn(size, generator=generator) for size in (7, 300, SMALL + 3)]
+    groups = [([r.to(torch.bfloat16)], [Reference.of(r)]) for r in references]
+    assert compare_all(groups) == [compare(*group) for group in groups]
+    assert compare_all([([torch.ones(2)], [Reference.of(torch.ones(2))]), ([], [])])[1].error is None
+
+
+def test_cost_orders_storage_then_compute_then_tf32() -> None:
+    names = ["64-true", "32-true", "tf32", "bf16-mixed", "16-true", "bf16-true"]
+    ordered = sorted(names, key=lambda n: cost(Policy.parse(n)))
+    assert ordered[:2] == ["16-true", "bf16-true"] and ordered[2:] == ["bf16-mixed", "tf32", "32-true", "64-true"]
+
+
+def test_keep_search_finds_the_shortest_passing_prefix() -> None:
+    ranked = ["a", "b", "c", "d", "e", "f"]
+    seen: list[tuple[str, ...]] = []
+
+    def evaluate(policy: Policy) -> Trial:
+        extra = policy.keep_fp32[len(Policy.parse("bf16-true").keep_fp32):]
+        seen.append(extra)
+        return Trial({"a", "b", "c"} <= set(extra), 0.1 / (1 + len(extra)), None)
+
+    failing = PolicyResult("bf16-true", [], within_tolerance=False)
+    fix = search_keep_fp32(failing, ranked, evaluate)
+    assert fix.ok and fix.modules == ["a", "b", "c"] and fix.tried == len(seen)
+    assert seen == [("a",), ("a", "b"), ("a", "b", "c", "d"), ("a", "b", "c")]
+
+
+def test_keep_search_follows_raising_modules_first() -> None:
+    def evaluate(policy: Policy) -> Trial:
+        extra = policy.keep_fp32[len(Policy.parse("bf16-true").keep_fp32):]
+        if "x" not in extra:
+            return Trial(False, None, "x")
+        return Trial(True, 0.0, None)
+
+    failing = PolicyResult("bf16-true", [], within_tolerance=False)
+    fix = search_keep_fp32(failing, ["a", "b"], evaluate)
+    assert (fix.modules, fix.ok, fix.tried) == (["x"], True, 2)
