@@ -14,32 +14,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import os
-import platform
-import statistics
-import time
 import warnings
-from typing import Callable
 
 import torch
+from common import Step, machine, measure, mlp, print_ratios, transformer
 from torch import nn
 
-from castwise.doctor import example_inputs, example_model
 from castwise.integrations.lightning import CastwisePrecision
-
-Step = Callable[[], None]
-
-
-def mlp() -> tuple[nn.Module, tuple]:
-    """Four linear layers with GELU: nothing kept in fp32, so a difference is framework overhead."""
-    torch.manual_seed(0)
-    layers = [m for _ in range(4) for m in (nn.Linear(128, 128), nn.GELU())]
-    return nn.Sequential(*layers, nn.Linear(128, 10)), (torch.randn(32, 128),)
-
-
-def transformer() -> tuple[nn.Module, tuple]:
-    """The built-in doctor example (embedding, TransformerEncoder, LayerNorm, head)."""
-    return example_model(), example_inputs()
 
 
 def _loss(output: torch.Tensor) -> torch.Tensor:
@@ -72,30 +53,13 @@ def accelerate_way(model: nn.Module, inputs: tuple) -> Step:
     return step
 
 
-def measure(ways: dict[str, Step], steps: int, warmup: int = 10) -> dict[str, float]:
-    """Median seconds per step of each way; the order of the ways rotates every round."""
-    names = list(ways)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for index in range(warmup + steps):
-        shift = index % len(names)
-        for name in names[shift:] + names[:shift]:
-            start = time.perf_counter()
-            ways[name]()
-            if index >= warmup:
-                times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(samples) for name, samples in times.items()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     torch.set_num_threads(1)
-    print(
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
-        f"1 thread; {args.steps} steps per way, median ms/step"
-    )
+    print(f"{machine()}, 1 thread; {args.steps} steps per way, median ms/step")
     for name, build in (("mlp", mlp), ("transformer", transformer)):
         model, inputs = build()
         ways = {
@@ -107,11 +71,7 @@ def main() -> None:
         if name == "transformer":
             keep_nothing = CastwisePrecision("params=f32,compute=bf16,output=f32,keep=")
             ways["castwise, norms not kept"] = fabric_way(copy.deepcopy(model), inputs, plugins=[keep_nothing])
-        median = measure(ways, args.steps)
-        print(f"\n{name}:")
-        for way, seconds in median.items():
-            ratio = median["castwise plugin"] / seconds
-            print(f"  {way:<26} {seconds * 1e3:8.3f} ms   castwise / this = {ratio:.3f}")
+        print_ratios(name, measure(ways, args.steps), "castwise plugin")
 
 
 if __name__ == "__main__":
