@@ -53,7 +53,7 @@ def test_page_is_self_contained_with_svg_charts(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     assert text.count("<svg") == 3
     assert not re.search(r"""(src|href)=["']https?://""", text)
-    assert "Recommendation: <b>16-true</b>" in text and "<script" not in text
+    assert "Recommendation: <b>bf16-true</b>" in text and "<script" not in text
     assert "Per-module error by policy" in text and "Dtype flow" in text
 
 

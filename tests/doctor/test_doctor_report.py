@@ -79,10 +79,10 @@ def test_compare_all_matches_one_by_one() -> None:
     assert compare_all([([torch.ones(2)], [Reference.of(torch.ones(2))]), ([], [])])[1].error is None
 
 
-def test_cost_orders_storage_then_compute_then_tf32() -> None:
-    names = ["64-true", "32-true", "tf32", "bf16-mixed", "16-true", "bf16-true"]
+def test_cost_orders_storage_then_compute_then_loss_scaling_then_tf32() -> None:
+    names = ["64-true", "32-true", "tf32", "16-mixed", "bf16-mixed", "16-true", "bf16-true"]
     ordered = sorted(names, key=lambda n: cost(Policy.parse(n)))
-    assert ordered[:2] == ["16-true", "bf16-true"] and ordered[2:] == ["bf16-mixed", "tf32", "32-true", "64-true"]
+    assert ordered == ["bf16-true", "16-true", "bf16-mixed", "16-mixed", "tf32", "32-true", "64-true"]
 
 
 def test_keep_search_finds_the_shortest_passing_prefix() -> None:

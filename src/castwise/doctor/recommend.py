@@ -1,7 +1,9 @@
 """The recommendation: the cheapest policy within tolerance, and the fewest modules to keep in fp32.
 
-Cost is storage first (parameter bits), then compute bits, then tf32 over full fp32; among equally
-cheap policies the more accurate one wins. The keep-fp32 search re-runs a failing policy with more
+Cost is storage first (parameter bits), then compute bits, then loss scaling (an fp16 policy needs
+a scaler, skips steps on overflow and has fp32's range cut to 65504, which example inputs may not
+exercise: so bf16 wins over fp16 of the same width), then tf32 over full fp32; among equally cheap
+policies the more accurate one wins. The keep-fp32 search re-runs a failing policy with more
 and more of its most sensitive modules kept in fp32: first the modules that raised, then the
 sensitivity ranking by doubling prefixes (a module that raises on the way joins the first group), then
 a bisection down to the shortest prefix that passes.
@@ -34,11 +36,13 @@ class Trial:
 Evaluate = Callable[[Policy], Trial]
 
 
-def cost(policy: Policy) -> tuple[int, int, int]:
-    """Smaller is cheaper: parameter bits, compute bits, then 0 for tf32 matmuls and 1 for full fp32."""
+def cost(policy: Policy) -> tuple[int, int, int, int]:
+    """Smaller is cheaper: parameter bits, compute bits, 1 when loss scaling is needed, then 0 for
+    tf32 matmuls and 1 for full fp32."""
     return (
         torch.finfo(policy.param_dtype).bits,
         torch.finfo(policy.compute_dtype).bits,
+        int(policy.loss_scaling != "none"),
         int(policy.matmul_precision == "highest"),
     )
 
