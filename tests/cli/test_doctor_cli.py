@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from castwise.cli import app
+import castwise as cw
 from castwise.doctor import REPORT_SCHEMA
 
 runner = CliRunner()
@@ -146,3 +147,17 @@ def test_factory_without_inputs_says_what_to_return(tmp_path: Path) -> None:
     result = runner.invoke(app, ["doctor", f"{tmp_path / 'bare.py'}:build"])
     assert result.exit_code == 2
     assert "return (model, example_inputs) or set model.example_input_array" in result.output
+
+
+def test_builtin_example_json_carries_the_parity_table_and_reads_back() -> None:
+    result = runner.invoke(app, ["doctor", "-p", "bf16-mixed", "--json", "-"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, REPORT_SCHEMA)
+    rows = {row["way"]: row for row in data["parity"]}
+    assert rows["torch"]["policy"] == rows["castwise"]["policy"] == "bf16-mixed"
+    assert not rows["torch"]["eval"]["ok"] and "expected scalar type Float" in rows["torch"]["eval"]["error"]
+    assert rows["castwise"]["eval"]["ok"] and rows["castwise"]["eval"]["output_dtype"] == "f32"
+    again = cw.Report.from_json(result.stdout)
+    assert again.parity is not None and again.parity[1].train.output_dtype == "f32"
+    assert again.to_dict() == data

@@ -53,6 +53,7 @@ def doctor_command(
             rows = None if target or hf else run_parity(model, inputs, policies, progress=update)
             report = diagnose(model, inputs, policies=policies, modes=modes, tolerance=tolerance,
                               progress=update, name=label)
+        report.parity = rows
     except (TargetError, ValueError) as exc:
         fail(str(exc))
     _write_outputs(report, json_file, html_file)

@@ -4,7 +4,7 @@ how large are the parameters, and how far is the output from an fp32 reference."
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import torch
@@ -40,9 +40,6 @@ class ParityRow:
     @property
     def ok(self) -> bool:
         return self.train.ok and self.eval.ok
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "ok": self.ok}
 
 
 def run_parity(

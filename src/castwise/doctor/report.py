@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from castwise.doctor.parity import ParityRow
 from castwise.doctor.serialize import from_dict
 
 SCHEMA_ID = "castwise.doctor.report/1"
@@ -138,6 +139,7 @@ class Report:
     policies: list[PolicyResult]
     findings: list[Finding]
     recommendation: Recommendation
+    parity: list[ParityRow] | None = None
     schema: str = SCHEMA_ID
 
     def policy(self, name: str) -> PolicyResult:

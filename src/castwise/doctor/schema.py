@@ -87,6 +87,21 @@ _KEEP_FIX = _object({
     "tried": {"type": "integer"},
 })
 
+_MODE_RESULT = _object({
+    "ok": {"type": "boolean"},
+    "output_dtype": _STRING_OR_NULL,
+    "max_rel_error": _NUMBER_OR_NULL,
+    "error": {**_STRING_OR_NULL, "description": "'Type: first line' of what the forward raised"},
+})
+
+_PARITY_ROW = _object({
+    "policy": {"type": "string"},
+    "way": {"enum": ["torch", "castwise"], "description": "torch: autocast or model.to(dtype) by hand"},
+    "train": _MODE_RESULT,
+    "eval": _MODE_RESULT,
+    "param_bytes": {"type": "integer"},
+})
+
 REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "castwise.doctor.report/1",
@@ -105,6 +120,10 @@ REPORT_SCHEMA: dict[str, Any] = {
             "reason": {"type": "string"},
             "keep_fp32": {"type": "array", "items": _KEEP_FIX},
         }),
-    }),
+        "parity": {
+            "oneOf": [{"type": "null"}, {"type": "array", "items": _PARITY_ROW}],
+            "description": "plain PyTorch against castwise per policy (the built-in example only)",
+        },
+    }, optional=("parity",)),
 }
 """JSON Schema of ``Report.to_json()``."""
