@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
 import time
+import warnings
 from typing import Callable
 
 import torch
@@ -53,3 +55,14 @@ def print_ratios(title: str, median: dict[str, float], ours: str) -> None:
     print(f"\n{title}:")
     for way, seconds in median.items():
         print(f"  {way:<30} {seconds * 1e3:8.3f} ms   {ours} / this = {median[ours] / seconds:.3f}")
+
+
+def start(description: str, default_steps: int) -> int:
+    """Parse ``--steps``, quiet warnings, pin torch to one thread and print the machine line."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--steps", type=int, default=default_steps)
+    steps = parser.parse_args().steps
+    warnings.filterwarnings("ignore")
+    torch.set_num_threads(1)
+    print(f"{machine()}, 1 thread; {steps} steps per way, median ms/step")
+    return steps

@@ -12,12 +12,10 @@ transformer a castwise policy that keeps no module in fp32 shows what the fp32 L
 
 from __future__ import annotations
 
-import argparse
 import copy
-import warnings
 
 import torch
-from common import Step, machine, measure, mlp, print_ratios, transformer
+from common import Step, measure, mlp, print_ratios, start, transformer
 from torch import nn
 
 from castwise.integrations.lightning import CastwisePrecision
@@ -54,12 +52,7 @@ def accelerate_way(model: nn.Module, inputs: tuple) -> Step:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=200)
-    args = parser.parse_args()
-    warnings.filterwarnings("ignore")
-    torch.set_num_threads(1)
-    print(f"{machine()}, 1 thread; {args.steps} steps per way, median ms/step")
+    steps = start(__doc__.splitlines()[0], default_steps=200)
     for name, build in (("mlp", mlp), ("transformer", transformer)):
         model, inputs = build()
         ways = {
@@ -71,7 +64,7 @@ def main() -> None:
         if name == "transformer":
             keep_nothing = CastwisePrecision("params=f32,compute=bf16,output=f32,keep=")
             ways["castwise, norms not kept"] = fabric_way(copy.deepcopy(model), inputs, plugins=[keep_nothing])
-        print_ratios(name, measure(ways, args.steps), "castwise plugin")
+        print_ratios(name, measure(ways, steps), "castwise plugin")
 
 
 if __name__ == "__main__":

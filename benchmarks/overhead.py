@@ -9,12 +9,10 @@ of many steps is kept, so machine load affects them alike. Prints the ratios tha
 
 from __future__ import annotations
 
-import argparse
 import copy
-import warnings
 
 import torch
-from common import Step, machine, measure, mlp, print_ratios, transformer
+from common import Step, measure, mlp, print_ratios, start, transformer
 from torch import nn
 
 import castwise as cw
@@ -65,12 +63,7 @@ def fabric_step(model: nn.Module, inputs: tuple) -> Step | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=300)
-    args = parser.parse_args()
-    warnings.filterwarnings("ignore")
-    torch.set_num_threads(1)
-    print(f"{machine()}, 1 thread; {args.steps} steps per way, median ms/step")
+    steps = start(__doc__.splitlines()[0], default_steps=300)
     for name, build in (("mlp", mlp), ("transformer", transformer)):
         model, inputs = build()
         ways = {
@@ -82,7 +75,7 @@ def main() -> None:
         fabric = fabric_step(copy.deepcopy(model), inputs)
         if fabric is not None:
             ways["Lightning Fabric"] = fabric
-        print_ratios(name, measure(ways, args.steps), "castwise")
+        print_ratios(name, measure(ways, steps), "castwise")
 
 
 if __name__ == "__main__":
