@@ -10,6 +10,13 @@ import torch
 
 TensorFn = Callable[[torch.Tensor], torch.Tensor]
 
+_BITS = {torch.float64: 64, torch.float32: 32, torch.bfloat16: 16, torch.float16: 16}
+
+
+def float_bits(dtype: torch.dtype) -> int:
+    """Width of a floating dtype in bits (a dict look-up for the common four: this runs per call)."""
+    return _BITS.get(dtype) or torch.finfo(dtype).bits
+
 
 def map_tensors(obj: Any, fn: TensorFn) -> Any:
     """Apply ``fn`` to every tensor in tuples, lists, dicts, namedtuples and dataclasses.
@@ -44,10 +51,10 @@ def cast_inputs(obj: Any, dtype: torch.dtype) -> Any:
 
 def cast_outputs(obj: Any, dtype: torch.dtype) -> Any:
     """Cast floating tensors to ``dtype`` unless that would lose bits (never a downcast)."""
-    bits = torch.finfo(dtype).bits
+    bits = float_bits(dtype)
 
     def cast(t: torch.Tensor) -> torch.Tensor:
-        if not t.is_floating_point() or t.dtype == dtype or torch.finfo(t.dtype).bits > bits:
+        if not t.is_floating_point() or t.dtype == dtype or float_bits(t.dtype) > bits:
             return t
         return t.to(dtype)
 

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import torch
 from torch import nn
 
-from castwise.model.casting import cast_inputs, map_tensors
+from castwise.model.casting import cast_inputs, float_bits, map_tensors
 from castwise.model.device import device_type_of
 from castwise.model.hooks import remove_hooks
 from castwise.policy import Policy
@@ -90,28 +90,19 @@ class Fp32Compute:
             torch.set_autocast_enabled(device_type, True)
         if dtype is None or output is None:
             return output
-        if isinstance(output, torch.Tensor):
-            return output.to(dtype) if output.is_floating_point() and output.dtype != dtype else output
         return cast_inputs(output, dtype)
 
     def _hand_back_dtype(self, first: torch.Tensor | None) -> torch.dtype | None:
         cap = self.hand_back_at_most
         if first is None:
             return cap
-        if cap is not None and _bits(first.dtype) > _bits(cap):
+        if cap is not None and float_bits(first.dtype) > float_bits(cap):
             return cap
         return first.dtype
 
 
-_BITS = {torch.float64: 64, torch.float32: 32, torch.bfloat16: 16, torch.float16: 16}
-
-
-def _bits(dtype: torch.dtype) -> int:
-    return _BITS.get(dtype) or torch.finfo(dtype).bits
-
-
 def _is_low(item: Any) -> bool:
-    return isinstance(item, torch.Tensor) and item.is_floating_point() and _bits(item.dtype) < 32
+    return isinstance(item, torch.Tensor) and item.is_floating_point() and float_bits(item.dtype) < 32
 
 
 def _upcast(obj: Any) -> Any:
