@@ -19,8 +19,9 @@ from torch import nn
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 
-from castwise.model import PrecisionModule, apply
+from castwise.model import PrecisionModule
 from castwise.model.keep_fp32 import kept_modules
+from castwise.model.wrapper import prepare_module
 from castwise.policy import Policy, PolicyLike
 
 __all__ = ["full_state_dict", "mixed_precision_policy", "shard"]
@@ -62,7 +63,7 @@ def shard(
         )
     if "mp_policy" in fully_shard_kwargs:
         raise TypeError("shard() derives mp_policy from the castwise policy; do not pass mp_policy")
-    policy = apply(model, policy).policy
+    policy = prepare_module(model, policy)
     main = mixed_precision_policy(policy)
     inner = dataclasses.replace(main, output_dtype=None)
     for _, module in kept_modules(model, policy.keep_fp32):

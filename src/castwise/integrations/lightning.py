@@ -32,10 +32,11 @@ from lightning.pytorch.plugins.precision import Precision
 from torch import nn
 from torch.optim import Optimizer
 
-from castwise.model import apply, init_module
+from castwise.model import init_module
 from castwise.model.casting import cast_inputs, cast_outputs
 from castwise.model.hooks import remove_hooks
 from castwise.model.runtime import PolicyRuntime
+from castwise.model.wrapper import prepare_module
 from castwise.policy import Policy, PolicyLike
 from castwise.training import LossScaler, PrecisionMonitor
 
@@ -64,10 +65,10 @@ class CastwisePrecision(Precision):
 
     def convert_module(self, module: nn.Module) -> nn.Module:
         """Convert parameters in place (kept modules fp32, computing in fp32) and cast at the forward."""
-        # cw.apply converts in place; Lightning needs the module itself back, not the wrapper
-        self.policy = apply(module, self.policy).policy
+        self.policy = prepare_module(module, self.policy)
         self._module = module
         self._runtime = PolicyRuntime(module, self.policy)
+        self._runtime.check_parameters_device()
         _ForwardBoundary(self.policy).attach(module)
         return module
 

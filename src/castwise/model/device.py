@@ -75,6 +75,11 @@ class DeviceProbe:
                 self._owner, self._name = owner, name
                 return
 
+    @property
+    def has_parameters(self) -> bool:
+        """True when the module had a parameter to remember."""
+        return self._owner is not None
+
     def device_type(self, inputs: Any = ()) -> str:
         """The device type of the remembered parameter, else as :func:`device_type_of` finds it."""
         if self._owner is not None:

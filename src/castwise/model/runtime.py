@@ -34,6 +34,12 @@ class PolicyRuntime:
             self._checked_devices.add(device_type)
         return device_type
 
+    def check_parameters_device(self) -> None:
+        """Check the policy now against the device the parameters are on (none, or meta: at the forward)."""
+        device_type = self._device.device_type()
+        if self._device.has_parameters and device_type != "meta":
+            self.device_type(device=device_type)
+
     def context(self, device_type: str) -> contextlib.AbstractContextManager:
         """Autocast (mixed policies), the MHA fast path off (16-bit math), the matmul precision."""
         policy = self.policy

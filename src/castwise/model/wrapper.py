@@ -8,7 +8,6 @@ from torch import nn
 
 from castwise.model.casting import cast_inputs, cast_outputs
 from castwise.model.convert import convert_parameters
-from castwise.model.device import device_type_of
 from castwise.model.keep_fp32 import attach_fp32_compute
 from castwise.model.runtime import PolicyRuntime
 from castwise.policy import Policy, PolicyLike
@@ -102,6 +101,15 @@ def unwrap(model: nn.Module) -> nn.Module:
     return model
 
 
+def prepare_module(model: nn.Module, policy: PolicyLike) -> Policy:
+    """Convert ``model``'s parameters in place and hook its kept-fp32 modules; returns the policy
+    in effect (with the modules the model declares fp32). For plugins that keep the model itself."""
+    policy = model_policy(model, policy)
+    convert_parameters(model, policy)
+    attach_fp32_compute(model, policy)
+    return policy
+
+
 def apply(model: nn.Module, policy: PolicyLike) -> PrecisionModule:
     """Apply ``policy`` to ``model``: convert its parameters and return a wrapper that runs it.
 
@@ -112,10 +120,6 @@ def apply(model: nn.Module, policy: PolicyLike) -> PrecisionModule:
     inner = unwrap(model)
     if not isinstance(inner, nn.Module):
         raise TypeError(f"cw.apply expects a torch.nn.Module, got {type(inner).__name__}")
-    policy = model_policy(inner, policy)
-    convert_parameters(inner, policy)
-    attach_fp32_compute(inner, policy)
-    wrapper = PrecisionModule(inner, policy)
-    if any(True for _ in inner.parameters()) and device_type_of(inner) != "meta":
-        wrapper._runtime.device_type()
+    wrapper = PrecisionModule(inner, prepare_module(inner, policy))
+    wrapper._runtime.check_parameters_device()
     return wrapper
