@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from collections.abc import Mapping
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import torch
 from torch import nn
 
 from castwise.doctor.report import ModuleStats
+from castwise.model.casting import iter_tensors
 from castwise.model.hooks import has_hooks
 from castwise.model.keep_fp32 import Fp32Compute
 from castwise.policy import dtype_name
@@ -18,30 +17,13 @@ from castwise.policy import dtype_name
 OutputHook = Callable[[str, list[torch.Tensor]], None]
 
 
-def all_tensors(obj: Any) -> Iterator[torch.Tensor]:
-    """Every tensor inside tuples, lists, dicts and dataclasses (ModelOutput included), in order."""
-    if isinstance(obj, torch.Tensor):
-        yield obj
-    elif isinstance(obj, (tuple, list)):
-        for item in obj:
-            yield from all_tensors(item)
-    elif isinstance(obj, Mapping):
-        for item in obj.values():
-            yield from all_tensors(item)
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        for field in dataclasses.fields(obj):
-            yield from all_tensors(getattr(obj, field.name))
-
-
 def floating_tensors(obj: Any) -> list[torch.Tensor]:
     """Every floating, strided tensor inside a nested structure, in order."""
-    return [t for t in all_tensors(obj) if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
+    return [t for t in iter_tensors(obj) if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
 
 
 def _dtypes(obj: Any) -> list[str]:
-    names = (dtype_name(t.dtype) if t.is_floating_point() else str(t.dtype).removeprefix("torch.")
-             for t in all_tensors(obj))
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(dtype_name(t.dtype) for t in iter_tensors(obj)))
 
 
 def _own_dtypes(module: nn.Module) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -38,6 +38,21 @@ def map_tensors(obj: Any, fn: TensorFn) -> Any:
     if isinstance(obj, Mapping):
         return type(obj)((key, map_tensors(value, fn)) for key, value in obj.items())
     return obj
+
+
+def iter_tensors(obj: Any) -> Iterator[torch.Tensor]:
+    """Every tensor in the containers :func:`map_tensors` walks, in order, without rebuilding them."""
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for field in dataclasses.fields(obj):
+            yield from iter_tensors(getattr(obj, field.name))
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from iter_tensors(item)
+    elif isinstance(obj, Mapping):
+        for item in obj.values():
+            yield from iter_tensors(item)
 
 
 def cast_inputs(obj: Any, dtype: torch.dtype) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import torch
 from torch import nn
 
-from castwise.model.casting import cast_inputs, float_bits, map_tensors
+from castwise.model.casting import cast_inputs, float_bits, iter_tensors, map_tensors
 from castwise.model.device import device_type_of
 from castwise.model.hooks import remove_hooks
 from castwise.policy import Policy
@@ -39,18 +39,11 @@ def kept_modules(model: nn.Module, globs: tuple[str, ...]) -> Iterator[tuple[str
 
 
 def _first_floating(args: tuple, kwargs: dict) -> torch.Tensor | None:
+    """The first floating tensor among the inputs (plain tensor arguments checked first: this is hot)."""
     for item in (*args, *kwargs.values()):
         if isinstance(item, torch.Tensor) and item.is_floating_point():
             return item
-    found: list[torch.Tensor] = []
-
-    def visit(t: torch.Tensor) -> torch.Tensor:
-        if t.is_floating_point() and not found:
-            found.append(t)
-        return t
-
-    map_tensors((args, kwargs), visit)
-    return found[0] if found else None
+    return next((t for t in iter_tensors((args, kwargs)) if t.is_floating_point()), None)
 
 
 class Fp32Compute:
