@@ -53,7 +53,8 @@ CASES: dict[str, tuple[Callable[[], object], str, tuple[str, ...]]] = {
     "linear": (lambda: F.linear(x.to(bf16), torch.randn(3, 4)), "matmul_dtype", ("bf16", "f32")),
     "matmul-f16": (lambda: x.half() @ torch.randn(4, 3), "matmul_dtype", ("f16", "f32")),
     "bmm": (lambda: torch.bmm(x.to(bf16)[None], torch.randn(1, 4, 3)), "scalar_type", ("bf16", "f32")),
-    "conv-f32-input": (lambda: F.conv2d(image, torch.randn(1, 1, 3, 3).to(bf16)), "scalar_type", ("f32", "bf16")),
+    "conv-f32-input": (lambda: F.conv2d(image, torch.randn(1, 1, 3, 3).to(bf16)), "conv_weight_dtype",
+                       ("f32", "bf16")),
     "layernorm": (lambda: nn.LayerNorm(4).to(bf16)(x), "norm_param_dtype", ("f32",)),
     "conv-bias": (lambda: F.conv2d(image.to(bf16), torch.randn(1, 1, 3, 3).to(bf16), torch.randn(1)),
                   "conv_bias_dtype", ("bf16", "f32")),
@@ -111,3 +112,13 @@ def test_explanation_reads_as_cause_culprit_fix() -> None:
     text = str(cw.explain(_raise(CASES["addmm"][0])))
     lines = text.splitlines()
     assert lines[1].startswith("Likely culprit: ") and lines[2].startswith("Fix: ")
+
+
+def test_a_conv_module_mismatch_is_recognised_from_the_traceback_not_the_bare_message() -> None:
+    conv = nn.Conv2d(1, 1, 3, bias=False)
+    error = _raise(lambda: conv(image.to(bf16)))
+    assert str(error).startswith("expected scalar type BFloat16 but found Float")
+    explanation = cw.explain(error)
+    assert explanation.kind == "conv_weight_dtype"
+    assert explanation.cause == "a convolution got a bf16 input but a f32 weight"
+    assert cw.explain(str(error)).kind == "scalar_type"

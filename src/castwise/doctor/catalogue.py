@@ -15,6 +15,7 @@ _DTYPE_WORDS = (("bfloat16", "bf16"), ("half", "f16"), ("float16", "f16"), ("dou
 
 _FASTPATH_FILES = ("torch/nn/modules/transformer.py", "torch/nn/modules/activation.py")
 _FASTPATH_KERNELS = ("_transformer_encoder_layer_fwd", "_native_multi_head_attention")
+_CONV_CALL = re.compile(r"\bconv(?:_transpose)?[123]d\(")
 
 _POLICY_FIX = (
     "run the whole model under one castwise policy (`cw.apply(model, 'bf16-mixed')`), which casts inputs "
@@ -59,6 +60,18 @@ _FASTPATH = _entry(
     "call in `torch.backends.mha.set_fastpath_enabled(False)` (a global flag: restore it afterwards)",
 )
 
+_CONV_WEIGHT_CAUSE = "a convolution got a {a} input but a {b} weight"
+_CONV_WEIGHT_CULPRIT = "a conv layer whose weight stayed {b} while its input is {a}"
+_CONV_WEIGHT_FIX = (
+    f"{_POLICY_FIX}; or convert the layer (`conv.to(dtype)`), or use autocast instead of casting inputs by hand"
+)
+
+_CONV_SCALAR = _entry(
+    "conv_weight_dtype", r"expected scalar type (\w+) but found (\w+)",
+    _CONV_WEIGHT_CAUSE, _CONV_WEIGHT_CULPRIT, _CONV_WEIGHT_FIX,
+)
+"""torch 2.13's CPU convolution reports an input/weight mismatch as a bare scalar-type error."""
+
 _ENTRIES: tuple[_Entry, ...] = (
     _entry(
         "matmul_dtype", r"mat1 and mat2 must have the same dtype, but got (\w+) and (\w+)",
@@ -91,9 +104,7 @@ _ENTRIES: tuple[_Entry, ...] = (
     ),
     _entry(
         "conv_weight_dtype", r"Input type \((.+?)\) and weight type \((.+?)\) should be the same",
-        "a convolution got a {a} input but a {b} weight",
-        "a conv layer whose weight stayed {b} while its input is {a}",
-        f"{_POLICY_FIX}; or convert the layer (`conv.to(dtype)`), or use autocast instead of casting inputs by hand",
+        _CONV_WEIGHT_CAUSE, _CONV_WEIGHT_CULPRIT, _CONV_WEIGHT_FIX,
     ),
     _entry(
         "loss_dtype", r"Found dtype (\w+) but expected (\w+)",
@@ -156,10 +167,10 @@ _ENTRIES: tuple[_Entry, ...] = (
 def explain(error: BaseException | str) -> Explanation | None:
     """The cause, likely culprit and fix of a dtype error raised by torch; None if it is not one."""
     message = _first_line(error)
-    if isinstance(error, BaseException) and _raised_in_transformer_fastpath(error):
-        match = _FASTPATH.pattern.search(message)
+    for entry in _traceback_entries(error):
+        match = entry.pattern.search(message)
         if match:
-            return _render(_FASTPATH, message, match)
+            return _render(entry, message, match)
     for entry in _ENTRIES:
         match = entry.pattern.search(message)
         if match:
@@ -187,10 +198,18 @@ def _short_dtype(word: str) -> str:
     return word
 
 
-def _raised_in_transformer_fastpath(error: BaseException) -> bool:
-    """True when the traceback ends in the fused kernels of torch's transformer/attention fast path."""
-    return any(
+def _traceback_entries(error: BaseException | str) -> list[_Entry]:
+    """Entries that a generic message means when the traceback shows where it was raised."""
+    if not isinstance(error, BaseException):
+        return []
+    frames = traceback.extract_tb(error.__traceback__)
+    entries = []
+    if any(
         frame.filename.replace("\\", "/").endswith(_FASTPATH_FILES)
         and any(kernel in (frame.line or "") for kernel in _FASTPATH_KERNELS)
-        for frame in traceback.extract_tb(error.__traceback__)
-    )
+        for frame in frames
+    ):
+        entries.append(_FASTPATH)
+    if frames and _CONV_CALL.search(frames[-1].line or ""):
+        entries.append(_CONV_SCALAR)
+    return entries
