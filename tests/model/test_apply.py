@@ -12,6 +12,7 @@ from transformers.modeling_outputs import BaseModelOutput
 
 import castwise as cw
 from castwise.model.device import check_policy_on_device
+from castwise.model.keep_fp32 import Fp32Compute, is_computing_in_fp32
 from castwise.policy import Policy
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*nested tensors.*")
@@ -212,8 +213,10 @@ def test_apply_twice_rewraps_the_original_once():
     second = cw.apply(first, "bf16-mixed")
     assert cw.unwrap(second) is inner and second.module is inner
     assert {p.dtype for p in inner.parameters()} == {torch.float32}
-    hooks = sum(len(m._forward_pre_hooks) for m in inner.modules())
-    assert hooks == 1, "re-applying replaces the fp32-compute hooks instead of stacking them"
+    kept = [m for m in inner.modules() if is_computing_in_fp32(m)]
+    assert len(kept) == 1, "re-applying keeps each module once instead of stacking"
+    assert type(kept[0]).__mro__.count(Fp32Compute) == 1
+    assert not any(m._forward_pre_hooks or m._forward_hooks for m in inner.modules())
 
 
 def test_wrapper_forwards_attributes_of_the_inner_model():

@@ -7,12 +7,11 @@ module at hand, a glob may also name a module class (``LayerNorm``), as in polic
 
 from __future__ import annotations
 
-import fnmatch
 from typing import Iterable
 
 from torch import nn
 
-from castwise.model.keep_fp32 import is_kept
+from castwise.keep import kept_modules, name_matches
 from castwise.policy import DEFAULT_KEEP_FP32
 
 NO_GLOBS = ("none",)
@@ -28,12 +27,10 @@ def keep_globs(keep_fp32: Iterable[str] | str | None) -> tuple[str, ...]:
 
 def kept_by_name(name: str, globs: tuple[str, ...]) -> bool:
     """True when a glob matches the tensor name or one of its module prefixes."""
-    parts = name.lower().split(".")
-    candidates = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    return any(fnmatch.fnmatchcase(c, g.lower()) for g in globs for c in candidates)
+    return name_matches(name, globs)
 
 
 def kept_in_module(model: nn.Module, names: Iterable[str], globs: tuple[str, ...]) -> set[str]:
     """State-dict names kept by name, or because a kept module (by name or class) owns them."""
-    kept_prefixes = [f"{n}." for n, m in model.named_modules() if n and is_kept(n, m, globs)]
+    kept_prefixes = [f"{n}." for n, _ in kept_modules(model, globs)]
     return {n for n in names if kept_by_name(n, globs) or any(n.startswith(p) for p in kept_prefixes)}

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from castwise.model import apply
-from castwise.model.runtime import float32_matmul_precision
+from castwise.model.boundary import float32_matmul_precision
 from castwise.policy import Policy, canonical_policies, dtype_name
 
 Runner = Callable[[nn.Module, tuple], Any]

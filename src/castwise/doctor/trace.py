@@ -10,8 +10,7 @@ from torch import nn
 
 from castwise.doctor.report import ModuleStats
 from castwise.model.casting import iter_tensors
-from castwise.model.hooks import has_hooks
-from castwise.model.keep_fp32 import Fp32Compute
+from castwise.model.keep_fp32 import is_computing_in_fp32
 from castwise.policy import dtype_name
 
 OutputHook = Callable[[str, list[torch.Tensor]], None]
@@ -30,10 +29,6 @@ def _own_dtypes(module: nn.Module) -> list[str]:
     """Dtypes of the module's own parameters and buffers (read directly: hooks run on every call)."""
     tensors = [*module._parameters.values(), *module._buffers.values()]
     return list(dict.fromkeys(dtype_name(t.dtype) for t in tensors if t is not None and t.is_floating_point()))
-
-
-def _is_kept(module: nn.Module) -> bool:
-    return has_hooks(module, Fp32Compute)
 
 
 class Tracer:
@@ -80,10 +75,11 @@ class Tracer:
         name = self._names[id(module)]
         self._stack.append(name)
         if name not in self.stats:
+            kept = is_computing_in_fp32(module)
             self.stats[name] = ModuleStats(
                 name=name, type=type(module).__name__, inputs=_dtypes((args, kwargs)),
-                params=_own_dtypes(module), outputs=[], autocast=torch.is_autocast_enabled(self._device),
-                kept_fp32=_is_kept(module),
+                params=_own_dtypes(module), outputs=[],
+                autocast=torch.is_autocast_enabled(self._device) and not kept, kept_fp32=kept,
             )
             self.previous[name] = self._last_finished
         self.hook_seconds += time.perf_counter() - start

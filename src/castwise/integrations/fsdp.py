@@ -20,7 +20,8 @@ from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_
 from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 
 from castwise.model import PrecisionModule
-from castwise.model.keep_fp32 import kept_modules
+from castwise.model.boundary import ForwardBoundary
+from castwise.keep import kept_modules
 from castwise.model.wrapper import prepare_module
 from castwise.policy import Policy, PolicyLike
 
@@ -41,7 +42,7 @@ def mixed_precision_policy(policy: PolicyLike) -> MixedPrecisionPolicy:
 _KEPT_UNIT = MixedPrecisionPolicy(
     param_dtype=torch.float32, reduce_dtype=torch.float32, cast_forward_inputs=False
 )
-"""Kept modules gather and reduce in fp32; their castwise hooks upcast inputs and restore outputs."""
+"""Kept modules gather and reduce in fp32; their fp32 forward upcasts inputs and restores outputs."""
 
 
 def shard(
@@ -64,14 +65,14 @@ def shard(
     if "mp_policy" in fully_shard_kwargs:
         raise TypeError("shard() derives mp_policy from the castwise policy; do not pass mp_policy")
     policy = prepare_module(model, policy)
-    main = mixed_precision_policy(policy)
-    inner = dataclasses.replace(main, output_dtype=None)
+    inner = dataclasses.replace(mixed_precision_policy(policy), output_dtype=None)
     for _, module in kept_modules(model, policy.keep_fp32):
         fully_shard(module, mp_policy=_KEPT_UNIT, **fully_shard_kwargs)
     for module in units:
         if not isinstance(module, FSDPModule):
             fully_shard(module, mp_policy=inner, **fully_shard_kwargs)
-    return fully_shard(model, mp_policy=main, **fully_shard_kwargs)
+    ForwardBoundary(model, policy, autocast=False).attach(model)
+    return fully_shard(model, mp_policy=dataclasses.replace(inner, cast_forward_inputs=False), **fully_shard_kwargs)
 
 
 def full_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:

@@ -31,11 +31,10 @@ from lightning.pytorch import LightningModule
 from lightning.pytorch.plugins.precision import Precision
 from torch import nn
 from torch.optim import Optimizer
+from torch.utils.hooks import RemovableHandle
 
 from castwise.model import init_module
-from castwise.model.casting import cast_inputs, cast_outputs
-from castwise.model.hooks import remove_hooks
-from castwise.model.runtime import PolicyRuntime
+from castwise.model.boundary import ForwardBoundary
 from castwise.model.wrapper import prepare_module
 from castwise.policy import Policy, PolicyLike
 from castwise.training import LossScaler, PrecisionMonitor
@@ -61,15 +60,18 @@ class CastwisePrecision(Precision):
         self.monitor_every = monitor_every
         self._monitors: dict[int, PrecisionMonitor] = {}
         self._module: nn.Module | None = None
-        self._runtime = PolicyRuntime(nn.Module(), self.policy)
+        self._boundary = ForwardBoundary(nn.Module(), self.policy)
+        self._boundary_handles: list[RemovableHandle] = []
 
     def convert_module(self, module: nn.Module) -> nn.Module:
         """Convert parameters in place (kept modules fp32, computing in fp32) and cast at the forward."""
         self.policy = prepare_module(module, self.policy)
         self._module = module
-        self._runtime = PolicyRuntime(module, self.policy)
-        self._runtime.check_parameters_device()
-        _ForwardBoundary(self.policy).attach(module)
+        self._boundary = ForwardBoundary(module, self.policy)
+        self._boundary.check_parameters_device()
+        for handle in self._boundary_handles:
+            handle.remove()
+        self._boundary_handles = self._boundary.attach(module)
         return module
 
     def tensor_init_context(self) -> contextlib.AbstractContextManager:
@@ -81,8 +83,8 @@ class CastwisePrecision(Precision):
 
     def forward_context(self) -> contextlib.AbstractContextManager:
         """Autocast when mixed, torch's MHA fast path off under 16-bit math, the matmul precision."""
-        runtime = self._runtime
-        return runtime.context(runtime.device_type(device=self.device))
+        boundary = self._boundary
+        return boundary.context(boundary.device_type(device=self.device))
 
     def pre_backward(self, tensor: torch.Tensor, module: Any) -> Any:
         return super().pre_backward(tensor, module) if _in_trainer(module) else tensor
@@ -168,27 +170,6 @@ class CastwisePrecision(Precision):
 
     def __repr__(self) -> str:
         return f"CastwisePrecision({str(self.policy)!r})"
-
-
-class _ForwardBoundary:
-    """Forward hooks on the model itself: floating inputs to the compute dtype for true policies,
-    floating outputs to the policy's output dtype (never a downcast)."""
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-
-    def attach(self, module: nn.Module) -> None:
-        """Replace any boundary hooks a previous setup left on ``module`` with this one's."""
-        remove_hooks(module, _ForwardBoundary)
-        if not self.policy.is_mixed:
-            module.register_forward_pre_hook(self.before, with_kwargs=True)
-        module.register_forward_hook(self.after)
-
-    def before(self, module: nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        return cast_inputs((args, kwargs), self.policy.compute_dtype)
-
-    def after(self, module: nn.Module, args: tuple, output: Any) -> Any:
-        return cast_outputs(output, self.policy.output_dtype)
 
 
 def _in_trainer(module: Any) -> bool:

@@ -20,7 +20,7 @@ from castwise.checkpoint.conversion import convert
 from castwise.checkpoint.dtypes import CASTABLE
 from castwise.checkpoint.inspection import inspect
 from castwise.model import PrecisionModule, unwrap
-from castwise.model.keep_fp32 import kept_modules
+from castwise.keep import kept_modules
 from castwise.model.wrapper import model_policy
 from castwise.policy import dtype_from_name, dtype_name
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from castwise.model.keep_fp32 import kept_modules
+from castwise.keep import kept_modules
 from castwise.policy import Policy
 
 

@@ -6,10 +6,9 @@ from typing import Any
 
 from torch import nn
 
-from castwise.model.casting import cast_inputs, cast_outputs
+from castwise.model.boundary import ForwardBoundary
 from castwise.model.convert import convert_parameters
 from castwise.model.keep_fp32 import attach_fp32_compute
-from castwise.model.runtime import PolicyRuntime
 from castwise.policy import Policy, PolicyLike
 
 _INNER = "module"
@@ -26,26 +25,16 @@ class PrecisionModule(nn.Module):
         super().__init__()
         self.module = module
         self.policy = policy
-        self._runtime = PolicyRuntime(module, policy)
+        self._boundary = ForwardBoundary(module, policy)
         self.register_state_dict_post_hook(_strip_inner_prefix)
         self.register_load_state_dict_pre_hook(_add_inner_prefix)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._run(self._modules[_INNER], args, kwargs)
+        return self._boundary.run(self._modules[_INNER], args, kwargs)
 
     def generate(self, *args: Any, **kwargs: Any) -> Any:
         """The inner (transformers) model's ``generate``, every step run under the policy."""
-        return self._run(self._modules[_INNER].generate, args, kwargs)
-
-    def _run(self, call: Any, args: tuple, kwargs: dict) -> Any:
-        """``call(*args, **kwargs)`` under the policy: input casting, autocast, guards, output dtype."""
-        policy, runtime = self.policy, self._runtime
-        device_type = runtime.device_type(args)
-        if not policy.is_mixed:
-            args, kwargs = cast_inputs((args, kwargs), policy.compute_dtype)
-        with runtime.context(device_type):
-            output = call(*args, **kwargs)
-        return cast_outputs(output, policy.output_dtype)
+        return self._boundary.run(self._modules[_INNER].generate, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -121,5 +110,5 @@ def apply(model: nn.Module, policy: PolicyLike) -> PrecisionModule:
     if not isinstance(inner, nn.Module):
         raise TypeError(f"cw.apply expects a torch.nn.Module, got {type(inner).__name__}")
     wrapper = PrecisionModule(inner, prepare_module(inner, policy))
-    wrapper._runtime.check_parameters_device()
+    wrapper._boundary.check_parameters_device()
     return wrapper

@@ -1,0 +1,137 @@
+"""The forward boundary of a policy: what happens at the edge of the model on every call.
+
+Inputs are cast to the compute dtype when nothing else reconciles them with the parameters (true
+policies, FSDP units gathered in the compute dtype); the forward runs in the policy's context
+(autocast when mixed, torch's MHA fast path off under 16-bit math, the float32 matmul precision);
+outputs are cast to the policy's output dtype, never to fewer bits. One boundary serves the
+wrapper (``cw.apply``), the Lightning plugin and FSDP ``shard``. Nothing here changes global
+state while ``torch.compile`` traces, so compiled and eager forwards behave alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator
+
+import torch
+from torch import nn
+from torch.utils.hooks import RemovableHandle
+
+from castwise.model.casting import cast_inputs, cast_outputs
+from castwise.model.device import DeviceProbe, check_policy_on_device
+from castwise.model.pitfalls import mha_fastpath_disabled, needs_fastpath_off
+from castwise.policy import Policy
+
+
+class ForwardBoundary:
+    """Input cast, forward context and output cast of ``policy`` for one module (cheap per call).
+
+    ``autocast`` says whether the boundary runs the forward under autocast (by default when the
+    policy is mixed); when it does not, floating inputs are cast to the compute dtype.
+    """
+
+    def __init__(self, module: nn.Module, policy: Policy, autocast: bool | None = None) -> None:
+        self.policy = policy
+        self.autocast = policy.is_mixed if autocast is None else autocast
+        self.input_dtype = None if self.autocast else policy.compute_dtype
+        self._device = DeviceProbe(module)
+        self._fastpath_off = needs_fastpath_off(module, policy)
+        self._checked_devices: set[str] = set()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_checked_devices": set()}
+
+    def device_type(self, inputs: Any = (), device: str | None = None) -> str:
+        """The device type the forward runs on (``device`` if given); the policy is checked once per device."""
+        device_type = device or self._device.device_type(inputs)
+        if device_type not in self._checked_devices:
+            check_policy_on_device(self.policy, device_type)
+            self._checked_devices.add(device_type)
+        return device_type
+
+    def check_parameters_device(self) -> None:
+        """Check the policy now against the device the parameters are on (none, or meta: at the forward)."""
+        device_type = self._device.device_type()
+        if self._device.has_parameters and device_type != "meta":
+            self.device_type(device=device_type)
+
+    def context(self, device_type: str) -> contextlib.AbstractContextManager:
+        """Autocast (when the boundary autocasts), the MHA fast path off (16-bit math), the matmul precision."""
+        policy = self.policy
+        autocast = torch.autocast(device_type, dtype=policy.compute_dtype) if self.autocast else None
+        matmul = policy.matmul_precision if device_type == "cuda" else "highest"
+        if not self._fastpath_off and matmul == "highest":
+            return autocast or contextlib.nullcontext()
+        return _guarded(autocast, self._fastpath_off, matmul)
+
+    def cast_in(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Floating inputs in the compute dtype when the boundary does not autocast; others untouched."""
+        dtype = self.input_dtype
+        if dtype is None:
+            return args, kwargs
+        if not kwargs and all(isinstance(a, torch.Tensor) for a in args):
+            return tuple(_cast_floating(a, dtype) for a in args), kwargs
+        return cast_inputs((args, kwargs), dtype)
+
+    def cast_out(self, output: Any) -> Any:
+        """Floating outputs in the policy's output dtype, never to fewer bits; integers untouched."""
+        dtype = self.policy.output_dtype
+        if isinstance(output, torch.Tensor) and (output.dtype == dtype or not output.is_floating_point()):
+            return output
+        return cast_outputs(output, dtype)
+
+    def run(self, call: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+        """``call(*args, **kwargs)`` across the boundary: inputs cast, in the context, outputs cast."""
+        device_type = self.device_type(args)
+        args, kwargs = self.cast_in(args, kwargs)
+        with self.context(device_type):
+            output = call(*args, **kwargs)
+        return self.cast_out(output)
+
+    def attach(self, module: nn.Module) -> list[RemovableHandle]:
+        """Apply the casts as forward hooks on ``module`` (for plugins whose framework enters the
+        context itself); returns the handles, to remove them."""
+        handles = [module.register_forward_hook(self._after)]
+        if self.input_dtype is not None:
+            handles.append(module.register_forward_pre_hook(self._before, with_kwargs=True))
+        return handles
+
+    def _before(self, module: nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        return self.cast_in(args, kwargs)
+
+    def _after(self, module: nn.Module, args: tuple, output: Any) -> Any:
+        return self.cast_out(output)
+
+
+def _cast_floating(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return t.to(dtype) if t.is_floating_point() and t.dtype != dtype else t
+
+
+@contextlib.contextmanager
+def _guarded(
+    autocast: contextlib.AbstractContextManager | None, fastpath_off: bool, matmul: str
+) -> Iterator[None]:
+    """Autocast plus the global switches a policy needs, restored on exit. While ``torch.compile``
+    traces, global switches are left alone: the compiler refuses them, and compiled code never
+    takes torch's fused MHA fast path."""
+    with autocast or contextlib.nullcontext():
+        if torch.compiler.is_compiling():
+            yield
+            return
+        with contextlib.ExitStack() as stack:
+            if fastpath_off:
+                stack.enter_context(mha_fastpath_disabled())
+            if matmul != "highest":
+                stack.enter_context(float32_matmul_precision(matmul))
+            yield
+
+
+@contextlib.contextmanager
+def float32_matmul_precision(precision: str) -> Iterator[None]:
+    """Set torch's float32 matmul precision (``high`` allows TF32) and restore it on exit."""
+    previous = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision(precision)
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(previous)
