@@ -19,6 +19,7 @@ __all__ = [
     "Policy",
     "PolicyLike",
     "DEFAULT_KEEP_FP32",
+    "DEFAULT_FP8_KEEP_OUT",
     "dtype_from_name",
     "dtype_name",
     "policies",
@@ -32,6 +33,12 @@ DEFAULT_KEEP_FP32: tuple[str, ...] = (
     "*InstanceNorm*",
 )
 """Normalisation layers, as globs on class names (any class in the module's MRO) or names."""
+
+DEFAULT_FP8_KEEP_OUT: tuple[str, ...] = ("@first", "@last", "*Router", "*Gate")
+"""Linears kept out of fp8: the first and the last (e.g. an LM head) and MoE routers/gates.
+``@first``/``@last`` name positions in module order; other entries are globs like keep_fp32's."""
+
+_FP8_RECIPES = ("tensorwise", "rowwise")
 
 _DTYPE_NAMES: dict[str, torch.dtype] = {
     "float64": torch.float64, "f64": torch.float64, "fp64": torch.float64,
@@ -77,6 +84,8 @@ class Policy:
     ``param_dtype != compute_dtype`` means *mixed*: parameters stay in ``param_dtype`` and the
     forward runs under autocast in ``compute_dtype``; otherwise parameters are converted (*true*).
     ``keep_fp32`` holds globs matched against a module's dotted name and its class names.
+    ``fp8`` is a torchao float8 scaling recipe (``tensorwise``/``rowwise``) for the Linears not in
+    ``fp8_keep_out``, or None; ``fp8_keep_out`` is empty (ignored) when ``fp8`` is None.
     """
 
     param_dtype: torch.dtype = torch.float32
@@ -85,6 +94,8 @@ class Policy:
     keep_fp32: tuple[str, ...] = ()
     matmul_precision: str = "highest"
     loss_scaling: str = "none"
+    fp8: str | None = None
+    fp8_keep_out: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for field in ("param_dtype", "compute_dtype", "output_dtype"):
@@ -99,6 +110,10 @@ class Policy:
             )
         if self.loss_scaling not in _LOSS_SCALING:
             raise ValueError(f"loss_scaling must be one of {_LOSS_SCALING}, got {self.loss_scaling!r}")
+        if self.fp8 not in (None, *_FP8_RECIPES):
+            raise ValueError(f"fp8 must be one of {_FP8_RECIPES} or None, got {self.fp8!r}")
+        keep_out = (self.fp8_keep_out,) if isinstance(self.fp8_keep_out, (str, type)) else self.fp8_keep_out
+        object.__setattr__(self, "fp8_keep_out", tuple(_glob_of(k) for k in keep_out) if self.fp8 else ())
 
     @property
     def is_mixed(self) -> bool:
@@ -154,6 +169,10 @@ class Policy:
             parts.append(f"matmul={self.matmul_precision}")
         if self.loss_scaling != _default_scaling(self.param_dtype, self.compute_dtype):
             parts.append(f"scaling={self.loss_scaling}")
+        if self.fp8:
+            parts.append(f"fp8={self.fp8}")
+            if self.fp8_keep_out != DEFAULT_FP8_KEEP_OUT:
+                parts.append("fp8_keep_out=" + "|".join(self.fp8_keep_out))
         return ",".join(parts)
 
 
@@ -164,7 +183,7 @@ def _glob_of(entry: str | type) -> str:
     if isinstance(entry, type):
         return entry.__name__
     if not isinstance(entry, str) or not entry:
-        raise ValueError(f"keep_fp32 entries are module classes or name globs, got {entry!r}")
+        raise ValueError(f"keep_fp32/fp8_keep_out entries are module classes or name globs, got {entry!r}")
     return entry
 
 
@@ -188,6 +207,7 @@ def _from_dtypes(
         output = max((torch.float32, param, compute), key=lambda d: torch.finfo(d).bits)
     extras.setdefault("keep_fp32", _default_keep(param, compute))
     extras.setdefault("loss_scaling", _default_scaling(param, compute))
+    extras.setdefault("fp8_keep_out", DEFAULT_FP8_KEEP_OUT)
     return Policy(param, compute, output, **extras)  # type: ignore[arg-type]
 
 
@@ -199,6 +219,8 @@ _CANONICAL: dict[str, Policy] = {
     "bf16-mixed": _from_dtypes(torch.float32, torch.bfloat16),
     "16-true": _from_dtypes(torch.float16),
     "bf16-true": _from_dtypes(torch.bfloat16),
+    "fp8-mixed": _from_dtypes(torch.float32, torch.bfloat16, fp8="tensorwise"),
+    "fp8-rowwise-mixed": _from_dtypes(torch.float32, torch.bfloat16, fp8="rowwise"),
 }
 
 _DESCRIPTIONS: dict[str, str] = {
@@ -209,13 +231,15 @@ _DESCRIPTIONS: dict[str, str] = {
     "bf16-mixed": "float32 parameters, bf16 autocast; norms kept fp32",
     "16-true": "fp16 parameters and math, dynamic loss scaling; norms kept fp32",
     "bf16-true": "bf16 parameters and math (half the memory); norms kept fp32",
+    "fp8-mixed": "as bf16-mixed, plus Linears in fp8 (torchao, tensorwise scales) but the first, last and MoE routers",
+    "fp8-rowwise-mixed": "as fp8-mixed with rowwise fp8 scales (finer, more accurate, slower)",
 }
 
 _ALIASES: dict[str, str] = {
     # Lightning's legacy names
     "16": "16-mixed", "bf16": "bf16-mixed", "32": "32-true", "64": "64-true",
     # Accelerate
-    "no": "32-true", "fp16": "16-mixed",
+    "no": "32-true", "fp16": "16-mixed", "fp8": "fp8-mixed",
     # OpenCLIP
     "amp": "16-mixed", "amp_bf16": "bf16-mixed", "amp_bfloat16": "bf16-mixed",
     "pure_bf16": "bf16-true", "pure_fp16": "16-true", "fp32": "32-true",
@@ -225,8 +249,7 @@ _ALIASES: dict[str, str] = {
 }
 
 _UNSUPPORTED: dict[str, str] = {
-    "fp8": "fp8 policies are planned; use bf16-mixed today",
-    "transformer-engine": "fp8 policies are planned; use bf16-mixed today",
+    "transformer-engine": "castwise runs fp8 through torchao; use 'fp8-mixed'",
     "8-true": "int8/fp8 weights are planned; use bf16-true today",
 }
 
@@ -236,6 +259,7 @@ _TRIPLE_KEYS: dict[str, str] = {
     "o": "output", "output": "output",
     "keep": "keep", "keep_fp32": "keep",
     "matmul": "matmul", "scaling": "scaling",
+    "fp8": "fp8", "fp8_keep_out": "fp8_keep_out",
 }
 
 
@@ -247,7 +271,7 @@ def _parse_triple(text: str) -> Policy:
         if not sep or canonical_key is None:
             raise ValueError(
                 f"cannot read {part!r} in policy {text!r}: expected key=value with keys "
-                "params/p, compute/c, output/o, keep, matmul, scaling "
+                "params/p, compute/c, output/o, keep, matmul, scaling, fp8, fp8_keep_out "
                 "(e.g. 'params=float32,compute=bfloat16,output=float32')"
             )
         if canonical_key in fields:
@@ -263,6 +287,12 @@ def _parse_triple(text: str) -> Policy:
         extras["matmul_precision"] = fields["matmul"]
     if "scaling" in fields:
         extras["loss_scaling"] = fields["scaling"]
+    if fields.get("fp8", "none").lower() != "none":
+        extras["fp8"] = fields["fp8"].lower()
+    if "fp8_keep_out" in fields:
+        if "fp8" not in extras:
+            raise ValueError(f"fp8_keep_out needs fp8=tensorwise or fp8=rowwise in policy {text!r}")
+        extras["fp8_keep_out"] = tuple(g for g in fields["fp8_keep_out"].split("|") if g)
     return _from_dtypes(param, compute, output, **extras)
 
 
