@@ -1,8 +1,9 @@
 """``convert``: any supported checkpoint in, safetensors out; streaming and atomic.
 
-One chunk of one tensor is in memory at a time. A file in gives a file out; a folder (or a
-sharded index) in gives a folder out: shards, an index, ``config.json`` with its dtype updated,
-and every other file copied.
+One chunk of one tensor is in memory at a time (a whole tensor for a DCP folder, whose tensors
+are assembled from their chunks). A file in gives a file out; a folder (a sharded index, a DCP
+folder) in gives a folder out: shards, an index, ``config.json`` with its dtype updated, and
+every other file copied. fp8 weights with scales are dequantized; ``dtype="fp8"`` quantizes.
 """
 
 from __future__ import annotations
@@ -18,16 +19,18 @@ from typing import BinaryIO, Callable, Iterable
 import torch
 
 from castwise.checkpoint.atomic import atomic_file, atomic_folder, check_destination
-from castwise.checkpoint.dtypes import storage_dtype, torch_name
+from castwise.checkpoint.dtypes import torch_name
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.hf_config import write_config_with_dtype
-from castwise.checkpoint.keep import keep_globs, kept_by_name
+from castwise.checkpoint.fp8_scales import E4M3, Fp8Scales, find_scales
+from castwise.checkpoint.hf_config import QUANTIZATION_KEY, read_config, write_config_with_dtype
+from castwise.checkpoint.keep import keep_globs
 from castwise.checkpoint.layout import CONFIG_NAME, SAFETENSORS_INDEX, Layout, resolve
 from castwise.checkpoint.metadata import castwise_metadata
+from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_target, parse_size, plan_outputs
 from castwise.checkpoint.safetensors_header import plan_entries
 from castwise.checkpoint.shards import ShardReader, open_shard
+from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.writer import SafetensorsWriter
-from castwise.policy import dtype_from_name
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as tensor data is converted."""
@@ -49,8 +52,9 @@ class ConvertResult:
 
 @dataclass
 class _Job:
-    target: torch.dtype
-    globs: tuple[str, ...]
+    target: Target
+    key: str | None
+    plans: dict[Path, list[Output]]
     total: int
     progress: Progress | None
     done: int = 0
@@ -71,69 +75,134 @@ def convert(
     keep_fp32: Iterable[str] | str | None = None,
     force: bool = False,
     progress: Progress | None = None,
+    *,
+    key: str | None = None,
+    config: str | Path | None = None,
+    max_shard_size: int | str | None = None,
+    fp8_block: int | str | None = 128,
 ) -> ConvertResult:
-    """Write ``src`` as safetensors in ``dtype`` (kept tensors fp32; ints and bools untouched)."""
+    """Write ``src`` as safetensors in ``dtype`` (kept tensors fp32; ints and bools untouched).
+
+    fp8 weights with scales are dequantized (the scales dropped); ``dtype="fp8"`` quantizes 2-D
+    Linear weights to e4m3 with ``fp8_block``-square scales (``"tensor"``: one per weight). A DCP
+    folder writes its model weights (``key`` picks another state group); ``max_shard_size``
+    (bytes or ``"5GB"``) splits a folder's output; ``config`` names a config.json to write beside.
+    """
     layout = resolve(src)
     destination = Path(dst)
     check_destination(destination, force, [layout.path, *layout.files, *filter(None, [layout.folder])])
-    total = 0
-    for file in layout.files:
-        with closing(open_shard(file, data=False)) as shard:
-            total += sum(info.nbytes for info in shard.infos())
-    job = _Job(dtype_from_name(dtype), keep_globs(keep_fp32), total, progress)
+    if key is not None and layout.format != "dcp":
+        raise CheckpointError(f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint")
+    target = parse_target(dtype, keep_globs(keep_fp32), fp8_block)
+    config_path = Path(config) if config is not None else layout.config
+    infos = {file: _infos(file, key) for file in layout.files}
+    scales = find_scales([i for file in infos.values() for i in file], read_config(config_path) if config_path else None)
+    if target.quantize:
+        check_quantizable(scales, str(layout.path))
+    else:
+        scales.check(str(layout.path))
+    values = _scale_values(layout, key, scales)
+    plans = {file: plan_outputs(infos[file], target, scales, values) for file in layout.files}
+    total = sum(o.source.nbytes for outputs in plans.values() for o in outputs if o.source is not None)
+    job = _Job(target, key, plans, total, progress)
     one_file = destination.suffix == ".safetensors"
     if layout.is_folder and not one_file:
         if destination.exists() and not destination.is_dir():
             raise CheckpointError(f"{destination} is a file; a folder in gives a folder out, name a folder")
-        files = _convert_folder(layout, destination, job, force)
+        files = _convert_folder(layout, destination, job, force, config_path, _config_updates(target, scales),
+                                parse_size(max_shard_size))
     elif not one_file:
         raise CheckpointError(f"{destination}: convert writes safetensors; name it *.safetensors")
     elif len(layout.files) > 1:
         raise CheckpointError(f"{layout.path} has {len(layout.files)} shards, so it converts to a folder: name a folder")
+    elif max_shard_size is not None:
+        raise CheckpointError(f"{destination}: --max-shard-size splits a folder's output; name a folder, not a file")
     else:  # a file, or a folder holding one weight file, to one file
-        with atomic_file(destination, force) as out:
-            _convert_file(layout.files[0], out, job)
+        with atomic_file(destination, force) as out, closing(open_shard(layout.files[0], key=key)) as shard:
+            _write_outputs(shard, plans[layout.files[0]], out, job)
         files = (str(destination),)
     return ConvertResult(str(destination), files, job.tensors, job.cast, job.done, job.written)
 
 
-def _convert_file(source: Path, out: BinaryIO, job: _Job) -> list[str]:
-    """Stream one weight file into ``out``; returns the names of its tensors."""
-    with closing(open_shard(source)) as shard:
-        infos = shard.infos()
-        plan = [
-            (i.name, storage_dtype(i.dtype, job.target, kept_by_name(i.name, job.globs)), i.shape) for i in infos
-        ]
-        entries = plan_entries(plan)
-        writer = SafetensorsWriter(out, entries, castwise_metadata(dict(shard.metadata), job.target, job.globs, None))
-        for info, entry in zip(infos, entries):
-            job.written += writer.write_tensor(info.name, _ticking(shard, info.name, job))
-            job.cast += entry.dtype != info.dtype
-            job.tensors += 1
-        writer.finish()
-        return [e.name for e in entries]
+def _infos(file: Path, key: str | None) -> list[TensorInfo]:
+    with closing(open_shard(file, data=False, key=key)) as shard:
+        return shard.infos()
 
 
-def _ticking(shard: ShardReader, name: str, job: _Job) -> Iterable[torch.Tensor]:
-    for chunk in shard.chunks(name):
+def _scale_values(layout: Layout, key: str | None, scales: Fp8Scales) -> dict[str, torch.Tensor]:
+    """Every scale tensor a dequantization needs, read up front (they are small)."""
+    wanted = {grid.scale for grid in scales.grids.values()}
+    values: dict[str, torch.Tensor] = {}
+    for file in layout.files if wanted else ():
+        with closing(open_shard(file, key=key)) as shard:
+            values.update({i.name: shard.read(i.name).clone() for i in shard.infos() if i.name in wanted})
+    return values
+
+
+def _config_updates(target: Target, scales: Fp8Scales) -> dict[str, object]:
+    """``quantization_config`` set when quantizing, removed once fp8 weights are dequantized."""
+    if target.quantize:
+        return {QUANTIZATION_KEY: target.quantization_config()}
+    return {QUANTIZATION_KEY: None} if scales.grids else {}
+
+
+def _write_outputs(shard: ShardReader, outputs: list[Output], out: BinaryIO, job: _Job) -> list[str]:
+    """Stream ``outputs`` of one source into the safetensors file ``out``; returns their names."""
+    entries = plan_entries([(o.name, o.dtype, o.shape) for o in outputs])
+    stored = E4M3 if job.target.quantize else job.target.dtype
+    writer = SafetensorsWriter(out, entries, castwise_metadata(dict(shard.metadata), stored, job.target.globs, None))
+    for output, entry in zip(outputs, entries):
+        job.written += writer.write_tensor(output.name, _ticking(output, shard, job))
+        job.cast += output.source is None or entry.dtype != output.source.dtype
+        job.tensors += 1
+    writer.finish()
+    return [e.name for e in entries]
+
+
+def _ticking(output: Output, shard: ShardReader, job: _Job) -> Iterable[torch.Tensor]:
+    """The output's chunks, counting progress in the bytes of the stored tensor they come from."""
+    itemsize = output.source.dtype.itemsize if output.source is not None else 0
+    for chunk in output.chunks(shard):
         yield chunk
-        job.tick(chunk.numel() * chunk.element_size())
+        job.tick(chunk.numel() * itemsize)
 
 
-def _convert_folder(layout: Layout, destination: Path, job: _Job, force: bool) -> tuple[str, ...]:
-    assert layout.folder is not None
-    names = _shard_names(len(layout.files))
+def _convert_folder(
+    layout: Layout, destination: Path, job: _Job, force: bool, config: Path | None,
+    config_updates: dict[str, object], max_bytes: int | None,
+) -> tuple[str, ...]:
+    parts = {file: _split(job.plans[file], max_bytes) for file in layout.files}
+    names = _shard_names(sum(len(p) for p in parts.values()))
+    unused = iter(names)
     with atomic_folder(destination, force) as staging:
         weight_map: dict[str, str] = {}
-        for source, name in zip(layout.files, names):
-            with open(staging / name, "wb") as out:
-                weight_map.update({tensor: name for tensor in _convert_file(source, out, job)})
+        for file, outputs in parts.items():
+            with closing(open_shard(file, key=job.key)) as shard:
+                for part, name in zip(outputs, unused):
+                    with open(staging / name, "wb") as out:
+                        weight_map.update({tensor: name for tensor in _write_outputs(shard, part, out, job)})
         if len(names) > 1:
             _write_index(staging / SAFETENSORS_INDEX, layout, weight_map, job)
-        if layout.config is not None:
-            write_config_with_dtype(layout.config, staging / CONFIG_NAME, job.target)
-        _copy_other_files(layout, staging)
+        if config is not None:
+            write_config_with_dtype(config, staging / CONFIG_NAME, job.target.dtype, config_updates)
+        if layout.format != "dcp":  # a DCP folder holds only its own data files
+            _copy_other_files(layout, staging)
     return tuple(str(destination / name) for name in names)
+
+
+def _split(outputs: list[Output], max_bytes: int | None) -> list[list[Output]]:
+    """Consecutive outputs in groups of at most ``max_bytes`` (a larger tensor alone); one group without a bound."""
+    if max_bytes is None:
+        return [outputs]
+    groups: list[list[Output]] = [[]]
+    size = 0
+    for output in outputs:
+        if groups[-1] and size + output.nbytes > max_bytes:
+            groups.append([])
+            size = 0
+        groups[-1].append(output)
+        size += output.nbytes
+    return groups
 
 
 def _shard_names(count: int) -> list[str]:
@@ -145,7 +214,7 @@ def _shard_names(count: int) -> list[str]:
 def _write_index(path: Path, layout: Layout, weight_map: dict[str, str], job: _Job) -> None:
     metadata = {**layout.index_metadata, "total_size": job.written}
     if "dtype" in metadata:
-        metadata["dtype"] = torch_name(job.target)
+        metadata["dtype"] = torch_name(job.target.dtype)
     document = {"metadata": metadata, "weight_map": dict(sorted(weight_map.items()))}
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 

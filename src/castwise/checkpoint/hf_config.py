@@ -13,6 +13,7 @@ from castwise.checkpoint.errors import CheckpointError
 
 DTYPE_KEYS = ("dtype", "torch_dtype")
 """transformers 5 writes ``dtype``; 4.x wrote ``torch_dtype``. The first one present wins."""
+QUANTIZATION_KEY = "quantization_config"
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -35,10 +36,20 @@ def declared_dtype(config: dict[str, Any]) -> str | None:
     return None
 
 
-def write_config_with_dtype(source: Path, destination: Path, dtype: torch.dtype) -> None:
-    """Copy ``source`` to ``destination`` with its declared dtype set to ``dtype``."""
+def write_config_with_dtype(
+    source: Path, destination: Path, dtype: torch.dtype, updates: dict[str, Any] | None = None
+) -> None:
+    """Copy ``source`` to ``destination`` with its declared dtype set to ``dtype``.
+
+    ``updates`` sets further keys; a None value removes its key (``quantization_config``).
+    """
     config = read_config(source)
     present = [key for key in DTYPE_KEYS if key in config] or ["dtype"]
     for key in present:
         config[key] = torch_name(dtype)
+    for key, value in (updates or {}).items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
     destination.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -7,7 +7,9 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from castwise.checkpoint.dcp import ALL_KEYS, DcpReader
 from castwise.checkpoint.dtypes import CASTABLE, torch_name
+from castwise.checkpoint.fp8_scales import find_scales
 from castwise.checkpoint.hf_config import declared_dtype, read_config
 from castwise.checkpoint.layout import Layout, resolve
 from castwise.checkpoint.metadata import describe_castwise_metadata
@@ -44,6 +46,7 @@ class CheckpointInfo:
     declared_dtype: str | None
     transformers_dtype: str | None
     findings: tuple[str, ...]
+    fp8: dict[str, object] | None = None
 
     @property
     def total_bytes(self) -> int:
@@ -87,6 +90,7 @@ class CheckpointInfo:
             "transformers_dtype": self.transformers_dtype,
             "metadata": self.metadata,
             "findings": list(self.findings),
+            "fp8": self.fp8,
         }
         if tensors:
             result["tensors"] = [t.to_dict() for t in self.tensors]
@@ -98,15 +102,20 @@ def inspect(path: str | Path) -> CheckpointInfo:
     layout = resolve(path)
     metadata: dict[str, str] = {}
     per_file: list[list[TensorInfo]] = []
+    format_findings = []
     for file in layout.files:
-        with closing(open_shard(file, data=False)) as shard:
+        with closing(open_shard(file, data=False, key=ALL_KEYS)) as shard:
             per_file.append(shard.infos())
             metadata = metadata or dict(shard.metadata)
+            format_findings += shard.findings() if isinstance(shard, DcpReader) else []
     tensors = [t for infos in per_file for t in infos]
     config = read_config(layout.config) if layout.config else None
     declared = declared_dtype(config) if config else None
     loads_as, reason = _transformers_dtype(declared, layout, per_file[0])
+    scales = find_scales(tensors, config)
     findings = [
+        *format_findings,
+        *scales.findings(tensors),
         *_index_findings(layout, tensors),
         *_declared_findings(declared, tensors),
         *_transformers_findings(loads_as, reason, tensors),
@@ -116,7 +125,7 @@ def inspect(path: str | Path) -> CheckpointInfo:
         findings.append(_PICKLE_NOTE)
     return CheckpointInfo(
         str(layout.path), layout.format, tuple(str(f) for f in layout.files), tuple(tensors),
-        metadata, declared, loads_as, tuple(findings),
+        metadata, declared, loads_as, tuple(findings), scales.to_dict() if scales.any else None,
     )
 
 

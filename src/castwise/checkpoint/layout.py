@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from castwise.checkpoint.dcp import METADATA_NAME, is_dcp_folder
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.torch_file import TORCH_SUFFIXES
 
@@ -38,10 +39,13 @@ class Layout:
 
 
 def resolve(path: str | Path) -> Layout:
-    """Find the weight files behind ``path`` (a file, an ``*.index.json`` or a model folder)."""
+    """Find the weight files behind ``path`` (a file, an ``*.index.json``, a model or DCP folder)."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: no such file or folder")
+    if path.name == METADATA_NAME or is_dcp_folder(path):
+        folder = path.parent if path.name == METADATA_NAME else path
+        return Layout(folder, (folder,), "dcp", folder=folder, config=_config_beside(folder / METADATA_NAME))
     if path.is_dir():
         return dataclasses.replace(_folder(path), path=path)
     if path.name.endswith(".index.json"):

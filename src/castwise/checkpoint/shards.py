@@ -38,8 +38,15 @@ class ShardReader(Protocol):
     def close(self) -> None: ...
 
 
-def open_shard(path: Path, data: bool = True) -> ShardReader:
-    """A reader for ``path``; with ``data=False`` only ``infos()`` may be used (headers only)."""
+def open_shard(path: Path, data: bool = True, key: str | None = None) -> ShardReader:
+    """A reader for ``path``; with ``data=False`` only ``infos()`` may be used (headers only).
+
+    A DCP folder reads as one source; ``key`` picks its state group (see ``dcp.select``).
+    """
+    if path.is_dir():
+        from castwise.checkpoint.dcp import DcpReader  # dcp builds on this module's flat_chunks
+
+        return DcpReader(path, data, key)
     if path.suffix == ".safetensors":
         return SafetensorsReader(path, data)
     return TorchReader(path, data)

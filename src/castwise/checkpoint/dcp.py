@@ -1,0 +1,297 @@
+"""torch.distributed.checkpoint (DCP) folders: ``.metadata`` plus ``__R_0.distcp`` data files.
+
+``.metadata`` is a pickle. It is read by an unpickler that admits only DCP's metadata classes
+and the torch types they hold (Size, dtypes, layouts), so a crafted file cannot run code. Each
+tensor is stored as one or more chunks (one per rank that held a shard of it), every chunk a
+``torch.save`` record at an offset in a data file, read with ``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import pickle
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator
+
+import torch
+
+from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.shards import flat_chunks
+from castwise.checkpoint.tensor_info import TensorInfo
+
+METADATA_NAME = ".metadata"
+MAX_METADATA_BYTES = 1_000_000_000
+ALL_KEYS = "*"
+"""``key`` that selects every tensor under its full name (what ``inspect`` shows)."""
+MODEL_GROUP = "model"
+OPTIMIZER_GROUPS = ("optim", "optimizer", "optimizers", "optim_state")
+
+_DCP_CLASSES = {
+    "torch.distributed.checkpoint.metadata": {
+        "Metadata", "TensorStorageMetadata", "BytesStorageMetadata", "ChunkStorageMetadata",
+        "TensorProperties", "MetadataIndex", "StorageMeta", "_MEM_FORMAT_ENCODING",
+    },
+    "torch.distributed.checkpoint.filesystem": {"_StorageInfo"},
+    "torch.serialization": {"_get_layout"},
+    "torch": {"Size"},
+    "pathlib": {"Path", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"},
+    "collections": {"OrderedDict"},
+}
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def is_dcp_folder(path: Path) -> bool:
+    """True for a folder holding a DCP ``.metadata`` file."""
+    return path.is_dir() and (path / METADATA_NAME).is_file()
+
+
+class _MetadataUnpickler(pickle.Unpickler):
+    """Builds only DCP metadata classes and torch dtypes, layouts and sizes; refuses the rest."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if name in _DCP_CLASSES.get(module, ()) or (module == "torch" and _is_torch_type(name)):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"global '{module}.{name}' is not part of DCP metadata")
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise pickle.UnpicklingError("persistent ids are not part of DCP metadata")
+
+
+def _is_torch_type(name: str) -> bool:
+    return isinstance(getattr(torch, name, None), (torch.dtype, torch.layout, torch.memory_format))
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    offsets: tuple[int, ...]
+    sizes: tuple[int, ...]
+    file: str
+    begin: int
+    length: int
+
+
+@dataclass(frozen=True)
+class _Tensor:
+    name: str
+    dtype: torch.dtype
+    shape: tuple[int, ...]
+    chunks: tuple[_Chunk, ...]
+
+
+@dataclass(frozen=True)
+class DcpMetadata:
+    """What ``.metadata`` says: every tensor's dtype, shape and chunks, and the other entries."""
+
+    tensors: dict[str, _Tensor]
+    objects: tuple[str, ...]
+
+
+def read_metadata(folder: Path) -> DcpMetadata:
+    """Read and validate ``folder/.metadata`` without running any code it may hold."""
+    path = folder / METADATA_NAME
+    size = path.stat().st_size
+    if size > MAX_METADATA_BYTES:
+        raise CheckpointError(f"{path}: {size:,} bytes exceeds the {MAX_METADATA_BYTES:,}-byte bound for DCP metadata")
+    import torch.distributed.checkpoint.filesystem  # noqa: F401  the classes the unpickler admits
+    from torch.distributed.checkpoint.metadata import Metadata
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            metadata = _MetadataUnpickler(io.BytesIO(path.read_bytes())).load()
+    except pickle.UnpicklingError as exc:
+        raise CheckpointError(
+            f"{path}: refused: {exc}; castwise reads DCP metadata without running code. If you trust "
+            "its author, load it with torch.distributed.checkpoint and re-save it"
+        ) from None
+    except Exception as exc:  # a truncated or corrupt pickle fails in many ways
+        raise CheckpointError(f"{path}: not readable DCP metadata ({type(exc).__name__}: {exc})") from None
+    if not isinstance(metadata, Metadata) or not isinstance(metadata.state_dict_metadata, dict):
+        raise CheckpointError(f"{path}: holds a {type(metadata).__name__}, not DCP Metadata")
+    return _validated(metadata, folder)
+
+
+def _validated(metadata: Any, folder: Path) -> DcpMetadata:
+    from torch.distributed.checkpoint.metadata import BytesStorageMetadata, TensorStorageMetadata
+
+    storage = metadata.storage_data if isinstance(metadata.storage_data, dict) else {}
+    located = {(index.fqn, tuple(index.offset or ())): info for index, info in storage.items()}
+    tensors, objects = {}, []
+    for name, entry in metadata.state_dict_metadata.items():
+        if not isinstance(name, str):
+            raise CheckpointError(f"{folder}: a state key is a {type(name).__name__}, not a string")
+        if isinstance(entry, BytesStorageMetadata):
+            objects.append(name)
+        elif isinstance(entry, TensorStorageMetadata):
+            tensors[name] = _tensor(name, entry, located, folder)
+        else:
+            raise CheckpointError(f"{folder}: entry {name!r} is a {type(entry).__name__}, not DCP storage metadata")
+    return DcpMetadata(tensors, tuple(objects))
+
+
+def _tensor(name: str, entry: Any, located: dict[tuple[str, tuple[int, ...]], Any], folder: Path) -> _Tensor:
+    about = f"{folder}: tensor {name!r}"
+    dtype, shape = entry.properties.dtype, _sizes(entry.size, about)
+    if not isinstance(dtype, torch.dtype):
+        raise CheckpointError(f"{about}: dtype {dtype!r} is not a torch dtype")
+    chunks = []
+    for chunk in entry.chunks:
+        offsets, sizes = _sizes(chunk.offsets, about), _sizes(chunk.sizes, about)
+        if len(offsets) != len(shape) or len(sizes) != len(shape) or any(
+            o + s > n for o, s, n in zip(offsets, sizes, shape)
+        ):
+            raise CheckpointError(f"{about}: chunk at {list(offsets)} of size {list(sizes)} lies outside {list(shape)}")
+        info = located.get((name, offsets))
+        if info is None:
+            raise CheckpointError(f"{about}: the chunk at {list(offsets)} has no storage entry; the metadata is corrupt")
+        chunks.append(_Chunk(offsets, sizes, *_storage(info, about)))
+    if sum(math.prod(c.sizes) for c in chunks) != math.prod(shape):
+        raise CheckpointError(f"{about}: its chunks do not cover its shape {list(shape)}; the metadata is corrupt")
+    return _Tensor(name, dtype, shape, tuple(chunks))
+
+
+def _storage(info: Any, about: str) -> tuple[str, int, int]:
+    file, begin, length = getattr(info, "relative_path", None), getattr(info, "offset", None), getattr(info, "length", None)
+    if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
+        raise CheckpointError(f"{about}: data file {file!r} is not a plain file name in the checkpoint folder")
+    if type(begin) is not int or type(length) is not int or begin < 0 or length < 0:
+        raise CheckpointError(f"{about}: storage offset {begin!r} and length {length!r} must be non-negative integers")
+    if getattr(info, "transform_descriptors", None):
+        raise CheckpointError(f"{about}: stored through stream transforms {info.transform_descriptors}, which castwise does not read")
+    return file, begin, length
+
+
+def _sizes(value: Any, about: str) -> tuple[int, ...]:
+    if not isinstance(value, (torch.Size, tuple, list)) or not all(type(v) is int and v >= 0 for v in value):
+        raise CheckpointError(f"{about}: {value!r} is not a list of non-negative sizes")
+    return tuple(value)
+
+
+def select(names: list[str], key: str | None) -> dict[str, str]:
+    """Stored name -> output name: ``key``'s group without its prefix; by default the model's weights."""
+    if key == ALL_KEYS:
+        return {name: name for name in names}
+    if key is None:
+        if any(n.startswith(f"{MODEL_GROUP}.") for n in names):
+            key = MODEL_GROUP
+        else:
+            return {n: n for n in names if group_of(n) not in OPTIMIZER_GROUPS}
+    chosen = {n: n.removeprefix(f"{key}.") for n in names if n.startswith(f"{key}.") or n == key}
+    if not chosen:
+        groups = ", ".join(sorted({group_of(n) for n in names})) or "none"
+        raise CheckpointError(f"no tensors under key {key!r} in this DCP checkpoint (its groups: {groups})")
+    return chosen
+
+
+def group_of(name: str) -> str:
+    """The top-level state key a flattened name belongs to (``model``, ``optim``, ...)."""
+    return name.split(".", 1)[0]
+
+
+class DcpReader:
+    """A DCP folder as one weight source: tensors assembled from their chunks, one at a time."""
+
+    def __init__(self, folder: Path, data: bool = True, key: str | None = None) -> None:
+        self.path = folder
+        self.metadata: dict[str, str] = {}
+        self.layout = read_metadata(folder)
+        self._names = select(list(self.layout.tensors), key)
+        self._stored = {out: stored for stored, out in self._names.items()}
+        self._files: dict[str, BinaryIO] = {}
+        self._data = data
+
+    def infos(self) -> list[TensorInfo]:
+        """Every selected tensor, from the metadata alone."""
+        return [
+            TensorInfo(out, t.dtype, t.shape, math.prod(t.shape) * t.dtype.itemsize,
+                       "+".join(sorted({c.file for c in t.chunks})) or "-")
+            for stored, out in self._names.items() for t in [self.layout.tensors[stored]]
+        ]
+
+    def findings(self) -> list[str]:
+        """The state groups, which of them convert writes, and the non-tensor entries."""
+        groups: dict[str, list[_Tensor]] = {}
+        for tensor in self.layout.tensors.values():
+            groups.setdefault(group_of(tensor.name), []).append(tensor)
+        listed = ", ".join(
+            f"{g} ({len(ts)} tensors, {sum(math.prod(t.shape) * t.dtype.itemsize for t in ts):,} bytes)"
+            for g, ts in groups.items()
+        )
+        default = select(list(self.layout.tensors), None)
+        lines = [
+            f"torch.distributed.checkpoint folder, state groups: {listed}; `castwise convert` writes "
+            f"{len(default)} tensors by default (the model group without its prefix; --key picks another)"
+        ]
+        if self.layout.objects:
+            shown = ", ".join(self.layout.objects[:3])
+            lines.append(f"{len(self.layout.objects)} non-tensor entries (pickled values such as {shown}) are not weights and are skipped")
+        return lines
+
+    def read(self, name: str) -> torch.Tensor:
+        """One whole tensor, its chunks copied into place."""
+        assert self._data, "opened with data=False"
+        tensor = self.layout.tensors[self._stored[name]]
+        if len(tensor.chunks) == 1 and tensor.chunks[0].sizes == tensor.shape:
+            return self._chunk(tensor, tensor.chunks[0])
+        full = torch.empty(tensor.shape, dtype=tensor.dtype)
+        for chunk in tensor.chunks:
+            view = full
+            for dim, (offset, size) in enumerate(zip(chunk.offsets, chunk.sizes)):
+                view = view.narrow(dim, offset, size)
+            view.copy_(self._chunk(tensor, chunk))
+        return full
+
+    def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
+        """The tensor's elements in contiguous 1-D pieces."""
+        return flat_chunks(self.read(name), chunk_bytes)
+
+    def close(self) -> None:
+        """Close the data files."""
+        for file in self._files.values():
+            file.close()
+        self._files = {}
+
+    def _chunk(self, tensor: _Tensor, chunk: _Chunk) -> torch.Tensor:
+        where = f"{self.path / chunk.file}: tensor {tensor.name!r}"
+        file = self._open(chunk.file)
+        end = file.seek(0, io.SEEK_END)
+        if chunk.begin + chunk.length > end:
+            raise CheckpointError(
+                f"{where}: its chunk needs bytes {chunk.begin:,}..{chunk.begin + chunk.length:,} but the file "
+                f"has {end:,}: the checkpoint is truncated or incomplete (did every rank finish saving?)"
+            )
+        file.seek(chunk.begin)
+        raw = file.read(chunk.length)
+        value = _decode_chunk(raw, tensor.dtype, chunk.sizes, where)
+        if value.dtype != tensor.dtype or tuple(value.shape) != chunk.sizes:
+            raise CheckpointError(
+                f"{where}: the stored chunk is {value.dtype} {list(value.shape)} but the metadata says "
+                f"{tensor.dtype} {list(chunk.sizes)}; the checkpoint is corrupt"
+            )
+        return value
+
+    def _open(self, name: str) -> BinaryIO:
+        if name not in self._files:
+            path = self.path / name
+            if not path.is_file():
+                raise CheckpointError(f"{path}: missing; the metadata names it as a data file (incomplete copy?)")
+            self._files[name] = open(path, "rb")
+        return self._files[name]
+
+
+def _decode_chunk(raw: bytes, dtype: torch.dtype, sizes: tuple[int, ...], where: str) -> torch.Tensor:
+    """A chunk record: a ``torch.save`` zip (the default) or raw bytes (DCP's safetensors format)."""
+    if not raw.startswith(_ZIP_MAGIC) and len(raw) == math.prod(sizes) * dtype.itemsize:
+        return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(sizes) if raw else torch.empty(sizes, dtype=dtype)
+    try:
+        value = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise CheckpointError(f"{where}: refused: its record holds more than a tensor ({exc})") from None
+    except Exception as exc:  # any failure to decode a user's file is a bad checkpoint
+        raise CheckpointError(f"{where}: not a readable tensor record ({type(exc).__name__}: {exc})") from None
+    if not isinstance(value, torch.Tensor):
+        raise CheckpointError(f"{where}: its record holds a {type(value).__name__}, not a tensor")
+    return value

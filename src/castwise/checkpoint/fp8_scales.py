@@ -1,0 +1,281 @@
+"""fp8 weights and their scales: recognising the pairs, then dequantizing or quantizing row blocks.
+
+Spellings found in the wild, each a multiplier (real value = fp8 value x scale):
+DeepSeek-V3 ``W_scale_inv`` (fp32, one per 128x128 block, ``quantization_config.weight_block_size``),
+compressed-tensors ``W_scale`` (per tensor or per output channel) and ComfyUI ``scale_weight``
+beside ``weight``. Weights are processed a few rows at a time, so memory stays near one chunk.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import torch
+
+from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.tensor_info import TensorInfo
+
+FP8_DTYPES = frozenset(
+    getattr(torch, name) for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+    if hasattr(torch, name)
+)
+E4M3 = torch.float8_e4m3fn
+E4M3_MAX = torch.finfo(E4M3).max
+DEFAULT_BLOCK = (128, 128)
+CHUNK_ELEMENTS = 4 * 1024 * 1024
+"""Elements of one row block: its fp32 temporaries stay near 16 MiB."""
+
+_SCALE_SUFFIXES = ("_scale_inv", "_scale")
+_COMFY_SCALE = "scale_weight"
+_ACTIVATION_SCALE = "input_scale"
+_LISTED = 3
+
+Chunks = Callable[[int], Iterable[torch.Tensor]]
+"""Gives a stored tensor's elements in 1-D pieces of at most the given number of bytes."""
+
+
+@dataclass(frozen=True)
+class ScaleGrid:
+    """How one scale tensor covers its weight: ``block`` rows x columns share one scale value."""
+
+    weight: str
+    scale: str
+    kind: str  # "tensor", "channel" or "block"
+    block: tuple[int, int]
+    rows: int
+    cols: int
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """Scale values along rows and columns."""
+        return -(-self.rows // self.block[0]), -(-self.cols // self.block[1])
+
+    def describe(self) -> str:
+        """``block 128x128``, ``per channel`` or ``per tensor``."""
+        return f"block {self.block[0]}x{self.block[1]}" if self.kind == "block" else f"per {self.kind}"
+
+
+@dataclass(frozen=True)
+class Fp8Scales:
+    """The fp8 weights of a checkpoint, their scales, and what does not fit together."""
+
+    grids: dict[str, ScaleGrid]
+    unscaled: tuple[str, ...]
+    orphans: tuple[str, ...]
+    activation_scales: tuple[str, ...]
+    mismatches: tuple[str, ...]
+    formats: dict[str, int]
+
+    @property
+    def dropped(self) -> frozenset[str]:
+        """Scale tensors that dequantizing makes meaningless."""
+        return frozenset([*(g.scale for g in self.grids.values()), *self.activation_scales])
+
+    @property
+    def any(self) -> bool:
+        """True when the checkpoint holds fp8 weights or scale tensors."""
+        return bool(self.grids or self.unscaled or self.orphans or self.mismatches)
+
+    def check(self, where: str) -> None:
+        """Refuse to dequantize when a scale does not fit its weight."""
+        if self.mismatches:
+            more = f" (and {len(self.mismatches) - 1} more)" if len(self.mismatches) > 1 else ""
+            raise CheckpointError(f"{where}: {self.mismatches[0]}{more}; nothing was written")
+
+    def findings(self, infos: Sequence[TensorInfo]) -> list[str]:
+        """One line per scheme, the size once dequantized, and every mismatch."""
+        if not self.any:
+            return []
+        schemes: dict[str, int] = {}
+        for grid in self.grids.values():
+            schemes[grid.describe()] = schemes.get(grid.describe(), 0) + 1
+        kinds = ", ".join(f"{n} {k}" for k, n in self.formats.items())
+        lines = [f"fp8 {kinds}, {scheme}: {n} weights with scales" for scheme, n in schemes.items()]
+        if self.grids:
+            lines.append(
+                f"dequantized to bf16 this checkpoint holds {_size(self.dequantized_bytes(infos, 2))} "
+                "(`castwise convert --dtype bf16` multiplies each weight by its scale and drops the scales)"
+            )
+        if self.unscaled:
+            lines.append(
+                f"{len(self.unscaled)} fp8 tensors have no scale ({_names(self.unscaled)}): converting "
+                "upcasts them exactly (every e4m3/e5m2 value is a bf16 value)"
+            )
+        if self.orphans:
+            lines.append(f"{len(self.orphans)} scale tensors have no fp8 weight beside them: {_names(self.orphans)}")
+        lines.extend(self.mismatches)
+        return lines
+
+    def dequantized_bytes(self, infos: Sequence[TensorInfo], itemsize: int) -> int:
+        """Tensor bytes once fp8 weights are ``itemsize`` wide and their scales dropped."""
+        dropped = self.dropped
+        return sum(
+            t.numel * itemsize if t.name in self.grids or t.name in self.unscaled else t.nbytes
+            for t in infos if t.name not in dropped
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "weights": {
+                name: {"scale": g.scale, "scheme": g.kind, "block": list(g.block)} for name, g in self.grids.items()
+            },
+            "formats": self.formats,
+            "unscaled": list(self.unscaled),
+            "orphan_scales": list(self.orphans),
+            "activation_scales": list(self.activation_scales),
+            "mismatches": list(self.mismatches),
+        }
+
+
+def find_scales(infos: Sequence[TensorInfo], config: dict[str, Any] | None) -> Fp8Scales:
+    """Pair every fp8 weight with its scale tensor by name, shape and ``quantization_config``."""
+    by_name = {t.name: t for t in infos}
+    config_block = _config_block(config)
+    grids: dict[str, ScaleGrid] = {}
+    unscaled, mismatches, claimed = [], [], set()
+    formats: dict[str, int] = {}
+    for info in infos:
+        if info.dtype not in FP8_DTYPES or _is_scale_name(info.name):
+            continue
+        formats[_fp8_name(info.dtype)] = formats.get(_fp8_name(info.dtype), 0) + 1
+        scale = next((by_name[n] for n in _scale_names(info.name) if n in by_name), None)
+        if scale is None:
+            unscaled.append(info.name)
+            continue
+        claimed.add(scale.name)
+        grid = _grid(info, scale, config_block)
+        if isinstance(grid, str):
+            mismatches.append(grid)
+        else:
+            grids[info.name] = grid
+    orphans = [t.name for t in infos if _is_weight_scale_name(t.name) and t.name not in claimed]
+    activation = [t.name for t in infos if t.name.rsplit(".", 1)[-1] == _ACTIVATION_SCALE]
+    return Fp8Scales(grids, tuple(unscaled), tuple(orphans), tuple(activation), tuple(mismatches), formats)
+
+
+def dequantized(chunks: Chunks, grid: ScaleGrid, scale: torch.Tensor) -> Iterator[torch.Tensor]:
+    """fp32 products of the fp8 weight's row blocks and their scales (rounded once by the writer)."""
+    scale = scale.to(torch.float32)
+    row = 0
+    for chunk in chunks(_rows_per_chunk(grid) * grid.cols):
+        block = chunk.reshape(-1, grid.cols).to(torch.float32)
+        block.mul_(_expanded(scale, grid, row, block.shape[0]))
+        row += block.shape[0]
+        yield block.reshape(-1)
+
+
+def quantize_grid(name: str, shape: tuple[int, ...], scale_name: str, block: tuple[int, int] | None) -> ScaleGrid:
+    """The scale layout ``quantized`` writes for a weight: ``block`` sized, or one per tensor."""
+    rows, cols = _rows_cols(shape)
+    if block is None:
+        return ScaleGrid(name, scale_name, "tensor", (max(rows, 1), max(cols, 1)), rows, cols)
+    return ScaleGrid(name, scale_name, "block", block, rows, cols)
+
+
+def quantized(chunks: Chunks, grid: ScaleGrid, itemsize: int, scales: list[torch.Tensor]) -> Iterator[torch.Tensor]:
+    """e4m3 row blocks of a weight; appends each block row's fp32 scales (multipliers) to ``scales``."""
+    step = _rows_per_chunk(grid) * grid.cols * itemsize
+    if grid.kind == "tensor":
+        amax = max((float(c.abs().max()) for c in chunks(step) if c.numel()), default=0.0)
+        scales.append(torch.tensor(_scale_of(torch.tensor(amax)).item(), dtype=torch.float32))
+    for chunk in chunks(step):
+        block = chunk.reshape(-1, grid.cols).to(torch.float32)
+        if grid.kind == "block":
+            scales.append(_scale_of(_block_amax(block, grid.block)))
+        block.div_(_expanded(scales[-1], grid, 0, block.shape[0]))
+        yield block.clamp_(-E4M3_MAX, E4M3_MAX).to(E4M3).reshape(-1)
+
+
+def _scale_of(amax: torch.Tensor) -> torch.Tensor:
+    scale = amax.to(torch.float32) / E4M3_MAX
+    return torch.where(scale > 0, scale, torch.ones_like(scale))
+
+
+def _block_amax(block: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+    rows, cols = block.shape
+    padded = torch.nn.functional.pad(block.abs(), (0, -cols % size[1], 0, -rows % size[0]))
+    return padded.reshape(padded.shape[0] // size[0], size[0], -1, size[1]).amax(dim=(1, 3))
+
+
+def _expanded(scale: torch.Tensor, grid: ScaleGrid, row: int, rows: int) -> torch.Tensor:
+    """The scale of every element of rows ``row`` .. ``row + rows`` (a broadcastable view)."""
+    if grid.kind == "tensor":
+        return scale.reshape(())
+    if grid.kind == "channel":
+        return scale.reshape(-1)[row:row + rows, None]
+    height, width = grid.block
+    first = row // height
+    values = scale.reshape(-1, grid.grid[1])[first:first + -(-(row - first * height + rows) // height)]
+    values = values.repeat_interleave(height, dim=0)[row - first * height:][:rows]
+    return values.repeat_interleave(width, dim=1)[:, :grid.cols]
+
+
+def _rows_per_chunk(grid: ScaleGrid) -> int:
+    rows = max(1, CHUNK_ELEMENTS // max(grid.cols, 1))
+    height = grid.block[0] if grid.kind == "block" else 1
+    return max(height, rows // height * height)
+
+
+def _rows_cols(shape: tuple[int, ...]) -> tuple[int, int]:
+    """A weight seen as a matrix: output channels by everything else (one row below 2-D)."""
+    return (shape[0], math.prod(shape[1:])) if len(shape) >= 2 else (1, math.prod(shape))
+
+
+def _grid(weight: TensorInfo, scale: TensorInfo, config_block: tuple[int, int] | None) -> ScaleGrid | str:
+    rows, cols = _rows_cols(weight.shape)
+    about = f"scale {scale.name!r} {list(scale.shape)} for fp8 weight {weight.name!r} {list(weight.shape)}"
+    if not scale.dtype.is_floating_point or scale.dtype in FP8_DTYPES:
+        return f"{about}: stored as {scale.dtype}, expected a float32/bfloat16/float16 multiplier"
+    if scale.numel == 1:
+        return ScaleGrid(weight.name, scale.name, "tensor", (max(rows, 1), max(cols, 1)), rows, cols)
+    if scale.shape in ((rows,), (rows, 1)) and len(weight.shape) >= 2:
+        return ScaleGrid(weight.name, scale.name, "channel", (1, max(cols, 1)), rows, cols)
+    block = config_block or DEFAULT_BLOCK
+    grid = ScaleGrid(weight.name, scale.name, "block", block, rows, cols)
+    if len(weight.shape) == 2 and scale.shape == grid.grid:
+        return grid
+    source = "quantization_config.weight_block_size" if config_block else "the default block, no weight_block_size"
+    return (
+        f"{about} does not cover it: per tensor needs 1 value, per channel [{rows}, 1], blocks of "
+        f"{block[0]}x{block[1]} ({source}) need {list(grid.grid)}"
+    )
+
+
+def _config_block(config: dict[str, Any] | None) -> tuple[int, int] | None:
+    quantization = (config or {}).get("quantization_config")
+    block = quantization.get("weight_block_size") if isinstance(quantization, dict) else None
+    if isinstance(block, list) and len(block) == 2 and all(type(v) is int and v > 0 for v in block):
+        return block[0], block[1]
+    return None
+
+
+def _scale_names(weight: str) -> list[str]:
+    owner, _, leaf = weight.rpartition(".")
+    prefix = f"{owner}." if owner else ""
+    names = [f"{weight}{suffix}" for suffix in _SCALE_SUFFIXES]
+    return [*names, f"{prefix}{_COMFY_SCALE}"] if leaf == "weight" else names
+
+
+def _is_weight_scale_name(name: str) -> bool:
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf == _COMFY_SCALE or (leaf.endswith(_SCALE_SUFFIXES) and leaf.startswith("weight"))
+
+
+def _is_scale_name(name: str) -> bool:
+    return _is_weight_scale_name(name) or name.rsplit(".", 1)[-1] == _ACTIVATION_SCALE
+
+
+def _fp8_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.float8_").removesuffix("fn")
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:_LISTED])
+    return shown + (f", … ({len(names) - _LISTED} more)" if len(names) > _LISTED else "")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**20:,.1f} MiB" if nbytes >= 2**20 else f"{nbytes:,} B"
