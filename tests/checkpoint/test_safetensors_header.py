@@ -40,7 +40,7 @@ BAD_HEADERS = {
     "trailing": ({"a": F32x2}, 12, "4 bytes after the last tensor"),
     "unknown_dtype": ({"a": {"dtype": "F128", "shape": [2], "data_offsets": [0, 8]}}, 8, "unknown dtype code 'F128'"),
     "shape_bytes": ({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, 8, "needs 12 bytes but its offsets span 8"),
-    "metadata_int": ({"__metadata__": {"step": 3}, "a": F32x2}, 8, "'step' holds a int"),
+    "metadata_int": ({"__metadata__": {"step": 3}, "a": F32x2}, 8, "'step' holds a number"),
     "metadata_list": ({"__metadata__": ["x"], "a": F32x2}, 8, "must be an object of strings"),
     "negative_shape": ({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}}, 8, "non-negative integers"),
     "reversed_offsets": ({"a": {"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}}, 8, "begin <= end"),

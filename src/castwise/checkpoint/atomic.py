@@ -1,13 +1,17 @@
 """Atomic outputs: write under a temporary name in the destination folder, fsync, then rename.
 
-A failure removes the temporary; a kill leaves at most a hidden ``.NAME.castwise-*.tmp`` beside
-the destination, never a partial file under the final name.
+A failure removes the temporary; a kill leaves at most a hidden ``.NAME.castwise-PID-XXXXXXXX.tmp``
+beside the destination, never a partial file under the final name. The writer holds an exclusive
+``flock`` on its temporary while it lives, so ``remove_stale_temporaries`` (called by the next write
+to the same destination) removes only temporaries whose owner process is gone and that nobody holds.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
@@ -28,6 +32,48 @@ def check_destination(destination: Path, force: bool, sources: list[Path]) -> No
             )
     if destination.exists() and not force:
         raise CheckpointError(f"{destination} already exists; pass --force (force=True) to replace it")
+
+
+def remove_stale_temporaries(destination: Path) -> list[Path]:
+    """Remove the temporaries that killed castwise writes to ``destination`` left; returns them."""
+    pattern = re.compile(rf"\.{re.escape(destination.name)}\.castwise-([1-9][0-9]*)-[0-9a-f]{{8}}\.tmp")
+    try:
+        found = [(path, match) for path in destination.parent.iterdir() if (match := pattern.fullmatch(path.name))]
+    except OSError:
+        return []
+    removed = []
+    for path, match in sorted(found, key=lambda pair: pair[0]):
+        if not path.is_symlink() and not _process_alive(int(match.group(1))) and _remove_if_unlocked(path):
+            removed.append(path)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # it exists but is someone else's, or the pid is out of range
+        return True
+    return True
+
+
+def _remove_if_unlocked(path: Path) -> bool:
+    """Remove ``path`` if no process holds its lock (one on another host may, on a shared disk)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+    return True
 
 
 @contextlib.contextmanager
@@ -59,13 +105,15 @@ def _fsync_file(path: Path) -> None:
 
 @contextlib.contextmanager
 def _temporary(destination: Path, is_dir: bool) -> Iterator[Path]:
-    temporary = destination.parent / f".{destination.name}.castwise-{uuid.uuid4().hex[:8]}.tmp"
+    temporary = destination.parent / f".{destination.name}.castwise-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         temporary.mkdir() if is_dir else temporary.touch(exist_ok=False)
     except OSError as exc:
         raise _cannot_write(destination, exc) from exc
+    lock = None
     try:
+        lock = _hold_lock(temporary)
         yield temporary
     except OSError as exc:
         raise _cannot_write(destination, exc) from exc
@@ -74,6 +122,16 @@ def _temporary(destination: Path, is_dir: bool) -> Iterator[Path]:
             shutil.rmtree(temporary, ignore_errors=True)
         else:
             temporary.unlink(missing_ok=True)
+        if lock is not None:
+            os.close(lock)
+
+
+def _hold_lock(temporary: Path) -> int:
+    """An open descriptor holding an exclusive lock on ``temporary`` (unlocked where unsupported)."""
+    descriptor = os.open(temporary, os.O_RDONLY)
+    with contextlib.suppress(OSError):  # a disk without locks: the pid in the name still protects it
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return descriptor
 
 
 def _cannot_write(destination: Path, exc: OSError) -> CheckpointError:

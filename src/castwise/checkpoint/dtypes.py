@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 _OPTIONAL_CODES = {
+    "F4": "float4_e2m1fn_x2",
     "F8_E4M3": "float8_e4m3fn",
     "F8_E4M3FNUZ": "float8_e4m3fnuz",
     "F8_E5M2": "float8_e5m2",

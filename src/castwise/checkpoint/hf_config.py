@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from castwise.checkpoint.bounded_json import parse_json
 from castwise.checkpoint.dtypes import torch_name
 from castwise.checkpoint.errors import CheckpointError
 
@@ -19,7 +20,7 @@ QUANTIZATION_KEY = "quantization_config"
 def read_config(path: Path) -> dict[str, Any]:
     """The JSON object in a config file."""
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = parse_json(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(config, dict):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from castwise.checkpoint.bounded_json import parse_json
 from castwise.checkpoint.dcp import METADATA_NAME, is_dcp_folder
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.torch_file import TORCH_SUFFIXES
@@ -97,7 +97,7 @@ def _sharded(index: Path, folder: Path) -> Layout:
 
 def _read_index(index: Path) -> dict[str, Any]:
     try:
-        document = json.loads(index.read_text(encoding="utf-8"))
+        document = parse_json(index.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{index}: not a valid JSON index ({exc})") from None
     weight_map = document.get("weight_map") if isinstance(document, dict) else None

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Callable
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+from rich.text import Text
 
-from castwise.checkpoint import CheckpointInfo, convert, inspect
-from castwise.cli.output import console, fail, print_json, table
+from castwise.checkpoint import CheckpointInfo, ConvertResult, convert, inspect
+from castwise.cli.output import console, fail, literal, print_json, printable, table
 
 
 def inspect_command(
@@ -31,28 +31,47 @@ def inspect_command(
 def convert_command(
     src: str = typer.Argument(..., help="Checkpoint to read (any format inspect reads); never modified."),
     dst: str = typer.Argument(..., help="A .safetensors file, or a folder when SRC is a folder or index."),
-    dtype: str = typer.Option(..., "--dtype", "-d", help="Storage dtype for floating tensors: bf16, f16, f32, f64."),
+    dtype: str = typer.Option(
+        ..., "--dtype", "-d",
+        help="Storage dtype for floating tensors: bf16, f16, f32, f64 (fp8 weights with scales are dequantized), "
+        "or fp8 (e4m3 Linear weights with scales, the rest bf16).",
+    ),
     keep_fp32: list[str] = typer.Option(
         None, "--keep-fp32", "-k",
         help="Glob on tensor/module names kept fp32 (repeatable, case-insensitive); default: norm layers; 'none' keeps nothing.",
     ),
+    key: str = typer.Option(None, "--key", help="DCP folders: the state group to write (default: model, without its prefix)."),
+    config: str = typer.Option(None, "--config", help="A config.json to write beside a folder's output (default: SRC's own)."),
+    max_shard_size: str = typer.Option(None, "--max-shard-size", help="Split a folder's output into shards of at most this size (5GB, 500MB)."),
+    fp8_block: str = typer.Option("128", "--fp8-block", help="With --dtype fp8: square scale block size, or 'tensor' for one scale per weight."),
     force: bool = typer.Option(False, "--force", "-f", help="Replace DST if it exists."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Write SRC as safetensors in DTYPE: streaming, atomic, ints and bools never cast."""
+    """Write SRC as safetensors in DTYPE: streaming, atomic, ints and bools never cast, fp8 scales applied."""
     try:
         with _ByteProgress(enabled=not as_json and console.is_terminal) as progress:
-            result = convert(src, dst, dtype, keep_fp32=keep_fp32 or None, force=force, progress=progress)
+            result = convert(
+                src, dst, dtype, keep_fp32=keep_fp32 or None, force=force, progress=progress,
+                key=key, config=config, max_shard_size=max_shard_size, fp8_block=fp8_block,
+            )
     except (ValueError, OSError) as exc:
         fail(str(exc))
     if as_json:
         print_json(vars(result))
         return
     console.print(
-        f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}), "
+        f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}{_fp8_note(result)}), "
         f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out",
         highlight=False, soft_wrap=True, markup=False,
     )
+
+
+def _fp8_note(result: ConvertResult) -> str:
+    if result.quantized:
+        return f"; {result.quantized} Linear weights quantized to fp8 e4m3 with scales"
+    if result.dequantized or result.scales_dropped:
+        return f"; {result.dequantized} fp8 weights dequantized, {result.scales_dropped} scale tensors dropped"
+    return ""
 
 
 class _ByteProgress:
@@ -75,24 +94,23 @@ class _ByteProgress:
 
 def _print_info(info: CheckpointInfo, tensors: bool) -> None:
     files = f"{len(info.files)} files" if len(info.files) > 1 else info.files[0]
-    console.print(
-        f"[bold]{escape(info.path)}[/] ({info.format}, {escape(files)}): {len(info.tensors)} tensors, "
-        f"{info.total_parameters:,} parameters, {_size(info.total_bytes)}",
-        highlight=False, soft_wrap=True,
-    )
+    summary = f" ({info.format}, {files}): {len(info.tensors)} tensors, {info.total_parameters:,} parameters, "
+    heading = Text.assemble((printable(info.path), "bold"), printable(summary + _size(info.total_bytes)))
+    console.print(heading, highlight=False, soft_wrap=True)
     rows = [[s.dtype, s.tensors, f"{s.parameters:,}", _size(s.bytes), f"{s.share:.1%}"] for s in info.by_dtype.values()]
     console.print(table(None, ["dtype", "tensors", "parameters", "bytes", "share"], rows))
     console.print(f"declared dtype (config.json): {info.declared_dtype or '-'}", highlight=False)
     console.print(f"transformers 5 would load as: {info.transformers_dtype or '-'}", highlight=False)
     for finding in info.findings:
-        console.print(f"  - {finding}", highlight=False, soft_wrap=True, markup=False)
+        console.print(literal(f"  - {finding}"), highlight=False, soft_wrap=True)
     if tensors:
         columns = ["name", "dtype", "shape", "bytes", "file"]
         console.print(table(None, columns, [_tensor_row(t.to_dict()) for t in info.tensors]))
 
 
 def _tensor_row(row: dict[str, object]) -> list[object]:
-    return [row["name"], row["dtype"], "x".join(map(str, row["shape"])) or "scalar", f"{row['bytes']:,}", row["file"]]
+    shape = "x".join(map(str, row["shape"])) or "scalar"  # type: ignore[call-overload]
+    return [literal(row["name"]), row["dtype"], shape, f"{row['bytes']:,}", literal(row["file"])]
 
 
 def _size(nbytes: int) -> str:
