@@ -4,10 +4,15 @@ from castwise.training.health import TensorHealth
 from castwise.training.loss_scaler import LossScaler
 from castwise.training.memory import TrainingBytes, training_bytes
 from castwise.training.monitor import PrecisionMonitor
-from castwise.training.optimizers import StochasticRounding, make_optimizer, update_rule
+from castwise.training.optimizer_base import CastwiseOptimizer
+from castwise.training.optimizers import make_optimizer, update_rule
 from castwise.training.rounding import rounds_away, stochastic_round, ulp
+from castwise.training.state_precision import STATES
+from castwise.training.stochastic import StochasticRounding
 
 __all__ = [
+    "STATES",
+    "CastwiseOptimizer",
     "LossScaler",
     "PrecisionMonitor",
     "StochasticRounding",

@@ -2,7 +2,11 @@
 
 The recipe is torch's GradScaler's (start at 65536, double after ``growth_interval`` clean
 steps, halve and skip the step when a gradient is inf/nan), written for any device and for
-any optimizer, with a state dict that also reads GradScaler's. Usage in a plain loop::
+any optimizer, with GradScaler's public methods and a state dict that each of the two reads.
+Gradients are unscaled and checked for inf/nan by one fused call per device and dtype (torch's
+own kernel), with one device sync per step. fp16 gradients are unscaled in place, which
+flushes values below 6e-8 to zero: :func:`castwise.make_optimizer` gives fp16 weights fp32
+gradients (``param.grad_dtype``) so that ``16-true`` unscales into fp32. Usage in a plain loop::
 
     scaler = cw.LossScaler(policy)          # "dynamic" for 16-mixed/16-true, "none" for bf16
     scaler.scale(loss).backward()
@@ -17,8 +21,7 @@ import difflib
 import enum
 import math
 import warnings
-from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from torch import Tensor
@@ -27,6 +30,14 @@ from castwise.policy import Policy, PolicyLike
 
 MODES: tuple[str, ...] = ("dynamic", "none")
 _STATE_KEYS = ("scale", "growth_factor", "backoff_factor", "growth_interval", "growth_tracker")
+_FP16_IN_PLACE = (
+    "LossScaler is unscaling fp16 gradients in place, which flushes values below 6e-8 to zero; "
+    "build the optimizer with cw.make_optimizer (fp32 gradients for fp16 weights) or set "
+    "param.grad_dtype = torch.float32 before backward"
+)
+
+
+_Losses = TypeVar("_Losses", Tensor, list[Tensor], tuple[Tensor, ...])
 
 
 class _Stage(enum.Enum):
@@ -60,11 +71,43 @@ class LossScaler:
         self._skipped_steps = 0
         self._last_step_skipped = False
         self._stages: dict[int, tuple[_Stage, bool]] = {}
+        self._warned_fp16 = False
 
     @property
     def enabled(self) -> bool:
         """True when the loss is scaled (mode ``dynamic``)."""
         return self.mode == "dynamic"
+
+    def is_enabled(self) -> bool:
+        """GradScaler's name for :attr:`enabled`."""
+        return self.enabled
+
+    def get_growth_factor(self) -> float:
+        """The factor the scale grows by after ``growth_interval`` clean steps."""
+        return self.growth_factor
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        """Change the growth factor (> 1)."""
+        _check_factors(self._scale, new_factor, self.backoff_factor, self.growth_interval)
+        self.growth_factor = float(new_factor)
+
+    def get_backoff_factor(self) -> float:
+        """The factor the scale shrinks by after an inf/nan gradient."""
+        return self.backoff_factor
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        """Change the backoff factor (between 0 and 1)."""
+        _check_factors(self._scale, self.growth_factor, new_factor, self.growth_interval)
+        self.backoff_factor = float(new_factor)
+
+    def get_growth_interval(self) -> int:
+        """How many clean steps in a row grow the scale."""
+        return self.growth_interval
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        """Change the growth interval (a positive int)."""
+        _check_factors(self._scale, self.growth_factor, self.backoff_factor, new_interval)
+        self.growth_interval = new_interval
 
     @property
     def skipped_steps(self) -> int:
@@ -85,8 +128,11 @@ class LossScaler:
         stage, _ = self._stages.get(id(optimizer), (_Stage.READY, False))
         return self.get_scale() if stage is _Stage.READY else 1.0
 
-    def scale(self, loss: Tensor) -> Tensor:
-        """The loss times the current scale, in at least fp32 (unchanged when disabled)."""
+    def scale(self, loss: _Losses) -> _Losses:
+        """The loss times the current scale, in at least fp32 (unchanged when disabled); a list or
+        tuple of losses gives one of the same kind, like GradScaler."""
+        if isinstance(loss, (list, tuple)):
+            return type(loss)(self.scale(item) for item in loss)
         if not isinstance(loss, Tensor):
             raise TypeError(f"LossScaler.scale takes the loss tensor, got {type(loss).__name__}")
         if not self.enabled:
@@ -104,7 +150,11 @@ class LossScaler:
             )
         if stage is _Stage.STEPPED:
             raise RuntimeError("unscale_() was called after step(); call update() first")
-        found_inf = _unscale_gradients(_gradients(optimizer), 1.0 / self._scale)
+        groups = _gradients_by_device_and_dtype(optimizer)
+        if not self._warned_fp16 and any(dtype == torch.float16 for _, dtype in groups):
+            warnings.warn(_FP16_IN_PLACE, stacklevel=2)
+            self._warned_fp16 = True
+        found_inf = _unscale_gradients(groups, 1.0 / self._scale)
         self._stages[id(optimizer)] = (_Stage.UNSCALED, found_inf)
 
     def step(self, optimizer: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> bool:
@@ -134,9 +184,18 @@ class LossScaler:
         optimizer.step(**kwargs)
         return True
 
-    def update(self) -> None:
-        """Halve the scale after an inf/nan gradient; double it after ``growth_interval`` clean steps."""
+    def update(self, new_scale: float | Tensor | None = None) -> None:
+        """Halve the scale after an inf/nan gradient; double it after ``growth_interval`` clean steps.
+
+        ``new_scale`` sets the scale instead (GradScaler's override), keeping the growth tracker.
+        """
         if not self.enabled:
+            return
+        if new_scale is not None:
+            value = float(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
+            _check_factors(value, self.growth_factor, self.backoff_factor, self.growth_interval)
+            self._scale = value
+            self._stages.clear()
             return
         if not self._stages:
             raise RuntimeError("update() was called before any unscale_() or step() this iteration")
@@ -151,7 +210,11 @@ class LossScaler:
         self._stages.clear()
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume: mode, scale, factors, growth tracker and skipped-step count."""
+        """Everything needed to resume: mode, scale, factors, growth tracker and skipped-step count.
+
+        The growth tracker is also stored under GradScaler's key (``_growth_tracker``), so
+        ``torch.amp.GradScaler.load_state_dict`` reads this dict.
+        """
         return {
             "mode": self.mode,
             "scale": self._scale,
@@ -159,17 +222,19 @@ class LossScaler:
             "backoff_factor": self.backoff_factor,
             "growth_interval": self.growth_interval,
             "growth_tracker": self._growth_tracker,
+            "_growth_tracker": self._growth_tracker,
             "skipped_steps": self._skipped_steps,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Resume from :meth:`state_dict` (or from a ``torch.amp.GradScaler`` state dict)."""
+        """Resume from :meth:`state_dict` or from a ``torch.amp.GradScaler`` state dict (an empty
+        one, from a disabled GradScaler, reads as mode ``none``)."""
         if not isinstance(state, dict):
             raise TypeError(f"load_state_dict takes a dict, got {type(state).__name__}")
         state = dict(state)
         if "_growth_tracker" in state:
             state.setdefault("growth_tracker", state.pop("_growth_tracker"))
-        mode = state.get("mode", "dynamic")
+        mode = state.get("mode", "dynamic" if state else "none")
         if mode != self.mode:
             warnings.warn(
                 f"loss scaler state was saved in mode {mode!r} but this scaler is {self.mode!r}; "
@@ -202,23 +267,36 @@ class LossScaler:
         return f"LossScaler(mode='dynamic', scale={self._scale:g}, skipped_steps={skipped})"
 
 
-def _gradients(optimizer: torch.optim.Optimizer) -> Iterator[Tensor]:
+def _gradients_by_device_and_dtype(
+    optimizer: torch.optim.Optimizer,
+) -> dict[tuple[torch.device, torch.dtype], list[Tensor]]:
+    groups: dict[tuple[torch.device, torch.dtype], list[Tensor]] = {}
     for group in optimizer.param_groups:
         for param in group["params"]:
-            if param.grad is not None:
-                grad = param.grad
-                yield grad._values() if grad.is_sparse else grad
+            grad = param.grad
+            if grad is not None:
+                grad = grad._values() if grad.is_sparse else grad
+                groups.setdefault((grad.device, grad.dtype), []).append(grad)
+    return groups
 
 
-def _unscale_gradients(grads: Iterator[Tensor], inverse_scale: float) -> bool:
-    """Multiply in place; True if any gradient held inf/nan (one device sync per device)."""
+def _unscale_gradients(
+    groups: dict[tuple[torch.device, torch.dtype], list[Tensor]], inverse_scale: float
+) -> bool:
+    """Multiply in place with one fused call per group; True if any gradient held inf/nan.
+
+    The flags of all devices are summed on one device, so this syncs once."""
     found: dict[torch.device, Tensor] = {}
-    for grad in grads:
-        nonfinite = ~torch.isfinite(grad).all()
-        previous = found.get(grad.device)
-        found[grad.device] = nonfinite if previous is None else previous | nonfinite
-        grad.mul_(inverse_scale)
-    return any(bool(flag) for flag in found.values())
+    inverse: dict[torch.device, Tensor] = {}
+    for (device, _), grads in groups.items():
+        if device not in found:
+            found[device] = torch.zeros(1, dtype=torch.float32, device=device)
+            inverse[device] = torch.full((1,), inverse_scale, dtype=torch.float32, device=device)
+        torch._amp_foreach_non_finite_check_and_unscale_(grads, found[device], inverse[device])
+    if not found:
+        return False
+    first = next(iter(found))
+    return bool(sum(flag.to(first) for flag in found.values()).item())
 
 
 def _grown(scale: float, factor: float) -> float:

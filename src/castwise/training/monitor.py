@@ -22,8 +22,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from castwise.model import PrecisionModule, unwrap
-from castwise.policy import dtype_name
+from castwise.policy import Policy, dtype_name
 from castwise.training.health import BeforeStep, TensorHealth, after_step, before_step
 from castwise.training.loss_scaler import LossScaler
 from castwise.training.optimizers import StochasticRounding
@@ -90,7 +89,7 @@ class PrecisionMonitor:
         self.steps = 0
         self.samples = 0
         self.history: list[dict[str, float]] = []
-        self._names = {id(p): name for name, p in unwrap(model).named_parameters()}
+        self._names = {id(p): name for name, p in _unwrapped(model)[0].named_parameters()}
         self._latest: dict[str, TensorHealth] = {}
         self._totals: dict[str, _Totals] = {}
 
@@ -227,10 +226,21 @@ class PrecisionMonitor:
         return [line]
 
 
+def _unwrapped(model: nn.Module) -> tuple[nn.Module, Policy | None]:
+    """The module inside a castwise wrapper (one with a ``policy`` and a ``module``) and its
+    policy; any other module as it is (training does not import castwise.model)."""
+    policy = getattr(model, "policy", None)
+    inner = getattr(model, "module", None)
+    if isinstance(policy, Policy) and isinstance(inner, nn.Module):
+        return _unwrapped(inner)[0], policy
+    return model, None
+
+
 def _fp16_in_use(model: nn.Module) -> torch.dtype | None:
     dtypes = {p.dtype for p in model.parameters()}
-    if isinstance(model, PrecisionModule):
-        dtypes |= {model.policy.param_dtype, model.policy.compute_dtype}
+    _, policy = _unwrapped(model)
+    if policy is not None:
+        dtypes |= {policy.param_dtype, policy.compute_dtype}
     return torch.float16 if torch.float16 in dtypes else None
 
 

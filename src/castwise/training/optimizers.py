@@ -12,101 +12,43 @@ With bf16 weights, ``w + u == w`` whenever ``|u| < ulp(w)/2``, so small updates 
   copy during the step). Weight decay is rounded the same way.
 
 Parameters kept in fp32 by the policy (norms by default) are updated plainly in fp32.
+
+The optimizer's moments (AdamW's ``exp_avg``/``exp_avg_sq``) are computed in fp32 at every step
+and stored as ``state`` says (:mod:`castwise.training.state_precision`): by default rounded
+stochastically to bf16 for bf16 weights, kept in fp32 for fp16 weights. fp16 weights also get
+fp32 gradients (``param.grad_dtype``, +2 bytes per parameter), so that a loss scaler unscales
+them in fp32 instead of flushing small gradients to zero.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from castwise.training.rounding import LOW_PRECISION, stochastic_round
+from castwise.training import state_precision
+from castwise.training.rounding import LOW_PRECISION
+from castwise.training.stochastic import StochasticRounding
 
 UPDATES: tuple[str, ...] = ("auto", "kahan", "stochastic", "none")
 """How 16-bit weights are updated; ``auto`` is ``kahan`` when any weight is 16-bit, else ``none``."""
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adam", "sgd", "lion")
 """The torch-optimi optimizers :func:`make_optimizer` builds."""
-_STOCHASTIC_CLASSES: dict[str, type] = {}
 
 Params = nn.Module | Iterable[Tensor] | Iterable[dict[str, Any]]
 
 
-def _optimi() -> Any:
+def _optimizer_classes() -> Any:
     try:
-        import optimi
+        from castwise.training import optimizer_classes
     except ImportError as exc:
         raise ImportError(
             "castwise's optimizers need torch-optimi: pip install 'castwise[training]'"
         ) from exc
-    return optimi
-
-
-class StochasticRounding:
-    """Mixin for an optimizer class: each step runs on fp32 copies of the bf16 parameters and
-    rounds the result back to bf16 stochastically; optimizer state stays in the parameter dtype."""
-
-    param_groups: list[dict[str, Any]]
-    state: dict[Tensor, dict[str, Any]]
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Run ``closure`` (if any) in the weights' own dtype, then step with stochastic rounding."""
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        with torch.no_grad():
-            swapped = _swap_bf16_to_fp32(self.param_groups, self.state)
-            try:
-                _unhooked(super().step.__func__)(self)  # type: ignore[misc]
-            finally:
-                for param, stored, grad in swapped:
-                    stored.copy_(stochastic_round(param.data))
-                    param.data = stored
-                    param.grad = grad
-            _keep_state_in_param_dtype(self.state, [param for param, _, _ in swapped])
-        return loss
-
-
-def _swap_bf16_to_fp32(
-    groups: list[dict[str, Any]], state: dict[Tensor, dict[str, Any]]
-) -> list[tuple[Tensor, Tensor, Tensor]]:
-    """Point bf16 parameters at fp32 copies; on a first step their gradients too, so the
-    optimizer's new state matches the gradient dtype (it is stored back in bf16 afterwards)."""
-    swapped = []
-    for group in groups:
-        for param in group["params"]:
-            if param.grad is None or param.dtype != torch.bfloat16:
-                continue
-            stored, grad = param.data, param.grad
-            param.data = stored.float()
-            if not state.get(param):
-                param.grad = grad.float()
-            swapped.append((param, stored, grad))
-    return swapped
-
-
-def _keep_state_in_param_dtype(state: dict[Tensor, dict[str, Any]], params: list[Tensor]) -> None:
-    for param in params:
-        entries = state.get(param, {})
-        for key, value in entries.items():
-            if (
-                isinstance(value, Tensor)
-                and value.dtype == torch.float32
-                and value.shape == param.shape
-            ):
-                entries[key] = value.to(param.dtype)
-
-
-def _unhooked(step: Callable[..., Any]) -> Callable[..., Any]:
-    """A step function without torch's hook wrapper (the subclass's own step already ran the hooks)."""
-    return getattr(step, "__wrapped__", step)
-
-
-def _base_classes(optimi: Any) -> dict[str, type]:
-    return {"adamw": optimi.AdamW, "adam": optimi.Adam, "sgd": optimi.SGD, "lion": optimi.Lion}
+    return optimizer_classes
 
 
 def make_optimizer(
@@ -115,16 +57,20 @@ def make_optimizer(
     *,
     lr: float,
     updates: str = "auto",
+    state: str = "auto",
     **kwargs: Any,
 ) -> torch.optim.Optimizer:
     """A torch-optimi optimizer (adamw, adam, sgd, lion) with the chosen 16-bit update rule.
 
     ``params`` is a model (its trainable parameters) or what a torch optimizer takes. ``updates``:
     ``auto`` (Kahan when any weight is 16-bit), ``kahan``, ``stochastic`` (bf16 only) or ``none``.
-    Other keyword arguments go to the optimizer (``weight_decay``, ``betas``, ...).
+    ``state``: how 16-bit weights' moments are stored, ``auto``, ``fp32``, ``stochastic`` (bf16
+    only) or ``nearest``. fp16 weights get fp32 gradients. Other keyword arguments go to the
+    optimizer (``weight_decay``, ``betas``, ...).
     """
     key = _choose(name, OPTIMIZERS, "optimizer")
     mode = _choose(updates, UPDATES, "updates mode")
+    storage = _choose(state, state_precision.STATES, "state precision")
     if not (isinstance(lr, (int, float)) and lr > 0):
         raise ValueError(f"lr must be a positive number, got {lr!r}")
     if "kahan_sum" in kwargs:
@@ -132,10 +78,15 @@ def make_optimizer(
     groups = _param_groups(params)
     dtypes = {p.dtype for group in groups for p in group["params"]}
     _check_dtypes(dtypes, mode)
+    state_precision.check(storage, dtypes)
     if mode == "auto":
         mode = "kahan" if dtypes & set(LOW_PRECISION) else "none"
-    cls = _optimizer_class(key, stochastic=mode == "stochastic")
-    return cls(groups, lr=lr, kahan_sum=mode == "kahan", **kwargs)
+    classes = _optimizer_classes()
+    cls = (classes.STOCHASTIC if mode == "stochastic" else classes.PLAIN)[key]
+    optimizer = cls(groups, lr=lr, kahan_sum=mode == "kahan", state_precision=storage, **kwargs)
+    for group in groups:
+        _fp32_gradients(group["params"])
+    return optimizer
 
 
 def update_rule(optimizer: torch.optim.Optimizer) -> str:
@@ -147,14 +98,15 @@ def update_rule(optimizer: torch.optim.Optimizer) -> str:
     return "none"
 
 
-def _optimizer_class(key: str, *, stochastic: bool) -> type:
-    base = _base_classes(_optimi())[key]
-    if not stochastic:
-        return base
-    if key not in _STOCHASTIC_CLASSES:
-        name = f"StochasticRounding{base.__name__}"
-        _STOCHASTIC_CLASSES[key] = type(name, (StochasticRounding, base), {"__module__": __name__})
-    return _STOCHASTIC_CLASSES[key]
+def _fp32_gradients(params: list[Tensor]) -> None:
+    """Let backward accumulate fp16 weights' gradients in fp32 (an existing gradient converts)."""
+    for param in params:
+        if param.dtype != torch.float16 or param.grad_dtype != torch.float16:
+            continue
+        grad, param.grad = param.grad, None
+        param.grad_dtype = torch.float32
+        if grad is not None:
+            param.grad = grad.float()
 
 
 def _param_groups(params: Params) -> list[dict[str, Any]]:
