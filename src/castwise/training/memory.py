@@ -10,7 +10,8 @@ from torch import Tensor, nn
 
 @dataclass(frozen=True)
 class TrainingBytes:
-    """Bytes of weights, gradients (one per trainable weight, in its dtype) and optimizer state."""
+    """Bytes of weights, gradients (one per trainable weight, in its ``grad_dtype``) and optimizer
+    state."""
 
     parameters: int
     gradients: int
@@ -40,7 +41,7 @@ def training_bytes(model: nn.Module, optimizer: torch.optim.Optimizer) -> Traini
     )
     return TrainingBytes(
         parameters=sum(_nbytes(p) for p in params),
-        gradients=sum(_nbytes(p) for p in trainable),
+        gradients=sum(p.numel() * (p.grad_dtype or p.dtype).itemsize for p in trainable),
         optimizer=state,
         numel=sum(p.numel() for p in params),
     )

@@ -42,6 +42,7 @@ class CastwiseOptimizer:
                 param_group.get("beta2", self.defaults["beta2"]),
             )
             param_group["betas"] = tuple(betas)
+            param_group["beta1"], param_group["beta2"] = betas
         super().add_param_group(param_group)  # type: ignore[misc]
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
