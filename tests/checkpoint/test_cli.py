@@ -83,3 +83,51 @@ def test_errors_are_one_line_and_exit_2(tmp_path):
         "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "x.safetensors"), "--dtype", "bf61")
     assert "convert writes safetensors" in _fails(
         "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "x.pt"), "--dtype", "bf16")
+
+
+def test_tensor_names_print_literally_never_as_markup(tmp_path):
+    names = ["[/x]", "[red]", "[bold red]loud[/]", "a\x1b[31mb", "new\nline"]
+    save_file({name: torch.zeros(1) for name in names}, tmp_path / "names.safetensors")
+    out = _ok("inspect", str(tmp_path / "names.safetensors"), "--tensors").stdout
+    for name in ["[/x]", "[red]", "[bold red]loud[/]", "a\\x1b[31mb", "new\\nline"]:
+        assert name in out
+    assert "\x1b" not in out
+    document = json.loads(_ok("inspect", str(tmp_path / "names.safetensors"), "--json", "--tensors").stdout)
+    assert sorted(t["name"] for t in document["tensors"]) == sorted(names)
+    converted = _ok("convert", str(tmp_path / "names.safetensors"), str(tmp_path / "[red]out.safetensors"), "-d", "bf16")
+    assert "[red]out.safetensors: 5 tensors" in converted.stdout
+
+
+def test_malformed_files_are_one_line_errors(tmp_path):
+    cases = {
+        '{"[/x]": {"dtype": ["F32"], "shape": [2], "data_offsets": [0, 8]}}':
+            "tensor '[/x]': dtype must be a code string such as 'F32', got a list",
+        '{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "x": ' + "[" * 5000 + "]" * 5000 + "}":
+            "nested 5,001 levels deep",
+        '{"__metadata__": {"x": NaN}, "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}':
+            "NaN is not a JSON value",
+        '{"\\ud800": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}': "'\\ud800' holds a lone UTF-16 surrogate",
+        '{"z": {"dtype": "F32", "shape": [1180591620717411303424, 0], "data_offsets": [0, 0]}}': "below 2**63",
+    }
+    for header, message in cases.items():
+        path = write_safetensors(tmp_path / "bad.safetensors", header.encode(), b"\0" * 8 if "[2]" in header else b"")
+        assert message in _fails("inspect", str(path))
+        assert message in _fails("convert", str(path), str(tmp_path / "out.safetensors"), "-d", "bf16")
+        assert not (tmp_path / "out.safetensors").exists()
+    torch.save({"bad\udc80": torch.ones(2)}, tmp_path / "w.pt")
+    assert "'bad\\udc80': the name is not valid Unicode text" in _fails(
+        "convert", str(tmp_path / "w.pt"), str(tmp_path / "out.safetensors"), "-d", "bf16")
+
+
+def test_deep_config_and_index_are_one_line_errors(tiny_bert, tmp_path):
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_bert["sharded"], folder)
+    index = folder / "model.safetensors.index.json"
+    original = index.read_text()
+    index.write_text('{"metadata": ' + "[" * 5000 + "]" * 5000 + ', "weight_map": {}}')
+    assert "not a valid JSON index (nested 5,001 levels deep" in _fails("inspect", str(folder))
+    index.write_text(original)
+    (folder / "config.json").write_text('{"a": ' + "{" * 3000 + "}" * 3000 + "}")
+    assert "config.json: not valid JSON (nested 3,001 levels deep" in _fails("inspect", str(folder))

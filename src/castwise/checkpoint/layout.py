@@ -17,6 +17,8 @@ SAFETENSORS_INDEX = "model.safetensors.index.json"
 # In the order transformers prefers them.
 _FOLDER_CANDIDATES = ("model.safetensors", SAFETENSORS_INDEX, "pytorch_model.bin", "pytorch_model.bin.index.json")
 _WEIGHT_SUFFIXES = (".safetensors", *TORCH_SUFFIXES)
+_TRAINER_STATE = ("training_args.bin", "optimizer.pt", "scheduler.pt", "scaler.pt", "rng_state.pth")
+"""Pickles the transformers Trainer writes beside the weights: never the model's weights."""
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,19 @@ def _folder(folder: Path) -> Layout:
         if candidate.is_file():
             return _sharded(candidate, folder) if name.endswith(".index.json") else _single(candidate, folder)
     indexes = sorted(folder.glob("*.index.json"))
-    weights = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES)
+    weights = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES and p.name not in _TRAINER_STATE
+    )
     if len(indexes) == 1:
         return _sharded(indexes[0], folder)
     if len(weights) == 1:
         return _single(weights[0], folder)
+    trainer_checkpoints = sorted(p.name for p in folder.glob("checkpoint-*") if p.is_dir())
+    if not indexes and not weights and trainer_checkpoints:
+        raise CheckpointError(
+            f"{folder}: holds no model weights of its own, only the Trainer checkpoint folders "
+            f"{', '.join(trainer_checkpoints)}; pass one of them"
+        )
     found = ", ".join(p.name for p in (indexes or weights)) or "none"
     raise CheckpointError(
         f"{folder}: cannot tell which weights to use (found: {found}); pass the file or index path"
