@@ -42,12 +42,15 @@ def _describe(policy: Policy, asked: str) -> dict[str, Any]:
         "keep_fp32": list(policy.keep_fp32),
         "matmul_precision": policy.matmul_precision,
         "loss_scaling": policy.loss_scaling,
+        "fp8": policy.fp8,
+        "fp8_keep_out": list(policy.fp8_keep_out),
         "description": policies().get(str(policy), f"custom policy, resolved from {asked!r}"),
     }
 
 
 def _row(entry: dict[str, Any]) -> list[str]:
     tf32 = " (tf32 matmul)" if entry["matmul_precision"] != "highest" else ""
+    tf32 += f" + fp8 {entry['fp8']}" if entry["fp8"] else ""
     keep = entry["keep_fp32"]
     kept = "norms" if tuple(keep) == DEFAULT_KEEP_FP32 else (", ".join(keep) or "-")
     return [entry["policy"], entry["params"], entry["compute"] + tf32, entry["output"], entry["mode"], kept,

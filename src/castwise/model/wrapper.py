@@ -6,8 +6,10 @@ from typing import Any
 
 from torch import nn
 
+from castwise.keep import declared_fp32_globs
 from castwise.model.boundary import ForwardBoundary
 from castwise.model.convert import convert_parameters
+from castwise.model.fp8 import Fp8Plan, convert_fp8, plan_fp8
 from castwise.model.keep_fp32 import attach_fp32_compute
 from castwise.policy import Policy, PolicyLike
 
@@ -20,6 +22,8 @@ class PrecisionModule(nn.Module):
     ``state_dict()`` keys are the inner module's (no prefix), so checkpoints are interchangeable
     with the unwrapped model. Attributes the wrapper lacks are looked up on the inner module.
     """
+
+    __castwise_wrapper__ = True  # checkpoint/ unwraps by this marker without importing model/
 
     def __init__(self, module: nn.Module, policy: Policy) -> None:
         super().__init__()
@@ -35,6 +39,11 @@ class PrecisionModule(nn.Module):
     def generate(self, *args: Any, **kwargs: Any) -> Any:
         """The inner (transformers) model's ``generate``, every step run under the policy."""
         return self._boundary.run(self._modules[_INNER].generate, args, kwargs)
+
+    @property
+    def fp8_report(self) -> Fp8Plan | None:
+        """Which Linears run in fp8 and why the others do not (None when the policy has no fp8)."""
+        return plan_fp8(self._modules[_INNER], self.policy) if self.policy.fp8 else None
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -76,11 +85,7 @@ def _declared_fp32_globs(model: nn.Module, policy: Policy) -> tuple[str, ...]:
     """Name globs for what a model itself says must stay fp32 (transformers' ``_keep_in_fp32_modules``)."""
     if not policy.is_low_precision:
         return ()
-    declared: list[str] = []
-    for attribute in ("_keep_in_fp32_modules", "_keep_in_fp32_modules_strict"):
-        declared += list(getattr(model, attribute, None) or ())
-    globs = (g for name in declared for g in (name, f"{name}.*", f"*.{name}", f"*.{name}.*"))
-    return tuple(g for g in dict.fromkeys(globs) if g not in policy.keep_fp32)
+    return tuple(g for g in declared_fp32_globs(model) if g not in policy.keep_fp32)
 
 
 def unwrap(model: nn.Module) -> nn.Module:
@@ -94,6 +99,7 @@ def prepare_module(model: nn.Module, policy: PolicyLike) -> Policy:
     """Convert ``model``'s parameters in place and hook its kept-fp32 modules; returns the policy
     in effect (with the modules the model declares fp32). For plugins that keep the model itself."""
     policy = model_policy(model, policy)
+    convert_fp8(model, policy)
     convert_parameters(model, policy)
     attach_fp32_compute(model, policy)
     return policy
