@@ -37,7 +37,7 @@ def load_torch_file(path: Path, meta: bool = False) -> dict[str, torch.Tensor]:
         ) from None
     except Exception as exc:  # any torch.load failure on a user file is a bad checkpoint
         raise CheckpointError(f"{path}: not a readable torch checkpoint ({type(exc).__name__}: {exc})") from None
-    return _state_dict_of(loaded, path)
+    return _dense(_state_dict_of(loaded, path), path)
 
 
 def _unpickling_reason(exc: pickle.UnpicklingError) -> str:
@@ -58,6 +58,17 @@ def _state_dict_of(loaded: Any, path: Path) -> dict[str, torch.Tensor]:
     raise CheckpointError(
         f"{path}: holds no state dict of tensors ({kind}); save `model.state_dict()` to convert it"
     )
+
+
+def _dense(state: dict[str, torch.Tensor], path: Path) -> dict[str, torch.Tensor]:
+    """``state``, once every tensor is checked to be dense (sparse ones have no flat bytes to store)."""
+    for name, tensor in state.items():
+        if tensor.layout != torch.strided:
+            raise CheckpointError(
+                f"{path}: tensor {name!r} is {str(tensor.layout).removeprefix('torch.')}, not dense; castwise "
+                "reads dense tensors only (re-save it with `tensor.to_dense()`)"
+            )
+    return state
 
 
 def _is_tensor_map(value: Any) -> bool:
