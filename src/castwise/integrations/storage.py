@@ -1,8 +1,9 @@
 """Storage rules the transformers and Accelerate integrations share.
 
-Which modules stay fp32 on disk is the policy's keep rule applied to the model (with the modules
-the model itself declares fp32, transformers' ``_keep_in_fp32_modules``): the same modules
-``cw.apply`` keeps fp32 in memory. This module is the one place the integrations ask it.
+Which modules stay fp32 on disk is the policy's keep rule (``castwise.keep``) applied to the
+model, with the modules the model itself declares fp32 (transformers' ``_keep_in_fp32_modules``):
+the same modules ``cw.apply`` keeps fp32 in memory. This module is the one place the
+integrations ask it.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from castwise.keep import kept_modules
 from castwise.model import PrecisionModule, unwrap
-from castwise.model.keep_fp32 import kept_modules
 from castwise.model.wrapper import model_policy
 from castwise.policy import Policy, PolicyLike, dtype_from_name, dtype_name
 
