@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 import castwise as cw
-from castwise.policy import DEFAULT_KEEP_FP32, Policy, aliases, dtype_from_name
+from castwise.policy import DEFAULT_FP8_KEEP_OUT, DEFAULT_KEEP_FP32, Policy, aliases, dtype_from_name
 
 CANONICAL = {
     "64-true": (torch.float64, torch.float64, torch.float64),
@@ -15,11 +15,13 @@ CANONICAL = {
     "bf16-mixed": (torch.float32, torch.bfloat16, torch.float32),
     "16-true": (torch.float16, torch.float16, torch.float32),
     "bf16-true": (torch.bfloat16, torch.bfloat16, torch.float32),
+    "fp8-mixed": (torch.float32, torch.bfloat16, torch.float32),
+    "fp8-rowwise-mixed": (torch.float32, torch.bfloat16, torch.float32),
 }
 
 ALIASES = {
     "16": "16-mixed", "bf16": "bf16-mixed", "32": "32-true", "64": "64-true",
-    "no": "32-true", "fp16": "16-mixed",
+    "no": "32-true", "fp16": "16-mixed", "fp8": "fp8-mixed",
     "amp": "16-mixed", "amp_bf16": "bf16-mixed", "amp_bfloat16": "bf16-mixed",
     "pure_bf16": "bf16-true", "pure_fp16": "16-true", "fp32": "32-true",
     "mixed_bfloat16": "bf16-mixed", "mixed_float16": "16-mixed", "float32": "32-true",
@@ -123,9 +125,42 @@ def test_unknown_name_names_the_closest_valid_ones():
     assert "'bf16-mixd'" in message and "'bf16-mixed'" in message and "32-true" in message
 
 
-def test_fp8_is_refused_with_what_to_use_instead():
-    with pytest.raises(ValueError, match="not supported yet.*bf16-mixed"):
-        Policy.parse("fp8")
+def test_transformer_engine_is_refused_with_what_to_use_instead():
+    with pytest.raises(ValueError, match="not supported yet.*torchao.*'fp8-mixed'"):
+        Policy.parse("transformer-engine")
+
+
+def test_fp8_policies_carry_a_recipe_and_keep_out_rules():
+    tensorwise, rowwise = Policy.parse("fp8-mixed"), Policy.parse("fp8-rowwise-mixed")
+    assert (tensorwise.fp8, rowwise.fp8) == ("tensorwise", "rowwise")
+    assert tensorwise.fp8_keep_out == DEFAULT_FP8_KEEP_OUT == ("@first", "@last", "*Router", "*Gate")
+    assert tensorwise.keep_fp32 == DEFAULT_KEEP_FP32 and tensorwise.is_mixed
+    assert tensorwise.replace(fp8=None) == Policy.parse("bf16-mixed")
+    assert Policy.parse("bf16-mixed").fp8 is None and Policy.parse("bf16-mixed").fp8_keep_out == ()
+
+
+@pytest.mark.parametrize(
+    "triple,canonical",
+    [
+        ("params=f32,compute=bf16,output=f32,fp8=tensorwise", "fp8-mixed"),
+        ("p=f32,c=bf16,fp8=TensorWise", "fp8-mixed"),
+        ("p=f32,c=bf16,fp8=rowwise", "fp8-rowwise-mixed"),
+        ("p=f32,c=bf16,fp8=rowwise,fp8_keep_out=@first|@last|*Router|*Gate", "fp8-rowwise-mixed"),
+        ("p=f32,c=bf16,fp8=none", "bf16-mixed"),
+    ],
+)
+def test_fp8_triples(triple, canonical):
+    assert Policy.parse(triple) == Policy.parse(canonical)
+    assert str(Policy.parse(triple)) == canonical
+
+
+def test_custom_fp8_policies_round_trip_through_str():
+    for text in ["p=f32,c=bf16,fp8=tensorwise,fp8_keep_out=@last|*.head", "p=f32,fp8=rowwise",
+                 "p=f32,c=bf16,fp8=tensorwise,fp8_keep_out="]:
+        policy = Policy.parse(text)
+        assert policy.name is None and Policy.parse(str(policy)) == policy, text
+    assert Policy.parse("p=f32,c=bf16,fp8=tensorwise,fp8_keep_out=").fp8_keep_out == ()
+    assert str(Policy.parse("p=f32,c=bf16,fp8=tensorwise,fp8_keep_out=@last")).endswith(",fp8=tensorwise,fp8_keep_out=@last")
 
 
 @pytest.mark.parametrize(
@@ -136,6 +171,8 @@ def test_fp8_is_refused_with_what_to_use_instead():
         ("p=f32,p=bf16", "given twice"),
         ("p=f32,matmul=fast", "matmul_precision"),
         ("p=f16,scaling=static", "loss_scaling"),
+        ("p=f32,c=bf16,fp8=blockwise", "fp8 must be one of"),
+        ("p=f32,c=bf16,fp8_keep_out=@last", "fp8_keep_out needs fp8="),
     ],
 )
 def test_bad_triples_raise_clear_errors(bad, match):

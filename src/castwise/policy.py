@@ -100,10 +100,7 @@ class Policy:
     def __post_init__(self) -> None:
         for field in ("param_dtype", "compute_dtype", "output_dtype"):
             object.__setattr__(self, field, dtype_from_name(getattr(self, field)))
-        keep = self.keep_fp32
-        if isinstance(keep, (str, type)):
-            keep = (keep,)
-        object.__setattr__(self, "keep_fp32", tuple(_glob_of(k) for k in keep))
+        object.__setattr__(self, "keep_fp32", _globs(self.keep_fp32, "keep_fp32"))
         if self.matmul_precision not in _MATMUL_PRECISIONS:
             raise ValueError(
                 f"matmul_precision must be one of {_MATMUL_PRECISIONS}, got {self.matmul_precision!r}"
@@ -112,8 +109,7 @@ class Policy:
             raise ValueError(f"loss_scaling must be one of {_LOSS_SCALING}, got {self.loss_scaling!r}")
         if self.fp8 not in (None, *_FP8_RECIPES):
             raise ValueError(f"fp8 must be one of {_FP8_RECIPES} or None, got {self.fp8!r}")
-        keep_out = (self.fp8_keep_out,) if isinstance(self.fp8_keep_out, (str, type)) else self.fp8_keep_out
-        object.__setattr__(self, "fp8_keep_out", tuple(_glob_of(k) for k in keep_out) if self.fp8 else ())
+        object.__setattr__(self, "fp8_keep_out", _globs(self.fp8_keep_out, "fp8_keep_out") if self.fp8 else ())
 
     @property
     def is_mixed(self) -> bool:
@@ -179,11 +175,17 @@ class Policy:
 PolicyLike = Union[Policy, str, int]
 
 
-def _glob_of(entry: str | type) -> str:
+def _globs(entries: str | type | Iterable[str | type], field: str) -> tuple[str, ...]:
+    if isinstance(entries, (str, type)):
+        entries = (entries,)
+    return tuple(_glob_of(entry, field) for entry in entries)
+
+
+def _glob_of(entry: str | type, field: str) -> str:
     if isinstance(entry, type):
         return entry.__name__
     if not isinstance(entry, str) or not entry:
-        raise ValueError(f"keep_fp32/fp8_keep_out entries are module classes or name globs, got {entry!r}")
+        raise ValueError(f"{field} entries are module classes or name globs, got {entry!r}")
     return entry
 
 

@@ -37,3 +37,13 @@ def test_unknown_policy_is_one_line_and_exit_2():
     assert result.exit_code == 2
     assert "unknown precision 'bf16-mixd'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_policies_shows_the_fp8_policies_recipe_and_keep_out():
+    table = runner.invoke(app, ["policies"], env={"COLUMNS": "160"})
+    assert "fp8-mixed" in table.output and "fp8-rowwise-mixed" in table.output
+    assert "bf16 + fp8 tensorwise" in table.output and "fp8 (fp8-mixed)" in table.output
+    data = json.loads(runner.invoke(app, ["policies", "fp8", "--json"]).output)
+    assert (data["policy"], data["compute"], data["fp8"]) == ("fp8-mixed", "bf16", "tensorwise")
+    assert data["fp8_keep_out"] == ["@first", "@last", "*Router", "*Gate"]
+    assert json.loads(runner.invoke(app, ["policies", "bf16-mixed", "--json"]).output)["fp8"] is None
