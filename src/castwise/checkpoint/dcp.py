@@ -48,16 +48,20 @@ def is_dcp_folder(path: Path) -> bool:
     return path.is_dir() and (path / METADATA_NAME).is_file()
 
 
+class _Refused(pickle.UnpicklingError):
+    """The pickle asked for something DCP metadata never holds."""
+
+
 class _MetadataUnpickler(pickle.Unpickler):
     """Builds only DCP metadata classes and torch dtypes, layouts and sizes; refuses the rest."""
 
     def find_class(self, module: str, name: str) -> Any:
         if name in _DCP_CLASSES.get(module, ()) or (module == "torch" and _is_torch_type(name)):
             return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"global '{module}.{name}' is not part of DCP metadata")
+        raise _Refused(f"global '{module}.{name}' is not part of DCP metadata")
 
     def persistent_load(self, pid: Any) -> Any:
-        raise pickle.UnpicklingError("persistent ids are not part of DCP metadata")
+        raise _Refused("persistent ids are not part of DCP metadata")
 
 
 def _is_torch_type(name: str) -> bool:
@@ -102,7 +106,7 @@ def read_metadata(folder: Path) -> DcpMetadata:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             metadata = _MetadataUnpickler(io.BytesIO(path.read_bytes())).load()
-    except pickle.UnpicklingError as exc:
+    except _Refused as exc:
         raise CheckpointError(
             f"{path}: refused: {exc}; castwise reads DCP metadata without running code. If you trust "
             "its author, load it with torch.distributed.checkpoint and re-save it"
@@ -226,7 +230,8 @@ class DcpReader:
             f"{len(default)} tensors by default (the model group without its prefix; --key picks another)"
         ]
         if self.layout.objects:
-            shown = ", ".join(self.layout.objects[:3])
+            ordered = sorted(self.layout.objects, key=lambda n: group_of(n) in OPTIMIZER_GROUPS)
+            shown = ", ".join(ordered[:3])
             lines.append(f"{len(self.layout.objects)} non-tensor entries (pickled values such as {shown}) are not weights and are skipped")
         return lines
 

@@ -91,7 +91,7 @@ class Fp8Scales:
         schemes: dict[str, int] = {}
         for grid in self.grids.values():
             schemes[grid.describe()] = schemes.get(grid.describe(), 0) + 1
-        kinds = ", ".join(f"{n} {k}" for k, n in self.formats.items())
+        kinds = "/".join(self.formats)
         lines = [f"fp8 {kinds}, {scheme}: {n} weights with scales" for scheme, n in schemes.items()]
         if self.grids:
             lines.append(
@@ -138,7 +138,7 @@ def find_scales(infos: Sequence[TensorInfo], config: dict[str, Any] | None) -> F
     unscaled, mismatches, claimed = [], [], set()
     formats: dict[str, int] = {}
     for info in infos:
-        if info.dtype not in FP8_DTYPES or _is_scale_name(info.name):
+        if info.dtype not in FP8_DTYPES or is_scale_name(info.name):
             continue
         formats[_fp8_name(info.dtype)] = formats.get(_fp8_name(info.dtype), 0) + 1
         scale = next((by_name[n] for n in _scale_names(info.name) if n in by_name), None)
@@ -264,7 +264,8 @@ def _is_weight_scale_name(name: str) -> bool:
     return leaf == _COMFY_SCALE or (leaf.endswith(_SCALE_SUFFIXES) and leaf.startswith("weight"))
 
 
-def _is_scale_name(name: str) -> bool:
+def is_scale_name(name: str) -> bool:
+    """True for a weight or activation scale's spelling: never cast as if it were a weight."""
     return _is_weight_scale_name(name) or name.rsplit(".", 1)[-1] == _ACTIVATION_SCALE
 
 
