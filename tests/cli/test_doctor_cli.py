@@ -64,7 +64,7 @@ def _report(path: Path) -> dict:
 
 
 def test_builtin_example_prints_parity_table_diagnosis_and_recommendation() -> None:
-    result = runner.invoke(app, ["doctor", "-p", "bf16-mixed", "-p", "bf16-true", "--eval"])
+    result = runner.invoke(app, ["doctor", "-p", "bf16-mixed", "-p", "bf16-true", "--mode", "eval"])
     assert result.exit_code == 0, result.output
     assert "plain PyTorch against castwise" in result.output
     assert "plain PyTorch: 1 of 2 policies fail" in result.output
@@ -73,7 +73,7 @@ def test_builtin_example_prints_parity_table_diagnosis_and_recommendation() -> N
 
 
 def test_builtin_example_json_to_stdout_is_only_json() -> None:
-    result = runner.invoke(app, ["doctor", "-p", "16-true", "--eval", "--json", "-"])
+    result = runner.invoke(app, ["doctor", "-p", "16-true", "--mode", "eval", "--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     jsonschema.validate(data, REPORT_SCHEMA)
@@ -84,14 +84,14 @@ def test_file_target_that_fails_exits_1_and_names_the_module(tmp_path: Path) -> 
     (tmp_path / "net.py").write_text(BUFFER_MODEL)
     out, page = tmp_path / "report.json", tmp_path / "report.html"
     result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16-true", "--tolerance", "0.05",
-                                 "--json", str(out), "--html", str(page)])
+                                 "--out", str(out), "--html", str(page)])
     assert result.exit_code == 1
-    assert "FAIL in 1" in result.output and "raised in module 1: RuntimeError" in result.output
+    assert "FAIL" in result.output and "raised in module 1: RuntimeError" in result.output
     data = _report(out)
     run = data["policies"][0]["runs"][0]
     assert run["failing_module"] == "1" and run["explanation"]["kind"] == "matmul_dtype"
     assert data["recommendation"]["keep_fp32"][0]["modules"] == ["1"]
-    assert page.read_text().count("<svg") == 3
+    assert page.read_text().count("<svg") == 3  # no trial training: no loss or training-memory chart
 
 
 def test_module_target_lightning_module_with_example_input_array(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,8 +101,8 @@ def test_module_target_lightning_module_with_example_input_array(tmp_path: Path,
     (package / "models.py").write_text(LIGHTNING_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "r.json"
-    result = runner.invoke(app, ["doctor", "cwdoctorpkg.models:make", "-p", "bf16-mixed", "-p", "bf16-true", "--train",
-                                 "--json", str(out)])
+    result = runner.invoke(app, ["doctor", "cwdoctorpkg.models:make", "-p", "bf16-mixed", "-p", "bf16-true",
+                                 "--mode", "train", "-o", str(out)])
     assert result.exit_code == 0, result.output
     data = _report(out)
     assert data["model"] == "Regressor (cwdoctorpkg.models:make)" and data["modes"] == ["train"]
@@ -116,8 +116,8 @@ def test_transformers_folder(tmp_path: Path) -> None:
     config = transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64, n_positions=32)
     transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "tiny-gpt2")
     out = tmp_path / "r.json"
-    result = runner.invoke(app, ["doctor", "--hf", str(tmp_path / "tiny-gpt2"), "-p", "bf16-mixed", "--eval",
-                                 "--json", str(out)])
+    result = runner.invoke(app, ["doctor", "--hf", str(tmp_path / "tiny-gpt2"), "-p", "bf16-mixed", "--mode", "eval",
+                                 "--out", str(out)])
     assert result.exit_code == 0, result.output
     data = _report(out)
     assert data["model"].startswith("GPT2LMHeadModel")
@@ -150,7 +150,7 @@ def test_factory_without_inputs_says_what_to_return(tmp_path: Path) -> None:
 
 
 def test_builtin_example_json_carries_the_parity_table_and_reads_back() -> None:
-    result = runner.invoke(app, ["doctor", "-p", "bf16-mixed", "--json", "-"])
+    result = runner.invoke(app, ["doctor", "-p", "bf16-mixed", "--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     jsonschema.validate(data, REPORT_SCHEMA)

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import castwise as cw
-from castwise.doctor import example_inputs, example_model
+from castwise.doctor import example_inputs, example_model, write_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -23,9 +23,7 @@ needs_chromium = pytest.mark.skipif(
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     policies = ["bf16-mixed", "bf16-true", "16-true"]
     report = cw.diagnose(example_model(), example_inputs(), policies=policies, modes=["eval"])
-    path = tmp_path_factory.mktemp("html") / "report.html"
-    report.to_html(path)
-    return path
+    return write_html(report, tmp_path_factory.mktemp("html") / "report.html")
 
 
 def _open_in_chromium(page: Path, tmp_path: Path) -> tuple[list[str], Path]:

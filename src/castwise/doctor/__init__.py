@@ -2,9 +2,14 @@
 
 from castwise.doctor.catalogue import Explanation, explain
 from castwise.doctor.diagnosis import DEFAULT_POLICIES, DEFAULT_TOLERANCE, diagnose
-from castwise.doctor.example import ExampleClassifier, example_inputs, example_model
+from castwise.doctor.example import ExampleClassifier, example_inputs, example_labels, example_model
 from castwise.doctor.parity import ModeResult, ParityRow, run_parity
-from castwise.doctor.report import Finding, KeepFix, ModeRun, ModuleStats, PolicyResult, Recommendation, Report
+from castwise.doctor.render_html import render_html, write_html
+from castwise.doctor.render_text import render_text
+from castwise.doctor.report import (
+    Finding, KeepFix, ModeRun, ModuleStats, PolicyResult, Recommendation, Report, Routing, Training, TrainingMemory,
+    TrainingRun,
+)
 from castwise.doctor.schema import REPORT_SCHEMA
 
 __all__ = [
@@ -22,9 +27,17 @@ __all__ = [
     "REPORT_SCHEMA",
     "Recommendation",
     "Report",
+    "Routing",
+    "Training",
+    "TrainingMemory",
+    "TrainingRun",
     "diagnose",
     "example_inputs",
+    "example_labels",
     "example_model",
     "explain",
+    "render_html",
+    "render_text",
     "run_parity",
+    "write_html",
 ]

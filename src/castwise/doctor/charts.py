@@ -1,29 +1,107 @@
-"""Charts for the HTML report, drawn with matplotlib and returned as inline SVG text."""
+"""Charts for the HTML report, written directly as inline SVG text (no plotting library needed)."""
 
 from __future__ import annotations
 
-import io
+import math
+from dataclasses import dataclass
+from html import escape
+from typing import Sequence
 
-from matplotlib.colors import ListedColormap
-from matplotlib.figure import Figure
-
-from castwise.doctor.report import ModuleStats, PolicyResult, Report
+from castwise.doctor.report import ModuleStats, PolicyResult, Report, Training
 
 DTYPE_COLOURS = {"f64": "#4c72b0", "f32": "#8fb3e0", "bf16": "#f2a65a", "f16": "#e15759", "-": "#eeeeee"}
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974")
 _MAX_MODULES = 60
+_FONT = 'font-family="sans-serif"'
+_CHAR = 6.2
+"""Approximate width in pixels of one character at font size 11."""
+
+Series = tuple[str, list[tuple[float, float]]]
+"""A named line: (label, [(x, y), ...])."""
 
 
-def _svg(figure: Figure) -> str:
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
+@dataclass(frozen=True)
+class _Frame:
+    """The plotting area of a chart, in pixels, and the data ranges it maps."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    log_y: bool = False
+
+    def x(self, value: float) -> float:
+        low, high = self.x_range
+        return self.left + (value - low) / ((high - low) or 1.0) * self.width
+
+    def y(self, value: float) -> float:
+        low, high = self.y_range
+        value = math.log10(value) if self.log_y else value
+        return self.top + self.height - (value - low) / ((high - low) or 1.0) * self.height
 
 
-def _figure(width: float, height: float) -> Figure:
-    figure = Figure(figsize=(width, height), dpi=100)
-    figure.set_layout_engine("constrained")
-    return figure
+def _svg(width: float, height: float, title: str, body: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(title)}">'
+            f'<rect width="100%" height="100%" fill="white"/>'
+            f'{_text(width / 2, 18, title, size=13, anchor="middle", bold=True)}{"".join(body)}</svg>')
+
+
+def _text(x: float, y: float, text: str, size: int = 11, anchor: str = "start", rotate: bool = False,
+          bold: bool = False) -> str:
+    turn = f' transform="rotate(-90 {x:.1f} {y:.1f})"' if rotate else ""
+    weight = ' font-weight="bold"' if bold else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" {_FONT}{weight}{turn}>'
+            f"{escape(text)}</text>")
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, colour: str = "#999", dash: bool = False) -> str:
+    pattern = ' stroke-dasharray="5 4"' if dash else ""
+    return f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}"{pattern}/>'
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About ``count`` round values between ``low`` and ``high``."""
+    if high <= low:
+        return [low]
+    raw = (high - low) / count
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 5, 10) if step * m >= raw)
+    first = math.ceil(low / step) * step
+    return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
+
+
+def _axes(frame: _Frame, y_label: str, x_label: str = "") -> list[str]:
+    bottom, right = frame.top + frame.height, frame.left + frame.width
+    body = [_line(frame.left, frame.top, frame.left, bottom, "#333"), _line(frame.left, bottom, right, bottom, "#333")]
+    low, high = frame.y_range
+    values = [10.0 ** p for p in range(math.floor(low), math.ceil(high) + 1)] if frame.log_y else _ticks(low, high)
+    for value in values:
+        y = frame.y(value)
+        if frame.top - 0.5 <= y <= bottom + 0.5:
+            body.append(_line(frame.left, y, right, y, "#e5e5e5"))
+            body.append(_text(frame.left - 4, y + 4, f"{value:.0e}" if frame.log_y else f"{value:g}", 10, "end"))
+    body.append(_text(14, frame.top + frame.height / 2, y_label, rotate=True, anchor="middle"))
+    if x_label:
+        body.append(_text(frame.left + frame.width / 2, bottom + 34, x_label, anchor="middle"))
+    return body
+
+
+def _legend(x: float, y: float, labels: Sequence[tuple[str, str]]) -> list[str]:
+    body = []
+    for index, (label, colour) in enumerate(labels):
+        top = y + 16 * index
+        body.append(f'<rect x="{x:.1f}" y="{top:.1f}" width="12" height="10" fill="{colour}"/>')
+        body.append(_text(x + 17, top + 9, label, 10))
+    return body
+
+
+def _polyline(frame: _Frame, points: list[tuple[float, float]], colour: str) -> str:
+    coordinates = " ".join(f"{frame.x(x):.1f},{frame.y(y):.1f}" for x, y in points)
+    marks = "".join(f'<circle cx="{frame.x(x):.1f}" cy="{frame.y(y):.1f}" r="2" fill="{colour}"/>' for x, y in points)
+    return f'<polyline points="{coordinates}" fill="none" stroke="{colour}" stroke-width="1.5"/>{marks}'
 
 
 def chart_modules(report: Report) -> list[str]:
@@ -46,25 +124,29 @@ def _by_name(result: PolicyResult) -> dict[str, list[ModuleStats]]:
 
 
 def error_chart(report: Report) -> str:
-    """Per-module relative error against fp32, one line per policy, with the tolerance."""
+    """Per-module relative error against fp32 (log scale), one line per policy, with the tolerance."""
     modules = chart_modules(report)
-    figure = _figure(max(6.0, 0.22 * len(modules) + 2), 4.2)
-    axes = figure.add_subplot()
+    series: list[Series] = []
     for result in report.policies:
         grouped = _by_name(result)
         errors = [max((s.error for s in grouped.get(n, []) if s.error is not None), default=None) for n in modules]
-        points = [(i, e) for i, e in enumerate(errors) if e is not None and e > 0]
-        if points:
-            xs, ys = zip(*points)
-            axes.plot(xs, ys, marker="o", markersize=3, linewidth=1.2, label=result.policy)
-    axes.axhline(report.tolerance, color="black", linestyle="--", linewidth=1, label=f"tolerance {report.tolerance:g}")
-    axes.set_yscale("log")
-    axes.set_xticks(range(len(modules)), modules, rotation=90, fontsize=7)
-    axes.set_ylabel("relative error vs fp32")
-    axes.set_title("Per-module error by policy (max over modes)")
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    axes.grid(True, which="major", alpha=0.3)
-    return _svg(figure)
+        series.append((result.policy, [(i, e) for i, e in enumerate(errors) if e is not None and e > 0]))
+    values = [y for _, points in series for _, y in points] + [report.tolerance]
+    y_range = (math.floor(math.log10(min(values))), math.ceil(math.log10(max(values))))
+    label_room = _CHAR * max((len(n) for n in modules), default=4) * 0.9 + 12
+    frame = _Frame(70, 34, max(420.0, 16.0 * len(modules)), 260, (-0.5, len(modules) - 0.5), y_range, log_y=True)
+    body = _axes(frame, "relative error vs fp32")
+    tolerance_y = frame.y(report.tolerance)
+    body.append(_line(frame.left, tolerance_y, frame.left + frame.width, tolerance_y, "#000", dash=True))
+    for index, name in enumerate(modules):
+        x, y = frame.x(index), frame.top + frame.height + 8
+        body.append(_text(x + 3, y, name, 9, "end", rotate=True))
+    colours = [PALETTE[i % len(PALETTE)] for i in range(len(series))]
+    body += [_polyline(frame, points, colour) for (_, points), colour in zip(series, colours) if points]
+    legend = [(label, colour) for (label, _), colour in zip(series, colours)]
+    body += _legend(frame.left + frame.width + 16, frame.top, [*legend, (f"tolerance {report.tolerance:g}", "#000")])
+    width = frame.left + frame.width + 190
+    return _svg(width, frame.top + frame.height + label_room, "Per-module error by policy (max over modes)", body)
 
 
 def computed_dtype(module: ModuleStats) -> str:
@@ -79,42 +161,78 @@ def dtype_flow_chart(report: Report) -> str:
     """A grid: modules down, policies across, each cell the dtype the module computed in."""
     modules = chart_modules(report)
     policies = report.policies
-    colours = list(DTYPE_COLOURS)
-    grid, labels = [], []
-    for name in modules:
-        row, label_row = [], []
-        for result in policies:
-            stats = _by_name(result).get(name)
+    cell_w, cell_h = 88, 18
+    left = 12 + _CHAR * 0.85 * max((len(n) for n in modules), default=4)
+    top = 56
+    body = []
+    for column, result in enumerate(policies):
+        body.append(_text(left + cell_w * (column + 0.5), top - 8, result.policy, 10, "middle"))
+        grouped = _by_name(result)
+        for row, name in enumerate(modules):
+            stats = grouped.get(name)
             dtype = computed_dtype(stats[0]) if stats else "-"
-            row.append(colours.index(dtype))
-            label_row.append(dtype + ("*" if stats and stats[0].autocast else ""))
-        grid.append(row)
-        labels.append(label_row)
-    figure = _figure(1.3 * len(policies) + 3.5, 0.24 * len(modules) + 1.6)
-    axes = figure.add_subplot()
-    axes.imshow(grid, cmap=ListedColormap(list(DTYPE_COLOURS.values())), vmin=0, vmax=len(colours) - 1, aspect="auto")
-    for y, label_row in enumerate(labels):
-        for x, label in enumerate(label_row):
-            axes.text(x, y, label, ha="center", va="center", fontsize=7)
-    axes.set_xticks(range(len(policies)), [p.policy for p in policies], fontsize=8)
-    axes.xaxis.tick_top()
-    axes.set_yticks(range(len(modules)), modules, fontsize=7)
-    axes.set_title("Dtype flow: the dtype each module computed in (* = autocast on)", fontsize=9)
-    return _svg(figure)
+            x, y = left + cell_w * column, top + cell_h * row
+            body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w}" height="{cell_h}" '
+                        f'fill="{DTYPE_COLOURS[dtype]}" stroke="white"/>')
+            label = dtype + ("*" if stats and stats[0].autocast else "")
+            body.append(_text(x + cell_w / 2, y + 13, label, 10, "middle"))
+    for row, name in enumerate(modules):
+        body.append(_text(left - 6, top + cell_h * row + 13, name, 9, "end"))
+    width = left + cell_w * max(1, len(policies)) + 12
+    title = "Dtype flow: the dtype each module computed in (* = autocast on)"
+    return _svg(max(width, 430.0), top + cell_h * len(modules) + 12, title, body)
+
+
+def _bars(title: str, unit: str, rows: list[tuple[str, list[int]]], parts: Sequence[str]) -> str:
+    """Horizontal stacked bars, one row per label, one colour per part (values in bytes, shown in KiB)."""
+    left = 16 + _CHAR * max((len(label) for label, _ in rows), default=4)
+    frame = _Frame(left, 34, 420, 24.0 * len(rows), (0.0, max((sum(v) for _, v in rows), default=1) / 1024 or 1.0),
+                   (0.0, 1.0))
+    body = []
+    for index, (label, values) in enumerate(rows):
+        y, start = frame.top + 24 * index + 4, 0.0
+        body.append(_text(left - 6, y + 12, label, 10, "end"))
+        for value, colour in zip(values, PALETTE):
+            x0, x1 = frame.x(start), frame.x(start + value / 1024)
+            body.append(f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 0.0):.1f}" height="16" fill="{colour}"/>')
+            start += value / 1024
+    bottom = frame.top + frame.height
+    body.append(_line(left, bottom, left + frame.width, bottom, "#333"))
+    for tick in _ticks(*frame.x_range, count=4):
+        body.append(_text(frame.x(tick), bottom + 14, f"{tick:g}", 10, "middle"))
+    body.append(_text(left + frame.width / 2, bottom + 30, unit, anchor="middle"))
+    body += _legend(left + frame.width + 16, frame.top, list(zip(parts, PALETTE)))
+    return _svg(left + frame.width + 130, bottom + 40, title, body)
 
 
 def memory_chart(report: Report) -> str:
-    """Stacked bars of parameter, gradient and activation bytes per policy (largest mode)."""
-    figure = _figure(7.0, 0.45 * len(report.policies) + 1.4)
-    axes = figure.add_subplot()
-    names = [p.policy for p in report.policies]
-    left = [0.0] * len(names)
-    for part, colour in (("params", "#4c72b0"), ("grads", "#dd8452"), ("activations", "#55a868")):
-        sizes = [max(getattr(r.memory, part) for r in p.runs) / 1024 for p in report.policies]
-        axes.barh(names, sizes, left=left, color=colour, label=part)
-        left = [a + b for a, b in zip(left, sizes)]
-    axes.invert_yaxis()
-    axes.set_xlabel("KiB (estimated from tensor sizes)")
-    axes.set_title("Memory by policy")
-    axes.legend(fontsize=8)
-    return _svg(figure)
+    """Stacked bars of parameter, gradient and activation bytes per policy (largest mode), estimated."""
+    parts = ("params", "grads", "activations")
+    rows = [(p.policy, [max(getattr(r.memory, part) for r in p.runs) for part in parts]) for p in report.policies]
+    return _bars("Memory of one step by policy (estimated from tensor sizes)", "KiB", rows, parts)
+
+
+def training_memory_chart(training: Training) -> str:
+    """Stacked bars of the memory measured during trial training, per run, fp32 first."""
+    parts = ("params", "grads", "optimizer", "activations")
+    runs = [training.reference, *training.runs]
+    rows = [(run.label, [getattr(run.memory, part) for part in parts]) for run in runs]
+    return _bars(f"Training memory measured per policy ({training.optimizer})", "KiB", rows, parts)
+
+
+def loss_chart(training: Training) -> str:
+    """The loss at every step of the trial training, fp32 (black) and each policy."""
+    runs = [training.reference, *training.runs]
+    series: list[Series] = [(run.label, [(i, v) for i, v in enumerate(run.losses) if v is not None]) for run in runs]
+    values = [y for _, points in series for _, y in points] or [0.0, 1.0]
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.05 or abs(high) * 0.05 or 1.0
+    frame = _Frame(70, 34, 520, 280, (0.0, max(1, training.steps - 1)), (low - pad, high + pad))
+    body = _axes(frame, "training loss", "optimizer step")
+    for tick in _ticks(*frame.x_range, count=6):
+        body.append(_text(frame.x(tick), frame.top + frame.height + 16, f"{tick:g}", 10, "middle"))
+    colours = ["#000000", *(PALETTE[i % len(PALETTE)] for i in range(len(runs) - 1))]
+    body += [_polyline(frame, points, colour) for (_, points), colour in zip(series, colours) if points]
+    body += _legend(frame.left + frame.width + 16, frame.top, [(label, c) for (label, _), c in zip(series, colours)])
+    title = f"Trial training: loss per step ({training.steps} steps, same weights and batches)"
+    return _svg(frame.left + frame.width + 200, frame.top + frame.height + 46, title, body)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from torch import nn
 
 from castwise.doctor.findings import find
 from castwise.doctor.recommend import Trial, recommend
-from castwise.doctor.report import PolicyResult, Report
+from castwise.doctor.report import PolicyResult, Report, Training
+from castwise.doctor.routing import routing_report
 from castwise.doctor.runner import MODES, Call, Capture, LossFn, comparable_paths, prepare, run_mode
 from castwise.doctor.scoring import score
+from castwise.doctor.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
 from castwise.model import PrecisionWarning, unwrap
 from castwise.policy import Policy, PolicyLike
 
@@ -19,7 +21,8 @@ DEFAULT_POLICIES = ("32-true", "tf32", "bf16-mixed", "16-mixed", "bf16-true", "1
 DEFAULT_TOLERANCE = 2e-2
 REFERENCE = Policy.parse("32-true")
 
-Progress = Callable[[str], None]
+Progress = Callable[[str, int, int], None]
+"""``progress(description, done, total)``: called before each piece of work (total may grow)."""
 
 
 def diagnose(
@@ -32,6 +35,9 @@ def diagnose(
     seed: int = 0,
     progress: Progress | None = None,
     name: str | None = None,
+    train_steps: int = 0,
+    batches: Iterable[Any] | None = None,
+    lr: float = DEFAULT_LR,
 ) -> Report:
     """Run ``model`` in fp32 and under each policy with forward hooks; findings and a recommendation.
 
@@ -39,39 +45,100 @@ def diagnose(
     ``loss_fn(output) -> scalar`` adds a loss comparison (train mode backpropagates it; without it
     the sum of the outputs). ``modes``: ``train`` (forward + backward) and/or ``eval`` (no_grad).
     A policy passes when it runs in every mode, its outputs do not overflow, and the relative error
-    of outputs (and loss) against fp32 stays within ``tolerance``. ``progress`` is called with a
-    description before each run; ``name`` labels the model in the report (default: its class name).
-    The model is not modified.
+    of outputs (and loss) against fp32 stays within ``tolerance``. ``progress(description, done,
+    total)`` is called before each piece of work; ``name`` labels the model in the report.
+
+    ``train_steps=N`` adds a trial training: N AdamW steps (learning rate ``lr``) from the same
+    weights and batches under fp32 and each policy (16-true ones with plain and with Kahan updates),
+    each with its policy's loss scaling; a policy then also needs its final loss within
+    ``tolerance`` of fp32's. ``batches``: ``(inputs, target)`` pairs (cycled if fewer than N), in
+    which case ``loss_fn(output, target)`` takes the target (the one-step runs use the first
+    batch's); otherwise ``example_inputs`` repeated with ``loss_fn(output)``. Without ``loss_fn``
+    training uses cross-entropy (integer targets), MSE (float targets) or MSE to a fixed random target.
+    Models with top-k routers (MoE gates) also get a routing report. The model is not modified.
     """
     modes = _check_modes(modes)
     parsed = [Policy.parse(p) for p in policies]
+    steps = _check_steps(train_steps)
+    if steps and not (isinstance(lr, (int, float)) and lr > 0):
+        raise ValueError(f"lr must be a positive number, got {lr!r}")
+    trial_data = trial_batches(example_inputs, batches, steps) if steps else []
+    one_step_loss = _one_step_loss(loss_fn, trial_data[0].target if batches is not None and trial_data else None)
     call = Call.of(example_inputs)
     source = unwrap(model)
-    notify = progress or (lambda _: None)
+    work = _Work(progress, 1 + len(parsed) + 1 + steps)
     with comparable_paths(source), warnings.catch_warnings():
         warnings.simplefilter("ignore", PrecisionWarning)
         warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
-        notify(f"{REFERENCE} (fp32 reference)")
-        reference = _run_policy(source, REFERENCE, call, modes, loss_fn, seed)
+        work.next(f"{REFERENCE} (fp32 reference)")
+        reference = _run_policy(source, REFERENCE, call, modes, one_step_loss, seed)
         captures: dict[str, dict[str, Capture]] = {}
         for policy in parsed:
-            notify(str(policy))
-            captures[str(policy)] = _run_policy(source, policy, call, modes, loss_fn, seed, reference)
+            work.next(str(policy))
+            captures[str(policy)] = _run_policy(source, policy, call, modes, one_step_loss, seed, reference)
         reference_ok = all(capture.run.ok for capture in reference.values())
         results = [_result(name, runs, tolerance, reference_ok) for name, runs in captures.items()]
+        work.next("MoE routing")
+        routing = routing_report(source, call, parsed, seed)
+        training = _train(source, trial_data, parsed, loss_fn, batches is not None, tolerance, lr, seed, work)
 
         def evaluate(policy: Policy) -> Trial:
-            notify(f"keep-fp32 search: {', '.join(policy.keep_fp32[-3:])}")
-            return _trial(source, policy, call, modes, loss_fn, seed, reference, tolerance, reference_ok)
+            work.grow(f"keep-fp32 search: {', '.join(policy.keep_fp32[-3:])}")
+            return _trial(source, policy, call, modes, one_step_loss, seed, reference, tolerance, reference_ok)
 
         previous = {name: _merged_previous(runs) for name, runs in captures.items()}
-        recommendation = recommend(results, tolerance, previous, evaluate)
+        recommendation = recommend(results, tolerance, previous, evaluate, training, routing)
     return Report(
         model=name or type(source).__name__, tolerance=tolerance, modes=list(modes),
         reference=[reference[m].run for m in modes], policies=results,
-        findings=find(source, [c.run for c in reference.values()], results, recommendation.keep_fp32),
-        recommendation=recommendation,
+        findings=find(source, [c.run for c in reference.values()], results, recommendation.keep_fp32,
+                      training, routing),
+        recommendation=recommendation, training=training, routing=routing,
     )
+
+
+class _Work:
+    """Counts pieces of work for the ``progress`` callback."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self._progress, self.done, self.total = progress, 0, total
+
+    def next(self, description: str) -> None:
+        if self._progress is not None:
+            self._progress(description, self.done, self.total)
+        self.done += 1
+
+    def grow(self, description: str) -> None:
+        self.total += 1
+        self.next(description)
+
+
+def _check_steps(steps: int) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"train_steps must be a whole number of steps (0: no trial training), got {steps!r}")
+    return steps
+
+
+def _one_step_loss(loss_fn: Callable[..., Any] | None, target: Any) -> LossFn | None:
+    """The one-step runs' ``loss(output)``: with batches, ``loss_fn`` bound to the first batch's target."""
+    if loss_fn is None or target is None:
+        return loss_fn
+    return lambda output: loss_fn(output, target)
+
+
+def _train(source: nn.Module, data: list, policies: list[Policy], loss_fn: Callable[..., Any] | None,
+           has_targets: bool, tolerance: float, lr: float, seed: int, work: _Work) -> Training | None:
+    if not data:
+        return None
+    default = DefaultLoss(seed)
+    if loss_fn is None:
+        loss_of: TrainLoss = default
+        loss_name = default.describe(has_targets)
+    else:
+        loss_of = loss_fn if has_targets else (lambda output, _: loss_fn(output))
+        loss_name = getattr(loss_fn, "__name__", type(loss_fn).__name__).replace("<lambda>", "the given loss_fn")
+    return train(source, data, policies, loss_of, loss_name=loss_name, tolerance=tolerance, lr=lr, seed=seed,
+                 notify=lambda text: work.next(f"{text} ({len(variants(policies)) + 1} runs)"))
 
 
 def _check_modes(modes: Sequence[str]) -> tuple[str, ...]:
@@ -97,8 +164,8 @@ def _result(name: str, runs: dict[str, Capture], tolerance: float, reference_ok:
     """Within tolerance: the reference and every mode ran, nothing overflowed, the error is small enough."""
     result = PolicyResult(name, [c.run for c in runs.values()], within_tolerance=False)
     error = result.max_error
-    result.within_tolerance = reference_ok and result.ok and not any(r.overflow for r in result.runs) \
-        and (error or 0.0) <= tolerance
+    result.within_tolerance = reference_ok and result.ok and not result.overflowed \
+        and not any(r.overflow for r in result.runs) and (error or 0.0) <= tolerance
     return result
 
 

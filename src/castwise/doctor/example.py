@@ -44,3 +44,8 @@ def example_model(seed: int = 0) -> ExampleClassifier:
     """A freshly initialised example model, the same for the same seed."""
     torch.manual_seed(seed)
     return ExampleClassifier()
+
+
+def example_labels(batch: int = 4, classes: int = 4) -> torch.Tensor:
+    """Class labels for :func:`example_inputs`, the trial training's targets."""
+    return torch.arange(batch) % classes

@@ -7,7 +7,9 @@ from typing import Iterator, Sequence
 import torch
 from torch import nn
 
-from castwise.doctor.report import Finding, KeepFix, ModeRun, PolicyResult
+from castwise.doctor.formatting import percent
+from castwise.doctor.report import Finding, KeepFix, ModeRun, PolicyResult, Routing, Training, TrainingRun
+from castwise.doctor.routing import ROUTING_WARNING
 from castwise.model.pitfalls import FASTPATH_MODULES
 from castwise.policy import Policy, dtype_name
 
@@ -18,6 +20,7 @@ UNDERFLOW_WARNING = 0.01
 
 def find(
     model: nn.Module, reference: Sequence[ModeRun], results: Sequence[PolicyResult], fixes: Sequence[KeepFix],
+    training: Training | None = None, routing: Sequence[Routing] | None = None,
 ) -> list[Finding]:
     """Every finding for a diagnosed model, most severe first."""
     found = [
@@ -35,6 +38,10 @@ def find(
             found += _gradient_underflow(policy, result.policy, run)
             found += _param_dtypes(policy, result.policy, run)
         found += _keep_fix(result, fix)
+    if training is not None:
+        for run in training.runs:
+            found += _training(training, run)
+    found += [_routing(entry) for entry in routing or () if entry.rate > ROUTING_WARNING]
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(_unique(found), key=lambda f: order[f.severity])
 
@@ -200,3 +207,53 @@ def _keep_fix(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
             "choose the recommended policy, or a mixed policy (fp32 master weights)",
             policy=result.policy,
         )
+
+
+def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
+    """A training run that raised, diverged, fell behind fp32, or skipped steps."""
+    name, steps = run.label, training.steps
+    if not run.ok or run.nonfinite:
+        what = f"raised {run.exception}" if not run.ok else f"failed: {run.nonfinite}"
+        yield Finding(
+            "training_failed", "error", f"{name}: trial training {what}",
+            "use bf16 (the range of fp32) or a mixed policy, or keep the module that overflows in fp32",
+            policy=run.policy,
+        )
+        return
+    if not training.passes(run):
+        swamped = f"; {percent(run.swamping_rate)} of weight updates were rounded away" if run.swamping_rate else ""
+        kahan = next((r for r in training.runs if r.policy == run.policy and r.updates == "kahan"), None)
+        if run.updates == "none" and kahan is not None and training.passes(kahan):
+            fix = (f"use Kahan-compensated updates: `cw.make_optimizer(model, lr=..., updates='kahan')` "
+                   f"(loss within {percent(abs(kahan.final_gap or 0.0))} of fp32 here)")
+        else:
+            fix = "use a mixed policy (fp32 master weights), or keep the most sensitive modules in fp32"
+        yield Finding(
+            "training_gap", "warning",
+            f"{name}: after {steps} steps the loss is {percent(run.final_gap, signed=True)} against fp32's "
+            f"(tolerance {training.tolerance:g}){swamped}",
+            fix, policy=run.policy,
+        )
+    if run.skipped_steps:
+        yield Finding(
+            "skipped_steps", "info",
+            f"{name}: {run.skipped_steps} of {steps} optimizer steps skipped for inf/nan gradients while the dynamic "
+            f"loss scale settled (now {run.loss_scale:g})",
+            "nothing while it settles; if steps keep being skipped, values exceed fp16's 65504: use bf16",
+            policy=run.policy,
+        )
+
+
+def _routing(entry: Routing) -> Finding:
+    kept = ""
+    if entry.keep_policy is not None and entry.changed_kept is not None:
+        kept = f" ({entry.changed_kept} of {entry.tokens} token choices change with them kept)"
+    return Finding(
+        "moe_routing", "warning",
+        f"{entry.policy}: {percent(entry.rate)} of token choices go to other experts than under fp32 "
+        f"({entry.changed} of {entry.tokens}, routers {', '.join(entry.routers[:3])}"
+        f"{' and others' if len(entry.routers) > 3 else ''})",
+        f"keep the routers in fp32: policy {entry.keep_policy!r}{kept}" if entry.keep_policy else
+        "keep the router modules in fp32 (`keep_fp32=[router class]`)",
+        policy=entry.policy, module=entry.routers[0] if entry.routers else None,
+    )

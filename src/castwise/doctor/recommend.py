@@ -3,7 +3,11 @@
 Cost is storage first (parameter bits), then compute bits, then loss scaling (an fp16 policy needs
 a scaler, skips steps on overflow and has fp32's range cut to 65504, which example inputs may not
 exercise: so bf16 wins over fp16 of the same width), then tf32 over full fp32; among equally cheap
-policies the more accurate one wins. The keep-fp32 search re-runs a failing policy with more
+policies the more accurate one wins. With a trial training, a policy must also train like fp32 (its final loss within tolerance, with
+plain or Kahan updates), and one whose step measured here is more than ``SLOW`` times fp32's is
+chosen only when no faster one passes (fp16 math is emulated on many CPUs).
+For a model with top-k routers that change expert under the chosen policy, the routers are kept in
+fp32. The keep-fp32 search re-runs a failing policy with more
 and more of its most sensitive modules kept in fp32: first the modules that raised, then the
 sensitivity ranking by doubling prefixes (a module that raises on the way joins the first group), then
 a bisection down to the shortest prefix that passes.
@@ -16,10 +20,14 @@ from typing import Callable, Sequence
 
 import torch
 
-from castwise.doctor.report import KeepFix, ModeRun, PolicyResult, Recommendation
+from castwise.doctor.formatting import percent, ratio
+from castwise.doctor.report import KeepFix, ModeRun, PolicyResult, Recommendation, Routing, Training, TrainingRun
+from castwise.doctor.routing import ROUTING_WARNING
 from castwise.policy import Policy
 
 ROOT = "(model)"
+SLOW = 3.0
+"""A step time ratio to fp32 above which a policy counts as slow on this machine."""
 FLOATING = {"f64", "f32", "bf16", "f16"}
 """Modules without floating inputs (embeddings) are not ranked: kept in fp32 they would hand on fp32."""
 
@@ -47,15 +55,26 @@ def cost(policy: Policy) -> tuple[int, int, int, int]:
     )
 
 
-def passes(result: PolicyResult) -> bool:
-    """Runs in every mode, no overflow in the output, and error within tolerance."""
-    return result.ok and result.within_tolerance
+def passes(result: PolicyResult, training: Training | None = None) -> bool:
+    """Runs in every mode, no overflow in the output, error within tolerance (and trains like fp32)."""
+    trains = training is None or training.best(result.policy) is not None
+    return result.ok and result.within_tolerance and trains
 
 
-def cheapest_passing(results: Sequence[PolicyResult]) -> PolicyResult | None:
-    """The cheapest policy that passes; ties go to the smaller error."""
-    passing = [r for r in results if passes(r)]
-    return min(passing, key=lambda r: (cost(Policy.parse(r.policy)), r.max_error or 0.0), default=None)
+def too_slow(run: TrainingRun | None) -> bool:
+    """The trial training measured this run's step at more than ``SLOW`` times fp32's."""
+    return run is not None and run.time_ratio is not None and run.time_ratio > SLOW
+
+
+def cheapest_passing(results: Sequence[PolicyResult], training: Training | None = None) -> PolicyResult | None:
+    """The cheapest policy that passes (measured with a trial training); ties go to the smaller error."""
+    passing = [r for r in results if passes(r, training)]
+
+    def key(result: PolicyResult) -> tuple:
+        slow = training is not None and too_slow(training.best(result.policy))
+        return (slow, cost(Policy.parse(result.policy)), result.max_error or 0.0)
+
+    return min(passing, key=key, default=None)
 
 
 def needs_search(results: Sequence[PolicyResult], best: PolicyResult | None) -> list[PolicyResult]:
@@ -138,23 +157,47 @@ def _blamable(module: str | None) -> bool:
 def recommend(
     results: Sequence[PolicyResult], tolerance: float,
     previous: dict[str, dict[str, str | None]], evaluate: Evaluate,
+    training: Training | None = None, routing: Sequence[Routing] | None = None,
 ) -> Recommendation:
     """Pick the cheapest passing policy and search keep-fp32 fixes for cheaper failing ones."""
-    best = cheapest_passing(results)
+    best = cheapest_passing(results, training)
     searched = (
         search_keep_fp32(r, sensitivity(r.runs, previous.get(r.policy, {})), evaluate)
         for r in needs_search(results, best)
     )
     fixes = [fix for fix in searched if fix is not None]
-    return Recommendation(best.policy if best else None, tolerance, _reason(best, fixes, tolerance), fixes)
+    reason = _reason(best, fixes, tolerance, training is not None)
+    chosen = best.policy if best else None
+    run = training.best(best.policy) if training and best else None
+    if training is not None and run is not None:
+        reason += "; " + _training_reason(run, training)
+    router = next((r for r in routing or () if r.policy == chosen), None)
+    if router is not None and router.rate > ROUTING_WARNING and router.keep_policy is not None:
+        reason += (f"; its routers change expert for {percent(router.rate)} of token choices against fp32, so they "
+                   f"are kept in fp32 ({percent(_kept_rate(router))} then)")
+        chosen = router.keep_policy
+    return Recommendation(chosen, tolerance, reason, fixes, run.updates if run else "none")
 
 
-def _reason(best: PolicyResult | None, fixes: Sequence[KeepFix], tolerance: float) -> str:
+def _kept_rate(router: Routing) -> float:
+    return (router.changed_kept or 0) / router.tokens if router.tokens else 0.0
+
+
+def _training_reason(run: TrainingRun, training: Training) -> str:
+    how = " with Kahan-compensated updates (cw.make_optimizer(..., updates='kahan'))" if run.updates == "kahan" else ""
+    speed = "" if run.time_ratio is None else f", {ratio(1 / run.time_ratio)} the speed of fp32 here"
+    return (f"trained{how}: loss within {percent(abs(run.final_gap or 0.0))} of fp32 after {training.steps} steps, "
+            f"{ratio(run.memory_ratio)} the memory{speed}")
+
+
+def _reason(best: PolicyResult | None, fixes: Sequence[KeepFix], tolerance: float, trained: bool) -> str:
     if best is None:
-        head = f"no diagnosed policy stays within tolerance {tolerance:g}"
+        head = f"no diagnosed policy stays within tolerance {tolerance:g}" + (
+            " and trains like fp32" if trained else "")
     else:
         error = best.max_error or 0.0
-        head = f"{best.policy} is the cheapest policy within tolerance {tolerance:g} (max error {error:.2e})"
+        how = ", training like fp32 without being slow here" if trained else ""
+        head = f"{best.policy} is the cheapest policy within tolerance {tolerance:g} (max error {error:.2e}){how}"
     found = [f for f in fixes if f.ok]
     if found:
         head += "; " + "; ".join(

@@ -1,12 +1,13 @@
-"""The report as one self-contained HTML page: inline SVG charts and tables, no network needed."""
+"""The report as one self-contained HTML page: inline SVG charts and tables, no network, no plotting library."""
 
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
-from castwise.doctor.charts import dtype_flow_chart, error_chart, memory_chart
-from castwise.doctor.render_text import error_text, human_bytes
-from castwise.doctor.report import Report
+from castwise.doctor.charts import dtype_flow_chart, error_chart, loss_chart, memory_chart, training_memory_chart
+from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
+from castwise.doctor.report import ModeRun, Report, Routing, Training
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -22,8 +23,8 @@ th { background: #f3f3f3; }
 .recommendation { font-size: 1.1rem; padding: 0.8rem; background: #eef6ee; border: 1px solid #9c9; }
 """
 
-
 _MEMORY_PARTS = ("params", "grads", "activations")
+_TRAINING_MEMORY_PARTS = ("params", "grads", "optimizer", "activations")
 
 
 def _cell(text: str, good: bool | None = None) -> str:
@@ -31,22 +32,57 @@ def _cell(text: str, good: bool | None = None) -> str:
     return f"<td{css}>{escape(text)}</td>"
 
 
+def _table(columns: tuple[str, ...], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    return f"<table><tr>{head}</tr>{''.join('<tr>' + ''.join(r) + '</tr>' for r in rows)}</table>"
+
+
+def _status(run: ModeRun | None) -> str:
+    if run is None:
+        return _cell("-")
+    if not run.ok:
+        return _cell(f"FAIL in {run.failing_module}: {run.exception}", False)
+    return _cell(NONFINITE, False) if run.nonfinite else _cell("ok", True)
+
+
 def _policy_rows(report: Report) -> str:
     rows = []
     for result in report.policies:
-        cells = [_cell(result.policy)]
-        for mode in report.modes:
-            run = result.run(mode)
-            status = "-" if run is None else "ok" if run.ok and not run.overflow else (
-                "inf/nan" if run.ok else f"FAIL in {run.failing_module}: {run.exception}")
-            cells.append(_cell(status, None if run is None else run.ok and not run.overflow))
-        cells.append(_cell(error_text(result.max_error), result.within_tolerance))
-        cells.append(_cell(" / ".join(f"{r.seconds * 1e3:.1f}" for r in result.runs)))
+        runs = [result.run(mode) for mode in report.modes]
+        cells = [_cell(result.policy), *(_status(run) for run in runs)]
+        cells.append(_cell(error_text(result.max_error, result.overflowed), result.within_tolerance))
+        cells += [_cell(milliseconds(run.seconds if run else None)) for run in runs]
         cells += [_cell(human_bytes(max(getattr(r.memory, part) for r in result.runs))) for part in _MEMORY_PARTS]
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    columns = ("policy", *report.modes, "max error", "step ms", *_MEMORY_PARTS)
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+        rows.append(cells)
+    columns = ("policy", *report.modes, "max error vs fp32", *(f"{m} step time" for m in report.modes),
+               *(f"{part} (est.)" for part in _MEMORY_PARTS))
+    return _table(columns, rows)
+
+
+def _training_rows(training: Training) -> str:
+    rows = []
+    for run in (training.reference, *training.runs):
+        reference = run is training.reference
+        gap = "-" if reference else NONFINITE if run.nonfinite else percent(run.final_gap, signed=True)
+        rows.append([
+            _cell(run.label), _cell(gap, None if reference else training.passes(run)),
+            _cell("-" if reference else percent(run.max_gap)), _cell(percent(run.swamping_rate)),
+            _cell(f"{run.skipped_steps}/{training.steps}"), _cell(milliseconds(run.step_seconds)),
+            _cell("1.00x" if reference else ratio(run.time_ratio)),
+            *(_cell(human_bytes(getattr(run.memory, part))) for part in _TRAINING_MEMORY_PARTS),
+            _cell(f"{human_bytes(run.memory.total)} ({ratio(1.0 if reference else run.memory_ratio)})"),
+        ])
+    columns = ("run", "final loss vs fp32", "max loss gap", "updates swamped", "skipped steps", "step time",
+               "time vs fp32", *_TRAINING_MEMORY_PARTS, "peak total (vs fp32)")
+    return _table(columns, rows)
+
+
+def _routing_rows(routing: list[Routing]) -> str:
+    rows = [[
+        _cell(r.policy), _cell(", ".join(r.routers)), _cell(f"{r.changed} of {r.tokens} ({percent(r.rate)})"),
+        _cell("-" if r.changed_kept is None else f"{r.changed_kept} of {r.tokens}"),
+    ] for r in routing]
+    return _table(("policy", "routers", "token choices changed vs fp32", "with routers kept fp32"), rows)
 
 
 def _findings(report: Report) -> str:
@@ -59,6 +95,15 @@ def _findings(report: Report) -> str:
     )
 
 
+def _training_section(training: Training | None) -> str:
+    if training is None:
+        return ""
+    charts = "".join(f'<div class="chart">{svg}</div>' for svg in (loss_chart(training),
+                                                                    training_memory_chart(training)))
+    return (f"<h2>Trial training ({training.steps} {escape(training.optimizer)} steps, lr {training.lr:g}, "
+            f"{escape(training.loss)})</h2>{_training_rows(training)}{charts}")
+
+
 def render_html(report: Report) -> str:
     """The full page as text."""
     recommendation = report.recommendation
@@ -66,6 +111,7 @@ def render_html(report: Report) -> str:
         f'<div class="chart">{svg}</div>'
         for svg in (error_chart(report), dtype_flow_chart(report), memory_chart(report))
     )
+    routing = f"<h2>MoE routing</h2>{_routing_rows(report.routing)}" if report.routing else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>castwise doctor: {escape(report.model)}</title>
 <style>{_CSS}</style></head>
@@ -75,11 +121,20 @@ def render_html(report: Report) -> str:
 {escape(recommendation.reason)}.</p>
 <h2>Policies (tolerance {report.tolerance:g}, modes {escape(", ".join(report.modes))})</h2>
 {_policy_rows(report)}
+{_training_section(report.training)}
+{routing}
 <h2>Findings</h2>
 {_findings(report)}
 <h2>Charts</h2>
 {charts}
 <p class="fix">Schema {escape(report.schema)}. Errors are max |x - ref| / max |ref| against a float32 run
-of the same model and inputs; memory is estimated from tensor sizes.</p>
+of the same model and inputs; one-step memory is estimated from tensor sizes, training memory is measured.</p>
 </body></html>
 """
+
+
+def write_html(report: Report, path: str | Path) -> Path:
+    """Write :func:`render_html`'s page to ``path`` (UTF-8) and return the path."""
+    target = Path(path)
+    target.write_text(render_html(report), encoding="utf-8")
+    return target

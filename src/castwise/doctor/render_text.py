@@ -1,41 +1,37 @@
-"""The report for people in a terminal: a rich table per policy, the findings and the recommendation."""
+"""The report for people in a terminal: rich tables that fit 80 columns, findings and the recommendation."""
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from castwise.doctor.report import ModeRun, PolicyResult, Report
+from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
+from castwise.doctor.report import ModeRun, PolicyResult, Report, Routing, Training, TrainingRun
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def human_bytes(count: int) -> str:
-    """1536 -> '1.5 KiB'."""
-    size = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"
-
-
-def error_text(value: float | None) -> str:
-    """A relative error in short scientific notation, '-' when unknown."""
-    return "-" if value is None else f"{value:.1e}"
+def _table(title: str) -> Table:
+    table = Table(title=title, title_justify="left", header_style="bold")
+    table.add_column("policy", no_wrap=True)
+    return table
 
 
 def policy_table(report: Report) -> Table:
-    """One row per policy: status per mode, max error, time per mode, and peak estimated memory."""
-    table = Table(title=f"castwise doctor: {report.model} (tolerance {report.tolerance:g})", title_justify="left",
-                  header_style="bold")
-    for column in ("policy", *report.modes, "max err", "ms", "memory"):
-        table.add_column(column, no_wrap=column != "policy")
+    """One row per policy: status per mode, max error vs fp32, step time per mode, estimated memory."""
+    table = _table(f"castwise doctor: {report.model} (tolerance {report.tolerance:g})")
+    for mode in report.modes:
+        table.add_column(mode, min_width=len(mode))
+    table.add_column("max error", no_wrap=True)
+    for mode in report.modes:
+        table.add_column(f"{mode} ms", no_wrap=True, justify="right")
+    table.add_column("memory (est.)", no_wrap=True, justify="right")
     for result in report.policies:
+        runs = [result.run(m) for m in report.modes]
         table.add_row(
-            result.policy, *(_mode_cell(result.run(m)) for m in report.modes), _error_cell(result, report.tolerance),
-            "/".join(f"{r.seconds * 1e3:.0f}" for r in result.runs),
+            result.policy, *(_mode_cell(run) for run in runs), _error_cell(result),
+            *("-" if run is None else f"{run.seconds * 1e3:.1f}" for run in runs),
             human_bytes(max(r.memory.total for r in result.runs)),
         )
     return table
@@ -45,14 +41,61 @@ def _mode_cell(run: ModeRun | None) -> Text:
     if run is None:
         return Text("-")
     if run.ok:
-        return Text("ok", style="green") if not run.overflow else Text("inf/nan", style="red")
+        return Text("ok", style="green") if not run.nonfinite else Text(NONFINITE, style="red")
     where = f" in {run.failing_module}" if run.failing_module else ""
     return Text(f"FAIL{where}", style="red")
 
 
-def _error_cell(result: PolicyResult, tolerance: float) -> Text:
-    text = error_text(result.max_error)
+def _error_cell(result: PolicyResult) -> Text:
+    text = error_text(result.max_error, result.overflowed)
     return Text(text, style="green" if result.within_tolerance else "red")
+
+
+def training_table(training: Training) -> Table:
+    """One row per trial-training run: loss gap, swamped updates, skipped steps, time and memory vs fp32."""
+    reference = training.reference
+    last = next((v for v in reversed(reference.losses) if v is not None), None)
+    fp32 = "failed" if not reference.ok else (
+        f"final loss {'-' if last is None else f'{last:.4g}'}, {milliseconds(reference.step_seconds)} a step, "
+        f"{human_bytes(reference.memory.total)}")
+    table = _table(f"trial training: {training.steps} {training.optimizer} steps, lr {training.lr:g}, "
+                   f"{training.loss}. fp32: {fp32}. Policies against fp32:")
+    for column in ("final loss", "swamped", "skipped", "time"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("peak memory", justify="right", no_wrap=True)
+    for run in training.runs:
+        table.add_row(
+            run.label.replace(" + ", "+"), _loss_cell(training, run), percent(run.swamping_rate),
+            f"{run.skipped_steps}/{training.steps}", ratio(run.time_ratio), _memory_cell(run),
+        )
+    return table
+
+
+def _loss_cell(training: Training, run: TrainingRun) -> Text:
+    if not run.ok:
+        return Text("FAIL", style="red")
+    if run.nonfinite:
+        return Text(NONFINITE, style="red")
+    return Text(percent(run.final_gap, signed=True), style="green" if training.passes(run) else "red")
+
+
+def _memory_cell(run: TrainingRun) -> str:
+    share = "" if run.memory_ratio is None else f" {ratio(run.memory_ratio)}"
+    return human_bytes(run.memory.total) + share
+
+
+def routing_text(routing: list[Routing]) -> Text:
+    """One line per policy: how many tokens a top-k router sends to other experts than fp32 does."""
+    text = Text()
+    for entry in routing:
+        text.append(f"MoE routing under {entry.policy}: ", style="bold")
+        text.append(f"{percent(entry.rate)} of token choices change expert against fp32 "
+                    f"({entry.changed} of {entry.tokens}, {len(entry.routers)} routers)")
+        if entry.keep_policy is not None and entry.changed_kept is not None:
+            text.append(f"; {percent(entry.changed_kept / entry.tokens if entry.tokens else 0.0)} "
+                        "with the routers kept in fp32")
+        text.append("\n")
+    return text
 
 
 def findings_text(report: Report) -> Text:
@@ -75,5 +118,11 @@ def recommendation_text(report: Report) -> Text:
 
 
 def render_text(report: Report) -> Group:
-    """The whole report as one rich renderable (``console.print(report)`` uses this)."""
-    return Group(policy_table(report), findings_text(report), recommendation_text(report))
+    """The whole report as one rich renderable: ``console.print(render_text(report))``."""
+    parts: list[RenderableType] = [policy_table(report)]
+    if report.training is not None:
+        parts.append(training_table(report.training))
+    if report.routing:
+        parts.append(routing_text(report.routing))
+    parts += [findings_text(report), recommendation_text(report)]
+    return Group(*parts)

@@ -1,19 +1,19 @@
-"""The report ``cw.diagnose`` returns: plain values only, rendered as text, JSON or HTML.
+"""The report ``cw.diagnose`` returns: plain values only, read by the renderers (text, HTML).
 
 The JSON layout is :data:`castwise.doctor.schema.REPORT_SCHEMA` (``schema`` field: ``SCHEMA_ID``).
+A figure that is not finite is ``None`` here (``null`` in JSON) with the reason next to it.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from castwise.doctor.parity import ParityRow
 from castwise.doctor.serialize import from_dict
 
-SCHEMA_ID = "castwise.doctor.report/1"
+SCHEMA_ID = "castwise.doctor.report/2"
 
 
 @dataclass
@@ -65,6 +65,7 @@ class ModeRun:
     output_dtype: str | None = None
     error: float | None = None
     overflow: int = 0
+    nonfinite: str | None = None
     loss: float | None = None
     loss_error: float | None = None
     exception: str | None = None
@@ -86,7 +87,15 @@ class PolicyResult:
         return all(run.ok for run in self.runs)
 
     @property
+    def overflowed(self) -> bool:
+        """Some run produced inf/nan where the fp32 reference is finite."""
+        return any(run.nonfinite for run in self.runs)
+
+    @property
     def max_error(self) -> float | None:
+        """The largest output/loss error over the runs; None when unknown or not finite (overflow)."""
+        if self.overflowed:
+            return None
         errors = [e for run in self.runs for e in (run.error, run.loss_error) if e is not None]
         return max(errors) if errors else None
 
@@ -120,12 +129,112 @@ class KeepFix:
 
 @dataclass
 class Recommendation:
-    """The cheapest policy within tolerance, and keep-fp32 fixes for cheaper policies that fail."""
+    """The cheapest policy within tolerance, and keep-fp32 fixes for cheaper policies that fail.
+
+    ``updates``: how to update its 16-bit weights (``kahan`` when trial training showed plain
+    updates fall behind fp32 and Kahan-compensated ones do not; else ``none``).
+    """
 
     policy: str | None
     tolerance: float
     reason: str
     keep_fp32: list[KeepFix] = field(default_factory=list)
+    updates: str = "none"
+
+
+@dataclass
+class TrainingMemory:
+    """Bytes measured during a training step: weights, gradients and optimizer state as stored, and
+    activations as the tensors autograd saved for backward (parameters not counted twice)."""
+
+    params: int = 0
+    grads: int = 0
+    optimizer: int = 0
+    activations: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.params + self.grads + self.optimizer + self.activations
+
+
+@dataclass
+class TrainingRun:
+    """N optimizer steps under one policy and update rule (``none``: plain; ``kahan``: compensated).
+
+    ``losses`` per step (None where not finite); ``final_gap``: the mean loss of the last tenth of
+    the steps against fp32's, relative, signed (positive: higher than fp32); ``max_gap``: the
+    largest |relative gap| at any step; ``swamping_rate``: the fraction of intended weight updates
+    rounded away (sampled steps); ``step_seconds``: median wall time of an unsampled step;
+    ``time_ratio`` and ``memory_ratio``: against fp32 (below 1: faster, smaller).
+    """
+
+    policy: str
+    updates: str
+    ok: bool
+    losses: list[float | None]
+    memory: TrainingMemory
+    step_seconds: float | None = None
+    final_gap: float | None = None
+    max_gap: float | None = None
+    swamping_rate: float = 0.0
+    grad_underflow: float = 0.0
+    skipped_steps: int = 0
+    loss_scale: float | None = None
+    time_ratio: float | None = None
+    memory_ratio: float | None = None
+    nonfinite: str | None = None
+    exception: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The policy, with the update rule when it is not plain."""
+        return self.policy if self.updates == "none" else f"{self.policy} + {self.updates}"
+
+
+@dataclass
+class Training:
+    """The trial training: the same initial weights and batches for fp32 and every policy."""
+
+    steps: int
+    optimizer: str
+    lr: float
+    loss: str
+    tolerance: float
+    reference: TrainingRun
+    runs: list[TrainingRun]
+
+    def run(self, policy: str, updates: str = "none") -> TrainingRun:
+        """The run of ``policy`` with ``updates`` (``none`` or ``kahan``)."""
+        for run in self.runs:
+            if run.policy == policy and run.updates == updates:
+                return run
+        raise KeyError(f"no training run of {policy!r} with updates={updates!r}")
+
+    def passes(self, run: TrainingRun) -> bool:
+        """Finite, and the final loss at most ``tolerance`` above fp32's."""
+        return run.ok and run.nonfinite is None and run.final_gap is not None and run.final_gap <= self.tolerance
+
+    def best(self, policy: str) -> TrainingRun | None:
+        """The policy's passing run, plain updates first (the reference for ``32-true``); None if none passes."""
+        runs = [self.reference] if policy == self.reference.policy else self.runs
+        return next((r for r in runs if r.policy == policy and self.passes(r)), None)
+
+
+@dataclass
+class Routing:
+    """Top-k routers (MoE gates) under one policy: tokens whose chosen experts differ from fp32's."""
+
+    policy: str
+    routers: list[str]
+    tokens: int
+    changed: int
+    keep_policy: str | None = None
+    changed_kept: int | None = None
+
+    @property
+    def rate(self) -> float:
+        """The fraction of (token, router) choices that changed."""
+        return self.changed / self.tokens if self.tokens else 0.0
 
 
 @dataclass
@@ -140,6 +249,8 @@ class Report:
     findings: list[Finding]
     recommendation: Recommendation
     parity: list[ParityRow] | None = None
+    training: Training | None = None
+    routing: list[Routing] | None = None
     schema: str = SCHEMA_ID
 
     def policy(self, name: str) -> PolicyResult:
@@ -166,17 +277,3 @@ class Report:
     def from_json(cls, text: str) -> "Report":
         """Read a report back from :meth:`to_json` output."""
         return from_dict(cls, json.loads(text))
-
-    def to_html(self, path: str | Path | None = None) -> str:
-        """A self-contained HTML page with charts; written to ``path`` when given. Needs matplotlib."""
-        from castwise.doctor.render_html import render_html
-
-        page = render_html(self)
-        if path is not None:
-            Path(path).write_text(page, encoding="utf-8")
-        return page
-
-    def __rich__(self) -> Any:
-        from castwise.doctor.render_text import render_text
-
-        return render_text(self)

@@ -1,8 +1,9 @@
 """The documented JSON layout of a doctor report (JSON Schema, draft 2020-12).
 
-Errors are relative (max |x - ref| / max |ref| over finite values, against a float32 run); bytes are
-estimated from tensor sizes; ``seconds`` is wall time of one forward (train: + backward) with the
-tracing hooks' own time subtracted. Dtypes use castwise's short names (``f32``, ``bf16``, ...).
+Errors are relative (max |x - ref| / max |ref| over finite values, against a float32 run); one-step
+bytes are estimated from tensor sizes, trial-training bytes are measured; ``seconds`` is wall time
+of one forward (train: + backward) with the tracing hooks' own time subtracted. A figure that is not
+finite is ``null``, with the reason in ``nonfinite``. Dtypes use castwise's short names (``f32``, ...).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ _RUN = _object({
     "output_dtype": _STRING_OR_NULL,
     "error": _NUMBER_OR_NULL,
     "overflow": {"type": "integer"},
+    "nonfinite": {**_STRING_OR_NULL, "description": "why error/loss are null: inf/nan where fp32 is finite"},
     "loss": _NUMBER_OR_NULL,
     "loss_error": _NUMBER_OR_NULL,
     "exception": {**_STRING_OR_NULL, "description": "'Type: first line' of what torch raised"},
@@ -102,12 +104,59 @@ _PARITY_ROW = _object({
     "param_bytes": {"type": "integer"},
 })
 
+_TRAINING_MEMORY = _object({k: {"type": "integer", "description": "bytes measured"}
+                            for k in ("params", "grads", "optimizer", "activations")})
+
+_TRAINING_RUN = _object({
+    "policy": {"type": "string"},
+    "updates": {"enum": ["none", "kahan"], "description": "plain or Kahan-compensated 16-bit updates"},
+    "ok": {"type": "boolean", "description": "trained without an exception"},
+    "losses": {"type": "array", "items": _NUMBER_OR_NULL, "description": "loss per step; null: not finite"},
+    "memory": _TRAINING_MEMORY,
+    "step_seconds": {**_NUMBER_OR_NULL, "description": "median wall time of an unmonitored step"},
+    "final_gap": {**_NUMBER_OR_NULL, "description": "mean loss of the last tenth of steps vs fp32's, relative, signed"},
+    "max_gap": {**_NUMBER_OR_NULL, "description": "largest |relative loss gap| at any step"},
+    "swamping_rate": {"type": "number", "description": "fraction of weight updates rounded away"},
+    "grad_underflow": {"type": "number", "description": "fraction of gradients underflowing"},
+    "skipped_steps": {"type": "integer", "description": "steps the loss scaler skipped for inf/nan gradients"},
+    "loss_scale": _NUMBER_OR_NULL,
+    "time_ratio": {**_NUMBER_OR_NULL, "description": "step time / fp32's, measured alternately"},
+    "memory_ratio": {**_NUMBER_OR_NULL, "description": "memory total / fp32's"},
+    "nonfinite": _STRING_OR_NULL,
+    "exception": _STRING_OR_NULL,
+})
+
+_TRAINING = {
+    "oneOf": [{"type": "null"}, _object({
+        "steps": {"type": "integer"},
+        "optimizer": {"type": "string"},
+        "lr": {"type": "number"},
+        "loss": {"type": "string"},
+        "tolerance": {"type": "number"},
+        "reference": _TRAINING_RUN,
+        "runs": {"type": "array", "items": _TRAINING_RUN},
+    })],
+    "description": "the trial training (train_steps > 0), else null",
+}
+
+_ROUTING = {
+    "oneOf": [{"type": "null"}, {"type": "array", "items": _object({
+        "policy": {"type": "string"},
+        "routers": _STRINGS,
+        "tokens": {"type": "integer", "description": "token choices compared (tokens x router calls)"},
+        "changed": {"type": "integer", "description": "token choices whose experts differ from fp32's"},
+        "keep_policy": _STRING_OR_NULL,
+        "changed_kept": {"type": ["integer", "null"]},
+    })}],
+    "description": "top-k routers (MoE gates) only, else null",
+}
+
 REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "castwise.doctor.report/1",
+    "$id": "castwise.doctor.report/2",
     "title": "castwise doctor report",
     **_object({
-        "schema": {"const": "castwise.doctor.report/1"},
+        "schema": {"const": "castwise.doctor.report/2"},
         "model": {"type": "string"},
         "tolerance": {"type": "number"},
         "modes": {"type": "array", "items": {"enum": ["train", "eval"]}},
@@ -119,11 +168,14 @@ REPORT_SCHEMA: dict[str, Any] = {
             "tolerance": {"type": "number"},
             "reason": {"type": "string"},
             "keep_fp32": {"type": "array", "items": _KEEP_FIX},
+            "updates": {"enum": ["none", "kahan"]},
         }),
         "parity": {
             "oneOf": [{"type": "null"}, {"type": "array", "items": _PARITY_ROW}],
             "description": "plain PyTorch against castwise per policy (the built-in example only)",
         },
-    }, optional=("parity",)),
+        "training": _TRAINING,
+        "routing": _ROUTING,
+    }, optional=("parity", "training", "routing")),
 }
 """JSON Schema of ``Report.to_json()``."""

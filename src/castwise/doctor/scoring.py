@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from castwise.doctor.compare import relative_difference
 from castwise.doctor.runner import Capture
 
@@ -12,6 +14,12 @@ def score(candidate: Capture, reference: Capture) -> None:
     if not run.ok or not reference.run.ok or candidate.output_numerics is None:
         return
     run.error, run.overflow = candidate.output_numerics.error, candidate.output_numerics.overflow
+    reasons = [f"{run.overflow} output values are inf/nan where fp32's are finite"] if run.overflow else []
+    if run.loss is not None and not math.isfinite(run.loss):
+        reasons.append(f"the loss is {run.loss}")
+        run.loss = None
+    if reasons:
+        run.error, run.nonfinite = None, "; ".join(reasons)
     run.loss_error = relative_difference(run.loss, reference.run.loss)
     for stats in run.modules:
         numerics = candidate.module_numerics.get(stats.name)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import torch
 from torch import nn
@@ -14,6 +16,19 @@ from torch import nn
 
 class TargetError(ValueError):
     """A target that cannot be loaded; the message says what to write instead."""
+
+
+@dataclass
+class Target:
+    """What a factory gave: the model, its example inputs, and optionally training batches and a loss."""
+
+    model: nn.Module
+    inputs: Any
+    batches: Iterable[Any] | None = None
+    loss_fn: Callable[..., Any] | None = None
+
+
+_KEYS = ("model", "inputs", "batches", "loss_fn")
 
 
 def load_factory(spec: str) -> Callable[[], Any]:
@@ -50,10 +65,14 @@ def _import(name: str) -> Any:
         raise TargetError(f"cannot import {name!r}: {exc}") from exc
 
 
-def model_and_inputs(produced: Any) -> tuple[nn.Module, Any]:
-    """A factory's result as ``(model, example_inputs)``: a pair, or a module with ``example_input_array``."""
+def model_and_inputs(produced: Any) -> Target:
+    """A factory's result as a :class:`Target`: ``(model, example_inputs)``, a module with
+    ``example_input_array``, or a dict with ``model`` and ``inputs`` and optionally ``batches``
+    (``(inputs, target)`` pairs; ``inputs`` then defaults to the first batch's) and ``loss_fn``."""
+    if isinstance(produced, dict):
+        return _from_dict(produced)
     if isinstance(produced, tuple) and len(produced) == 2 and isinstance(produced[0], nn.Module):
-        return produced
+        return Target(*produced)
     if isinstance(produced, nn.Module):
         inputs = getattr(produced, "example_input_array", None)
         if inputs is None:
@@ -61,17 +80,43 @@ def model_and_inputs(produced: Any) -> tuple[nn.Module, Any]:
                 f"the factory returned a {type(produced).__name__} without example inputs: return "
                 "(model, example_inputs) or set model.example_input_array"
             )
-        return produced, inputs
-    raise TargetError(f"the factory must return an nn.Module or (model, example_inputs), got {type(produced).__name__}")
+        return Target(produced, inputs)
+    raise TargetError(
+        f"the factory must return an nn.Module, (model, example_inputs) or a dict with 'model' and 'inputs', "
+        f"got {type(produced).__name__}"
+    )
 
 
-def load_target(spec: str) -> tuple[nn.Module, Any]:
+def _from_dict(produced: dict[str, Any]) -> Target:
+    unknown = sorted(set(produced) - set(_KEYS))
+    if unknown:
+        raise TargetError(f"the factory's dict has unknown keys {', '.join(unknown)}; valid: {', '.join(_KEYS)}")
+    model, batches, loss_fn = produced.get("model"), produced.get("batches"), produced.get("loss_fn")
+    if not isinstance(model, nn.Module):
+        raise TargetError(f"the factory's dict needs 'model' (an nn.Module), got {type(model).__name__}")
+    if loss_fn is not None and not callable(loss_fn):
+        raise TargetError(f"the factory's 'loss_fn' must be callable, got {type(loss_fn).__name__}")
+    first = None
+    if batches is not None:
+        iterator = iter(batches)
+        first = next(iterator, None)
+        if not (isinstance(first, (tuple, list)) and len(first) == 2):
+            raise TargetError("the factory's 'batches' must yield (inputs, target) pairs")
+        batches = itertools.chain([first], iterator)
+    inputs = produced.get("inputs", first[0] if first else None)
+    if inputs is None:
+        raise TargetError("the factory's dict needs 'inputs' (or 'batches' to take them from)")
+    return Target(model, inputs, batches, loss_fn)
+
+
+def load_target(spec: str) -> Target:
     """Load ``file.py:factory`` / ``package.module:factory`` and call the factory."""
     return model_and_inputs(load_factory(spec)())
 
 
-def load_transformers(folder: str | Path, batch: int = 2, length: int = 16) -> tuple[nn.Module, dict[str, torch.Tensor]]:
-    """A transformers model folder in fp32, with token ids and an attention mask built from its config."""
+def load_transformers(folder: str | Path, batch: int = 2, length: int = 16) -> Target:
+    """A transformers model folder in fp32, with token ids and an attention mask built from its config;
+    a causal LM also gets ``labels`` and its own language-modelling loss as ``loss_fn``."""
     try:
         import transformers
     except ImportError as exc:
@@ -84,7 +129,19 @@ def load_transformers(folder: str | Path, batch: int = 2, length: int = 16) -> t
     model_class = getattr(transformers, architecture, None) if architecture else None
     model_class = model_class or transformers.AutoModel
     model = model_class.from_pretrained(path, dtype=torch.float32, local_files_only=True)
-    return model, _token_inputs(config, batch, length)
+    inputs = _token_inputs(config, batch, length)
+    if type(model).__name__.endswith(_CAUSAL_LM):
+        inputs["labels"] = inputs["input_ids"].masked_fill(inputs["attention_mask"] == 0, -100)
+        return Target(model, inputs, loss_fn=_language_modelling_loss)
+    return Target(model, inputs)
+
+
+_CAUSAL_LM = ("ForCausalLM", "LMHeadModel")
+
+
+def _language_modelling_loss(output: Any) -> torch.Tensor:
+    """The loss a transformers causal LM computes itself when given ``labels``."""
+    return output.loss
 
 
 def _token_inputs(config: Any, batch: int, length: int) -> dict[str, torch.Tensor]:

@@ -1,0 +1,133 @@
+"""MoE routing: how many tokens a top-k router sends to other experts under a policy than under fp32.
+
+A router is a module with an integer ``top_k`` (or ``num_experts_per_tok``): either it returns the
+chosen expert indices itself (transformers 5's ``MixtralTopKRouter``), or its child ``gate``/``router``
+returns the logits they are chosen from (a Mixtral-style sparse MoE block).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, Sequence
+
+import torch
+from torch import nn
+
+from castwise.doctor.report import Routing
+from castwise.doctor.runner import Call, prepare
+from castwise.doctor.trace import floating_tensors
+from castwise.model import unwrap
+from castwise.model.casting import iter_tensors
+from castwise.policy import Policy
+
+ROUTING_WARNING = 0.03
+"""Above this fraction of changed token choices, the doctor recommends keeping routers in fp32."""
+_TOP_K_NAMES = ("top_k", "num_experts_per_tok")
+_GATE_NAMES = ("gate", "router")
+
+
+def _top_k(module: nn.Module) -> int | None:
+    for name in _TOP_K_NAMES:
+        value = getattr(module, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def find_routers(model: nn.Module) -> dict[str, tuple[nn.Module, int]]:
+    """The modules to watch, by name, each with its top-k: the routers themselves, or their gates."""
+    found: dict[str, tuple[nn.Module, int]] = {}
+    for name, module in model.named_modules():
+        k = _top_k(module)
+        if k is None or any(name.startswith(other + ".") for other in found):
+            continue
+        gates = [g for g in _GATE_NAMES if isinstance(getattr(module, g, None), nn.Module)]
+        if not gates:
+            found[name] = (module, k)
+        elif _top_k(getattr(module, gates[0])) is None:
+            found[f"{name}.{gates[0]}"] = (getattr(module, gates[0]), k)
+    return found
+
+
+def router_classes(model: nn.Module) -> list[str]:
+    """The class names of the watched modules (globs for ``keep_fp32`` that keep every router)."""
+    return list(dict.fromkeys(type(module).__name__ for module, _ in find_routers(model).values()))
+
+
+def _choices(output: Any, k: int) -> torch.Tensor | None:
+    """The chosen experts per token, sorted, as a (tokens, k) tensor."""
+    integers = [t for t in iter_tensors(output) if not t.is_floating_point() and t.shape[-1:] == (k,)]
+    if integers:
+        chosen = integers[0]
+    else:
+        logits = floating_tensors(output)
+        if not logits:
+            return None
+        chosen = logits[0].float().topk(k, dim=-1).indices
+    return chosen.reshape(-1, k).sort(dim=-1).values.cpu()
+
+
+@contextlib.contextmanager
+def _recording(model: nn.Module) -> Iterator[dict[str, list[torch.Tensor]]]:
+    recorded: dict[str, list[torch.Tensor]] = {}
+    handles = []
+    for name, (module, k) in find_routers(model).items():
+        def hook(_: nn.Module, __: Any, output: Any, name: str = name, k: int = k) -> None:
+            choices = _choices(output, k)
+            if choices is not None:
+                recorded.setdefault(name, []).append(choices)
+        handles.append(module.register_forward_hook(hook))
+    try:
+        yield recorded
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def route(model: nn.Module, policy: Policy, call: Call, seed: int = 0) -> dict[str, list[torch.Tensor]] | None:
+    """The experts every router chose in one eval forward under ``policy``; None if it raised."""
+    wrapped = prepare(model, policy)
+    wrapped.eval()
+    with _recording(unwrap(wrapped)) as recorded, torch.no_grad(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        try:
+            wrapped(*call.args, **call.kwargs)
+        except Exception:  # a policy that raises is reported by the main runs, not here
+            return None
+    return recorded
+
+
+def changed_choices(reference: dict[str, list[torch.Tensor]], candidate: dict[str, list[torch.Tensor]]) -> tuple[int, int]:
+    """(token choices compared, token choices that differ) over every router call."""
+    tokens = changed = 0
+    for name, calls in reference.items():
+        for expected, got in zip(calls, candidate.get(name, [])):
+            if expected.shape == got.shape:
+                tokens += expected.shape[0]
+                changed += int((expected != got).any(dim=-1).sum())
+    return tokens, changed
+
+
+def routing_report(model: nn.Module, call: Call, policies: Sequence[Policy], seed: int = 0) -> list[Routing] | None:
+    """Per low-precision policy, how many token choices change against fp32; None without routers."""
+    source = unwrap(model)
+    routers = find_routers(source)
+    if not routers:
+        return None
+    reference = route(source, Policy.parse("32-true"), call, seed)
+    if reference is None:
+        return None
+    results = []
+    for policy in (p for p in policies if p.is_low_precision):
+        candidate = route(source, policy, call, seed)
+        if candidate is None:
+            continue
+        tokens, changed = changed_choices(reference, candidate)
+        entry = Routing(str(policy), list(routers), tokens, changed)
+        if tokens and changed / tokens > ROUTING_WARNING:
+            kept = policy.replace(keep_fp32=policy.keep_fp32 + tuple(router_classes(source)))
+            again = route(source, kept, call, seed)
+            if again is not None:
+                entry.keep_policy, entry.changed_kept = str(kept), changed_choices(reference, again)[1]
+        results.append(entry)
+    return results
