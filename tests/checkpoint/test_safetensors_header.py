@@ -147,9 +147,10 @@ def _safetensors_accepts(path) -> bool:
 
     try:
         with safe_open(path, framework="pt") as file:
-            for name in file.keys():
+            names = file.keys()
+            for name in names:
                 file.get_tensor(name)
-    except Exception:  # the peer raises several types (SafetensorError, TypeError, ValueError)
+    except Exception:  # noqa: BLE001 - the peer raises several types (SafetensorError, TypeError, ...)
         return False
     return True
 
