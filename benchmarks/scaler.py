@@ -11,7 +11,6 @@ steps and every step does the same work.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 import torch
@@ -70,13 +69,12 @@ def torch_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
 
 def main() -> None:
     steps = start(__doc__ or "", default_steps=1000)
-    model = model_with_gradients()
-    print(f"{sum(1 for _ in model.parameters())} gradient tensors")
+    print(f"{sum(1 for _ in model_with_gradients().parameters())} gradient tensors")
     for label, make in OPTIMIZERS.items():
         for step, what in ((True, "unscale_ + step + update"), (False, "unscale_ + update only")):
             ways = {
-                "castwise LossScaler": castwise_step(copy.deepcopy(model), make, step=step),
-                "torch GradScaler": torch_step(copy.deepcopy(model), make, step=step),
+                "castwise LossScaler": castwise_step(model_with_gradients(), make, step=step),
+                "torch GradScaler": torch_step(model_with_gradients(), make, step=step),
             }
             median = measure(ways, steps, warmup=50)
             print_ratios(f"{label}: {what}", median, "castwise LossScaler")

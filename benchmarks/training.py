@@ -1,14 +1,18 @@
 """Reference experiment: does low-precision training reach fp32's loss, and at what memory?
 
 A character-level language model (an MLP over the previous characters) learns Python source
-text that ships with Python itself (the standard library). Six runs share the data order and
-initial weights: fp32, bf16-mixed, bf16-true with plain / Kahan / stochastic-rounding updates,
-and 16-mixed with dynamic loss scaling. Printed: a markdown table of final held-out loss, gap
-to fp32, swamping rate, and bytes per parameter of weights + gradients + optimizer state; a
+text that ships with Python itself (the standard library). The runs share the data order and
+initial weights. ``reference``: fp32, bf16-mixed, bf16-true with plain / Kahan /
+stochastic-rounding updates, and 16-mixed with dynamic loss scaling. ``drop``: the long-run
+check, where the gradients shrink 100x after a quarter of the steps (the loss is multiplied by
+0.01) with AdamW's beta2 = 0.999, fp32 against bf16-true with each update rule and each way of
+storing the optimizer's moments (``state``). Printed: a markdown table of final held-out loss,
+gap to fp32, swamping rate, and bytes per parameter of weights + gradients + optimizer state; a
 loss-curve PNG is written for BENCHMARKS.md.
 
-    .venv/bin/python benchmarks/training.py                # the reference run (a few minutes)
-    .venv/bin/python benchmarks/training.py --steps 200    # a quick smoke run
+    .venv/bin/python benchmarks/training.py                        # the reference run (minutes)
+    .venv/bin/python benchmarks/training.py --scenario drop --steps 3000
+    .venv/bin/python benchmarks/training.py --steps 200            # a quick smoke run
 """
 
 from __future__ import annotations
@@ -58,16 +62,30 @@ class Run:
     label: str
     policy: str
     updates: str = "none"
+    state: str = "auto"
 
 
-RUNS = (
-    Run("fp32", "32-true"),
-    Run("bf16-mixed", "bf16-mixed"),
-    Run("bf16-true, plain updates", "bf16-true", "none"),
-    Run("bf16-true + Kahan", "bf16-true", "kahan"),
-    Run("bf16-true + stochastic rounding", "bf16-true", "stochastic"),
-    Run("16-mixed + loss scaling", "16-mixed"),
-)
+SCENARIOS = {
+    "reference": (
+        Run("fp32", "32-true"),
+        Run("bf16-mixed", "bf16-mixed"),
+        Run("bf16-true, plain updates", "bf16-true", "none"),
+        Run("bf16-true + Kahan", "bf16-true", "kahan"),
+        Run("bf16-true + stochastic rounding", "bf16-true", "stochastic"),
+        Run("16-mixed + loss scaling", "16-mixed"),
+    ),
+    "drop": (
+        Run("fp32", "32-true"),
+        Run("bf16-true + Kahan, state nearest (torch-optimi)", "bf16-true", "kahan", "nearest"),
+        Run("bf16-true + Kahan, state stochastic (auto)", "bf16-true", "kahan", "stochastic"),
+        Run("bf16-true + Kahan, state fp32", "bf16-true", "kahan", "fp32"),
+        Run("bf16-true + stochastic rounding, state nearest", "bf16-true", "stochastic", "nearest"),
+        Run("bf16-true + stochastic rounding, state stochastic (auto)", "bf16-true", "stochastic"),
+        Run("bf16-true + stochastic rounding, state fp32", "bf16-true", "stochastic", "fp32"),
+    ),
+}
+DROP = {"at": 0.25, "factor": 0.01, "betas": (0.9, 0.999)}
+"""The drop scenario: where the gradients shrink, by how much, and AdamW's betas (torch's)."""
 
 
 @dataclass
@@ -131,9 +149,18 @@ def train(run: Run, data: dict[str, torch.Tensor], args: argparse.Namespace) -> 
     """Train one configuration from the shared initial weights; evaluate in its own precision."""
     torch.manual_seed(args.seed)
     model = cw.apply(CharMLP(args.context), run.policy)
+    drop = args.scenario == "drop"
+    betas = {"betas": DROP["betas"]} if drop else {}
     optimizer = cw.make_optimizer(
-        model, "adamw", lr=args.lr, updates=run.updates, weight_decay=args.weight_decay
+        model,
+        "adamw",
+        lr=args.lr,
+        updates=run.updates,
+        state=run.state,
+        weight_decay=args.weight_decay,
+        **betas,
     )
+    drop_step = int(args.steps * DROP["at"]) if drop else args.steps
     scaler = cw.LossScaler(run.policy)
     monitor = cw.PrecisionMonitor(model, optimizer, scaler=scaler, every=args.monitor_every)
     curve, smoothed = [], None
@@ -143,7 +170,8 @@ def train(run: Run, data: dict[str, torch.Tensor], args: argparse.Namespace) -> 
             group["lr"] = learning_rate(step, args.steps, args.lr, args.warmup)
         inputs, targets = windows(data["train"], starts, args.context)
         loss = F.cross_entropy(model(inputs), targets)
-        scaler.scale(loss).backward()
+        factor = DROP["factor"] if step >= drop_step else 1.0
+        scaler.scale(loss * factor).backward()
         with monitor.observe():
             scaler.step(optimizer)
         scaler.update()
@@ -233,6 +261,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="reference")
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--context", type=int, default=12)
@@ -243,13 +272,15 @@ def main() -> None:
     parser.add_argument("--monitor-every", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "img" / "training_loss.png")
+    parser.add_argument("--plot", type=Path, help="loss-curve PNG (default: docs/img/)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    suffix = "" if args.scenario == "reference" else f"_{args.scenario}"
+    args.plot = args.plot or ROOT / "docs" / "img" / f"training_loss{suffix}.png"
     data = prepare(args)
     results = []
-    for run in RUNS:
+    for run in SCENARIOS[args.scenario]:
         results.append(train(run, data, args))
         print(
             f"{run.label}: eval loss {results[-1].eval_loss:.6f} ({results[-1].seconds:.0f} s)",

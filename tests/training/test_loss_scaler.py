@@ -3,6 +3,7 @@ import math
 
 import pytest
 import torch
+from torch import nn
 from training_problems import small_net
 
 import castwise as cw
@@ -198,3 +199,54 @@ def test_fp16_true_training_with_scaler_and_kahan_learns_without_nan():
     assert scaler.enabled and scaler.skipped_steps == 0
     assert all(p.dtype == torch.float16 and torch.isfinite(p).all() for p in model.parameters())
     assert loss_of(model).item() < 0.9 * first
+
+
+def mixed_dtype_model():
+    """fp32 and bf16 weights in one optimizer, and a sparse embedding: three unscale groups."""
+    torch.manual_seed(0)
+    return nn.ModuleDict(
+        {
+            "fp32": nn.Linear(4, 4),
+            "bf16": nn.Linear(4, 4).bfloat16(),
+            "sparse": nn.Embedding(10, 4, sparse=True),
+        }
+    )
+
+
+def backward_scaled(model, scale):
+    tokens = torch.tensor([1, 2, 2, 7])
+    x = model["sparse"](tokens)
+    out = model["bf16"](model["fp32"](x).bfloat16()).float()
+    (out.pow(2).mean() * scale).backward()
+
+
+def test_unscale_covers_every_dtype_and_sparse_gradients():
+    reference = mixed_dtype_model()
+    backward_scaled(reference, 1.0)
+    model = mixed_dtype_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = cw.LossScaler("16-mixed", init_scale=1024.0)
+    backward_scaled(model, scaler.get_scale())
+    scaler.unscale_(optimizer)
+    for (name, mine), theirs in zip(model.named_parameters(), reference.parameters()):
+        if mine.grad.is_sparse:
+            mine_grad, their_grad = mine.grad.to_dense(), theirs.grad.to_dense()
+        else:
+            mine_grad, their_grad = mine.grad, theirs.grad
+        torch.testing.assert_close(mine_grad, their_grad, rtol=1e-2, atol=1e-6, msg=name)
+    assert scaler.step(optimizer) is True
+
+
+@pytest.mark.parametrize("poisoned", ["bf16", "sparse"])
+def test_inf_in_any_group_skips_the_step(poisoned):
+    model = mixed_dtype_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = cw.LossScaler("16-mixed", init_scale=1024.0)
+    before = weights(model)
+    backward_scaled(model, scaler.get_scale())
+    grad = model[poisoned].weight.grad
+    (grad._values() if grad.is_sparse else grad)[0, 0] = math.inf
+    assert scaler.step(optimizer) is False
+    scaler.update()
+    assert scaler.get_scale() == 512.0
+    assert all(torch.equal(a, b) for a, b in zip(before, weights(model)))

@@ -39,9 +39,8 @@ def stochastic_round(values: Tensor, generator: torch.Generator | None = None) -
     """Round float32 ``values`` to bfloat16, up or down with probability by distance (unbiased)."""
     if values.dtype != torch.float32:
         raise TypeError(f"stochastic_round takes a float32 tensor, got {values.dtype}")
-    noise = torch.randint(
-        0, 1 << 16, values.shape, dtype=torch.int32, device=values.device, generator=generator
-    )
+    noise = torch.empty(values.shape, dtype=torch.int32, device=values.device)
+    noise.random_(0, 1 << 16, generator=generator)
     bits = values.contiguous().view(torch.int32).add(noise).bitwise_and_(_LOW_HALF_MASK)
     return bits.view(torch.float32).to(torch.bfloat16)
 
