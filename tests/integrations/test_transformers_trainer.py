@@ -45,10 +45,11 @@ class Tokens(torch.utils.data.Dataset):
 
 
 def trainer(model, out: Path, callbacks=(), optimizers=(None, None), **overrides) -> transformers.Trainer:
-    settings = dict(
-        output_dir=str(out), max_steps=4, per_device_train_batch_size=4, learning_rate=1e-3,
-        logging_steps=2, save_strategy="no", bf16=True, report_to=[], use_cpu=True, disable_tqdm=True,
-    )
+    settings = {
+        "output_dir": str(out), "max_steps": 4, "per_device_train_batch_size": 4, "learning_rate": 1e-3,
+        "logging_steps": 2, "save_strategy": "no", "bf16": True, "report_to": [], "use_cpu": True,
+        "disable_tqdm": True,
+    }
     args = transformers.TrainingArguments(**{**settings, **overrides})
     return transformers.Trainer(
         model=model, args=args, train_dataset=Tokens(), callbacks=list(callbacks), optimizers=optimizers

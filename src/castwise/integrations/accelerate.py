@@ -12,8 +12,9 @@ overrides the policy's output dtype, so ``prepare`` requires ``mixed_precision="
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 from torch import nn

@@ -22,7 +22,11 @@ from transformers import PreTrainedModel, TrainerCallback
 from castwise.integrations.storage import kept_fp32_modules
 from castwise.integrations.transformers.folders import save_pretrained
 from castwise.integrations.transformers.plan import (
-    TrainingPlan, check_trainable, plan_training, running_policy, trainer_math,
+    TrainingPlan,
+    check_trainable,
+    plan_training,
+    running_policy,
+    trainer_math,
 )
 from castwise.model import PrecisionWarning, unwrap
 from castwise.model.keep_fp32 import attach_fp32_compute
@@ -145,7 +149,8 @@ class CastwiseCallback(TrainerCallback):
         if running.is_low_precision:
             attach_fp32_compute(model, running)
         if isinstance(model, PreTrainedModel):
-            model.save_pretrained = _SavesThroughCastwise(model, self.save_dtype, self._kept, self.max_shard_size)
+            saver = _SavesThroughCastwise(model, self.save_dtype, self._kept, self.max_shard_size)
+            model.save_pretrained = saver  # type: ignore[method-assign,assignment]  # the stand-in is the point
         else:
             warnings.warn(
                 f"{type(model).__name__} is not a transformers PreTrainedModel: the Trainer saves it "

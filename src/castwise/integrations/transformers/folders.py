@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from fnmatch import fnmatch
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 from torch import nn
@@ -125,13 +126,22 @@ def save_pretrained(
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=path.parent, prefix=f".{path.name}.castwise-") as staging:
         saved, converted = Path(staging, "saved"), Path(staging, "converted")
-        type(inner).save_pretrained(inner, saved, **kwargs)
+        _save_with_transformers(inner, saved, **kwargs)
         convert(saved, converted, dtype=policy.param_dtype, keep_fp32=kept)
         path.mkdir(exist_ok=True)
         written = _move_into(converted, path)
     for stale in replaced - written:
         stale.unlink(missing_ok=True)
     return path
+
+
+def _save_with_transformers(model: nn.Module, folder: Path, **kwargs: Any) -> None:
+    """transformers' own ``save_pretrained`` of the model's class (past any stand-in on the instance)."""
+    from transformers import PreTrainedModel
+
+    if not isinstance(model, PreTrainedModel):
+        raise TypeError(f"save_pretrained saves a transformers PreTrainedModel, got {type(model).__name__}")
+    type(model).save_pretrained(model, folder, **kwargs)
 
 
 def _model_weights(folder: Path) -> set[Path]:

@@ -144,14 +144,15 @@ def _pure_16bit(
     asked = f"the policy {requested} keeps fp32 master weights, but " if requested.param_dtype not in _LOW else ""
     autocast = f" under {math.because}" if math.autocast else ""
     stochastic = " (or updates='stochastic')" if param == torch.bfloat16 else ""
-    return [
+    message = (
         f"pure {name} training: {asked}{counts[param]:,} trainable parameters are {name} and {optimizer} "
         f"updates them in {name} with no fp32 master copy, so updates below half a {name} ulp are "
         f"rounded away (castwise logs the share as castwise/swamping_rate). Fix: load the model in "
         f"fp32 (from_pretrained(..., dtype=torch.float32)) to train fp32 master weights{autocast}, "
         f"or keep {name} weights and pass optimizers=(cw.make_optimizer(model, 'adamw', lr=..., "
         f"updates='kahan'), None){stochastic}"
-    ]
+    )
+    return [message]
 
 
 def _mismatches(requested: Policy, running: Policy, math: TrainerMath) -> list[str]:
