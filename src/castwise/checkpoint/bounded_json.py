@@ -21,7 +21,8 @@ MAX_NESTING = 127
 """Deepest accepted nesting of arrays and objects (serde_json, and so safetensors, refuse 128)."""
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STRUCTURAL = np.zeros(256, dtype=bool)
+_STRUCTURAL[[ord(c) for c in '[]{}"']] = True
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -44,11 +45,20 @@ def parse_json(text: str, standard: bool = False) -> Any:
 
 
 def nesting(text: str) -> int:
-    """The deepest nesting of arrays and objects in JSON ``text`` (brackets inside strings ignored)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text)).encode("ascii")
-    codes = np.frombuffer(brackets, dtype=np.uint8)
-    steps = np.isin(codes, (ord("["), ord("{"))).astype(np.int64) * 2 - 1
-    return int(steps.cumsum().max(initial=0))
+    """The deepest nesting of arrays and objects in JSON ``text`` (brackets inside strings ignored).
+
+    Vectorised over the brackets and quotes alone; when no quote is escaped, every quote opens or
+    closes a string, otherwise strings are cut out with a regular expression first.
+    """
+    if '\\"' in text:
+        text = _STRING.sub("", text)
+    codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    codes = codes[_STRUCTURAL[codes]]
+    quotes = codes == ord('"')
+    outside = np.cumsum(quotes, dtype=np.int64) % 2 == 0
+    opens = ((codes == ord("[")) | (codes == ord("{"))) & outside
+    closes = ((codes == ord("]")) | (codes == ord("}"))) & outside
+    return int((opens.astype(np.int64) - closes).cumsum().max(initial=0))
 
 
 def _refuse_constant(name: str) -> float:
