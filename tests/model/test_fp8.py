@@ -237,6 +237,28 @@ def test_torch_save_of_the_state_dict_loads_with_weights_only(tmp_path):
     assert all(type(v) is torch.Tensor for v in loaded.values())
 
 
+def test_lightning_fabric_trains_with_the_fp8_plugin():
+    import lightning as L
+
+    from castwise.integrations.lightning import CastwisePrecision
+
+    fabric = L.Fabric(accelerator="cpu", devices=1, plugins=[CastwisePrecision("fp8-mixed")])
+    plain = _mlp()
+    # the optimizer is built before the plugin converts: the fp8 linears keep the same Parameters
+    model, optimizer = fabric.setup(plain, torch.optim.AdamW(plain.parameters(), lr=3e-3))
+    assert _converted(plain) == {"2", "4"}
+    generator = torch.Generator().manual_seed(2)
+    x, y = torch.randn(64, 64, generator=generator), torch.randn(64, 16, generator=generator)
+    losses = []
+    for _ in range(20):
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        fabric.backward(loss)
+        optimizer.step()
+        losses.append(loss.item())
+    assert model(x).dtype == torch.float32 and losses[-1] < 0.6 * losses[0]
+
+
 # --- torch.compile --------------------------------------------------------------------------
 
 

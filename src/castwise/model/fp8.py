@@ -6,6 +6,7 @@ swap is in place and shares the original ``Parameter`` objects, so ``state_dict`
 optimizers and checkpoints are those of the original model. A Linear is kept out, with its
 reason reported, when it is kept in fp32, when the policy's ``fp8_keep_out`` names it (by default
 the first and last Linear and MoE routers), or when fp8 matmul kernels cannot take its shape.
+Routers and fused experts that are not Linears stay in the 16-bit compute dtype and are reported.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from types import ModuleType
+
 import torch
 from torch import nn
 
@@ -36,7 +38,8 @@ class Fp8Plan:
     recipe: str
     converted: tuple[str, ...]
     kept_out: tuple[tuple[str, str], ...]
-    """(module name, reason) for each Linear, or router module, that stays out of fp8."""
+    """(module name, reason), in module order, for each Linear that stays out of fp8 and for the
+    modules with matmul weights that are not Linears (routers, fused experts)."""
 
     def summary(self) -> str:
         """One line: how many Linears run in fp8 and what is kept out, with why."""
@@ -51,7 +54,8 @@ def plan_fp8(model: nn.Module, policy: Policy) -> Fp8Plan:
     linears = [(name, m) for name, m in model.named_modules() if isinstance(m, nn.Linear)]
     reasons = _kept_out_reasons(model, policy, linears)
     converted = tuple(name for name, _ in linears if name not in reasons)
-    return Fp8Plan(policy.fp8, converted, tuple(reasons.items()))
+    order = {name: index for index, (name, _) in enumerate(model.named_modules())}
+    return Fp8Plan(policy.fp8, converted, tuple(sorted(reasons.items(), key=lambda item: order[item[0]])))
 
 
 def _kept_out_reasons(model: nn.Module, policy: Policy, linears: list[tuple[str, nn.Linear]]) -> dict[str, str]:
