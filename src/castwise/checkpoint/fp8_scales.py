@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+import numpy as np
 import torch
 
 from castwise.checkpoint.errors import CheckpointError
@@ -31,6 +32,7 @@ _SCALE_SUFFIXES = ("_scale_inv", "_scale")
 _COMFY_SCALE = "scale_weight"
 _ACTIVATION_SCALE = "input_scale"
 _LISTED = 3
+_TABLES: dict[torch.dtype, np.ndarray] = {}
 
 Chunks = Callable[[int], Iterable[torch.Tensor]]
 """Gives a stored tensor's elements in 1-D pieces of at most the given number of bytes."""
@@ -161,10 +163,18 @@ def dequantized(chunks: Chunks, grid: ScaleGrid, scale: torch.Tensor) -> Iterato
     scale = scale.to(torch.float32)
     row = 0
     for chunk in chunks(_rows_per_chunk(grid) * grid.cols):
-        block = chunk.reshape(-1, grid.cols).to(torch.float32)
-        block.mul_(_expanded(scale, grid, row, block.shape[0]))
+        block = to_float32(chunk).reshape(-1, grid.cols)
+        _scale_rows(block, scale, grid, row, torch.Tensor.mul_)
         row += block.shape[0]
         yield block.reshape(-1)
+
+
+def to_float32(fp8: torch.Tensor) -> torch.Tensor:
+    """Exact fp32 values of fp8 elements, through a 256-entry table (several times torch's cast on CPU)."""
+    table = _TABLES.get(fp8.dtype)
+    if table is None:
+        table = _TABLES[fp8.dtype] = torch.arange(256, dtype=torch.uint8).view(fp8.dtype).to(torch.float32).numpy()
+    return torch.from_numpy(np.take(table, fp8.contiguous().view(torch.uint8).numpy())).reshape(fp8.shape)
 
 
 def quantize_grid(name: str, shape: tuple[int, ...], scale_name: str, block: tuple[int, int] | None) -> ScaleGrid:
@@ -185,7 +195,7 @@ def quantized(chunks: Chunks, grid: ScaleGrid, itemsize: int, scales: list[torch
         block = chunk.reshape(-1, grid.cols).to(torch.float32)
         if grid.kind == "block":
             scales.append(_scale_of(_block_amax(block, grid.block)))
-        block.div_(_expanded(scales[-1], grid, 0, block.shape[0]))
+        _scale_rows(block, scales[-1], grid, 0, torch.Tensor.div_)
         yield block.clamp_(-E4M3_MAX, E4M3_MAX).to(E4M3).reshape(-1)
 
 
@@ -200,17 +210,27 @@ def _block_amax(block: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
     return padded.reshape(padded.shape[0] // size[0], size[0], -1, size[1]).amax(dim=(1, 3))
 
 
-def _expanded(scale: torch.Tensor, grid: ScaleGrid, row: int, rows: int) -> torch.Tensor:
-    """The scale of every element of rows ``row`` .. ``row + rows`` (a broadcastable view)."""
+def _scale_rows(block: torch.Tensor, scale: torch.Tensor, grid: ScaleGrid, row: int, apply: Callable[..., Any]) -> None:
+    """``apply`` (``mul_``/``div_``) each element of ``block`` (rows ``row``.. of the weight) and its scale.
+
+    Block scales are broadcast over views of whole blocks: no full-size scale tensor is built.
+    ``row`` is a multiple of the block height (chunks hold whole block rows).
+    """
     if grid.kind == "tensor":
-        return scale.reshape(())
+        apply(block, scale.reshape(()))
+        return
+    rows = block.shape[0]
     if grid.kind == "channel":
-        return scale.reshape(-1)[row:row + rows, None]
+        apply(block, scale.reshape(-1)[row:row + rows, None])
+        return
     height, width = grid.block
-    first = row // height
-    values = scale.reshape(-1, grid.grid[1])[first:first + -(-(row - first * height + rows) // height)]
-    values = values.repeat_interleave(height, dim=0)[row - first * height:][:rows]
-    return values.repeat_interleave(width, dim=1)[:, :grid.cols]
+    first, whole = row // height, rows // height
+    per_column = scale.reshape(-1, grid.grid[1])[first:first + -(-rows // height)]
+    per_column = per_column.repeat_interleave(width, dim=1)[:, :grid.cols]
+    if whole:
+        apply(block[:whole * height].view(whole, height, grid.cols), per_column[:whole, None, :])
+    if rows % height:
+        apply(block[whole * height:], per_column[whole])
 
 
 def _rows_per_chunk(grid: ScaleGrid) -> int:
