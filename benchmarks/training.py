@@ -222,8 +222,10 @@ def table(results: list[Result]) -> str:
     """The markdown table for BENCHMARKS.md."""
     reference = results[0]
     rows = [
-        "| run | final eval loss | gap to fp32 | swamping rate (deferred) "
-        "| bytes/param (vs fp32) | skipped steps | time |",
+        (
+            "| run | final eval loss | gap to fp32 | swamping rate (deferred) "
+            "| bytes/param (vs fp32) | skipped steps | time |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:

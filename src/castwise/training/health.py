@@ -70,6 +70,8 @@ def before_step(
     backward_factor: float,
 ) -> BeforeStep:
     """Snapshot a weight and judge its gradient (times ``backward_factor``: what backward carried)."""
+    if param.grad is None:
+        raise ValueError("before_step judges a weight's gradient, and this weight has none")
     grad = param.grad.detach()
     if grad.is_sparse:
         grad = grad.to_dense()

@@ -296,7 +296,7 @@ def _unscale_gradients(
     if not found:
         return False
     first = next(iter(found))
-    return bool(sum(flag.to(first) for flag in found.values()).item())
+    return bool(torch.cat([flag.to(first) for flag in found.values()]).sum().item())
 
 
 def _grown(scale: float, factor: float) -> float:

@@ -29,7 +29,9 @@ class CastwiseOptimizer:
     state: dict[Tensor, dict[str, Any]]
     defaults: dict[str, Any]
 
-    def __init__(self, params: Any, *args: Any, state_precision: str = "auto", **kwargs: Any) -> None:
+    def __init__(
+        self, params: Any, *args: Any, state_precision: str = "auto", **kwargs: Any
+    ) -> None:
         super().__init__(params, *args, **kwargs)  # type: ignore[call-arg]
         self.defaults[STATE_KEY] = state_precision
         self._complete_groups()
@@ -67,7 +69,9 @@ class CastwiseOptimizer:
         state_precision.restore_saved_dtypes(self, state_dict)  # type: ignore[arg-type]
         self._complete_groups()
 
-    def _init_group(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor], *rest: Any) -> Any:
+    def _init_group(
+        self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor], *rest: Any
+    ) -> Any:
         result = super()._init_group(group, params, grads, *rest)  # type: ignore[misc]
         grads[:] = [grad.float() if grad.dtype in LOW_PRECISION else grad for grad in grads]
         return result

@@ -112,16 +112,14 @@ def _fp32_gradients(params: list[Tensor]) -> None:
 def _param_groups(params: Params) -> list[dict[str, Any]]:
     if isinstance(params, nn.Module):
         params = [p for p in params.parameters() if p.requires_grad]
-    items = list(params)
+    items: list[Any] = list(params)
     if not items:
         raise ValueError("make_optimizer got no parameters to optimize")
     if all(isinstance(item, dict) for item in items):
-        groups = [dict(item, params=list(item["params"])) for item in items]
-    elif all(isinstance(item, Tensor) for item in items):
-        groups = [{"params": items}]
-    else:
-        raise TypeError("params must be a module, tensors, or dicts of parameter groups")
-    return groups
+        return [dict(item, params=list(item["params"])) for item in items]
+    if all(isinstance(item, Tensor) for item in items):
+        return [{"params": items}]
+    raise TypeError("params must be a module, tensors, or dicts of parameter groups")
 
 
 def _check_dtypes(dtypes: set[torch.dtype], mode: str) -> None:

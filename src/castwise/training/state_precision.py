@@ -77,9 +77,7 @@ def check(choice: str, weight_dtypes: set[torch.dtype]) -> None:
         )
 
 
-def restore_saved_dtypes(
-    optimizer: torch.optim.Optimizer, saved: dict[str, Any]
-) -> None:
+def restore_saved_dtypes(optimizer: torch.optim.Optimizer, saved: dict[str, Any]) -> None:
     """Put back the moments that torch's ``load_state_dict`` cast to the weight's dtype.
 
     torch casts every floating state tensor to its parameter's dtype on load, which would round
