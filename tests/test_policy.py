@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 import castwise as cw
-from castwise.policy import DEFAULT_FP8_KEEP_OUT, DEFAULT_KEEP_FP32, Policy, aliases, dtype_from_name
+from castwise.policy import DEFAULT_FP8_KEEP_OUT, DEFAULT_KEEP_FP32, Policy, aliases, dtype_from_name, dtype_name
 
 CANONICAL = {
     "64-true": (torch.float64, torch.float64, torch.float64),
@@ -185,3 +185,57 @@ def test_dtypes_must_be_floating():
         dtype_from_name(torch.int8)
     with pytest.raises(ValueError, match="keep_fp32 entries"):
         Policy(keep_fp32=(3,))  # type: ignore[arg-type]
+
+
+_DTYPES = [torch.float64, torch.float32, torch.bfloat16, torch.float16]
+
+
+@pytest.mark.parametrize("param", _DTYPES, ids=str)
+@pytest.mark.parametrize("compute", _DTYPES, ids=str)
+def test_constructor_and_parser_give_the_same_policy(param: torch.dtype, compute: torch.dtype) -> None:
+    parsed = Policy.parse(f"p={dtype_name(param)},c={dtype_name(compute)}")
+    assert Policy(param_dtype=param, compute_dtype=compute) == parsed
+    assert Policy(param, compute) == parsed
+    low = {param, compute} & {torch.bfloat16, torch.float16}
+    assert parsed.keep_fp32 == (DEFAULT_KEEP_FP32 if low else ())
+    assert parsed.loss_scaling == ("dynamic" if torch.float16 in (param, compute) else "none")
+
+
+def test_constructor_defaults_follow_the_params_like_the_parser() -> None:
+    assert Policy() == Policy.parse("32-true")
+    assert Policy(param_dtype="f16") == Policy.parse("16-true") == Policy.parse("p=f16")
+    assert Policy(compute_dtype="bf16") == Policy.parse("bf16-mixed")
+    assert Policy(param_dtype="f16", compute_dtype="f16").loss_scaling == "dynamic"
+
+
+# jmp's own example strings (its README and policy tests) and what each means in castwise.
+JMP_EXAMPLES = {
+    "params=float32,compute=float16,output=float32": ("f32", "f16", "f32"),
+    "p=f32,c=f16,o=f32": ("f32", "f16", "f32"),
+    "p=f32,c=bf16,o=f32": ("f32", "bf16", "f32"),
+    "c=f16": ("f32", "f16", "f32"),
+    "c=bf16": ("f32", "bf16", "f32"),
+    "p=f16,c=f16": ("f16", "f16", "f32"),
+    "p=f16,c=bf16": ("f16", "bf16", "f32"),
+    "p=full,c=half,o=full": ("f32", "f16", "f32"),
+    "p=full,c=bf16,o=full": ("f32", "bf16", "f32"),
+    "o=half": ("f32", "f32", "f16"),
+    "full": ("f32", "f32", "f32"),
+    "half": ("f16", "f16", "f32"),
+    "f32": ("f32", "f32", "f32"),
+    "f16": ("f16", "f16", "f32"),
+    "float": ("f32", "f32", "f32"),
+}
+
+
+@pytest.mark.parametrize("text", list(JMP_EXAMPLES))
+def test_jmp_example_strings(text: str) -> None:
+    policy = Policy.parse(text)
+    dtypes = (policy.param_dtype, policy.compute_dtype, policy.output_dtype)
+    assert tuple(dtype_name(d) for d in dtypes) == JMP_EXAMPLES[text]
+    assert Policy.parse(str(policy)) == policy
+
+
+@pytest.mark.parametrize("text,canonical", [("bf16", "bf16-mixed"), ("16", "16-mixed"), ("fp16", "16-mixed"), ("32", "32-true")])
+def test_framework_names_win_over_jmp_bare_dtypes(text: str, canonical: str) -> None:
+    assert Policy.parse(text) == Policy.parse(canonical)

@@ -3,7 +3,10 @@
 A :class:`Policy` is a small frozen value (modelled on jmp's): the dtype parameters are stored
 in, the dtype math runs in, the dtype outputs are handed back in, which modules stay in fp32,
 the float32 matmul precision and the loss-scaling mode. Policies are parsed from Lightning's
-canonical names, from the names other frameworks use, or from a jmp-style triple.
+canonical names, from the names other frameworks use, or from jmp's grammar (``p=f32,c=bf16``,
+``full``, ``half``, a bare dtype). Defaults are resolved in one place, ``Policy.__post_init__``, so
+``Policy(param_dtype=..., compute_dtype=...)`` and the parsed string mean the same policy. One
+deliberate difference from jmp: outputs default to float32 (or wider), not to the compute dtype.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ _DTYPE_NAMES: dict[str, torch.dtype] = {
     "float": torch.float32, "32": torch.float32,
     "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
     "float16": torch.float16, "f16": torch.float16, "fp16": torch.float16,
-    "half": torch.float16, "16": torch.float16,
+    "half": torch.float16, "16": torch.float16, "full": torch.float32,
 }
 
 _SHORT_NAMES: dict[torch.dtype, str] = {
@@ -89,18 +92,24 @@ class Policy:
     """
 
     param_dtype: torch.dtype = torch.float32
-    compute_dtype: torch.dtype = torch.float32
-    output_dtype: torch.dtype = torch.float32
-    keep_fp32: tuple[str, ...] = ()
+    compute_dtype: torch.dtype = None  # type: ignore[assignment]
+    output_dtype: torch.dtype = None  # type: ignore[assignment]
+    keep_fp32: tuple[str, ...] = None  # type: ignore[assignment]
     matmul_precision: str = "highest"
-    loss_scaling: str = "none"
+    loss_scaling: str = None  # type: ignore[assignment]
     fp8: str | None = None
-    fp8_keep_out: tuple[str, ...] = ()
+    fp8_keep_out: tuple[str, ...] = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        for field in ("param_dtype", "compute_dtype", "output_dtype"):
-            object.__setattr__(self, field, dtype_from_name(getattr(self, field)))
-        object.__setattr__(self, "keep_fp32", _globs(self.keep_fp32, "keep_fp32"))
+        """Resolve the defaults (the one place they live) and validate every field."""
+        param = dtype_from_name(self.param_dtype)
+        compute = param if self.compute_dtype is None else dtype_from_name(self.compute_dtype)
+        output = _default_output(param, compute) if self.output_dtype is None else dtype_from_name(self.output_dtype)
+        keep = _default_keep(param, compute) if self.keep_fp32 is None else _globs(self.keep_fp32, "keep_fp32")
+        scaling = _default_scaling(param, compute) if self.loss_scaling is None else self.loss_scaling
+        for field, value in (("param_dtype", param), ("compute_dtype", compute), ("output_dtype", output),
+                             ("keep_fp32", keep), ("loss_scaling", scaling)):
+            object.__setattr__(self, field, value)
         if self.matmul_precision not in _MATMUL_PRECISIONS:
             raise ValueError(
                 f"matmul_precision must be one of {_MATMUL_PRECISIONS}, got {self.matmul_precision!r}"
@@ -109,7 +118,8 @@ class Policy:
             raise ValueError(f"loss_scaling must be one of {_LOSS_SCALING}, got {self.loss_scaling!r}")
         if self.fp8 not in (None, *_FP8_RECIPES):
             raise ValueError(f"fp8 must be one of {_FP8_RECIPES} or None, got {self.fp8!r}")
-        object.__setattr__(self, "fp8_keep_out", _globs(self.fp8_keep_out, "fp8_keep_out") if self.fp8 else ())
+        keep_out = DEFAULT_FP8_KEEP_OUT if self.fp8_keep_out is None else _globs(self.fp8_keep_out, "fp8_keep_out")
+        object.__setattr__(self, "fp8_keep_out", keep_out if self.fp8 else ())
 
     @property
     def is_mixed(self) -> bool:
@@ -135,7 +145,9 @@ class Policy:
 
     @classmethod
     def parse(cls, spec: "PolicyLike") -> "Policy":
-        """Parse a canonical name, an alias, an int (16, 32, 64) or a ``p=..,c=..,o=..`` triple."""
+        """Parse a canonical name, an alias, an int (16, 32, 64), a ``p=..,c=..,o=..`` triple or a bare
+        dtype (``f16``, ``half``, ``full``: that dtype's ``-true`` policy). Where a jmp spelling is
+        also a framework's name (``bf16``, ``16``, ``fp16``), the framework's meaning wins."""
         if isinstance(spec, Policy):
             return spec
         text = str(spec).strip()
@@ -148,6 +160,8 @@ class Policy:
             raise ValueError(f"precision {text!r} is not supported yet: {_UNSUPPORTED[key]}")
         if "=" in key:
             return _parse_triple(text)
+        if key in _DTYPE_NAMES:
+            return Policy(_DTYPE_NAMES[key])
         raise ValueError(_unknown_message(text))
 
     def __str__(self) -> str:
@@ -198,31 +212,22 @@ def _default_scaling(param: torch.dtype, compute: torch.dtype) -> str:
     return "dynamic" if torch.float16 in (param, compute) else "none"
 
 
-def _from_dtypes(
-    param: torch.dtype,
-    compute: torch.dtype | None = None,
-    output: torch.dtype | None = None,
-    **extras: object,
-) -> Policy:
-    compute = compute or param
-    if output is None:
-        output = max((torch.float32, param, compute), key=lambda d: torch.finfo(d).bits)
-    extras.setdefault("keep_fp32", _default_keep(param, compute))
-    extras.setdefault("loss_scaling", _default_scaling(param, compute))
-    extras.setdefault("fp8_keep_out", DEFAULT_FP8_KEEP_OUT)
-    return Policy(param, compute, output, **extras)  # type: ignore[arg-type]
+def _default_output(param: torch.dtype, compute: torch.dtype) -> torch.dtype:
+    """Outputs in float32, or wider when parameters or math are wider (castwise's promise; jmp
+    instead lets the output follow the compute dtype)."""
+    return max((torch.float32, param, compute), key=lambda d: torch.finfo(d).bits)
 
 
 _CANONICAL: dict[str, Policy] = {
-    "64-true": _from_dtypes(torch.float64),
-    "32-true": _from_dtypes(torch.float32),
-    "tf32": _from_dtypes(torch.float32, matmul_precision="high"),
-    "16-mixed": _from_dtypes(torch.float32, torch.float16),
-    "bf16-mixed": _from_dtypes(torch.float32, torch.bfloat16),
-    "16-true": _from_dtypes(torch.float16),
-    "bf16-true": _from_dtypes(torch.bfloat16),
-    "fp8-mixed": _from_dtypes(torch.float32, torch.bfloat16, fp8="tensorwise"),
-    "fp8-rowwise-mixed": _from_dtypes(torch.float32, torch.bfloat16, fp8="rowwise"),
+    "64-true": Policy(torch.float64),
+    "32-true": Policy(torch.float32),
+    "tf32": Policy(torch.float32, matmul_precision="high"),
+    "16-mixed": Policy(torch.float32, torch.float16),
+    "bf16-mixed": Policy(torch.float32, torch.bfloat16),
+    "16-true": Policy(torch.float16),
+    "bf16-true": Policy(torch.bfloat16),
+    "fp8-mixed": Policy(torch.float32, torch.bfloat16, fp8="tensorwise"),
+    "fp8-rowwise-mixed": Policy(torch.float32, torch.bfloat16, fp8="rowwise"),
 }
 
 _DESCRIPTIONS: dict[str, str] = {
@@ -279,9 +284,9 @@ def _parse_triple(text: str) -> Policy:
         if canonical_key in fields:
             raise ValueError(f"{canonical_key!r} given twice in policy {text!r}")
         fields[canonical_key] = value.strip()
-    param = dtype_from_name(fields.get("params", "float32"))
-    compute = dtype_from_name(fields["compute"]) if "compute" in fields else None
-    output = dtype_from_name(fields["output"]) if "output" in fields else None
+    param = fields.get("params", "float32")
+    compute = fields.get("compute")
+    output = fields.get("output")
     extras: dict[str, object] = {}
     if "keep" in fields:
         extras["keep_fp32"] = tuple(g for g in fields["keep"].split("|") if g)
@@ -295,7 +300,7 @@ def _parse_triple(text: str) -> Policy:
         if "fp8" not in extras:
             raise ValueError(f"fp8_keep_out needs fp8=tensorwise or fp8=rowwise in policy {text!r}")
         extras["fp8_keep_out"] = tuple(g for g in fields["fp8_keep_out"].split("|") if g)
-    return _from_dtypes(param, compute, output, **extras)
+    return Policy(param, compute, output, **extras)  # type: ignore[arg-type]
 
 
 def _unknown_message(text: str) -> str:

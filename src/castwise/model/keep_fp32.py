@@ -20,6 +20,7 @@ from castwise.model.casting import cast_inputs, float_bits, iter_tensors, map_te
 from castwise.policy import Policy
 
 _CAP = "_castwise_hand_back_at_most"
+_LOW = (torch.bfloat16, torch.float16)
 
 
 class Fp32Compute(nn.Module):
@@ -32,9 +33,12 @@ class Fp32Compute(nn.Module):
     """
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        cap = getattr(self, _CAP, None)
+        if len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor) and args[0].is_floating_point():
+            return self._forward_one(args[0], cap)
         first = _first_tensor(args, kwargs)
         device_type = first.device.type if first is not None else _parameter_device_type(self)
-        hand_back = _hand_back_dtype(first, getattr(self, _CAP, None))
+        hand_back = _hand_back_dtype(first, cap)
         with torch.autocast(device_type, enabled=False):
             output = super().forward(*_upcast(args), **_upcast_kwargs(kwargs))
         if hand_back is None:
@@ -42,6 +46,17 @@ class Fp32Compute(nn.Module):
         if isinstance(output, torch.Tensor):
             return output.to(hand_back) if output.is_floating_point() else output
         return cast_inputs(output, hand_back)
+
+    def _forward_one(self, x: torch.Tensor, cap: torch.dtype | None) -> Any:
+        """The common case, one floating tensor in (a norm), kept lean: it runs on every call."""
+        dtype = x.dtype
+        low = dtype in _LOW
+        hand_back = cap if cap is not None and not low and dtype != cap else dtype
+        with torch.autocast(x.device.type, enabled=False):
+            output = super().forward(x.float() if low else x)
+        if isinstance(output, torch.Tensor) and output.dtype != hand_back and output.is_floating_point():
+            return output.to(hand_back)
+        return output if isinstance(output, torch.Tensor) else cast_inputs(output, hand_back)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         """Pickle as the original class plus a marker, so the generated class need not be importable."""
