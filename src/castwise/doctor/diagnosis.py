@@ -133,7 +133,7 @@ def _train(source: nn.Module, data: list, policies: list[Policy], loss_fn: Calla
     default = DefaultLoss(seed)
     if loss_fn is None:
         loss_of: TrainLoss = default
-        loss_name = default.describe(has_targets)
+        loss_name = default.describe(data[0].target)
     else:
         loss_of = loss_fn if has_targets else (lambda output, _: loss_fn(output))
         loss_name = getattr(loss_fn, "__name__", type(loss_fn).__name__).replace("<lambda>", "the given loss_fn")

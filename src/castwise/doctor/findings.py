@@ -153,8 +153,10 @@ def _overflow(policy: Policy, result: PolicyResult) -> Iterator[Finding]:
 
 
 def _gradient_underflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
+    """Gradients flushed to zero in the unscaled backward (a mixed policy's loss scaler undoes this)."""
     worst = max(run.modules, key=lambda m: m.grad_underflow, default=None)
-    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING:
+    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING or (
+            policy.is_mixed and policy.loss_scaling == "dynamic"):
         return
     fp16 = torch.float16 in (policy.compute_dtype, policy.param_dtype)
     yield Finding(
@@ -223,18 +225,23 @@ def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
     if not training.passes(run):
         swamped = f"; {percent(run.swamping_rate)} of weight updates were rounded away" if run.swamping_rate else ""
         kahan = next((r for r in training.runs if r.policy == run.policy and r.updates == "kahan"), None)
+        underflow = ""
+        if run.grad_underflow > UNDERFLOW_WARNING:
+            underflow = f"; {percent(run.grad_underflow)} of gradients underflowed"
         if run.updates == "none" and kahan is not None and training.passes(kahan):
             fix = (f"use Kahan-compensated updates: `cw.make_optimizer(model, lr=..., updates='kahan')` "
                    f"(loss within {percent(abs(kahan.final_gap or 0.0))} of fp32 here)")
+        elif underflow:
+            fix = "use dynamic loss scaling (castwise's 16-mixed and 16-true scale dynamically: `scaling=dynamic`) or bf16"
         else:
             fix = "use a mixed policy (fp32 master weights), or keep the most sensitive modules in fp32"
         yield Finding(
             "training_gap", "warning",
             f"{name}: after {steps} steps the loss is {percent(run.final_gap, signed=True)} against fp32's "
-            f"(tolerance {training.tolerance:g}){swamped}",
+            f"(tolerance {training.tolerance:g}){swamped}{underflow}",
             fix, policy=run.policy,
         )
-    if run.skipped_steps:
+    if run.skipped_steps and run.updates == "none":
         yield Finding(
             "skipped_steps", "info",
             f"{name}: {run.skipped_steps} of {steps} optimizer steps skipped for inf/nan gradients while the dynamic "
@@ -245,15 +252,18 @@ def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
 
 
 def _routing(entry: Routing) -> Finding:
-    kept = ""
-    if entry.keep_policy is not None and entry.changed_kept is not None:
-        kept = f" ({entry.changed_kept} of {entry.tokens} token choices change with them kept)"
+    routers = ", ".join(entry.routers[:3]) + (" and others" if len(entry.routers) > 3 else "")
+    kept = f"{entry.changed_kept} of {entry.tokens}"
+    if entry.keeping_helps:
+        fix = f"keep the routers in fp32: policy {entry.keep_policy!r} (then {kept} change)"
+    elif entry.changed_kept is not None:
+        fix = (f"keeping only the routers in fp32 does not help here ({kept} still change): the choices move with "
+               "the rounding of the layers before them; check end-to-end quality, or use more precision there")
+    else:
+        fix = "keep the router modules in fp32 (`keep_fp32=[router class]`)"
     return Finding(
         "moe_routing", "warning",
         f"{entry.policy}: {percent(entry.rate)} of token choices go to other experts than under fp32 "
-        f"({entry.changed} of {entry.tokens}, routers {', '.join(entry.routers[:3])}"
-        f"{' and others' if len(entry.routers) > 3 else ''})",
-        f"keep the routers in fp32: policy {entry.keep_policy!r}{kept}" if entry.keep_policy else
-        "keep the router modules in fp32 (`keep_fp32=[router class]`)",
-        policy=entry.policy, module=entry.routers[0] if entry.routers else None,
+        f"({entry.changed} of {entry.tokens}; routers {routers})",
+        fix, policy=entry.policy, module=entry.routers[0] if entry.routers else None,
     )

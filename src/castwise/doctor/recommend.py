@@ -172,7 +172,7 @@ def recommend(
     if training is not None and run is not None:
         reason += "; " + _training_reason(run, training)
     router = next((r for r in routing or () if r.policy == chosen), None)
-    if router is not None and router.rate > ROUTING_WARNING and router.keep_policy is not None:
+    if router is not None and router.rate > ROUTING_WARNING and router.keeping_helps and router.keep_policy:
         reason += (f"; its routers change expert for {percent(router.rate)} of token choices against fp32, so they "
                    f"are kept in fp32 ({percent(_kept_rate(router))} then)")
         chosen = router.keep_policy
@@ -196,7 +196,7 @@ def _reason(best: PolicyResult | None, fixes: Sequence[KeepFix], tolerance: floa
             " and trains like fp32" if trained else "")
     else:
         error = best.max_error or 0.0
-        how = ", training like fp32 without being slow here" if trained else ""
+        how = ", and trains like fp32" if trained else ""
         head = f"{best.policy} is the cheapest policy within tolerance {tolerance:g} (max error {error:.2e}){how}"
     found = [f for f in fixes if f.ok]
     if found:

@@ -112,12 +112,13 @@ def render_html(report: Report) -> str:
         for svg in (error_chart(report), dtype_flow_chart(report), memory_chart(report))
     )
     routing = f"<h2>MoE routing</h2>{_routing_rows(report.routing)}" if report.routing else ""
+    updates = "" if recommendation.updates == "none" else f" with <b>{escape(recommendation.updates)}</b> updates"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>castwise doctor: {escape(report.model)}</title>
 <style>{_CSS}</style></head>
 <body>
 <h1>castwise doctor: {escape(report.model)}</h1>
-<p class="recommendation">Recommendation: <b>{escape(recommendation.policy or "none")}</b>.
+<p class="recommendation">Recommendation: <b>{escape(recommendation.policy or "none")}</b>{updates}.
 {escape(recommendation.reason)}.</p>
 <h2>Policies (tolerance {report.tolerance:g}, modes {escape(", ".join(report.modes))})</h2>
 {_policy_rows(report)}

@@ -12,21 +12,28 @@ from castwise.doctor.report import ModeRun, PolicyResult, Report, Routing, Train
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def _table(title: str) -> Table:
+_NAME_WIDTH = 18
+"""Policy names up to this long (every canonical one) never wrap; longer ones (triples) fold."""
+
+
+def _table(title: str, names: list[str]) -> Table:
     table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("policy", no_wrap=True)
+    table.add_column("policy", min_width=min(_NAME_WIDTH, max(map(len, names), default=6)), overflow="fold")
     return table
+
+
+def _figure_column(table: Table, header: str) -> None:
+    table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
 
 
 def policy_table(report: Report) -> Table:
     """One row per policy: status per mode, max error vs fp32, step time per mode, estimated memory."""
-    table = _table(f"castwise doctor: {report.model} (tolerance {report.tolerance:g})")
+    table = _table(f"castwise doctor: {report.model} (tolerance {report.tolerance:g})",
+                   [p.policy for p in report.policies])
     for mode in report.modes:
         table.add_column(mode, min_width=len(mode))
-    table.add_column("max error", no_wrap=True)
-    for mode in report.modes:
-        table.add_column(f"{mode} ms", no_wrap=True, justify="right")
-    table.add_column("memory (est.)", no_wrap=True, justify="right")
+    for header in ("max error", *(f"{mode} ms" for mode in report.modes), "memory (est.)"):
+        _figure_column(table, header)
     for result in report.policies:
         runs = [result.run(m) for m in report.modes]
         table.add_row(
@@ -59,10 +66,10 @@ def training_table(training: Training) -> Table:
         f"final loss {'-' if last is None else f'{last:.4g}'}, {milliseconds(reference.step_seconds)} a step, "
         f"{human_bytes(reference.memory.total)}")
     table = _table(f"trial training: {training.steps} {training.optimizer} steps, lr {training.lr:g}, "
-                   f"{training.loss}. fp32: {fp32}. Policies against fp32:")
-    for column in ("final loss", "swamped", "skipped", "time"):
-        table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("peak memory", justify="right", no_wrap=True)
+                   f"{training.loss}. fp32: {fp32}. Policies against fp32:",
+                   [run.label.replace(" + ", "+") for run in training.runs])
+    for header in ("final loss", "swamped", "skipped", "time", "peak memory"):
+        _figure_column(table, header)
     for run in training.runs:
         table.add_row(
             run.label.replace(" + ", "+"), _loss_cell(training, run), percent(run.swamping_rate),
@@ -113,6 +120,8 @@ def recommendation_text(report: Report) -> Text:
     recommendation = report.recommendation
     text = Text("recommendation: ", style="bold")
     text.append(recommendation.policy or "none", style="bold green" if recommendation.policy else "bold red")
+    if recommendation.updates != "none":
+        text.append(f" with {recommendation.updates} updates", style="bold green")
     text.append(f". {recommendation.reason}.")
     return text
 

@@ -236,6 +236,11 @@ class Routing:
         """The fraction of (token, router) choices that changed."""
         return self.changed / self.tokens if self.tokens else 0.0
 
+    @property
+    def keeping_helps(self) -> bool:
+        """Keeping the routers in fp32 was measured to at least halve the changed choices."""
+        return self.keep_policy is not None and self.changed_kept is not None and self.changed_kept * 2 <= self.changed
+
 
 @dataclass
 class Report:

@@ -1,8 +1,8 @@
 """MoE routing: how many tokens a top-k router sends to other experts under a policy than under fp32.
 
-A router is a module with an integer ``top_k`` (or ``num_experts_per_tok``): either it returns the
-chosen expert indices itself (transformers 5's ``MixtralTopKRouter``), or its child ``gate``/``router``
-returns the logits they are chosen from (a Mixtral-style sparse MoE block).
+A router is a module with an integer ``top_k`` (or ``num_experts_per_tok``): either a leaf module that
+returns the chosen expert indices (transformers 5's ``MixtralTopKRouter``) or the logits, or a block
+whose child ``gate``/``router`` returns the logits they are chosen from (transformers 4's Mixtral block).
 """
 
 from __future__ import annotations
@@ -35,23 +35,27 @@ def _top_k(module: nn.Module) -> int | None:
 
 
 def find_routers(model: nn.Module) -> dict[str, tuple[nn.Module, int]]:
-    """The modules to watch, by name, each with its top-k: the routers themselves, or their gates."""
+    """The modules to watch, by name, each with its top-k: leaf routers, or the gates of MoE blocks."""
     found: dict[str, tuple[nn.Module, int]] = {}
     for name, module in model.named_modules():
         k = _top_k(module)
-        if k is None or any(name.startswith(other + ".") for other in found):
+        if k is None:
             continue
-        gates = [g for g in _GATE_NAMES if isinstance(getattr(module, g, None), nn.Module)]
-        if not gates:
+        gate = next((g for g in _GATE_NAMES if isinstance(getattr(module, g, None), nn.Module)), None)
+        if gate is None and not module._modules:
             found[name] = (module, k)
-        elif _top_k(getattr(module, gates[0])) is None:
-            found[f"{name}.{gates[0]}"] = (getattr(module, gates[0]), k)
+        elif gate is not None and _top_k(getattr(module, gate)) is None:
+            found[f"{name}.{gate}" if name else gate] = (getattr(module, gate), k)
     return found
 
 
-def router_classes(model: nn.Module) -> list[str]:
-    """The class names of the watched modules (globs for ``keep_fp32`` that keep every router)."""
-    return list(dict.fromkeys(type(module).__name__ for module, _ in find_routers(model).values()))
+def router_globs(routers: dict[str, tuple[nn.Module, int]]) -> tuple[str, ...]:
+    """``keep_fp32`` globs that keep exactly these routers: their class names when those name a router
+    (``MixtralTopKRouter``), else their module names (a gate that is a plain ``Linear``)."""
+    classes = list(dict.fromkeys(type(module).__name__ for module, _ in routers.values()))
+    if all(any(word in c.lower() for word in _GATE_NAMES) for c in classes):
+        return tuple(classes)
+    return tuple(routers)
 
 
 def _choices(output: Any, k: int) -> torch.Tensor | None:
@@ -125,7 +129,7 @@ def routing_report(model: nn.Module, call: Call, policies: Sequence[Policy], see
         tokens, changed = changed_choices(reference, candidate)
         entry = Routing(str(policy), list(routers), tokens, changed)
         if tokens and changed / tokens > ROUTING_WARNING:
-            kept = policy.replace(keep_fp32=policy.keep_fp32 + tuple(router_classes(source)))
+            kept = policy.replace(keep_fp32=policy.keep_fp32 + router_globs(routers))
             again = route(source, kept, call, seed)
             if again is not None:
                 entry.keep_policy, entry.changed_kept = str(kept), changed_choices(reference, again)[1]

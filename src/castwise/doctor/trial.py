@@ -69,9 +69,12 @@ class DefaultLoss:
         self._seed = seed
         self._targets: dict[tuple[int, ...], torch.Tensor] = {}
 
-    def describe(self, has_targets: bool) -> str:
-        """What this loss computes, in words, for the report."""
-        return "cross-entropy / MSE to the batch targets" if has_targets else "MSE to a fixed random target"
+    @staticmethod
+    def describe(target: Any) -> str:
+        """What this loss computes for batches with ``target`` (None: no targets), in words."""
+        if target is None:
+            return "MSE to a fixed random target"
+        return f"{'MSE' if target.is_floating_point() else 'cross-entropy'} to the batch targets"
 
     def __call__(self, output: Any, target: Any) -> torch.Tensor:
         tensors = floating_tensors(output)
