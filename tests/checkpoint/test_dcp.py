@@ -178,6 +178,24 @@ def test_oversized_or_corrupt_metadata_is_a_clear_error(single, monkeypatch):
         cw.inspect(folder)
 
 
+@pytest.mark.parametrize("damage", ["properties", "storage key", "chunk outside"])
+def test_malformed_metadata_fields_are_clear_errors(single, damage):
+    from torch.distributed.checkpoint.filesystem import FileSystemReader
+
+    folder, _ = single
+    metadata = FileSystemReader(folder).read_metadata()
+    entry = metadata.state_dict_metadata["model.proj.weight"]
+    if damage == "properties":
+        entry.properties = None
+    elif damage == "storage key":
+        metadata.storage_data = {"model.proj.weight": next(iter(metadata.storage_data.values()))}
+    else:
+        entry.chunks[0].offsets = torch.Size([4, 0])
+    (folder / ".metadata").write_bytes(pickle.dumps(metadata))
+    with pytest.raises(CheckpointError, match=r"malformed DCP metadata|lies outside|has no storage entry"):
+        cw.inspect(folder)
+
+
 def test_a_truncated_data_file_is_a_clear_error_and_writes_nothing(single, tmp_path):
     folder, _ = single
     data = next(folder.glob("*.distcp"))

@@ -115,7 +115,12 @@ def read_metadata(folder: Path) -> DcpMetadata:
         raise CheckpointError(f"{path}: not readable DCP metadata ({type(exc).__name__}: {exc})") from None
     if not isinstance(metadata, Metadata) or not isinstance(metadata.state_dict_metadata, dict):
         raise CheckpointError(f"{path}: holds a {type(metadata).__name__}, not DCP Metadata")
-    return _validated(metadata, folder)
+    try:
+        return _validated(metadata, folder)
+    except (AttributeError, TypeError, ValueError) as exc:  # fields of the wrong kind
+        if isinstance(exc, CheckpointError):
+            raise
+        raise CheckpointError(f"{path}: malformed DCP metadata ({type(exc).__name__}: {exc})") from None
 
 
 def _validated(metadata: Any, folder: Path) -> DcpMetadata:
