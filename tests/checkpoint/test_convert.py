@@ -285,3 +285,107 @@ def test_corrupt_torch_file_is_a_clear_error(tmp_path):
 def test_lightning_style_nested_state_dict_is_found(tmp_path):
     torch.save({"epoch": 3, "state_dict": sample_state()}, tmp_path / "last.ckpt")
     assert cw.inspect(tmp_path / "last.ckpt").dtypes()["embed.position_ids"] == "int64"
+
+
+def test_rerun_removes_the_temporary_a_killed_convert_left(tmp_path):
+    save_file({f"w{i}": torch.randn(64, 64) for i in range(4)}, tmp_path / "in.safetensors")
+    code = (
+        "import time, castwise as cw\n"
+        "def hang(done, total):\n"
+        "    print('started', flush=True)\n"
+        "    time.sleep(60)\n"
+        f"cw.convert({str(tmp_path / 'in.safetensors')!r}, {str(tmp_path / 'out.safetensors')!r}, 'bf16', progress=hang)\n"
+    )
+    process = _run(code)
+    assert process.stdout.readline().strip() == "started"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    [litter] = _leftovers(tmp_path)
+    assert litter.startswith(f".out.safetensors.castwise-{process.pid}-")
+    from typer.testing import CliRunner
+
+    from castwise.cli import app
+
+    result = CliRunner().invoke(app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"),
+                                      "-d", "bf16"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert f"removed {tmp_path / litter}, a temporary left by a killed conversion" in result.stdout
+    assert _leftovers(tmp_path) == [] and cw.load(tmp_path / "out.safetensors")["w0"].dtype == torch.bfloat16
+
+
+def test_stale_sweep_removes_only_dead_unlocked_temporaries_of_the_same_destination(tmp_path):
+    import fcntl
+
+    save_file(sample_state(), tmp_path / "in.safetensors")
+    finished = _run("pass")
+    finished.wait(timeout=30)
+    dead, alive = finished.pid, os.getppid()
+    names = {
+        "dead": f".out.safetensors.castwise-{dead}-0123abcd.tmp",
+        "dead_folder": f".out.safetensors.castwise-{dead}-4567abcd.tmp",
+        "alive": f".out.safetensors.castwise-{alive}-89abcdef.tmp",
+        "locked": f".out.safetensors.castwise-{dead}-deadbeef.tmp",
+        "other_destination": f".other.safetensors.castwise-{dead}-0123abcd.tmp",
+        "not_ours": f".out.safetensors.mine-{dead}-0123abcd.tmp",
+        "old_folder": ".out.safetensors.castwise-old-0123abcd",
+    }
+    for key, name in names.items():
+        (tmp_path / name).mkdir() if "folder" in key else (tmp_path / name).write_bytes(b"x" * 100)
+    (tmp_path / names["dead_folder"] / "model.safetensors").write_bytes(b"partial")
+    with open(tmp_path / names["locked"], "rb") as held:  # a writer on another host: its lock is held
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        result = cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf16")
+    assert sorted(result.stale_removed) == sorted(str(tmp_path / names[k]) for k in ("dead", "dead_folder"))
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {"in.safetensors", "out.safetensors", *(names[k] for k in names if not k.startswith("dead"))}
+    assert all((tmp_path / names[k]).read_bytes() == b"x" * 100 for k in ("alive", "locked", "other_destination"))
+
+
+def _trainer_output(root: Path) -> Path:
+    """A real transformers Trainer run: two saved checkpoints, then the final model saved on top."""
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("accelerate")
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=32, max_position_embeddings=16, num_labels=2)
+    model = transformers.BertForSequenceClassification(config)
+    data = [{"input_ids": torch.randint(0, 64, (8,)), "labels": torch.tensor(i % 2)} for i in range(8)]
+    args = transformers.TrainingArguments(
+        output_dir=str(root), max_steps=2, save_steps=1, per_device_train_batch_size=4, report_to=[],
+        use_cpu=True, logging_strategy="no", disable_tqdm=True,
+    )
+    trainer = transformers.Trainer(model=model, args=args, train_dataset=data)
+    trainer.train()
+    trainer.save_model(str(root))
+    return root
+
+
+def test_trainer_output_folder_converts_the_model_not_its_checkpoints(tmp_path):
+    source = _trainer_output(tmp_path / "run")
+    assert {p.name for p in source.iterdir() if p.is_dir()} == {"checkpoint-1", "checkpoint-2"}
+    before = _digest(source)
+    result = cw.convert(source, tmp_path / "bf16", "bf16")
+    assert result.skipped == ("checkpoint-1", "checkpoint-2")
+    assert _digest(source) == before
+    out = tmp_path / "bf16"
+    copied = {p.name for p in source.iterdir() if p.is_file() and p.name not in ("model.safetensors", "config.json")}
+    assert {p.name for p in out.iterdir()} == {"model.safetensors", "config.json", *copied}
+    assert all((out / name).read_bytes() == (source / name).read_bytes() for name in copied)
+    written = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    assert written == sum((out / n).stat().st_size for n in ("model.safetensors", "config.json")) + sum(
+        (source / n).stat().st_size for n in copied)
+    assert 3 * written < sum(p.stat().st_size for p in source.rglob("*") if p.is_file())  # checkpoints left out
+    assert cw.inspect(out).dtypes()["classifier.weight"] == "bfloat16"
+    with pytest.raises(CheckpointError, match="only the Trainer checkpoint folders checkpoint-1, checkpoint-2; pass one"):
+        (source / "model.safetensors").unlink()
+        cw.inspect(source)
+    assert cw.convert(source / "checkpoint-2", tmp_path / "ckpt2", "bf16").skipped == ()
+
+
+def test_sparse_tensor_in_a_torch_file_is_refused(tmp_path):
+    sparse = torch.sparse_coo_tensor(torch.tensor([[0, 2]]), torch.tensor([1.0, 2.0]), (3,))
+    torch.save({"w": torch.ones(2), "s": sparse}, tmp_path / "sparse.pt")
+    for action in (cw.inspect, cw.load, lambda p: cw.convert(p, tmp_path / "out.safetensors", "bf16")):
+        with pytest.raises(CheckpointError, match="tensor 's' is sparse_coo, not dense"):
+            action(tmp_path / "sparse.pt")
+    assert not (tmp_path / "out.safetensors").exists()
