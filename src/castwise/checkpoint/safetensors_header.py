@@ -41,7 +41,8 @@ _NO_TORCH_DTYPE = ("F6_E2M3", "F6_E3M2")
 
 @dataclass(frozen=True)
 class Entry:
-    """One tensor of a safetensors file: offsets are relative to the start of the data region."""
+    """One tensor of a safetensors file: its shape as torch holds it (see ``_PACKED``); offsets are
+    relative to the start of the data region."""
 
     name: str
     dtype: torch.dtype
