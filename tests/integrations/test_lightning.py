@@ -207,3 +207,24 @@ def test_unknown_policy_name_is_a_clear_error():
 def test_plugin_and_precision_flag_together_are_refused(trainer_kwargs):
     with pytest.raises(ValueError, match="precision"):
         L.Trainer(precision="bf16-mixed", plugins=[CastwisePrecision("bf16-mixed")], **trainer_kwargs)
+
+
+def test_plugin_trains_and_validates_a_compiled_module(trainer_kwargs):
+    """``Trainer.fit(torch.compile(model))`` under the plugin: train and eval (padding mask) compile,
+    hand back float32, and agree with the same weights run eagerly under the policy."""
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = EncoderModule()
+    compiled = torch.compile(model, backend="aot_eager")
+    trainer = L.Trainer(plugins=[CastwisePrecision("bf16-mixed")], **trainer_kwargs)
+    trainer.fit(compiled, encoder_data(), encoder_data())
+
+    assert model.output_dtypes == {"train": torch.float32, "val": torch.float32}
+    assert torch.backends.mha.get_fastpath_enabled() and not torch.is_autocast_enabled("cpu")
+    x, mask, _ = next(iter(encoder_data()))
+    model.eval()
+    with torch.no_grad(), trainer.precision_plugin.forward_context():
+        eager = model(x, mask)
+    unpadded = ~mask
+    torch.testing.assert_close(model.val_outputs[0][unpadded], eager[unpadded], **BF16_TOL)
+    torch._dynamo.reset()
