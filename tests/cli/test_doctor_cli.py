@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import jsonschema
@@ -161,3 +165,111 @@ def test_builtin_example_json_carries_the_parity_table_and_reads_back() -> None:
     again = cw.Report.from_json(result.stdout)
     assert again.parity is not None and again.parity[1].train.output_dtype == "f32"
     assert again.to_dict() == data
+
+
+def test_every_command_takes_json_as_a_flag() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        flags = [p for p in command.params if "--json" in p.opts]
+        assert len(flags) == 1 and flags[0].is_flag, f"castwise {name} --json is not a flag"
+
+
+TRAINABLE = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def build():
+    torch.manual_seed(0)
+    x = torch.randn(16, 8)
+    batches = [(x[i:i + 8], torch.randint(0, 3, (8,))) for i in (0, 8)]
+    return {"model": nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 3)), "batches": batches,
+            "loss_fn": lambda out, target: F.cross_entropy(out.float(), target)}
+'''
+
+
+def test_train_n_with_a_factory_that_gives_batches_and_a_loss(tmp_path: Path) -> None:
+    pytest.importorskip("optimi")
+    (tmp_path / "trainable.py").write_text(TRAINABLE)
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'trainable.py'}:build", "-p", "bf16-mixed", "-p", "bf16-true",
+                                 "--mode", "eval", "--train", "6", "--lr", "0.01", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "trial training: 6 adamw steps, lr 0.01, <lambda>" not in result.output
+    assert "trial training: 6 adamw steps, lr 0.01, the given loss_fn" in result.output
+    assert "│ bf16-true+kahan" in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    data = _report(out)
+    training = data["training"]
+    assert training["steps"] == 6 and [r["updates"] for r in training["runs"]] == ["none", "none", "kahan"]
+    first = training["reference"]["losses"][0]
+    assert all(abs(run["losses"][0] - first) < 0.05 * first for run in training["runs"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--mode", "predict"], "unknown mode 'predict'"),
+    (["--train", "2", "--lr", "-1"], "lr must be a positive number"),
+])
+def test_bad_doctor_options_are_one_line_and_write_nothing(args: list[str], message: str, tmp_path: Path) -> None:
+    out, page = tmp_path / "r.json", tmp_path / "r.html"
+    result = runner.invoke(app, ["doctor", "-p", "bf16-true", *args, "--out", str(out), "--html", str(page)])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+    assert not out.exists() and not page.exists()
+
+
+CORE_ONLY = '''
+import sys
+from importlib.abc import MetaPathFinder
+
+OPTIONAL = {"matplotlib", "transformers", "lightning", "lightning_fabric", "pytorch_lightning", "optimi", "torchao",
+            "accelerate"}
+
+
+class NotInstalled(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in OPTIONAL:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NotInstalled())
+from castwise.cli import main
+
+sys.argv = ["castwise", *sys.argv[1:]]
+try:
+    main()
+finally:
+    assert not OPTIONAL & set(sys.modules), OPTIONAL & set(sys.modules)
+'''
+
+
+def _core_only(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    script = tmp_path / "core_only.py"
+    script.write_text(CORE_ONLY)
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "80"})
+
+
+def test_html_works_on_a_core_install(tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    page = tmp_path / "report.html"
+    done = _core_only(tmp_path, "doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16-mixed", "--mode", "eval",
+                      "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    text = page.read_text(encoding="utf-8")
+    assert text.count("<svg") == 3 and "Recommendation: <b>bf16-mixed</b>" in text
+
+
+def test_train_on_a_core_install_names_the_extra_that_really_adds_it(tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    done = _core_only(tmp_path, "doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16-mixed", "--mode", "eval",
+                      "--train", "2")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--train: castwise's optimizers need torch-optimi: pip install 'castwise[training]'" in " ".join(
+        done.stderr.split())
+    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert any(requirement.startswith("torch-optimi") for requirement in extras["training"])

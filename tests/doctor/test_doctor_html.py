@@ -69,3 +69,39 @@ def test_the_console_check_does_catch_errors(tmp_path: Path) -> None:
     broken.write_text("<html><body><script>undefinedFunction();</script>text</body></html>")
     console, _ = _open_in_chromium(broken, tmp_path)
     assert any("undefinedFunction is not defined" in line for line in console)
+
+
+@pytest.fixture(scope="module")
+def trained_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("optimi")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+    report = cw.diagnose(model, torch.randn(8, 8), policies=["bf16-mixed", "bf16-true"], modes=["eval"],
+                         train_steps=10)
+    return write_html(report, tmp_path_factory.mktemp("html") / "trained.html")
+
+
+def test_trained_page_plots_the_loss_curves_and_measured_memory(trained_page: Path) -> None:
+    text = trained_page.read_text(encoding="utf-8")
+    assert text.count("<svg") == 5
+    assert "Trial training: loss per step (10 steps, same weights and batches)" in text
+    loss_svg = text[text.index("Trial training: loss per step"):]
+    loss_svg = loss_svg[:loss_svg.index("</svg>")]
+    assert loss_svg.count("<polyline") == 4  # fp32, bf16-mixed, bf16-true, bf16-true + kahan
+    assert "Training memory measured per policy" in text and "optimizer" in text
+
+
+def test_overflow_reads_inf_nan_in_the_html_table(overflow_report: cw.Report, tmp_path: Path) -> None:
+    text = write_html(overflow_report, tmp_path / "overflow.html").read_text(encoding="utf-8")
+    row = next(r for r in text.split("<tr>") if r.startswith("<td>16-true</td>"))
+    assert row.count("inf/nan") == 3 and "e+00" not in row
+
+
+@needs_chromium
+@pytest.mark.parametrize("which", ["trained", "overflow"])
+def test_trained_and_overflow_pages_open_in_chromium_without_errors(
+        which: str, trained_page: Path, overflow_report: cw.Report, tmp_path: Path) -> None:
+    page = trained_page if which == "trained" else write_html(overflow_report, tmp_path / "overflow.html")
+    console, shot = _open_in_chromium(page, tmp_path)
+    assert console == []
+    assert _distinct_colours(shot) > 50

@@ -110,3 +110,28 @@ def test_keep_search_follows_raising_modules_first() -> None:
     failing = PolicyResult("bf16-true", [], within_tolerance=False)
     fix = search_keep_fp32(failing, ["a", "b"], evaluate)
     assert (fix.modules, fix.ok, fix.tried) == (["x"], True, 2)
+
+
+def test_an_overflowed_policy_reads_inf_nan_in_text_and_null_with_the_reason_in_json(overflow_report) -> None:
+    result = overflow_report.policy("16-true")
+    assert result.overflowed and result.max_error is None and not result.within_tolerance
+    console = Console(width=80, record=True, color_system=None)
+    console.print(render_text(overflow_report))
+    row = next(line for line in console.export_text().splitlines() if line.startswith("│ 16-true"))
+    assert row.count("inf/nan") == 3 and "e+00" not in row  # train, eval and the max error
+    data = json.loads(overflow_report.to_json())
+    jsonschema.validate(data, REPORT_SCHEMA)
+    for run in data["policies"][0]["runs"]:
+        assert run["error"] is None and run["nonfinite"] == "8 output values are inf/nan where fp32's are finite"
+    assert data["policies"][1]["runs"][0]["error"] > 0 and data["policies"][1]["runs"][0]["nonfinite"] is None
+
+
+def test_a_nan_loss_is_null_with_its_reason_not_invalid_json() -> None:
+    torch.manual_seed(0)
+    model, x = torch.nn.Linear(4, 2), torch.randn(3, 4)
+    exact = model(x).sum().item()
+    report = cw.diagnose(model, x, policies=["16-true"], modes=["eval"],  # exp(0) in fp32, exp(~1e3) in fp16
+                         loss_fn=lambda out: torch.exp((out.float().sum() - exact).abs() * 1e6))
+    (run,) = report.policy("16-true").runs
+    assert run.loss is None and "the loss is inf" in run.nonfinite
+    assert json.loads(report.to_json())["policies"][0]["runs"][0]["loss"] is None
