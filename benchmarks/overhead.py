@@ -1,5 +1,6 @@
 """Wrapper overhead: a forward+backward step under ``cw.apply(m, "bf16-mixed")`` against the same
-step written by hand with ``torch.autocast``, and against Lightning Fabric's wrapper when installed.
+step written by hand with ``torch.autocast`` (and OpenCLIP-style fp32 LayerNorms), and against
+Lightning Fabric's wrapper; then the same comparison with ``torch.compile`` (inductor) on both sides.
 
 The ways are timed in one run, interleaved step by step with the order rotated, and the median
 of many steps is kept, so machine load affects them alike. Prints the ratios that BENCHMARKS.md records.
@@ -18,12 +19,27 @@ from torch import nn
 import castwise as cw
 
 
-def hand_written(model: nn.Module, inputs: tuple) -> Step:
-    def step() -> None:
+class Autocast(nn.Module):
+    """The hand-written way: the model's forward under ``torch.autocast``, the output in fp32."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            output = model(*inputs)
-        output.float().square().mean().backward()
+            output = self.model(*inputs)
+        return output.float()
+
+
+def training_step(model: nn.Module, inputs: tuple) -> Step:
+    def step() -> None:
+        model(*inputs).square().mean().backward()
     return step
+
+
+def hand_written(model: nn.Module, inputs: tuple) -> Step:
+    return training_step(Autocast(model), inputs)
 
 
 class LayerNormFp32(nn.LayerNorm):
@@ -34,18 +50,17 @@ class LayerNormFp32(nn.LayerNorm):
         return nn.functional.layer_norm(x.float(), self.normalized_shape, weight, bias, self.eps).to(x.dtype)
 
 
-def hand_written_fp32_norms(model: nn.Module, inputs: tuple) -> Step:
+def with_fp32_norms(model: nn.Module) -> nn.Module:
     for module in model.modules():
         if type(module) is nn.LayerNorm:
             module.__class__ = LayerNormFp32
-    return hand_written(model, inputs)
+    return model
 
 
-def castwise_step(model: nn.Module, inputs: tuple) -> Step:
-    wrapped = cw.apply(model, "bf16-mixed")
-
-    def step() -> None:
-        wrapped(*inputs).square().mean().backward()
+def compiled(module: nn.Module, inputs: tuple) -> Step:
+    """A compiled module's training step, compiled (warmed up) before timing starts."""
+    step = training_step(torch.compile(module), inputs)
+    step()
     return step
 
 
@@ -68,14 +83,19 @@ def main() -> None:
         model, inputs = build()
         ways = {
             "hand-written autocast": hand_written(copy.deepcopy(model), inputs),
-            "castwise": castwise_step(copy.deepcopy(model), inputs),
+            "castwise": training_step(cw.apply(copy.deepcopy(model), "bf16-mixed"), inputs),
         }
         if name == "transformer":
-            ways["hand-written + fp32 LayerNorm"] = hand_written_fp32_norms(copy.deepcopy(model), inputs)
+            ways["hand-written + fp32 LayerNorm"] = hand_written(with_fp32_norms(copy.deepcopy(model)), inputs)
         fabric = fabric_step(copy.deepcopy(model), inputs)
         if fabric is not None:
             ways["Lightning Fabric"] = fabric
         print_ratios(name, measure(ways, steps), "castwise")
+        compiled_ways = {
+            "compiled hand-written + fp32 LN": compiled(Autocast(with_fp32_norms(copy.deepcopy(model))), inputs),
+            "compiled castwise": compiled(cw.apply(copy.deepcopy(model), "bf16-mixed"), inputs),
+        }
+        print_ratios(f"{name}, torch.compile", measure(compiled_ways, steps), "compiled castwise")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from torch.utils.hooks import RemovableHandle
 
-from castwise.model.casting import cast_inputs, cast_outputs
+from castwise.model.casting import cast_inputs, cast_outputs, float_bits
 from castwise.model.device import DeviceProbe, check_policy_on_device
 from castwise.model.pitfalls import mha_fastpath_disabled, needs_fastpath_off
 from castwise.policy import Policy
@@ -36,6 +36,7 @@ class ForwardBoundary:
         self.input_dtype = None if self.autocast else policy.compute_dtype
         self._device = DeviceProbe(module)
         self._fastpath_off = needs_fastpath_off(module, policy)
+        self._output_bits = float_bits(policy.output_dtype)
         self._checked_devices: set[str] = set()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -76,9 +77,11 @@ class ForwardBoundary:
     def cast_out(self, output: Any) -> Any:
         """Floating outputs in the policy's output dtype, never to fewer bits; integers untouched."""
         dtype = self.policy.output_dtype
-        if isinstance(output, torch.Tensor) and (output.dtype == dtype or not output.is_floating_point()):
+        if not isinstance(output, torch.Tensor):
+            return cast_outputs(output, dtype)
+        if output.dtype == dtype or not output.is_floating_point() or float_bits(output.dtype) > self._output_bits:
             return output
-        return cast_outputs(output, dtype)
+        return output.to(dtype)
 
     def run(self, call: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
         """``call(*args, **kwargs)`` across the boundary: inputs cast, in the context, outputs cast."""
