@@ -115,6 +115,12 @@ def test_a_file_in_the_way_is_refused(llama, tmp_path):
     assert target.read_text() == "mine\n"
 
 
+def test_a_module_that_is_not_a_transformers_model_is_refused(tmp_path):
+    with pytest.raises(TypeError, match="transformers PreTrainedModel, got Linear"):
+        save_pretrained(torch.nn.Linear(2, 2), tmp_path / "model", dtype="bf16")
+    assert not (tmp_path / "model").exists()
+
+
 def test_pushing_from_save_pretrained_is_refused(llama, tmp_path):
     with pytest.raises(TypeError, match="upload_folder"):
         save_pretrained(llama, tmp_path / "model", dtype="bf16", push_to_hub=True)

@@ -95,6 +95,14 @@ def test_plain_trainer_saves_the_fp32_master_weights(tmp_path):
     assert set(stored(tmp_path / "final").values()) == {torch.float32}
 
 
+def test_a_callback_added_after_construction_still_rules_the_saves(tmp_path):
+    run = trainer(tiny_llama(), tmp_path / "run", max_steps=1)
+    run.add_callback(CastwiseCallback("bf16-mixed", save_dtype="bf16"))
+    run.train()
+    run.save_model(str(tmp_path / "final"))
+    assert_storage(tmp_path / "final", torch.bfloat16)
+
+
 def test_sharded_checkpoints_keep_the_storage_rules(tmp_path):
     callback = CastwiseCallback("bf16-mixed", save_dtype="bf16", max_shard_size="2KB")
     run = trainer(tiny_llama(), tmp_path / "run", [callback], max_steps=2, save_strategy="steps", save_steps=2)

@@ -110,6 +110,7 @@ class CastwiseCallback(TrainerCallback):
             return
         if getattr(optimizer, "step_was_skipped", False):
             observation.__exit__(_SkippedStep, _SkippedStep(), None)
+            self._fresh = _loss_scale(optimizer)
             return
         observation.__exit__(None, None, None)
         self._fresh = self.metrics(optimizer)
@@ -129,10 +130,7 @@ class CastwiseCallback(TrainerCallback):
         if self._monitor is not None and self._monitor.samples:
             figures = self._monitor.metrics
             metrics = {METRIC_PREFIX + k: v for k, v in figures.items() if k not in _NOT_LOGGED}
-        scaler = getattr(optimizer, "scaler", None)
-        if scaler is not None:
-            metrics[METRIC_PREFIX + "loss_scale"] = float(scaler.get_scale())
-        return metrics
+        return {**metrics, **_loss_scale(optimizer)}
 
     def _prepare(self, model: nn.Module, args: Any) -> None:
         """Once per model: kept modules fp32 and computing in fp32, saves in ``save_dtype``."""
@@ -183,6 +181,12 @@ def _loaded_dtype(model: nn.Module) -> torch.dtype | None:
             return dtype_from_name(declared)
         return None
     return declared if isinstance(declared, torch.dtype) and declared.is_floating_point else None
+
+
+def _loss_scale(optimizer: Any) -> dict[str, float]:
+    """The scale of the GradScaler Accelerate gives the Trainer's optimizer (fp16 on a GPU), if any."""
+    scaler = getattr(optimizer, "scaler", None)
+    return {METRIC_PREFIX + "loss_scale": float(scaler.get_scale())} if scaler is not None else {}
 
 
 def _logs_after_step(args: Any, state: Any, step: int) -> bool:
