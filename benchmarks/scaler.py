@@ -14,19 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-from common import Step, measure, print_ratios, start
 from torch import nn
 
 import castwise as cw
+from common import Step, measure, print_ratios, start
 
 LAYERS = 150
 NEVER = 10**9
 
 Optimizer = Callable[[nn.Module], torch.optim.Optimizer]
 OPTIMIZERS: dict[str, Optimizer] = {
-    "SGD momentum, foreach": lambda m: torch.optim.SGD(
-        m.parameters(), lr=1e-6, momentum=0.9, foreach=True
-    ),
+    "SGD momentum, foreach": lambda m: torch.optim.SGD(m.parameters(), lr=1e-6, momentum=0.9, foreach=True),
     "AdamW (torch default)": lambda m: torch.optim.AdamW(m.parameters(), lr=1e-6),
 }
 

@@ -120,16 +120,12 @@ class CharMLP(nn.Module):
 def corpus() -> torch.Tensor:
     """The standard library sources above as ASCII codes (others become '?')."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    text = "\n".join(
-        (stdlib / name).read_text(encoding="utf-8") for name in SOURCES if (stdlib / name).is_file()
-    )
+    text = "\n".join((stdlib / name).read_text(encoding="utf-8") for name in SOURCES if (stdlib / name).is_file())
     codes = [c if c < VOCAB else ord("?") for c in text.encode("ascii", "replace")]
     return torch.tensor(codes, dtype=torch.long)
 
 
-def windows(
-    data: torch.Tensor, starts: torch.Tensor, context: int
-) -> tuple[torch.Tensor, torch.Tensor]:
+def windows(data: torch.Tensor, starts: torch.Tensor, context: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Inputs (``context`` characters) and targets (the next one) at each start."""
     offsets = torch.arange(context)
     return data[starts[:, None] + offsets], data[starts + context]
@@ -194,10 +190,7 @@ def train(run: Run, data: dict[str, torch.Tensor], args: argparse.Namespace) -> 
 def evaluate(model: nn.Module, data: dict[str, torch.Tensor], context: int) -> float:
     """Mean cross-entropy (nats per character) on the held-out text."""
     inputs, targets = windows(data["eval"], data["eval_starts"], context)
-    losses = [
-        F.cross_entropy(model(x), y, reduction="sum")
-        for x, y in zip(inputs.split(2048), targets.split(2048))
-    ]
+    losses = [F.cross_entropy(model(x), y, reduction="sum") for x, y in zip(inputs.split(2048), targets.split(2048))]
     return float(sum(losses) / len(targets))
 
 
@@ -207,12 +200,8 @@ def prepare(args: argparse.Namespace) -> dict[str, torch.Tensor]:
     split = int(len(text) * 0.9)
     train_text, eval_text = text[:split], text[split:]
     generator = torch.Generator().manual_seed(args.seed)
-    batches = torch.randint(
-        0, len(train_text) - args.context - 1, (args.steps, args.batch), generator=generator
-    )
-    eval_starts = torch.randint(
-        0, len(eval_text) - args.context - 1, (args.eval_size,), generator=generator
-    )
+    batches = torch.randint(0, len(train_text) - args.context - 1, (args.steps, args.batch), generator=generator)
+    eval_starts = torch.randint(0, len(eval_text) - args.context - 1, (args.eval_size,), generator=generator)
     return {"train": train_text, "eval": eval_text, "batches": batches, "eval_starts": eval_starts}
 
 
@@ -258,13 +247,9 @@ def plot(results: list[Result], path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="reference")
-    parser.add_argument(
-        "--runs", help="comma-separated indices of the scenario's runs (fp32, 0, always runs)"
-    )
+    parser.add_argument("--runs", help="comma-separated indices of the scenario's runs (fp32, 0, always runs)")
     parser.add_argument("--steps", type=int, default=1500)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--context", type=int, default=12)
@@ -297,10 +282,7 @@ def main() -> None:
     plot(results, args.plot)
     print(f"\nloss curves: {args.plot}")
     if args.json:
-        rows = [
-            {k: v for k, v in vars(r).items() if k != "curve"} | {"run": r.run.label}
-            for r in results
-        ]
+        rows = [{k: v for k, v in vars(r).items() if k != "curve"} | {"run": r.run.label} for r in results]
         args.json.write_text(json.dumps(rows, indent=2))
 
 

@@ -13,7 +13,6 @@ def bf16_true_model():
     return model, cw.apply(model, "bf16-true")
 
 
-@pytest.mark.xfail(reason="lead: model/ rewrite", strict=False)
 @pytest.mark.parametrize(
     ("convert", "dtype", "tolerance"),
     [

@@ -14,7 +14,5 @@ def test_training_imports_only_policy_and_itself_from_castwise():
             elif isinstance(node, ast.Import):
                 imported += [(source.name, alias.name) for alias in node.names]
     castwise = [(f, m) for f, m in imported if m.split(".")[0] == "castwise"]
-    assert [
-        (f, m) for f, m in castwise if not m.startswith(("castwise.policy", "castwise.training"))
-    ] == []
+    assert [(f, m) for f, m in castwise if not m.startswith(("castwise.policy", "castwise.training"))] == []
     assert ("monitor.py", "castwise.policy") in castwise

@@ -22,9 +22,7 @@ def test_monitor_reports_one_plus_two_to_minus_nine_swamped():
     nn.init.ones_(model.weight)
     optimizer = cw.make_optimizer(model, "sgd", lr=2.0**-9, updates="none")
     monitor = cw.PrecisionMonitor(model, optimizer)
-    observed_step(
-        model, optimizer, monitor, -model(torch.ones(1, 1, dtype=torch.bfloat16)).float().sum()
-    )
+    observed_step(model, optimizer, monitor, -model(torch.ones(1, 1, dtype=torch.bfloat16)).float().sum())
     assert model.weight.item() == 1.0  # 1 + 2^-9 rounds back to 1 in bf16
     health = monitor.per_parameter()["weight"]
     assert (health.intended, health.swamped, health.update_ulp) == (1, 1, 0.0)
@@ -80,10 +78,7 @@ def test_kahan_holds_what_bf16_would_round_away():
     assert metrics["deferred_rate"] > 0.5
     assert 0.05 < metrics["compensation_ulp"] < 0.5  # what is held stays below half an ulp
     assert 0.1 < metrics["update_ulp_median"] < 0.5  # the intended update, not the stored one
-    assert (
-        "are carried by Kahan compensation or stochastic rounding: no action needed"
-        in kahan.summary()
-    )
+    assert "are carried by Kahan compensation or stochastic rounding: no action needed" in kahan.summary()
     stochastic = monitored_rate(torch.bfloat16, "stochastic", 1e-4)
     assert stochastic.metrics["swamping_rate"] == 0.0 and stochastic.metrics["deferred_rate"] > 0.5
 
@@ -144,10 +139,7 @@ def test_skipped_steps_and_broken_weights_are_reported():
     model[0].weight.grad[0, 0] = math.nan
     with unguarded.observe():
         optimizer.step()
-    assert (
-        unguarded.metrics["nonfinite_grads"] == 1.0
-        and unguarded.metrics["nonfinite_weights"] == 1.0
-    )
+    assert unguarded.metrics["nonfinite_grads"] == 1.0 and unguarded.metrics["nonfinite_weights"] == 1.0
     assert "inf/nan reached the weights of 0" in unguarded.summary()
 
 

@@ -10,9 +10,7 @@ from castwise.training import StochasticRounding, update_rule
 
 
 def adamw(updates):
-    return lambda model: cw.make_optimizer(
-        model, "adamw", lr=1e-4, updates=updates, weight_decay=0.0
-    )
+    return lambda model: cw.make_optimizer(model, "adamw", lr=1e-4, updates=updates, weight_decay=0.0)
 
 
 def test_kahan_and_stochastic_rounding_close_most_of_the_bf16_gap():
@@ -31,9 +29,7 @@ def test_auto_picks_kahan_for_16_bit_weights_only():
     fp32 = cw.make_optimizer(nn.Linear(4, 4), lr=1e-3)
     assert update_rule(bf16) == "kahan" and update_rule(fp32) == "none"
     assert isinstance(bf16, torch.optim.Optimizer)
-    stochastic = cw.make_optimizer(
-        nn.Linear(4, 4).bfloat16(), "lion", lr=1e-4, updates="stochastic"
-    )
+    stochastic = cw.make_optimizer(nn.Linear(4, 4).bfloat16(), "lion", lr=1e-4, updates="stochastic")
     assert update_rule(stochastic) == "stochastic" and isinstance(stochastic, StochasticRounding)
 
 

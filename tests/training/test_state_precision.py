@@ -21,9 +21,7 @@ def second_moment_after_a_gradient_drop(dtype, updates="auto", state="auto"):
     """Mean AdamW ``exp_avg_sq`` (beta2 = 0.999) after the gradients shrink 100x."""
     torch.manual_seed(0)
     weight = nn.Parameter(torch.randn(64).to(dtype))
-    optimizer = cw.make_optimizer(
-        [weight], lr=1e-3, updates=updates, state=state, betas=(0.9, 0.999), weight_decay=0.0
-    )
+    optimizer = cw.make_optimizer([weight], lr=1e-3, updates=updates, state=state, betas=(0.9, 0.999), weight_decay=0.0)
     gradients = torch.Generator().manual_seed(1)
     for step in range(BIG_STEPS + SMALL_STEPS):
         size = 1.0 if step < BIG_STEPS else 0.01
@@ -97,9 +95,7 @@ def test_fp32_weights_keep_plain_fp32_state_under_every_choice():
     optimizer = cw.make_optimizer(model, lr=1e-3, state="nearest")
     model(torch.randn(2, 4)).sum().backward()
     optimizer.step()
-    assert {v.dtype for v in optimizer.state[model.weight].values() if torch.is_tensor(v)} == {
-        torch.float32
-    }
+    assert {v.dtype for v in optimizer.state[model.weight].values() if torch.is_tensor(v)} == {torch.float32}
 
 
 def test_bad_state_choices_raise_clear_errors_and_change_nothing():

@@ -145,9 +145,7 @@ class LossScaler:
             return
         stage, _ = self._stages.get(id(optimizer), (_Stage.READY, False))
         if stage is _Stage.UNSCALED:
-            raise RuntimeError(
-                "unscale_() was already called on this optimizer since the last update()"
-            )
+            raise RuntimeError("unscale_() was already called on this optimizer since the last update()")
         if stage is _Stage.STEPPED:
             raise RuntimeError("unscale_() was called after step(); call update() first")
         groups = _gradients_by_device_and_dtype(optimizer)
@@ -170,9 +168,7 @@ class LossScaler:
             )
         stage, _ = self._stages.get(id(optimizer), (_Stage.READY, False))
         if stage is _Stage.STEPPED:
-            raise RuntimeError(
-                "step() was already called on this optimizer since the last update()"
-            )
+            raise RuntimeError("step() was already called on this optimizer since the last update()")
         if stage is _Stage.READY:
             self.unscale_(optimizer)
         _, found_inf = self._stages[id(optimizer)]
@@ -280,9 +276,7 @@ def _gradients_by_device_and_dtype(
     return groups
 
 
-def _unscale_gradients(
-    groups: dict[tuple[torch.device, torch.dtype], list[Tensor]], inverse_scale: float
-) -> bool:
+def _unscale_gradients(groups: dict[tuple[torch.device, torch.dtype], list[Tensor]], inverse_scale: float) -> bool:
     """Multiply in place with one fused call per group; True if any gradient held inf/nan.
 
     The flags of all devices are summed on one device, so this syncs once."""

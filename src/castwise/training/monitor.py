@@ -27,12 +27,12 @@ from castwise.training.health import BeforeStep, TensorHealth, after_step, befor
 from castwise.training.loss_scaler import LossScaler
 from castwise.training.optimizers import StochasticRounding
 from castwise.training.rounding import LOW_PRECISION
+from castwise.training.state_precision import KAHAN_KEY
 
 SWAMPING_WARNING = 0.05
 """Fraction of updates rounded away above which the summary tells you to act."""
 UNDERFLOW_WARNING = 0.01
 """Fraction of gradients underflowing above which the summary tells you to act."""
-_COMPENSATION_KEY = "kahan_comp"
 
 
 @dataclass
@@ -71,17 +71,13 @@ class PrecisionMonitor:
         if not isinstance(model, nn.Module):
             raise TypeError(f"PrecisionMonitor watches an nn.Module, got {type(model).__name__}")
         if not isinstance(optimizer, torch.optim.Optimizer):
-            raise TypeError(
-                f"PrecisionMonitor needs a torch optimizer, got {type(optimizer).__name__}"
-            )
+            raise TypeError(f"PrecisionMonitor needs a torch optimizer, got {type(optimizer).__name__}")
         if scaler is not None and not isinstance(scaler, LossScaler):
             raise TypeError(f"scaler must be a castwise LossScaler, got {type(scaler).__name__}")
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise ValueError(f"every must be a positive int, got {every!r}")
         if dtype is not None and dtype not in LOW_PRECISION:
-            raise ValueError(
-                f"dtype is the 16-bit dtype to check underflow against (bf16 or fp16), got {dtype}"
-            )
+            raise ValueError(f"dtype is the 16-bit dtype to check underflow against (bf16 or fp16), got {dtype}")
         self.optimizer = optimizer
         self.scaler = scaler
         self.every = every
@@ -119,9 +115,7 @@ class PrecisionMonitor:
             "swamping_rate": _ratio(sum(h.swamped for h in healths), intended),
             "deferred_rate": _ratio(sum(h.deferred for h in healths), intended),
             "update_ulp_median": _weighted_median([(h.update_ulp, h.intended) for h in healths]),
-            "compensation_ulp": _ratio(
-                sum(h.compensation_ulp * h.numel for h in held), sum(h.numel for h in held)
-            ),
+            "compensation_ulp": _ratio(sum(h.compensation_ulp * h.numel for h in held), sum(h.numel for h in held)),
             "grad_underflow": _ratio(sum(h.underflow for h in healths), gradients),
             "nonfinite_grads": float(sum(h.nonfinite_grads for h in healths)),
             "nonfinite_weights": float(sum(h.nonfinite_weights for h in healths)),
@@ -138,15 +132,11 @@ class PrecisionMonitor:
         lines = [self._headline()]
         totals = self._totals
         swamped = _worst(totals, lambda t: _ratio(t.swamped, t.intended), SWAMPING_WARNING, top)
-        lines += _swamping_advice(
-            [(module, totals[module].dtype, rate) for module, rate in swamped]
-        )
+        lines += _swamping_advice([(module, totals[module].dtype, rate) for module, rate in swamped])
         deferred = _worst(totals, lambda t: _ratio(t.deferred, t.intended), SWAMPING_WARNING, top)
         if deferred:
             lines.append(_deferred_note(deferred))
-        underflow = _worst(
-            totals, lambda t: _ratio(t.underflow, t.gradients), UNDERFLOW_WARNING, top
-        )
+        underflow = _worst(totals, lambda t: _ratio(t.underflow, t.gradients), UNDERFLOW_WARNING, top)
         lines += [self._underflow_advice(module, rate) for module, rate in underflow]
         broken = [module for module, t in totals.items() if t.nonfinite_weights]
         if broken:
@@ -174,9 +164,7 @@ class PrecisionMonitor:
         for param, before in befores.items():
             name = self._names.get(id(param), f"param{len(self._latest)}")
             rounds_stochastically = stochastic and param.dtype == torch.bfloat16
-            health = after_step(
-                name, param, before, self._compensation(param), rounds_stochastically
-            )
+            health = after_step(name, param, before, self._compensation(param), rounds_stochastically)
             self._latest[name] = health
             module = name.rpartition(".")[0] or name
             self._totals.setdefault(module, _Totals(health.dtype)).add(health)
@@ -190,7 +178,7 @@ class PrecisionMonitor:
                     yield param
 
     def _compensation(self, param: Tensor) -> Tensor | None:
-        held = self.optimizer.state.get(param, {}).get(_COMPENSATION_KEY)
+        held = self.optimizer.state.get(param, {}).get(KAHAN_KEY)
         return held if isinstance(held, Tensor) and held.shape == param.shape else None
 
     def _headline(self) -> str:
@@ -207,10 +195,7 @@ class PrecisionMonitor:
             else "use dynamic loss scaling (cw.LossScaler('16-mixed')) or bf16"
         )
         low = dtype_name(self.underflow_dtype or torch.float16)
-        return (
-            f"! {rate:.0%} of gradients to {module} underflow in {low} at loss scale {scale:g}: "
-            + cure
-        )
+        return f"! {rate:.0%} of gradients to {module} underflow in {low} at loss scale {scale:g}: " + cure
 
     def _overflow_advice(self) -> list[str]:
         if self.scaler is None or not self.scaler.skipped_steps:
@@ -246,8 +231,7 @@ def _fp16_in_use(model: nn.Module) -> torch.dtype | None:
 
 def _swamping_advice(swamped: list[tuple[str, torch.dtype, float]]) -> list[str]:
     lines = [
-        f"! {rate:.0%} of updates to {module} ({dtype_name(dtype)}) are rounded away"
-        for module, dtype, rate in swamped
+        f"! {rate:.0%} of updates to {module} ({dtype_name(dtype)}) are rounded away" for module, dtype, rate in swamped
     ]
     low = [module for module, dtype, _ in swamped if dtype in LOW_PRECISION]
     if low:
@@ -257,8 +241,7 @@ def _swamping_advice(swamped: list[tuple[str, torch.dtype, float]]) -> list[str]
         )
     if len(low) < len(swamped):
         lines.append(
-            "  fp32 weights too: updates are tiny next to them; check the learning rate and the "
-            "gradient scale"
+            "  fp32 weights too: updates are tiny next to them; check the learning rate and the gradient scale"
         )
     return lines
 

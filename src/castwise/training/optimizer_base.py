@@ -29,9 +29,7 @@ class CastwiseOptimizer:
     state: dict[Tensor, dict[str, Any]]
     defaults: dict[str, Any]
 
-    def __init__(
-        self, params: Any, *args: Any, state_precision: str = "auto", **kwargs: Any
-    ) -> None:
+    def __init__(self, params: Any, *args: Any, state_precision: str = "auto", **kwargs: Any) -> None:
         super().__init__(params, *args, **kwargs)  # type: ignore[call-arg]
         self.defaults[STATE_KEY] = state_precision
         self._complete_groups()
@@ -66,12 +64,10 @@ class CastwiseOptimizer:
         """torch's ``load_state_dict``, keeping the moments' stored dtypes (torch casts them to
         the weights' dtype); state dicts saved before ``betas`` existed load too."""
         super().load_state_dict(state_dict)  # type: ignore[misc]
-        state_precision.restore_saved_dtypes(self, state_dict)  # type: ignore[arg-type]
+        state_precision.restore_saved_dtypes(self, state_dict)
         self._complete_groups()
 
-    def _init_group(
-        self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor], *rest: Any
-    ) -> Any:
+    def _init_group(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor], *rest: Any) -> Any:
         result = super()._init_group(group, params, grads, *rest)  # type: ignore[misc]
         grads[:] = [grad.float() if grad.dtype in LOW_PRECISION else grad for grad in grads]
         return result

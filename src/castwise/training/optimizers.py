@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 import torch
 from torch import Tensor, nn
@@ -38,16 +38,14 @@ UPDATES: tuple[str, ...] = ("auto", "kahan", "stochastic", "none")
 OPTIMIZERS: tuple[str, ...] = ("adamw", "adam", "sgd", "lion")
 """The torch-optimi optimizers :func:`make_optimizer` builds."""
 
-Params = nn.Module | Iterable[Tensor] | Iterable[dict[str, Any]]
+Params: TypeAlias = nn.Module | Iterable[Tensor] | Iterable[dict[str, Any]]
 
 
 def _optimizer_classes() -> Any:
     try:
         from castwise.training import optimizer_classes
     except ImportError as exc:
-        raise ImportError(
-            "castwise's optimizers need torch-optimi: pip install 'castwise[training]'"
-        ) from exc
+        raise ImportError("castwise's optimizers need torch-optimi: pip install 'castwise[training]'") from exc
     return optimizer_classes
 
 

@@ -42,12 +42,7 @@ def storage(choice: str, weight_dtype: torch.dtype) -> str:
 def moments(state: dict[str, Any], param: Tensor) -> Iterable[tuple[str, Tensor]]:
     """The per-element moment tensors of one weight's optimizer state (not its Kahan buffer)."""
     for key, value in state.items():
-        if (
-            key != KAHAN_KEY
-            and isinstance(value, Tensor)
-            and value.is_floating_point()
-            and value.shape == param.shape
-        ):
+        if key != KAHAN_KEY and isinstance(value, Tensor) and value.is_floating_point() and value.shape == param.shape:
             yield key, value
 
 
