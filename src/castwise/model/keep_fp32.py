@@ -10,7 +10,7 @@ without a graph break, and with no hooks torch's own call path stays its fastest
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Container
 
 import torch
 from torch import nn
@@ -20,7 +20,13 @@ from castwise.model.casting import cast_inputs, float_bits, iter_tensors, map_te
 from castwise.policy import Policy
 
 _CAP = "_castwise_hand_back_at_most"
+_OWN = "_castwise_own_parameter"
+_REST = "_castwise_rest_parameter"
 _LOW = (torch.bfloat16, torch.float16)
+
+ParameterRef = tuple[nn.Module, str]
+"""A parameter named by its owner and name, read afresh on each call (``.to()``/``.float()`` and
+``load_state_dict(assign=True)`` are followed)."""
 
 
 class Fp32Compute(nn.Module):
@@ -29,11 +35,18 @@ class Fp32Compute(nn.Module):
     The hand-back dtype is capped by the instance's ``_castwise_hand_back_at_most``: under a true
     16-bit policy a kept module that receives fp32 (e.g. from another kept module), or no floating
     input at all (an embedding), hands back the compute dtype, since no autocast would reconcile
-    fp32 activations with the 16-bit weights downstream.
+    fp32 activations with the 16-bit weights downstream. When the user converts the model later
+    (``cw.unwrap(m).float()``, ``.half()``), the cap lapses once the rest of the model left the
+    compute dtype, and a kept module whose own parameters are no longer fp32 runs as it is.
     """
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        own = _dtype_of(getattr(self, _OWN, None))
+        if own is not None and own != torch.float32:
+            return super().forward(*args, **kwargs)
         cap = getattr(self, _CAP, None)
+        if cap is not None and _dtype_of(getattr(self, _REST, None)) not in (None, cap):
+            cap = None
         if len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor) and args[0].is_floating_point():
             return self._forward_one(args[0], cap)
         first = _first_tensor(args, kwargs)
@@ -89,23 +102,47 @@ def _rebuild_kept(cls: type) -> nn.Module:
     return module
 
 
+def _dtype_of(ref: ParameterRef | None) -> torch.dtype | None:
+    if ref is None:
+        return None
+    param = ref[0]._parameters.get(ref[1])
+    return None if param is None else param.dtype
+
+
+def _first_parameter(module: nn.Module, skip: Container[int] = ()) -> ParameterRef | None:
+    """The first floating parameter under ``module`` not owned by a module in ``skip``."""
+    for owner in module.modules():
+        if id(owner) in skip:
+            continue
+        for name, param in owner.named_parameters(recurse=False):
+            if param.is_floating_point():
+                return owner, name
+    return None
+
+
 def is_computing_in_fp32(module: nn.Module) -> bool:
     """True when castwise makes ``module`` compute in fp32."""
     return isinstance(module, Fp32Compute)
 
 
-def keep_in_fp32(module: nn.Module, hand_back_at_most: torch.dtype | None = None) -> None:
-    """Make ``module`` compute in fp32 and hand back the incoming dtype (capped, see Fp32Compute)."""
+def keep_in_fp32(
+    module: nn.Module, hand_back_at_most: torch.dtype | None = None, rest: ParameterRef | None = None
+) -> None:
+    """Make ``module`` compute in fp32 and hand back the incoming dtype, capped at
+    ``hand_back_at_most`` while the parameter ``rest`` (one outside kept modules) is in that dtype."""
     if not is_computing_in_fp32(module):
         module.__class__ = _kept_class(type(module))
     module.__dict__[_CAP] = hand_back_at_most
+    module.__dict__[_OWN] = _first_parameter(module)
+    module.__dict__[_REST] = rest
 
 
 def release_from_fp32(module: nn.Module) -> None:
     """Undo :func:`keep_in_fp32`: the module gets its own class back."""
     if type(module) in _KEPT_CLASSES.values():
         module.__class__ = _original_class(module)
-    module.__dict__.pop(_CAP, None)
+    for key in (_CAP, _OWN, _REST):
+        module.__dict__.pop(key, None)
 
 
 def _first_tensor(args: tuple, kwargs: dict) -> torch.Tensor | None:
@@ -157,11 +194,12 @@ def attach_fp32_compute(model: nn.Module, policy: Policy) -> list[str]:
     """Make every outermost module ``policy`` keeps compute in fp32; returns their names."""
     detach_fp32_compute(model)
     cap = policy.compute_dtype if policy.is_low_precision and not policy.is_mixed else None
-    names = []
-    for name, module in kept_modules(model, policy.keep_fp32):
-        keep_in_fp32(module, cap)
-        names.append(name)
-    return names
+    kept = dict(kept_modules(model, policy.keep_fp32))
+    inside = {id(m) for root in kept.values() for m in root.modules()}
+    rest = _first_parameter(model, inside) if cap is not None else None
+    for module in kept.values():
+        keep_in_fp32(module, cap, rest)
+    return list(kept)
 
 
 def detach_fp32_compute(model: nn.Module) -> None:
