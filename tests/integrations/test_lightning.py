@@ -11,6 +11,7 @@ from torch import nn
 
 L = pytest.importorskip("lightning")
 
+import castwise as cw  # noqa: E402
 from castwise.integrations.lightning import CastwisePrecision  # noqa: E402
 from lightning_models import EncoderModule, MlpModule, encoder_data, mlp_data  # noqa: E402
 
@@ -228,3 +229,37 @@ def test_plugin_trains_and_validates_a_compiled_module(trainer_kwargs):
     unpadded = ~mask
     torch.testing.assert_close(model.val_outputs[0][unpadded], eager[unpadded], **BF16_TOL)
     torch._dynamo.reset()
+
+
+class _NestedOutputs(nn.Module):
+    """Linear -> LayerNorm -> Linear, handing back a dict with a float tensor, a tuple and token ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.Linear(16, 4))
+
+    def forward(self, x: torch.Tensor, scale: torch.Tensor) -> dict:
+        out = self.net(x) * scale
+        return {"logits": out, "pair": (out.sum(-1), out.argmax(-1)), "ids": torch.arange(3)}
+
+
+@pytest.mark.parametrize("policy", ["32-true", "bf16-mixed", "16-mixed", "bf16-true", "p=f32,c=bf16,o=bf16"])
+def test_plugin_and_wrapper_cross_the_same_boundary(policy):
+    """Fabric with the plugin and ``cw.apply`` give bit-identical outputs of identical dtypes."""
+    torch.manual_seed(0)
+    net = _NestedOutputs()
+    twin = _NestedOutputs()
+    twin.load_state_dict(net.state_dict())
+    fabric = L.Fabric(accelerator="cpu", devices=1, plugins=[CastwisePrecision(policy)])
+    plugged = fabric.setup_module(net)
+    wrapped = cw.apply(twin, policy)
+    x, scale = torch.randn(4, 8), torch.tensor(0.5, dtype=torch.float64)
+    ours, theirs = plugged(x, scale=scale), wrapped(x, scale=scale)
+    flat_ours, flat_theirs = _flatten(ours), _flatten(theirs)
+    assert [t.dtype for t in flat_ours] == [t.dtype for t in flat_theirs]
+    assert all(torch.equal(a, b) for a, b in zip(flat_ours, flat_theirs))
+    assert flat_ours[-1].dtype == torch.int64 and flat_ours[-2].dtype == torch.int64
+
+
+def _flatten(output: dict) -> list[torch.Tensor]:
+    return [output["logits"], *output["pair"], output["ids"]]
