@@ -57,6 +57,20 @@ def mro_names(cls: type) -> tuple[str, ...]:
     return tuple(c.__name__ for c in cls.__mro__)
 
 
+def declared_fp32_modules(model: nn.Module) -> tuple[str, ...]:
+    """The module names a model itself declares fp32 (transformers' ``_keep_in_fp32_modules``)."""
+    declared: list[str] = []
+    for attribute in ("_keep_in_fp32_modules", "_keep_in_fp32_modules_strict"):
+        declared += sorted(getattr(model, attribute, None) or ())
+    return tuple(dict.fromkeys(declared))
+
+
+def declared_fp32_globs(model: nn.Module) -> tuple[str, ...]:
+    """Name globs for the modules ``model`` declares fp32: each name at any depth, with its children."""
+    names = declared_fp32_modules(model)
+    return tuple(g for name in names for g in (name, f"{name}.*", f"*.{name}", f"*.{name}.*"))
+
+
 def kept_modules(model: nn.Module, globs: Sequence[str]) -> Iterator[tuple[str, nn.Module]]:
     """The outermost modules of ``model`` the keep rule matches (their children are kept with them)."""
     if not globs:

@@ -8,6 +8,7 @@ every other file copied. fp8 weights with scales are dequantized; ``dtype="fp8"`
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import json
 import shutil
@@ -23,7 +24,7 @@ from castwise.checkpoint.dtypes import torch_name
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.fp8_scales import E4M3, Fp8Scales, find_scales
 from castwise.checkpoint.hf_config import QUANTIZATION_KEY, read_config, write_config_with_dtype
-from castwise.checkpoint.keep import keep_globs
+from castwise.checkpoint.keep import KeepRule, keep_globs
 from castwise.checkpoint.layout import CONFIG_NAME, SAFETENSORS_INDEX, Layout, resolve
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_target, parse_size, plan_outputs
@@ -48,6 +49,8 @@ class ConvertResult:
     cast: int
     bytes_read: int
     bytes_written: int
+    keep_rule: str = ""
+    """What decided which tensors stayed fp32 (module classes, or norm name spellings)."""
 
 
 @dataclass
@@ -57,6 +60,7 @@ class _Job:
     plans: dict[Path, list[Output]]
     total: int
     progress: Progress | None
+    keep_rule: str = ""
     done: int = 0
     cast: int = 0
     written: int = 0
@@ -93,8 +97,9 @@ def convert(
     check_destination(destination, force, [layout.path, *layout.files, *filter(None, [layout.folder])])
     if key is not None and layout.format != "dcp":
         raise CheckpointError(f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint")
-    target = parse_target(dtype, keep_globs(keep_fp32), fp8_block)
+    target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block)  # dtype checked before a skeleton is built
     config_path = Path(config) if config is not None else layout.config
+    target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
     infos = {file: _infos(file, key) for file in layout.files}
     scales = find_scales([i for file in infos.values() for i in file], read_config(config_path) if config_path else None)
     if target.quantize:
@@ -104,7 +109,7 @@ def convert(
     values = _scale_values(layout, key, scales)
     plans = {file: plan_outputs(infos[file], target, scales, values) for file in layout.files}
     total = sum(o.source.nbytes for outputs in plans.values() for o in outputs if o.source is not None)
-    job = _Job(target, key, plans, total, progress)
+    job = _Job(target, key, plans, total, progress, target.keep.describe(i.name for f in infos.values() for i in f))
     one_file = destination.suffix == ".safetensors"
     if layout.is_folder and not one_file:
         if destination.exists() and not destination.is_dir():
@@ -121,7 +126,7 @@ def convert(
         with atomic_file(destination, force) as out, closing(open_shard(layout.files[0], key=key)) as shard:
             _write_outputs(shard, plans[layout.files[0]], out, job)
         files = (str(destination),)
-    return ConvertResult(str(destination), files, job.tensors, job.cast, job.done, job.written)
+    return ConvertResult(str(destination), files, job.tensors, job.cast, job.done, job.written, keep_rule=job.keep_rule)
 
 
 def _infos(file: Path, key: str | None) -> list[TensorInfo]:
@@ -150,7 +155,7 @@ def _write_outputs(shard: ShardReader, outputs: list[Output], out: BinaryIO, job
     """Stream ``outputs`` of one source into the safetensors file ``out``; returns their names."""
     entries = plan_entries([(o.name, o.dtype, o.shape) for o in outputs])
     stored = E4M3 if job.target.quantize else job.target.dtype
-    writer = SafetensorsWriter(out, entries, castwise_metadata(dict(shard.metadata), stored, job.target.globs, None))
+    writer = SafetensorsWriter(out, entries, castwise_metadata(dict(shard.metadata), stored, job.target.keep.globs, None, job.keep_rule))
     for output, entry in zip(outputs, entries):
         job.written += writer.write_tensor(output.name, _ticking(output, shard, job))
         job.cast += output.source is None or entry.dtype != output.source.dtype

@@ -1,17 +1,23 @@
-"""Which tensors stay fp32 when a checkpoint is written in a narrower dtype.
+"""Which tensors stay fp32 when a checkpoint is written in a narrower dtype: castwise's one keep rule.
 
-Globs match a tensor's name and every dotted prefix of it (the names of the modules that own
-it), case-insensitively: ``*norm*`` matches ``encoder.layer.0.output.LayerNorm.weight``. With a
-module at hand, a glob may also name a module class (``LayerNorm``), as in policies.
+Globs match a tensor's name and every dotted prefix of it case-insensitively, and the classes
+of the modules that own it exactly (:mod:`castwise.keep`). The classes come from the model when
+one is saved, and from the transformers skeleton of a Hugging Face folder's ``config.json``. When
+they cannot be known (a bare file, no transformers, an architecture transformers lacks) and the
+globs are castwise's defaults, the usual norm spellings decide: 1-D tensors of modules named
+``ln_*``, ``*norm*`` (:data:`castwise.keep.NORM_NAME_GLOBS`).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
 
 from torch import nn
 
-from castwise.keep import kept_modules, name_matches
+from castwise.checkpoint.owners import Owners, skeleton_owners
+from castwise.keep import NORM_NAME_GLOBS, name_matches
 from castwise.policy import DEFAULT_KEEP_FP32
 
 NO_GLOBS = ("none",)
@@ -30,7 +36,65 @@ def kept_by_name(name: str, globs: tuple[str, ...]) -> bool:
     return name_matches(name, globs)
 
 
-def kept_in_module(model: nn.Module, names: Iterable[str], globs: tuple[str, ...]) -> set[str]:
-    """State-dict names kept by name, or because a kept module (by name or class) owns them."""
-    kept_prefixes = [f"{n}." for n, _ in kept_modules(model, globs)]
-    return {n for n in names if kept_by_name(n, globs) or any(n.startswith(p) for p in kept_prefixes)}
+def is_norm_spelling(name: str, shape: Sequence[int]) -> bool:
+    """True for a 1-D (or scalar) tensor whose owning module has a usual norm name (``ln_f.bias``)."""
+    owner = name.rpartition(".")[0].rpartition(".")[2]
+    return len(shape) <= 1 and name_matches(owner, NORM_NAME_GLOBS)
+
+
+@dataclass(frozen=True)
+class KeepRule:
+    """The keep decision for one checkpoint's tensors, and what it rests on."""
+
+    globs: tuple[str, ...]
+    owners: Owners | None = None
+    no_classes_because: str = ""
+
+    @classmethod
+    def of_module(cls, model: nn.Module, globs: tuple[str, ...]) -> KeepRule:
+        """Decide by ``model``'s own module names and classes."""
+        return cls(globs, Owners.of_module(model, f"the model ({type(model).__name__})"))
+
+    @classmethod
+    def of_config(cls, config: Path | None, globs: tuple[str, ...]) -> KeepRule:
+        """Decide by the classes of the transformers skeleton ``config`` describes, when it can be built."""
+        if not globs:
+            return cls(globs)
+        if config is None:
+            return cls(globs, None, "there is no config.json")
+        owners, why_not = skeleton_owners(config)
+        return cls(globs, owners, why_not)
+
+    @property
+    def by_spellings(self) -> bool:
+        """True when the norm spellings decide for tensors of unknown classes (castwise's default globs)."""
+        return self.globs == DEFAULT_KEEP_FP32
+
+    def kept(self, name: str, shape: Sequence[int]) -> bool:
+        """True when the stored tensor ``name`` of ``shape`` stays fp32."""
+        if not self.globs:
+            return False
+        if self.owners is None:
+            return is_norm_spelling(name, shape) if self.by_spellings else name_matches(name, self.globs)
+        if self.owners.kept(name, self.globs):
+            return True
+        return self.by_spellings and not self.owners.holds(name) and is_norm_spelling(name, shape)
+
+    def describe(self, names: Iterable[str]) -> str:
+        """Which rule decided, in one sentence, for the stored tensor ``names``."""
+        if not self.globs:
+            return "nothing kept fp32 (keep_fp32 'none')"
+        spellings = "norm name spellings (1-D tensors of modules named " + ", ".join(NORM_NAME_GLOBS) + ")"
+        if self.owners is None:
+            if self.by_spellings:
+                return f"{spellings}, as module classes are unknown: {self.no_classes_because}"
+            globs = ", ".join(self.globs)
+            return f"name globs {globs} (case-insensitive; module classes unknown: {self.no_classes_because})"
+        sentence = f"module classes from {self.owners.label}"
+        if self.owners.declared:
+            sentence += f", with the modules it declares fp32 ({', '.join(self.owners.declared)})"
+        strays = sum(1 for n in names if not self.owners.holds(n))
+        if strays:
+            rest = spellings if self.by_spellings else "name globs"
+            sentence += f"; {strays} stored names it does not hold by their owning modules and {rest}"
+        return sentence

@@ -17,7 +17,7 @@ import torch
 from castwise.checkpoint.dtypes import CASTABLE, storage_dtype
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.fp8_scales import E4M3, FP8_DTYPES, Fp8Scales, dequantized, quantize_grid, quantized
-from castwise.checkpoint.keep import kept_by_name
+from castwise.checkpoint.keep import KeepRule, kept_by_name
 from castwise.checkpoint.shards import ShardReader
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.policy import dtype_from_name
@@ -47,10 +47,10 @@ class Output:
 
 @dataclass(frozen=True)
 class Target:
-    """What a conversion asks for: a float dtype, kept globs, and fp8 quantization when set."""
+    """What a conversion asks for: a float dtype, the keep-fp32 rule, and fp8 quantization when set."""
 
     dtype: torch.dtype
-    globs: tuple[str, ...]
+    keep: KeepRule
     fp8_block: tuple[int, int] | None
     quantize: bool
 
@@ -62,7 +62,7 @@ class Target:
         return config
 
 
-def parse_target(dtype: str | torch.dtype, globs: tuple[str, ...], fp8_block: int | str | None) -> Target:
+def parse_target(dtype: str | torch.dtype, keep: KeepRule, fp8_block: int | str | None) -> Target:
     """``bf16``/``f16``/``f32``/``f64``, or ``fp8`` (e4m3 Linear weights, the rest bf16)."""
     quantize = isinstance(dtype, torch.dtype) and dtype == E4M3 or str(dtype).strip().lower() in FP8_NAMES
     if fp8_block in (None, "tensor"):
@@ -72,9 +72,9 @@ def parse_target(dtype: str | torch.dtype, globs: tuple[str, ...], fp8_block: in
     else:
         raise CheckpointError(f"fp8 block {fp8_block!r}: give a positive number of rows and columns (128) or 'tensor'")
     if quantize:
-        return Target(torch.bfloat16, globs, block, True)
+        return Target(torch.bfloat16, keep, block, True)
     try:
-        return Target(dtype_from_name(dtype), globs, block, False)
+        return Target(dtype_from_name(dtype), keep, block, False)
     except ValueError as exc:
         raise CheckpointError(f"{exc}, or fp8 to quantize Linear weights") from None
 
@@ -98,8 +98,8 @@ def plan_outputs(
     """The outputs for one weight file's tensors, in file order."""
     outputs: list[Output] = []
     for info in infos:
-        kept = kept_by_name(info.name, target.globs)
-        if target.quantize and _quantizable(info, target.globs):
+        kept = target.keep.kept(info.name, info.shape)
+        if target.quantize and _quantizable(info, target.keep):
             outputs.extend(_quantized_pair(info, target.fp8_block))
         elif info.name in scales.dropped and not target.quantize:
             continue
@@ -124,10 +124,10 @@ def check_quantizable(scales: Fp8Scales, where: str) -> None:
         )
 
 
-def _quantizable(info: TensorInfo, globs: tuple[str, ...]) -> bool:
+def _quantizable(info: TensorInfo, keep: KeepRule) -> bool:
     return (
         len(info.shape) == 2 and info.name.endswith(".weight") and info.dtype in CASTABLE
-        and not kept_by_name(info.name, (*globs, *NOT_QUANTIZED))
+        and not keep.kept(info.name, info.shape) and not kept_by_name(info.name, NOT_QUANTIZED)
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, cast
 
 import torch
 from torch import nn
@@ -13,13 +13,12 @@ from torch import nn
 from castwise.checkpoint.atomic import atomic_file
 from castwise.checkpoint.dtypes import storage_dtype, torch_name
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.keep import keep_globs, kept_by_name, kept_in_module
+from castwise.checkpoint.keep import KeepRule, keep_globs
 from castwise.checkpoint.layout import resolve
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.safetensors_header import plan_entries
 from castwise.checkpoint.shards import flat_chunks, open_shard
 from castwise.checkpoint.writer import SafetensorsWriter
-from castwise.model import unwrap
 from castwise.policy import Policy, PolicyLike, dtype_from_name
 
 
@@ -46,12 +45,13 @@ def save(
     globs = keep_globs(policy.keep_fp32 if keep_fp32 is None and policy else keep_fp32)
     state = _state_of(model_or_state_dict)
     if isinstance(model_or_state_dict, nn.Module):
-        kept = kept_in_module(unwrap(model_or_state_dict), state, globs)
+        rule = KeepRule.of_module(_unwrapped(model_or_state_dict), globs)
     else:
-        kept = {name for name in state if kept_by_name(name, globs)}
-    plan = [(n, storage_dtype(t.dtype, target, n in kept), tuple(t.shape)) for n, t in state.items()]
+        rule = KeepRule(globs, None, "a state dict holds no modules")
+    plan = [(n, storage_dtype(t.dtype, target, rule.kept(n, t.shape)), tuple(t.shape)) for n, t in state.items()]
     entries = plan_entries(plan)
-    metadata = castwise_metadata({}, target, globs if target is not None else (), policy)
+    kept_rule = rule.describe(state) if target is not None else None
+    metadata = castwise_metadata({}, target, globs if target is not None else (), policy, kept_rule)
     if path.is_dir():
         raise CheckpointError(f"{path} is a folder; give a file name such as {path / 'model.safetensors'}")
     with atomic_file(path, force=True) as file:
@@ -76,7 +76,7 @@ def load(path: str | Path, dtype: str | torch.dtype | None = None) -> dict[str, 
 
 def load_into(model: nn.Module, path: str | Path, strict: bool = False) -> LoadResult:
     """Load a checkpoint into ``model``, each parameter and buffer taking its stored dtype."""
-    target = unwrap(model)
+    target = _unwrapped(model)
     state = load(path)
     parameters = dict(target.named_parameters(remove_duplicate=False))
     buffers = dict(target.named_buffers(remove_duplicate=False))
@@ -104,6 +104,13 @@ def load_into(model: nn.Module, path: str | Path, strict: bool = False) -> LoadR
             f"unexpected keys ({', '.join(unexpected[:3])}); pass strict=False to load the rest"
         )
     return result
+
+
+def _unwrapped(model: nn.Module) -> nn.Module:
+    """The module inside castwise wrappers (classes that set ``__castwise_wrapper__``), else ``model``."""
+    while getattr(type(model), "__castwise_wrapper__", False):
+        model = cast(nn.Module, model.module)
+    return model
 
 
 def _assign(model: nn.Module, name: str, current: torch.Tensor, tensor: torch.Tensor) -> None:

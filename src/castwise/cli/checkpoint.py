@@ -38,7 +38,8 @@ def convert_command(
     ),
     keep_fp32: list[str] = typer.Option(
         None, "--keep-fp32", "-k",
-        help="Glob on tensor/module names kept fp32 (repeatable, case-insensitive); default: norm layers; 'none' keeps nothing.",
+        help="Glob on tensor/module names (case-insensitive) or module classes (exact, known from a folder's "
+        "config.json) kept fp32; repeatable; default: norm layers; 'none' keeps nothing.",
     ),
     key: str = typer.Option(None, "--key", help="DCP folders: the state group to write (default: model, without its prefix)."),
     config: str = typer.Option(None, "--config", help="A config.json to write beside a folder's output (default: SRC's own)."),
@@ -64,6 +65,7 @@ def convert_command(
         f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out",
         highlight=False, soft_wrap=True, markup=False,
     )
+    console.print(f"kept fp32 by {result.keep_rule}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _fp8_note(result: ConvertResult) -> str:

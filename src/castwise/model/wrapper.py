@@ -6,6 +6,7 @@ from typing import Any
 
 from torch import nn
 
+from castwise.keep import declared_fp32_globs
 from castwise.model.boundary import ForwardBoundary
 from castwise.model.convert import convert_parameters
 from castwise.model.fp8 import Fp8Plan, convert_fp8, plan_fp8
@@ -21,6 +22,8 @@ class PrecisionModule(nn.Module):
     ``state_dict()`` keys are the inner module's (no prefix), so checkpoints are interchangeable
     with the unwrapped model. Attributes the wrapper lacks are looked up on the inner module.
     """
+
+    __castwise_wrapper__ = True  # checkpoint/ unwraps by this marker without importing model/
 
     def __init__(self, module: nn.Module, policy: Policy) -> None:
         super().__init__()
@@ -82,11 +85,7 @@ def _declared_fp32_globs(model: nn.Module, policy: Policy) -> tuple[str, ...]:
     """Name globs for what a model itself says must stay fp32 (transformers' ``_keep_in_fp32_modules``)."""
     if not policy.is_low_precision:
         return ()
-    declared: list[str] = []
-    for attribute in ("_keep_in_fp32_modules", "_keep_in_fp32_modules_strict"):
-        declared += list(getattr(model, attribute, None) or ())
-    globs = (g for name in declared for g in (name, f"{name}.*", f"*.{name}", f"*.{name}.*"))
-    return tuple(g for g in dict.fromkeys(globs) if g not in policy.keep_fp32)
+    return tuple(g for g in declared_fp32_globs(model) if g not in policy.keep_fp32)
 
 
 def unwrap(model: nn.Module) -> nn.Module:
