@@ -22,12 +22,12 @@ import copy
 import warnings
 
 import torch
-from common import Step, machine, measure, print_ratios
 from torch import nn
 from torch.nn import functional as F
 from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
 import castwise as cw
+from common import Step, machine, measure, print_ratios
 
 
 class Block(nn.Module):
@@ -45,7 +45,8 @@ class Block(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, length, hidden = x.shape
         h = self.attn_norm(x)
-        q, k, v = (p(h).view(batch, length, self.heads, -1).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
+        q, k, v = (p(h).view(batch, length, self.heads, -1).transpose(1, 2)
+                   for p in (self.q_proj, self.k_proj, self.v_proj))
         attention = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.o_proj(attention.transpose(1, 2).reshape(batch, length, hidden))
         h = self.mlp_norm(x)

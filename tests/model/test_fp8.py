@@ -112,9 +112,9 @@ def test_tiny_llama_keeps_out_the_first_linear_and_the_lm_head():
         "model.layers.0.self_attn.q_proj": "first Linear (fp8_keep_out '@first')",
         "lm_head": "last Linear (e.g. an LM head) (fp8_keep_out '@last')",
     }
-    projections = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-    expected = {f"model.layers.{i}.{part}.{p}" for i in (0, 1) for p in projections
-                for part in ("self_attn", "mlp") if (part == "mlp") == p.endswith(("up_proj", "down_proj", "gate_proj"))}
+    attention = [f"self_attn.{p}" for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
+    mlp = [f"mlp.{p}" for p in ("gate_proj", "up_proj", "down_proj")]
+    expected = {f"model.layers.{i}.{part}" for i in (0, 1) for part in attention + mlp}
     expected.discard("model.layers.0.self_attn.q_proj")
     assert _converted(model) == set(report.converted) == expected
     inner = cw.unwrap(model)
@@ -313,7 +313,8 @@ def test_cuda_capability_decides_fp8(capability, supported):
     if supported:
         check_fp8_device(policy, "cuda", capability)
     else:
-        with pytest.raises(RuntimeError, match=rf"GPU \(sm{capability[0]}{capability[1]}\) does not have.*sm89\+.*bf16-mixed"):
+        gpu = f"sm{capability[0]}{capability[1]}"
+        with pytest.raises(RuntimeError, match=rf"GPU \({gpu}\) does not have.*sm89\+.*bf16-mixed"):
             check_fp8_device(policy, "cuda", capability)
 
 

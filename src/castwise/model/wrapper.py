@@ -43,7 +43,7 @@ class PrecisionModule(nn.Module):
     @property
     def fp8_report(self) -> Fp8Plan | None:
         """Which Linears run in fp8 and why the others do not (None when the policy has no fp8)."""
-        return plan_fp8(self._modules[_INNER], self.policy) if self.policy.fp8 else None
+        return plan_fp8(unwrap(self), self.policy) if self.policy.fp8 else None
 
     def __getattr__(self, name: str) -> Any:
         try:
