@@ -16,7 +16,7 @@ import torch
 
 from castwise.checkpoint.dtypes import CASTABLE, storage_dtype
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.fp8_scales import E4M3, FP8_DTYPES, Fp8Scales, dequantized, quantize_grid, quantized
+from castwise.checkpoint.fp8_scales import E4M3, FP8_DTYPES, Fp8Scales, ScaleGrid, dequantized, is_scale_name, quantize_grid, quantized
 from castwise.checkpoint.keep import KeepRule, kept_by_name
 from castwise.checkpoint.shards import ShardReader
 from castwise.checkpoint.tensor_info import TensorInfo
@@ -104,16 +104,23 @@ def plan_outputs(
         elif info.name in scales.dropped and not target.quantize:
             continue
         elif info.name in scales.grids and not target.quantize:
-            grid, scale = scales.grids[info.name], scale_values[scales.grids[info.name].scale]
-            dtype = storage_dtype(torch.float32, target.dtype, kept)
-            outputs.append(Output(info.name, dtype, info.shape, info,
-                                  lambda shard, n=info.name, g=grid, s=scale: dequantized(
-                                      functools.partial(shard.chunks, n), g, s)))
-        else:
+            grid = scales.grids[info.name]
+            outputs.append(_dequantized(info, storage_dtype(torch.float32, target.dtype, kept), grid, scale_values[grid.scale]))
+        elif is_scale_name(info.name):
+            outputs.append(_copied(info, info.dtype))
+        else:  # an fp8 tensor without a scale upcasts exactly, like a float32 one
             stored = torch.float32 if info.dtype in FP8_DTYPES and not target.quantize else info.dtype
-            dtype = storage_dtype(stored, target.dtype, kept)
-            outputs.append(Output(info.name, dtype, info.shape, info, lambda shard, n=info.name: shard.chunks(n)))
+            outputs.append(_copied(info, storage_dtype(stored, target.dtype, kept)))
     return outputs
+
+
+def _copied(info: TensorInfo, dtype: torch.dtype) -> Output:
+    return Output(info.name, dtype, info.shape, info, lambda shard: shard.chunks(info.name))
+
+
+def _dequantized(info: TensorInfo, dtype: torch.dtype, grid: ScaleGrid, scale: torch.Tensor) -> Output:
+    return Output(info.name, dtype, info.shape, info,
+                  lambda shard: dequantized(functools.partial(shard.chunks, info.name), grid, scale, dtype))
 
 
 def check_quantizable(scales: Fp8Scales, where: str) -> None:
