@@ -155,7 +155,9 @@ def _tensor(name: str, entry: Any, located: dict[tuple[str, tuple[int, ...]], An
             raise CheckpointError(f"{about}: chunk at {list(offsets)} of size {list(sizes)} lies outside {list(shape)}")
         info = located.get((name, offsets))
         if info is None:
-            raise CheckpointError(f"{about}: the chunk at {list(offsets)} has no storage entry; the metadata is corrupt")
+            raise CheckpointError(
+                f"{about}: the chunk at {list(offsets)} has no storage entry; the metadata is corrupt"
+            )
         chunks.append(_Chunk(offsets, sizes, *_storage(info, about)))
     if sum(math.prod(c.sizes) for c in chunks) != math.prod(shape):
         raise CheckpointError(f"{about}: its chunks do not cover its shape {list(shape)}; the metadata is corrupt")
@@ -163,13 +165,15 @@ def _tensor(name: str, entry: Any, located: dict[tuple[str, tuple[int, ...]], An
 
 
 def _storage(info: Any, about: str) -> tuple[str, int, int]:
-    file, begin, length = getattr(info, "relative_path", None), getattr(info, "offset", None), getattr(info, "length", None)
+    file, begin, length = (getattr(info, field, None) for field in ("relative_path", "offset", "length"))
     if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
         raise CheckpointError(f"{about}: data file {file!r} is not a plain file name in the checkpoint folder")
     if type(begin) is not int or type(length) is not int or begin < 0 or length < 0:
         raise CheckpointError(f"{about}: storage offset {begin!r} and length {length!r} must be non-negative integers")
     if getattr(info, "transform_descriptors", None):
-        raise CheckpointError(f"{about}: stored through stream transforms {info.transform_descriptors}, which castwise does not read")
+        raise CheckpointError(
+            f"{about}: stored through stream transforms {info.transform_descriptors}, which castwise does not read"
+        )
     return file, begin, length
 
 
@@ -237,7 +241,10 @@ class DcpReader:
         if self.layout.objects:
             ordered = sorted(self.layout.objects, key=lambda n: group_of(n) in OPTIMIZER_GROUPS)
             shown = ", ".join(ordered[:3])
-            lines.append(f"{len(self.layout.objects)} non-tensor entries (pickled values such as {shown}) are not weights and are skipped")
+            lines.append(
+                f"{len(self.layout.objects)} non-tensor entries (pickled values such as {shown}) "
+                "are not weights and are skipped"
+            )
         return lines
 
     def read(self, name: str) -> torch.Tensor:

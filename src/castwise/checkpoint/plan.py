@@ -16,7 +16,9 @@ import torch
 
 from castwise.checkpoint.dtypes import CASTABLE, storage_dtype
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.fp8_scales import E4M3, FP8_DTYPES, Fp8Scales, ScaleGrid, dequantized, is_scale_name, quantize_grid, quantized
+from castwise.checkpoint.fp8_scales import (
+    E4M3, FP8_DTYPES, Fp8Scales, ScaleGrid, dequantized, is_scale_name, quantize_grid, quantized,
+)
 from castwise.checkpoint.keep import KeepRule, kept_by_name
 from castwise.checkpoint.shards import ShardReader
 from castwise.checkpoint.tensor_info import TensorInfo
@@ -105,7 +107,8 @@ def plan_outputs(
             continue
         elif info.name in scales.grids and not target.quantize:
             grid = scales.grids[info.name]
-            outputs.append(_dequantized(info, storage_dtype(torch.float32, target.dtype, kept), grid, scale_values[grid.scale]))
+            dtype = storage_dtype(torch.float32, target.dtype, kept)
+            outputs.append(_dequantized(info, dtype, grid, scale_values[grid.scale]))
         elif is_scale_name(info.name):
             outputs.append(_copied(info, info.dtype))
         else:  # an fp8 tensor without a scale upcasts exactly, like a float32 one
