@@ -13,7 +13,7 @@ from castwise.cli.output import console, fail, literal, print_json, printable, t
 
 
 def inspect_command(
-    path: str = typer.Argument(..., help="A .safetensors, .bin/.pt/.pth file, an *.index.json or a model folder."),
+    path: str = typer.Argument(..., help="A .safetensors, .bin/.pt/.pth file, an *.index.json, a model folder or a DCP folder."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     tensors: bool = typer.Option(False, "--tensors", help="Also list every tensor (name, dtype, shape, bytes, file)."),
 ) -> None:
