@@ -83,7 +83,8 @@ def trained_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_trained_page_plots_the_loss_curves_and_measured_memory(trained_page: Path) -> None:
     text = trained_page.read_text(encoding="utf-8")
-    assert text.count("<svg") == 5
+    assert text.count("<svg") == 6
+    assert "Trial training: loss against fp32 per step" in text
     assert "Trial training: loss per step (10 steps, same weights and batches)" in text
     loss_svg = text[text.index("Trial training: loss per step"):]
     loss_svg = loss_svg[:loss_svg.index("</svg>")]

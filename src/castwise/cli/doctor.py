@@ -140,7 +140,7 @@ def _print_rows(rows: list[ParityRow]) -> None:
     console.print(grid)
     console.print("eval: eval() under no_grad with a padding mask; output dtype: train / eval", highlight=False)
     for line in failures:
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print(line, highlight=False, markup=False)
     broken = sum(1 for r in rows if r.way == "torch" and (not r.ok or r.train.output_dtype != r.eval.output_dtype))
     working = sum(1 for r in rows if r.way == "castwise" and r.ok)
     console.print(f"plain PyTorch: {broken} of {len(rows) // 2} policies fail or change output dtype between train "

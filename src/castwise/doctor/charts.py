@@ -220,19 +220,35 @@ def training_memory_chart(training: Training) -> str:
     return _bars(f"Training memory measured per policy ({training.optimizer})", "KiB", rows, parts)
 
 
-def loss_chart(training: Training) -> str:
-    """The loss at every step of the trial training, fp32 (black) and each policy."""
-    runs = [training.reference, *training.runs]
-    series: list[Series] = [(run.label, [(i, v) for i, v in enumerate(run.losses) if v is not None]) for run in runs]
+def _step_chart(training: Training, title: str, y_label: str, series: list[Series]) -> str:
+    """Lines over the optimizer steps, fp32 (black) first, then each policy's run."""
     values = [y for _, points in series for _, y in points] or [0.0, 1.0]
     low, high = min(values), max(values)
     pad = (high - low) * 0.05 or abs(high) * 0.05 or 1.0
     frame = _Frame(70, 34, 520, 280, (0.0, max(1, training.steps - 1)), (low - pad, high + pad))
-    body = _axes(frame, "training loss", "optimizer step")
+    body = _axes(frame, y_label, "optimizer step")
     for tick in _ticks(*frame.x_range, count=6):
         body.append(_text(frame.x(tick), frame.top + frame.height + 16, f"{tick:g}", 10, "middle"))
-    colours = ["#000000", *(PALETTE[i % len(PALETTE)] for i in range(len(runs) - 1))]
+    colours = ["#000000", *(PALETTE[i % len(PALETTE)] for i in range(len(training.runs)))]
     body += [_polyline(frame, points, colour) for (_, points), colour in zip(series, colours) if points]
     body += _legend(frame.left + frame.width + 16, frame.top, [(label, c) for (label, _), c in zip(series, colours)])
-    title = f"Trial training: loss per step ({training.steps} steps, same weights and batches)"
     return _svg(frame.left + frame.width + 200, frame.top + frame.height + 46, title, body)
+
+
+def loss_chart(training: Training) -> str:
+    """The loss at every step of the trial training, fp32 and each policy."""
+    runs = [training.reference, *training.runs]
+    series = [(run.label, [(i, v) for i, v in enumerate(run.losses) if v is not None]) for run in runs]
+    title = f"Trial training: loss per step ({training.steps} steps, same weights and batches)"
+    return _step_chart(training, title, "training loss", series)
+
+
+def loss_gap_chart(training: Training) -> str:
+    """Each policy's loss against fp32's at every step, in percent (0: the same as fp32)."""
+    reference = training.reference.losses
+    series: list[Series] = [("fp32", [(i, 0.0) for i in range(len(reference))])]
+    for run in training.runs:
+        points = [(i, 100 * (v - r) / abs(r)) for i, (v, r) in enumerate(zip(run.losses, reference))
+                  if v is not None and r]
+        series.append((run.label, points))
+    return _step_chart(training, "Trial training: loss against fp32 per step", "loss vs fp32 (%)", series)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from castwise.doctor.charts import dtype_flow_chart, error_chart, loss_chart, memory_chart, training_memory_chart
+from castwise.doctor.charts import (
+    dtype_flow_chart, error_chart, loss_chart, loss_gap_chart, memory_chart, training_memory_chart,
+)
 from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
 from castwise.doctor.report import ModeRun, Report, Routing, Training
 
@@ -98,8 +100,8 @@ def _findings(report: Report) -> str:
 def _training_section(training: Training | None) -> str:
     if training is None:
         return ""
-    charts = "".join(f'<div class="chart">{svg}</div>' for svg in (loss_chart(training),
-                                                                    training_memory_chart(training)))
+    charts = "".join(f'<div class="chart">{svg}</div>'
+                     for svg in (loss_chart(training), loss_gap_chart(training), training_memory_chart(training)))
     return (f"<h2>Trial training ({training.steps} {escape(training.optimizer)} steps, lr {training.lr:g}, "
             f"{escape(training.loss)})</h2>{_training_rows(training)}{charts}")
 
