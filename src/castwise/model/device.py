@@ -10,6 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from castwise.model.fp8 import check_fp8_device
 from castwise.policy import Policy
 
 
@@ -30,6 +31,7 @@ def check_policy_on_device(policy: Policy, device_type: str) -> None:
             raise RuntimeError(
                 f"policy {policy} needs bf16, which this GPU does not support; use '16-mixed'"
             )
+    check_fp8_device(policy, device_type)
     if policy.matmul_precision != "highest" and device_type != "cuda":
         warnings.warn(
             f"policy {policy}: float32 matmul precision {policy.matmul_precision!r} has no effect "
