@@ -8,7 +8,12 @@ loose enough that no keep-fp32 search runs; that search is timed separately, as 
 Both sides alternate, order rotated each round; the median of the rounds is kept, for wall time
 and for this process's CPU time (steadier on a shared machine).
 
-    .venv/bin/python benchmarks/doctor.py [--rounds 5]
+The trial training (``--train N``) is timed the same way against hand-written loops: each policy
+variant trained N steps with ``cw.apply``, ``cw.make_optimizer`` and ``cw.LossScaler`` and nothing
+else, against the doctor's lockstep runs with the precision monitor, the memory measurement and the
+comparison; its findings on the built-in example are printed too.
+
+    .venv/bin/python benchmarks/doctor.py [--rounds 5] [--steps 50]
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import warnings
 from typing import Any, Callable
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 import castwise as cw
-from castwise.doctor import example_inputs, example_model
+from castwise.doctor import example_inputs, example_labels, example_model
+from castwise.doctor.trial import DefaultLoss, train, trial_batches, variants
 from castwise.model import PrecisionWarning
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 
@@ -105,9 +112,54 @@ def search_cost(rounds: int) -> None:
           f"{loose * 1e3:.1f} ms -> {tight * 1e3:.1f} ms ({tight / loose:.2f}x)")
 
 
+def hand_written_training(model: nn.Module, inputs: tuple, labels: torch.Tensor, steps: int) -> None:
+    """N AdamW steps per variant with castwise's public training parts, one variant after another."""
+    runs = [(cw.Policy.parse("32-true"), "none"), *variants([cw.Policy.parse(p) for p in TRAIN_POLICIES])]
+    for policy, updates in runs:
+        wrapped = cw.apply(copy.deepcopy(model), policy)
+        optimizer = cw.make_optimizer(wrapped, "adamw", lr=1e-3, updates=updates)
+        scaler = cw.LossScaler(policy)
+        for _ in range(steps):
+            optimizer.zero_grad(set_to_none=True)
+            scaler.scale(F.cross_entropy(wrapped(*inputs).float(), labels)).backward()
+            scaler.step(optimizer)
+            scaler.update()
+
+
+TRAIN_POLICIES = ("bf16-mixed", "bf16-true")
+
+
+def trial_cost(rounds: int, steps: int) -> None:
+    model, inputs, labels = example_model(), example_inputs(), example_labels()
+    batches = trial_batches(inputs, [(inputs, labels)], steps)
+    policies = [cw.Policy.parse(p) for p in TRAIN_POLICIES]
+
+    def doctor() -> cw.doctor.Training:
+        with mha_fastpath_disabled():
+            return train(model, batches, policies, DefaultLoss(), loss_name="cross-entropy", tolerance=0.02)
+
+    ways = {"hand-written": lambda: hand_written_training(model, inputs, labels, steps), "doctor": doctor}
+    for action in ways.values():
+        action()
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    for round_index in range(rounds):
+        order = list(ways)[round_index % 2:] + list(ways)[:round_index % 2]
+        for name in order:
+            times[name].append(timed(ways[name])[0])
+    hand, ours = (statistics.median(times[n]) for n in ways)
+    print(f"trial training, example, {steps} steps x {len(variants(policies)) + 1} runs: hand-written loops "
+          f"{hand * 1e3:.0f} ms, doctor {ours * 1e3:.0f} ms, ratio {ours / hand:.2f}x")
+    training = doctor()
+    for run in training.runs:
+        print(f"  {run.label:<18} final loss vs fp32 {run.final_gap:+.2%}, swamped {run.swamping_rate:.1%}, "
+              f"skipped {run.skipped_steps}, time {run.time_ratio:.2f}x, memory {run.memory.total / 1024:.1f} KiB "
+              f"({run.memory_ratio:.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=50, help="trial-training steps")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1: steadiest on a shared box)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -119,6 +171,7 @@ def main() -> None:
     compare("built-in example (85 KB)", example_model(), example_inputs(), args.rounds)
     compare("MLP blocks 256x6 (19 MB)", Blocks(), (torch.randn(8, 32, 256),), args.rounds)
     search_cost(args.rounds)
+    trial_cost(args.rounds, args.steps)
 
 
 if __name__ == "__main__":
