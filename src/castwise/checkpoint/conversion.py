@@ -3,7 +3,10 @@
 One chunk of one tensor is in memory at a time (a whole tensor for a DCP folder, whose tensors
 are assembled from their chunks). A file in gives a file out; a folder (a sharded index, a DCP
 folder) in gives a folder out: shards, an index, ``config.json`` with its dtype updated, and
-every other file copied. fp8 weights with scales are dequantized; ``dtype="fp8"`` quantizes.
+every other top-level file and folder copied, except the Trainer's ``checkpoint-N`` snapshots
+(skipped and reported; convert one by naming it). Temporaries that killed conversions left beside
+the destination are removed first and reported. fp8 weights with scales are dequantized;
+``dtype="fp8"`` quantizes.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import json
+import re
 import shutil
 from contextlib import closing
 from dataclasses import dataclass
@@ -19,7 +23,7 @@ from typing import BinaryIO, Callable, Iterable
 
 import torch
 
-from castwise.checkpoint.atomic import atomic_file, atomic_folder, check_destination
+from castwise.checkpoint.atomic import atomic_file, atomic_folder, check_destination, remove_stale_temporaries
 from castwise.checkpoint.dtypes import torch_name
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.fp8_scales import E4M3, Fp8Scales, find_scales
@@ -37,6 +41,7 @@ Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as tensor data is converted."""
 
 _OTHER_WEIGHTS = ("model*.safetensors", "pytorch_model*.bin", "*.safetensors.index.json", "pytorch_model.bin.index.json")
+_TRAINER_CHECKPOINT = re.compile(r"checkpoint-[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,11 @@ class ConvertResult:
     cast: int
     bytes_read: int
     bytes_written: int
+    dequantized: int = 0
+    quantized: int = 0
+    scales_dropped: int = 0
+    skipped: tuple[str, ...] = ()
+    stale_removed: tuple[str, ...] = ()
     keep_rule: str = ""
     """What decided which tensors stayed fp32 (module classes, or norm name spellings)."""
 
@@ -110,12 +120,14 @@ def convert(
     plans = {file: plan_outputs(infos[file], target, scales, values) for file in layout.files}
     total = sum(o.source.nbytes for outputs in plans.values() for o in outputs if o.source is not None)
     job = _Job(target, key, plans, total, progress, target.keep.describe(i.name for f in infos.values() for i in f))
+    stale = tuple(str(path) for path in remove_stale_temporaries(destination))
+    skipped: tuple[str, ...] = ()
     one_file = destination.suffix == ".safetensors"
     if layout.is_folder and not one_file:
         if destination.exists() and not destination.is_dir():
             raise CheckpointError(f"{destination} is a file; a folder in gives a folder out, name a folder")
-        files = _convert_folder(layout, destination, job, force, config_path, _config_updates(target, scales),
-                                parse_size(max_shard_size))
+        files, skipped = _convert_folder(layout, destination, job, force, config_path,
+                                         _config_updates(target, scales), parse_size(max_shard_size))
     elif not one_file:
         raise CheckpointError(f"{destination}: convert writes safetensors; name it *.safetensors")
     elif len(layout.files) > 1:
@@ -126,7 +138,12 @@ def convert(
         with atomic_file(destination, force) as out, closing(open_shard(layout.files[0], key=key)) as shard:
             _write_outputs(shard, plans[layout.files[0]], out, job)
         files = (str(destination),)
-    return ConvertResult(str(destination), files, job.tensors, job.cast, job.done, job.written, keep_rule=job.keep_rule)
+    fp8: tuple[int, int, int] = (
+        (0, sum(o.dtype == E4M3 for p in plans.values() for o in p), 0) if target.quantize
+        else (len(scales.grids), 0, len(scales.dropped))
+    )
+    return ConvertResult(str(destination), files, job.tensors, job.cast, job.done, job.written, *fp8,
+                         skipped=skipped, stale_removed=stale, keep_rule=job.keep_rule)
 
 
 def _infos(file: Path, key: str | None) -> list[TensorInfo]:
@@ -175,7 +192,8 @@ def _ticking(output: Output, shard: ShardReader, job: _Job) -> Iterable[torch.Te
 def _convert_folder(
     layout: Layout, destination: Path, job: _Job, force: bool, config: Path | None,
     config_updates: dict[str, object], max_bytes: int | None,
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Write the converted folder; returns its weight files and the subfolders skipped."""
     parts = {file: _split(job.plans[file], max_bytes) for file in layout.files}
     names = _shard_names(sum(len(p) for p in parts.values()))
     unused = iter(names)
@@ -190,9 +208,8 @@ def _convert_folder(
             _write_index(staging / SAFETENSORS_INDEX, layout, weight_map, job)
         if config is not None:
             write_config_with_dtype(config, staging / CONFIG_NAME, job.target.dtype, config_updates)
-        if layout.format != "dcp":  # a DCP folder holds only its own data files
-            _copy_other_files(layout, staging)
-    return tuple(str(destination / name) for name in names)
+        skipped = _copy_other_files(layout, staging) if layout.format != "dcp" else ()  # DCP: only its data
+    return tuple(str(destination / name) for name in names), skipped
 
 
 def _split(outputs: list[Output], max_bytes: int | None) -> list[list[Output]]:
@@ -224,13 +241,18 @@ def _write_index(path: Path, layout: Layout, weight_map: dict[str, str], job: _J
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
 
 
-def _copy_other_files(layout: Layout, staging: Path) -> None:
+def _copy_other_files(layout: Layout, staging: Path) -> tuple[str, ...]:
+    """Copy the folder's other files; returns the Trainer checkpoint subfolders left out."""
     assert layout.folder is not None
     skip = {*layout.files, layout.index, layout.config}
-    for entry in layout.folder.iterdir():
+    skipped = []
+    for entry in sorted(layout.folder.iterdir()):
         if entry in skip or entry.name.startswith(".") and ".castwise-" in entry.name:
             continue
-        if entry.is_dir():
+        if entry.is_dir() and _TRAINER_CHECKPOINT.fullmatch(entry.name):
+            skipped.append(entry.name)
+        elif entry.is_dir():
             shutil.copytree(entry, staging / entry.name, symlinks=True)
         elif not any(fnmatch.fnmatch(entry.name, pattern) for pattern in _OTHER_WEIGHTS):
             shutil.copy2(entry, staging / entry.name)
+    return tuple(skipped)

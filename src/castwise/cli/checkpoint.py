@@ -60,12 +60,17 @@ def convert_command(
     if as_json:
         print_json(vars(result))
         return
-    console.print(
-        f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}{_fp8_note(result)}), "
-        f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out",
-        highlight=False, soft_wrap=True, markup=False,
-    )
-    console.print(f"kept fp32 by {result.keep_rule}", highlight=False, soft_wrap=True, markup=False)
+    lines = [
+        (f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}{_fp8_note(result)}), "
+         f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out"),
+        *(f"removed {path}, a temporary left by a killed conversion" for path in result.stale_removed),
+        f"kept fp32 by {result.keep_rule}",
+    ]
+    if result.skipped:
+        lines.append(f"skipped the Trainer checkpoint folders {', '.join(result.skipped)}: only the top-level model "
+                     "is converted; convert a checkpoint by naming its folder")
+    for line in lines:
+        console.print(literal(line), highlight=False, soft_wrap=True)
 
 
 def _fp8_note(result: ConvertResult) -> str:
