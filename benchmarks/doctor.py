@@ -25,7 +25,8 @@ import platform
 import statistics
 import time
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -166,7 +167,8 @@ def main() -> None:
     warnings.simplefilter("ignore", PrecisionWarning)
     warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
     torch.manual_seed(0)
-    print(f"torch {torch.__version__}, {platform.processor() or platform.machine()}, {torch.get_num_threads()} threads; "
+    print(f"torch {torch.__version__}, {platform.processor() or platform.machine()}, "
+          f"{torch.get_num_threads()} threads; "
           f"policies: 32-true reference + {', '.join(POLICIES)}; train + eval")
     compare("built-in example (85 KB)", example_model(), example_inputs(), args.rounds)
     compare("MLP blocks 256x6 (19 MB)", Blocks(), (torch.randn(8, 32, 256),), args.rounds)

@@ -7,15 +7,15 @@ import os
 import subprocess
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
+import tomllib
 from typer.testing import CliRunner
 
-from castwise.cli import app
 import castwise as cw
+from castwise.cli import app
 from castwise.doctor import REPORT_SCHEMA
 
 runner = CliRunner()
@@ -98,7 +98,8 @@ def test_file_target_that_fails_exits_1_and_names_the_module(tmp_path: Path) -> 
     assert page.read_text().count("<svg") == 3  # no trial training: no loss or training-memory chart
 
 
-def test_module_target_lightning_module_with_example_input_array(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_module_target_lightning_module_with_example_input_array(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     package = tmp_path / "cwdoctorpkg"
     package.mkdir()
     (package / "__init__.py").write_text("")

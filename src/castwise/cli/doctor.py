@@ -5,18 +5,28 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator, Optional
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from castwise.cli.output import console, fail
 from castwise.doctor import (
-    DEFAULT_POLICIES, DEFAULT_TOLERANCE, ModeResult, ParityRow, Report, diagnose, example_inputs, example_labels, example_model,
-    render_text, run_parity, write_html,
+    DEFAULT_POLICIES,
+    DEFAULT_TOLERANCE,
+    ModeResult,
+    ParityRow,
+    Report,
+    diagnose,
+    example_inputs,
+    example_labels,
+    example_model,
+    render_text,
+    run_parity,
+    write_html,
 )
 from castwise.doctor.formatting import error_text, human_bytes
 from castwise.doctor.targets import Target, TargetError, load_target, load_transformers
@@ -31,8 +41,8 @@ EXAMPLE = "built-in example (Transformer classifier)"
 
 
 def doctor_command(
-    target: Optional[str] = typer.Argument(None, metavar="TARGET", help=TARGET_HELP),
-    hf: Optional[Path] = typer.Option(None, "--hf", metavar="DIR",
+    target: str | None = typer.Argument(None, metavar="TARGET", help=TARGET_HELP),
+    hf: Path | None = typer.Option(None, "--hf", metavar="DIR",
                                       help="A transformers model folder (inputs built from its config)."),
     policy: list[str] = typer.Option(None, "--policy", "-p", metavar="P",
                                      help=f"Policy to check (repeatable); default: {', '.join(DEFAULT_POLICIES)}."),
@@ -42,10 +52,11 @@ def doctor_command(
                                     help="Also train N optimizer steps under fp32 and each policy and compare."),
     lr: float = typer.Option(DEFAULT_LR, "--lr", help="Learning rate of the trial training (AdamW)."),
     tolerance: float = typer.Option(DEFAULT_TOLERANCE, "--tolerance",
-                                    help="Largest relative error (and training loss gap) against fp32 a policy may have."),
+                                    help="Largest relative error (and training loss gap) against fp32 "
+                                         "a policy may have."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout, and nothing else."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write the report as JSON to FILE."),
-    html_file: Optional[Path] = typer.Option(None, "--html", metavar="FILE",
+    out: Path | None = typer.Option(None, "--out", "-o", metavar="FILE", help="Write the report as JSON to FILE."),
+    html_file: Path | None = typer.Option(None, "--html", metavar="FILE",
                                              help="Write a self-contained HTML report with charts to FILE."),
 ) -> None:
     """Run a model in fp32 and under each policy: which layer breaks or drifts, why, and which policy to use."""

@@ -7,7 +7,16 @@ from castwise.doctor.parity import ModeResult, ParityRow, run_parity
 from castwise.doctor.render_html import render_html, write_html
 from castwise.doctor.render_text import render_text
 from castwise.doctor.report import (
-    Finding, KeepFix, ModeRun, ModuleStats, PolicyResult, Recommendation, Report, Routing, Training, TrainingMemory,
+    Finding,
+    KeepFix,
+    ModeRun,
+    ModuleStats,
+    PolicyResult,
+    Recommendation,
+    Report,
+    Routing,
+    Training,
+    TrainingMemory,
     TrainingRun,
 )
 from castwise.doctor.schema import REPORT_SCHEMA

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Sequence
 
 from castwise.doctor.report import ModuleStats, PolicyResult, Report, Training
 
@@ -130,7 +130,7 @@ def error_chart(report: Report) -> str:
     for result in report.policies:
         grouped = _by_name(result)
         errors = [max((s.error for s in grouped.get(n, []) if s.error is not None), default=None) for n in modules]
-        series.append((result.policy, [(i, e) for i, e in enumerate(errors) if e is not None and e > 0]))
+        series.append((result.policy, [(float(i), e) for i, e in enumerate(errors) if e is not None and e > 0]))
     values = [y for _, points in series for _, y in points] + [report.tolerance]
     y_range = (math.floor(math.log10(min(values))), math.ceil(math.log10(max(values))))
     label_room = _CHAR * max((len(n) for n in modules), default=4) * 0.9 + 12
@@ -238,7 +238,8 @@ def _step_chart(training: Training, title: str, y_label: str, series: list[Serie
 def loss_chart(training: Training) -> str:
     """The loss at every step of the trial training, fp32 and each policy."""
     runs = [training.reference, *training.runs]
-    series = [(run.label, [(i, v) for i, v in enumerate(run.losses) if v is not None]) for run in runs]
+    series: list[Series] = [(run.label, [(float(i), v) for i, v in enumerate(run.losses) if v is not None])
+                            for run in runs]
     title = f"Trial training: loss per step ({training.steps} steps, same weights and batches)"
     return _step_chart(training, title, "training loss", series)
 
@@ -246,9 +247,9 @@ def loss_chart(training: Training) -> str:
 def loss_gap_chart(training: Training) -> str:
     """Each policy's loss against fp32's at every step, in percent (0: the same as fp32)."""
     reference = training.reference.losses
-    series: list[Series] = [("fp32", [(i, 0.0) for i in range(len(reference))])]
+    series: list[Series] = [("fp32", [(float(i), 0.0) for i in range(len(reference))])]
     for run in training.runs:
-        points = [(i, 100 * (v - r) / abs(r)) for i, (v, r) in enumerate(zip(run.losses, reference))
+        points = [(float(i), 100 * (v - r) / abs(r)) for i, (v, r) in enumerate(zip(run.losses, reference))
                   if v is not None and r]
         series.append((run.label, points))
     return _step_chart(training, "Trial training: loss against fp32 per step", "loss vs fp32 (%)", series)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
 
@@ -36,7 +36,7 @@ class Reference:
     finite: bool
 
     @classmethod
-    def of(cls, tensor: torch.Tensor) -> "Reference":
+    def of(cls, tensor: torch.Tensor) -> Reference:
         """Copy ``tensor`` (later in-place ops must not change the reference) and summarise it."""
         copy = tensor.detach().to(torch.float32, copy=True)
         if not copy.numel():
@@ -46,7 +46,7 @@ class Reference:
         return cls(copy, float(magnitude.max()), int(torch.count_nonzero(copy)), finite)
 
     @classmethod
-    def many(cls, tensors: Sequence[torch.Tensor]) -> list["Reference"]:
+    def many(cls, tensors: Sequence[torch.Tensor]) -> list[Reference]:
         """:meth:`of` for many tensors: the small ones summarised together in one concatenated pass."""
         small = [t for t in tensors if 0 < t.numel() < SMALL]
         if len(small) < 2:
@@ -81,12 +81,11 @@ def compare_all(groups: Sequence[Group]) -> list[Numerics]:
     """:func:`compare` for many groups at once (small tensors in one batch, large ones one by one)."""
     valid = [bool(c) and len(c) == len(r) and all(a.shape == b.tensor.shape for a, b in zip(c, r)) for c, r in groups]
     pairs = [(c.detach(), r) for (cs, rs), ok in zip(groups, valid) if ok for c, r in zip(cs, rs)]
-    rows = [_pair(c.float(), r) if r.tensor.numel() >= SMALL else None for c, r in pairs]
-    small = [i for i, row in enumerate(rows) if row is None]
+    large = {i: _pair(c.float(), r) for i, (c, r) in enumerate(pairs) if r.tensor.numel() >= SMALL}
+    small = [i for i in range(len(pairs)) if i not in large]
     if small:
-        for i, row in zip(small, _batched([pairs[i] for i in small]).unbind(0)):
-            rows[i] = row
-    values = iter(torch.stack(rows).tolist() if rows else [])
+        large.update(zip(small, _batched([pairs[i] for i in small]).unbind(0)))
+    values = iter(torch.stack([large[i] for i in range(len(pairs))]).tolist() if pairs else [])
     results = []
     for (_, references), ok in zip(groups, valid):
         if not ok:
@@ -96,7 +95,8 @@ def compare_all(groups: Sequence[Group]) -> list[Numerics]:
         errors = [d / r.scale if r.scale > 0 else d for (d, _, _), r in zip(measured, references)]
         nonzero = sum(r.nonzero for r in references)
         flushed = sum(f for _, _, f in measured)
-        results.append(Numerics(max(errors), int(sum(o for _, o, _ in measured)), flushed / nonzero if nonzero else 0.0))
+        overflow = int(sum(o for _, o, _ in measured))
+        results.append(Numerics(max(errors), overflow, flushed / nonzero if nonzero else 0.0))
     return results
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from torch import nn
 
@@ -154,7 +155,8 @@ def _run_policy(model: nn.Module, policy: Policy, call: Call, modes: Sequence[st
     wrapped = prepare(model, policy)
     captures = {}
     for mode in modes:
-        captures[mode] = run_mode(wrapped, call, mode, loss_fn, seed, reference[mode] if reference else None, per_module)
+        expected = reference[mode] if reference else None
+        captures[mode] = run_mode(wrapped, call, mode, loss_fn, seed, expected, per_module)
         if reference is not None:
             score(captures[mode], reference[mode])
     return captures

@@ -31,7 +31,9 @@ class ExampleClassifier(nn.Module):
         return self.head(self.norm(pooled))
 
 
-def example_inputs(batch: int = 4, length: int = 16, vocab: int = 128, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+def example_inputs(
+    batch: int = 4, length: int = 16, vocab: int = 128, seed: int = 0,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Token ids and a padding mask (True = padding) with sequences of different lengths."""
     generator = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, vocab, (batch, length), generator=generator)

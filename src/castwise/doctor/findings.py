@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import torch
 from torch import nn
@@ -39,8 +39,8 @@ def find(
             found += _param_dtypes(policy, result.policy, run)
         found += _keep_fix(result, fix)
     if training is not None:
-        for run in training.runs:
-            found += _training(training, run)
+        for trained in training.runs:
+            found += _training(training, trained)
     found += [_routing(entry) for entry in routing or () if entry.rate > ROUTING_WARNING]
     order = {"error": 0, "warning": 1, "info": 2}
     return sorted(_unique(found), key=lambda f: order[f.severity])
@@ -121,7 +121,8 @@ def _failures(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
             verified = f"; verified: keeping {', '.join(fix.modules)} in fp32 makes {policy} pass"
         yield Finding(
             explanation.get("kind", "exception"), "error",
-            f"{policy} ({modes}) raised{where}: {exception}" + (f". Cause: {explanation['cause']}" if explanation else ""),
+            f"{policy} ({modes}) raised{where}: {exception}"
+            + (f". Cause: {explanation['cause']}" if explanation else ""),
             explanation.get("fix", "see the exception; castwise has no catalogue entry for it") + verified,
             policy=policy, module=run.failing_module,
         )
@@ -232,7 +233,8 @@ def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
             fix = (f"use Kahan-compensated updates: `cw.make_optimizer(model, lr=..., updates='kahan')` "
                    f"(loss within {percent(abs(kahan.final_gap or 0.0))} of fp32 here)")
         elif underflow:
-            fix = "use dynamic loss scaling (castwise's 16-mixed and 16-true scale dynamically: `scaling=dynamic`) or bf16"
+            fix = ("use dynamic loss scaling (castwise's 16-mixed and 16-true scale dynamically: "
+                   "`scaling=dynamic`) or bf16")
         else:
             fix = "use a mixed policy (fp32 master weights), or keep the most sensitive modules in fp32"
         yield Finding(

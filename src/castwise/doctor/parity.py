@@ -4,8 +4,9 @@ how large are the parameters, and how far is the output from an fp32 reference."
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -63,6 +64,7 @@ def run_parity(
 
 def _run_one(model: nn.Module, inputs: tuple, policy: Policy, way: str, reference: dict) -> ParityRow:
     candidate = copy.deepcopy(model)
+    runner: Runner
     if way == "castwise":
         candidate, runner = apply(candidate, policy), _plain
     else:

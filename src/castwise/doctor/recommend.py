@@ -3,20 +3,22 @@
 Cost is storage first (parameter bits), then compute bits, then loss scaling (an fp16 policy needs
 a scaler, skips steps on overflow and has fp32's range cut to 65504, which example inputs may not
 exercise: so bf16 wins over fp16 of the same width), then tf32 over full fp32; among equally cheap
-policies the more accurate one wins. With a trial training, a policy must also train like fp32 (its final loss within tolerance, with
-plain or Kahan updates), and one whose step measured here is more than ``SLOW`` times fp32's is
-chosen only when no faster one passes (fp16 math is emulated on many CPUs).
-For a model with top-k routers that change expert under the chosen policy, the routers are kept in
-fp32. The keep-fp32 search re-runs a failing policy with more
-and more of its most sensitive modules kept in fp32: first the modules that raised, then the
+policies the more accurate one wins. With a trial training, a policy must also train like fp32
+(its final loss within tolerance, with plain or Kahan updates), and one whose step measured here is
+more than ``SLOW`` times fp32's is chosen only when no faster one passes (fp16 math is emulated on
+many CPUs). When the chosen policy changes the experts of top-k routers and keeping the routers in
+fp32 was measured to help, they are kept in fp32.
+
+The keep-fp32 search re-runs a failing policy with more and more of its most sensitive modules
+kept in fp32: first the modules that raised, then the
 sensitivity ranking by doubling prefixes (a module that raises on the way joins the first group), then
 a bisection down to the shortest prefix that passes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import torch
 
@@ -109,7 +111,7 @@ def search_keep_fp32(
     None when there is nothing to try: no module raised and none adds measurable error.
     """
     policy = Policy.parse(result.policy)
-    forced = [r.failing_module for r in result.runs if _blamable(r.failing_module)]
+    forced = [r.failing_module for r in result.runs if r.failing_module and _blamable(r.failing_module)]
     trials: list[tuple[list[str], Trial]] = []
 
     def attempt(modules: list[str]) -> Trial:
@@ -122,7 +124,7 @@ def search_keep_fp32(
     trial = attempt(keep) if keep else Trial(False, result.max_error, None)
     low = size = 0
     while not trial.passed and len(trials) < max_trials:
-        if _blamable(trial.failing_module) and trial.failing_module not in keep:
+        if trial.failing_module and _blamable(trial.failing_module) and trial.failing_module not in keep:
             keep.append(trial.failing_module)
             rest = [name for name in rest if name != trial.failing_module]
             low = size = 0
@@ -149,9 +151,9 @@ def search_keep_fp32(
     return KeepFix(result.policy, keep, best[1].error, True, len(trials))
 
 
-def _blamable(module: str | None) -> bool:
+def _blamable(module: str) -> bool:
     """A real submodule (not the whole model, nor the loss/backward) that can be kept in fp32."""
-    return bool(module) and not module.startswith("(")
+    return not module.startswith("(")
 
 
 def recommend(

@@ -6,7 +6,12 @@ from html import escape
 from pathlib import Path
 
 from castwise.doctor.charts import (
-    dtype_flow_chart, error_chart, loss_chart, loss_gap_chart, memory_chart, training_memory_chart,
+    dtype_flow_chart,
+    error_chart,
+    loss_chart,
+    loss_gap_chart,
+    memory_chart,
+    training_memory_chart,
 )
 from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
 from castwise.doctor.report import ModeRun, Report, Routing, Training
@@ -91,7 +96,8 @@ def _findings(report: Report) -> str:
     if not report.findings:
         return "<p>No findings.</p>"
     return "".join(
-        f'<div class="finding {f.severity}"><div><b>{escape(f.severity)}</b> [{escape(f.kind)}] {escape(f.message)}</div>'
+        f'<div class="finding {f.severity}"><div><b>{escape(f.severity)}</b> [{escape(f.kind)}] '
+        f'{escape(f.message)}</div>'
         f'<div class="fix">Fix: {escape(f.fix)}</div></div>'
         for f in report.findings
     )

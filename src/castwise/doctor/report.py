@@ -279,6 +279,6 @@ class Report:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Report":
+    def from_json(cls, text: str) -> Report:
         """Read a report back from :meth:`to_json` output."""
         return from_dict(cls, json.loads(text))

@@ -8,7 +8,8 @@ whose child ``gate``/``router`` returns the logits they are chosen from (transfo
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -24,6 +25,9 @@ ROUTING_WARNING = 0.03
 """Above this fraction of changed token choices, the doctor recommends keeping routers in fp32."""
 _TOP_K_NAMES = ("top_k", "num_experts_per_tok")
 _GATE_NAMES = ("gate", "router")
+
+Choices = dict[str, list[torch.Tensor]]
+"""Per router name, the sorted expert indices of every call."""
 
 
 def _top_k(module: nn.Module) -> int | None:
@@ -72,8 +76,8 @@ def _choices(output: Any, k: int) -> torch.Tensor | None:
 
 
 @contextlib.contextmanager
-def _recording(model: nn.Module) -> Iterator[dict[str, list[torch.Tensor]]]:
-    recorded: dict[str, list[torch.Tensor]] = {}
+def _recording(model: nn.Module) -> Iterator[Choices]:
+    recorded: Choices = {}
     handles = []
     for name, (module, k) in find_routers(model).items():
         def hook(_: nn.Module, __: Any, output: Any, name: str = name, k: int = k) -> None:
@@ -88,7 +92,7 @@ def _recording(model: nn.Module) -> Iterator[dict[str, list[torch.Tensor]]]:
             handle.remove()
 
 
-def route(model: nn.Module, policy: Policy, call: Call, seed: int = 0) -> dict[str, list[torch.Tensor]] | None:
+def route(model: nn.Module, policy: Policy, call: Call, seed: int = 0) -> Choices | None:
     """The experts every router chose in one eval forward under ``policy``; None if it raised."""
     wrapped = prepare(model, policy)
     wrapped.eval()
@@ -101,7 +105,7 @@ def route(model: nn.Module, policy: Policy, call: Call, seed: int = 0) -> dict[s
     return recorded
 
 
-def changed_choices(reference: dict[str, list[torch.Tensor]], candidate: dict[str, list[torch.Tensor]]) -> tuple[int, int]:
+def changed_choices(reference: Choices, candidate: Choices) -> tuple[int, int]:
     """(token choices compared, token choices that differ) over every router call."""
     tokens = changed = 0
     for name, calls in reference.items():

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import copy
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import torch
 from torch import nn
@@ -33,7 +34,7 @@ class Call:
     kwargs: dict[str, Any]
 
     @classmethod
-    def of(cls, example_inputs: Any) -> "Call":
+    def of(cls, example_inputs: Any) -> Call:
         """A tensor is one argument, a tuple/list the positional arguments, a dict the keyword ones."""
         if isinstance(example_inputs, dict):
             return cls((), dict(example_inputs))
@@ -47,7 +48,7 @@ class Capture:
     """A run's report entry plus what comparing it needs: its outputs and gradients, and per module
     either the reference outputs (a reference run) or the numerics against them (a candidate run)."""
 
-    run: ModeRun | None = None
+    run: ModeRun
     output: list[Reference] = field(default_factory=list)
     grads: dict[str, list[Reference]] = field(default_factory=dict)
     module_outputs: dict[str, list[Reference]] = field(default_factory=dict)
@@ -56,7 +57,7 @@ class Capture:
     module_numerics: dict[str, Numerics] = field(default_factory=dict)
     previous: dict[str, str | None] = field(default_factory=dict)
 
-    def keep_results(self, outputs: list[torch.Tensor], inner: nn.Module, reference: "Capture | None",
+    def keep_results(self, outputs: list[torch.Tensor], inner: nn.Module, reference: Capture | None,
                      modules: Recorder | Measurer | None) -> None:
         """Keep outputs and gradients (a reference run) or compare them with ``reference``'s."""
         grads = _grads_by_module(inner)
@@ -100,7 +101,6 @@ def run_mode(
     inner = unwrap(model)
     inner.zero_grad(set_to_none=True)
     model.train(mode == "train")
-    capture = Capture()
     modules = (Recorder() if reference is None else Measurer(reference.module_outputs)) if per_module else None
     tracer = Tracer(inner, on_output=modules)
     phase = "forward"
@@ -118,16 +118,15 @@ def run_mode(
             elif loss_fn is not None:
                 loss = loss_fn(output).detach()
     except Exception as exc:  # the point is to report what torch raised, and where
-        capture.run = _failed_run(mode, time.perf_counter() - start - tracer.hook_seconds, exc, tracer, phase, inner)
-        return capture
+        return Capture(_failed_run(mode, time.perf_counter() - start - tracer.hook_seconds, exc, tracer, phase, inner))
     seconds = time.perf_counter() - start - tracer.hook_seconds
     outputs = floating_tensors(output)
-    capture.run = ModeRun(
+    capture = Capture(ModeRun(
         mode=mode, ok=True, seconds=seconds, memory=_memory(inner, tracer),
         output_dtype=dtype_name(outputs[0].dtype) if outputs else None,
         loss=float(loss) if loss is not None and loss_fn is not None else None,
         modules=list(tracer.stats.values()),
-    )
+    ))
     capture.keep_results(outputs, inner, reference, modules)
     capture.previous = tracer.previous
     return capture
@@ -143,9 +142,9 @@ def _backward(output: Any, loss_fn: LossFn | None) -> torch.Tensor | None:
         loss = loss_fn(output)
         loss.float().backward()
         return loss.detach()
-    tensors = [t for t in floating_tensors(output) if t.requires_grad]
+    tensors = [t.float().sum() for t in floating_tensors(output) if t.requires_grad]
     if tensors:
-        sum(t.float().sum() for t in tensors).backward()
+        torch.stack(tensors).sum().backward()
     return None
 
 

@@ -31,5 +31,6 @@ def _build(hint: Any, value: Any) -> Any:
     if dataclasses.is_dataclass(hint):
         hints = typing.get_type_hints(hint)
         known = {f.name for f in dataclasses.fields(hint)}
-        return hint(**{k: _build(hints[k], v) for k, v in value.items() if k in known})
+        build: Any = hint
+        return build(**{k: _build(hints[k], v) for k, v in value.items() if k in known})
     return value

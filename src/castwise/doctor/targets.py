@@ -6,9 +6,10 @@ import importlib
 import importlib.util
 import itertools
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import torch
 from torch import nn

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import nn
@@ -59,7 +60,7 @@ class Tracer:
         """The innermost module whose forward was running when the exception escaped."""
         return self._stack[-1] if self._stack else None
 
-    def __enter__(self) -> "Tracer":
+    def __enter__(self) -> Tracer:
         for module in self.model.modules():
             self._handles.append(module.register_forward_pre_hook(self._before, with_kwargs=True))
             self._handles.append(module.register_forward_hook(self._after, with_kwargs=True))

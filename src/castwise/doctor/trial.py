@@ -15,8 +15,9 @@ import itertools
 import math
 import statistics
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -122,7 +123,7 @@ class _State:
     exception: str | None = None
 
     @classmethod
-    def start(cls, source: nn.Module, policy: Policy, updates: str, lr: float) -> "_State":
+    def start(cls, source: nn.Module, policy: Policy, updates: str, lr: float) -> _State:
         model = apply(copy.deepcopy(source), policy)
         optimizer = make_optimizer(model, OPTIMIZER, lr=lr, updates=updates)
         scaler = LossScaler(policy)
