@@ -13,10 +13,10 @@ from __future__ import annotations
 import copy
 
 import torch
-from common import Step, measure, mlp, print_ratios, start, transformer
 from torch import nn
 
 import castwise as cw
+from common import Step, measure, mlp, print_ratios, start, transformer
 
 
 class Autocast(nn.Module):

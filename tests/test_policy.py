@@ -237,6 +237,8 @@ def test_jmp_example_strings(text: str) -> None:
     assert Policy.parse(str(policy)) == policy
 
 
-@pytest.mark.parametrize("text,canonical", [("bf16", "bf16-mixed"), ("16", "16-mixed"), ("fp16", "16-mixed"), ("32", "32-true")])
+@pytest.mark.parametrize(
+    "text,canonical", [("bf16", "bf16-mixed"), ("16", "16-mixed"), ("fp16", "16-mixed"), ("32", "32-true")]
+)
 def test_framework_names_win_over_jmp_bare_dtypes(text: str, canonical: str) -> None:
     assert Policy.parse(text) == Policy.parse(canonical)

@@ -16,7 +16,7 @@ them (for a Hugging Face folder, from the model skeleton) and otherwise falls ba
 from __future__ import annotations
 
 import fnmatch
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from torch import nn
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Union
+from typing import Any
 
 import torch
 
@@ -139,12 +140,12 @@ class Policy:
                 return canonical
         return None
 
-    def replace(self, **changes: object) -> "Policy":
+    def replace(self, **changes: Any) -> Policy:
         """A copy with some fields changed, e.g. ``p.replace(keep_fp32=("*norm*", "head"))``."""
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def parse(cls, spec: "PolicyLike") -> "Policy":
+    def parse(cls, spec: PolicyLike) -> Policy:
         """Parse a canonical name, an alias, an int (16, 32, 64), a ``p=..,c=..,o=..`` triple or a bare
         dtype (``f16``, ``half``, ``full``: that dtype's ``-true`` policy). Where a jmp spelling is
         also a framework's name (``bf16``, ``16``, ``fp16``), the framework's meaning wins."""
@@ -186,7 +187,7 @@ class Policy:
         return ",".join(parts)
 
 
-PolicyLike = Union[Policy, str, int]
+PolicyLike = Policy | str | int
 
 
 def _globs(entries: str | type | Iterable[str | type], field: str) -> tuple[str, ...]:

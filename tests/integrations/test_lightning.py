@@ -11,9 +11,10 @@ from torch import nn
 
 L = pytest.importorskip("lightning")
 
+from lightning_models import EncoderModule, MlpModule, encoder_data, mlp_data  # noqa: E402
+
 import castwise as cw  # noqa: E402
 from castwise.integrations.lightning import CastwisePrecision  # noqa: E402
-from lightning_models import EncoderModule, MlpModule, encoder_data, mlp_data  # noqa: E402
 
 BF16_TOL = dict(atol=5e-2, rtol=5e-2)
 
@@ -79,7 +80,11 @@ def test_true_policy_keeps_norms_fp32_and_targets_untouched(trainer_kwargs):
 
 @pytest.mark.parametrize(
     ("policy", "output_dtype"),
-    [("bf16-mixed", torch.float32), ("params=f32,compute=bf16,output=bf16", torch.bfloat16), ("bf16-true", torch.float32)],
+    [
+        ("bf16-mixed", torch.float32),
+        ("params=f32,compute=bf16,output=bf16", torch.bfloat16),
+        ("bf16-true", torch.float32),
+    ],
 )
 def test_fabric_output_dtype_follows_the_policy(policy, output_dtype):
     fabric = L.Fabric(accelerator="cpu", devices=1, plugins=[CastwisePrecision(policy)])
@@ -150,7 +155,8 @@ def test_checkpoint_holds_scaler_state_and_resume_restores_it(trainer_kwargs, tm
     checkpoint = torch.load(trainer.checkpoint_callback.best_model_path, weights_only=False)
     state = checkpoint["CastwisePrecision"]
     assert state["policy"] == "16-mixed"
-    assert {"loss_scale": state["scaler"]["scale"], "skipped_steps": state["scaler"]["skipped_steps"]} == plugin.metrics()
+    scaler = state["scaler"]
+    assert {"loss_scale": scaler["scale"], "skipped_steps": scaler["skipped_steps"]} == plugin.metrics()
     state["scaler"]["scale"], state["scaler"]["skipped_steps"] = 512.0, 3
     torch.save(checkpoint, path)
 

@@ -12,16 +12,17 @@ processes: the same code runs on CPU with gloo and on many GPUs across machines 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import torch
 from torch import nn
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 
+from castwise.keep import kept_modules
 from castwise.model import PrecisionModule
 from castwise.model.boundary import ForwardBoundary
-from castwise.keep import kept_modules
 from castwise.model.wrapper import prepare_module
 from castwise.policy import Policy, PolicyLike
 
@@ -82,4 +83,4 @@ def full_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     result to ``cw.save(..., dtype=...)`` to choose the storage dtype on disk. Call on every rank.
     """
     options = StateDictOptions(full_state_dict=True, cpu_offload=True)
-    return get_model_state_dict(model, options=options)
+    return get_model_state_dict(model, options=options)  # type: ignore[return-value]

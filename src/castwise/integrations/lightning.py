@@ -24,7 +24,8 @@ as ``castwise/...`` through the Trainer's loggers; ``plugin.metrics()`` gives th
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from lightning.pytorch import LightningModule
@@ -54,7 +55,7 @@ class CastwisePrecision(Precision):
         if isinstance(monitor_every, bool) or not isinstance(monitor_every, int) or monitor_every < 0:
             raise ValueError(f"monitor_every is a number of optimizer steps (0: off), got {monitor_every!r}")
         self.policy = Policy.parse(policy)
-        self.precision = _lightning_name(self.policy)
+        self.precision = _lightning_name(self.policy)  # type: ignore[assignment]
         self.device = device
         self.scaler = LossScaler(self.policy)
         self.monitor_every = monitor_every
@@ -110,6 +111,8 @@ class CastwisePrecision(Precision):
         """Step through the loss scaler (and the health monitor); Trainer passes ``model`` and ``closure``."""
         if closure is None:
             return self._step(optimizer, **kwargs)
+        if model is None:
+            raise TypeError("optimizer_step with a closure needs the LightningModule (model=...)")
         if not self.scaler.enabled and not self.monitor_every:
             return super().optimizer_step(optimizer, model=model, closure=closure, **kwargs)
         closure_result = closure()

@@ -11,7 +11,8 @@ state while ``torch.compile`` traces, so compiled and eager forwards behave alik
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import torch
 from torch import nn

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import torch
 
@@ -36,7 +36,7 @@ def map_tensors(obj: Any, fn: TensorFn) -> Any:
     if isinstance(obj, (tuple, list)):
         return type(obj)(map_tensors(item, fn) for item in obj)
     if isinstance(obj, Mapping):
-        return type(obj)((key, map_tensors(value, fn)) for key, value in obj.items())
+        return type(obj)((key, map_tensors(value, fn)) for key, value in obj.items())  # type: ignore[call-arg]
     return obj
 
 

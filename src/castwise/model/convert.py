@@ -23,7 +23,7 @@ def convert_parameters(model: nn.Module, policy: Policy) -> nn.Module:
 
 
 def _convert_own_tensors(module: nn.Module, dtype: torch.dtype) -> None:
-    for name, param in module.named_parameters(recurse=False):
+    for param in module.parameters(recurse=False):
         if param.is_floating_point() and param.dtype != dtype:
             param.data = param.data.to(dtype)
             if param.grad is not None:

@@ -4,7 +4,6 @@ where the math is merely more precise than asked. A policy is never silently ign
 from __future__ import annotations
 
 import warnings
-
 from typing import Any
 
 import torch

@@ -10,7 +10,8 @@ without a graph break, and with no hooks torch's own call path stays its fastest
 
 from __future__ import annotations
 
-from typing import Any, Container
+from collections.abc import Container
+from typing import Any
 
 import torch
 from torch import nn
@@ -96,7 +97,7 @@ def _original_class(module: nn.Module) -> type:
     return cls
 
 
-def _rebuild_kept(cls: type) -> nn.Module:
+def _rebuild_kept(cls: type[nn.Module]) -> nn.Module:
     module = cls.__new__(cls)
     module.__class__ = _kept_class(cls)
     return module

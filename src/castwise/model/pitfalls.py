@@ -11,7 +11,7 @@ sees mixed weight dtypes. castwise turns the fast path off for the duration of t
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
 from torch import nn
 

@@ -34,11 +34,14 @@ class PrecisionModule(nn.Module):
         self.register_load_state_dict_pre_hook(_add_inner_prefix)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._boundary.run(self._modules[_INNER], args, kwargs)
+        return self._boundary.run(self._inner(), args, kwargs)
 
     def generate(self, *args: Any, **kwargs: Any) -> Any:
         """The inner (transformers) model's ``generate``, every step run under the policy."""
-        return self._boundary.run(self._modules[_INNER].generate, args, kwargs)
+        return self._boundary.run(self._inner().generate, args, kwargs)  # type: ignore[arg-type]
+
+    def _inner(self) -> nn.Module:
+        return self._modules[_INNER]  # type: ignore[return-value]
 
     @property
     def fp8_report(self) -> Fp8Plan | None:
