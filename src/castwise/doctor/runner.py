@@ -108,8 +108,7 @@ def run_mode(
     loss: torch.Tensor | None = None
     start = time.perf_counter()
     try:
-        with torch.random.fork_rng(devices=_cuda_devices(inner)), tracer:
-            torch.manual_seed(seed)
+        with seeded(seed, inner), tracer:
             with torch.no_grad() if mode == "eval" else contextlib.nullcontext():
                 output = model(*call.args, **call.kwargs)
             phase = "backward"
@@ -132,9 +131,26 @@ def run_mode(
     return capture
 
 
-def _cuda_devices(inner: nn.Module) -> list[int]:
-    """The CUDA devices whose random state the run may use (restored afterwards, like the CPU's)."""
-    return sorted({p.device.index or 0 for p in inner.parameters() if p.device.type == "cuda"})
+def cuda_devices(model: nn.Module) -> list[int]:
+    """The CUDA devices ``model``'s parameters are on: the random states a run may use."""
+    return sorted({p.device.index or 0 for p in model.parameters() if p.device.type == "cuda"})
+
+
+def reseed(seed: int, devices: list[int]) -> None:
+    """Seed the CPU generator and those of ``devices`` directly: ``torch.manual_seed`` also queues a
+    call with a formatted stack for every lazily started backend (CUDA, XPU, MTIA), ~3 ms each time."""
+    torch.default_generator.manual_seed(seed)
+    for index in devices:
+        torch.cuda.default_generators[index].manual_seed(seed)
+
+
+@contextlib.contextmanager
+def seeded(seed: int, model: nn.Module) -> Iterator[None]:
+    """Run with the random generators ``model`` may use seeded, and restore them afterwards."""
+    devices = cuda_devices(model)
+    with torch.random.fork_rng(devices=devices):
+        reseed(seed, devices)
+        yield
 
 
 def _backward(output: Any, loss_fn: LossFn | None) -> torch.Tensor | None:

@@ -25,7 +25,7 @@ from torch import nn
 
 from castwise.doctor.compare import relative_difference
 from castwise.doctor.report import Training, TrainingMemory, TrainingRun
-from castwise.doctor.runner import Call
+from castwise.doctor.runner import Call, cuda_devices, reseed
 from castwise.doctor.trace import floating_tensors
 from castwise.model import apply, unwrap
 from castwise.policy import Policy
@@ -132,7 +132,7 @@ class _State:
     def step(self, index: int, batch: Batch, loss_of: TrainLoss, seed: int) -> None:
         """One optimizer step; the first measures memory, every ``SAMPLE_EVERY``-th is monitored."""
         timed = index > 0 and index % SAMPLE_EVERY != 0
-        torch.manual_seed(seed + index)
+        reseed(seed + index, cuda_devices(self.model))
         start = time.perf_counter()
         self.model.train()
         self.optimizer.zero_grad(set_to_none=True)
@@ -203,7 +203,7 @@ def train(
     states = [_State.start(source, reference_policy, "none", lr)]
     states += [_State.start(source, policy, updates, lr) for policy, updates in variants(policies)
                if policy != reference_policy]
-    with torch.random.fork_rng(devices=[]):
+    with torch.random.fork_rng(devices=cuda_devices(source)):
         for index, batch in enumerate(batches):
             if notify:
                 notify(f"training step {index + 1}/{len(batches)}")
