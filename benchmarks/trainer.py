@@ -24,9 +24,9 @@ from typing import Any
 
 import torch
 import transformers
-from common import print_ratios, start
 
 from castwise.integrations.transformers import CastwiseCallback
+from common import print_ratios, start
 
 RUN = 20
 WARMUP = 2

@@ -59,8 +59,12 @@ def user_folder(tmp_path: Path) -> Path:
     return folder
 
 
+OURS = ("model.safetensors", "config.json", "generation_config.json")
+
+
 def theirs(files: dict[str, str]) -> dict[str, str]:
-    return {name: digest for name, digest in files.items() if name not in ("model.safetensors", "config.json", "generation_config.json")}
+    """The files save_pretrained does not write."""
+    return {name: digest for name, digest in files.items() if name not in OURS}
 
 
 def test_files_it_does_not_own_survive_byte_for_byte(llama, user_folder):
@@ -68,7 +72,7 @@ def test_files_it_does_not_own_survive_byte_for_byte(llama, user_folder):
     save_pretrained(cw.apply(llama, "bf16-mixed"), user_folder, dtype="bf16")
     after = snapshot(user_folder)
     assert theirs(after) == before
-    assert {"model.safetensors", "config.json", "generation_config.json"} <= set(after)
+    assert set(OURS) <= set(after)
     assert cw.inspect(user_folder).declared_dtype == "bfloat16"
     assert not [p for p in user_folder.parent.iterdir() if ".castwise-" in p.name], "no staging left behind"
 

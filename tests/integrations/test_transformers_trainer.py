@@ -139,7 +139,8 @@ def test_save_dtype_defaults_to_the_dtype_the_model_was_loaded_in(tmp_path, load
 
 
 def _pure_warnings(record: list[warnings.WarningMessage]) -> list[str]:
-    return [str(w.message) for w in record if issubclass(w.category, PrecisionWarning) and "pure bf16" in str(w.message)]
+    messages = [str(w.message) for w in record if issubclass(w.category, PrecisionWarning)]
+    return [message for message in messages if "pure bf16" in message]
 
 
 @pytest.mark.parametrize(

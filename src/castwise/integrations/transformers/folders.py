@@ -153,7 +153,8 @@ def _model_weights(folder: Path) -> set[Path]:
 def _move_into(staged: Path, folder: Path) -> set[Path]:
     """Move the (synced) files of ``staged`` into ``folder``, each by one atomic rename: weights
     first, ``config.json`` last, so a reader never finds a config declaring weights not there yet."""
-    order = sorted((p for p in staged.iterdir() if p.is_file()), key=lambda p: (p.suffix == ".json", p.name == "config.json"))
+    files = (p for p in staged.iterdir() if p.is_file())
+    order = sorted(files, key=lambda p: (p.suffix == ".json", p.name == "config.json"))
     for file in order:
         os.replace(file, folder / file.name)
     descriptor = os.open(folder, os.O_RDONLY)

@@ -40,7 +40,8 @@ def trainer_math(args: Any) -> TrainerMath:
     if args.fp16 and args.device.type != "cpu":
         return TrainerMath(torch.float16, True, tf32, "TrainingArguments fp16=True")
     if args.fp16:
-        return TrainerMath(None, False, tf32, "fp16=True, which Accelerate ignores on CPU: no autocast, no loss scaling")
+        ignored = "fp16=True, which Accelerate ignores on CPU: no autocast, no loss scaling"
+        return TrainerMath(None, False, tf32, ignored)
     return TrainerMath(None, False, tf32, "neither bf16 nor fp16 in TrainingArguments")
 
 
@@ -169,5 +170,7 @@ def _mismatches(requested: Policy, running: Policy, math: TrainerMath) -> list[s
             f"{dtype_name(got)} ({math.because}): {fix}"
         )
     if requested.matmul_precision != "highest" and not math.tf32:
-        found.append(f"the policy {requested} allows TF32 matmuls but TrainingArguments tf32 is not set: pass tf32=True")
+        found.append(
+            f"the policy {requested} allows TF32 matmuls but TrainingArguments tf32 is not set: pass tf32=True"
+        )
     return found
