@@ -58,6 +58,7 @@ def test_the_doctor_says_kahan_fixes_it(swamped: cw.Report) -> None:
     assert "updates='kahan'" in gap.fix
     recommendation = swamped.recommendation
     assert (recommendation.policy, recommendation.updates) == ("bf16-true", "kahan")
+    assert swamped.ok  # Kahan updates train like fp32
     assert "Kahan-compensated updates" in recommendation.reason and "after 30 steps" in recommendation.reason
 
 
@@ -94,6 +95,7 @@ def test_fp16_without_loss_scaling_loses_its_gradients_and_with_it_trains() -> N
     gap = next(f for f in report.findings if f.kind == "training_gap")
     assert gap.policy == plain.policy and "gradients underflowed" in gap.message and "loss scaling" in gap.fix
     assert report.recommendation.policy == "16-mixed"
+    assert not report.ok  # the unscaled policy does not train like fp32: `castwise doctor` exits 1
 
 
 def test_fp16_loss_scaling_skips_steps_while_the_scale_settles_and_says_so() -> None:

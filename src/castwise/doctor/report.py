@@ -267,8 +267,10 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """True when every diagnosed policy runs in every mode within tolerance."""
-        return all(p.ok and p.within_tolerance for p in self.policies)
+        """True when every diagnosed policy runs in every mode within tolerance (and, with a trial
+        training, trains like fp32 with plain or Kahan updates)."""
+        trains = self.training is None or all(self.training.best(p.policy) for p in self.policies)
+        return trains and all(p.ok and p.within_tolerance for p in self.policies)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain JSON-ready values (the documented schema)."""
