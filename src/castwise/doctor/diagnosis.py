@@ -98,6 +98,12 @@ def diagnose(
     )
 
 
+def _loss_name(loss_fn: Callable[..., Any]) -> str:
+    """A function's name in words ('language modelling loss'); 'the given loss_fn' for a lambda."""
+    name = getattr(loss_fn, "__name__", type(loss_fn).__name__)
+    return "the given loss_fn" if name == "<lambda>" else name.strip("_").replace("_", " ")
+
+
 class _Work:
     """Counts pieces of work for the ``progress`` callback."""
 
@@ -137,7 +143,7 @@ def _train(source: nn.Module, data: list, policies: list[Policy], loss_fn: Calla
         loss_name = default.describe(data[0].target)
     else:
         loss_of = loss_fn if has_targets else (lambda output, _: loss_fn(output))
-        loss_name = getattr(loss_fn, "__name__", type(loss_fn).__name__).replace("<lambda>", "the given loss_fn")
+        loss_name = _loss_name(loss_fn)
     return train(source, data, policies, loss_of, loss_name=loss_name, tolerance=tolerance, lr=lr, seed=seed,
                  notify=lambda text: work.next(f"{text} ({len(variants(policies)) + 1} runs)"))
 
