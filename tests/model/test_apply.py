@@ -359,3 +359,12 @@ def test_kept_module_without_floating_input_hands_back_the_compute_dtype():
     assert model[0].weight.dtype == torch.float32 and model[1].weight.dtype == torch.bfloat16
     assert model[0](torch.tensor([1, 2])).dtype == torch.bfloat16
     assert wrapped(torch.tensor([[1, 2]])).dtype == torch.float32
+
+
+def test_a_tied_weight_stays_fp32_when_any_of_its_owners_is_kept():
+    embed, head = nn.Embedding(16, 8), nn.Linear(8, 16, bias=False)
+    head.weight = embed.weight
+    model = nn.ModuleDict({"wte": embed, "lm_head": head})
+    cw.apply(model, Policy.parse("bf16-true").replace(keep_fp32=("*wte*",)))
+    assert model["lm_head"].weight is model["wte"].weight
+    assert model["wte"].weight.dtype == torch.float32

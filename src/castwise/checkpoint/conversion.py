@@ -109,7 +109,8 @@ def convert(
         raise CheckpointError(f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint")
     target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block)  # dtype checked before a skeleton is built
     config_path = Path(config) if config is not None else layout.config
-    target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
+    if target.dtype.itemsize < 4:  # the keep rule matters only when something is narrowed
+        target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
     infos = {file: _infos(file, key) for file in layout.files}
     scales = find_scales([i for file in infos.values() for i in file], read_config(config_path) if config_path else None)
     if target.quantize:
