@@ -16,9 +16,8 @@ from torch import nn
 
 from castwise.doctor.report import Routing
 from castwise.doctor.runner import Call, prepare, seeded
-from castwise.doctor.trace import floating_tensors
+from castwise.doctor.trace import floating_tensors, integer_tensors
 from castwise.model import unwrap
-from castwise.model.casting import iter_tensors
 from castwise.policy import Policy
 
 ROUTING_WARNING = 0.03
@@ -64,7 +63,7 @@ def router_globs(routers: dict[str, tuple[nn.Module, int]]) -> tuple[str, ...]:
 
 def _choices(output: Any, k: int) -> torch.Tensor | None:
     """The chosen experts per token, sorted, as a (tokens, k) tensor."""
-    integers = [t for t in iter_tensors(output) if not t.is_floating_point() and t.shape[-1:] == (k,)]
+    integers = [t for t in integer_tensors(output) if t.shape[-1:] == (k,)]
     if integers:
         chosen = integers[0]
     else:

@@ -17,6 +17,11 @@ from castwise.policy import dtype_name
 OutputHook = Callable[[str, list[torch.Tensor]], None]
 
 
+def integer_tensors(obj: Any) -> list[torch.Tensor]:
+    """Every non-floating tensor inside a nested structure, in order (indices, masks)."""
+    return [t for t in iter_tensors(obj) if not t.is_floating_point()]
+
+
 def floating_tensors(obj: Any) -> list[torch.Tensor]:
     """Every floating, strided tensor inside a nested structure, in order."""
     return [t for t in iter_tensors(obj) if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
