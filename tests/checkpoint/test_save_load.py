@@ -155,3 +155,18 @@ def test_load_reads_torch_bin_sharded_and_folders_identically(tiny_bert):
         other = cw.load(tiny_bert[kind])
         assert other.keys() == reference.keys()
         assert all(other[k].dtype == v.dtype and other[k].equal(v) for k, v in reference.items())
+
+
+def test_save_removes_the_temporary_a_killed_save_left(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait(timeout=30)
+    litter = tmp_path / f".out.safetensors.castwise-{dead.pid}-0123abcd.tmp"
+    other = tmp_path / f".other.safetensors.castwise-{dead.pid}-0123abcd.tmp"
+    litter.write_bytes(b"half a file")
+    other.write_bytes(b"not ours to judge")
+    cw.save(sample_state(), tmp_path / "out.safetensors", dtype="bf16")
+    assert not litter.exists() and other.read_bytes() == b"not ours to judge"
+    assert cw.load(tmp_path / "out.safetensors")["encoder.linear.weight"].dtype == torch.bfloat16

@@ -10,7 +10,7 @@ from typing import Iterable, Mapping, cast
 import torch
 from torch import nn
 
-from castwise.checkpoint.atomic import atomic_file
+from castwise.checkpoint.atomic import atomic_file, remove_stale_temporaries
 from castwise.checkpoint.dtypes import storage_dtype, torch_name
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.keep import KeepRule, keep_globs
@@ -54,6 +54,7 @@ def save(
     metadata = castwise_metadata({}, target, globs if target is not None else (), policy, kept_rule)
     if path.is_dir():
         raise CheckpointError(f"{path} is a folder; give a file name such as {path / 'model.safetensors'}")
+    remove_stale_temporaries(path)
     with atomic_file(path, force=True) as file:
         writer = SafetensorsWriter(file, entries, metadata)
         for name, tensor in state.items():
