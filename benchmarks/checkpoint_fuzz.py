@@ -16,14 +16,14 @@ import importlib.util
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from common import machine
 from hypothesis import HealthCheck, given, settings
 
 import castwise as cw
 from castwise.checkpoint import CheckpointError
+from common import machine
 
 _STRATEGIES = Path(__file__).resolve().parents[1] / "tests" / "checkpoint" / "header_strategies.py"
 
@@ -51,8 +51,9 @@ def main() -> None:
     crashes: dict[str, Counter[str]] = {name: Counter() for name in actions}
     outcomes: Counter[str] = Counter()
 
-    @settings(max_examples=steps, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=steps, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(_strategy())
     def run(raw: bytes) -> None:
         path.write_bytes(raw)
@@ -71,8 +72,10 @@ def main() -> None:
     print(f"{tried} files; per operation: accepted / CheckpointError / other exceptions (by type)")
     for name in actions:
         other = ", ".join(f"{kind} {n}" for kind, n in crashes[name].most_common()) or "none"
-        print(f"  {name:<8} {outcomes[f'{name} ok']:>6} / {outcomes[f'{name} CheckpointError']:>6} / "
-              f"{sum(crashes[name].values())} ({other})")
+        print(
+            f"  {name:<8} {outcomes[f'{name} ok']:>6} / {outcomes[f'{name} CheckpointError']:>6} / "
+            f"{sum(crashes[name].values())} ({other})"
+        )
 
 
 if __name__ == "__main__":

@@ -104,8 +104,9 @@ def measure(way: str, src: Path, dst: Path) -> dict[str, float]:
     """One run of ``way`` in a fresh interpreter."""
     dst.unlink(missing_ok=True)
     os.sync()
-    done = subprocess.run([sys.executable, __file__, "--child", way, str(src), str(dst)],
-                          check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", way, str(src), str(dst)], check=True, capture_output=True, text=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -123,8 +124,11 @@ def bench_size(folder: Path, megabytes: int, repeats: int) -> dict[str, dict[str
         for way in results:
             results[way].append(measure(way, src, dst))
     summary = {
-        way: {"seconds": min(r["seconds"] for r in runs), "peak_mib": median_of(runs, "peak_kib") / 1024,
-              "above_baseline_mib": median_of(runs, "peak_kib") / 1024 - median_of(runs, "baseline_kib") / 1024}
+        way: {
+            "seconds": min(r["seconds"] for r in runs),
+            "peak_mib": median_of(runs, "peak_kib") / 1024,
+            "above_baseline_mib": median_of(runs, "peak_kib") / 1024 - median_of(runs, "baseline_kib") / 1024,
+        }
         for way, runs in results.items()
     }
     summary["file"] = {"mb": src.stat().st_size / 1e6}
@@ -139,22 +143,28 @@ def report(all_sizes: dict[int, dict[str, dict[str, float]]]) -> None:
     for size in all_sizes.values():
         for way in (*READS, *WAYS):
             row = size[way]
-            print(f"{size['file']['mb']:>6.0f} MB | {way:<14} | {row['seconds']:>8.4f} | "
-                  f"{row['peak_mib']:>12.0f} | {row['above_baseline_mib']:>16.0f}")
+            print(
+                f"{size['file']['mb']:>6.0f} MB | {way:<14} | {row['seconds']:>8.4f} | "
+                f"{row['peak_mib']:>12.0f} | {row['above_baseline_mib']:>16.0f}"
+            )
     print()
-    print(f"{'file':>9} | {'inspect ms':>10} | {'vs safe_open':>12} | {'vs load_file':>12} | {'vs load+read':>12} | "
-          f"{'convert speed vs copy':>21} | {'vs copy+fsync':>13} | {'vs naive':>8} | {'peak RSS vs naive':>17} | "
-          f"{'above import':>12}")
+    print(
+        f"{'file':>9} | {'inspect ms':>10} | {'vs safe_open':>12} | {'vs load_file':>12} | {'vs load+read':>12} | "
+        f"{'convert speed vs copy':>21} | {'vs copy+fsync':>13} | {'vs naive':>8} | {'peak RSS vs naive':>17} | "
+        f"{'above import':>12}"
+    )
     for size in all_sizes.values():
         cast, inspect = size["castwise"], size["inspect"]["seconds"]
-        print(f"{size['file']['mb']:>6.0f} MB | {inspect * 1000:>10.2f} | "
-              f"{size['safe_open']['seconds'] / inspect:>11.2f}x | {size['load_file']['seconds'] / inspect:>11.1f}x | "
-              f"{size['load_file+read']['seconds'] / inspect:>11.0f}x | "
-              f"{size['copy']['seconds'] / cast['seconds']:>20.2f}x | "
-              f"{size['copy+fsync']['seconds'] / cast['seconds']:>12.2f}x | "
-              f"{size['naive']['seconds'] / cast['seconds']:>7.2f}x | "
-              f"{cast['peak_mib'] / size['naive']['peak_mib']:>16.2f}x | "
-              f"{cast['above_baseline_mib'] / size['naive']['above_baseline_mib']:>11.3f}x")
+        print(
+            f"{size['file']['mb']:>6.0f} MB | {inspect * 1000:>10.2f} | "
+            f"{size['safe_open']['seconds'] / inspect:>11.2f}x | {size['load_file']['seconds'] / inspect:>11.1f}x | "
+            f"{size['load_file+read']['seconds'] / inspect:>11.0f}x | "
+            f"{size['copy']['seconds'] / cast['seconds']:>20.2f}x | "
+            f"{size['copy+fsync']['seconds'] / cast['seconds']:>12.2f}x | "
+            f"{size['naive']['seconds'] / cast['seconds']:>7.2f}x | "
+            f"{cast['peak_mib'] / size['naive']['peak_mib']:>16.2f}x | "
+            f"{cast['above_baseline_mib'] / size['naive']['above_baseline_mib']:>11.3f}x"
+        )
 
 
 SENTENCES = [

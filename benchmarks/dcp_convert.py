@@ -47,7 +47,9 @@ def generate(folder: Path, megabytes: int) -> None:
     generator = torch.Generator().manual_seed(0)
     model = {f"layers.{i}.proj.weight": torch.randn(side, side, generator=generator) for i in range(LAYERS)}
     model |= {f"layers.{i}.norm.weight": torch.ones(side) for i in range(LAYERS)}
-    optim = {f"state.{name}.{kind}": torch.randn_like(t) for name, t in model.items() for kind in ("exp_avg", "exp_avg_sq")}
+    optim = {
+        f"state.{name}.{kind}": torch.randn_like(t) for name, t in model.items() for kind in ("exp_avg", "exp_avg_sq")
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         dcp.save({"model": model, "optim": optim}, checkpoint_id=folder / "dcp")
@@ -59,7 +61,10 @@ def generate(folder: Path, megabytes: int) -> None:
         fp8[f"layers.{i}.proj.weight_scale_inv"] = torch.rand(grid, grid, generator=generator) * 0.01
         fp8[f"layers.{i}.norm.weight"] = torch.ones(side, dtype=torch.bfloat16)
     save_file(fp8, folder / "fp8.safetensors")
-    save_file({f"w{i}": torch.zeros(side, side, dtype=torch.bfloat16) for i in range(LAYERS)}, folder / "bf16-size.safetensors")
+    save_file(
+        {f"w{i}": torch.zeros(side, side, dtype=torch.bfloat16) for i in range(LAYERS)},
+        folder / "bf16-size.safetensors",
+    )
 
 
 def child(way: str, folder: str) -> None:
@@ -122,7 +127,9 @@ def run_once(way: str, folder: Path) -> None:
 def measure(way: str, folder: Path) -> dict[str, float]:
     """One run of ``way`` in a fresh interpreter, its output removed afterwards."""
     os.sync()
-    done = subprocess.run([sys.executable, __file__, "--child", way, str(folder)], check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", way, str(folder)], check=True, capture_output=True, text=True
+    )
     shutil.rmtree(folder / "out", ignore_errors=True)
     (folder / "out.safetensors").unlink(missing_ok=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -141,9 +148,15 @@ def main() -> None:
     print(f"{machine()}; best of {args.repeats} interleaved runs, each in a fresh process")
     folder = Path(tempfile.mkdtemp(dir=args.dir, prefix="castwise-dcp-bench-"))
     try:
-        subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
-                        f"import dcp_convert; dcp_convert.generate(__import__('pathlib').Path({str(folder)!r}), {args.mb})"],
-                       check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+                f"import dcp_convert; dcp_convert.generate(__import__('pathlib').Path({str(folder)!r}), {args.mb})",
+            ],
+            check=True,
+        )
         runs: dict[str, list[dict[str, float]]] = {way: [] for way in (*DCP_WAYS, *FP8_WAYS)}
         for _ in range(args.repeats):
             for way in runs:
@@ -164,16 +177,20 @@ def report(folder: Path, runs: dict[str, list[dict[str, float]]]) -> None:
     for way in runs:
         print(f"{way:<26} | {best[way]:>8.3f} | {memory[way]:>26.0f}")
     script, ours = best["dcp_to_torch_save script"], best["castwise dcp"]
-    print(f"\nDCP -> bf16 folder: castwise {script / ours:.2f}x the speed of the dcp_to_torch_save script, "
-          f"{best['dcp copy'] / ours:.2f}x the speed of copying the DCP folder; peak RSS "
-          f"{memory['castwise dcp']:.0f} MiB vs {memory['dcp_to_torch_save script']:.0f} MiB "
-          f"(largest fp32 tensor {dcp_mb / 3 / LAYERS:.0f} MB, model {dcp_mb / 3:.0f} MB)")
+    print(
+        f"\nDCP -> bf16 folder: castwise {script / ours:.2f}x the speed of the dcp_to_torch_save script, "
+        f"{best['dcp copy'] / ours:.2f}x the speed of copying the DCP folder; peak RSS "
+        f"{memory['castwise dcp']:.0f} MiB vs {memory['dcp_to_torch_save script']:.0f} MiB "
+        f"(largest fp32 tensor {dcp_mb / 3 / LAYERS:.0f} MB, model {dcp_mb / 3:.0f} MB)"
+    )
     hand, ours = best["hand-written dequant"], best["castwise fp8"]
-    print(f"fp8 -> bf16: castwise {hand / ours:.2f}x the speed of the hand-written dequant, "
-          f"{best['output-size copy'] / ours:.2f}x the speed of copying the output's bytes "
-          f"({best['output-size copy+fsync'] / ours:.2f}x with fsync, as castwise does); peak RSS "
-          f"{memory['castwise fp8']:.0f} MiB vs {memory['hand-written dequant']:.0f} MiB "
-          f"(largest fp8 tensor {fp8_mb / LAYERS:.0f} MB, largest bf16 output tensor {2 * fp8_mb / LAYERS:.0f} MB)")
+    print(
+        f"fp8 -> bf16: castwise {hand / ours:.2f}x the speed of the hand-written dequant, "
+        f"{best['output-size copy'] / ours:.2f}x the speed of copying the output's bytes "
+        f"({best['output-size copy+fsync'] / ours:.2f}x with fsync, as castwise does); peak RSS "
+        f"{memory['castwise fp8']:.0f} MiB vs {memory['hand-written dequant']:.0f} MiB "
+        f"(largest fp8 tensor {fp8_mb / LAYERS:.0f} MB, largest bf16 output tensor {2 * fp8_mb / LAYERS:.0f} MB)"
+    )
 
 
 if __name__ == "__main__":

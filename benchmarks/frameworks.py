@@ -15,10 +15,10 @@ from __future__ import annotations
 import copy
 
 import torch
-from common import Step, measure, mlp, print_ratios, start, transformer
 from torch import nn
 
 from castwise.integrations.lightning import CastwisePrecision
+from common import Step, measure, mlp, print_ratios, start, transformer
 
 
 def _loss(output: torch.Tensor) -> torch.Tensor:

@@ -25,8 +25,12 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     transformers = pytest.importorskip("transformers")
     torch.manual_seed(0)
     config = transformers.BertConfig(
-        vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=64,
+        vocab_size=100,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
     )
     model = transformers.BertModel(config).to(torch.bfloat16).eval()
     root = tmp_path_factory.mktemp("tiny_bert")

@@ -13,20 +13,79 @@ import struct
 
 from hypothesis import strategies as st
 
-CODES = ["BOOL", "U8", "I8", "I16", "U16", "I32", "U32", "I64", "U64", "F16", "BF16", "F32", "F64", "C64",
-         "F8_E4M3", "F8_E5M2", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "F4", "F6_E2M3", "F6_E3M2"]
-BITS = {"BOOL": 8, "U8": 8, "I8": 8, "I16": 16, "U16": 16, "I32": 32, "U32": 32, "I64": 64, "U64": 64,
-        "F16": 16, "BF16": 16, "F32": 32, "F64": 64, "C64": 64, "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8,
-        "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6}
-HOSTILE_NAMES = ["[/x]", "[red]", "[bold red]x[/]", "\x1b[31mred", "a\nb", "__metadata__ ", "", "\x00",
-                 "\u202eevil", "é", "😀", "\ud800", "x\udfff"]
+CODES = [
+    "BOOL",
+    "U8",
+    "I8",
+    "I16",
+    "U16",
+    "I32",
+    "U32",
+    "I64",
+    "U64",
+    "F16",
+    "BF16",
+    "F32",
+    "F64",
+    "C64",
+    "F8_E4M3",
+    "F8_E5M2",
+    "F8_E8M0",
+    "F8_E4M3FNUZ",
+    "F8_E5M2FNUZ",
+    "F4",
+    "F6_E2M3",
+    "F6_E3M2",
+]
+BITS = {
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "I16": 16,
+    "U16": 16,
+    "I32": 32,
+    "U32": 32,
+    "I64": 64,
+    "U64": 64,
+    "F16": 16,
+    "BF16": 16,
+    "F32": 32,
+    "F64": 64,
+    "C64": 64,
+    "F8_E4M3": 8,
+    "F8_E5M2": 8,
+    "F8_E8M0": 8,
+    "F8_E4M3FNUZ": 8,
+    "F8_E5M2FNUZ": 8,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+}
+HOSTILE_NAMES = [
+    "[/x]",
+    "[red]",
+    "[bold red]x[/]",
+    "\x1b[31mred",
+    "a\nb",
+    "__metadata__ ",
+    "",
+    "\x00",
+    "\u202eevil",
+    "é",
+    "😀",
+    "\ud800",
+    "x\udfff",
+]
 HUGE = [2**31, 2**32, 2**62, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**70]
 SURROGATE_TOKEN = "\ue000surrogate\ue000"
 """Stands for a lone surrogate in a name; ``serialise`` writes it as the JSON escape ``\\ud800``."""
 
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=8))
-json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=8)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def sometimes(draw: st.DrawFn, usual: object, hostile: st.SearchStrategy, odds: int = 14) -> object:

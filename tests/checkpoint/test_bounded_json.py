@@ -41,9 +41,13 @@ def test_the_bound_is_serde_json_s():
 
 def test_standard_mode_refuses_what_python_accepts():
     assert parse_json('{"x": NaN}')["x"] != parse_json('{"x": NaN}')["x"]  # lenient: Python's NaN
-    for text, reason in [('{"x": NaN}', "NaN is not a JSON value"), ("[Infinity]", "Infinity is not"),
-                         ("[1e999]", "1e999 is out of range"), ('{"a": 1, "a": 2}', "duplicate keys \\['a'\\]"),
-                         ('["ok", {"k": ["\\udc00"]}]', "lone UTF-16 surrogate")]:
+    for text, reason in [
+        ('{"x": NaN}', "NaN is not a JSON value"),
+        ("[Infinity]", "Infinity is not"),
+        ("[1e999]", "1e999 is out of range"),
+        ('{"a": 1, "a": 2}', "duplicate keys \\['a'\\]"),
+        ('["ok", {"k": ["\\udc00"]}]', "lone UTF-16 surrogate"),
+    ]:
         with pytest.raises(ValueError, match=reason):
             parse_json(text, standard=True)
     assert parse_json('["\\ud83d\\ude00"]', standard=True) == ["\U0001f600"]

@@ -45,8 +45,13 @@ def test_inspect_json_with_tensors(tiny_bert):
     assert document["declared_dtype"] == "bfloat16" and document["transformers_dtype"] == "bfloat16"
     assert set(document["by_dtype"]) == {"bfloat16"}
     word = next(t for t in document["tensors"] if t["name"] == "embeddings.word_embeddings.weight")
-    assert word == {"name": "embeddings.word_embeddings.weight", "dtype": "bfloat16", "shape": [100, 32],
-                    "bytes": 6400, "file": word["file"]}
+    assert word == {
+        "name": "embeddings.word_embeddings.weight",
+        "dtype": "bfloat16",
+        "shape": [100, 32],
+        "bytes": 6400,
+        "file": word["file"],
+    }
     assert "tensors" not in json.loads(_ok("inspect", str(tiny_bert["single"]), "--json").stdout)
 
 
@@ -57,18 +62,42 @@ def test_inspect_lists_tensors(tiny_bert):
 
 def test_convert_writes_and_reports(tmp_path):
     save_file(sample_state(), tmp_path / "in.safetensors")
-    out = _ok("convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"),
-              "--dtype", "bf16", "--keep-fp32", "*norm*", "--keep-fp32", "*bias").stdout
+    out = _ok(
+        "convert",
+        str(tmp_path / "in.safetensors"),
+        str(tmp_path / "out.safetensors"),
+        "--dtype",
+        "bf16",
+        "--keep-fp32",
+        "*norm*",
+        "--keep-fp32",
+        "*bias",
+    ).stdout
     assert "5 tensors (1 cast to bf16)" in out
     assert cw.inspect(tmp_path / "out.safetensors").dtypes() == {
-        "encoder.linear.weight": "bfloat16", "encoder.linear.bias": "float32", "encoder.norm.weight": "float32",
-        "embed.position_ids": "int64", "mask": "bool",
+        "encoder.linear.weight": "bfloat16",
+        "encoder.linear.bias": "float32",
+        "encoder.norm.weight": "float32",
+        "embed.position_ids": "int64",
+        "mask": "bool",
     }
-    document = json.loads(_ok("convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"),
-                              "-d", "f16", "-k", "none", "--force", "--json").stdout)
+    document = json.loads(
+        _ok(
+            "convert",
+            str(tmp_path / "in.safetensors"),
+            str(tmp_path / "out.safetensors"),
+            "-d",
+            "f16",
+            "-k",
+            "none",
+            "--force",
+            "--json",
+        ).stdout
+    )
     assert document["cast"] == 3 and document["tensors"] == 5
     assert document["bytes_written"] == sum(
-        t.numel() * (2 if t.is_floating_point() else t.element_size()) for t in sample_state().values())
+        t.numel() * (2 if t.is_floating_point() else t.element_size()) for t in sample_state().values()
+    )
 
 
 def test_errors_are_one_line_and_exit_2(tmp_path):
@@ -78,11 +107,14 @@ def test_errors_are_one_line_and_exit_2(tmp_path):
     save_file({"w": torch.zeros(2)}, tmp_path / "in.safetensors")
     save_file({"w": torch.zeros(2)}, tmp_path / "out.safetensors")
     assert "already exists; pass --force" in _fails(
-        "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"), "--dtype", "bf16")
+        "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"), "--dtype", "bf16"
+    )
     assert "unknown dtype 'bf61'" in _fails(
-        "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "x.safetensors"), "--dtype", "bf61")
+        "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "x.safetensors"), "--dtype", "bf61"
+    )
     assert "convert writes safetensors" in _fails(
-        "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "x.pt"), "--dtype", "bf16")
+        "convert", str(tmp_path / "in.safetensors"), str(tmp_path / "x.pt"), "--dtype", "bf16"
+    )
 
 
 def test_tensor_names_print_literally_never_as_markup(tmp_path):
@@ -94,18 +126,20 @@ def test_tensor_names_print_literally_never_as_markup(tmp_path):
     assert "\x1b" not in out
     document = json.loads(_ok("inspect", str(tmp_path / "names.safetensors"), "--json", "--tensors").stdout)
     assert sorted(t["name"] for t in document["tensors"]) == sorted(names)
-    converted = _ok("convert", str(tmp_path / "names.safetensors"), str(tmp_path / "[red]out.safetensors"), "-d", "bf16")
+    converted = _ok(
+        "convert", str(tmp_path / "names.safetensors"), str(tmp_path / "[red]out.safetensors"), "-d", "bf16"
+    )
     assert "[red]out.safetensors: 5 tensors" in converted.stdout
 
 
 def test_malformed_files_are_one_line_errors(tmp_path):
     cases = {
-        '{"[/x]": {"dtype": ["F32"], "shape": [2], "data_offsets": [0, 8]}}':
-            "tensor '[/x]': dtype must be a code string such as 'F32', got a list",
-        '{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "x": ' + "[" * 5000 + "]" * 5000 + "}":
-            "nested 5,001 levels deep",
-        '{"__metadata__": {"x": NaN}, "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}':
-            "NaN is not a JSON value",
+        '{"[/x]": {"dtype": ["F32"], "shape": [2], "data_offsets": [0, 8]}}': "tensor '[/x]': dtype must be a code string such as 'F32', got a list",
+        '{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "x": '
+        + "[" * 5000
+        + "]" * 5000
+        + "}": "nested 5,001 levels deep",
+        '{"__metadata__": {"x": NaN}, "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}': "NaN is not a JSON value",
         '{"\\ud800": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}': "'\\ud800' holds a lone UTF-16 surrogate",
         '{"z": {"dtype": "F32", "shape": [1180591620717411303424, 0], "data_offsets": [0, 0]}}': "below 2**63",
     }
@@ -116,7 +150,8 @@ def test_malformed_files_are_one_line_errors(tmp_path):
         assert not (tmp_path / "out.safetensors").exists()
     torch.save({"bad\udc80": torch.ones(2)}, tmp_path / "w.pt")
     assert "'bad\\udc80': the name is not valid Unicode text" in _fails(
-        "convert", str(tmp_path / "w.pt"), str(tmp_path / "out.safetensors"), "-d", "bf16")
+        "convert", str(tmp_path / "w.pt"), str(tmp_path / "out.safetensors"), "-d", "bf16"
+    )
 
 
 def test_deep_config_and_index_are_one_line_errors(tiny_bert, tmp_path):

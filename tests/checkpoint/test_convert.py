@@ -58,7 +58,8 @@ def test_real_minilm_to_bf16_keeps_norms_and_int64(minilm, minilm_bf16):
         assert (minilm_bf16 / name).read_bytes() == (minilm / name).read_bytes()
     source, converted = load_file(minilm / "model.safetensors"), cw.load(minilm_bf16)
     assert converted["encoder.layer.0.attention.self.query.weight"].equal(
-        source["encoder.layer.0.attention.self.query.weight"].to(torch.bfloat16))
+        source["encoder.layer.0.attention.self.query.weight"].to(torch.bfloat16)
+    )
     assert converted["embeddings.LayerNorm.weight"].equal(source["embeddings.LayerNorm.weight"])
     assert converted["embeddings.position_ids"].equal(source["embeddings.position_ids"])
     assert (minilm_bf16 / "model.safetensors").stat().st_size < 0.51 * (minilm / "model.safetensors").stat().st_size
@@ -118,8 +119,11 @@ def test_single_bin_file_to_safetensors_file(tmp_path):
     cw.convert(tmp_path / "weights.pt", tmp_path / "weights.safetensors", dtype="bf16", keep_fp32=["*norm*"])
     loaded = cw.load(tmp_path / "weights.safetensors")
     assert {k: str(v.dtype) for k, v in loaded.items()} == {
-        "encoder.linear.weight": "torch.bfloat16", "encoder.linear.bias": "torch.bfloat16",
-        "encoder.norm.weight": "torch.float32", "embed.position_ids": "torch.int64", "mask": "torch.bool",
+        "encoder.linear.weight": "torch.bfloat16",
+        "encoder.linear.bias": "torch.bfloat16",
+        "encoder.norm.weight": "torch.float32",
+        "embed.position_ids": "torch.int64",
+        "mask": "torch.bool",
     }
     assert loaded["mask"].equal(torch.tensor([True, False, True]))
 
@@ -202,8 +206,9 @@ def test_unwritable_destination(tmp_path):
 
 
 def _run(code: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
+    )
 
 
 def test_full_disk_leaves_nothing_behind(tmp_path):
@@ -268,7 +273,10 @@ def test_malicious_pickle_is_refused_without_running(tmp_path, writer):
     else:
         path.write_bytes(pickle.dumps(payload))
     for action in (cw.inspect, cw.load, lambda p: cw.convert(p, tmp_path / "out.safetensors", "bf16")):
-        with pytest.raises(CheckpointError, match="refused: its pickle holds more than tensors.*(GLOBAL posix.system|Unsupported operand)"):
+        with pytest.raises(
+            CheckpointError,
+            match="refused: its pickle holds more than tensors.*(GLOBAL posix.system|Unsupported operand)",
+        ):
             action(path)
     assert not marker.exists() and not (tmp_path / "out.safetensors").exists()
 
@@ -306,8 +314,11 @@ def test_rerun_removes_the_temporary_a_killed_convert_left(tmp_path):
 
     from castwise.cli import app
 
-    result = CliRunner().invoke(app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"),
-                                      "-d", "bf16"], env={"COLUMNS": "300"})
+    result = CliRunner().invoke(
+        app,
+        ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"), "-d", "bf16"],
+        env={"COLUMNS": "300"},
+    )
     assert result.exit_code == 0, result.output
     assert f"removed {tmp_path / litter}, a temporary left by a killed conversion" in result.stdout
     assert _leftovers(tmp_path) == [] and cw.load(tmp_path / "out.safetensors")["w0"].dtype == torch.bfloat16
@@ -346,13 +357,26 @@ def _trainer_output(root: Path) -> Path:
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("accelerate")
     torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                     intermediate_size=32, max_position_embeddings=16, num_labels=2)
+    config = transformers.BertConfig(
+        vocab_size=64,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+        num_labels=2,
+    )
     model = transformers.BertForSequenceClassification(config)
     data = [{"input_ids": torch.randint(0, 64, (8,)), "labels": torch.tensor(i % 2)} for i in range(8)]
     args = transformers.TrainingArguments(
-        output_dir=str(root), max_steps=2, save_steps=1, per_device_train_batch_size=4, report_to=[],
-        use_cpu=True, logging_strategy="no", disable_tqdm=True,
+        output_dir=str(root),
+        max_steps=2,
+        save_steps=1,
+        per_device_train_batch_size=4,
+        report_to=[],
+        use_cpu=True,
+        logging_strategy="no",
+        disable_tqdm=True,
     )
     trainer = transformers.Trainer(model=model, args=args, train_dataset=data)
     trainer.train()
@@ -373,10 +397,13 @@ def test_trainer_output_folder_converts_the_model_not_its_checkpoints(tmp_path):
     assert all((out / name).read_bytes() == (source / name).read_bytes() for name in copied)
     written = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     assert written == sum((out / n).stat().st_size for n in ("model.safetensors", "config.json")) + sum(
-        (source / n).stat().st_size for n in copied)
+        (source / n).stat().st_size for n in copied
+    )
     assert 3 * written < sum(p.stat().st_size for p in source.rglob("*") if p.is_file())  # checkpoints left out
     assert cw.inspect(out).dtypes()["classifier.weight"] == "bfloat16"
-    with pytest.raises(CheckpointError, match="only the Trainer checkpoint folders checkpoint-1, checkpoint-2; pass one"):
+    with pytest.raises(
+        CheckpointError, match="only the Trainer checkpoint folders checkpoint-1, checkpoint-2; pass one"
+    ):
         (source / "model.safetensors").unlink()
         cw.inspect(source)
     assert cw.convert(source / "checkpoint-2", tmp_path / "ckpt2", "bf16").skipped == ()

@@ -74,7 +74,9 @@ def test_inspect_reads_every_dtype_and_shape_from_the_metadata_alone(single):
     info = cw.inspect(folder)
     assert info.format == "dcp"
     dtypes = info.dtypes()
-    assert {n: dtypes[f"model.{n}"] for n in state} == {n: str(t.dtype).removeprefix("torch.") for n, t in state.items()}
+    assert {n: dtypes[f"model.{n}"] for n in state} == {
+        n: str(t.dtype).removeprefix("torch.") for n, t in state.items()
+    }
     assert {t.name: t.shape for t in info.tensors if t.name.startswith("model.")} == {
         f"model.{n}": tuple(t.shape) for n, t in state.items()
     }
@@ -124,7 +126,11 @@ def test_a_given_config_and_a_single_file_output(single, tmp_path):
     config = tmp_path / "other_config.json"
     config.write_text(json.dumps({"model_type": "tiny", "dtype": "float32", "hidden": 6}))
     cw.convert(folder, tmp_path / "hf", "f16", config=config)
-    assert json.loads((tmp_path / "hf" / "config.json").read_text()) == {"model_type": "tiny", "dtype": "float16", "hidden": 6}
+    assert json.loads((tmp_path / "hf" / "config.json").read_text()) == {
+        "model_type": "tiny",
+        "dtype": "float16",
+        "hidden": 6,
+    }
     cw.convert(folder, tmp_path / "one.safetensors", "bf16")
     assert cw.load(tmp_path / "one.safetensors").keys() == state.keys()
 
@@ -157,7 +163,11 @@ def test_a_metadata_pickle_that_would_run_code_is_refused(single, tmp_path, wher
         payload.planner_data = _Payload(marker)
     (folder / ".metadata").write_bytes(pickle.dumps(payload))
     before = _digest(folder)
-    for call in (lambda: cw.inspect(folder), lambda: cw.convert(folder, tmp_path / "out", "bf16"), lambda: cw.load(folder)):
+    for call in (
+        lambda: cw.inspect(folder),
+        lambda: cw.convert(folder, tmp_path / "out", "bf16"),
+        lambda: cw.load(folder),
+    ):
         with pytest.raises(CheckpointError, match=r"refused: global 'posix.system' is not part of DCP metadata"):
             call()
     done = CliRunner().invoke(app, ["inspect", str(folder)])
@@ -223,10 +233,17 @@ def _free_port() -> int:
 
 def test_two_process_fsdp2_save_converts_to_the_gathered_state_dict(tmp_path):
     command = [
-        str(TORCHRUN), "--nproc_per_node=2", f"--master_port={_free_port()}", "--master_addr=127.0.0.1",
-        str(WORKER), "--out", str(tmp_path),
+        str(TORCHRUN),
+        "--nproc_per_node=2",
+        f"--master_port={_free_port()}",
+        "--master_addr=127.0.0.1",
+        str(WORKER),
+        "--out",
+        str(tmp_path),
     ]
-    done = subprocess.run(command, env=dict(os.environ, OMP_NUM_THREADS="1"), capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        command, env=dict(os.environ, OMP_NUM_THREADS="1"), capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     full = torch.load(tmp_path / "full.pt", weights_only=True)
     info = cw.inspect(tmp_path / "dcp")

@@ -47,8 +47,16 @@ def _deepseek(path: Path, block: tuple[int, int] = (128, 128), shapes=((300, 200
     tensors["embed_tokens.weight"] = torch.randn(10, 200, generator=g).bfloat16()
     path.mkdir()
     save_file(tensors, path / "model.safetensors")
-    config = {"model_type": "deepseek_v3", "torch_dtype": "bfloat16", "quantization_config": {
-        "quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": list(block)}}
+    config = {
+        "model_type": "deepseek_v3",
+        "torch_dtype": "bfloat16",
+        "quantization_config": {
+            "quant_method": "fp8",
+            "fmt": "e4m3",
+            "activation_scheme": "dynamic",
+            "weight_block_size": list(block),
+        },
+    }
     (path / "config.json").write_text(json.dumps(config))
     return {"tensors": tensors, "reference": reference}
 
@@ -76,21 +84,28 @@ def test_small_row_blocks_give_the_same_values(tmp_path, monkeypatch):
     made = _deepseek(tmp_path / "src", shapes=((300, 200),))
     monkeypatch.setattr(fp8_scales, "CHUNK_ELEMENTS", 1000)  # one block row (128 rows) per chunk
     cw.convert(tmp_path / "src", tmp_path / "out", "f32")
-    assert torch.equal(cw.load(tmp_path / "out")["layers.0.proj.weight"], made["reference"]["layers.0.proj.weight"].float())
+    assert torch.equal(
+        cw.load(tmp_path / "out")["layers.0.proj.weight"], made["reference"]["layers.0.proj.weight"].float()
+    )
 
 
-@pytest.mark.parametrize(("spelling", "scale_shape"), [
-    ("compressed-tensors per tensor", (1,)),
-    ("compressed-tensors per channel", (96, 1)),
-    ("per channel, 1-D", (96,)),
-    ("comfyui scale_weight", ()),
-])
+@pytest.mark.parametrize(
+    ("spelling", "scale_shape"),
+    [
+        ("compressed-tensors per tensor", (1,)),
+        ("compressed-tensors per channel", (96, 1)),
+        ("per channel, 1-D", (96,)),
+        ("comfyui scale_weight", ()),
+    ],
+)
 def test_per_tensor_and_per_channel_scales(tmp_path, spelling, scale_shape):
     g = torch.Generator().manual_seed(1)
     weight = _fp8(96, 40, g, torch.float8_e5m2 if "comfyui" in spelling else E4M3)
     scale = torch.rand(scale_shape, generator=g) + 0.01
     scale_name = "q.scale_weight" if "comfyui" in spelling else "q.weight_scale"
-    save_file({"q.weight": weight, scale_name: scale, "q.bias": torch.randn(96, generator=g)}, tmp_path / "in.safetensors")
+    save_file(
+        {"q.weight": weight, scale_name: scale, "q.bias": torch.randn(96, generator=g)}, tmp_path / "in.safetensors"
+    )
     cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "f32")
     out = cw.load(tmp_path / "out.safetensors")
     multiplier = scale.double().reshape(-1, 1) if scale.numel() > 1 else scale.double().reshape(())
@@ -98,7 +113,7 @@ def test_per_tensor_and_per_channel_scales(tmp_path, spelling, scale_shape):
     assert set(out) == {"q.weight", "q.bias"}
     scheme = "per tensor" if scale.numel() == 1 else "per channel"
     info = cw.inspect(tmp_path / "in.safetensors")
-    assert any(f.startswith(f"fp8 ") and f"{scheme}: 1 weights with scales" in f for f in info.findings)
+    assert any(f.startswith("fp8 ") and f"{scheme}: 1 weights with scales" in f for f in info.findings)
     assert info.fp8["weights"]["q.weight"]["scale"] == scale_name
 
 
@@ -107,7 +122,9 @@ def test_the_issue_command_dequantizes_instead_of_casting_the_scale(tmp_path):
     g = torch.Generator().manual_seed(2)
     weight, scale = _fp8(256, 128, g), _block_scales(256, 128, (128, 128), g)
     save_file({"l.weight": weight, "l.weight_scale_inv": scale}, tmp_path / "fp8.safetensors")
-    done = CliRunner().invoke(app, ["convert", str(tmp_path / "fp8.safetensors"), str(tmp_path / "out.safetensors"), "--dtype", "bf16"])
+    done = CliRunner().invoke(
+        app, ["convert", str(tmp_path / "fp8.safetensors"), str(tmp_path / "out.safetensors"), "--dtype", "bf16"]
+    )
     assert done.exit_code == 0, done.output
     assert "1 fp8 weights dequantized, 1 scale tensors dropped" in done.output
     out = cw.load(tmp_path / "out.safetensors")
@@ -129,7 +146,9 @@ def test_inspect_reports_the_scheme_and_the_dequantized_size(tmp_path):
 def test_a_scale_is_never_cast_as_if_it_were_a_weight(tmp_path):
     g = torch.Generator().manual_seed(3)
     orphan = torch.rand(3, 2, generator=g)  # a scale whose weight is not fp8: kept exactly as stored
-    save_file({"a.weight": torch.randn(300, 200, generator=g), "a.weight_scale_inv": orphan}, tmp_path / "in.safetensors")
+    save_file(
+        {"a.weight": torch.randn(300, 200, generator=g), "a.weight_scale_inv": orphan}, tmp_path / "in.safetensors"
+    )
     info = cw.inspect(tmp_path / "in.safetensors")
     assert any("1 scale tensors have no fp8 weight beside them: a.weight_scale_inv" in f for f in info.findings)
     cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf16")
@@ -150,14 +169,18 @@ def test_fp8_without_a_scale_upcasts_exactly_with_a_finding(tmp_path):
 @pytest.mark.parametrize(("scale_shape", "expect"), [((2, 2), "need [3, 2]"), ((7,), "per channel [300, 1]")])
 def test_a_grid_that_does_not_cover_its_weight_is_refused(tmp_path, scale_shape, expect):
     g = torch.Generator().manual_seed(4)
-    save_file({"l.weight": _fp8(300, 200, g), "l.weight_scale_inv": torch.rand(scale_shape)}, tmp_path / "in.safetensors")
+    save_file(
+        {"l.weight": _fp8(300, 200, g), "l.weight_scale_inv": torch.rand(scale_shape)}, tmp_path / "in.safetensors"
+    )
     info = cw.inspect(tmp_path / "in.safetensors")
     assert any("does not cover it" in f and expect in f for f in info.findings)
     with pytest.raises(CheckpointError, match="does not cover it") as refused:
         cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf16")
     assert expect in str(refused.value) and str(refused.value).endswith("nothing was written")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors"]
-    done = CliRunner().invoke(app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "o.safetensors"), "-d", "bf16"])
+    done = CliRunner().invoke(
+        app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "o.safetensors"), "-d", "bf16"]
+    )
     assert done.exit_code == 2 and "Traceback" not in done.output and "does not cover it" in done.output
 
 
@@ -177,8 +200,10 @@ def test_bf16_to_fp8_and_back_stays_within_e4m3_error(tmp_path, block):
     assert result.quantized == 1 and fp8["mlp.up_proj.weight"].dtype == E4M3
     assert fp8["mlp.up_proj.weight_scale_inv"].shape == ((3, 2) if block == "128" else ())
     assert {n: t.dtype for n, t in fp8.items() if n != "mlp.up_proj.weight" and "scale" not in n} == {
-        "mlp.up_proj.bias": torch.bfloat16, "model.embed_tokens.weight": torch.bfloat16,
-        "model.norm.weight": torch.float32, "mlp.gate.weight": torch.bfloat16,
+        "mlp.up_proj.bias": torch.bfloat16,
+        "model.embed_tokens.weight": torch.bfloat16,
+        "model.norm.weight": torch.float32,
+        "mlp.gate.weight": torch.bfloat16,
     }
     cw.convert(tmp_path / "fp8.safetensors", tmp_path / "back.safetensors", "bf16")
     back = cw.load(tmp_path / "back.safetensors")
@@ -202,19 +227,31 @@ def test_tiny_llama_to_fp8_and_back_loads_and_matches(tmp_path):
     transformers = pytest.importorskip("transformers")
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
-        vocab_size=64, hidden_size=160, intermediate_size=288, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=32,
+        vocab_size=64,
+        hidden_size=160,
+        intermediate_size=288,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=32,
     )
     model = transformers.LlamaForCausalLM(config).to(torch.bfloat16).eval()
     model.save_pretrained(tmp_path / "bf16")
     cw.convert(tmp_path / "bf16", tmp_path / "fp8", "fp8")
     fp8_config = json.loads((tmp_path / "fp8" / "config.json").read_text())
     assert fp8_config["quantization_config"] == {
-        "quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}
+        "quant_method": "fp8",
+        "fmt": "e4m3",
+        "activation_scheme": "dynamic",
+        "weight_block_size": [128, 128],
+    }
     dtypes = cw.inspect(tmp_path / "fp8").dtypes()
     assert dtypes["model.layers.0.self_attn.q_proj.weight"] == "float8_e4m3fn"
     assert dtypes["model.layers.1.mlp.down_proj.weight_scale_inv"] == "float32"
-    assert {dtypes[n] for n in ("model.embed_tokens.weight", "lm_head.weight", "model.norm.weight")} <= {"bfloat16", "float32"}
+    assert {dtypes[n] for n in ("model.embed_tokens.weight", "lm_head.weight", "model.norm.weight")} <= {
+        "bfloat16",
+        "float32",
+    }
     assert "fp8 e4m3, block 128x128: 14 weights with scales" in cw.inspect(tmp_path / "fp8").findings
     cw.convert(tmp_path / "fp8", tmp_path / "back", "bf16")
     assert "quantization_config" not in json.loads((tmp_path / "back" / "config.json").read_text())

@@ -32,15 +32,20 @@ CRASHERS = {  # input -> the exception it raised before the fix
     "dtype_object": _file('{"a": {"dtype": {"F32": 1}, "shape": [2], "data_offsets": [0, 8]}}'),  # TypeError
     "deep_header": _file('{"a": ' + _F32x2[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}}"),  # RecursionError
     "deep_metadata": _file('{"__metadata__": ' + "[" * 5000 + "]" * 5000 + ', "a": ' + _F32x2 + "}"),
-    "huge_zero_shape": _file('{"a": {"dtype": "F32", "shape": [1180591620717411303424, 0], "data_offsets": [0, 0]}}',
-                             0),  # TypeError from torch.empty
-    "overflowing_zero_shape": _file('{"a": {"dtype": "F32", "shape": [4611686018427387904, 4, 0], '
-                                    '"data_offsets": [0, 0]}}', 0),  # RuntimeError from torch.empty
+    "huge_zero_shape": _file(
+        '{"a": {"dtype": "F32", "shape": [1180591620717411303424, 0], "data_offsets": [0, 0]}}', 0
+    ),  # TypeError from torch.empty
+    "overflowing_zero_shape": _file(
+        '{"a": {"dtype": "F32", "shape": [4611686018427387904, 4, 0], "data_offsets": [0, 0]}}', 0
+    ),  # RuntimeError from torch.empty
     "surrogate_name": _file('{"\\ud800": ' + _F32x2 + "}"),  # UnicodeEncodeError in convert
-    "huge_offsets": _file('{"a": {"dtype": "U8", "shape": [0], "data_offsets": [18446744073709551616, '
-                          '18446744073709551616]}}', 0),
-    "shape_of_many_huge_dims": _file('{"a": {"dtype": "U8", "shape": [' + ", ".join(["4611686018427387904"] * 2000)
-                                     + '], "data_offsets": [0, 0]}}', 0),  # minutes of bigint products
+    "huge_offsets": _file(
+        '{"a": {"dtype": "U8", "shape": [0], "data_offsets": [18446744073709551616, 18446744073709551616]}}', 0
+    ),
+    "shape_of_many_huge_dims": _file(
+        '{"a": {"dtype": "U8", "shape": [' + ", ".join(["4611686018427387904"] * 2000) + '], "data_offsets": [0, 0]}}',
+        0,
+    ),  # minutes of bigint products
     "f4_scalar": _file('{"a": {"dtype": "F4", "shape": [], "data_offsets": [0, 1]}}', 1),
 }
 
@@ -63,8 +68,9 @@ def assert_consistent(raw: bytes, folder: Path) -> None:
         result = None
     assert (info is None) == (loaded is None) == (result is None), (info, loaded, result)
     if info is not None and loaded is not None and result is not None:
-        assert {t.name: (t.dtype, t.shape) for t in info.tensors} == {n: (t.dtype, tuple(t.shape))
-                                                                     for n, t in loaded.items()}
+        assert {t.name: (t.dtype, t.shape) for t in info.tensors} == {
+            n: (t.dtype, tuple(t.shape)) for n, t in loaded.items()
+        }
         assert result.tensors == len(info.tensors)
         assert sorted(cw.inspect(folder / "out.safetensors").dtypes()) == sorted(loaded)
 
@@ -77,8 +83,13 @@ def test_regression_corpus(tmp_path, case):
     assert not (tmp_path / "out.safetensors").exists()
 
 
-@settings(max_examples=250, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=250,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(safetensors_files())
 def test_structured_headers_raise_only_checkpoint_error(raw):
     with tempfile.TemporaryDirectory() as folder:
@@ -89,8 +100,13 @@ def test_the_strategy_reaches_valid_files():
     """Guard against a strategy that only ever draws garbage: many drawn files must be valid."""
     tensors_found: list[int] = []
 
-    @settings(max_examples=100, derandomize=True, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=100,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(safetensors_files())
     def collect(raw):
         with tempfile.TemporaryDirectory() as folder:

@@ -27,7 +27,8 @@ def test_real_minilm_checkpoint(minilm):
     info = cw.inspect(minilm)
     assert info.format == "safetensors" and len(info.tensors) == 104
     assert {k: (s.tensors, s.parameters) for k, s in info.by_dtype.items()} == {
-        "float32": (103, 22_713_216), "int64": (1, 512),
+        "float32": (103, 22_713_216),
+        "int64": (1, 512),
     }
     assert info.total_bytes == 90_856_960 and info.by_dtype["float32"].share > 0.999
     assert info.dtypes()["embeddings.position_ids"] == "int64"
@@ -84,15 +85,23 @@ def test_declared_dtype_disagreeing_with_tensors_is_reported(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"torch_dtype": "bfloat16"}))
     info = cw.inspect(tmp_path)
     assert info.declared_dtype == "bfloat16"
-    assert any(f.startswith("declared bfloat16 (config.json) but 5 are float32, of 8 floating tensors") for f in info.findings)
+    assert any(
+        f.startswith("declared bfloat16 (config.json) but 5 are float32, of 8 floating tensors") for f in info.findings
+    )
     assert any("5 stored as float32 would change dtype" in f for f in info.findings)
 
 
 @pytest.mark.parametrize("layout", ["fp32_first", "bf16_first", "declared"])
 def test_transformers_dtype_prediction_matches_transformers(tmp_path, layout):
     transformers = pytest.importorskip("transformers")
-    config = transformers.BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                     intermediate_size=32, max_position_embeddings=16)
+    config = transformers.BertConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+    )
     model = transformers.BertModel(config)
     model.save_pretrained(tmp_path / "fp32")
     keep = ["embeddings.LayerNorm"] if layout == "fp32_first" else ["none"]

@@ -25,8 +25,9 @@ _SMALL = dict(hidden_size=16, intermediate_size=32, num_attention_heads=2, vocab
 ARCHITECTURES = {
     "gpt2": (
         transformers.GPT2LMHeadModel,
-        lambda: transformers.GPT2Config(n_layer=2, n_embd=16, n_head=2, vocab_size=64, n_positions=32,
-                                        bos_token_id=0, eos_token_id=0),
+        lambda: transformers.GPT2Config(
+            n_layer=2, n_embd=16, n_head=2, vocab_size=64, n_positions=32, bos_token_id=0, eos_token_id=0
+        ),
         {"ln_1", "ln_2", "ln_f"},
     ),
     "llama": (
@@ -41,14 +42,16 @@ ARCHITECTURES = {
     ),
     "t5": (
         transformers.T5ForConditionalGeneration,
-        lambda: transformers.T5Config(num_layers=2, num_decoder_layers=2, d_model=16, d_ff=32, d_kv=8,
-                                      num_heads=2, vocab_size=64),
+        lambda: transformers.T5Config(
+            num_layers=2, num_decoder_layers=2, d_model=16, d_ff=32, d_kv=8, num_heads=2, vocab_size=64
+        ),
         {"layer_norm", "final_layer_norm", "wo"},  # T5 declares `wo` fp32 (_keep_in_fp32_modules)
     ),
     "mixtral": (
         transformers.MixtralForCausalLM,
-        lambda: transformers.MixtralConfig(num_hidden_layers=2, num_key_value_heads=1, num_local_experts=4,
-                                           num_experts_per_tok=2, **_SMALL),
+        lambda: transformers.MixtralConfig(
+            num_hidden_layers=2, num_key_value_heads=1, num_local_experts=4, num_experts_per_tok=2, **_SMALL
+        ),
         {"input_layernorm", "post_attention_layernorm", "norm"},
     ),
 }
@@ -183,8 +186,9 @@ def test_a_class_glob_reaches_a_file_through_the_skeleton_and_only_through_it(sa
     assert _fp32(applied) == {n for n in applied if ".mlp." in n} and len(_fp32(applied)) == 8
     assert {n: converted[n] for n in converted} == {n: applied[n] for n in converted}
     shutil.copy(folder / "model.safetensors", tmp_path / "bare.safetensors")
-    bare = cw.convert(tmp_path / "bare.safetensors", tmp_path / "bare_out.safetensors", dtype="bf16",
-                      keep_fp32=["GPT2MLP"])
+    bare = cw.convert(
+        tmp_path / "bare.safetensors", tmp_path / "bare_out.safetensors", dtype="bf16", keep_fp32=["GPT2MLP"]
+    )
     assert _fp32(_file_dtypes(tmp_path / "bare_out.safetensors")) == set()
     assert bare.keep_rule.startswith("name globs GPT2MLP") and "module classes unknown" in bare.keep_rule
 
@@ -221,9 +225,11 @@ def test_an_architecture_transformers_lacks_falls_back_without_running_the_folde
     marker = tmp_path / "code_ran"
     (tmp_path / "custom" / "modeling_custom.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     config = json.loads((tmp_path / "custom" / "config.json").read_text())
-    config.update(model_type="castwise-custom", architectures=["CustomForCausalLM"],
-                  auto_map={"AutoModel": "modeling_custom.CustomForCausalLM",
-                            "AutoConfig": "modeling_custom.CustomConfig"})
+    config.update(
+        model_type="castwise-custom",
+        architectures=["CustomForCausalLM"],
+        auto_map={"AutoModel": "modeling_custom.CustomForCausalLM", "AutoConfig": "modeling_custom.CustomConfig"},
+    )
     (tmp_path / "custom" / "config.json").write_text(json.dumps(config))
     result = cw.convert(tmp_path / "custom", tmp_path / "out", dtype="bf16")
     converted = _file_dtypes(tmp_path / "out")

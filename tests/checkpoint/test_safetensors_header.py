@@ -39,7 +39,11 @@ BAD_HEADERS = {
     "past_end": ({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, 8, "runs past the end"),
     "trailing": ({"a": F32x2}, 12, "4 bytes after the last tensor"),
     "unknown_dtype": ({"a": {"dtype": "F128", "shape": [2], "data_offsets": [0, 8]}}, 8, "unknown dtype code 'F128'"),
-    "shape_bytes": ({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, 8, "needs 12 bytes but its offsets span 8"),
+    "shape_bytes": (
+        {"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}},
+        8,
+        "needs 12 bytes but its offsets span 8",
+    ),
     "metadata_int": ({"__metadata__": {"step": 3}, "a": F32x2}, 8, "'step' holds a number"),
     "metadata_list": ({"__metadata__": ["x"], "a": F32x2}, 8, "must be an object of strings"),
     "negative_shape": ({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}}, 8, "non-negative integers"),
@@ -105,38 +109,48 @@ EDGE_FILES = {  # name -> file bytes; the peer comparison below runs castwise an
     "nan_in_extra_field": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": NaN}}', bytes(8)),
     "infinity": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": -Infinity}}', bytes(8)),
     "float_overflow": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": 1e400}}', bytes(8)),
-    "nesting_127": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": ' + _NESTED + "}}",
-                        bytes(8)),
-    "nesting_128": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": [' + _NESTED + "]}}",
-                        bytes(8)),
+    "nesting_127": _raw(
+        '{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": ' + _NESTED + "}}", bytes(8)
+    ),
+    "nesting_128": _raw(
+        '{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "x": [' + _NESTED + "]}}", bytes(8)
+    ),
     "nesting_5000": _raw('{"x": ' + "[" * 5000 + "]" * 5000 + ", " + _A + "}", bytes(8)),
     "lone_surrogate_name": _raw('{"\\ud800": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}', bytes(8)),
-    "surrogate_pair_name": _raw('{"\\ud83d\\ude00": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}',
-                                bytes(8)),
+    "surrogate_pair_name": _raw('{"\\ud83d\\ude00": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}', bytes(8)),
     "dtype_list": _raw('{"a": {"dtype": ["F32"], "shape": [2], "data_offsets": [0, 8]}}', bytes(8)),
     "dtype_object": _raw('{"a": {"dtype": {"F32": 1}, "shape": [2], "data_offsets": [0, 8]}}', bytes(8)),
     "float_dimension": _raw('{"a": {"dtype": "F32", "shape": [2.0], "data_offsets": [0, 8]}}', bytes(8)),
     "bool_dimension": _raw('{"a": {"dtype": "F32", "shape": [true, true], "data_offsets": [0, 4]}}', bytes(4)),
     "three_offsets": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8, 8]}}', bytes(8)),
     "zero_elements_2_40": _raw('{"z": {"dtype": "F32", "shape": [1099511627776, 0], "data_offsets": [0, 0]}}'),
-    "zero_elements_2_70": _raw('{"z": {"dtype": "F32", "shape": [1180591620717411303424, 0], '
-                               '"data_offsets": [0, 0]}}'),
-    "zero_elements_u64_max": _raw('{"z": {"dtype": "F32", "shape": [18446744073709551615, 0], '
-                                  '"data_offsets": [0, 0]}}'),
-    "zero_elements_overflowing": _raw('{"z": {"dtype": "F32", "shape": [4611686018427387904, 4, 0], '
-                                      '"data_offsets": [0, 0]}}'),
+    "zero_elements_2_70": _raw('{"z": {"dtype": "F32", "shape": [1180591620717411303424, 0], "data_offsets": [0, 0]}}'),
+    "zero_elements_u64_max": _raw(
+        '{"z": {"dtype": "F32", "shape": [18446744073709551615, 0], "data_offsets": [0, 0]}}'
+    ),
+    "zero_elements_overflowing": _raw(
+        '{"z": {"dtype": "F32", "shape": [4611686018427387904, 4, 0], "data_offsets": [0, 0]}}'
+    ),
     "extra_field": _raw('{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8], "note": "hi"}}', bytes(8)),
     "name_with_nul": _raw('{"a\\u0000b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}', bytes(8)),
-    "markup_names": _raw('{"[/x]": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, '
-                         '"[red]": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}', bytes(8)),
+    "markup_names": _raw(
+        '{"[/x]": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, '
+        '"[red]": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}',
+        bytes(8),
+    ),
     "whitespace_around": _raw("  {" + _A + "}   ", bytes(8)),
     "trailing_nul": _raw("{" + _A + "}\0", bytes(8)),
     "byte_order_mark": b"",  # filled below: the BOM must be counted in the header length
     "empty_header": _raw("{}"),
     "duplicate_keys": _raw("{" + _A + ", " + _A + "}", bytes(8)),
 }
-EDGE_FILES["byte_order_mark"] = (len(b"\xef\xbb\xbf{" + _A.encode() + b"}")).to_bytes(8, "little") + \
-    b"\xef\xbb\xbf{" + _A.encode() + b"}" + bytes(8)
+EDGE_FILES["byte_order_mark"] = (
+    (len(b"\xef\xbb\xbf{" + _A.encode() + b"}")).to_bytes(8, "little")
+    + b"\xef\xbb\xbf{"
+    + _A.encode()
+    + b"}"
+    + bytes(8)
+)
 DELIBERATE = {
     "duplicate_keys": "safetensors keeps one of two same-named tensors silently; castwise refuses the ambiguity",
 }

@@ -34,8 +34,13 @@ def test_save_in_bf16_keeps_norms_by_class_and_ints_untouched(tmp_path):
     model = Block()
     cw.save(model, tmp_path / "m.safetensors", dtype="bf16")
     assert _stored(tmp_path / "m.safetensors") == {
-        "position_ids": "int64", "proj.weight": "bfloat16", "proj.bias": "bfloat16",
-        "ln.weight": "float32", "ln.bias": "float32", "head.weight": "bfloat16", "head.bias": "bfloat16",
+        "position_ids": "int64",
+        "proj.weight": "bfloat16",
+        "proj.bias": "bfloat16",
+        "ln.weight": "float32",
+        "ln.bias": "float32",
+        "head.weight": "bfloat16",
+        "head.bias": "bfloat16",
     }
     state = cw.load(tmp_path / "m.safetensors")
     assert state["proj.weight"].equal(model.proj.weight.detach().to(torch.bfloat16))
@@ -65,11 +70,19 @@ def test_policy_gives_dtype_keep_rules_and_metadata(tmp_path):
 
 
 def test_explicit_dtype_overrides_policy_and_keep_globs_match_names(tmp_path):
-    cw.save(sample_state(), tmp_path / "k.safetensors", dtype="f16", keep_fp32=["*norm*", "encoder.linear.bias"],
-            policy="bf16-mixed")
+    cw.save(
+        sample_state(),
+        tmp_path / "k.safetensors",
+        dtype="f16",
+        keep_fp32=["*norm*", "encoder.linear.bias"],
+        policy="bf16-mixed",
+    )
     assert _stored(tmp_path / "k.safetensors") == {
-        "encoder.linear.weight": "float16", "encoder.linear.bias": "float32", "encoder.norm.weight": "float32",
-        "embed.position_ids": "int64", "mask": "bool",
+        "encoder.linear.weight": "float16",
+        "encoder.linear.bias": "float32",
+        "encoder.norm.weight": "float32",
+        "embed.position_ids": "int64",
+        "mask": "bool",
     }
     cw.save(sample_state(), tmp_path / "n.safetensors", dtype="bf16", keep_fp32="none")
     assert _stored(tmp_path / "n.safetensors")["encoder.norm.weight"] == "bfloat16"
@@ -88,8 +101,11 @@ def test_load_casts_floats_only_when_asked(tmp_path):
     cw.save(sample_state(), tmp_path / "s.safetensors")
     loaded = cw.load(tmp_path / "s.safetensors", dtype="bf16")
     assert {k: v.dtype for k, v in loaded.items()} == {
-        "encoder.linear.weight": torch.bfloat16, "encoder.linear.bias": torch.bfloat16,
-        "encoder.norm.weight": torch.bfloat16, "embed.position_ids": torch.int64, "mask": torch.bool,
+        "encoder.linear.weight": torch.bfloat16,
+        "encoder.linear.bias": torch.bfloat16,
+        "encoder.norm.weight": torch.bfloat16,
+        "embed.position_ids": torch.int64,
+        "mask": torch.bool,
     }
 
 
@@ -119,7 +135,9 @@ def test_load_into_wrapped_model_reports_missing_and_unexpected(tmp_path):
 
 def test_load_into_shape_mismatch_is_a_clear_error(tmp_path):
     cw.save({"proj.weight": torch.zeros(3, 3)}, tmp_path / "wrong.safetensors")
-    with pytest.raises(CheckpointError, match=r"proj.weight: the checkpoint holds shape \[3, 3\] but the model expects \[8, 4\]"):
+    with pytest.raises(
+        CheckpointError, match=r"proj.weight: the checkpoint holds shape \[3, 3\] but the model expects \[8, 4\]"
+    ):
         cw.load_into(Block(), tmp_path / "wrong.safetensors")
 
 

@@ -14,8 +14,9 @@ import os
 import re
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 from castwise.checkpoint.errors import CheckpointError
 

@@ -13,7 +13,8 @@ import json
 import math
 import re
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 

@@ -16,10 +16,11 @@ import fnmatch
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable
+from typing import BinaryIO
 
 import torch
 
@@ -31,7 +32,7 @@ from castwise.checkpoint.hf_config import QUANTIZATION_KEY, read_config, write_c
 from castwise.checkpoint.keep import KeepRule, keep_globs
 from castwise.checkpoint.layout import CONFIG_NAME, SAFETENSORS_INDEX, Layout, resolve
 from castwise.checkpoint.metadata import castwise_metadata
-from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_target, parse_size, plan_outputs
+from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_size, parse_target, plan_outputs
 from castwise.checkpoint.safetensors_header import plan_entries
 from castwise.checkpoint.shards import ShardReader, open_shard
 from castwise.checkpoint.tensor_info import TensorInfo
@@ -40,7 +41,12 @@ from castwise.checkpoint.writer import SafetensorsWriter
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as tensor data is converted."""
 
-_OTHER_WEIGHTS = ("model*.safetensors", "pytorch_model*.bin", "*.safetensors.index.json", "pytorch_model.bin.index.json")
+_OTHER_WEIGHTS = (
+    "model*.safetensors",
+    "pytorch_model*.bin",
+    "*.safetensors.index.json",
+    "pytorch_model.bin.index.json",
+)
 _TRAINER_CHECKPOINT = re.compile(r"checkpoint-[0-9]+")
 
 
@@ -106,13 +112,17 @@ def convert(
     destination = Path(dst)
     check_destination(destination, force, [layout.path, *layout.files, *filter(None, [layout.folder])])
     if key is not None and layout.format != "dcp":
-        raise CheckpointError(f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint")
+        raise CheckpointError(
+            f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint"
+        )
     target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block)  # dtype checked before a skeleton is built
     config_path = Path(config) if config is not None else layout.config
     if target.dtype.itemsize < 4:  # the keep rule matters only when something is narrowed
         target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
     infos = {file: _infos(file, key) for file in layout.files}
-    scales = find_scales([i for file in infos.values() for i in file], read_config(config_path) if config_path else None)
+    scales = find_scales(
+        [i for file in infos.values() for i in file], read_config(config_path) if config_path else None
+    )
     if target.quantize:
         check_quantizable(scales, str(layout.path))
     else:
@@ -127,12 +137,15 @@ def convert(
     if layout.is_folder and not one_file:
         if destination.exists() and not destination.is_dir():
             raise CheckpointError(f"{destination} is a file; a folder in gives a folder out, name a folder")
-        files, skipped = _convert_folder(layout, destination, job, force, config_path,
-                                         _config_updates(target, scales), parse_size(max_shard_size))
+        files, skipped = _convert_folder(
+            layout, destination, job, force, config_path, _config_updates(target, scales), parse_size(max_shard_size)
+        )
     elif not one_file:
         raise CheckpointError(f"{destination}: convert writes safetensors; name it *.safetensors")
     elif len(layout.files) > 1:
-        raise CheckpointError(f"{layout.path} has {len(layout.files)} shards, so it converts to a folder: name a folder")
+        raise CheckpointError(
+            f"{layout.path} has {len(layout.files)} shards, so it converts to a folder: name a folder"
+        )
     elif max_shard_size is not None:
         raise CheckpointError(f"{destination}: --max-shard-size splits a folder's output; name a folder, not a file")
     else:  # a file, or a folder holding one weight file, to one file
@@ -140,11 +153,22 @@ def convert(
             _write_outputs(shard, plans[layout.files[0]], out, job)
         files = (str(destination),)
     fp8: tuple[int, int, int] = (
-        (0, sum(o.dtype == E4M3 for p in plans.values() for o in p), 0) if target.quantize
+        (0, sum(o.dtype == E4M3 for p in plans.values() for o in p), 0)
+        if target.quantize
         else (len(scales.grids), 0, len(scales.dropped))
     )
-    return ConvertResult(str(destination), files, job.tensors, job.cast, job.done, job.written, *fp8,
-                         skipped=skipped, stale_removed=stale, keep_rule=job.keep_rule)
+    return ConvertResult(
+        str(destination),
+        files,
+        job.tensors,
+        job.cast,
+        job.done,
+        job.written,
+        *fp8,
+        skipped=skipped,
+        stale_removed=stale,
+        keep_rule=job.keep_rule,
+    )
 
 
 def _infos(file: Path, key: str | None) -> list[TensorInfo]:
@@ -173,7 +197,9 @@ def _write_outputs(shard: ShardReader, outputs: list[Output], out: BinaryIO, job
     """Stream ``outputs`` of one source into the safetensors file ``out``; returns their names."""
     entries = plan_entries([(o.name, o.dtype, o.shape) for o in outputs])
     stored = E4M3 if job.target.quantize else job.target.dtype
-    writer = SafetensorsWriter(out, entries, castwise_metadata(dict(shard.metadata), stored, job.target.keep.globs, None, job.keep_rule))
+    writer = SafetensorsWriter(
+        out, entries, castwise_metadata(dict(shard.metadata), stored, job.target.keep.globs, None, job.keep_rule)
+    )
     for output, entry in zip(outputs, entries):
         job.written += writer.write_tensor(output.name, _ticking(output, shard, job))
         job.cast += output.source is None or entry.dtype != output.source.dtype
@@ -191,8 +217,13 @@ def _ticking(output: Output, shard: ShardReader, job: _Job) -> Iterable[torch.Te
 
 
 def _convert_folder(
-    layout: Layout, destination: Path, job: _Job, force: bool, config: Path | None,
-    config_updates: dict[str, object], max_bytes: int | None,
+    layout: Layout,
+    destination: Path,
+    job: _Job,
+    force: bool,
+    config: Path | None,
+    config_updates: dict[str, object],
+    max_bytes: int | None,
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Write the converted folder; returns its weight files and the subfolders skipped."""
     parts = {file: _split(job.plans[file], max_bytes) for file in layout.files}

@@ -12,9 +12,10 @@ import io
 import math
 import pickle
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 import torch
 
@@ -31,8 +32,14 @@ OPTIMIZER_GROUPS = ("optim", "optimizer", "optimizers", "optim_state")
 
 _DCP_CLASSES = {
     "torch.distributed.checkpoint.metadata": {
-        "Metadata", "TensorStorageMetadata", "BytesStorageMetadata", "ChunkStorageMetadata",
-        "TensorProperties", "MetadataIndex", "StorageMeta", "_MEM_FORMAT_ENCODING",
+        "Metadata",
+        "TensorStorageMetadata",
+        "BytesStorageMetadata",
+        "ChunkStorageMetadata",
+        "TensorProperties",
+        "MetadataIndex",
+        "StorageMeta",
+        "_MEM_FORMAT_ENCODING",
     },
     "torch.distributed.checkpoint.filesystem": {"_StorageInfo"},
     "torch.serialization": {"_get_layout"},
@@ -149,8 +156,10 @@ def _tensor(name: str, entry: Any, located: dict[tuple[str, tuple[int, ...]], An
     chunks = []
     for chunk in entry.chunks:
         offsets, sizes = _sizes(chunk.offsets, about), _sizes(chunk.sizes, about)
-        if len(offsets) != len(shape) or len(sizes) != len(shape) or any(
-            o + s > n for o, s, n in zip(offsets, sizes, shape)
+        if (
+            len(offsets) != len(shape)
+            or len(sizes) != len(shape)
+            or any(o + s > n for o, s, n in zip(offsets, sizes, shape))
         ):
             raise CheckpointError(f"{about}: chunk at {list(offsets)} of size {list(sizes)} lies outside {list(shape)}")
         info = located.get((name, offsets))
@@ -219,9 +228,15 @@ class DcpReader:
     def infos(self) -> list[TensorInfo]:
         """Every selected tensor, from the metadata alone."""
         return [
-            TensorInfo(out, t.dtype, t.shape, math.prod(t.shape) * t.dtype.itemsize,
-                       "+".join(sorted({c.file for c in t.chunks})) or "-")
-            for stored, out in self._names.items() for t in [self.layout.tensors[stored]]
+            TensorInfo(
+                out,
+                t.dtype,
+                t.shape,
+                math.prod(t.shape) * t.dtype.itemsize,
+                "+".join(sorted({c.file for c in t.chunks})) or "-",
+            )
+            for stored, out in self._names.items()
+            for t in [self.layout.tensors[stored]]
         ]
 
     def findings(self) -> list[str]:

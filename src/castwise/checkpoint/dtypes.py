@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 _OPTIONAL_CODES = {
@@ -52,6 +51,6 @@ def torch_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def byte_view(tensor: torch.Tensor) -> np.ndarray:
+def byte_view(tensor: torch.Tensor) -> memoryview:
     """The raw bytes of a contiguous CPU tensor, without a copy (writable when the tensor is)."""
-    return tensor.reshape(-1).view(torch.uint8).numpy()
+    return tensor.reshape(-1).view(torch.uint8).numpy().data

@@ -9,8 +9,9 @@ beside ``weight``. Weights are processed a few rows at a time, so memory stays n
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -19,7 +20,8 @@ from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.tensor_info import TensorInfo
 
 FP8_DTYPES = frozenset(
-    getattr(torch, name) for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+    getattr(torch, name)
+    for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
     if hasattr(torch, name)
 )
 E4M3 = torch.float8_e4m3fn
@@ -115,7 +117,8 @@ class Fp8Scales:
         dropped = self.dropped
         return sum(
             t.numel * itemsize if t.name in self.grids or t.name in self.unscaled else t.nbytes
-            for t in infos if t.name not in dropped
+            for t in infos
+            if t.name not in dropped
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -170,7 +173,7 @@ def dequantized(chunks: Chunks, grid: ScaleGrid, scale: torch.Tensor, dtype: tor
         block = to_float32(chunk).reshape(-1, grid.cols)
         if buffer.numel() < block.numel():
             buffer = torch.empty(block.numel(), dtype=dtype)
-        out = buffer[:block.numel()].view(block.shape)
+        out = buffer[: block.numel()].view(block.shape)
         _scale_rows(block, scale, grid, row, torch.mul, out)
         row += block.shape[0]
         yield out.reshape(-1)
@@ -231,17 +234,17 @@ def _scale_rows(
         return
     rows = block.shape[0]
     if grid.kind == "channel":
-        op(block, scale.reshape(-1)[row:row + rows, None], out=out)
+        op(block, scale.reshape(-1)[row : row + rows, None], out=out)
         return
     height, width = grid.block
     first, whole = row // height, rows // height
-    per_column = scale.reshape(-1, grid.grid[1])[first:first + -(-rows // height)]
-    per_column = per_column.repeat_interleave(width, dim=1)[:, :grid.cols]
+    per_column = scale.reshape(-1, grid.grid[1])[first : first + -(-rows // height)]
+    per_column = per_column.repeat_interleave(width, dim=1)[:, : grid.cols]
     if whole:
         shape = (whole, height, grid.cols)
-        op(block[:whole * height].view(shape), per_column[:whole, None, :], out=out[:whole * height].view(shape))
+        op(block[: whole * height].view(shape), per_column[:whole, None, :], out=out[: whole * height].view(shape))
     if rows % height:
-        op(block[whole * height:], per_column[whole], out=out[whole * height:])
+        op(block[whole * height :], per_column[whole], out=out[whole * height :])
 
 
 def _rows_per_chunk(grid: ScaleGrid) -> int:

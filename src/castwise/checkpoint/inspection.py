@@ -66,8 +66,9 @@ class CheckpointInfo:
         for tensor in self.tensors:
             groups.setdefault(torch_name(tensor.dtype), []).append(tensor)
         summaries = [
-            DtypeSummary(name, len(ts), sum(t.numel for t in ts), sum(t.nbytes for t in ts),
-                         sum(t.nbytes for t in ts) / total)
+            DtypeSummary(
+                name, len(ts), sum(t.numel for t in ts), sum(t.nbytes for t in ts), sum(t.nbytes for t in ts) / total
+            )
             for name, ts in groups.items()
         ]
         return {s.dtype: s for s in sorted(summaries, key=lambda s: -s.bytes)}
@@ -124,8 +125,15 @@ def inspect(path: str | Path) -> CheckpointInfo:
     if layout.format == "torch":
         findings.append(_PICKLE_NOTE)
     return CheckpointInfo(
-        str(layout.path), layout.format, tuple(str(f) for f in layout.files), tuple(tensors),
-        metadata, declared, loads_as, tuple(findings), scales.to_dict() if scales.any else None,
+        str(layout.path),
+        layout.format,
+        tuple(str(f) for f in layout.files),
+        tuple(tensors),
+        metadata,
+        declared,
+        loads_as,
+        tuple(findings),
+        scales.to_dict() if scales.any else None,
     )
 
 
@@ -138,9 +146,7 @@ def _names(tensors: list[TensorInfo]) -> str:
     return shown + (f", … ({len(tensors) - _LISTED} more)" if len(tensors) > _LISTED else "")
 
 
-def _transformers_dtype(
-    declared: str | None, layout: Layout, first_file: list[TensorInfo]
-) -> tuple[str | None, str]:
+def _transformers_dtype(declared: str | None, layout: Layout, first_file: list[TensorInfo]) -> tuple[str | None, str]:
     """What transformers 5 picks for ``dtype="auto"``: config, index metadata, first float."""
     if declared:
         return declared, "from config.json"
@@ -194,7 +200,9 @@ def _index_findings(layout: Layout, tensors: list[TensorInfo]) -> list[str]:
     astray = [n for n, shard in layout.weight_map.items() if located.get(n) != shard]
     unlisted = [n for n in located if n not in layout.weight_map]
     if astray:
-        findings.append(f"the index maps {len(astray)} tensors to shards that do not hold them: {', '.join(astray[:_LISTED])}")
+        findings.append(
+            f"the index maps {len(astray)} tensors to shards that do not hold them: {', '.join(astray[:_LISTED])}"
+        )
     if unlisted:
         findings.append(f"{len(unlisted)} tensors in the shards are not in the index: {', '.join(unlisted[:_LISTED])}")
     return findings

@@ -10,9 +10,9 @@ globs are castwise's defaults, the usual norm spellings decide: 1-D tensors of m
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from torch import nn
 

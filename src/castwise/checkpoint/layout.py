@@ -75,9 +75,7 @@ def _folder(folder: Path) -> Layout:
             f"{', '.join(trainer_checkpoints)}; pass one of them"
         )
     found = ", ".join(p.name for p in (indexes or weights)) or "none"
-    raise CheckpointError(
-        f"{folder}: cannot tell which weights to use (found: {found}); pass the file or index path"
-    )
+    raise CheckpointError(f"{folder}: cannot tell which weights to use (found: {found}); pass the file or index path")
 
 
 def _single(path: Path, folder: Path) -> Layout:
@@ -111,8 +109,10 @@ def _read_index(index: Path) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{index}: not a valid JSON index ({exc})") from None
     weight_map = document.get("weight_map") if isinstance(document, dict) else None
-    if not isinstance(weight_map, dict) or not weight_map or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()
+    if (
+        not isinstance(weight_map, dict)
+        or not weight_map
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items())
     ):
         raise CheckpointError(f"{index}: needs a non-empty 'weight_map' from tensor names to shard file names")
     if not isinstance(document.get("metadata", {}), (dict, type(None))):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib import metadata as package_metadata
-from typing import Iterable
 
 import torch
 
@@ -17,7 +17,10 @@ POLICY_KEY = "castwise.policy"
 
 
 def castwise_metadata(
-    base: dict[str, str], dtype: torch.dtype | None, keep_fp32: Iterable[str], policy: object | None,
+    base: dict[str, str],
+    dtype: torch.dtype | None,
+    keep_fp32: Iterable[str],
+    policy: object | None,
     keep_rule: str | None = None,
 ) -> dict[str, str]:
     """``base`` (the source's metadata) plus castwise's own keys (``keep_rule``: what decided fp32)."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import torch
 from torch import nn

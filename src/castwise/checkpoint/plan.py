@@ -9,15 +9,23 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import torch
 
 from castwise.checkpoint.dtypes import CASTABLE, storage_dtype
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.fp8_scales import (
-    E4M3, FP8_DTYPES, Fp8Scales, ScaleGrid, dequantized, is_scale_name, quantize_grid, quantized,
+    E4M3,
+    FP8_DTYPES,
+    Fp8Scales,
+    ScaleGrid,
+    dequantized,
+    is_scale_name,
+    quantize_grid,
+    quantized,
 )
 from castwise.checkpoint.keep import KeepRule, kept_by_name
 from castwise.checkpoint.shards import ShardReader
@@ -122,8 +130,13 @@ def _copied(info: TensorInfo, dtype: torch.dtype) -> Output:
 
 
 def _dequantized(info: TensorInfo, dtype: torch.dtype, grid: ScaleGrid, scale: torch.Tensor) -> Output:
-    return Output(info.name, dtype, info.shape, info,
-                  lambda shard: dequantized(functools.partial(shard.chunks, info.name), grid, scale, dtype))
+    return Output(
+        info.name,
+        dtype,
+        info.shape,
+        info,
+        lambda shard: dequantized(functools.partial(shard.chunks, info.name), grid, scale, dtype),
+    )
 
 
 def check_quantizable(scales: Fp8Scales, where: str) -> None:
@@ -136,8 +149,11 @@ def check_quantizable(scales: Fp8Scales, where: str) -> None:
 
 def _quantizable(info: TensorInfo, keep: KeepRule) -> bool:
     return (
-        len(info.shape) == 2 and info.name.endswith(".weight") and info.dtype in CASTABLE
-        and not keep.kept(info.name, info.shape) and not kept_by_name(info.name, NOT_QUANTIZED)
+        len(info.shape) == 2
+        and info.name.endswith(".weight")
+        and info.dtype in CASTABLE
+        and not keep.kept(info.name, info.shape)
+        and not kept_by_name(info.name, NOT_QUANTIZED)
     )
 
 
@@ -145,8 +161,13 @@ def _quantized_pair(info: TensorInfo, block: tuple[int, int] | None) -> list[Out
     grid = quantize_grid(info.name, info.shape, f"{info.name}_scale_inv", block)
     scales: list[torch.Tensor] = []
     itemsize = info.dtype.itemsize
-    weight = Output(info.name, E4M3, info.shape, info,
-                    lambda shard: quantized(functools.partial(shard.chunks, info.name), grid, itemsize, scales))
+    weight = Output(
+        info.name,
+        E4M3,
+        info.shape,
+        info,
+        lambda shard: quantized(functools.partial(shard.chunks, info.name), grid, itemsize, scales),
+    )
     shape = grid.grid if block is not None else ()
     scale = Output(grid.scale, torch.float32, shape, None, lambda shard: [torch.cat([s.reshape(-1) for s in scales])])
     return [weight, scale]

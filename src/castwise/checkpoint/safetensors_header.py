@@ -95,9 +95,7 @@ def parse_header(raw: bytes, data_size: int, where: str) -> Header:
     """Validate header bytes against a data region of ``data_size`` bytes."""
     document = _decode_json(raw, where)
     metadata = _metadata(document.pop(METADATA_KEY, None), where)
-    entries = sorted(
-        (_entry(name, info, where) for name, info in document.items()), key=lambda e: (e.begin, e.end)
-    )
+    entries = sorted((_entry(name, info, where) for name, info in document.items()), key=lambda e: (e.begin, e.end))
     _check_tiling(entries, data_size, where)
     return Header(tuple(entries), metadata, LENGTH_BYTES + len(raw))
 

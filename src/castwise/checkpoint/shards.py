@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import mmap
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Protocol
 
 import torch
 
@@ -57,7 +58,7 @@ def flat_chunks(tensor: torch.Tensor, chunk_bytes: int | None = None) -> Iterato
     flat = tensor.detach().contiguous().reshape(-1)
     step = max(1, (chunk_bytes or CHUNK_BYTES) // max(1, flat.element_size()))
     for start in range(0, flat.numel(), step):
-        yield flat[start:start + step]
+        yield flat[start : start + step]
 
 
 class SafetensorsReader:
@@ -154,5 +155,3 @@ class TorchReader:
     def close(self) -> None:
         """Drop the mapped tensors."""
         self._tensors = {}
-
-

@@ -26,5 +26,10 @@ class TensorInfo:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form."""
-        return {"name": self.name, "dtype": torch_name(self.dtype), "shape": list(self.shape),
-                "bytes": self.nbytes, "file": self.file}
+        return {
+            "name": self.name,
+            "dtype": torch_name(self.dtype),
+            "shape": list(self.shape),
+            "bytes": self.nbytes,
+            "file": self.file,
+        }

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pickle
 import warnings
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import torch
 
@@ -55,9 +56,7 @@ def _state_dict_of(loaded: Any, path: Path) -> dict[str, torch.Tensor]:
             if _is_tensor_map(loaded.get(key)):
                 return dict(loaded[key])
     kind = f"keys {list(loaded)[:5]}" if isinstance(loaded, Mapping) else type(loaded).__name__
-    raise CheckpointError(
-        f"{path}: holds no state dict of tensors ({kind}); save `model.state_dict()` to convert it"
-    )
+    raise CheckpointError(f"{path}: holds no state dict of tensors ({kind}); save `model.state_dict()` to convert it")
 
 
 def _dense(state: dict[str, torch.Tensor], path: Path) -> dict[str, torch.Tensor]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
@@ -13,7 +14,9 @@ from castwise.cli.output import console, fail, literal, print_json, printable, t
 
 
 def inspect_command(
-    path: str = typer.Argument(..., help="A .safetensors, .bin/.pt/.pth file, an *.index.json, a model folder or a DCP folder."),
+    path: str = typer.Argument(
+        ..., help="A .safetensors, .bin/.pt/.pth file, an *.index.json, a model folder or a DCP folder."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     tensors: bool = typer.Option(False, "--tensors", help="Also list every tensor (name, dtype, shape, bytes, file)."),
 ) -> None:
@@ -32,19 +35,31 @@ def convert_command(
     src: str = typer.Argument(..., help="Checkpoint to read (any format inspect reads); never modified."),
     dst: str = typer.Argument(..., help="A .safetensors file, or a folder when SRC is a folder or index."),
     dtype: str = typer.Option(
-        ..., "--dtype", "-d",
+        ...,
+        "--dtype",
+        "-d",
         help="Storage dtype for floating tensors: bf16, f16, f32, f64 (fp8 weights with scales are dequantized), "
         "or fp8 (e4m3 Linear weights with scales, the rest bf16).",
     ),
     keep_fp32: list[str] = typer.Option(
-        None, "--keep-fp32", "-k",
+        None,
+        "--keep-fp32",
+        "-k",
         help="Glob on tensor/module names (case-insensitive) or module classes (exact, known from a folder's "
         "config.json) kept fp32; repeatable; default: norm layers; 'none' keeps nothing.",
     ),
-    key: str = typer.Option(None, "--key", help="DCP folders: the state group to write (default: model, without its prefix)."),
-    config: str = typer.Option(None, "--config", help="A config.json to write beside a folder's output (default: SRC's own)."),
-    max_shard_size: str = typer.Option(None, "--max-shard-size", help="Split a folder's output into shards of at most this size (5GB, 500MB)."),
-    fp8_block: str = typer.Option("128", "--fp8-block", help="With --dtype fp8: square scale block size, or 'tensor' for one scale per weight."),
+    key: str = typer.Option(
+        None, "--key", help="DCP folders: the state group to write (default: model, without its prefix)."
+    ),
+    config: str = typer.Option(
+        None, "--config", help="A config.json to write beside a folder's output (default: SRC's own)."
+    ),
+    max_shard_size: str = typer.Option(
+        None, "--max-shard-size", help="Split a folder's output into shards of at most this size (5GB, 500MB)."
+    ),
+    fp8_block: str = typer.Option(
+        "128", "--fp8-block", help="With --dtype fp8: square scale block size, or 'tensor' for one scale per weight."
+    ),
     force: bool = typer.Option(False, "--force", "-f", help="Replace DST if it exists."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -52,8 +67,16 @@ def convert_command(
     try:
         with _ByteProgress(enabled=not as_json and console.is_terminal) as progress:
             result = convert(
-                src, dst, dtype, keep_fp32=keep_fp32 or None, force=force, progress=progress,
-                key=key, config=config, max_shard_size=max_shard_size, fp8_block=fp8_block,
+                src,
+                dst,
+                dtype,
+                keep_fp32=keep_fp32 or None,
+                force=force,
+                progress=progress,
+                key=key,
+                config=config,
+                max_shard_size=max_shard_size,
+                fp8_block=fp8_block,
             )
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -61,14 +84,18 @@ def convert_command(
         print_json(vars(result))
         return
     lines = [
-        (f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}{_fp8_note(result)}), "
-         f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out"),
+        (
+            f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}{_fp8_note(result)}), "
+            f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out"
+        ),
         *(f"removed {path}, a temporary left by a killed conversion" for path in result.stale_removed),
         f"kept fp32 by {result.keep_rule}",
     ]
     if result.skipped:
-        lines.append(f"skipped the Trainer checkpoint folders {', '.join(result.skipped)}: only the top-level model "
-                     "is converted; convert a checkpoint by naming its folder")
+        lines.append(
+            f"skipped the Trainer checkpoint folders {', '.join(result.skipped)}: only the top-level model "
+            "is converted; convert a checkpoint by naming its folder"
+        )
     for line in lines:
         console.print(literal(line), highlight=False, soft_wrap=True)
 
@@ -86,8 +113,14 @@ class _ByteProgress:
 
     def __init__(self, enabled: bool) -> None:
         self._bar = Progress(
-            "converting", BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-            console=console, transient=True, disable=not enabled,
+            "converting",
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+            disable=not enabled,
         )
         self._task = self._bar.add_task("convert", total=None)
 
@@ -95,7 +128,7 @@ class _ByteProgress:
         self._bar.__enter__()
         return lambda done, total: self._bar.update(self._task, completed=done, total=total)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self._bar.__exit__(*exc)
 
 

@@ -53,8 +53,15 @@ def _row(entry: dict[str, Any]) -> list[str]:
     tf32 += f" + fp8 {entry['fp8']}" if entry["fp8"] else ""
     keep = entry["keep_fp32"]
     kept = "norms" if tuple(keep) == DEFAULT_KEEP_FP32 else (", ".join(keep) or "-")
-    return [entry["policy"], entry["params"], entry["compute"] + tf32, entry["output"], entry["mode"], kept,
-            entry["loss_scaling"]]
+    return [
+        entry["policy"],
+        entry["params"],
+        entry["compute"] + tf32,
+        entry["output"],
+        entry["mode"],
+        kept,
+        entry["loss_scaling"],
+    ]
 
 
 def register(app: typer.Typer) -> None:
