@@ -9,12 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fsdp_worker
 import pytest
 import torch
 from torch import nn
 
 import castwise as cw
-import fsdp_worker
 from castwise.integrations import fsdp
 
 WORKER = Path(__file__).with_name("fsdp_worker.py")

@@ -64,7 +64,7 @@ class CastwiseOptimizer:
         """torch's ``load_state_dict``, keeping the moments' stored dtypes (torch casts them to
         the weights' dtype); state dicts saved before ``betas`` existed load too."""
         super().load_state_dict(state_dict)  # type: ignore[misc]
-        state_precision.restore_saved_dtypes(self, state_dict)
+        state_precision.restore_saved_dtypes(self, state_dict)  # type: ignore[arg-type]  # a mixin over torch-optimi optimizers
         self._complete_groups()
 
     def _init_group(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor], *rest: Any) -> Any:
