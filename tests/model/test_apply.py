@@ -368,3 +368,35 @@ def test_a_tied_weight_stays_fp32_when_any_of_its_owners_is_kept():
     cw.apply(model, Policy.parse("bf16-true").replace(keep_fp32=("*wte*",)))
     assert model["lm_head"].weight is model["wte"].weight
     assert model["wte"].weight.dtype == torch.float32
+
+
+class _FrozenEncoderClassifier(nn.Module):
+    """A frozen pre-trained encoder in eval mode under a head that trains (CLIP-style fine-tuning)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False).eval().requires_grad_(False)
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, x, mask):
+        return self.head(self.encoder(x, src_key_padding_mask=mask))
+
+
+def test_frozen_eval_encoder_inside_a_training_model_gets_the_fast_path_guard():
+    torch.manual_seed(0)
+    model = _FrozenEncoderClassifier()
+    x, mask = torch.randn(2, 5, 16), torch.zeros(2, 5, dtype=torch.bool)
+    mask[:, 3:] = True
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        plain = model.encoder(x, src_key_padding_mask=mask)
+    assert plain.dtype == torch.bfloat16  # plain autocast: the fused fast path ran (eval, nothing requires grad)
+    seen: list[torch.dtype] = []
+    model.encoder.register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    wrapped = cw.apply(model, "bf16-mixed")
+    assert wrapped.training and not model.encoder.training
+    out = wrapped(x, mask)
+    out.square().mean().backward()
+    assert seen == [torch.float32], "the slow path, as in training: fp32 norms hand back fp32"
+    assert out.dtype == torch.float32 and model.head.weight.grad is not None
+    assert torch.backends.mha.get_fastpath_enabled()

@@ -20,7 +20,7 @@ from torch.utils.hooks import RemovableHandle
 
 from castwise.model.casting import cast_inputs, cast_outputs, float_bits
 from castwise.model.device import DeviceProbe, check_policy_on_device
-from castwise.model.pitfalls import mha_fastpath_disabled, needs_fastpath_off
+from castwise.model.pitfalls import fastpath_modules, mha_fastpath_disabled
 from castwise.policy import Policy
 
 
@@ -36,7 +36,7 @@ class ForwardBoundary:
         self.autocast = policy.is_mixed if autocast is None else autocast
         self.input_dtype = None if self.autocast else policy.compute_dtype
         self._device = DeviceProbe(module)
-        self._fastpath_off = needs_fastpath_off(module, policy)
+        self._fastpath_modules = fastpath_modules(module, policy)
         self._output_bits = float_bits(policy.output_dtype)
         self._checked_devices: set[str] = set()
 
@@ -62,9 +62,10 @@ class ForwardBoundary:
         policy = self.policy
         autocast = torch.autocast(device_type, dtype=policy.compute_dtype) if self.autocast else None
         matmul = policy.matmul_precision if device_type == "cuda" else "highest"
-        if not self._fastpath_off and matmul == "highest":
+        fastpath_off = any(not m.training for m in self._fastpath_modules)
+        if not fastpath_off and matmul == "highest":
             return autocast or contextlib.nullcontext()
-        return _guarded(autocast, self._fastpath_off, matmul)
+        return _guarded(autocast, fastpath_off, matmul)
 
     def cast_in(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Floating inputs in the compute dtype when the boundary does not autocast; others untouched."""

@@ -25,9 +25,14 @@ def has_mha_fastpath(model: nn.Module) -> bool:
     return any(isinstance(m, FASTPATH_MODULES) for m in model.modules())
 
 
-def needs_fastpath_off(model: nn.Module, policy: Policy) -> bool:
-    """The fast path is unsafe whenever the policy's math runs in a 16-bit dtype."""
-    return policy.is_low_precision and has_mha_fastpath(model)
+def fastpath_modules(model: nn.Module, policy: Policy) -> list[nn.Module]:
+    """The modules whose fast path is unsafe under ``policy`` (any, when its math runs in 16 bits).
+
+    The fast path runs only in eval mode, so a forward needs the guard only while one of these
+    is in eval mode (a frozen encoder inside a training model included)."""
+    if not policy.is_low_precision:
+        return []
+    return [m for m in model.modules() if isinstance(m, FASTPATH_MODULES)]
 
 
 @contextlib.contextmanager
