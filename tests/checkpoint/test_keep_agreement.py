@@ -6,7 +6,6 @@ fp32 with ``save_pretrained``; every tensor's dtype is compared across the four 
 
 from __future__ import annotations
 
-import ast
 import copy
 import json
 import shutil
@@ -254,17 +253,3 @@ def test_keep_none_keeps_nothing_not_even_what_a_model_declares(saved, tmp_path)
     assert _fp32(_file_dtypes(tmp_path / "out")) == set()
     assert _fp32(_file_dtypes(cw.save(model, tmp_path / "s.safetensors", dtype="bf16", keep_fp32="none"))) == set()
     assert result.keep_rule.startswith("nothing kept fp32")
-
-
-def test_checkpoint_imports_no_model_training_or_layer_above():
-    package = Path(cw.__file__).parent / "checkpoint"
-    forbidden = ("castwise.model", "castwise.training", "castwise.doctor", "castwise.cli", "castwise.integrations")
-    imported = []
-    for source in package.glob("*.py"):
-        for node in ast.walk(ast.parse(source.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                imported.append((source.name, node.module))
-            elif isinstance(node, ast.Import):
-                imported += [(source.name, alias.name) for alias in node.names]
-    assert [(f, m) for f, m in imported if m.startswith(forbidden)] == []
-    assert ("keep.py", "castwise.keep") in imported

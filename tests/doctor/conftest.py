@@ -1,15 +1,7 @@
-"""Doctor tests run single-threaded: the machine is shared and the models are tiny."""
+"""Models and reports the doctor tests share."""
 
 import pytest
 import torch
-
-
-@pytest.fixture(autouse=True)
-def _one_thread() -> None:
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
 
 
 class Loud(torch.nn.Module):

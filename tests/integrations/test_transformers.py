@@ -25,18 +25,6 @@ def t5():
     return transformers.T5ForConditionalGeneration(config).eval()
 
 
-@pytest.fixture
-def llama():
-    """A tiny Llama causal LM with RMSNorm norms."""
-    config = transformers.LlamaConfig(
-        vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32,
-        bos_token_id=1, eos_token_id=2, pad_token_id=0,
-    )
-    torch.manual_seed(0)
-    return transformers.LlamaForCausalLM(config).eval()
-
-
 IDS = torch.tensor([[3, 4, 5, 6, 7]])
 
 

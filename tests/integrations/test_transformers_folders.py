@@ -19,26 +19,6 @@ from castwise.model.keep_fp32 import detach_fp32_compute  # noqa: E402
 IDS = torch.tensor([[3, 4, 5, 6, 7]])
 
 
-@pytest.fixture
-def llama() -> transformers.LlamaForCausalLM:
-    config = transformers.LlamaConfig(
-        vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=32,
-        bos_token_id=1, eos_token_id=2, pad_token_id=0,
-    )
-    torch.manual_seed(0)
-    return transformers.LlamaForCausalLM(config).eval()
-
-
-@pytest.fixture
-def gpt2() -> transformers.GPT2LMHeadModel:
-    config = transformers.GPT2Config(
-        vocab_size=32, n_positions=32, n_embd=16, n_layer=1, n_head=2, bos_token_id=1, eos_token_id=2
-    )
-    torch.manual_seed(0)
-    return transformers.GPT2LMHeadModel(config).eval()
-
-
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` (relative name) with the SHA-256 of its bytes."""
     return {

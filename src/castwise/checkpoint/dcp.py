@@ -19,8 +19,8 @@ from typing import Any, BinaryIO
 
 import torch
 
+from castwise.checkpoint.dtypes import flat_chunks
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.shards import flat_chunks
 from castwise.checkpoint.tensor_info import TensorInfo
 
 METADATA_NAME = ".metadata"

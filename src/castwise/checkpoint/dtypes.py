@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
+
+CHUNK_BYTES = 16 * 1024 * 1024
+"""How much of a tensor is cast and written at a time (conversion memory stays near one chunk)."""
 
 _OPTIONAL_CODES = {
     "F4": "float4_e2m1fn_x2",
@@ -54,3 +59,11 @@ def torch_name(dtype: torch.dtype) -> str:
 def byte_view(tensor: torch.Tensor) -> memoryview:
     """The raw bytes of a contiguous CPU tensor, without a copy (writable when the tensor is)."""
     return tensor.reshape(-1).view(torch.uint8).numpy().data
+
+
+def flat_chunks(tensor: torch.Tensor, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
+    """``tensor`` flattened into contiguous pieces of at most ``chunk_bytes`` (default CHUNK_BYTES)."""
+    flat = tensor.detach().contiguous().reshape(-1)
+    step = max(1, (chunk_bytes or CHUNK_BYTES) // max(1, flat.element_size()))
+    for start in range(0, flat.numel(), step):
+        yield flat[start : start + step]

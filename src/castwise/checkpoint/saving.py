@@ -12,13 +12,13 @@ import torch
 from torch import nn
 
 from castwise.checkpoint.atomic import atomic_file, remove_stale_temporaries
-from castwise.checkpoint.dtypes import storage_dtype, torch_name
+from castwise.checkpoint.dtypes import flat_chunks, storage_dtype, torch_name
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.keep import KeepRule, keep_globs
 from castwise.checkpoint.layout import resolve
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.safetensors_header import plan_entries
-from castwise.checkpoint.shards import flat_chunks, open_shard
+from castwise.checkpoint.shards import open_shard
 from castwise.checkpoint.writer import SafetensorsWriter
 from castwise.policy import Policy, PolicyLike, dtype_from_name
 

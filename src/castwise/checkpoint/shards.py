@@ -15,13 +15,12 @@ from typing import Protocol
 
 import torch
 
-from castwise.checkpoint.dtypes import byte_view
+from castwise.checkpoint.dcp import DcpReader
+from castwise.checkpoint.dtypes import CHUNK_BYTES, byte_view, flat_chunks
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.safetensors_header import read_header
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.torch_file import load_torch_file
-
-CHUNK_BYTES = 16 * 1024 * 1024
 
 
 class ShardReader(Protocol):
@@ -45,20 +44,10 @@ def open_shard(path: Path, data: bool = True, key: str | None = None) -> ShardRe
     A DCP folder reads as one source; ``key`` picks its state group (see ``dcp.select``).
     """
     if path.is_dir():
-        from castwise.checkpoint.dcp import DcpReader  # dcp builds on this module's flat_chunks
-
         return DcpReader(path, data, key)
     if path.suffix == ".safetensors":
         return SafetensorsReader(path, data)
     return TorchReader(path, data)
-
-
-def flat_chunks(tensor: torch.Tensor, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
-    """``tensor`` flattened into contiguous pieces of at most ``chunk_bytes`` (default CHUNK_BYTES)."""
-    flat = tensor.detach().contiguous().reshape(-1)
-    step = max(1, (chunk_bytes or CHUNK_BYTES) // max(1, flat.element_size()))
-    for start in range(0, flat.numel(), step):
-        yield flat[start : start + step]
 
 
 class SafetensorsReader:

@@ -20,7 +20,7 @@ from torch.utils.hooks import RemovableHandle
 
 from castwise.model.casting import cast_inputs, cast_outputs, float_bits
 from castwise.model.device import DeviceProbe, check_policy_on_device
-from castwise.model.pitfalls import fastpath_modules, mha_fastpath_disabled
+from castwise.model.pitfalls import fastpath_modules, global_setting, mha_fastpath_disabled
 from castwise.policy import Policy
 
 
@@ -131,12 +131,6 @@ def _guarded(
             yield
 
 
-@contextlib.contextmanager
-def float32_matmul_precision(precision: str) -> Iterator[None]:
+def float32_matmul_precision(precision: str) -> contextlib.AbstractContextManager[None]:
     """Set torch's float32 matmul precision (``high`` allows TF32) and restore it on exit."""
-    previous = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision(precision)
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(previous)
+    return global_setting(torch.get_float32_matmul_precision, torch.set_float32_matmul_precision, precision)

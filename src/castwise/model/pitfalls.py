@@ -11,11 +11,14 @@ sees mixed weight dtypes. castwise turns the fast path off for the duration of t
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from torch import nn
 
 from castwise.policy import Policy
+
+T = TypeVar("T")
 
 FASTPATH_MODULES = (nn.TransformerEncoderLayer, nn.MultiheadAttention)
 
@@ -36,13 +39,18 @@ def fastpath_modules(model: nn.Module, policy: Policy) -> list[nn.Module]:
 
 
 @contextlib.contextmanager
-def mha_fastpath_disabled() -> Iterator[None]:
-    """Turn torch's MHA fast path off and restore the previous global setting afterwards."""
-    from torch.backends import mha
-
-    previous = mha.get_fastpath_enabled()
-    mha.set_fastpath_enabled(False)
+def global_setting(get: Callable[[], T], set_: Callable[[T], None], value: T) -> Iterator[None]:
+    """Set a torch global (``set_(value)``) for the duration, restoring what ``get()`` gave, also on error."""
+    previous = get()
+    set_(value)
     try:
         yield
     finally:
-        mha.set_fastpath_enabled(previous)
+        set_(previous)
+
+
+def mha_fastpath_disabled() -> contextlib.AbstractContextManager[None]:
+    """Turn torch's MHA fast path off and restore the previous global setting afterwards."""
+    from torch.backends import mha
+
+    return global_setting(mha.get_fastpath_enabled, mha.set_fastpath_enabled, False)
