@@ -9,6 +9,7 @@ from typing import Any
 from torch import nn
 
 from castwise.doctor.findings import find
+from castwise.doctor.fp8_report import fp8_rows
 from castwise.doctor.recommend import Trial, recommend
 from castwise.doctor.report import PolicyResult, Report, Training
 from castwise.doctor.routing import routing_report
@@ -79,12 +80,17 @@ def diagnose(
             captures[str(policy)] = _run_policy(source, policy, call, modes, one_step_loss, seed, reference)
         reference_ok = all(capture.run.ok for capture in reference.values())
         results = [_result(name, runs, tolerance, reference_ok) for name, runs in captures.items()]
+        for result in results:
+            if Policy.parse(result.policy).fp8 and result.ok:
+                work.grow(f"{result.policy}: fp8 rows")
+                result.fp8 = fp8_rows(source, Policy.parse(result.policy), lambda copy: copy(*call.args, **call.kwargs))
         work.next("MoE routing")
         routing = routing_report(source, call, parsed, seed)
         training = _train(source, trial_data, parsed, loss_fn, batches is not None, tolerance, lr, seed, work)
 
         def evaluate(policy: Policy) -> Trial:
-            work.grow(f"keep-fp32 search: {', '.join(policy.keep_fp32[-3:])}")
+            kept = policy.fp8_keep_out if policy.fp8 else policy.keep_fp32
+            work.grow(f"{'fp8 keep-out' if policy.fp8 else 'keep-fp32'} search: {', '.join(kept[-3:])}")
             return _trial(source, policy, call, modes, one_step_loss, seed, reference, tolerance, reference_ok)
 
         previous = {name: _merged_previous(runs) for name, runs in captures.items()}

@@ -12,7 +12,9 @@ fp32 was measured to help, they are kept in fp32.
 The keep-fp32 search re-runs a failing policy with more and more of its most sensitive modules
 kept in fp32: first the modules that raised, then the
 sensitivity ranking by doubling prefixes (a module that raises on the way joins the first group), then
-a bisection down to the shortest prefix that passes.
+a bisection down to the shortest prefix that passes. A failing fp8 policy gets the keep-out search
+instead: its converted Linears, worst fp8 error first, are kept out of fp8 one more at a time until it
+passes; when that policy is cheaper than the best diagnosed one, it is the recommendation.
 """
 
 from __future__ import annotations
@@ -47,11 +49,11 @@ Evaluate = Callable[[Policy], Trial]
 
 
 def cost(policy: Policy) -> tuple[int, int, int, int]:
-    """Smaller is cheaper: parameter bits, compute bits, 1 when loss scaling is needed, then 0 for
-    tf32 matmuls and 1 for full fp32."""
+    """Smaller is cheaper: parameter bits, compute bits (8 for fp8 linears), 1 when loss scaling is
+    needed, then 0 for tf32 matmuls and 1 for full fp32."""
     return (
         torch.finfo(policy.param_dtype).bits,
-        torch.finfo(policy.compute_dtype).bits,
+        8 if policy.fp8 else torch.finfo(policy.compute_dtype).bits,
         int(policy.loss_scaling != "none"),
         int(policy.matmul_precision == "highest"),
     )
@@ -151,6 +153,27 @@ def search_keep_fp32(
     return KeepFix(result.policy, keep, best[1].error, True, len(trials))
 
 
+def search_fp8_keep_out(result: PolicyResult, evaluate: Evaluate, max_trials: int = 8) -> KeepFix | None:
+    """The fewest Linears which, kept out of fp8, make ``result.policy`` pass: greedily, the worst fp8
+    error first (``result.fp8`` rows), one more each trial. None without rows that add error."""
+    policy = Policy.parse(result.policy)
+    ranked = [row.name for row in result.fp8 or () if row.error]
+    trial, keep = None, []
+    for size in range(1, min(len(ranked), max_trials) + 1):
+        keep = ranked[:size]
+        trial = evaluate(fp8_keep_out(policy, keep))
+        if trial.passed:
+            break
+    if trial is None:
+        return None
+    return KeepFix(result.policy, keep, trial.error, trial.passed, len(keep))
+
+
+def fp8_keep_out(policy: Policy, modules: Sequence[str]) -> Policy:
+    """``policy`` with ``modules`` kept out of fp8 as well as what it keeps out already."""
+    return policy.replace(fp8_keep_out=policy.fp8_keep_out + tuple(modules))
+
+
 def _blamable(module: str) -> bool:
     """A real submodule (not the whole model, nor the loss/backward) that can be kept in fp32."""
     return not module.startswith("(")
@@ -163,13 +186,22 @@ def recommend(
 ) -> Recommendation:
     """Pick the cheapest passing policy and search keep-fp32 fixes for cheaper failing ones."""
     best = cheapest_passing(results, training)
+    failing = needs_search(results, best)
     searched = (
         search_keep_fp32(r, sensitivity(r.runs, previous.get(r.policy, {})), evaluate)
-        for r in needs_search(results, best)
+        for r in failing if r.fp8 is None
     )
     fixes = [fix for fix in searched if fix is not None]
+    fp8_fixes = [fix for fix in (search_fp8_keep_out(r, evaluate) for r in failing if r.fp8) if fix is not None]
     reason = _reason(best, fixes, tolerance, training is not None)
     chosen = best.policy if best else None
+    fp8_fix = next((f for f in fp8_fixes if f.ok), None)
+    if fp8_fix is not None:
+        fixed = fp8_keep_out(Policy.parse(fp8_fix.policy), fp8_fix.modules)
+        reason += (f"; {fp8_fix.policy} passes with {', '.join(fp8_fix.modules)} kept out of fp8 "
+                   f"(error {fp8_fix.error or 0:.2e}): {fixed}")
+        if training is None and (best is None or cost(fixed) < cost(Policy.parse(best.policy))):
+            chosen = str(fixed)
     run = training.best(best.policy) if training and best else None
     if training is not None and run is not None:
         reason += "; " + _training_reason(run, training)
@@ -178,7 +210,7 @@ def recommend(
         reason += (f"; its routers change expert for {percent(router.rate)} of token choices against fp32, so they "
                    f"are kept in fp32 ({percent(_kept_rate(router))} then)")
         chosen = router.keep_policy
-    return Recommendation(chosen, tolerance, reason, fixes, run.updates if run else "none")
+    return Recommendation(chosen, tolerance, reason, fixes, run.updates if run else "none", fp8_fixes)
 
 
 def _kept_rate(router: Routing) -> float:

@@ -91,6 +91,26 @@ def _memory_cell(run: TrainingRun) -> str:
     return human_bytes(run.memory.total) + share
 
 
+FP8_ROWS = 8
+"""The fp8 table shows the Linears with the largest fp8 error, at most this many per policy."""
+
+
+def fp8_table(result: PolicyResult) -> Table:
+    """The Linears ``result``'s fp8 policy converts, worst first: error against fp32 and bf16-mixed,
+    and the share of input and weight values below e4m3's smallest subnormal once scaled."""
+    rows = result.fp8 or []
+    shown = f"the {FP8_ROWS} worst of {len(rows)}" if len(rows) > FP8_ROWS else f"{len(rows)}"
+    table = Table(title=f"fp8 Linears under {result.policy} ({shown}), each alone on its fp32 input:",
+                  title_justify="left", header_style="bold")
+    table.add_column("linear", overflow="fold")
+    for header in ("vs fp32", "vs bf16", "input amax", "x under", "w under"):
+        _figure_column(table, header)
+    for row in rows[:FP8_ROWS]:
+        table.add_row(row.name, error_text(row.error, False), error_text(row.bf16_error, False),
+                      f"{row.input_amax:.3g}", percent(row.input_underflow), percent(row.weight_underflow))
+    return table
+
+
 def routing_text(routing: list[Routing]) -> Text:
     """One line per policy: how many tokens a top-k router sends to other experts than fp32 does."""
     text = Text()
@@ -131,6 +151,7 @@ def render_text(report: Report) -> Group:
     parts: list[RenderableType] = [policy_table(report)]
     if report.training is not None:
         parts.append(training_table(report.training))
+    parts += [fp8_table(result) for result in report.policies if result.fp8]
     if report.routing:
         parts.append(routing_text(report.routing))
     parts += [findings_text(report), recommendation_text(report)]

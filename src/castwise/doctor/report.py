@@ -75,12 +75,30 @@ class ModeRun:
 
 
 @dataclass
+class Fp8Layer:
+    """One Linear an fp8 policy converts, run alone on its fp32 input (see ``doctor.fp8_report``).
+
+    ``error``: its fp8 output against fp32; ``bf16_error``: against bf16-mixed's output;
+    ``input_underflow``/``weight_underflow``: fraction of nonzero values below e4m3's smallest
+    subnormal (2**-9) after the recipe's 448 / amax scale; ``input_amax``: the value mapped to 448.
+    """
+
+    name: str
+    error: float | None
+    bf16_error: float | None
+    input_amax: float
+    input_underflow: float
+    weight_underflow: float
+
+
+@dataclass
 class PolicyResult:
-    """A policy across modes, and whether it stays within the tolerance."""
+    """A policy across modes, and whether it stays within the tolerance (``fp8``: its fp8 rows)."""
 
     policy: str
     runs: list[ModeRun]
     within_tolerance: bool
+    fp8: list[Fp8Layer] | None = None
 
     @property
     def ok(self) -> bool:
@@ -129,7 +147,8 @@ class KeepFix:
 
 @dataclass
 class Recommendation:
-    """The cheapest policy within tolerance, and keep-fp32 fixes for cheaper policies that fail.
+    """The cheapest policy within tolerance, and keep-fp32 fixes for cheaper policies that fail
+    (``fp8_keep_out``: for fp8 policies, the Linears to keep out of fp8 instead).
 
     ``updates``: how to update its 16-bit weights (``kahan`` when trial training showed plain
     updates fall behind fp32 and Kahan-compensated ones do not; else ``none``).
@@ -140,6 +159,7 @@ class Recommendation:
     reason: str
     keep_fp32: list[KeepFix] = field(default_factory=list)
     updates: str = "none"
+    fp8_keep_out: list[KeepFix] = field(default_factory=list)
 
 
 @dataclass

@@ -66,11 +66,22 @@ _RUN = _object({
     "modules": {"type": "array", "items": _MODULE},
 })
 
+_FP8_LAYER = _object({
+    "name": {"type": "string", "description": "a Linear the policy converts to fp8"},
+    "error": {**_NUMBER_OR_NULL, "description": "its fp8 output, run alone on its fp32 input, against fp32"},
+    "bf16_error": {**_NUMBER_OR_NULL, "description": "the same against its bf16-mixed output"},
+    "input_amax": {"type": "number", "description": "max |input|, the value the scale maps to e4m3's 448"},
+    "input_underflow": {"type": "number", "description": "fraction of nonzero inputs below 2**-9 once scaled"},
+    "weight_underflow": {"type": "number", "description": "fraction of nonzero weights below 2**-9 once scaled"},
+})
+
 _POLICY = _object({
     "policy": {"type": "string"},
     "runs": {"type": "array", "items": _RUN},
     "within_tolerance": {"type": "boolean"},
-})
+    "fp8": {"oneOf": [{"type": "null"}, {"type": "array", "items": _FP8_LAYER}],
+            "description": "fp8 policies: one row per converted Linear, worst error first"},
+}, optional=("fp8",))
 
 _FINDING = _object({
     "kind": {"type": "string"},
@@ -169,7 +180,9 @@ REPORT_SCHEMA: dict[str, Any] = {
             "reason": {"type": "string"},
             "keep_fp32": {"type": "array", "items": _KEEP_FIX},
             "updates": {"enum": ["none", "kahan"]},
-        }),
+            "fp8_keep_out": {"type": "array", "items": _KEEP_FIX,
+                             "description": "fp8 policies: the Linears to keep out of fp8 for them to pass"},
+        }, optional=("fp8_keep_out",)),
         "parity": {
             "oneOf": [{"type": "null"}, {"type": "array", "items": _PARITY_ROW}],
             "description": "plain PyTorch against castwise per policy (the built-in example only)",
