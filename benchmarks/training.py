@@ -3,7 +3,8 @@
 A character-level language model (an MLP over the previous characters) learns Python source
 text that ships with Python itself (the standard library). The runs share the data order and
 initial weights. ``reference``: fp32, bf16-mixed, bf16-true with plain / Kahan /
-stochastic-rounding updates, and 16-mixed with dynamic loss scaling. ``drop``: the long-run
+stochastic-rounding updates, 16-mixed with dynamic loss scaling, and fp8-mixed (torchao float8
+linears; which Linears it converts and keeps out is printed). ``drop``: the long-run
 check, where the gradients shrink 100x after a quarter of the steps (the loss is multiplied by
 0.01) with AdamW's beta2 = 0.999, fp32 against bf16-true with each update rule and each way of
 storing the optimizer's moments (``state``). Printed: a markdown table of final held-out loss,
@@ -13,6 +14,7 @@ loss-curve PNG is written for BENCHMARKS.md.
     .venv/bin/python benchmarks/training.py                        # the reference run (minutes)
     .venv/bin/python benchmarks/training.py --scenario drop --steps 3000
     .venv/bin/python benchmarks/training.py --steps 200            # a quick smoke run
+    .venv/bin/python benchmarks/training.py --runs 1,6             # fp32, bf16-mixed and fp8-mixed
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ SCENARIOS = {
         Run("bf16-true + Kahan", "bf16-true", "kahan"),
         Run("bf16-true + stochastic rounding", "bf16-true", "stochastic"),
         Run("16-mixed + loss scaling", "16-mixed"),
+        Run("fp8-mixed", "fp8-mixed"),
     ),
     "drop": (
         Run("fp32", "32-true"),
@@ -143,6 +146,8 @@ def train(run: Run, data: dict[str, torch.Tensor], args: argparse.Namespace) -> 
     """Train one configuration from the shared initial weights; evaluate in its own precision."""
     torch.manual_seed(args.seed)
     model = cw.apply(CharMLP(args.context), run.policy)
+    if model.fp8_report is not None:
+        print(f"{run.label}: {model.fp8_report.summary()}", flush=True)
     drop = args.scenario == "drop"
     betas = {"betas": DROP["betas"]} if drop else {}
     optimizer = cw.make_optimizer(

@@ -65,8 +65,15 @@ def test_keep_out_search_keeps_exactly_that_layer_out(report: cw.Report) -> None
     chosen = cw.Policy.parse(report.recommendation.policy or "")
     assert chosen.fp8 == "tensorwise" and chosen.fp8_keep_out[-1] == "spiky"
     assert "fp8_keep_out=@first|@last|*Router|*Gate|spiky" in (report.recommendation.policy or "")
+    assert "the cheapest passing policy (fp8 compute)" in report.recommendation.reason
     model = Spiky()
     assert cw.apply(model, chosen).fp8_report.converted == ("calm",)
+
+
+def test_flushed_gradients_under_fp8_point_at_fp8_keep_out(report: cw.Report) -> None:
+    (finding,) = [f for f in report.findings if f.kind == "gradient_underflow"]
+    assert finding.policy == "fp8-mixed" and finding.module == "spiky"
+    assert "keep spiky out of fp8 (fp8_keep_out)" in finding.fix
 
 
 def test_the_recommended_fp8_policy_is_within_tolerance_when_rediagnosed(report: cw.Report) -> None:

@@ -164,6 +164,7 @@ def _gradient_underflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Fin
         "gradient_underflow", "warning",
         f"{name} ({run.mode}): {worst.grad_underflow:.1%} of the nonzero gradients of {worst.name} flushed to zero",
         "use loss scaling (castwise's 16-mixed/16-true policies scale dynamically) or bf16" if fp16 else
+        f"keep {worst.name} out of fp8 (fp8_keep_out): its fp8 casts flush small values" if policy.fp8 else
         "keep master weights and gradients in fp32 (a mixed policy)",
         policy=name, module=worst.name,
     )

@@ -202,6 +202,7 @@ def recommend(
                    f"(error {fp8_fix.error or 0:.2e}): {fixed}")
         if training is None and (best is None or cost(fixed) < cost(Policy.parse(best.policy))):
             chosen = str(fixed)
+            reason += ", the cheapest passing policy (fp8 compute)"
     run = training.best(best.policy) if training and best else None
     if training is not None and run is not None:
         reason += "; " + _training_reason(run, training)
