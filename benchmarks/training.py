@@ -14,7 +14,7 @@ loss-curve PNG is written for BENCHMARKS.md.
     .venv/bin/python benchmarks/training.py                        # the reference run (minutes)
     .venv/bin/python benchmarks/training.py --scenario drop --steps 3000
     .venv/bin/python benchmarks/training.py --steps 200            # a quick smoke run
-    .venv/bin/python benchmarks/training.py --runs 1,6             # fp32, bf16-mixed and fp8-mixed
+    .venv/bin/python benchmarks/training.py --runs 1,6,7           # fp32, bf16-mixed and the fp8 runs
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ SCENARIOS = {
         Run("bf16-true + stochastic rounding", "bf16-true", "stochastic"),
         Run("16-mixed + loss scaling", "16-mixed"),
         Run("fp8-mixed", "fp8-mixed"),
+        Run("fp8-mixed, every Linear in fp8", "p=f32,c=bf16,o=f32,fp8=tensorwise,fp8_keep_out="),
     ),
     "drop": (
         Run("fp32", "32-true"),

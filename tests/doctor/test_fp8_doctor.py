@@ -109,3 +109,14 @@ def test_underflow_is_measured_after_the_scale_the_recipe_picks() -> None:
     # per row: the second row's amax maps to 448, nothing in it underflows
     assert underflow(x, rowwise=True) == pytest.approx(1 / 7)
     assert underflow(torch.zeros(3)) == 0.0
+
+
+def test_keep_out_search_reports_when_nothing_it_tries_passes() -> None:
+    torch.manual_seed(0)
+    strict = cw.diagnose(Spiky(), torch.randn(8, 32), policies=["fp8-mixed"], modes=["eval"], tolerance=1e-4)
+    (fix,) = strict.recommendation.fp8_keep_out
+    # with both converted Linears kept out it computes as bf16-mixed, still above 1e-4
+    assert fix.modules == ["spiky", "calm"] and not fix.ok and fix.tried == 2
+    assert fix.error is not None and fix.error > 1e-4
+    assert strict.recommendation.policy is None
+    assert "kept out of fp8" not in strict.recommendation.reason
