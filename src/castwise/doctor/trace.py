@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
 from castwise.doctor.report import ModuleStats
 from castwise.model.casting import iter_tensors
@@ -28,6 +29,9 @@ def floating_tensors(obj: Any) -> list[torch.Tensor]:
 
 
 def _dtypes(obj: Any) -> list[str]:
+    """Names of the dtypes of the tensors in ``obj``, first seen first (one tensor: no walk)."""
+    if isinstance(obj, torch.Tensor):
+        return [dtype_name(obj.dtype)]
     return list(dict.fromkeys(dtype_name(t.dtype) for t in iter_tensors(obj)))
 
 
@@ -44,6 +48,8 @@ class Tracer:
     receives each module's floating outputs on its first call; ``previous`` the module that finished last
     before each one started (its likely input), ``failing_module`` the innermost module
     still running when an exception escaped, and ``hook_seconds`` the time the hooks themselves took.
+    One global hook pair serves every module (registering two per module costs more than a small
+    model's forward); modules outside ``model`` are passed over.
     """
 
     def __init__(self, model: nn.Module, on_output: OutputHook | None = None) -> None:
@@ -66,9 +72,12 @@ class Tracer:
         return self._stack[-1] if self._stack else None
 
     def __enter__(self) -> Tracer:
-        for module in self.model.modules():
-            self._handles.append(module.register_forward_pre_hook(self._before, with_kwargs=True))
-            self._handles.append(module.register_forward_hook(self._after, with_kwargs=True))
+        try:
+            self._handles.append(register_module_forward_pre_hook(self._before))
+            self._handles.append(register_module_forward_hook(self._after, with_kwargs=True))
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -76,14 +85,16 @@ class Tracer:
             handle.remove()
         self._handles.clear()
 
-    def _before(self, module: nn.Module, args: tuple, kwargs: dict) -> None:
+    def _before(self, module: nn.Module, args: tuple) -> None:
         start = time.perf_counter()
-        name = self._names[id(module)]
+        name = self._names.get(id(module))
+        if name is None:
+            return
         self._stack.append(name)
         if name not in self.stats:
             kept = is_computing_in_fp32(module)
             self.stats[name] = ModuleStats(
-                name=name, type=type(module).__name__, inputs=_dtypes((args, kwargs)),
+                name=name, type=type(module).__name__, inputs=_dtypes(args),
                 params=_own_dtypes(module), outputs=[],
                 autocast=torch.is_autocast_enabled(self._device) and not kept, kept_fp32=kept,
             )
@@ -92,11 +103,16 @@ class Tracer:
 
     def _after(self, module: nn.Module, args: tuple, kwargs: dict, output: Any) -> None:
         start = time.perf_counter()
+        if id(module) not in self._names:
+            return
         name = self._stack.pop()
         self._last_finished = name
         if name not in self._seen_output:
             self._seen_output.add(name)
-            self.stats[name].outputs = _dtypes(output)
+            stats = self.stats[name]
+            if kwargs:  # a global pre-hook does not see keyword arguments; this one does
+                stats.inputs = _dtypes((args, kwargs))
+            stats.outputs = _dtypes(output)
             tensors = floating_tensors(output)
             if not module._modules:
                 self.activation_bytes += sum(t.numel() * t.element_size() for t in tensors)
