@@ -7,7 +7,7 @@ from rich.console import Console
 from torch import nn
 
 import castwise as cw
-from castwise.doctor import REPORT_SCHEMA, render_text
+from castwise.doctor import REPORT_SCHEMA, render_html, render_text
 from castwise.doctor.fp8_report import E4M3_SMALLEST, underflow
 from castwise.doctor.recommend import cost
 
@@ -95,6 +95,8 @@ def test_fp8_rows_in_json_and_text(report: cw.Report) -> None:
     text = console.export_text()
     assert "fp8 Linears under fp8-mixed" in text and "spiky" in text
     assert "kept out of fp8" in text
+    page = render_html(report)
+    assert "<h2>fp8 Linears under fp8-mixed" in page and '<td class="bad">7.8e-01</td>' in page
 
 
 def test_fp8_compute_is_cheapest() -> None:

@@ -14,7 +14,7 @@ from castwise.doctor.charts import (
     training_memory_chart,
 )
 from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
-from castwise.doctor.report import ModeRun, Report, Routing, Training
+from castwise.doctor.report import ModeRun, PolicyResult, Report, Routing, Training
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -92,6 +92,17 @@ def _routing_rows(routing: list[Routing]) -> str:
     return _table(("policy", "routers", "token choices changed vs fp32", "with routers kept fp32"), rows)
 
 
+def _fp8_section(result: PolicyResult, tolerance: float) -> str:
+    rows = [[
+        _cell(r.name), _cell(error_text(r.error), (r.error or 0.0) <= tolerance),
+        _cell(error_text(r.bf16_error)), _cell(f"{r.input_amax:.3g}"), _cell(percent(r.input_underflow)),
+        _cell(percent(r.weight_underflow)),
+    ] for r in result.fp8 or []]
+    columns = ("linear", "error vs fp32", "vs bf16-mixed", "input amax", "inputs below 2**-9 scaled",
+               "weights below 2**-9 scaled")
+    return f"<h2>fp8 Linears under {escape(result.policy)}, each alone on its fp32 input</h2>{_table(columns, rows)}"
+
+
 def _findings(report: Report) -> str:
     if not report.findings:
         return "<p>No findings.</p>"
@@ -120,6 +131,7 @@ def render_html(report: Report) -> str:
         for svg in (error_chart(report), dtype_flow_chart(report), memory_chart(report))
     )
     routing = f"<h2>MoE routing</h2>{_routing_rows(report.routing)}" if report.routing else ""
+    fp8 = "".join(_fp8_section(result, report.tolerance) for result in report.policies if result.fp8)
     updates = "" if recommendation.updates == "none" else f" with <b>{escape(recommendation.updates)}</b> updates"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>castwise doctor: {escape(report.model)}</title>
@@ -130,6 +142,7 @@ def render_html(report: Report) -> str:
 {escape(recommendation.reason)}.</p>
 <h2>Policies (tolerance {report.tolerance:g}, modes {escape(", ".join(report.modes))})</h2>
 {_policy_rows(report)}
+{fp8}
 {_training_section(report.training)}
 {routing}
 <h2>Findings</h2>
