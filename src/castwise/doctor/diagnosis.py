@@ -57,7 +57,9 @@ def diagnose(
     which case ``loss_fn(output, target)`` takes the target (the one-step runs use the first
     batch's); otherwise ``example_inputs`` repeated with ``loss_fn(output)``. Without ``loss_fn``
     training uses cross-entropy (integer targets), MSE (float targets) or MSE to a fixed random target.
-    Models with top-k routers (MoE gates) also get a routing report. The model is not modified.
+    Models with top-k routers (MoE gates) also get a routing report. fp8 policies (``fp8-mixed``) get
+    per-Linear fp8 rows and, outside tolerance, a search for the fewest Linears to keep out of fp8.
+    The model is not modified.
     """
     modes = _check_modes(modes)
     parsed = [Policy.parse(p) for p in policies]
@@ -83,7 +85,7 @@ def diagnose(
         for result in results:
             if Policy.parse(result.policy).fp8 and result.ok:
                 work.grow(f"{result.policy}: fp8 rows")
-                result.fp8 = fp8_rows(source, Policy.parse(result.policy), lambda copy: copy(*call.args, **call.kwargs))
+                result.fp8 = fp8_rows(source, Policy.parse(result.policy), lambda m: m(*call.args, **call.kwargs))
         work.next("MoE routing")
         routing = routing_report(source, call, parsed, seed)
         training = _train(source, trial_data, parsed, loss_fn, batches is not None, tolerance, lr, seed, work)
