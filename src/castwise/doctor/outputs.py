@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
-from castwise.doctor.compare import SMALL, Numerics, Reference, compare, compare_all
+from castwise.doctor.compare import SMALL, Group, Numerics, Reference, compare, compare_all
 
 WAITING = 1 << 22
 """Small outputs wait to be compared in one batch until this many elements are waiting."""
@@ -31,15 +33,34 @@ class _Repeats:
 
 
 class Recorder:
-    """Keeps a float32 :class:`Reference` of every module's output (the reference run)."""
+    """Keeps a float32 :class:`Reference` of every module's output (the reference run): large ones
+    at once, small ones copied and summarised together in :meth:`finish`."""
 
     def __init__(self) -> None:
         self.outputs: dict[str, list[Reference]] = {}
         self._repeats = _Repeats()
+        self._aliases: dict[str, str] = {}
+        self._waiting: list[tuple[str, list[torch.Tensor]]] = []
 
     def __call__(self, name: str, tensors: list[torch.Tensor]) -> None:
         earlier = self._repeats.earlier(name, tensors)
-        self.outputs[name] = self.outputs[earlier] if earlier else Reference.many(tensors)
+        if earlier:
+            self._aliases[name] = earlier
+        elif sum(t.numel() for t in tensors) >= SMALL:
+            self.outputs[name] = Reference.many(tensors)
+        else:
+            self._waiting.append((name, [t.detach().to(torch.float32, copy=True) for t in tensors]))
+
+    def finish(self, extra: Sequence[torch.Tensor]) -> list[Reference]:
+        """Summarise the waiting outputs together with ``extra`` (the run's outputs and gradients);
+        returns ``extra``'s references."""
+        references = iter(Reference.many([*(t for _, tensors in self._waiting for t in tensors), *extra]))
+        for name, tensors in self._waiting:
+            self.outputs[name] = [next(references) for _ in tensors]
+        for name, earlier in self._aliases.items():
+            self.outputs[name] = self.outputs[earlier]
+        self._waiting = []
+        return list(references)
 
 
 class Measurer:
@@ -70,15 +91,17 @@ class Measurer:
         if self._waiting_size >= WAITING:
             self._compare_waiting()
 
-    def _compare_waiting(self) -> None:
-        results = compare_all([(tensors, expected) for _, tensors, expected in self._waiting])
+    def _compare_waiting(self, extra: Sequence[Group] = ()) -> list[Numerics]:
+        results = compare_all([*((tensors, expected) for _, tensors, expected in self._waiting), *extra])
         self.numerics.update((name, result) for (name, _, _), result in zip(self._waiting, results))
         self._waiting, self._waiting_size = [], 0
+        return results[len(results) - len(extra):]
 
-    def finish(self) -> dict[str, Numerics]:
-        """Every module's numerics, once the run is over."""
-        self._compare_waiting()
+    def finish(self, extra: Sequence[Group]) -> list[Numerics]:
+        """Compare what still waits together with ``extra`` (the run's outputs and gradients) and
+        returns ``extra``'s numerics; every module's are in :attr:`numerics` then."""
+        results = self._compare_waiting(extra)
         for name, earlier in self._aliases.items():
             if earlier in self.numerics:
                 self.numerics[name] = self.numerics[earlier]
-        return self.numerics
+        return results

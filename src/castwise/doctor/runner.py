@@ -62,15 +62,17 @@ class Capture:
         """Keep outputs and gradients (a reference run) or compare them with ``reference``'s."""
         grads = _grads_by_module(inner)
         if reference is None:
-            references = iter(Reference.many([*outputs, *(g for tensors in grads.values() for g in tensors)]))
+            tensors = [*outputs, *(g for group in grads.values() for g in group)]
+            references = iter(modules.finish(tensors) if isinstance(modules, Recorder) else Reference.many(tensors))
             self.output = [next(references) for _ in outputs]
-            self.grads = {name: [next(references) for _ in tensors] for name, tensors in grads.items()}
+            self.grads = {name: [next(references) for _ in group] for name, group in grads.items()}
             self.module_outputs = modules.outputs if isinstance(modules, Recorder) else {}
             return
         names = [name for name in grads if name in reference.grads]
-        numerics = compare_all([(outputs, reference.output), *((grads[n], reference.grads[n]) for n in names)])
+        groups = [(outputs, reference.output), *((grads[n], reference.grads[n]) for n in names)]
+        numerics = modules.finish(groups) if isinstance(modules, Measurer) else compare_all(groups)
         self.output_numerics, self.grad_numerics = numerics[0], dict(zip(names, numerics[1:]))
-        self.module_numerics = modules.finish() if isinstance(modules, Measurer) else {}
+        self.module_numerics = modules.numerics if isinstance(modules, Measurer) else {}
 
 
 def prepare(model: nn.Module, policy: Policy) -> PrecisionModule:
