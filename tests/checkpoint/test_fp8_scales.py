@@ -89,6 +89,22 @@ def test_small_row_blocks_give_the_same_values(tmp_path, monkeypatch):
     )
 
 
+def test_many_chunks_and_wide_scale_grids_give_the_same_values(tmp_path, monkeypatch):
+    # 263 block columns: the gather offsets no longer fit uint16; 600 channels: several tables
+    made = _deepseek(tmp_path / "src", (8, 8), shapes=((40, 2100), (33, 70)))
+    g = torch.Generator().manual_seed(2)
+    weight, scale = _fp8(600, 7, g), torch.rand(600, 1, generator=g) + 0.01
+    save_file({"c.weight": weight, "c.weight_scale": scale}, tmp_path / "channel.safetensors")
+    monkeypatch.setattr(fp8_scales, "CHUNK_ELEMENTS", 5000)
+    monkeypatch.setattr(fp8_scales, "_GATHER_ELEMENTS", 999)
+    cw.convert(tmp_path / "src", tmp_path / "out", "bf16")
+    cw.convert(tmp_path / "channel.safetensors", tmp_path / "channel-out.safetensors", "bf16")
+    out = cw.load(tmp_path / "out") | cw.load(tmp_path / "channel-out.safetensors")
+    for name, reference in made["reference"].items():
+        assert torch.equal(out[name], reference.float().bfloat16())
+    assert torch.equal(out["c.weight"], (weight.double() * scale.double()).float().bfloat16())
+
+
 @pytest.mark.parametrize(
     ("spelling", "scale_shape"),
     [
