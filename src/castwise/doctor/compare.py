@@ -53,10 +53,11 @@ class Reference:
             return [cls.of(t) for t in tensors]
         copies = [t.detach().to(torch.float32, copy=True) for t in small]
         flat = torch.cat([c.reshape(-1) for c in copies])
-        segment, ends = _segments([c.numel() for c in copies], flat.device)
+        lengths = torch.tensor([c.numel() for c in copies], device=flat.device)
         finite = torch.isfinite(flat)
-        scales = flat.new_zeros(len(copies)).scatter_reduce_(0, segment, torch.where(finite, flat.abs(), 0.0), "amax")
-        summary = torch.stack([scales, *(_segment_sums(m, ends).to(flat.dtype) for m in (~finite, flat != 0))], dim=1)
+        scales = torch.segment_reduce(torch.where(finite, flat.abs(), 0.0), "max", lengths=lengths, initial=0.0)
+        counts = _segment_sums(torch.stack([~finite, flat != 0], dim=1), lengths)
+        summary = torch.cat([scales[:, None], counts], dim=1)
         summaries = iter(zip(copies, summary.tolist()))
         references = []
         for tensor in tensors:
@@ -104,28 +105,25 @@ def _batched(pairs: Sequence[tuple[torch.Tensor, Reference]]) -> torch.Tensor:
     """One row per pair, like :func:`_pair`, computed over all pairs concatenated."""
     expected = torch.cat([r.tensor.reshape(-1) for _, r in pairs])
     candidate = torch.cat([c.reshape(-1).float() for c, _ in pairs])
-    segment, ends = _segments([r.tensor.numel() for _, r in pairs], expected.device)
-    expected_finite = torch.isfinite(expected)
-    both = expected_finite & torch.isfinite(candidate)
-    differences = torch.where(both, (candidate - expected).abs(), 0.0)
-    diff = expected.new_zeros(len(pairs)).scatter_reduce_(0, segment, differences, "amax")
-    return torch.stack([
-        diff,
-        _segment_sums(expected_finite & ~both, ends).to(expected.dtype),
-        _segment_sums((candidate == 0) & (expected != 0), ends).to(expected.dtype),
-    ], dim=1)
+    lengths = torch.tensor([r.tensor.numel() for _, r in pairs], device=expected.device)
+    differences = (candidate - expected).abs()
+    diff = torch.segment_reduce(differences, "max", lengths=lengths, initial=0.0)
+    if bool(torch.isfinite(diff).all()):  # NaN and inf propagate through the max: all values finite
+        overflow = diff.new_zeros(len(pairs))
+    else:
+        expected_finite = torch.isfinite(expected)
+        both = expected_finite & torch.isfinite(candidate)
+        diff = torch.segment_reduce(torch.where(both, differences, 0.0), "max", lengths=lengths, initial=0.0)
+        overflow = _segment_sums(expected_finite & ~both, lengths)
+    zero = candidate == 0
+    flushed = _segment_sums(zero & (expected != 0), lengths) if bool(zero.any()) else diff.new_zeros(len(pairs))
+    return torch.stack([diff, overflow, flushed], dim=1)
 
 
-def _segments(sizes: list[int], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    """For tensors of ``sizes`` laid end to end: each value's segment index, and each segment's last index."""
-    lengths = torch.tensor(sizes, device=device)
-    return torch.repeat_interleave(torch.arange(len(sizes), device=device), lengths), lengths.cumsum(0) - 1
-
-
-def _segment_sums(mask: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
-    """How many values are True in each contiguous segment ending at ``ends``."""
-    totals = mask.cumsum(0)[ends]
-    return totals.diff(prepend=totals.new_zeros(1))
+def _segment_sums(mask: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """How many values are True in each run of ``lengths`` consecutive rows of ``mask``, as float32
+    (exact: a run is shorter than :data:`SMALL`)."""
+    return torch.segment_reduce(mask.to(torch.float32), "sum", lengths=lengths, axis=0)
 
 
 def _pair(candidate: torch.Tensor, reference: Reference) -> torch.Tensor:
