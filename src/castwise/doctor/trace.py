@@ -28,11 +28,23 @@ def floating_tensors(obj: Any) -> list[torch.Tensor]:
     return [t for t in iter_tensors(obj) if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
 
 
+_LEAVES = (type(None), bool, int, float, str)
+
+
 def _dtypes(obj: Any) -> list[str]:
-    """Names of the dtypes of the tensors in ``obj``, first seen first (one tensor: no walk)."""
-    if isinstance(obj, torch.Tensor):
-        return [dtype_name(obj.dtype)]
-    return list(dict.fromkeys(dtype_name(t.dtype) for t in iter_tensors(obj)))
+    """Names of the dtypes of the tensors in ``obj``, first seen first. A tensor, or a plain tuple,
+    list or dict of tensors and scalars (what hooks see on nearly every call), is read without the
+    generic walk."""
+    items = obj.values() if type(obj) is dict else obj if type(obj) in (tuple, list) else (obj,)
+    names: list[str] = []
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            name = dtype_name(item.dtype)
+            if name not in names:
+                names.append(name)
+        elif not isinstance(item, _LEAVES):
+            return list(dict.fromkeys(dtype_name(t.dtype) for t in iter_tensors(obj)))
+    return names
 
 
 def _own_dtypes(module: nn.Module) -> list[str]:
@@ -111,7 +123,7 @@ class Tracer:
             self._seen_output.add(name)
             stats = self.stats[name]
             if kwargs:  # a global pre-hook does not see keyword arguments; this one does
-                stats.inputs = _dtypes((args, kwargs))
+                stats.inputs = list(dict.fromkeys([*_dtypes(args), *_dtypes(kwargs)]))
             stats.outputs = _dtypes(output)
             tensors = floating_tensors(output)
             if not module._modules:
