@@ -7,8 +7,9 @@
    bf16: ``cw.convert`` against a hand-written vectorised loop (``load_file``, weight x expanded
    scale, ``save_file``) and against a plain copy of a file as large as the bf16 output.
 
-Every way runs in a fresh subprocess that reports its wall time (imports excluded) and peak RSS
-above its imports (``ru_maxrss``); times are the best of ``--repeats`` interleaved runs.
+Every way runs in a fresh subprocess, torch pinned to one thread, that reports its wall time
+(imports excluded) and peak RSS above its imports (``ru_maxrss``); times (wall, and CPU: user +
+system, steadier on a shared box) are the best of ``--repeats`` interleaved runs.
 
     .venv/bin/python benchmarks/dcp_convert.py [--mb 200] [--repeats 3] [--dir /tmp]
 """
@@ -68,18 +69,21 @@ def generate(folder: Path, megabytes: int) -> None:
 
 
 def child(way: str, folder: str) -> None:
-    """Run one way once; print its seconds and peak RSS as JSON."""
+    """Run one way once; print its wall and CPU seconds and peak RSS as JSON."""
     import safetensors.torch  # noqa: F401  imported before timing: only the operation is measured
+    import torch
     import torch.distributed.checkpoint.format_utils  # noqa: F401
 
     import castwise  # noqa: F401
 
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    torch.set_num_threads(1)
+    before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     run_once(way, Path(folder))
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "above_import_mib": (peak - baseline) / 1024}))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "above_import_mib": (after.ru_maxrss - before.ru_maxrss) / 1024}))
 
 
 def run_once(way: str, folder: Path) -> None:
@@ -169,13 +173,14 @@ def main() -> None:
 def report(folder: Path, runs: dict[str, list[dict[str, float]]]) -> None:
     """Seconds, peak RSS above imports, and the ratios BENCHMARKS.md records."""
     best = {way: min(r["seconds"] for r in rs) for way, rs in runs.items()}
+    cpu = {way: min(r["cpu"] for r in rs) for way, rs in runs.items()}
     memory = {way: sorted(r["above_import_mib"] for r in rs)[len(rs) // 2] for way, rs in runs.items()}
     dcp_mb = sum(p.stat().st_size for p in (folder / "dcp").iterdir()) / 1e6
     fp8_mb = (folder / "fp8.safetensors").stat().st_size / 1e6
     print(f"DCP folder {dcp_mb:.0f} MB (model fp32 {dcp_mb / 3:.0f} MB + Adam state); fp8 file {fp8_mb:.0f} MB")
-    print(f"{'way':<26} | {'seconds':>8} | {'peak RSS above imports MiB':>26}")
+    print(f"{'way':<26} | {'seconds':>8} | {'CPU s':>6} | {'peak RSS above imports MiB':>26}")
     for way in runs:
-        print(f"{way:<26} | {best[way]:>8.3f} | {memory[way]:>26.0f}")
+        print(f"{way:<26} | {best[way]:>8.3f} | {cpu[way]:>6.3f} | {memory[way]:>26.0f}")
     script, ours = best["dcp_to_torch_save script"], best["castwise dcp"]
     print(
         f"\nDCP -> bf16 folder: castwise {script / ours:.2f}x the speed of the dcp_to_torch_save script, "
@@ -184,10 +189,12 @@ def report(folder: Path, runs: dict[str, list[dict[str, float]]]) -> None:
         f"(largest fp32 tensor {dcp_mb / 3 / LAYERS:.0f} MB, model {dcp_mb / 3:.0f} MB)"
     )
     hand, ours = best["hand-written dequant"], best["castwise fp8"]
+    ours_cpu = cpu["castwise fp8"]
     print(
         f"fp8 -> bf16: castwise {hand / ours:.2f}x the speed of the hand-written dequant, "
         f"{best['output-size copy'] / ours:.2f}x the speed of copying the output's bytes "
-        f"({best['output-size copy+fsync'] / ours:.2f}x with fsync, as castwise does); peak RSS "
+        f"({best['output-size copy+fsync'] / ours:.2f}x with fsync, as castwise does; in CPU time "
+        f"{cpu['output-size copy'] / ours_cpu:.2f}x and {cpu['output-size copy+fsync'] / ours_cpu:.2f}x); peak RSS "
         f"{memory['castwise fp8']:.0f} MiB vs {memory['hand-written dequant']:.0f} MiB "
         f"(largest fp8 tensor {fp8_mb / LAYERS:.0f} MB, largest bf16 output tensor {2 * fp8_mb / LAYERS:.0f} MB)"
     )
