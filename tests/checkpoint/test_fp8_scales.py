@@ -105,6 +105,16 @@ def test_many_chunks_and_wide_scale_grids_give_the_same_values(tmp_path, monkeyp
     assert torch.equal(out["c.weight"], (weight.double() * scale.double()).float().bfloat16())
 
 
+@pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0,)])
+def test_empty_fp8_weights_dequantize_to_empty_tensors(tmp_path, shape):
+    weight = torch.zeros(shape, dtype=E4M3)
+    save_file({"q.weight": weight, "q.weight_scale": torch.ones(1)}, tmp_path / "in.safetensors")
+    cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf16")
+    out = cw.load(tmp_path / "out.safetensors")
+    assert set(out) == {"q.weight"}
+    assert out["q.weight"].shape == shape and out["q.weight"].dtype == torch.bfloat16
+
+
 @pytest.mark.parametrize(
     ("spelling", "scale_shape"),
     [

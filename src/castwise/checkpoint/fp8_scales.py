@@ -174,7 +174,7 @@ def dequantized(chunks: Chunks, grid: ScaleGrid, scale: torch.Tensor, dtype: tor
     that is the same for every chunk). One reused buffer holds each chunk's result (the caller
     writes a chunk before asking for the next).
     """
-    scales = scale.to(torch.float32).reshape(grid.grid)
+    scales = scale.to(torch.float32).reshape(-1, max(grid.grid[1], 1))
     height = grid.block[0]
     rows = min(_block_rows_per_chunk(grid) * height, _rows_per_chunk(grid), max(grid.rows, 1))
     offsets = _gather_offsets(grid, rows)
@@ -195,7 +195,7 @@ def dequantized(chunks: Chunks, grid: ScaleGrid, scale: torch.Tensor, dtype: tor
 def _gather(source: np.ndarray, offsets: np.ndarray, table: torch.Tensor, out: np.ndarray, index: np.ndarray) -> None:
     """``out = table[source + offsets]``, a cache-sized piece at a time (the index never leaves L2)."""
     products = _numpy_bits(table.reshape(-1))
-    for start in range(0, source.size, index.size):
+    for start in range(0, source.size, max(index.size, 1)):
         end = min(start + index.size, source.size)
         np.add(source[start:end], offsets[start:end], out=index[: end - start])
         np.take(products, index[: end - start], out=out[start:end])
@@ -204,7 +204,7 @@ def _gather(source: np.ndarray, offsets: np.ndarray, table: torch.Tensor, out: n
 def _block_rows_per_chunk(grid: ScaleGrid) -> int:
     """Block rows in one chunk: near ``CHUNK_ELEMENTS`` elements, and the table within uint16 reach."""
     by_size = CHUNK_ELEMENTS // max(grid.block[0] * grid.cols, 1)
-    return max(1, min(by_size, _UINT16_SCALES // grid.grid[1]))
+    return max(1, min(by_size, _UINT16_SCALES // max(grid.grid[1], 1)))
 
 
 def _gather_offsets(grid: ScaleGrid, rows: int) -> np.ndarray:
