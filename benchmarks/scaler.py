@@ -12,6 +12,7 @@ steps and every step does the same work.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import nn
@@ -38,9 +39,8 @@ def model_with_gradients() -> nn.Module:
     return model
 
 
-def castwise_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
-    optimizer = make(model)
-    scaler = cw.LossScaler("16-mixed", init_scale=1.0, growth_interval=NEVER)
+def scaler_step(scaler: Any, optimizer: torch.optim.Optimizer, *, step: bool) -> Step:
+    """One timed step of a scaler (either kind): unscale_, the optimizer step if asked, update."""
 
     def run() -> None:
         scaler.unscale_(optimizer)
@@ -49,20 +49,19 @@ def castwise_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
         scaler.update()
 
     return run
+
+
+def castwise_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
+    optimizer = make(model)
+    scaler = cw.LossScaler("16-mixed", init_scale=1.0, growth_interval=NEVER)
+    return scaler_step(scaler, optimizer, step=step)
 
 
 def torch_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
     optimizer = make(model)
     scaler = torch.amp.GradScaler("cpu", init_scale=1.0, growth_interval=NEVER)
     scaler.scale(torch.ones(()))  # GradScaler makes its scale tensor at the first scale()
-
-    def run() -> None:
-        scaler.unscale_(optimizer)
-        if step:
-            scaler.step(optimizer)
-        scaler.update()
-
-    return run
+    return scaler_step(scaler, optimizer, step=step)
 
 
 def main() -> None:

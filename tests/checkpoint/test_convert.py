@@ -211,6 +211,22 @@ def _run(code: str, **kwargs) -> subprocess.Popen:
     )
 
 
+def _kill_a_convert_mid_write(tmp_path: Path) -> subprocess.Popen:
+    """SIGKILL a ``cw.convert`` of ``in.safetensors`` to ``out.safetensors`` once it has started writing."""
+    code = (
+        "import time, castwise as cw\n"
+        "def hang(done, total):\n"
+        "    print('started', flush=True)\n"
+        "    time.sleep(60)\n"
+        f"cw.convert({str(tmp_path / 'in.safetensors')!r}, {str(tmp_path / 'out.safetensors')!r}, 'bf16', progress=hang)\n"
+    )
+    process = _run(code)
+    assert process.stdout.readline().strip() == "started"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    return process
+
+
 def test_full_disk_leaves_nothing_behind(tmp_path):
     save_file({"w": torch.randn(256, 256)}, tmp_path / "in.safetensors")  # 256 KiB -> 128 KiB in bf16
     before = _digest(tmp_path / "in.safetensors")
@@ -235,17 +251,7 @@ def test_full_disk_leaves_nothing_behind(tmp_path):
 def test_killed_mid_convert_leaves_source_intact_and_no_final_file(tmp_path):
     save_file({f"w{i}": torch.randn(64, 64) for i in range(4)}, tmp_path / "in.safetensors")
     before = _digest(tmp_path / "in.safetensors")
-    code = (
-        "import sys, time, castwise as cw\n"
-        "def hang(done, total):\n"
-        "    print('started', flush=True)\n"
-        "    time.sleep(60)\n"
-        f"cw.convert({str(tmp_path / 'in.safetensors')!r}, {str(tmp_path / 'out.safetensors')!r}, 'bf16', progress=hang)\n"
-    )
-    process = _run(code)
-    assert process.stdout.readline().strip() == "started"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait(timeout=30)
+    process = _kill_a_convert_mid_write(tmp_path)
     assert process.returncode == -signal.SIGKILL
     assert not (tmp_path / "out.safetensors").exists()
     leftovers = _leftovers(tmp_path)
@@ -297,17 +303,7 @@ def test_lightning_style_nested_state_dict_is_found(tmp_path):
 
 def test_rerun_removes_the_temporary_a_killed_convert_left(tmp_path):
     save_file({f"w{i}": torch.randn(64, 64) for i in range(4)}, tmp_path / "in.safetensors")
-    code = (
-        "import time, castwise as cw\n"
-        "def hang(done, total):\n"
-        "    print('started', flush=True)\n"
-        "    time.sleep(60)\n"
-        f"cw.convert({str(tmp_path / 'in.safetensors')!r}, {str(tmp_path / 'out.safetensors')!r}, 'bf16', progress=hang)\n"
-    )
-    process = _run(code)
-    assert process.stdout.readline().strip() == "started"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait(timeout=30)
+    process = _kill_a_convert_mid_write(tmp_path)
     [litter] = _leftovers(tmp_path)
     assert litter.startswith(f".out.safetensors.castwise-{process.pid}-")
     from typer.testing import CliRunner
