@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import torch
 
+from castwise.doctor.packed import Packed
+
 
 @dataclass(frozen=True)
 class Numerics:
@@ -22,22 +24,46 @@ class Numerics:
 NOTHING = Numerics(None, 0, 0.0)
 
 SMALL = 1 << 15
-"""Tensors below this many elements are handled together in one concatenated pass: for them the
-per-op overhead, not memory traffic, is the cost."""
+"""Tensors below this many elements are packed together (:class:`Packed`) and measured in one pass:
+for them the per-op overhead, not memory traffic, is the cost."""
 
 
 @dataclass(frozen=True)
 class Reference:
-    """A float32 copy of a reference tensor with what every comparison needs of it, computed once."""
+    """A float32 copy of a reference tensor with what every comparison needs of it, computed once.
+    A small one is a slot of a :class:`Packed` buffer (``packed``, ``slot``)."""
 
     tensor: torch.Tensor
     scale: float
     nonzero: int
     finite: bool
+    packed: Packed | None = None
+    slot: int = 0
 
     @classmethod
     def of(cls, tensor: torch.Tensor) -> Reference:
         """Copy ``tensor`` (later in-place ops must not change the reference) and summarise it."""
+        return cls.many([tensor])[0]
+
+    @classmethod
+    def many(cls, tensors: Sequence[torch.Tensor]) -> list[Reference]:
+        """:meth:`of` for many tensors: the small ones on each device packed and summarised together."""
+        references: list[Reference | None] = [None] * len(tensors)
+        small: dict[torch.device, list[int]] = {}
+        for index, tensor in enumerate(tensors):
+            if 0 < tensor.numel() < SMALL:
+                small.setdefault(tensor.device, []).append(index)
+            else:
+                references[index] = cls._alone(tensor)
+        for indices in small.values():
+            packed = Packed([tensors[i] for i in indices])
+            for slot, (index, view, (scale, nonzero, finite)) in enumerate(
+                    zip(indices, packed.views, packed.summaries())):
+                references[index] = cls(view, scale, nonzero, finite, packed, slot)
+        return [r for r in references if r is not None]
+
+    @classmethod
+    def _alone(cls, tensor: torch.Tensor) -> Reference:
         copy = tensor.detach().to(torch.float32, copy=True)
         if not copy.numel():
             return cls(copy, 0.0, 0, True)
@@ -45,32 +71,64 @@ class Reference:
         magnitude = copy.abs() if finite else torch.where(torch.isfinite(copy), copy.abs(), 0.0)
         return cls(copy, float(magnitude.max()), int(torch.count_nonzero(copy)), finite)
 
-    @classmethod
-    def many(cls, tensors: Sequence[torch.Tensor]) -> list[Reference]:
-        """:meth:`of` for many tensors: the small ones summarised together in one concatenated pass."""
-        small = [t for t in tensors if 0 < t.numel() < SMALL]
-        if len(small) < 2:
-            return [cls.of(t) for t in tensors]
-        copies = [t.detach().to(torch.float32, copy=True) for t in small]
-        flat = torch.cat([c.reshape(-1) for c in copies])
-        lengths = torch.tensor([c.numel() for c in copies], device=flat.device)
-        finite = torch.isfinite(flat)
-        scales = torch.segment_reduce(torch.where(finite, flat.abs(), 0.0), "max", lengths=lengths, initial=0.0)
-        counts = _segment_sums(torch.stack([~finite, flat != 0], dim=1), lengths)
-        summary = torch.cat([scales[:, None], counts], dim=1)
-        summaries = iter(zip(copies, summary.tolist()))
-        references = []
-        for tensor in tensors:
-            if 0 < tensor.numel() < SMALL:
-                copy, (scale, not_finite, nonzero) = next(summaries)
-                references.append(cls(copy, scale, int(nonzero), not_finite == 0))
-            else:
-                references.append(cls.of(tensor))
-        return references
-
 
 Group = tuple[Sequence[torch.Tensor], Sequence[Reference]]
 """Candidate tensors and their references, compared together as one module's outputs."""
+
+
+class Comparison:
+    """Groups of candidates measured against their references. A candidate with a packed reference
+    is copied at once into a buffer laid out like the reference's (later in-place ops cannot change
+    it) and measured with the others in :meth:`results`; any other is measured when added."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[int, tuple[Packed, tuple[torch.Tensor, list[torch.Tensor]]]] = {}
+        self._filled: set[tuple[int, int]] = set()
+        self._groups: list[tuple[list[tuple[int, int] | torch.Tensor], Sequence[Reference]] | None] = []
+
+    def add(self, candidates: Sequence[torch.Tensor], references: Sequence[Reference]) -> None:
+        """Measure ``candidates`` against ``references`` as one group (no numerics if shapes differ)."""
+        if not candidates or len(candidates) != len(references) or any(
+                c.shape != r.tensor.shape for c, r in zip(candidates, references)):
+            self._groups.append(None)
+            return
+        entries: list[tuple[int, int] | torch.Tensor] = []
+        for candidate, reference in zip(candidates, references):
+            key = (id(reference.packed), reference.slot)
+            if reference.packed is None or key in self._filled:
+                entries.append(_pair(candidate.detach().float(), reference))
+                continue
+            self._slots(reference.packed)[reference.slot].copy_(candidate.detach())
+            self._filled.add(key)
+            entries.append(key)
+        self._groups.append((entries, references))
+
+    def results(self) -> list[Numerics]:
+        """The numerics of each group, in the order they were added (once: the buffers are given back)."""
+        packed_rows = {key: packed.measure(lent[0]).tolist() for key, (packed, lent) in self._buffers.items()}
+        for packed, lent in self._buffers.values():
+            packed.take_back(lent)
+        self._buffers.clear()
+        alone = [e for group in self._groups if group for e in group[0] if isinstance(e, torch.Tensor)]
+        alone_rows = iter(torch.stack(alone).tolist() if alone else [])
+        results = []
+        for group in self._groups:
+            if group is None:
+                results.append(NOTHING)
+                continue
+            entries, references = group
+            measured = [next(alone_rows) if isinstance(e, torch.Tensor) else packed_rows[e[0]][e[1]] for e in entries]
+            errors = [d / r.scale if r.scale > 0 else d for (d, _, _), r in zip(measured, references)]
+            nonzero = sum(r.nonzero for r in references)
+            flushed = sum(f for _, _, f in measured)
+            overflow = int(sum(o for _, o, _ in measured))
+            results.append(Numerics(max(errors), overflow, flushed / nonzero if nonzero else 0.0))
+        return results
+
+    def _slots(self, packed: Packed) -> list[torch.Tensor]:
+        if id(packed) not in self._buffers:
+            self._buffers[id(packed)] = (packed, packed.lend())
+        return self._buffers[id(packed)][1][1]
 
 
 def compare(candidates: Sequence[torch.Tensor], references: Sequence[Reference]) -> Numerics:
@@ -79,51 +137,11 @@ def compare(candidates: Sequence[torch.Tensor], references: Sequence[Reference])
 
 
 def compare_all(groups: Sequence[Group]) -> list[Numerics]:
-    """:func:`compare` for many groups at once (small tensors in one batch, large ones one by one)."""
-    valid = [bool(c) and len(c) == len(r) and all(a.shape == b.tensor.shape for a, b in zip(c, r)) for c, r in groups]
-    pairs = [(c.detach(), r) for (cs, rs), ok in zip(groups, valid) if ok for c, r in zip(cs, rs)]
-    large = {i: _pair(c.float(), r) for i, (c, r) in enumerate(pairs) if r.tensor.numel() >= SMALL}
-    small = [i for i in range(len(pairs)) if i not in large]
-    if small:
-        large.update(zip(small, _batched([pairs[i] for i in small]).unbind(0)))
-    values = iter(torch.stack([large[i] for i in range(len(pairs))]).tolist() if pairs else [])
-    results = []
-    for (_, references), ok in zip(groups, valid):
-        if not ok:
-            results.append(NOTHING)
-            continue
-        measured = [next(values) for _ in references]
-        errors = [d / r.scale if r.scale > 0 else d for (d, _, _), r in zip(measured, references)]
-        nonzero = sum(r.nonzero for r in references)
-        flushed = sum(f for _, _, f in measured)
-        overflow = int(sum(o for _, o, _ in measured))
-        results.append(Numerics(max(errors), overflow, flushed / nonzero if nonzero else 0.0))
-    return results
-
-
-def _batched(pairs: Sequence[tuple[torch.Tensor, Reference]]) -> torch.Tensor:
-    """One row per pair, like :func:`_pair`, computed over all pairs concatenated."""
-    expected = torch.cat([r.tensor.reshape(-1) for _, r in pairs])
-    candidate = torch.cat([c.reshape(-1).float() for c, _ in pairs])
-    lengths = torch.tensor([r.tensor.numel() for _, r in pairs], device=expected.device)
-    differences = (candidate - expected).abs()
-    diff = torch.segment_reduce(differences, "max", lengths=lengths, initial=0.0)
-    if bool(torch.isfinite(diff).all()):  # NaN and inf propagate through the max: all values finite
-        overflow = diff.new_zeros(len(pairs))
-    else:
-        expected_finite = torch.isfinite(expected)
-        both = expected_finite & torch.isfinite(candidate)
-        diff = torch.segment_reduce(torch.where(both, differences, 0.0), "max", lengths=lengths, initial=0.0)
-        overflow = _segment_sums(expected_finite & ~both, lengths)
-    zero = candidate == 0
-    flushed = _segment_sums(zero & (expected != 0), lengths) if bool(zero.any()) else diff.new_zeros(len(pairs))
-    return torch.stack([diff, overflow, flushed], dim=1)
-
-
-def _segment_sums(mask: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """How many values are True in each run of ``lengths`` consecutive rows of ``mask``, as float32
-    (exact: a run is shorter than :data:`SMALL`)."""
-    return torch.segment_reduce(mask.to(torch.float32), "sum", lengths=lengths, axis=0)
+    """:func:`compare` for many groups at once (small tensors packed and measured in one pass)."""
+    comparison = Comparison()
+    for candidates, references in groups:
+        comparison.add(candidates, references)
+    return comparison.results()
 
 
 def _pair(candidate: torch.Tensor, reference: Reference) -> torch.Tensor:

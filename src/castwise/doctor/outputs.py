@@ -6,10 +6,7 @@ from collections.abc import Sequence
 
 import torch
 
-from castwise.doctor.compare import SMALL, Group, Numerics, Reference, compare, compare_all
-
-WAITING = 1 << 22
-"""Small outputs wait to be compared in one batch until this many elements are waiting."""
+from castwise.doctor.compare import SMALL, Comparison, Group, Numerics, Reference
 
 
 class _Repeats:
@@ -64,15 +61,16 @@ class Recorder:
 
 
 class Measurer:
-    """Compares every module's output with the reference's: large ones at once, small ones in batches."""
+    """Compares every module's output with the reference's: small ones copied at once and measured
+    together in :meth:`finish`, large ones measured as they come."""
 
     def __init__(self, reference: dict[str, list[Reference]]) -> None:
         self.reference = reference
         self.numerics: dict[str, Numerics] = {}
         self._repeats = _Repeats()
         self._aliases: dict[str, str] = {}
-        self._waiting: list[tuple[str, list[torch.Tensor], list[Reference]]] = []
-        self._waiting_size = 0
+        self._names: list[str] = []
+        self._comparison = Comparison()
 
     def __call__(self, name: str, tensors: list[torch.Tensor]) -> None:
         expected = self.reference.get(name)
@@ -82,26 +80,17 @@ class Measurer:
         if earlier is not None and self.reference.get(earlier) is expected:
             self._aliases[name] = earlier
             return
-        size = sum(t.numel() for t in tensors)
-        if size >= SMALL:
-            self.numerics[name] = compare(tensors, expected)
-            return
-        self._waiting.append((name, [t.detach().to(torch.float32, copy=True) for t in tensors], expected))
-        self._waiting_size += size
-        if self._waiting_size >= WAITING:
-            self._compare_waiting()
-
-    def _compare_waiting(self, extra: Sequence[Group] = ()) -> list[Numerics]:
-        results = compare_all([*((tensors, expected) for _, tensors, expected in self._waiting), *extra])
-        self.numerics.update((name, result) for (name, _, _), result in zip(self._waiting, results))
-        self._waiting, self._waiting_size = [], 0
-        return results[len(results) - len(extra):]
+        self._names.append(name)
+        self._comparison.add(tensors, expected)
 
     def finish(self, extra: Sequence[Group]) -> list[Numerics]:
-        """Compare what still waits together with ``extra`` (the run's outputs and gradients) and
-        returns ``extra``'s numerics; every module's are in :attr:`numerics` then."""
-        results = self._compare_waiting(extra)
+        """Measure everything together with ``extra`` (the run's outputs and gradients) and return
+        ``extra``'s numerics; every module's are in :attr:`numerics` then."""
+        for candidates, references in extra:
+            self._comparison.add(candidates, references)
+        results = self._comparison.results()
+        self.numerics.update(zip(self._names, results))
         for name, earlier in self._aliases.items():
             if earlier in self.numerics:
                 self.numerics[name] = self.numerics[earlier]
-        return results
+        return results[len(self._names):]
