@@ -13,7 +13,7 @@ from castwise.doctor.fp8_report import fp8_rows
 from castwise.doctor.recommend import Trial, recommend
 from castwise.doctor.report import PolicyResult, Report, Training
 from castwise.doctor.routing import routing_report
-from castwise.doctor.runner import MODES, Call, Capture, LossFn, comparable_paths, prepare, run_mode
+from castwise.doctor.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
 from castwise.doctor.scoring import score
 from castwise.doctor.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
 from castwise.model import PrecisionWarning, unwrap
@@ -166,11 +166,11 @@ def _check_modes(modes: Sequence[str]) -> tuple[str, ...]:
 def _run_policy(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], loss_fn: LossFn | None,
                 seed: int, reference: dict[str, Capture] | None = None, per_module: bool = True) -> dict[str, Capture]:
     """Run ``policy`` in each mode; with ``reference`` (runs per mode), score against it."""
-    wrapped = prepare(model, policy)
+    subject = Subject.of(model, policy)
     captures = {}
     for mode in modes:
         expected = reference[mode] if reference else None
-        captures[mode] = run_mode(wrapped, call, mode, loss_fn, seed, expected, per_module)
+        captures[mode] = run_mode(subject, call, mode, loss_fn, seed, expected, per_module)
         if reference is not None:
             score(captures[mode], reference[mode])
     return captures

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from castwise.doctor.report import Routing
-from castwise.doctor.runner import Call, prepare, seeded
+from castwise.doctor.runner import Call, cuda_devices, prepare, seeded
 from castwise.doctor.trace import floating_tensors, integer_tensors
 from castwise.model import unwrap
 from castwise.policy import Policy
@@ -95,7 +95,7 @@ def route(model: nn.Module, policy: Policy, call: Call, seed: int = 0) -> Choice
     """The experts every router chose in one eval forward under ``policy``; None if it raised."""
     wrapped = prepare(model, policy)
     wrapped.eval()
-    with _recording(unwrap(wrapped)) as recorded, torch.no_grad(), seeded(seed, wrapped):
+    with _recording(unwrap(wrapped)) as recorded, torch.no_grad(), seeded(seed, cuda_devices(wrapped)):
         try:
             wrapped(*call.args, **call.kwargs)
         except Exception:  # a policy that raises is reported by the main runs, not here

@@ -16,7 +16,7 @@ from castwise.doctor.catalogue import explain
 from castwise.doctor.compare import Numerics, Reference, compare_all
 from castwise.doctor.outputs import Measurer, Recorder
 from castwise.doctor.report import Memory, ModeRun
-from castwise.doctor.trace import Tracer, floating_tensors
+from castwise.doctor.trace import ModelIndex, Tracer, floating_tensors
 from castwise.model import PrecisionModule, apply, unwrap
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 from castwise.policy import Policy, dtype_name
@@ -57,10 +57,10 @@ class Capture:
     module_numerics: dict[str, Numerics] = field(default_factory=dict)
     previous: dict[str, str | None] = field(default_factory=dict)
 
-    def keep_results(self, outputs: list[torch.Tensor], inner: nn.Module, reference: Capture | None,
+    def keep_results(self, outputs: list[torch.Tensor], index: ModelIndex, reference: Capture | None,
                      modules: Recorder | Measurer | None) -> None:
         """Keep outputs and gradients (a reference run) or compare them with ``reference``'s."""
-        grads = _grads_by_module(inner)
+        grads = _grads_by_module(index)
         if reference is None:
             tensors = [*outputs, *(g for group in grads.values() for g in group)]
             references = iter(modules.finish(tensors) if isinstance(modules, Recorder) else Reference.many(tensors))
@@ -80,6 +80,20 @@ def prepare(model: nn.Module, policy: Policy) -> PrecisionModule:
     return apply(copy.deepcopy(unwrap(model)), policy)
 
 
+@dataclass(frozen=True)
+class Subject:
+    """A prepared model and its :class:`ModelIndex`, read once for all its runs."""
+
+    model: PrecisionModule
+    index: ModelIndex
+
+    @classmethod
+    def of(cls, model: nn.Module, policy: Policy) -> Subject:
+        """:func:`prepare` ``model`` under ``policy`` and index the copy."""
+        wrapped = prepare(model, policy)
+        return cls(wrapped, ModelIndex.of(unwrap(wrapped)))
+
+
 @contextlib.contextmanager
 def comparable_paths(model: nn.Module) -> Iterator[None]:
     """Every run takes torch's regular (non-fused) attention path, so all runs compute the same thing.
@@ -92,25 +106,26 @@ def comparable_paths(model: nn.Module) -> Iterator[None]:
 
 
 def run_mode(
-    model: PrecisionModule, call: Call, mode: str, loss_fn: LossFn | None = None, seed: int = 0,
+    subject: Subject, call: Call, mode: str, loss_fn: LossFn | None = None, seed: int = 0,
     reference: Capture | None = None, per_module: bool = True,
 ) -> Capture:
-    """One forward (train: with backward) of ``model`` in ``mode``, traced; failures are captured.
+    """One forward (train: with backward) of ``subject``'s model in ``mode``, traced; failures are captured.
 
     Without ``reference`` this is a reference run and module outputs are kept; with one, each
     module's output is compared with the reference's on the fly (``per_module=False``: neither).
     """
-    inner = unwrap(model)
-    inner.zero_grad(set_to_none=True)
+    model, index = subject.model, subject.index
+    for _, param in index.params:
+        param.grad = None
     model.train(mode == "train")
     modules = (Recorder() if reference is None else Measurer(reference.module_outputs)) if per_module else None
-    tracer = Tracer(inner, on_output=modules)
+    tracer = Tracer(index, on_output=modules)
     phase = "forward"
     output: Any = None
     loss: torch.Tensor | None = None
     start = time.perf_counter()
     try:
-        with seeded(seed, inner), tracer:
+        with seeded(seed, index.cuda_devices), tracer:
             with torch.no_grad() if mode == "eval" else contextlib.nullcontext():
                 output = model(*call.args, **call.kwargs)
             phase = "backward"
@@ -119,16 +134,16 @@ def run_mode(
             elif loss_fn is not None:
                 loss = loss_fn(output).detach()
     except Exception as exc:  # the point is to report what torch raised, and where
-        return Capture(_failed_run(mode, time.perf_counter() - start - tracer.hook_seconds, exc, tracer, phase, inner))
+        return Capture(_failed_run(mode, time.perf_counter() - start - tracer.hook_seconds, exc, tracer, phase, index))
     seconds = time.perf_counter() - start - tracer.hook_seconds
     outputs = floating_tensors(output)
     capture = Capture(ModeRun(
-        mode=mode, ok=True, seconds=seconds, memory=_memory(inner, tracer),
+        mode=mode, ok=True, seconds=seconds, memory=_memory(index, tracer),
         output_dtype=dtype_name(outputs[0].dtype) if outputs else None,
         loss=float(loss) if loss is not None and loss_fn is not None else None,
         modules=list(tracer.stats.values()),
     ))
-    capture.keep_results(outputs, inner, reference, modules)
+    capture.keep_results(outputs, index, reference, modules)
     capture.previous = tracer.previous
     return capture
 
@@ -147,9 +162,8 @@ def reseed(seed: int, devices: list[int]) -> None:
 
 
 @contextlib.contextmanager
-def seeded(seed: int, model: nn.Module) -> Iterator[None]:
-    """Run with the random generators ``model`` may use seeded, and restore them afterwards."""
-    devices = cuda_devices(model)
+def seeded(seed: int, devices: list[int]) -> Iterator[None]:
+    """Run with the CPU generator and those of the CUDA ``devices`` seeded, and restore them afterwards."""
     with torch.random.fork_rng(devices=devices):
         reseed(seed, devices)
         yield
@@ -166,11 +180,11 @@ def _backward(output: Any, loss_fn: LossFn | None) -> torch.Tensor | None:
     return None
 
 
-def _failed_run(mode: str, seconds: float, exc: Exception, tracer: Tracer, phase: str, inner: nn.Module) -> ModeRun:
+def _failed_run(mode: str, seconds: float, exc: Exception, tracer: Tracer, phase: str, index: ModelIndex) -> ModeRun:
     explanation = explain(exc)
     first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return ModeRun(
-        mode=mode, ok=False, seconds=seconds, memory=_memory(inner, tracer),
+        mode=mode, ok=False, seconds=seconds, memory=_memory(index, tracer),
         exception=f"{type(exc).__name__}: {first_line}",
         failing_module=tracer.failing_module if phase == "forward" else BACKWARD,
         explanation=asdict(explanation) if explanation else None,
@@ -178,18 +192,17 @@ def _failed_run(mode: str, seconds: float, exc: Exception, tracer: Tracer, phase
     )
 
 
-def _memory(inner: nn.Module, tracer: Tracer) -> Memory:
-    params = list(inner.parameters())
+def _memory(index: ModelIndex, tracer: Tracer) -> Memory:
     return Memory(
-        params=sum(p.numel() * p.element_size() for p in params),
-        grads=sum(p.grad.numel() * p.grad.element_size() for p in params if p.grad is not None),
+        params=sum(p.numel() * p.element_size() for _, p in index.params),
+        grads=sum(p.grad.numel() * p.grad.element_size() for _, p in index.params if p.grad is not None),
         activations=tracer.activation_bytes,
     )
 
 
-def _grads_by_module(inner: nn.Module) -> dict[str, list[torch.Tensor]]:
+def _grads_by_module(index: ModelIndex) -> dict[str, list[torch.Tensor]]:
     grads: dict[str, list[torch.Tensor]] = {}
-    for name, param in inner.named_parameters():
+    for owner, param in index.params:
         if param.grad is not None:
-            grads.setdefault(name.rpartition(".")[0] or "(model)", []).append(param.grad)
+            grads.setdefault(owner, []).append(param.grad)
     return grads

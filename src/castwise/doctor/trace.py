@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -25,7 +26,8 @@ def integer_tensors(obj: Any) -> list[torch.Tensor]:
 
 def floating_tensors(obj: Any) -> list[torch.Tensor]:
     """Every floating, strided tensor inside a nested structure, in order."""
-    return [t for t in iter_tensors(obj) if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
+    tensors = (obj,) if isinstance(obj, torch.Tensor) else iter_tensors(obj)
+    return [t for t in tensors if t.is_floating_point() and t.layout == torch.strided and not t.is_nested]
 
 
 _LEAVES = (type(None), bool, int, float, str)
@@ -35,6 +37,8 @@ def _dtypes(obj: Any) -> list[str]:
     """Names of the dtypes of the tensors in ``obj``, first seen first. A tensor, or a plain tuple,
     list or dict of tensors and scalars (what hooks see on nearly every call), is read without the
     generic walk."""
+    if isinstance(obj, torch.Tensor):
+        return [dtype_name(obj.dtype)]
     items = obj.values() if type(obj) is dict else obj if type(obj) in (tuple, list) else (obj,)
     names: list[str] = []
     for item in items:
@@ -53,8 +57,27 @@ def _own_dtypes(module: nn.Module) -> list[str]:
     return list(dict.fromkeys(dtype_name(t.dtype) for t in tensors if t is not None and t.is_floating_point()))
 
 
+@dataclass(frozen=True)
+class ModelIndex:
+    """What every traced run of one model reads of it, walked once: module names by ``id``, the
+    parameters with their owning module's name, the CUDA devices they are on and the device type."""
+
+    names: dict[int, str]
+    params: list[tuple[str, nn.Parameter]]
+    cuda_devices: list[int]
+    device_type: str
+
+    @classmethod
+    def of(cls, model: nn.Module) -> ModelIndex:
+        """Index ``model`` (the root is named ``(model)``)."""
+        names = {id(m): name or "(model)" for name, m in model.named_modules()}
+        params = [(name.rpartition(".")[0] or "(model)", p) for name, p in model.named_parameters()]
+        devices = sorted({p.device.index or 0 for _, p in params if p.device.type == "cuda"})
+        return cls(names, params, devices, params[0][1].device.type if params else "cpu")
+
+
 class Tracer:
-    """Forward hooks on every module of ``model``; use as a context manager around one forward.
+    """Forward hooks on every module of an indexed model; use as a context manager around one forward.
 
     ``stats`` holds one :class:`ModuleStats` per module in call order (first call); ``on_output``
     receives each module's floating outputs on its first call; ``previous`` the module that finished last
@@ -64,19 +87,18 @@ class Tracer:
     model's forward); modules outside ``model`` are passed over.
     """
 
-    def __init__(self, model: nn.Module, on_output: OutputHook | None = None) -> None:
-        self.model = model
+    def __init__(self, index: ModelIndex, on_output: OutputHook | None = None) -> None:
         self.on_output = on_output
         self.stats: dict[str, ModuleStats] = {}
         self.previous: dict[str, str | None] = {}
         self.activation_bytes = 0
         self.hook_seconds = 0.0
-        self._names = {id(m): name or "(model)" for name, m in model.named_modules()}
+        self._names = index.names
         self._stack: list[str] = []
         self._seen_output: set[str] = set()
         self._last_finished: str | None = None
         self._handles: list[Any] = []
-        self._device = next((p.device.type for p in model.parameters()), "cpu")
+        self._device = index.device_type
 
     @property
     def failing_module(self) -> str | None:

@@ -116,6 +116,7 @@ class _State:
     optimizer: torch.optim.Optimizer
     scaler: LossScaler
     monitor: PrecisionMonitor
+    devices: list[int]
     losses: list[float | None] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     memory: TrainingMemory = field(default_factory=TrainingMemory)
@@ -127,12 +128,13 @@ class _State:
         model = apply(copy.deepcopy(source), policy)
         optimizer = make_optimizer(model, OPTIMIZER, lr=lr, updates=updates)
         scaler = LossScaler(policy)
-        return cls(policy, updates, model, optimizer, scaler, PrecisionMonitor(model, optimizer, scaler=scaler))
+        monitor = PrecisionMonitor(model, optimizer, scaler=scaler)
+        return cls(policy, updates, model, optimizer, scaler, monitor, cuda_devices(model))
 
     def step(self, index: int, batch: Batch, loss_of: TrainLoss, seed: int) -> None:
         """One optimizer step; the first measures memory, every ``SAMPLE_EVERY``-th is monitored."""
         timed = index > 0 and index % SAMPLE_EVERY != 0
-        reseed(seed + index, cuda_devices(self.model))
+        reseed(seed + index, self.devices)
         start = time.perf_counter()
         self.model.train()
         self.optimizer.zero_grad(set_to_none=True)
