@@ -78,7 +78,8 @@ def dtype_from_name(name: str | torch.dtype) -> torch.dtype:
 
 def dtype_name(dtype: torch.dtype) -> str:
     """The short name of a floating dtype (``bf16``, ``f16``, ``f32``, ``f64``)."""
-    return _SHORT_NAMES.get(dtype, str(dtype).removeprefix("torch."))
+    name = _SHORT_NAMES.get(dtype)
+    return str(dtype).removeprefix("torch.") if name is None else name
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from rich.console import Console
 
 import castwise as cw
 from castwise.doctor import REPORT_SCHEMA, example_inputs, example_model, render_text
-from castwise.doctor.compare import SMALL, Reference, compare, compare_all
+from castwise.doctor.compare import SMALL, Reference, compare
 from castwise.doctor.recommend import Trial, cost, search_keep_fp32
 from castwise.doctor.report import PolicyResult
 from castwise.policy import Policy
@@ -61,22 +61,6 @@ def test_compare_counts_error_overflow_and_underflow(padding: int) -> None:
     assert numerics.underflow == pytest.approx(1 / 4)
     assert numerics.error == pytest.approx(0.5 / 4.0)  # the diff where both are finite, over max |reference|
     assert compare([torch.ones(2)], [Reference.of(torch.ones(3))]).error is None
-
-
-def test_references_summarised_together_match_one_by_one() -> None:
-    tensors = [torch.tensor([0.0, -3.0, 1.0]), torch.tensor([math.inf, 2.0]), torch.zeros(SMALL + 1), torch.ones(4)]
-    assert [(r.scale, r.nonzero, r.finite) for r in Reference.many(tensors)] == [
-        (3.0, 2, True), (2.0, 2, False), (0.0, 0, True), (1.0, 4, True)]
-    assert [(r.scale, r.nonzero, r.finite) for r in map(Reference.of, tensors)] == [
-        (r.scale, r.nonzero, r.finite) for r in Reference.many(tensors)]
-
-
-def test_compare_all_matches_one_by_one() -> None:
-    generator = torch.Generator().manual_seed(0)
-    references = [torch.randn(size, generator=generator) for size in (7, 300, SMALL + 3)]
-    groups = [([r.to(torch.bfloat16)], [Reference.of(r)]) for r in references]
-    assert compare_all(groups) == [compare(*group) for group in groups]
-    assert compare_all([([torch.ones(2)], [Reference.of(torch.ones(2))]), ([], [])])[1].error is None
 
 
 def test_cost_orders_storage_then_compute_then_loss_scaling_then_tf32() -> None:

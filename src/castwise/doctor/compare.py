@@ -118,17 +118,25 @@ class Comparison:
                 continue
             entries, references = group
             measured = [next(alone_rows) if isinstance(e, torch.Tensor) else packed_rows[e[0]][e[1]] for e in entries]
-            errors = [d / r.scale if r.scale > 0 else d for (d, _, _), r in zip(measured, references)]
-            nonzero = sum(r.nonzero for r in references)
-            flushed = sum(f for _, _, f in measured)
-            overflow = int(sum(o for _, o, _ in measured))
-            results.append(Numerics(max(errors), overflow, flushed / nonzero if nonzero else 0.0))
+            results.append(_combine(measured, references))
         return results
 
     def _slots(self, packed: Packed) -> list[torch.Tensor]:
         if id(packed) not in self._buffers:
             self._buffers[id(packed)] = (packed, packed.lend())
         return self._buffers[id(packed)][1][1]
+
+
+def _combine(measured: list[list[float]], references: Sequence[Reference]) -> Numerics:
+    """One group's numerics from its rows of [max difference, overflow, flushed]."""
+    if len(measured) == 1:  # most modules return one tensor
+        (difference, overflow, flushed), (reference,) = measured[0], references
+        error = difference / reference.scale if reference.scale > 0 else difference
+        return Numerics(error, int(overflow), flushed / reference.nonzero if reference.nonzero else 0.0)
+    errors = [d / r.scale if r.scale > 0 else d for (d, _, _), r in zip(measured, references)]
+    nonzero = sum(r.nonzero for r in references)
+    flushed = sum(f for _, _, f in measured)
+    return Numerics(max(errors), int(sum(o for _, o, _ in measured)), flushed / nonzero if nonzero else 0.0)
 
 
 def compare(candidates: Sequence[torch.Tensor], references: Sequence[Reference]) -> Numerics:
