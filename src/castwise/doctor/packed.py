@@ -31,7 +31,6 @@ class Packed:
         self.views = self._slot_views(self.buffer)
         for view, tensor in zip(self.views, tensors):
             view.copy_(tensor.detach())
-        self._nonzero = (self.buffer != 0).to(torch.float32)
         self._spare: list[tuple[torch.Tensor, list[torch.Tensor]]] = []
 
     def __len__(self) -> int:
@@ -53,13 +52,14 @@ class Packed:
         """Per tensor: max |value| over finite values, how many values are nonzero, whether all are finite."""
         magnitude = self.buffer.abs()
         if bool(torch.isfinite(magnitude.sum())):
-            not_finite = magnitude.new_zeros(len(self))
+            nonzero, not_finite = magnitude.sign(), magnitude.new_zeros(len(self))
         else:
             finite = torch.isfinite(self.buffer)
             magnitude = torch.where(finite, magnitude, 0.0)
+            nonzero = (self.buffer != 0).to(torch.float32)
             not_finite = self._per_slot((~finite).to(torch.float32), "sum")
-        rows = torch.stack([self._per_slot(magnitude, "max"), self._per_slot(self._nonzero, "sum"), not_finite], 1)
-        return [(scale, int(nonzero), bad == 0) for scale, nonzero, bad in rows.tolist()]
+        rows = torch.stack([self._per_slot(magnitude, "max"), self._per_slot(nonzero, "sum"), not_finite], 1)
+        return [(scale, int(count), bad == 0) for scale, count, bad in rows.tolist()]
 
     def measure(self, candidate: torch.Tensor) -> torch.Tensor:
         """Per slot of ``candidate`` (a buffer laid out like this one): [max |c - ref| over positions
@@ -67,11 +67,11 @@ class Packed:
         expected = self.buffer
         differences = (candidate - expected).abs_()
         if bool(torch.isfinite(differences.sum())):  # every value finite in both: float arithmetic will do
-            is_zero = candidate.sign().abs_().neg_().add_(1.0)
+            flushed = candidate.sign().abs_().neg_().add_(1.0).mul_(expected.sign().abs_())
             return torch.stack([
                 self._per_slot(differences, "max"),
                 differences.new_zeros(len(self)),
-                self._per_slot(is_zero.mul_(self._nonzero), "sum"),
+                self._per_slot(flushed, "sum"),
             ], 1)
         expected_finite = torch.isfinite(expected)
         both = expected_finite & torch.isfinite(candidate)
