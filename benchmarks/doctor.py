@@ -13,7 +13,7 @@ variant trained N steps with ``cw.apply``, ``cw.make_optimizer`` and ``cw.LossSc
 else, against the doctor's lockstep runs with the precision monitor, the memory measurement and the
 comparison; its findings on the built-in example are printed too.
 
-    .venv/bin/python benchmarks/doctor.py [--rounds 5] [--steps 50]
+    .venv/bin/python benchmarks/doctor.py [--rounds 5] [--steps 50] [--parts example blocks search trial]
 """
 
 from __future__ import annotations
@@ -162,6 +162,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=50, help="trial-training steps")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1: steadiest on a shared box)")
+    parser.add_argument("--parts", nargs="+", choices=("example", "blocks", "search", "trial"),
+                        help="which measurements to make (default: all, in this order)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     warnings.simplefilter("ignore", PrecisionWarning)
@@ -170,10 +172,14 @@ def main() -> None:
     print(f"torch {torch.__version__}, {platform.processor() or platform.machine()}, "
           f"{torch.get_num_threads()} threads; "
           f"policies: 32-true reference + {', '.join(POLICIES)}; train + eval")
-    compare("built-in example (85 KB)", example_model(), example_inputs(), args.rounds)
-    compare("MLP blocks 256x6 (19 MB)", Blocks(), (torch.randn(8, 32, 256),), args.rounds)
-    search_cost(args.rounds)
-    trial_cost(args.rounds, args.steps)
+    parts: dict[str, Callable[[], None]] = {
+        "example": lambda: compare("built-in example (85 KB)", example_model(), example_inputs(), args.rounds),
+        "blocks": lambda: compare("MLP blocks 256x6 (19 MB)", Blocks(), (torch.randn(8, 32, 256),), args.rounds),
+        "search": lambda: search_cost(args.rounds),
+        "trial": lambda: trial_cost(args.rounds, args.steps),
+    }
+    for name in args.parts or list(parts):
+        parts[name]()
 
 
 if __name__ == "__main__":
