@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +162,27 @@ def test_an_all_fp32_folder_is_loaded_untouched(llama, tmp_path):
     model = from_pretrained(tmp_path / "fp32", transformers.LlamaForCausalLM)
     assert {p.dtype for p in model.parameters()} == {torch.float32}
     assert type(model.model.norm) is type(llama.model.norm)
+
+
+def test_the_staging_folder_of_a_killed_save_is_removed_by_the_next_save(llama, tmp_path):
+    code = (
+        "import time, torch, transformers\n"
+        "import castwise.integrations.transformers.folders as folders\n"
+        "def hang(*args, **kwargs):\n"
+        "    print('started', flush=True)\n"
+        "    time.sleep(60)\n"
+        "folders.convert = hang\n"
+        "config = transformers.LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,\n"
+        "                                  num_attention_heads=2, num_key_value_heads=2)\n"
+        f"folders.save_pretrained(transformers.LlamaForCausalLM(config), {str(tmp_path / 'out')!r}, dtype='bf16')\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "started"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    [litter] = [p for p in tmp_path.iterdir() if ".castwise-" in p.name]
+    assert re.fullmatch(rf"\.out\.castwise-{process.pid}-[0-9a-f]{{8}}\.tmp", litter.name)
+    assert (litter / "saved" / "model.safetensors").exists() and not (tmp_path / "out").exists()
+    save_pretrained(llama, tmp_path / "out", dtype="bf16")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert cw.inspect(tmp_path / "out").declared_dtype == "bfloat16"

@@ -89,9 +89,17 @@ def atomic_file(destination: Path, force: bool) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
+def scratch_folder(destination: Path) -> Iterator[Path]:
+    """A locked temporary folder beside ``destination`` for work on the way to it, removed afterwards;
+    one a killed process left is removed by the next :func:`remove_stale_temporaries` of ``destination``."""
+    with _temporary(destination, is_dir=True) as temporary:
+        yield temporary
+
+
+@contextlib.contextmanager
 def atomic_folder(destination: Path, force: bool) -> Iterator[Path]:
     """A folder to fill that replaces ``destination`` only once complete (its files synced)."""
-    with _temporary(destination, is_dir=True) as temporary:
+    with scratch_folder(destination) as temporary:
         yield temporary
         for path in sorted(temporary.rglob("*")):
             if path.is_file() and not path.is_symlink():

@@ -10,7 +10,6 @@ compute in fp32 and hand back the 16-bit dtype, so the model runs as loaded.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from fnmatch import fnmatch
@@ -22,6 +21,7 @@ import torch
 from torch import nn
 
 from castwise.checkpoint import CheckpointError, convert, inspect
+from castwise.checkpoint.atomic import remove_stale_temporaries, scratch_folder
 from castwise.checkpoint.dtypes import CASTABLE
 from castwise.integrations.storage import kept_fp32_modules, storage_policy
 from castwise.model import unwrap
@@ -123,8 +123,8 @@ def save_pretrained(
     if replaced and not force:
         names = ", ".join(p.name for p in sorted(replaced))
         raise CheckpointError(f"{path} already holds model weights ({names}); pass force=True to replace them")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=path.parent, prefix=f".{path.name}.castwise-") as staging:
+    remove_stale_temporaries(path)
+    with scratch_folder(path) as staging:
         saved, converted = Path(staging, "saved"), Path(staging, "converted")
         _save_with_transformers(inner, saved, **kwargs)
         convert(saved, converted, dtype=policy.param_dtype, keep_fp32=kept)
