@@ -26,9 +26,17 @@ NORM_NAME_GLOBS: tuple[str, ...] = (
     "*.ln_*",
     "ln",
     "*.ln",
+    "bn",
+    "*.bn",
+    "bn[0-9]*",
+    "*.bn[0-9]*",
+    "bn_*",
+    "*.bn_*",
 )
 """Tensor-name spellings of normalisation layers, for files whose module classes are unknown
-(``ln_1``/``ln_f`` in GPT-2, ``model.norm`` in Llama, ``LayerNorm`` in BERT, ``*_layernorm``)."""
+(``ln_1``/``ln_f`` in GPT-2, ``model.norm`` in Llama, ``LayerNorm`` in BERT, ``*_layernorm``,
+``bn1`` in ResNets). A BatchNorm under a bare index (ResNet's ``downsample.1``) is known only by
+its class."""
 
 
 def name_matches(name: str, globs: Sequence[str]) -> bool:

@@ -253,3 +253,36 @@ def test_keep_none_keeps_nothing_not_even_what_a_model_declares(saved, tmp_path)
     assert _fp32(_file_dtypes(tmp_path / "out")) == set()
     assert _fp32(_file_dtypes(cw.save(model, tmp_path / "s.safetensors", dtype="bf16", keep_fp32="none"))) == set()
     assert result.keep_rule.startswith("nothing kept fp32")
+
+
+class _ResNetStem(torch.nn.Module):
+    """Conv/BatchNorm spellings of torchvision's ResNet, including the bare-index ``downsample.1``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1, self.bn1 = torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8)
+        self.layer1 = torch.nn.ModuleList([torch.nn.ModuleDict({
+            "conv2": torch.nn.Conv2d(8, 8, 3), "bn2": torch.nn.BatchNorm2d(8),
+            "downsample": torch.nn.Sequential(torch.nn.Conv2d(8, 8, 1), torch.nn.BatchNorm2d(8)),
+        })])
+        self.bn_head = torch.nn.BatchNorm1d(8)
+        self.fc = torch.nn.Linear(8, 2)
+
+
+def test_a_bare_resnet_file_keeps_its_batchnorms_by_name_like_the_model_does_by_class(tmp_path):
+    from safetensors.torch import save_file
+
+    model = _ResNetStem()
+    save_file(model.state_dict(), tmp_path / "bare.safetensors")
+    cw.convert(tmp_path / "bare.safetensors", tmp_path / "out.safetensors", dtype="bf16")
+    by_names = _file_dtypes(tmp_path / "out.safetensors")
+    by_classes = _file_dtypes(cw.save(model, tmp_path / "classes.safetensors", dtype="bf16"))
+    bare_index = {n for n in by_names if n.startswith("layer1.0.downsample.1.")}
+    assert {n: d for n, d in by_names.items() if n not in bare_index} == {
+        n: d for n, d in by_classes.items() if n not in bare_index}
+    assert {by_classes[n] for n in bare_index} == {torch.float32, torch.int64}
+    assert {by_names[n] for n in bare_index if by_names[n].is_floating_point} == {torch.bfloat16}
+    for prefix in ("bn1.", "layer1.0.bn2.", "bn_head."):
+        assert {by_names[prefix + k] for k in ("weight", "bias", "running_mean", "running_var")} == {torch.float32}
+        assert by_names[prefix + "num_batches_tracked"] == torch.int64
+    assert by_names["conv1.weight"] == by_names["layer1.0.conv2.weight"] == by_names["fc.weight"] == torch.bfloat16
