@@ -1,8 +1,9 @@
-"""Helpers for checkpoint tests: raw safetensors writers and a small mixed state dict."""
+"""Helpers for checkpoint tests: raw safetensors writers, a small mixed state dict and a hostile pickle."""
 
 from __future__ import annotations
 
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -26,3 +27,13 @@ def sample_state() -> dict[str, torch.Tensor]:
         "embed.position_ids": torch.arange(16).unsqueeze(0),
         "mask": torch.tensor([True, False, True]),
     }
+
+
+class RunsCommand:
+    """Pickles to a call of ``os.system`` that creates ``marker``: a checkpoint that must never be unpickled."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))

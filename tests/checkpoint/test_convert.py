@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 import castwise as cw
 from castwise.checkpoint import CheckpointError
 
-from .helpers import sample_state
+from .helpers import RunsCommand, sample_state
 
 SENTENCES = [
     "The cat sits on the mat.",
@@ -261,19 +261,11 @@ def test_killed_mid_convert_leaves_source_intact_and_no_final_file(tmp_path):
     assert cw.inspect(tmp_path / "out.safetensors").dtypes() == {f"w{i}": "bfloat16" for i in range(4)}
 
 
-class _Payload:
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self):
-        return (os.system, (f"touch {self.marker}",))
-
-
 @pytest.mark.parametrize("writer", ["torch.save", "pickle.dump"])
 def test_malicious_pickle_is_refused_without_running(tmp_path, writer):
     marker = tmp_path / "pwned"
     path = tmp_path / "pytorch_model.bin"
-    payload = {"weight": torch.ones(2), "evil": _Payload(marker)}
+    payload = {"weight": torch.ones(2), "evil": RunsCommand(marker)}
     if writer == "torch.save":
         torch.save(payload, path)
     else:

@@ -22,6 +22,8 @@ import castwise as cw
 from castwise.checkpoint import CheckpointError
 from castwise.cli import app
 
+from .helpers import RunsCommand
+
 WORKER = Path(__file__).with_name("dcp_worker.py")
 TORCHRUN = Path(sys.executable).with_name("torchrun")
 
@@ -142,25 +144,17 @@ def test_state_without_a_model_group_keeps_all_but_optimizer_state(tmp_path):
     assert list(cw.load(tmp_path / "out.safetensors")) == ["encoder.weight"]
 
 
-class _Payload:
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self):
-        return (os.system, (f"touch {self.marker}",))
-
-
 @pytest.mark.parametrize("where", ["top", "inside metadata"])
 def test_a_metadata_pickle_that_would_run_code_is_refused(single, tmp_path, where):
     folder, _ = single
     marker = tmp_path / "pwned"
     if where == "top":
-        payload = _Payload(marker)
+        payload = RunsCommand(marker)
     else:
         from torch.distributed.checkpoint.filesystem import FileSystemReader
 
         payload = FileSystemReader(folder).read_metadata()
-        payload.planner_data = _Payload(marker)
+        payload.planner_data = RunsCommand(marker)
     (folder / ".metadata").write_bytes(pickle.dumps(payload))
     before = _digest(folder)
     for call in (
