@@ -83,13 +83,13 @@ def test_regression_corpus(tmp_path, case):
     assert not (tmp_path / "out.safetensors").exists()
 
 
-@settings(
-    max_examples=250,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+def _repeatable(examples: int) -> settings:
+    """Hypothesis settings for ``examples`` files drawn the same way on every run (no database, no deadline)."""
+    return settings(max_examples=examples, derandomize=True, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@_repeatable(250)
 @given(safetensors_files())
 def test_structured_headers_raise_only_checkpoint_error(raw):
     with tempfile.TemporaryDirectory() as folder:
@@ -100,13 +100,7 @@ def test_the_strategy_reaches_valid_files():
     """Guard against a strategy that only ever draws garbage: many drawn files must be valid."""
     tensors_found: list[int] = []
 
-    @settings(
-        max_examples=100,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @_repeatable(100)
     @given(safetensors_files())
     def collect(raw):
         with tempfile.TemporaryDirectory() as folder:

@@ -109,11 +109,11 @@ def test_every_optimizer_pickles_and_steps_on_identically(name, updates, round_t
         assert torch.equal(ours, theirs)
 
 
-def grad_scaler_after_an_overflow():
+def after_an_overflow(scaler, clean_steps: int):
+    """``scaler`` after SGD steps on a small net: one with an inf gradient, then ``clean_steps`` clean ones."""
     model = small_net()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    scaler = torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=10)
-    for poison in (float("inf"), None, None):
+    for poison in (float("inf"), *[None] * clean_steps):
         scaler.scale(model(INPUTS).pow(2).mean()).backward()
         if poison is not None:
             model[0].weight.grad[0, 0] = poison
@@ -124,7 +124,7 @@ def grad_scaler_after_an_overflow():
 
 
 def test_loss_scaler_reads_grad_scaler_state_mid_run():
-    theirs = grad_scaler_after_an_overflow()
+    theirs = after_an_overflow(torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=10), clean_steps=2)
     ours = cw.LossScaler("16-mixed")
     ours.load_state_dict(theirs.state_dict())
     assert ours.get_scale() == theirs.get_scale() == 512.0
@@ -133,16 +133,9 @@ def test_loss_scaler_reads_grad_scaler_state_mid_run():
 
 
 def test_grad_scaler_reads_loss_scaler_state_mid_run():
-    model = small_net()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    ours = cw.LossScaler("16-mixed", init_scale=256.0, growth_interval=7, backoff_factor=0.25)
-    for poison in (float("inf"), None, None, None):
-        ours.scale(model(INPUTS).pow(2).mean()).backward()
-        if poison is not None:
-            model[0].weight.grad[0, 0] = poison
-        ours.step(optimizer)
-        ours.update()
-        optimizer.zero_grad()
+    ours = after_an_overflow(
+        cw.LossScaler("16-mixed", init_scale=256.0, growth_interval=7, backoff_factor=0.25), clean_steps=3
+    )
     theirs = torch.amp.GradScaler("cpu")
     theirs.load_state_dict(ours.state_dict())
     assert theirs.get_scale() == ours.get_scale() == 64.0
