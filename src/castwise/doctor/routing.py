@@ -15,8 +15,8 @@ import torch
 from torch import nn
 
 from castwise.doctor.report import Routing
-from castwise.doctor.runner import Call, cuda_devices, prepare, seeded
-from castwise.doctor.trace import floating_tensors, integer_tensors
+from castwise.doctor.runner import Call, prepare, seeded
+from castwise.doctor.trace import cuda_devices, floating_tensors, integer_tensors
 from castwise.model import unwrap
 from castwise.policy import Policy
 

@@ -148,11 +148,6 @@ def run_mode(
     return capture
 
 
-def cuda_devices(model: nn.Module) -> list[int]:
-    """The CUDA devices ``model``'s parameters are on: the random states a run may use."""
-    return sorted({p.device.index or 0 for p in model.parameters() if p.device.type == "cuda"})
-
-
 def reseed(seed: int, devices: list[int]) -> None:
     """Seed the CPU generator and those of ``devices`` directly: ``torch.manual_seed`` also queues a
     call with a formatted stack for every lazily started backend (CUDA, XPU, MTIA), ~3 ms each time."""

@@ -57,6 +57,11 @@ def _own_dtypes(module: nn.Module) -> list[str]:
     return list(dict.fromkeys(dtype_name(t.dtype) for t in tensors if t is not None and t.is_floating_point()))
 
 
+def cuda_devices(model: nn.Module) -> list[int]:
+    """The CUDA devices ``model``'s parameters are on: the random states a run may use."""
+    return sorted({p.device.index or 0 for p in model.parameters() if p.device.type == "cuda"})
+
+
 @dataclass(frozen=True)
 class ModelIndex:
     """What every traced run of one model reads of it, walked once: module names by ``id``, the
@@ -72,8 +77,7 @@ class ModelIndex:
         """Index ``model`` (the root is named ``(model)``)."""
         names = {id(m): name or "(model)" for name, m in model.named_modules()}
         params = [(name.rpartition(".")[0] or "(model)", p) for name, p in model.named_parameters()]
-        devices = sorted({p.device.index or 0 for _, p in params if p.device.type == "cuda"})
-        return cls(names, params, devices, params[0][1].device.type if params else "cpu")
+        return cls(names, params, cuda_devices(model), params[0][1].device.type if params else "cpu")
 
 
 class Tracer:

@@ -25,8 +25,8 @@ from torch import nn
 
 from castwise.doctor.compare import relative_difference
 from castwise.doctor.report import Training, TrainingMemory, TrainingRun
-from castwise.doctor.runner import Call, cuda_devices, reseed
-from castwise.doctor.trace import floating_tensors
+from castwise.doctor.runner import Call, reseed
+from castwise.doctor.trace import cuda_devices, floating_tensors
 from castwise.model import apply, unwrap
 from castwise.policy import Policy
 from castwise.training import LossScaler, PrecisionMonitor, make_optimizer, training_bytes
