@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from castwise.doctor.catalogue import explain
+from castwise.explain import explain
 from castwise.doctor.compare import Numerics, Reference, compare_all
 from castwise.doctor.outputs import Measurer, Recorder
 from castwise.doctor.report import Memory, ModeRun
