@@ -112,7 +112,10 @@ def test_both_cpu_wordings_of_one_conv_error_read_the_same(wording: str) -> None
 
 def test_layer_norm_and_scaler_frames_name_the_op() -> None:
     assert cw.explain(raised(LIVE["group-norm"].action)).op == "group_norm"
-    assert cw.explain(_pasted(raised(LIVE["unscale-fp16"].action))).op == "GradScaler.unscale_"
+    error = raised(LIVE["unscale-fp16"].action)
+    for source in (error, _pasted(error)):
+        assert cw.explain(source).op == "GradScaler.unscale_ (called from _unscale_fp16)"
+    assert cw.explain("ValueError: Attempting to unscale FP16 gradients.").op == "GradScaler.unscale_"
 
 
 def test_a_device_mismatch_says_it_is_not_a_dtype_problem() -> None:

@@ -44,6 +44,18 @@ def rule(pattern: str, build: Build) -> Rule:
     return Rule(re.compile(pattern.replace("{DTYPE}", DTYPE), re.IGNORECASE), build)
 
 
+def message_only(
+    kind: Kind, cause: str, culprit: str, fix: str, *, op: str, names: tuple[str, ...] = (), device: str | None = None,
+) -> Build:
+    """A builder for a message that carries nothing more to read: the same explanation every time."""
+
+    def build(found: re.Match[str], failure: Failure) -> Explanation:
+        del found
+        return explained(kind, failure, cause, culprit, fix, op=op, names=names, device=device)
+
+    return build
+
+
 def dtypes(found: re.Match[str], *groups: str) -> tuple[str, ...]:
     """The short names of the dtypes the named groups hold (groups absent or empty are skipped)."""
     held = found.groupdict()

@@ -15,7 +15,7 @@ from castwise.explain.clues import UNSCALE, shows
 from castwise.explain.explanation import Explanation, Kind
 from castwise.explain.failures import Failure
 from castwise.explain.families import integers
-from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explain.spelling import is_low_precision
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
@@ -53,6 +53,8 @@ def _invalid_gradient(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _unscale(found: re.Match[str], failure: Failure) -> Explanation:
     del found
+    caller = next((frame.function for frame in reversed(failure.frames) if not frame.in_torch and frame.function),
+                  None)
     return explained(
         Kind.UNSCALE_FP16, failure,
         "GradScaler.unscale_ refuses gradients stored in fp16: the parameters being trained are fp16 themselves, so "
@@ -63,24 +65,22 @@ def _unscale(found: re.Match[str], failure: Failure) -> Explanation:
         "keep the trained parameters in fp32: load in fp32 and let autocast do the fp16 math ('16-mixed'), or upcast "
         "only the trainable ones (`for p in model.parameters(): if p.requires_grad: p.data = p.data.float()`); or "
         "train in bf16 ('bf16-mixed'), which needs no loss scaling",
-        op="GradScaler.unscale_" if shows(failure, UNSCALE, everywhere=True) else "loss scaling",
+        op=f"GradScaler.unscale_ (called from {caller})" if caller and shows(failure, UNSCALE, everywhere=True)
+        else "GradScaler.unscale_",
         names=("f16",),
     )
 
 
-def _scale_floor(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.LOSS_SCALE, failure,
-        "the dynamic loss scaler kept finding inf/NaN gradients and lowered the scale to its minimum: fp16 overflows "
-        "on every step, so no scale helps",
-        "fp16 training of a model whose activations or gradients exceed fp16's range (65504), often a model "
-        f"pretrained in bf16, or a learning rate that diverges; {DOCTOR} finds the module",
-        "train in bf16 (DeepSpeed `\"bf16\": {\"enabled\": true}`, `bf16=True`, 'bf16-mixed'), which has fp32's "
-        "range; or keep the overflowing module in fp32; check the data and the learning rate if it also diverges in "
-        "fp32",
-        op="loss scaling", names=("f16",),
-    )
+_scale_floor = message_only(
+    Kind.LOSS_SCALE,
+    "the dynamic loss scaler kept finding inf/NaN gradients and lowered the scale to its minimum: fp16 overflows on "
+    "every step, so no scale helps",
+    "fp16 training of a model whose activations or gradients exceed fp16's range (65504), often a model pretrained "
+    f"in bf16, or a learning rate that diverges; {DOCTOR} finds the module",
+    "train in bf16 (DeepSpeed `\"bf16\": {\"enabled\": true}`, `bf16=True`, 'bf16-mixed'), which has fp32's range; "
+    "or keep the overflowing module in fp32; check the data and the learning rate if it also diverges in fp32",
+    op="loss scaling", names=("f16",),
+)
 
 
 def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation:

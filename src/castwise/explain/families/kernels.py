@@ -18,7 +18,7 @@ from castwise.explain.clues import CLASS_INDEX_LOSS, first_shown
 from castwise.explain.explanation import Explanation, Kind
 from castwise.explain.failures import Failure
 from castwise.explain.families import integers
-from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explain.spelling import device_of, is_floating, is_low_precision
 
 _BY_DESIGN = (
@@ -107,17 +107,15 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, "fft", names or ("f16",), "cuda" if cuda else "cpu")
 
 
-def _compute_capability(found: re.Match[str], failure: Failure) -> Explanation:
-    return explained(
-        Kind.NO_KERNEL, failure,
-        "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere "
-        "or newer",
-        "a model or config that defaults to bf16 (`torch_dtype=torch.bfloat16`, `dtype='auto'` reading bf16 from "
-        "config.json, `bf16=True`) run on an older GPU",
-        "use float16 instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', "
-        "which adds loss scaling), or float32",
-        op="bf16 on this GPU", names=("bf16",), device="cuda",
-    )
+_compute_capability = message_only(
+    Kind.NO_KERNEL,
+    "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
+    "a model or config that defaults to bf16 (`torch_dtype=torch.bfloat16`, `dtype='auto'` reading bf16 from "
+    "config.json, `bf16=True`) run on an older GPU",
+    "use float16 instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', which adds "
+    "loss scaling), or float32",
+    op="bf16 on this GPU", names=("bf16",), device="cuda",
+)
 
 
 RULES: tuple[Rule, ...] = (
