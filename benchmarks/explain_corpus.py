@@ -1,11 +1,13 @@
 """How ``cw.explain`` does on real reports: counts by grade, pasted and live, from the test corpus.
 
-Reads ``tests/explain/corpus`` (real reports as pasted, each with what its thread found) and the
-live cases of ``tests/explain/live_cases.py`` (errors torch raises on this CPU), grades every
-explanation the way the tests do, and prints the counts: correct / partly / wrong (and how many
-of those were confident) / not recognised. With ``--baseline REV`` it also reads the pasted
-reports and the live errors with the first-line catalogue castwise had at git revision REV
-(``doctor/catalogue.py``) and counts what it recognised with the right kind, side by side.
+Reads ``tests/explain/corpus`` (real reports as pasted, each with what its thread found: the set
+collected while the reader was written, and a held-out set collected after its rules were frozen,
+with the grades it got then) and the live cases of ``tests/explain/live_cases.py`` (errors torch
+raises on this CPU), grades every explanation the way the tests do, and prints the counts:
+correct / partly / wrong (and how many of those were confident) / not recognised. With
+``--baseline REV`` it also reads the pasted reports and the live errors with the first-line
+catalogue castwise had at git revision REV (``doctor/catalogue.py``) and counts what it
+recognised with the right kind, side by side.
 
     .venv/bin/python benchmarks/explain_corpus.py
     .venv/bin/python benchmarks/explain_corpus.py --baseline 52f46d9
@@ -28,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OLD_CATALOGUE = "src/castwise/doctor/catalogue.py"
 OLD_KINDS = {"index_dtype": "indexed_write_dtype"}
 """Kinds the old catalogue named differently (the rest kept their names)."""
+_ROWS = ("all", "graded against the thread", "graded against the message", "when collected (rules frozen)")
+_ORDER = [f"{corpus}, {which}" for corpus in ("pasted", "held_out") for which in _ROWS] + ["live (torch 2.13 CPU)"]
 
 
 def _tests() -> types.ModuleType:
@@ -58,23 +62,26 @@ def main() -> None:
     tests = _tests()
     grading = tests.grade, tests.confidently_wrong
     print(f"{machine()}; castwise from {Path(cw.__file__).parent}")
-    rows = {"pasted, all": [], "pasted, graded against the thread": [], "pasted, graded against the message": [],
-            "live (torch 2.13 CPU)": []}
-    for case in tests.PASTED:
-        explanation = cw.explain(case.text)
-        entry = (grading[0](case.expect, explanation), grading[1](case.expect, explanation))
-        rows["pasted, all"].append(entry)
-        rows[f"pasted, graded against the {case.graded_against}"].append(entry)
+    rows: dict[str, list[tuple[str, bool]]] = {}
+    for corpus in ("pasted", "held_out"):
+        for case in tests.pasted_cases(corpus):
+            explanation = cw.explain(case.text)
+            entry = (grading[0](case.expect, explanation), grading[1](case.expect, explanation))
+            rows.setdefault(f"{corpus}, all", []).append(entry)
+            rows.setdefault(f"{corpus}, graded against the {case.graded_against}", []).append(entry)
+            if corpus == "held_out":
+                rows.setdefault("held_out, when collected (rules frozen)", []).append((case.grade_at_freeze, False))
     for case in tests.LIVE.values():
         explanation = cw.explain(tests.raised(case.action))
-        rows["live (torch 2.13 CPU)"].append((grading[0](case.expect, explanation),
-                                              grading[1](case.expect, explanation)))
+        rows.setdefault("live (torch 2.13 CPU)", []).append((grading[0](case.expect, explanation),
+                                                            grading[1](case.expect, explanation)))
     print("\n| set | cases | correct | partly | wrong | not recognised |\n|---|---:|---:|---:|---:|---:|")
-    for name, graded in rows.items():
-        print(f"| {name} | " + " | ".join(part.strip() for part in _counts(graded).split("|")) + " |")
+    for name in sorted(rows, key=_ORDER.index):
+        print(f"| {name} | " + " | ".join(part.strip() for part in _counts(rows[name]).split("|")) + " |")
     if baseline:
+        print()
         old = _old_catalogue(baseline)
-        pasted = [(old.explain(case.text), case.expect.kind) for case in tests.PASTED]
+        pasted = [(old.explain(case.text), case.expect.kind) for case in tests.pasted_cases()]
         live = [(old.explain(tests.raised(case.action)), case.expect.kind) for case in tests.LIVE.values()]
         for name, found in (("pasted reports", pasted), ("live errors", live)):
             recognised = sum(explanation is not None for explanation, _ in found)

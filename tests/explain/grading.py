@@ -46,14 +46,16 @@ class PastedCase:
     expect: Expect
     grade: str
     why: str = ""
+    grade_at_freeze: str = ""
     text: str = field(default="", repr=False)
 
 
-def pasted_cases() -> list[PastedCase]:
-    """The corpus of pasted reports (``corpus/pasted.json`` and the texts in ``corpus/pasted/``)."""
+def pasted_cases(corpus: str = "pasted") -> list[PastedCase]:
+    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` (collected after its
+    rules were frozen, graded then as ``grade_at_freeze``); ``corpus/NAME.json`` and the texts in ``corpus/NAME/``."""
     cases = []
-    for data in json.loads((CORPUS / "pasted.json").read_text(encoding="utf-8")):
-        text = (CORPUS / "pasted" / f"{data['id']}.txt").read_text(encoding="utf-8")
+    for data in json.loads((CORPUS / f"{corpus}.json").read_text(encoding="utf-8")):
+        text = (CORPUS / corpus / f"{data['id']}.txt").read_text(encoding="utf-8")
         expect = Expect.from_json(data.pop("expect"))
         cases.append(PastedCase(**data, expect=expect, text=text))
     return cases

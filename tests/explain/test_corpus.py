@@ -1,7 +1,9 @@
 """The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
 
-A changed grade fails its case, so a regression (or an improvement, whose grade should then be
-raised in ``corpus/pasted.json``) shows. The advice must fit the situation: integer and device
+The pasted reports are two sets: those collected while the reader was written, and a held-out
+set collected after its rules were frozen (their grades then are kept as ``grade_at_freeze``). A
+changed grade fails its case, so a regression (or an improvement, whose grade should then be
+raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, and nothing is confidently wrong.
 """
 
@@ -15,7 +17,7 @@ from castwise.explain import Explanation, Family
 from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
-PASTED = pasted_cases()
+PASTED = pasted_cases() + pasted_cases("held_out")
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 
 
@@ -41,6 +43,9 @@ def test_the_corpus_is_real_reports_with_their_findings() -> None:
         assert case.text.strip() and case.finding and case.grade in GRADES
         assert case.graded_against in ("thread", "message")
         assert case.grade == "correct" or case.why
+    held_out = pasted_cases("held_out")
+    assert held_out and all(case.grade_at_freeze in GRADES for case in held_out)
+    assert not {case.id for case in held_out} & {case.id for case in pasted_cases()}
 
 
 def test_the_goal_holds_on_both_sets() -> None:

@@ -18,6 +18,9 @@ from functools import cached_property
 
 from castwise.explain.logtext import clean_lines
 
+BARE_CODE_LINES = 6
+"""Lines above an error read as code when a paste shows no frame headers."""
+
 MAX_CHAIN = 16
 """Exceptions of a ``__cause__``/``__context__`` chain that are read."""
 
@@ -113,14 +116,13 @@ def _frames_before(lines: tuple[str, ...], end: int) -> tuple[Frame, ...]:
         if frame is not None:
             frames.append(Frame(frame[0], frame[1], _code_after(lines, index, end)))
     if not frames:
-        frames.extend(Frame("", "", line) for line in _bare_code(lines[max(start, end - 3):end]))
+        frames.extend(Frame("", "", line) for line in _bare_code(lines[max(start, end - BARE_CODE_LINES):end]))
     return tuple(frames)
 
 
 def _bare_code(lines: tuple[str, ...]) -> list[str]:
-    """The code line pasted just above an error without its frame header (``return torch.layer_norm(...)``)."""
-    code = [line for line in lines if _CODE.search(line) and _frame(line) is None and not _ERROR_LINE.match(line)]
-    return code[-1:]
+    """Code lines pasted just above an error without their frame headers (``return torch.layer_norm(...)``)."""
+    return [line for line in lines if _CODE.search(line) and _frame(line) is None and not _ERROR_LINE.match(line)]
 
 
 def _frame(line: str) -> tuple[str, str] | None:

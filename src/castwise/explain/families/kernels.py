@@ -30,7 +30,13 @@ _BY_DESIGN = (
 _CPU_FP16 = re.compile(r"addmm|conv|LayerNorm|baddbmm|bmm|matmul|gemm", re.I)
 
 
+_CPU_KERNELS = ("LayerNormKernelImpl",)
+"""Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them)."""
+
+
 def _device(op: str) -> str | None:
+    if op in _CPU_KERNELS:
+        return "cpu"
     lowered = op.lower()
     if "cuda" in lowered or "cudnn" in lowered or "cufft" in lowered:
         return "cuda"
@@ -119,7 +125,7 @@ _compute_capability = message_only(
 
 
 RULES: tuple[Rule, ...] = (
-    rule(r"[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for [\"“”'‘’](?P<dtype>{DTYPE})[\"“”'‘’]",
+    rule(r"[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for [\"“”'‘’](?P<dtype>{DTYPE})[\"“”'‘’]?",
          _not_implemented),
     rule(r"(?P<op>\w+) is not implemented for type (?P<dtype>[\w.]+)", _legacy),
     rule(r"(?P<op>[\w.]+): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})", _low_precision_linalg),

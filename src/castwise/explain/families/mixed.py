@@ -13,7 +13,19 @@ from __future__ import annotations
 import re
 
 from castwise.explain.advice import ONE_POLICY, a, dtype_list, keep_rule, mixed_story
-from castwise.explain.clues import ATTENTION, CONV, EXTENSION, FASTPATH, LOSS, MATMUL, NORM, RNN, first_shown, shows
+from castwise.explain.clues import (
+    ATTENTION,
+    CONV,
+    EXTENSION,
+    FASTPATH,
+    LOSS,
+    MATMUL,
+    NORM,
+    RNN,
+    first_shown,
+    innermost,
+    shows,
+)
 from castwise.explain.explanation import Confidence, Explanation, Kind
 from castwise.explain.failures import Failure
 from castwise.explain.families import devices, integers
@@ -143,13 +155,15 @@ def norm_param(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
+_NORM_NAMES = tuple((re.compile(pattern), name) for pattern, name in (
+    (r"\brms_?norm|rms_forward", "rms_norm"), (r"\bgroup_norm", "group_norm"), (r"\bbatch_norm", "batch_norm"),
+    (r"\binstance_norm", "instance_norm"), (r"\blayer_?norm", "layer_norm"),
+))
+
+
 def _norm_name(failure: Failure) -> str:
-    text = " ".join(f"{frame.function} {frame.code} {frame.file}" for frame in failure.frames[-6:]).lower()
-    for word, name in (("rms", "rms_norm"), ("group_norm", "group_norm"), ("batch_norm", "batch_norm"),
-                       ("instance_norm", "instance_norm")):
-        if word in text:
-            return name
-    return "layer_norm" if "layer_norm" in text or "layernorm" in text else "layer_norm/group_norm"
+    text = " ".join(f"{frame.function} {frame.code} {frame.file}" for frame in innermost(failure)).lower()
+    return next((name for pattern, name in _NORM_NAMES if pattern.search(text)), "layer_norm/group_norm")
 
 
 def _mixed_norm(found: re.Match[str], failure: Failure) -> Explanation:
@@ -353,4 +367,6 @@ RULES: tuple[Rule, ...] = (
          r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)')?", _scalar_type),
     rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",
          _scalar_type),
+    rule(r"expected (?:type )?(?P<a>[\w.]*Tensor) but (?:found|got) (?:type )?(?P<b>[\w.]*Tensor)", _scalar_type),
+    rule(r"expected (?P<a>\w+) tensor \(got (?P<b>\w+) tensor\)", _scalar_type),
 )
