@@ -17,7 +17,7 @@ from castwise.explain.explanation import Confidence, Explanation, Facts, Kind
 from castwise.explain.failures import Failure
 from castwise.explain.spelling import short_dtype
 
-DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[\w.]+(?:\s(?:int|char))?"
+DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[\w.]{1,60}(?:\s(?:int|char))?"
 """One dtype as torch spells it in a message (``Float``, ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor``)."""
 
 _WRAPPING = " `*"

@@ -151,8 +151,8 @@ RULES: tuple[Rule, ...] = (
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
-    rule(r"(?P<op>\w+)\(\): could not infer output dtype\. Input dtype must be either a floating point or complex "
-         r"dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
+    rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
+         r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
 )
 
 

@@ -125,10 +125,11 @@ _compute_capability = message_only(
 
 
 RULES: tuple[Rule, ...] = (
-    rule(r"[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for [\"“”'‘’](?P<dtype>{DTYPE})[\"“”'‘’]?",
+    rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for [\"“”'‘’](?P<dtype>{DTYPE})[\"“”'‘’]?",
          _not_implemented),
-    rule(r"(?P<op>\w+) is not implemented for type (?P<dtype>[\w.]+)", _legacy),
-    rule(r"(?P<op>[\w.]+): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})", _low_precision_linalg),
+    rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
+    rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
+         _low_precision_linalg),
     rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _low_precision_linalg),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
