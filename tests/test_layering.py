@@ -18,9 +18,10 @@ ALLOWED: dict[str, set[str]] = {
     "model": {"policy", "keep"},
     "checkpoint": {"policy", "keep"},
     "training": {"policy"},
-    "doctor": {"policy", "keep", "model", "checkpoint", "training"},
-    "integrations": {"policy", "keep", "model", "checkpoint", "training"},
-    "cli": {"policy", "keep", "model", "checkpoint", "training", "doctor", "integrations"},
+    "explain": {"policy"},
+    "doctor": {"policy", "keep", "model", "checkpoint", "training", "explain"},
+    "integrations": {"policy", "keep", "model", "checkpoint", "training", "explain"},
+    "cli": {"policy", "keep", "model", "checkpoint", "training", "doctor", "integrations", "explain"},
 }
 
 

@@ -1,7 +1,8 @@
 """castwise: one precision policy for how a PyTorch model stores, computes, outputs and saves."""
 
 from castwise.checkpoint import convert, inspect, load, load_into, save
-from castwise.doctor import Explanation, Report, diagnose, explain
+from castwise.doctor import Report, diagnose
+from castwise.explain import Explanation, explain
 from castwise.model import PrecisionModule, PrecisionWarning, apply, init_module, unwrap
 from castwise.policy import Policy, policies
 from castwise.training import LossScaler, PrecisionMonitor, make_optimizer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from castwise.cli import checkpoint, doctor, policies
+from castwise.cli import checkpoint, doctor, explain, policies
 
 app = typer.Typer(
     name="castwise",
@@ -16,6 +16,7 @@ app = typer.Typer(
 policies.register(app)
 doctor.register(app)
 checkpoint.register(app)
+explain.register(app)
 
 
 def main() -> None:

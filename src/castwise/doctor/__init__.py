@@ -1,6 +1,5 @@
 """Diagnosing a model's precision: tracing, the error catalogue, comparison against fp32, the report."""
 
-from castwise.doctor.catalogue import Explanation, explain
 from castwise.doctor.diagnosis import DEFAULT_POLICIES, DEFAULT_TOLERANCE, diagnose
 from castwise.doctor.example import ExampleClassifier, example_inputs, example_labels, example_model
 from castwise.doctor.parity import ModeResult, ParityRow, run_parity
@@ -25,7 +24,6 @@ __all__ = [
     "DEFAULT_POLICIES",
     "DEFAULT_TOLERANCE",
     "ExampleClassifier",
-    "Explanation",
     "Finding",
     "KeepFix",
     "ModeResult",
@@ -44,7 +42,6 @@ __all__ = [
     "example_inputs",
     "example_labels",
     "example_model",
-    "explain",
     "render_html",
     "render_text",
     "run_parity",

@@ -12,11 +12,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from castwise.doctor.catalogue import explain
 from castwise.doctor.compare import Numerics, Reference, compare_all
 from castwise.doctor.outputs import Measurer, Recorder
 from castwise.doctor.report import Memory, ModeRun
 from castwise.doctor.trace import ModelIndex, Tracer, floating_tensors
+from castwise.explain import explain
 from castwise.model import PrecisionModule, apply, unwrap
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 from castwise.policy import Policy, dtype_name

@@ -1,0 +1,82 @@
+"""What a traceback's frames say about an error that its message does not: the op and the module.
+
+torch's generic messages (``expected scalar type Float but found BFloat16``) come from convolutions,
+norms, batched matmuls, recurrent cells, custom CUDA extensions and the fused transformer fast
+path alike; the innermost frames say which (``F.conv2d(...)``, ``torch.layer_norm(...)``,
+``torch._transformer_encoder_layer_fwd(...)``, ``ext.dcnv4_backward(...)``). The module is the one
+the innermost non-torch frame calls (``latents = self.norm2(latents)`` names ``self.norm2``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from castwise.explain.failures import Failure, Frame
+
+INNERMOST = 6
+"""Frames, counted from the innermost, in which the op that raised is looked for."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """An op family as frames show it: its name in explanations and the words that give it away."""
+
+    name: str
+    pattern: re.Pattern[str]
+
+    def seen_in(self, frame: Frame) -> bool:
+        """Whether the frame's function, code line or file shows this op."""
+        return bool(self.pattern.search(f"{frame.function} {frame.code} {frame.file}"))
+
+
+def _op(name: str, pattern: str) -> Op:
+    return Op(name, re.compile(pattern, re.IGNORECASE))
+
+
+FASTPATH = _op("torch's fused transformer fast path",
+               r"_transformer_encoder_layer_fwd|_native_multi_head_attention")
+CONV = _op("convolution", r"\bconv(?:_transpose)?[123]d\b|_conv_forward|\bconvolution\b|/modules/conv\.py")
+NORM = _op("normalization layer",
+           r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|/modules/normalization\.py")
+RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|/modules/rnn\.py")
+ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")
+MATMUL = _op("matrix multiply", r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|/modules/linear\.py")
+LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
+                   r"/modules/loss\.py")
+CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
+UNSCALE = _op("GradScaler.unscale_", r"unscale_|_unscale_grads")
+EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(")
+
+_CALL = re.compile(r"\bself\.([A-Za-z][\w.]*)\s*\(")
+_MODULE_CALL = frozenset({"_wrapped_call_impl", "_call_impl", "__call__"})
+
+
+def innermost(failure: Failure) -> tuple[Frame, ...]:
+    """The innermost frames, where the op that raised shows."""
+    return failure.frames[-INNERMOST:]
+
+
+def shows(failure: Failure, op: Op, everywhere: bool = False) -> bool:
+    """Whether the innermost frames (or, with ``everywhere``, any frame) show ``op``."""
+    return any(op.seen_in(frame) for frame in (failure.frames if everywhere else innermost(failure)))
+
+
+def first_shown(failure: Failure, *ops: Op) -> Op | None:
+    """The op of ``ops`` shown by the innermost frame that shows any of them."""
+    for frame in reversed(innermost(failure)):
+        for op in ops:
+            if op.seen_in(frame):
+                return op
+    return None
+
+
+def module_called(failure: Failure) -> str | None:
+    """The module (``self.norm2``) the innermost non-torch frame calls, when the next frame shows that call
+    entering ``nn.Module.__call__`` (so a method call such as ``self.build_targets(...)`` is not taken)."""
+    frames = failure.frames
+    for index in reversed(range(len(frames) - 1)):
+        found = None if frames[index].in_torch else _CALL.search(frames[index].code)
+        if found and frames[index + 1].in_torch and frames[index + 1].function in _MODULE_CALL:
+            return f"self.{found.group(1)}"
+    return None

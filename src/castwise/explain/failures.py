@@ -1,0 +1,147 @@
+"""Where an error is in a paste or an exception chain: its message and the frames that led to it.
+
+A pasted log holds one or more tracebacks among other output; the error is the ``...Error: ...``
+line (the last one first, as Python prints a chain cause-first), or, for a paste of a bare message,
+any line. Frames come in every format people paste: Python's ``File "x.py", line 3, in f`` with
+the code line under it, IPython's ``File ~/x.py:3, in f`` and ``~/x.py in f(...)``, rich's
+``/x.py:3 in f``, pytest's ``/x.py:3: in f``. A live exception is read the same way, walking its
+``__cause__``/``__context__`` chain from the innermost error outwards.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from castwise.explain.logtext import clean_lines
+
+BARE_CODE_LINES = 6
+"""Lines above an error read as code when a paste shows no frame headers."""
+
+MAX_CHAIN = 16
+"""Exceptions of a ``__cause__``/``__context__`` chain that are read."""
+
+_ERROR_LINE = re.compile(
+    r"^(?P<type>(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*(?P<message>\S.*)$"
+)
+_FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
+    r"^(?:File )?\"?(?P<file>[^\"\n]+?\.py)\"?, line \d+, in (?P<function>[\w.<>]+)",  # Python (also cut short)
+    r"^File (?P<file>\S[^\n]*?\.py):\d+, in (?P<function>[\w.<>]+)",  # IPython >= 8
+    r"^(?P<file>\S+\.py):\d+:? in (?P<function>[\w.<>]+)",  # rich, pytest
+    r"^(?P<file>\S+\.py) in (?P<function>[\w.<>]+)\(",  # IPython < 8
+))
+_BOUNDARY = re.compile(r"^(?:Traceback \(most recent call last\)|During handling of the above exception|"
+                       r"The above exception was the direct cause)")
+_CODE = re.compile(r"[\w.\]]\(")
+_CARETS = re.compile(r"^[\s~^]+$")
+_RAN_MARKER = re.compile(r"^(?:-+>|❱)\s*\d*\s*│?\s*")
+_LINE_NUMBER = re.compile(r"^\d+\s*│?\s+")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a traceback: the file, the function and the code line (empty when not shown)."""
+
+    file: str
+    function: str
+    code: str = ""
+
+    @property
+    def in_torch(self) -> bool:
+        """Whether the frame is torch's own code (``.../torch/...``), not the user's or a library's."""
+        return "/torch/" in self.file.replace("\\", "/") or self.file.startswith("torch/")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An error found: its type (empty when the paste shows none), its message and its frames.
+
+    A paste's frames are read only when asked for (most candidate lines are never explained).
+    """
+
+    error_type: str
+    message: str
+    live_frames: tuple[Frame, ...] = ()
+    paste: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    line: int = 0
+
+    @cached_property
+    def frames(self) -> tuple[Frame, ...]:
+        """The frames that led to the error, outermost first."""
+        return self.live_frames or _frames_before(self.paste, self.line)
+
+
+def from_text(text: str) -> Iterator[Failure]:
+    """The errors in a paste, most likely first: ``...Error:`` lines from the last, then every line."""
+    lines = tuple(clean_lines(text))
+    error_lines = [i for i, line in enumerate(lines) if _ERROR_LINE.match(line)]
+    for index in reversed(error_lines):
+        found = _ERROR_LINE.match(lines[index])
+        assert found is not None
+        yield Failure(found["type"].rsplit(".", 1)[-1], found["message"].strip(), paste=lines, line=index)
+    skip = set(error_lines)
+    for index in reversed(range(len(lines))):
+        if lines[index] and index not in skip:
+            yield Failure("", lines[index], paste=lines, line=index)
+
+
+def from_exception(error: BaseException) -> Iterator[Failure]:
+    """The errors of a live exception chain, the innermost (``__cause__``/``__context__``) first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in chain and len(chain) < MAX_CHAIN:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    for exc in reversed(chain):
+        frames = tuple(
+            Frame(summary.filename, summary.name, (summary.line or "").strip())
+            for summary in traceback.extract_tb(exc.__traceback__)
+        )
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+        for line in lines:
+            yield Failure(type(exc).__name__, line, frames)
+
+
+def _frames_before(lines: tuple[str, ...], end: int) -> tuple[Frame, ...]:
+    """The frames of the traceback that ends at line ``end`` (back to its ``Traceback`` header)."""
+    start = end
+    while start > 0 and not _BOUNDARY.match(lines[start - 1]):
+        start -= 1
+    frames = []
+    for index in range(start, end):
+        frame = _frame(lines[index])
+        if frame is not None:
+            frames.append(Frame(frame[0], frame[1], _code_after(lines, index, end)))
+    if not frames:
+        frames.extend(Frame("", "", line) for line in _bare_code(lines[max(start, end - BARE_CODE_LINES):end]))
+    return tuple(frames)
+
+
+def _bare_code(lines: tuple[str, ...]) -> list[str]:
+    """Code lines pasted just above an error without their frame headers (``return torch.layer_norm(...)``)."""
+    return [line for line in lines if _CODE.search(line) and _frame(line) is None and not _ERROR_LINE.match(line)]
+
+
+def _frame(line: str) -> tuple[str, str] | None:
+    for pattern in _FRAME_FORMATS:
+        found = pattern.match(line)
+        if found:
+            return found["file"].strip(), found["function"]
+    return None
+
+
+def _code_after(lines: tuple[str, ...], index: int, end: int) -> str:
+    """The code line a frame ran: the marked one (Jupyter's ``-->``, rich's ``❱``) or the first shown."""
+    shown = []
+    for line in lines[index + 1:min(end, index + 12)]:
+        if _frame(line) is not None or _ERROR_LINE.match(line) or _BOUNDARY.match(line):
+            break
+        if _RAN_MARKER.match(line):
+            return _RAN_MARKER.sub("", line, count=1).strip()
+        code = _LINE_NUMBER.sub("", line, count=1).strip()
+        if code and not _CARETS.match(code) and not code.startswith(("...", "(...)")):
+            shown.append(code)
+    return shown[0] if shown else ""

@@ -1,0 +1,19 @@
+"""The families of errors castwise explains, one module each; ``RULES`` is every rule, most specific first.
+
+A family's rules recognise its messages and write causes and fixes that fit it. Messages are tried
+against the rules in this order, so specific wordings win over the generic ``expected scalar type``.
+"""
+
+from castwise.explain.families import devices, gradients, integers, kernels, mixed, nonfinite, numpy_interop, overflow
+from castwise.explain.rules import Rule
+
+RULES: tuple[Rule, ...] = (
+    *integers.RULES,
+    *overflow.RULES,
+    *numpy_interop.RULES,
+    *gradients.RULES,
+    *kernels.RULES,
+    *devices.RULES,
+    *nonfinite.RULES,
+    *mixed.RULES,
+)

@@ -1,0 +1,67 @@
+"""Tensors on two devices: said plainly, because it is not a dtype problem.
+
+torch's legacy tensor-type names carry the device (``torch.cuda.HalfTensor`` against
+``torch.HalfTensor``): one dtype on two devices reads like a dtype error and is not one; converting
+dtypes does nothing for it. When the dtypes differ too, that is said as well.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.advice import dtype_list
+from castwise.explain.explanation import Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.rules import Rule, dtypes, explained, rule
+
+
+def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
+             ) -> Explanation:
+    """One op given tensors on two devices (``places``), with the dtypes when the message names them."""
+    where = " and ".join(dict.fromkeys(place for place in places if place)) or "two devices"
+    same = len(set(names)) == 1 and len(names) >= 2
+    dtype_note = (
+        f"both are {names[0]}, so this is not a dtype problem and converting dtypes will not fix it" if same
+        else f"the dtypes differ too ({dtype_list(names)}): fix the device first, then the dtype" if len(set(names)) > 1
+        else "this is a device problem, not a dtype problem"
+    )
+    return explained(
+        Kind.DEVICE_MISMATCH, failure,
+        f"{op} got tensors on different devices ({where}); {dtype_note}",
+        "a module or tensor that was not moved with the rest: a layer created or loaded after `model.to(device)`, "
+        "a tensor created in forward without `device=`, inputs left on the CPU, or offloading that moved weights",
+        "move the model and its inputs to one device (`model.to(device)`, `x.to(device)`; in forward create tensors "
+        "with `device=x.device`)",
+        op=op, names=names, device=where,
+    )
+
+
+def _pair(found: re.Match[str], failure: Failure) -> Explanation:
+    groups = found.groupdict()
+    places = tuple(groups[name].lower().rstrip("!.") for name in ("a", "b") if groups.get(name))
+    return mismatch(failure, places, dtypes(found, *(name for name in ("x", "y") if name in groups)),
+                    op=f"'{groups['arg']}'" if groups.get("arg") else "an op")
+
+
+def _numpy_device(found: re.Match[str], failure: Failure) -> Explanation:
+    return explained(
+        Kind.DEVICE_MISMATCH, failure,
+        f"numpy cannot read a tensor on {found['a']}; this is a device problem, not a dtype problem",
+        "`.numpy()` called on a GPU tensor (a loss, a metric or an output logged as it is)",
+        "move it first: `x.detach().cpu().numpy()` (or `x.item()` for one number)",
+        op="numpy conversion", device=found["a"],
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Expected all tensors to be on the same device,?\s*but found at least two devices,?\s*(?P<a>[\w:]+) and "
+         r"(?P<b>[\w:]+)", _pair),
+    rule(r"Expected all tensors to be on the same device", _pair),
+    rule(r"Tensor on device (?P<a>[\w:]+) is not on the expected device (?P<b>[\w:]+)", _pair),
+    rule(r"Input and (?:parameter|hidden) tensors are not at the same device,?\s*found input tensor at "
+         r"(?P<a>[\w:]+) and (?:parameter|hidden) tensor at (?P<b>[\w:]+)", _pair),
+    rule(r"Tensor for argument #\d+ '(?P<arg>\w+)' is on (?P<a>CPU|GPU|cuda:?\d*|cpu)\b.{0,40}?but expected "
+         r"(?:it|them) to be on (?P<b>CPU|GPU|cuda:?\d*|cpu)", _pair),
+    rule(r"Expected object of device type (?P<a>\w+) but got device type (?P<b>\w+)", _pair),
+    rule(r"can't convert (?P<a>[\w:]+) device type tensor to numpy", _numpy_device),
+)

@@ -1,0 +1,110 @@
+"""Gradient dtypes and loss scaling: the errors raised in backward and in the scaler.
+
+``Found dtype A but expected B`` comes from a loss's backward when prediction and target had
+different dtypes. ``Attempting to unscale FP16 gradients`` means the trained parameters are fp16
+(no fp32 master copy), which GradScaler refuses. A loss scale driven to its minimum means fp16
+overflows on every step; occasional skipped steps are how dynamic loss scaling works.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.advice import a, mixed_story
+from castwise.explain.clues import UNSCALE, shows
+from castwise.explain.explanation import Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.families import integers
+from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explain.spelling import is_low_precision
+
+DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
+
+
+def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    if integers.integer_names(names):
+        return integers.target(failure, names[:1], wants_float=True, op="BCE/MSE-style loss")
+    pair = f"{a(names[0])} gradient where the output is {names[1]}" if len(names) == 2 else "gradients of two dtypes"
+    low = any(is_low_precision(name) for name in names)
+    return explained(
+        Kind.LOSS_DTYPE, failure,
+        f"the backward of a loss (or another op) produced {pair}: prediction and target had different dtypes",
+        "a loss such as mse_loss/huber_loss/binary_cross_entropy between a 16-bit prediction (a 16-bit model or "
+        "autocast output) and an f32 target, or the reverse" if low or not names else
+        f"a loss between a prediction and a target of different dtypes; {mixed_story(names)[0]}",
+        "compute the loss in fp32: `loss_fn(pred.float(), target.float())` (castwise policies hand outputs back in "
+        "fp32 by default, `output_dtype`)",
+        op="loss backward", names=names,
+    )
+
+
+def _invalid_gradient(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "b", "a")
+    return explained(
+        Kind.LOSS_DTYPE, failure,
+        f"a custom autograd Function's backward returned a gradient of another dtype than its input "
+        f"({' instead of '.join(names)})" if len(names) == 2 else "a backward returned a gradient of the wrong dtype",
+        "a `torch.autograd.Function` (or extension) whose backward computes in fp32 for a 16-bit input, or the reverse",
+        "cast each gradient the backward returns to its input's dtype (`grad.to(ctx.input_dtype)`)",
+        op="backward", names=names,
+    )
+
+
+def _unscale(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    caller = next((frame.function for frame in reversed(failure.frames) if not frame.in_torch and frame.function),
+                  None)
+    return explained(
+        Kind.UNSCALE_FP16, failure,
+        "GradScaler.unscale_ refuses gradients stored in fp16: the parameters being trained are fp16 themselves, so "
+        "there is no fp32 master copy to unscale into",
+        "a model loaded or converted to fp16 (`torch_dtype=torch.float16`, `.half()`) trained with fp16 mixed "
+        "precision (`fp16=True`, `16-mixed`, accelerate's `fp16`); with LoRA/adapters, trainable adapter weights "
+        "created in fp16",
+        "keep the trained parameters in fp32: load in fp32 and let autocast do the fp16 math ('16-mixed'), or upcast "
+        "only the trainable ones (`for p in model.parameters(): if p.requires_grad: p.data = p.data.float()`); or "
+        "train in bf16 ('bf16-mixed'), which needs no loss scaling",
+        op=f"GradScaler.unscale_ (called from {caller})" if caller and shows(failure, UNSCALE, everywhere=True)
+        else "GradScaler.unscale_",
+        names=("f16",),
+    )
+
+
+_scale_floor = message_only(
+    Kind.LOSS_SCALE,
+    "the dynamic loss scaler kept finding inf/NaN gradients and lowered the scale to its minimum: fp16 overflows on "
+    "every step, so no scale helps",
+    "fp16 training of a model whose activations or gradients exceed fp16's range (65504), often a model pretrained "
+    f"in bf16, or a learning rate that diverges; {DOCTOR} finds the module",
+    "train in bf16 (DeepSpeed `\"bf16\": {\"enabled\": true}`, `bf16=True`, 'bf16-mixed'), which has fp32's range; "
+    "or keep the overflowing module in fp32; check the data and the learning rate if it also diverges in fp32",
+    op="loss scaling", names=("f16",),
+)
+
+
+def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation:
+    scale = found.groupdict().get("scale") or "a lower value"
+    return explained(
+        Kind.LOSS_SCALE, failure,
+        f"an fp16 step produced inf/NaN gradients, so the loss scaler skipped it and lowered the scale to {scale}: "
+        "occasional skips, mostly early in training, are how dynamic loss scaling works",
+        f"nothing, if it happens now and then; if the scale keeps falling (to 1 or below) a value overflows fp16 on "
+        f"every step, and {DOCTOR} finds the module",
+        "leave it if skips are rare; if the scale collapses, train in bf16 or keep the overflowing module in fp32",
+        op="loss scaling", names=("f16",),
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Found dtype (?P<a>{DTYPE}) but expected (?P<b>{DTYPE})", _loss_dtype),
+    rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})\s*$", _loss_dtype),
+    rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?P<b>[\w.]+) but got (?P<a>[\w.]+)",
+         _invalid_gradient),
+    rule(r"Attempting to unscale FP16 gradients", _unscale),
+    rule(r"Current loss scale already at minimum", _scale_floor),
+    rule(r"Gradient overflow\.?\s+Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
+         _skipped_step),
+    rule(r"OVERFLOW!\s*Skipping step\.?\s*Attempted loss scale:?\s*[\d.e+-]+,?\s*reducing to (?P<scale>[\d.e+-]+)",
+         _skipped_step),
+)

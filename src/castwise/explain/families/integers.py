@@ -1,0 +1,166 @@
+"""Integer, bool and index dtypes where another is required, or the reverse.
+
+These are not precision problems and a precision policy does not fix them: the fix is that one
+tensor's dtype (a target, token ids, indices, a mask, an integer buffer written with floats). One
+precision does cause them: a ``-true`` precision (Lightning's ``bf16-true``, ``batch.to(dtype)``)
+casts the whole batch, so targets or ids stored as floats arrive as bf16/fp16; that is said when
+the dtypes show it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.advice import a, dtype_list
+from castwise.explain.clues import CLASS_INDEX_LOSS, LOSS, shows
+from castwise.explain.explanation import Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explain.spelling import is_floating, is_low_precision
+
+TRUE_PRECISION = (
+    "a `-true` precision (Lightning's `bf16-true`/`16-true`, or `batch.to(dtype)`) casts every floating tensor "
+    "of the batch, so targets or ids stored as floats arrive as {dtype}"
+)
+
+
+def _cast_by_batch(names: tuple[str, ...]) -> str:
+    low = [name for name in names if is_low_precision(name)]
+    return f"; {TRUE_PRECISION.format(dtype=low[0])}" if low else ""
+
+
+def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | None = None) -> Explanation:
+    """A loss target of the wrong kind: class indices must be int64, probabilities/regression targets float."""
+    got_text = dtype_list(got) if got else "another dtype"
+    if wants_float:
+        return explained(
+            Kind.TARGET, failure,
+            f"a loss that compares values ({op or 'BCE/MSE-style'}) got an integer target ({got_text}); it needs "
+            "a floating target of the prediction's dtype",
+            "labels stored as integers (a dataset of 0/1 ints, `torch.tensor([0, 1])`) passed to BCE/MSE, or a "
+            "cross_entropy target shaped like the logits (class probabilities) that is integer",
+            "convert the target: `loss_fn(pred, target.float())` (or `target.to(pred.dtype)`); a class-index "
+            "target for cross_entropy must have no class dimension",
+            op=op, names=got,
+        )
+    return explained(
+        Kind.TARGET, failure,
+        f"a classification loss ({op or 'cross_entropy/nll_loss'}) got {a(got_text)} target; class-index targets "
+        "must be int64 (Long)",
+        "class labels stored as floats or int32 (read from numpy/pandas, or built with `torch.tensor([1.0, 2.0])`)"
+        + _cast_by_batch(got),
+        "convert the target: `loss_fn(logits, target.long())`; cast only the inputs, not the targets, to the "
+        "precision's dtype. Not a precision-policy problem: `cw.apply` does not change targets",
+        op=op, names=got,
+    )
+
+
+def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
+    """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data."""
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"{op or 'a floating-point op'} got integer data ({dtype_list(names)}): float math needs floating inputs",
+        "inputs built from integer data (token counts, pixel values, a numpy int array, `torch.tensor([1, 2])`) "
+        "fed straight to a layer",
+        "convert the data where it is made: `x.float()` (or `x.to(weight.dtype)`); if it is token ids, pass them "
+        "through an embedding instead. Not a precision problem: a policy does not convert integer tensors",
+        op=op, names=names,
+    )
+
+
+def _classification_target(found: re.Match[str], failure: Failure) -> Explanation:
+    return target(failure, dtypes(found, "a"), wants_float=False, op="cross_entropy/nll_loss")
+
+
+def _probability_target(found: re.Match[str], failure: Failure) -> Explanation:
+    return target(failure, dtypes(found, "a"), wants_float=True, op="cross_entropy with class probabilities")
+
+
+def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a") if "a" in found.groupdict() else ()
+    op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
+    floated = bool(names) and is_floating(names[0])
+    culprit = (
+        "token ids or indices that were cast to a float dtype with the inputs" + _cast_by_batch(names)
+        if floated else "indices stored as floats or int32 where int64 is required"
+    )
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        f"{op} got indices of dtype {dtype_list(names) if names else 'float'}; indices must be int64 "
+        "(or int32 where torch says so)",
+        culprit,
+        "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
+        "compute dtype (castwise's input casts never touch integer tensors)",
+        op=op, names=names,
+    )
+
+
+def _mask(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a")
+    return explained(
+        Kind.MASK, failure,
+        f"masked_fill got {a(dtype_list(names)) if names else 'a non-bool'} mask; masks must be bool",
+        "a mask built with arithmetic or loaded as 0/1 numbers (`(x > 0).float()`, `attention_mask` of ints)",
+        "pass a bool mask: `x.masked_fill(mask.bool(), value)` (or build it with a comparison, `mask = ids == pad`)",
+        op="masked_fill", names=names,
+    )
+
+
+def attention_mask(failure: Failure, mask: tuple[str, ...], query: tuple[str, ...]) -> Explanation:
+    """An integer attention mask given to scaled_dot_product_attention."""
+    return explained(
+        Kind.MASK, failure,
+        f"scaled_dot_product_attention got an integer attention mask ({dtype_list(mask)}) for a "
+        f"{dtype_list(query) if query else 'floating'} query; a mask must be bool (True = attend) or a float "
+        "bias in the query's dtype",
+        "a tokenizer's `attention_mask` (int64 0/1) passed as `attn_mask` without conversion",
+        "convert it: `attn_mask=mask.bool()` (or an additive float mask `.to(q.dtype)`)",
+        op="scaled_dot_product_attention", names=mask + query,
+    )
+
+
+def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    result, out = names if len(names) == 2 else ("f32", "int64")
+    if shows(failure, LOSS):
+        return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits")
+    return explained(
+        Kind.RESULT_CAST, failure,
+        f"an in-place op (or one with `out=`) computed {a(result)} result but must store it in {a(out)} tensor",
+        f"{a(out)} tensor updated with floats: `x += 0.5 * y`, `x.clamp_(0, limit)` with a float limit, an average "
+        "taken over all of a state dict's tensors (integer buffers such as BatchNorm's `num_batches_tracked` "
+        "included)",
+        "make the destination floating (`x = x.float()`, or not in place: `x = x + y`), or convert the value to "
+        "the destination's dtype (`.long()`); when averaging state dicts, skip or cast non-floating entries",
+        op="in-place update", names=(result, out),
+    )
+
+
+def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    return integer_operand(failure, dtypes(found, "a"), found.group("op"))
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"expected target dtype to be Long or Byte,?\s*but got (?P<a>{DTYPE})", _classification_target),
+    rule(r"Expected floating point type for target with class probabilities,?\s*got (?P<a>{DTYPE})",
+         _probability_target),
+    rule(r"Expected tensor for argument #\d+ 'indices' to have (?:one of the following )?scalar types?:?\s*"
+         r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
+    rule(r"tensors used as indices must be long, int, byte or bool tensors", _index_tensor),
+    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype int(?:32|64)",
+         _index_tensor),
+    rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
+    rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
+    rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
+         r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
+)
+
+
+def integer_names(names: tuple[str, ...]) -> bool:
+    """Whether any of the short dtype names is an integer or bool dtype."""
+    return any(not is_floating(name) for name in names)
+
+
+def class_index_loss(failure: Failure) -> bool:
+    """Whether the frames show a class-index loss (cross_entropy, nll_loss, multi_margin)."""
+    return shows(failure, CLASS_INDEX_LOSS, everywhere=True)

@@ -1,0 +1,140 @@
+"""No kernel for a dtype on a device: the op exists, but not in fp16/bf16 there.
+
+torch names the kernel (``"addmm_impl_cpu_" not implemented for 'Half'``), and its name usually
+says the device. Three situations recur: an fp16 model running on the CPU (older torch had no CPU
+fp16 matmul or convolution; a CPU-only torch install is a common way to get there), ops that have
+no 16-bit kernels anywhere by design (linear algebra, FFT of most sizes, CTC loss), and a kernel
+from an extension built without them. The fixes are the same three: keep that module in fp32 with
+a keep rule, upcast around the op, or use another dtype. The same message naming an integer or
+float32 dtype is an integer-family error (a float mask in ``&``, a float target in ``nll_loss``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.advice import a, keep_rule
+from castwise.explain.clues import CLASS_INDEX_LOSS, first_shown
+from castwise.explain.explanation import Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.families import integers
+from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explain.spelling import device_of, is_floating, is_low_precision
+
+_BY_DESIGN = (
+    (re.compile(r"svd|gesvd|eig|qr|geqrf|lu|cholesky|inv|solve|lstsq|det|pinv|linalg|orgqr|triangular", re.I),
+     "linear algebra has no 16-bit kernels by design (LAPACK, cuSOLVER and MAGMA work in fp32/fp64)"),
+    (re.compile(r"fft|stft", re.I), "FFTs have no bf16 kernels, and fp16 only on CUDA for power-of-two sizes"),
+    (re.compile(r"ctc", re.I), "CTC loss has no 16-bit kernels"),
+)
+_CPU_FP16 = re.compile(r"addmm|conv|LayerNorm|baddbmm|bmm|matmul|gemm", re.I)
+
+
+_CPU_KERNELS = ("LayerNormKernelImpl",)
+"""Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them)."""
+
+
+def _device(op: str) -> str | None:
+    if op in _CPU_KERNELS:
+        return "cpu"
+    lowered = op.lower()
+    if "cuda" in lowered or "cudnn" in lowered or "cufft" in lowered:
+        return "cuda"
+    return "cpu" if "cpu" in lowered or "mkl" in lowered else device_of(op)
+
+
+def _upcast(op: str) -> str:
+    return f"upcast around the op (`{op}(x.float())`, then `.to(x.dtype)` on the result)"
+
+
+def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | None) -> Explanation:
+    """``op`` has no kernel for the 16-bit dtype ``names[0]`` on ``device``."""
+    dtype = names[0] if names else "this dtype"
+    on = f" on {device.upper() if device == 'cpu' else device}" if device else ""
+    shown = f"`{op}`" if op.strip("_ ") else "an extension's kernel"
+    reason = next((text for pattern, text in _BY_DESIGN if pattern.search(op)), "")
+    if not reason and device == "cpu" and dtype == "f16" and _CPU_FP16.search(op):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            f"`{op}` has no fp16 kernel on the CPU in this torch: an fp16 model is running on the CPU",
+            "a model converted to fp16 (`.half()`, `torch_dtype=torch.float16`) that is not on a GPU: no "
+            "`.cuda()`/`device_map`, no GPU visible, or a CPU-only torch install (`torch.cuda.is_available()` is "
+            "False)",
+            "run it on the GPU (`model.cuda()`; install a CUDA build of torch if `torch.cuda.is_available()` is "
+            "False), or use fp32 (`model.float()`) or bf16 on the CPU",
+            op=op, names=names, device=device,
+        )
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{shown} has no {dtype} kernel{on}" + (f": {reason}" if reason else ""),
+        f"{a(dtype)} tensor reaching an op that only runs in higher precision"
+        + ("" if reason else " (an op torch or an extension never implemented for it)"),
+        f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
+        "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)",
+        op=op, names=names, device=device,
+    )
+
+
+def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
+    op, names = found["op"], dtypes(found, "dtype")
+    if names and not is_low_precision(names[0]):
+        return _wrong_kind_of_dtype(failure, op, names)
+    return no_kernel(failure, op, names, _device(op))
+
+
+def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """A kernel missing for an integer or full-precision dtype: the tensor has the wrong kind of dtype."""
+    if first_shown(failure, CLASS_INDEX_LOSS) or "nll_loss" in op:
+        return integers.target(failure, names, wants_float=False, op="nll_loss/cross_entropy")
+    if "bitwise" in op or "logical" in op:
+        return explained(
+            Kind.MASK, failure,
+            f"`{op}` (`&`, `|`, `~`) got {a(names[0])} tensor; bitwise ops need bool or integer masks",
+            "a mask built as floats (`(x > 0).float()`, an attention mask of 0.0/1.0) combined with `&`/`|`",
+            "keep masks bool (`mask.bool()`, or build them with comparisons) before combining them",
+            op=op, names=names,
+        )
+    if is_floating(names[0]):
+        return no_kernel(failure, op, names, _device(op))
+    return integers.integer_operand(failure, names, op)
+
+
+def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
+    return no_kernel(failure, found["op"], dtypes(found, "dtype"), device_of(found["dtype"]))
+
+
+def _low_precision_linalg(found: re.Match[str], failure: Failure) -> Explanation:
+    return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
+
+
+def _fft(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype") if "dtype" in found.groupdict() else ("f16",)
+    cuda = "cuFFT" in found.group(0)
+    return no_kernel(failure, "fft", names or ("f16",), "cuda" if cuda else "cpu")
+
+
+_compute_capability = message_only(
+    Kind.NO_KERNEL,
+    "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
+    "a model or config that defaults to bf16 (`torch_dtype=torch.bfloat16`, `dtype='auto'` reading bf16 from "
+    "config.json, `bf16=True`) run on an older GPU",
+    "use float16 instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', which adds "
+    "loss scaling), or float32",
+    op="bf16 on this GPU", names=("bf16",), device="cuda",
+)
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for [\"“”'‘’](?P<dtype>{DTYPE})[\"“”'‘’]?",
+         _not_implemented),
+    rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
+    rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
+         _low_precision_linalg),
+    rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _low_precision_linalg),
+    rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
+    rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
+    rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
+    rule(r"cuFFT doesn't support signals of half type", _fft),
+    rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
+    rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
+)

@@ -1,0 +1,372 @@
+"""Two floating dtypes met in one op: matmuls, convolutions, norms, attention, RNNs, writes, lerp.
+
+torch never mixes floating dtypes inside one kernel, so every such error is two tensors that were
+converted differently; which two, and so the fix, depends on the op and the dtypes (see
+``advice.mixed_story``). A message that names integer dtypes is handed to the integer family. The
+generic ``expected scalar type A but found B`` is read with the frames: a convolution, a norm, a
+recurrent cell, a custom extension or torch's fused transformer fast path (CPU autocast's blind
+spot) each mean something else; without frames the answer says less.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.advice import ONE_POLICY, a, dtype_list, keep_rule, mixed_story
+from castwise.explain.clues import (
+    ATTENTION,
+    CONV,
+    EXTENSION,
+    FASTPATH,
+    LOSS,
+    MATMUL,
+    NORM,
+    RNN,
+    first_shown,
+    innermost,
+    shows,
+)
+from castwise.explain.explanation import Confidence, Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.families import devices, integers
+from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explain.spelling import device_of, is_floating, is_fp8
+
+
+def mixed_float(
+    kind: Kind, failure: Failure, names: tuple[str, ...], op: str, cause: str = "", *,
+    culprit: str = "", fix: str = "", confidence: Confidence = Confidence.HIGH,
+) -> Explanation:
+    """Two floating dtypes in ``op``; integers go to their family, the MHA fast path to its own cause."""
+    if integers.integer_names(names):
+        return integers.integer_operand(failure, names, op)
+    if shows(failure, FASTPATH, everywhere=True):
+        return _fastpath(failure, names)
+    story_culprit, story_fix = mixed_story(names)
+    return explained(
+        kind, failure,
+        cause or f"{op} got {dtype_list(names) if names else 'tensors of two'} dtypes; torch never mixes floating "
+        "dtypes in one op",
+        culprit or story_culprit, fix or story_fix, op=op, names=names, confidence=confidence,
+    )
+
+
+def _fastpath(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    pair = dtype_list(names) if names else "16-bit and f32"
+    return explained(
+        Kind.TRANSFORMER_FASTPATH, failure,
+        "nn.TransformerEncoder/MultiheadAttention took torch's fused inference fast path (eval + no_grad) under "
+        "autocast, which the fast-path guard does not see (CPU autocast today, any autocast in older torch), so "
+        f"the fused kernel got activations and weights in two dtypes ({pair})",
+        "an nn.TransformerEncoderLayer (or MultiheadAttention) in eval mode under autocast (`torch.autocast('cpu')` "
+        "on current torch), usually with a padding mask (without one it silently returns 16-bit outputs)",
+        "use `cw.apply(model, policy)`, which turns the fast path off during the forward; or wrap the call in "
+        "`torch.backends.mha.set_fastpath_enabled(False)` (a global flag: restore it afterwards)",
+        op="torch._transformer_encoder_layer_fwd", names=names,
+    )
+
+
+_MATMUL_OPS = (
+    ("self and mat2", "a matrix multiply (addmm/mm)"),
+    ("mat1 and mat2", "a matrix multiply (addmm, as nn.Linear runs it)"),
+    ("m1 and m2", "a matrix multiply (mm/matmul/linear)"),
+    ("addmv", "a matrix-vector product (mv/addmv)"),
+    ("dot", "a dot product"),
+    ("both inputs", "tensordot"),
+)
+
+
+def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
+    message = found.group(0)
+    op = next(name for words, name in _MATMUL_OPS if words in message)
+    names = dtypes(found, "a", "b", "c")
+    if first_shown(failure, RNN, ATTENTION) is RNN:
+        return recurrent(failure, names)
+    if message.startswith("self and mat2") and len(names) == 2 and not any(is_fp8(name) for name in names):
+        return mixed_float(
+            Kind.MATMUL, failure, names, op,
+            f"a matmul got {names[0]} for `self` (addmm's bias, or mm's first matrix) and {names[1]} for `mat2`; "
+            "torch never mixes floating dtypes in one matmul",
+            culprit="a Linear whose bias has another dtype than its weight (converted separately, or loaded from a "
+            "checkpoint that stored them differently), or activations meeting a weight of another dtype; "
+            + mixed_story(names)[0],
+        )
+    return mixed_float(
+        Kind.MATMUL, failure, names, op,
+        f"{op} got {dtype_list(names)} operands; torch never mixes floating dtypes in one matmul" if names else "",
+    )
+
+
+def _batched(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b", "c")
+    return mixed_float(
+        Kind.BATCHED_MATMUL, failure, names, "baddbmm",
+        f"a batched matmul (baddbmm/addbmm) got operands of {dtype_list(names)}",
+        culprit="an attention bias or accumulator kept in one dtype while the matmul operands are in another",
+    )
+
+
+def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Explanation:
+    names = dtypes(found, "a", "b")
+    places = (device_of(found["a"]), device_of(found["b"]))
+    if places[0] and places[1] and places[0] != places[1]:
+        return devices.mismatch(failure, places, names, op="convolution")
+    return mixed_float(
+        kind, failure, names, "convolution",
+        f"a convolution got {a(names[0])} input but {a(names[1])} {part}" if len(names) == 2 else "",
+    )
+
+
+def _conv_weight(found: re.Match[str], failure: Failure) -> Explanation:
+    return _conv(found, failure, "weight", Kind.CONV_WEIGHT)
+
+
+def _conv_bias(found: re.Match[str], failure: Failure) -> Explanation:
+    return _conv(found, failure, "bias", Kind.CONV_BIAS)
+
+
+def _same_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """The old ``Expected tensor for argument #1 'x' to have the same type as ... 'y'`` (cudnn checks)."""
+    names = dtypes(found, "a", "b")
+    places = (device_of(found["a"]), device_of(found["b"]))
+    op = found["op"] or "an op"
+    if places[0] and places[1] and places[0] != places[1]:
+        return devices.mismatch(failure, places, names, op=op)
+    kind = Kind.CONV_WEIGHT if "conv" in op else Kind.SCALAR_TYPE
+    cause = f"{op} got its '{found['x']}' as {names[0]} but its '{found['y']}' as {names[1]}" if len(names) == 2 else ""
+    return mixed_float(kind, failure, names, op, cause)
+
+
+def norm_param(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A normalization layer whose parameters and input have different dtypes."""
+    op = _norm_name(failure)
+    cause = (
+        f"a normalization layer ({op}) got {a(names[0])} input but weight/bias of another dtype; torch's CPU norm "
+        "kernels take 16-bit parameters only with a matching input" if len(names) == 1
+        else f"a normalization layer ({op}) got {dtype_list(names)} tensors (input and weight)"
+    )
+    return mixed_float(
+        Kind.NORM_PARAM, failure, names, op, cause,
+        culprit="a LayerNorm/GroupNorm/RMSNorm converted to 16-bit (`.half()`, `.to(torch.bfloat16)`) while its "
+        "input is f32, or a norm left in f32 fed 16-bit activations (fused norms such as apex's check this too)",
+        fix="keep norms in fp32 and let them compute in fp32 whatever dtype arrives: castwise policies do this by "
+        "default (`cw.apply(model, 'bf16-true')` keeps `*LayerNorm`, `*RMSNorm`, `*GroupNorm`, `*BatchNorm*` in "
+        "fp32), like OpenCLIP's LayerNormFp32; or make the norm and its input one dtype (`x.to(norm.weight.dtype)`)",
+    )
+
+
+_NORM_NAMES = tuple((re.compile(pattern), name) for pattern, name in (
+    (r"\brms_?norm|rms_forward", "rms_norm"), (r"\bgroup_norm", "group_norm"), (r"\bbatch_norm", "batch_norm"),
+    (r"\binstance_norm", "instance_norm"), (r"\blayer_?norm", "layer_norm"),
+))
+
+
+def _norm_name(failure: Failure) -> str:
+    text = " ".join(f"{frame.function} {frame.code} {frame.file}" for frame in innermost(failure)).lower()
+    return next((name for pattern, name in _NORM_NAMES if pattern.search(text)), "layer_norm/group_norm")
+
+
+def _mixed_norm(found: re.Match[str], failure: Failure) -> Explanation:
+    return norm_param(failure, dtypes(found, "a"))
+
+
+def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "q", "k", "v")
+    cause = (
+        f"scaled_dot_product_attention got query {names[0]}, key {names[1]}, value {names[2]}; all three must have "
+        "one dtype" if len(names) == 3 else "scaled_dot_product_attention got query, key and value of different dtypes"
+    )
+    story_culprit, _ = mixed_story(names)
+    return mixed_float(
+        Kind.SDPA, failure, names, "scaled_dot_product_attention", cause,
+        culprit="a key/value (a cache, or a projection in another dtype) that differs from the query; "
+        + story_culprit,
+        fix=f"cast key and value to the query's dtype (`k.to(q.dtype)`, `v.to(q.dtype)`), or {ONE_POLICY}",
+    )
+
+
+def _attn_mask(found: re.Match[str], failure: Failure) -> Explanation:
+    mask, query = dtypes(found, "m"), dtypes(found, "q")
+    if integers.integer_names(mask):
+        return integers.attention_mask(failure, mask, query)
+    if "f64" in query:
+        return mixed_float(Kind.ATTN_MASK, failure, mask + query, "scaled_dot_product_attention",
+                           "scaled_dot_product_attention got a float64 query, so no float32 mask matches it")
+    pair = f"{a(mask[0])} mask for {a(query[0])} query" if mask and query else "a mask of another dtype than the query"
+    return mixed_float(
+        Kind.ATTN_MASK, failure, mask + query, "scaled_dot_product_attention",
+        f"scaled_dot_product_attention got {pair}; a float mask (an additive bias) must have the query's dtype",
+        culprit="a mask built with the default dtype (`torch.zeros(...)`, `torch.full(..., float('-inf'))`) while "
+        "the query's dtype changed: autocast (CPU autocast makes queries bf16) or a 16-bit model",
+        fix="build the mask in the query's dtype (`attn_mask=mask.to(q.dtype)`) or pass a bool mask "
+        "(True = attend)",
+    )
+
+
+def _rnn(found: re.Match[str], failure: Failure) -> Explanation:
+    return recurrent(failure, dtypes(found, "a", "b"), hidden="hidden" in found.group(0).lower())
+
+
+def recurrent(failure: Failure, names: tuple[str, ...], hidden: bool = False) -> Explanation:
+    """A recurrent layer whose input and weights (or hidden state) have different dtypes."""
+    return mixed_float(
+        Kind.RNN, failure, names, "recurrent layer (LSTM/GRU)",
+        f"a recurrent layer got {names[0]} and {names[1]} tensors (its input and its "
+        f"{'hidden state' if hidden else 'weights'})" if len(names) == 2 else "",
+        culprit="an initial hidden state (h0/c0) created with another dtype than the input" if hidden else
+        "an LSTM/GRU whose weights stayed in one dtype while its input arrives in another (older torch's autocast "
+        "did not cover LSTMCell/GRUCell)",
+        fix="create h0/c0 with the input's dtype (`torch.zeros(..., dtype=x.dtype)`)" if hidden else
+        f"cast the input to the layer's dtype (`x.to(rnn.weight_ih_l0.dtype)`), or {keep_rule('the recurrent layer')}",
+    )
+
+
+def _indexed_write(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dst", "src")
+    op = found.groupdict().get("op") or "an indexed write"
+    where = f"put {names[1]} values into {a(names[0])} tensor" if len(names) == 2 else "mixed two dtypes"
+    return mixed_float(
+        Kind.INDEXED_WRITE, failure, names, op,
+        f"{op} {where}; the values written must have the destination's dtype",
+        culprit="a destination allocated with the default dtype (`torch.zeros(...)` is f32) filled with 16-bit "
+        "values computed under autocast or by a 16-bit model (or the reverse)",
+        fix="allocate the destination in the values' dtype (`torch.zeros(..., dtype=src.dtype)`) or cast the "
+        "values (`src.to(dst.dtype)`)",
+    )
+
+
+def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    argument = found["arg"]
+    return mixed_float(
+        Kind.LERP, failure, names, "lerp_",
+        f"lerp_ (`a.lerp_(end, weight)`, the update EMAs and optimizers use) needs `{argument}` in {names[0]}, the "
+        f"dtype of the tensor it updates, but got {names[1]}" if len(names) == 2 else "",
+        culprit="an EMA copy or optimizer state kept in one dtype updated from parameters or gradients in another "
+        "(a bf16 model with an f32 EMA, or the reverse)",
+        fix=f"cast the `{argument}` to the updated tensor's dtype: `ema.lerp_(param.to(ema.dtype), weight)` "
+        "(EMA libraries have an option for it, e.g. ema_pytorch's `coerce_dtype=True`)",
+    )
+
+
+def _fp8(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.FP8_PROMOTION, failure, names, "arithmetic on an fp8 tensor",
+        f"an op mixed {dtype_list(names)}: torch has no type promotion for float8, so an fp8 tensor cannot meet "
+        "another dtype in arithmetic",
+    )
+
+
+def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "prelu",
+        f"PReLU got {dtype_list(names)} (its input and its learned slope); prelu does no type promotion",
+        culprit="a PReLU whose weight has another dtype than its input (one layer converted by hand, or a model "
+        "converted after the PReLU was built elsewhere)",
+    )
+
+
+def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """``expected scalar type A but found B`` (and older wordings): the frames say which op."""
+    names = dtypes(found, "a", "b")
+    argument = (found.groupdict().get("arg") or "").lower()
+    if integers.integer_names(names):
+        return _integer_scalar(failure, names, argument)
+    if shows(failure, FASTPATH, everywhere=True):
+        return _fastpath(failure, names)
+    if argument in ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2"):
+        return mixed_float(Kind.MATMUL, failure, names, "a matrix multiply")
+    op = first_shown(failure, NORM, CONV, RNN, ATTENTION, MATMUL, EXTENSION)
+    if op is NORM:
+        return norm_param(failure, names)
+    if op is CONV:
+        return mixed_float(Kind.CONV_WEIGHT, failure, names, "convolution",
+                           f"a convolution got {a(names[0])} input but {a(names[1])} weight" if len(names) == 2 else "")
+    if op is RNN:
+        return recurrent(failure, names)
+    if op in (ATTENTION, MATMUL):
+        return mixed_float(Kind.SDPA if op is ATTENTION else Kind.MATMUL, failure, names, op.name)
+    if op is EXTENSION and len(names) == 2:
+        return _extension(failure, names)
+    story_culprit, story_fix = mixed_story(names)
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an op",
+        f"an op expected {names[0]} tensors but one of its operands is {names[1]}" if len(names) == 2 else "",
+        culprit=f"{story_culprit}; the traceback's innermost frames name the op (a norm, a convolution and a custom "
+        "kernel each need a different fix)",
+        fix=story_fix, confidence=Confidence.LOW,
+    )
+
+
+def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    frame = next(frame for frame in reversed(failure.frames) if EXTENSION.seen_in(frame))
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a custom extension kernel (`{frame.code or frame.function}`) checks that its inputs are {names[0]} and "
+        f"got {names[1]}: it has no {names[1]} version, or it was handed tensors of two dtypes",
+        f"a compiled extension (a CUDA/C++ op outside torch) run inside {a(names[1])} model or autocast region",
+        f"run that op in {names[0]}: upcast its inputs and cast the result back (`op(x.float()).to(x.dtype)`), or "
+        f"{keep_rule('the module that calls it')}",
+        op=frame.function, names=names, confidence=Confidence.LOW,
+    )
+
+
+def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> Explanation:
+    if argument == "target" or (integers.class_index_loss(failure) and not is_floating(names[0])):
+        return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
+    if shows(failure, LOSS, everywhere=True) and is_floating(names[0]):
+        return integers.target(failure, names[1:], wants_float=True)
+    op = first_shown(failure, RNN, CONV, MATMUL, EXTENSION)
+    return integers.integer_operand(failure, names, op.name if op else None)
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
+         _matmul),
+    rule(r"(?:mat1|m1) and (?:mat2|m2) to have the same dtype,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})",
+         _matmul),
+    rule(r"addmv input tensors must have the same dtype,?\s*but got (?P<a>{DTYPE}),\s*(?P<b>{DTYPE}),?\s*and "
+         r"(?P<c>{DTYPE})", _matmul),
+    rule(r"dot\s*:\s*expected both vectors to have same dtype,?\s*but found (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
+         _matmul),
+    rule(r"^both inputs should have same dtype", _matmul),
+    rule(r"Input dtypes must be the same,?\s*got:?\s*input (?P<a>{DTYPE}),\s*batch1:\s*(?P<b>{DTYPE}),\s*batch2:\s*"
+         r"(?P<c>{DTYPE})", _batched),
+    rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
+    rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),
+    rule(r"Expected tensor for argument #\d+ '(?P<x>\w+)' to have the same type as tensor for argument #\d+ "
+         r"'(?P<y>\w+)';?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
+         r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?", _same_type),
+    rule(r"mixed dtype \(CPU\): expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
+    rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
+         r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
+         r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
+    rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
+    rule(r"Input and (?:parameter|hidden) tensors are not the same dtype,?\s*found input tensor with "
+         r"(?P<a>{DTYPE}) and (?:parameter|hidden) tensor with (?P<b>{DTYPE})", _rnn),
+    rule(r"Index put requires the source and destination dtypes match,?\s*got (?P<dst>{DTYPE}) for the destination "
+         r"and (?P<src>{DTYPE}) for the source", _indexed_write),
+    rule(r"(?P<op>index_add_?)\(\): self \((?P<dst>{DTYPE})\) and source \((?P<src>{DTYPE})\) must have the same "
+         r"scalar type", _indexed_write),
+    rule(r"(?P<op>index_copy_?)\(\): self and source expected to have the same dtype,?\s*but got \(self\) "
+         r"(?P<dst>{DTYPE}) and \(source\) (?P<src>{DTYPE})", _indexed_write),
+    rule(r"(?P<op>masked_scatter_?): expected self and source to have same dtypes but got\s*(?P<dst>{DTYPE}) and "
+         r"(?P<src>{DTYPE})", _indexed_write),
+    rule(r"(?P<op>put_)\(\): self and (?:source|values) expected to have the same dtype,?\s*but got "
+         r"self\.dtype = (?P<dst>{DTYPE}) and (?:source|values)\.dtype = (?P<src>{DTYPE})", _indexed_write),
+    rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
+    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
+    rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
+         _fp8),
+    rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
+    rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
+    rule(r"Expected object of scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"
+         r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)')?", _scalar_type),
+    rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",
+         _scalar_type),
+    rule(r"expected (?:type )?(?P<a>[\w.]*Tensor) but (?:found|got) (?:type )?(?P<b>[\w.]*Tensor)", _scalar_type),
+    rule(r"expected (?P<a>\w+) tensor \(got (?P<b>\w+) tensor\)", _scalar_type),
+)

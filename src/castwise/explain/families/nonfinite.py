@@ -1,0 +1,53 @@
+"""NaN or inf in a loss or a gradient: said cautiously, pointing to ``castwise doctor``.
+
+A NaN has many parents. Under fp16 the usual one is overflow (a value past 65504 becomes inf, and
+inf - inf is NaN); in any precision, a numerically unsafe op (sqrt, log or a norm at 0, a division
+by almost 0) or a learning rate that diverges. The message alone cannot tell them apart, so the
+answer names both and the tool that measures which.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.explanation import Confidence, Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.rules import Rule, explained, rule
+
+_CAUSES = (
+    "under fp16 the usual cause is overflow (a value past 65504 becomes inf, and inf - inf or 0 * inf is NaN); "
+    "in any precision, a numerically unsafe op (sqrt, log, pow or a norm at 0, a division by almost 0) or a "
+    "learning rate that diverges"
+)
+_FIX = (
+    "run `castwise doctor` on the model: it reports, per policy, the first module whose values overflow or "
+    "underflow against fp32; keep that module in fp32 or use bf16 (fp32's range) instead of fp16; if fp32 fails "
+    "too, guard the op (an eps in sqrt/log/division, clamp before exp) or lower the learning rate"
+)
+
+
+def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
+    function = found["function"]
+    return explained(
+        Kind.NONFINITE, failure,
+        f"autograd's anomaly mode found NaN in the gradient {function} computed (the backward of the op named "
+        "in the forward trace it prints)",
+        _CAUSES, _FIX, op=function, confidence=Confidence.LOW,
+    )
+
+
+def _nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
+    return explained(
+        Kind.NONFINITE, failure,
+        f"the loss became {found['value'].lower() or 'non-finite'}: some value in the forward or backward is not "
+        "finite",
+        _CAUSES, _FIX, op="loss", confidence=Confidence.LOW,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
+    rule(r"(?:^|[\W_])loss\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?(?P<value>nan|inf)\b", _nan_loss),
+    rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", _nan_loss),
+    rule(r"(?P<value>NaN) or Inf found in input tensor", _nan_loss),
+)

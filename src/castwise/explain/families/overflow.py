@@ -1,0 +1,48 @@
+"""A Python number written into a tensor whose dtype cannot hold it (fp16's largest value is 65504).
+
+The usual source is a mask constant written for fp32 (``-1e9``, ``-1e10``, ``float(2**30)``,
+``-torch.finfo(torch.float32).max``) meeting fp16 data; bf16 has fp32's range, so only constants
+beyond about 3.4e38 overflow it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explain.advice import a
+from castwise.explain.explanation import Explanation, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explain.spelling import is_floating
+
+_RANGES = {"f16": "±65504", "bf16": "about ±3.39e38, fp32's range", "f32": "about ±3.4e38"}
+
+
+def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "t")
+    dtype = names[0] if names else found["t"]
+    if not is_floating(dtype):
+        return explained(
+            Kind.VALUE_OVERFLOW, failure,
+            f"a number outside the range of {dtype} was written into {a(dtype)} tensor",
+            f"a constant or a computed value too large for an integer {dtype} tensor",
+            f"clamp the value to the dtype's range (`torch.iinfo(torch.{dtype}).max`) or use a wider dtype",
+            op="fill/masked_fill", names=names,
+        )
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"a Python number outside {dtype}'s range ({_RANGES.get(dtype, 'its finite range')}) was written into "
+        f"{a(dtype)} tensor",
+        "a constant written for fp32, such as a mask value (`masked_fill(mask, -1e9)`, `x[i] = float(2**30)`, "
+        "`-torch.finfo(torch.float32).max`) or `fill_(1e6)`, applied to a tensor that is now 16-bit (a `.half()` "
+        "model, or the output of an op under autocast)",
+        "take the constant from the tensor's own dtype (`torch.finfo(x.dtype).min` / `.max`), or use "
+        "`float('-inf')` for masks; or use bf16, which has fp32's range; or compute that step in fp32 "
+        "(`with torch.autocast(device, enabled=False)` on `.float()` inputs)",
+        op="fill/masked_fill/index assignment", names=names,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"value cannot be converted to type (?P<t>{DTYPE}) without overflow", _overflow),
+)

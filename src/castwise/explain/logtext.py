@@ -1,0 +1,65 @@
+"""Pasted logs back to the lines Python printed: prefixes, colours, boxes and markup taken off.
+
+What users paste is rarely a bare traceback: distributed launchers prefix every line
+(``[rank7]:``), loggers add timestamps and levels (``2024-01-20 14:53:22,980 INFO``,
+``ERROR:root:``, ``[2024-08-30 06:31] ERROR``), docker-compose adds ``service-1   |``, rich draws
+boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, and copied
+notebooks keep markdown links around paths. The reader needs the plain lines (code-line markers
+such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is bounded: only its
+tail (where the error is) is read.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_CHARS = 1_000_000
+"""Characters of a paste that are read (its tail)."""
+
+MAX_LINE = 4_000
+"""Characters of one line that are read."""
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[\d{1,3}(?:;\d{1,3})*m")
+_LINK = re.compile(r"\[([^\]\n]{0,400})\]\((?:https?|vscode|file)[^)\s]{0,2000}\)")
+_BOX_EDGE = re.compile(r"^[\s│┃║]+|[\s│┃║]+$")
+_BOX_RULE = re.compile(r"^[\s╭╰─━═┌└┐┘├┤┬┴┼]+(?:Traceback.*)?[\s╮╯─━═]*$")
+
+_PREFIXES = tuple(re.compile(pattern) for pattern in (
+    r"^\[?(?:rank|default)\d+\]?:\s?",  # torchrun / torch.distributed.elastic
+    r"^\[(?:INFO|WARNING|ERROR|DEBUG)\|[^\]]{0,200}\][^>]{0,80}>>\s?",  # transformers' logging format
+    r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*(?:-\s+)?",
+    r"^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}\s+",  # syslog / CI timestamps
+    r"^(?:INFO|ERROR|WARNING|WARN|DEBUG|CRITICAL)(?::[\w.<>-]*:|\s*[:|-]\s+|\s+)",
+    r"^[\w.-]{1,60}-\d+\s+\|\s?",  # docker-compose service prefix
+    r"^!!![^!\n]{0,80}!!!\s*",  # ComfyUI "!!! Exception during processing !!!"
+    r"^!!! ERROR[^:\n]{0,80}:\s*",
+    r"^E {2,}",  # pytest's failure lines
+    r"^>\s",  # quoted on GitHub
+))
+
+
+def clean_lines(text: str) -> list[str]:
+    """The lines of a paste with log prefixes, colours, rich boxes and markdown taken off (and full-width
+    punctuation, as some keyboards type it, folded to ASCII)."""
+    text = _ANSI.sub("", unicodedata.normalize("NFKC", text[-MAX_CHARS:]))
+    lines = []
+    for raw in text.splitlines():
+        line = _LINK.sub(r"\1", raw[:MAX_LINE])
+        if _BOX_RULE.match(line):
+            continue
+        lines.append(_strip_prefixes(_BOX_EDGE.sub("", line)))
+    return lines
+
+
+def _strip_prefixes(line: str) -> str:
+    stripped = line.strip()
+    for _ in range(8):
+        for prefix in _PREFIXES:
+            shorter = prefix.sub("", stripped, count=1).strip()
+            if shorter != stripped:
+                stripped = _BOX_EDGE.sub("", shorter)
+                break
+        else:
+            return stripped
+    return stripped

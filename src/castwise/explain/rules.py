@@ -1,0 +1,72 @@
+"""A recognised error: a pattern over one error line and what builds its explanation.
+
+Patterns are tolerant of the ways a message reaches us: any case, the comma or colon dropped
+(``but got: float != c10::BFloat16`` retyped as ``but got float != c10::BFloat16``), any of torch's
+dtype spellings (``DTYPE`` below). A builder may decline (return None) when the line matched but
+the error is not one castwise can explain.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from castwise.explain.clues import module_called
+from castwise.explain.explanation import Confidence, Explanation, Facts, Kind
+from castwise.explain.failures import Failure
+from castwise.explain.spelling import short_dtype
+
+DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[\w.]{1,60}(?:\s(?:int|char))?"
+"""One dtype as torch spells it in a message (``Float``, ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor``)."""
+
+_WRAPPING = " `*"
+"""Markup people wrap a pasted error line in (code spans, bold, quotes), taken off the message shown."""
+
+Build = Callable[[re.Match[str], Failure], "Explanation | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An error line pattern (searched case-insensitively) and the builder of its explanation."""
+
+    pattern: re.Pattern[str]
+    build: Build
+
+    def explain(self, failure: Failure) -> Explanation | None:
+        """The explanation of ``failure`` if its message matches and the builder accepts it."""
+        found = self.pattern.search(failure.message)
+        return None if found is None else self.build(found, failure)
+
+
+def rule(pattern: str, build: Build) -> Rule:
+    """A rule from a pattern (``{DTYPE}`` stands for one dtype spelling) and a builder."""
+    return Rule(re.compile(pattern.replace("{DTYPE}", DTYPE), re.IGNORECASE), build)
+
+
+def message_only(
+    kind: Kind, cause: str, culprit: str, fix: str, *, op: str, names: tuple[str, ...] = (), device: str | None = None,
+) -> Build:
+    """A builder for a message that carries nothing more to read: the same explanation every time."""
+
+    def build(found: re.Match[str], failure: Failure) -> Explanation:
+        del found
+        return explained(kind, failure, cause, culprit, fix, op=op, names=names, device=device)
+
+    return build
+
+
+def dtypes(found: re.Match[str], *groups: str) -> tuple[str, ...]:
+    """The short names of the dtypes the named groups hold (groups absent or empty are skipped)."""
+    held = found.groupdict()
+    names = (short_dtype(held[group]) for group in groups if held.get(group))
+    return tuple(name for name in names if name is not None)
+
+
+def explained(
+    kind: Kind, failure: Failure, cause: str, culprit: str, fix: str, *, op: str | None = None,
+    names: tuple[str, ...] = (), device: str | None = None, confidence: Confidence = Confidence.HIGH,
+) -> Explanation:
+    """An explanation of ``failure``, with the module its traceback shows calling the op."""
+    facts = Facts(confidence, op, names, device, module_called(failure))
+    return Explanation(kind, failure.message.strip(_WRAPPING), cause, culprit, fix, facts)

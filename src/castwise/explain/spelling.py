@@ -1,0 +1,92 @@
+"""Every way torch has spelled a dtype or a device in an error message, read back to one name.
+
+torch's messages name dtypes through several generations of its own vocabulary: ``Float``,
+``float``, ``c10::Half``, ``struct c10::BFloat16``, ``at::Half``, ``long int``, ``torch.bfloat16``,
+``'BFloat16'``, ``torch.cuda.HalfTensor``, ``CPUBFloat16Type``, ``CUDAFloatTensor``, and users retype
+them (``c 10::BFloat16``). The legacy tensor-type names also carry the device. Dtypes come out as
+castwise's short names (``policy.dtype_name``: ``bf16``, ``f16``, ``f32``, ``f64``, otherwise
+torch's own name such as ``int64``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+from castwise.policy import dtype_name
+
+_WORDS: dict[str, torch.dtype] = {
+    "float": torch.float32, "float32": torch.float32, "fp32": torch.float32, "f32": torch.float32,
+    "double": torch.float64, "float64": torch.float64, "fp64": torch.float64, "f64": torch.float64,
+    "half": torch.float16, "float16": torch.float16, "fp16": torch.float16, "f16": torch.float16,
+    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+    "long": torch.int64, "longint": torch.int64, "int64": torch.int64, "longlong": torch.int64,
+    "int": torch.int32, "int32": torch.int32,
+    "short": torch.int16, "int16": torch.int16,
+    "char": torch.int8, "signedchar": torch.int8, "int8": torch.int8,
+    "byte": torch.uint8, "unsignedchar": torch.uint8, "uint8": torch.uint8,
+    "bool": torch.bool,
+    "complexfloat": torch.complex64, "complex64": torch.complex64, "cfloat": torch.complex64,
+    "complexdouble": torch.complex128, "complex128": torch.complex128,
+    "complexhalf": torch.complex32, "complex32": torch.complex32,
+    **{name.replace("_", ""): getattr(torch, name) for name in dir(torch) if name.startswith("float8_")},
+}
+
+_DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")
+_NOISE = re.compile(r"\b(?:struct|class)\s+|\b(?:c\s*10|at|std)\s*::|^torch\.|['\"`()\[\]{}]")
+_DEVICE_DOT = re.compile(rf"^({'|'.join(_DEVICES)})\.", re.IGNORECASE)
+_DEVICE_PREFIX = re.compile(rf"^({'|'.join(_DEVICES)})(?=[A-Z])", re.IGNORECASE)
+_LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$")
+
+
+def _parts(word: str) -> tuple[str | None, str, bool]:
+    """(device named by the spelling, the bare dtype word, whether it was a legacy tensor-type name)."""
+    text = _NOISE.sub("", word.strip()).strip().rstrip(".,;:!").removeprefix("torch.")
+    legacy = bool(_LEGACY_SUFFIX.search(text)) and text not in ("Tensor", "Type")
+    device = None
+    for pattern in (_DEVICE_DOT, _DEVICE_PREFIX):
+        found = pattern.match(text)
+        if found:
+            device, text = found.group(1).lower(), text[found.end():]
+            break
+    return device, _LEGACY_SUFFIX.sub("", text) if legacy else text, legacy
+
+
+def dtype_of(word: str) -> torch.dtype | None:
+    """The dtype a spelling such as ``c10::Half``, ``long int`` or ``torch.cuda.HalfTensor`` names, or None."""
+    bare = _parts(word)[1].removesuffix("_t")
+    return _WORDS.get(re.sub(r"[\s_]", "", bare).lower())
+
+
+def short_dtype(word: str) -> str | None:
+    """The short name (``bf16``, ``f32``, ``int64``) of the dtype a spelling names, or None."""
+    dtype = dtype_of(word)
+    return None if dtype is None else dtype_name(dtype)
+
+
+def device_of(word: str) -> str | None:
+    """The device a spelling names: ``cuda`` for ``torch.cuda.HalfTensor``/``CUDAFloatType``,
+    ``cpu`` for ``torch.HalfTensor``/``CPUBFloat16Type``; None when it names none (``c10::Half``)."""
+    device, bare, legacy = _parts(word)
+    if device is not None:
+        return device
+    return "cpu" if legacy and bare else None
+
+
+def is_floating(name: str) -> bool:
+    """Whether a short dtype name is a floating dtype (fp8 included, complex not)."""
+    dtype = dtype_of(name)
+    return dtype is not None and dtype.is_floating_point
+
+
+def is_low_precision(name: str) -> bool:
+    """Whether a short dtype name is a floating dtype narrower than 32 bits (f16, bf16, fp8)."""
+    dtype = dtype_of(name)
+    return dtype is not None and dtype.is_floating_point and dtype.itemsize < 4
+
+
+def is_fp8(name: str) -> bool:
+    """Whether a short dtype name is one of torch's float8 dtypes."""
+    dtype = dtype_of(name)
+    return dtype is not None and dtype.is_floating_point and dtype.itemsize == 1

@@ -1,0 +1,71 @@
+"""The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
+
+The pasted reports are two sets: those collected while the reader was written, and a held-out
+set collected after its rules were frozen (their grades then are kept as ``grade_at_freeze``). A
+changed grade fails its case, so a regression (or an improvement, whose grade should then be
+raised in the corpus) shows. The advice must fit the situation: integer and device
+errors are never answered with a precision policy, and nothing is confidently wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import castwise as cw
+from castwise.explain import Explanation, Family
+
+from .grading import GRADES, confidently_wrong, grade, pasted_cases
+from .live_cases import LIVE, raised
+
+PASTED = pasted_cases() + pasted_cases("held_out")
+POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
+
+
+@pytest.mark.parametrize("case", PASTED, ids=[case.id for case in PASTED])
+def test_each_pasted_report_gets_its_grade(case) -> None:
+    explanation = cw.explain(case.text)
+    assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
+    assert not confidently_wrong(case.expect, explanation)
+
+
+@pytest.mark.parametrize("name", list(LIVE))
+def test_each_live_error_gets_its_grade(name: str) -> None:
+    case = LIVE[name]
+    explanation = cw.explain(raised(case.action))
+    assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
+
+
+def test_the_corpus_is_real_reports_with_their_findings() -> None:
+    assert len(PASTED) >= 60 and len(LIVE) >= 40
+    assert len({case.id for case in PASTED}) == len(PASTED)
+    for case in PASTED:
+        assert case.source["url"].startswith(f"https://github.com/{case.source['repo']}/")
+        assert case.text.strip() and case.finding and case.grade in GRADES
+        assert case.graded_against in ("thread", "message")
+        assert case.grade == "correct" or case.why
+    held_out = pasted_cases("held_out")
+    assert held_out and all(case.grade_at_freeze in GRADES for case in held_out)
+    assert not {case.id for case in held_out} & {case.id for case in pasted_cases()}
+
+
+def test_the_goal_holds_on_both_sets() -> None:
+    pasted = sum(case.grade == "correct" for case in PASTED) / len(PASTED)
+    live = sum(case.grade == "correct" for case in LIVE.values()) / len(LIVE)
+    assert pasted >= 0.85 and live >= 0.90
+
+
+def _explanations() -> list[Explanation]:
+    found = [cw.explain(case.text) for case in PASTED] + [cw.explain(raised(case.action)) for case in LIVE.values()]
+    return [explanation for explanation in found if explanation is not None]
+
+
+def test_every_family_is_in_the_corpus() -> None:
+    assert {explanation.family for explanation in _explanations()} == set(Family)
+
+
+def test_the_advice_fits_the_situation() -> None:
+    for explanation in _explanations():
+        if explanation.family in (Family.INTEGER, Family.DEVICE):
+            assert not any(words in explanation.fix for words in POLICY_ADVICE), explanation.as_dict()
+        if explanation.family is Family.DEVICE:
+            assert "not a dtype problem" in explanation.cause or "dtypes differ too" in explanation.cause
