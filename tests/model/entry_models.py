@@ -60,12 +60,14 @@ def _declare_torchvision_ops() -> None:
 
 
 def open_clip_model() -> nn.Module:
-    """OpenCLIP's ``CLIP`` (a ViT image tower and a text transformer), at a tiny width."""
+    """``open_clip.create_model("ViT-B-32", pretrained=None)`` (random weights, as in the issue), its
+    towers shrunk to a tiny width through ``create_model``'s config overrides."""
     open_clip = import_open_clip()
     torch.manual_seed(0)
-    vision = open_clip.CLIPVisionCfg(layers=1, width=32, head_width=16, patch_size=8, image_size=16)
-    text = open_clip.CLIPTextCfg(context_length=8, vocab_size=64, width=32, heads=2, layers=1)
-    return open_clip.CLIP(embed_dim=16, vision_cfg=vision, text_cfg=text).eval()
+    vision = {"layers": 1, "width": 32, "head_width": 16, "patch_size": 8, "image_size": 16}
+    text = {"context_length": 8, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1}
+    model = open_clip.create_model("ViT-B-32", pretrained=None, embed_dim=16, vision_cfg=vision, text_cfg=text)
+    return model.eval()
 
 
 def transformers_clip() -> nn.Module:

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 import torch
-from entry_models import Retriever, import_open_clip, open_clip_model, retriever, transformers_clip
+from entry_models import Retriever, open_clip_model, retriever, transformers_clip
 from torch import nn
 
 import castwise as cw
-from castwise.model.boundary import ForwardBoundary
+from castwise.model.boundary import ForwardBoundary, forward_method
 from castwise.model.casting import iter_tensors
 from castwise.policy import Policy
 
@@ -112,18 +112,6 @@ def test_the_open_clip_calls_cover_every_public_method_of_its_model() -> None:
     clip = type(open_clip_model())
     public = {n for n, f in inspect.getmembers(clip, inspect.isfunction) if not n.startswith("_")}
     assert public - set(dir(nn.Module)) == set(OPEN_CLIP_CALLS) - {"forward"} | OPEN_CLIP_NOT_COMPUTING
-
-
-def test_open_clip_create_model_encodes_under_a_true_policy() -> None:
-    """The issue's reproduction: ``create_model`` and fp32 images into a bf16-true model."""
-    open_clip = import_open_clip()
-    torch.manual_seed(0)
-    model = open_clip.create_model("RN50", pretrained=None)
-    model.visual = model.visual.layer1  # the real stem and first stage, kept small
-    wrapped = cw.apply(model, "bf16-true")
-    with torch.no_grad():
-        out = wrapped.encode_image(torch.randn(1, 64, 8, 8))
-    assert out.dtype == torch.float32 and cw.unwrap(wrapped).visual[0].conv1.weight.dtype == torch.bfloat16
 
 
 def test_methods_keep_their_name_docstring_and_signature() -> None:
@@ -284,3 +272,26 @@ def test_torch_compile_of_open_clip_encode_image_adds_no_graph_break() -> None:
     torch._dynamo.reset()
     assert ours <= theirs and ours == 0
     assert out.dtype == torch.float32
+
+
+class Marked(Chain):
+    @forward_method
+    def marked_chain(self, x: torch.Tensor) -> torch.Tensor:
+        return self.second(self(x))
+
+
+def test_forward_method_crosses_a_hooked_boundary_once() -> None:
+    """What the plugins that keep the module do (``ForwardBoundary.attach``): a marked method casts
+    its inputs, runs in the context and casts its output once, though it calls ``self(...)``."""
+    torch.manual_seed(0)
+    reference = Marked()
+    module = copy.deepcopy(reference).to(torch.bfloat16)
+    boundary = ForwardBoundary(module, Policy.parse("bf16-true"))
+    boundary.attach(module)
+    entered = _count_contexts(boundary)
+    x = torch.randn(2, 8)
+    out = module.marked_chain(x)
+    assert out.dtype == torch.float32 and entered == ["cpu"]
+    assert not torch.equal(out, reference.marked_chain(x))
+    torch.testing.assert_close(out, reference.marked_chain(x), atol=5e-2, rtol=5e-2)
+    assert module(x).dtype == torch.float32

@@ -32,7 +32,7 @@ from castwise.model.device import DeviceProbe, check_policy_on_device
 from castwise.model.pitfalls import fastpath_modules, global_setting, mha_fastpath_disabled
 from castwise.policy import Policy
 
-F = TypeVar("F", bound=Callable[..., Any])
+Method = TypeVar("Method", bound=Callable[..., Any])
 
 
 class _Inside(threading.local):
@@ -160,7 +160,7 @@ def attached_boundary(module: nn.Module) -> ForwardBoundary | None:
     return None
 
 
-def forward_method(method: F) -> F:
+def forward_method(method: Method) -> Method:
     """Mark a method of a module as an entry point like ``forward``, for the plugins that keep the
     module itself (Lightning, FSDP ``shard``): called on a module they prepared, it runs across
     their boundary (inputs cast, the policy's context, outputs in its output dtype); on any other
