@@ -19,28 +19,23 @@ from castwise.integrations.lightning import CastwisePrecision, forward_method  #
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-class Encoder(nn.Module):
+class Encoder(nn.Sequential):
     """Two linears, a plain method, and routed methods (one calls ``self(...)`` inside)."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.first = nn.Linear(8, 8)
-        self.second = nn.Linear(8, 4)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.second(self.first(x))
+        super().__init__(nn.Linear(8, 8), nn.Linear(8, 4))
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        return self.first(x)
+        return self[0](x)
 
     @forward_method
     def routed_embed(self, x: torch.Tensor) -> torch.Tensor:
         """Embed under the plugin's policy."""
-        return self.first(x)
+        return self[0](x)
 
     @forward_method
     def refine(self, x: torch.Tensor) -> torch.Tensor:
-        return self.second(self.first(self(x).new_zeros(x.shape[0], 8)) + self.first(x))
+        return self[1](self[0](self(x).new_zeros(x.shape[0], 8)) + self[0](x))
 
 
 def _encoder() -> Encoder:

@@ -87,9 +87,7 @@ class Retriever(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.embed = nn.Embedding(64, 16)
-        self.project = nn.Linear(16, 16)
-        self.norm = nn.LayerNorm(16)
+        self.embed, self.project, self.norm = nn.Embedding(64, 16), nn.Linear(16, 16), nn.LayerNorm(16)
         self.score_head = nn.Linear(16, 1)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
