@@ -37,6 +37,8 @@ def import_open_clip() -> ModuleType:
         sys.path.append(str(OPEN_CLIP_DIR))
     try:
         importlib.import_module("torchvision")
+    except ModuleNotFoundError as missing:
+        raise ModuleNotFoundError(f"OpenCLIP and its torchvision are missing: `make install` puts them in {OPEN_CLIP_DIR}") from missing
     except RuntimeError:
         extension = sys.modules.get("torchvision.extension")
         if extension is None or extension._has_ops():
