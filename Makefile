@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q $(TORCH)
 	$(BIN)/pip install -q -e ".[test,lint]" "$(TORCH)"
+# OpenCLIP for the tests, in a folder of its own: PyPI's torchvision for torch 2.13 is a CUDA build
+# that breaks transformers and Lightning imports from site-packages (tests/model/entry_models.py)
+	$(BIN)/pip install -q --no-deps --upgrade --target $(VENV)/open_clip "open_clip_torch>=3,<4" torchvision==0.28.0 ftfy wcwidth
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -13,7 +13,10 @@ Differences from Lightning's own plugins, all on purpose:
 * torch's fused MHA/TransformerEncoder fast path is off under 16-bit math, so evaluation does not
   crash with ``expected scalar type Float but found BFloat16``;
 * floating inputs are cast where the model's forward receives them, never the whole batch, so
-  targets keep their dtype under ``-true`` policies.
+  targets keep their dtype under ``-true`` policies;
+* a method marked ``@forward_method`` runs under the policy like ``forward`` (casts and context),
+  from a Trainer step, from Fabric (where ``mark_forward_method`` alone routes nothing on one
+  device) or called directly; docs/integrations.md says what runs unmarked.
 
 The plugin's loss-scaler state is saved in Lightning checkpoints and restored from them. The loss
 scale and the steps skipped for overflow, and with ``monitor_every=N`` castwise's
@@ -34,13 +37,13 @@ from torch import nn
 from torch.optim import Optimizer
 from torch.utils.hooks import RemovableHandle
 
-from castwise.model import init_module
+from castwise.model import forward_method, init_module
 from castwise.model.boundary import ForwardBoundary
 from castwise.model.wrapper import prepare_module
 from castwise.policy import Policy, PolicyLike
 from castwise.training import LossScaler, PrecisionMonitor
 
-__all__ = ["CastwisePrecision"]
+__all__ = ["CastwisePrecision", "forward_method"]
 
 _METRIC_PREFIX = "castwise/"
 _SCALER_FIGURES = ("step", "loss_scale", "skipped_steps")

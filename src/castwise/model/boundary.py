@@ -6,13 +6,22 @@ policies, FSDP units gathered in the compute dtype); the forward runs in the pol
 outputs are cast to the policy's output dtype, never to fewer bits. One boundary serves the
 wrapper (``cw.apply``), the Lightning plugin and FSDP ``shard``. Nothing here changes global
 state while ``torch.compile`` traces, so compiled and eager forwards behave alike.
+
+Every entry point crosses the same boundary: ``forward``, and any other method of the model
+(``encode_image``, ``generate``, ...) called through the wrapper or marked with
+:func:`forward_method`. A call that starts while its thread is already inside the boundary (a
+method calling ``self(...)`` or another entry point) runs as it is, so the context is entered
+and the outputs are cast once, by the outermost call; the flag is per thread, so concurrent
+callers do not see each other's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from torch import nn
@@ -22,6 +31,16 @@ from castwise.model.casting import cast_inputs, cast_outputs, float_bits
 from castwise.model.device import DeviceProbe, check_policy_on_device
 from castwise.model.pitfalls import fastpath_modules, global_setting, mha_fastpath_disabled
 from castwise.policy import Policy
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+class _Inside(threading.local):
+    """Whether this thread is inside a boundary's call (set in ``__init__``, so every thread starts
+    outside and ``torch.compile`` sees a plain attribute it can guard on)."""
+
+    def __init__(self) -> None:
+        self.active = False
 
 
 class ForwardBoundary:
@@ -39,9 +58,15 @@ class ForwardBoundary:
         self._fastpath_modules = fastpath_modules(module, policy)
         self._output_bits = float_bits(policy.output_dtype)
         self._checked_devices: set[str] = set()
+        self._inside = _Inside()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_checked_devices": set()}
+        state = {**self.__dict__, "_checked_devices": set()}
+        del state["_inside"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _inside=_Inside())
 
     def device_type(self, inputs: Any = (), device: str | None = None) -> str:
         """The device type the forward runs on (``device`` if given); the policy is checked once per device."""
@@ -86,12 +111,30 @@ class ForwardBoundary:
         return output.to(dtype)
 
     def run(self, call: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
-        """``call(*args, **kwargs)`` across the boundary: inputs cast, in the context, outputs cast."""
+        """``call(*args, **kwargs)`` across the boundary: inputs cast, in the context, outputs cast
+        (as it is when this thread is already inside: the outer call casts)."""
+        inside = self._inside
+        if inside.active:
+            return call(*args, **kwargs)
         device_type = self.device_type(args)
         args, kwargs = self.cast_in(args, kwargs)
-        with self.context(device_type):
-            output = call(*args, **kwargs)
+        inside.active = True
+        try:
+            with self.context(device_type):
+                output = call(*args, **kwargs)
+        finally:
+            inside.active = False
         return self.cast_out(output)
+
+    def entry(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        """``method`` as a function that runs it across the boundary (its name, docstring and
+        signature kept; ``__wrapped__`` is the method itself)."""
+
+        @functools.wraps(method)
+        def across(*args: Any, **kwargs: Any) -> Any:
+            return self.run(method, args, kwargs)
+
+        return across
 
     def attach(self, module: nn.Module) -> list[RemovableHandle]:
         """Apply the casts as forward hooks on ``module`` (for plugins whose framework enters the
@@ -101,11 +144,36 @@ class ForwardBoundary:
             handles.append(module.register_forward_pre_hook(self._before, with_kwargs=True))
         return handles
 
-    def _before(self, module: nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        return self.cast_in(args, kwargs)
+    def _before(self, module: nn.Module, args: tuple, kwargs: dict) -> tuple[tuple, dict] | None:
+        return None if self._inside.active else self.cast_in(args, kwargs)
 
     def _after(self, module: nn.Module, args: tuple, output: Any) -> Any:
-        return self.cast_out(output)
+        return None if self._inside.active else self.cast_out(output)
+
+
+def attached_boundary(module: nn.Module) -> ForwardBoundary | None:
+    """The boundary whose casts :meth:`ForwardBoundary.attach` hooked onto ``module``, if any."""
+    for hook in module._forward_hooks.values():
+        owner = getattr(hook, "__self__", None)
+        if isinstance(owner, ForwardBoundary):
+            return owner
+    return None
+
+
+def forward_method(method: Method) -> Method:
+    """Mark a method of a module as an entry point like ``forward``, for the plugins that keep the
+    module itself (Lightning, FSDP ``shard``): called on a module they prepared, it runs across
+    their boundary (inputs cast, the policy's context, outputs in its output dtype); on any other
+    module, and under ``cw.apply`` (which routes every method already), it runs as it is."""
+
+    @functools.wraps(method)
+    def across(module: nn.Module, *args: Any, **kwargs: Any) -> Any:
+        boundary = attached_boundary(module)
+        if boundary is None:
+            return method(module, *args, **kwargs)
+        return boundary.run(functools.partial(method, module), args, kwargs)
+
+    return across  # type: ignore[return-value]
 
 
 def _cast_floating(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from torch import nn
@@ -20,7 +21,10 @@ class PrecisionModule(nn.Module):
     """Runs the wrapped module under a policy: input casting, autocast, pitfall guards, output dtype.
 
     ``state_dict()`` keys are the inner module's (no prefix), so checkpoints are interchangeable
-    with the unwrapped model. Attributes the wrapper lacks are looked up on the inner module.
+    with the unwrapped model. Attributes the wrapper lacks are looked up on the inner module:
+    its methods (``encode_image``, ``generate``, ...) come back running under the policy exactly
+    as ``forward`` does; anything else (parameters, submodules, config, properties' values) as it
+    is. ``cw.unwrap(model)`` gives the inner module itself, whose methods run as written.
     """
 
     __castwise_wrapper__ = True  # checkpoint/ unwraps by this marker without importing model/
@@ -35,10 +39,6 @@ class PrecisionModule(nn.Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self._boundary.run(self._inner(), args, kwargs)
-
-    def generate(self, *args: Any, **kwargs: Any) -> Any:
-        """The inner (transformers) model's ``generate``, every step run under the policy."""
-        return self._boundary.run(self._inner().generate, args, kwargs)  # type: ignore[arg-type]
 
     def _inner(self) -> nn.Module:
         return self._modules[_INNER]  # type: ignore[return-value]
@@ -55,10 +55,19 @@ class PrecisionModule(nn.Module):
             modules = self.__dict__.get("_modules", {})
             if name == _INNER or _INNER not in modules:
                 raise
-            return getattr(modules[_INNER], name)
+            inner = modules[_INNER]
+            found = getattr(inner, name)
+            if inspect.ismethod(found) and found.__self__ is inner and not _is_dunder(name):
+                return self._boundary.entry(found)
+            return found
 
     def extra_repr(self) -> str:
         return f"policy={self.policy}"
+
+
+def _is_dunder(name: str) -> bool:
+    """Python's own protocol names (``__deepcopy__``, ...): looked up, never entry points."""
+    return name.startswith("__") and name.endswith("__")
 
 
 def _strip_inner_prefix(module: nn.Module, state_dict: dict, prefix: str, local_metadata: dict) -> None:
