@@ -84,6 +84,18 @@ def test_generate_on_the_wrapped_model_runs_under_the_policy(llama, policy):
     assert torch.equal(generated, greedy)
 
 
+def test_the_hubs_model_management_methods_see_tensors_as_they_are(llama, tmp_path):
+    """save_pretrained through a bf16-true wrapper: a state dict's fp32 tensor is written as given,
+    not cast to the compute dtype like an entry point's input; generate still crosses the boundary."""
+    wrapped = cw.apply(llama, "bf16-true")
+    assert wrapped.save_pretrained == llama.save_pretrained
+    assert wrapped.generate.__wrapped__ == llama.generate
+    state = {name: tensor.clone() for name, tensor in llama.state_dict().items()}
+    state["model.norm.weight"] = torch.full_like(state["model.norm.weight"], 1 / 3, dtype=torch.float32)
+    wrapped.save_pretrained(tmp_path / "out", state_dict=state)
+    assert cw.load(tmp_path / "out")["model.norm.weight"].dtype == torch.float32
+
+
 def test_save_pretrained_writes_storage_dtype_and_agreeing_config(t5, tmp_path):
     wrapped = cw.apply(t5, "bf16-mixed")
     path = save_pretrained(wrapped, tmp_path / "t5-bf16", dtype="bf16")

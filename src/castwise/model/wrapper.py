@@ -23,8 +23,9 @@ class PrecisionModule(nn.Module):
     ``state_dict()`` keys are the inner module's (no prefix), so checkpoints are interchangeable
     with the unwrapped model. Attributes the wrapper lacks are looked up on the inner module:
     its methods (``encode_image``, ``generate``, ...) come back running under the policy exactly
-    as ``forward`` does; anything else (parameters, submodules, config, properties' values) as it
-    is. ``cw.unwrap(model)`` gives the inner module itself, whose methods run as written.
+    as ``forward`` does; the hub's model-management methods (``save_pretrained``, ...) and anything
+    else (parameters, submodules, config, properties' values) as they are. ``cw.unwrap(model)``
+    gives the inner module itself, whose methods run as written.
     """
 
     __castwise_wrapper__ = True  # checkpoint/ unwraps by this marker without importing model/
@@ -57,7 +58,7 @@ class PrecisionModule(nn.Module):
                 raise
             inner = modules[_INNER]
             found = getattr(inner, name)
-            if inspect.ismethod(found) and found.__self__ is inner and not _is_dunder(name):
+            if inspect.ismethod(found) and found.__self__ is inner and _is_entry_point(inner, name):
                 return self._boundary.entry(found)
             return found
 
@@ -65,9 +66,21 @@ class PrecisionModule(nn.Module):
         return f"policy={self.policy}"
 
 
-def _is_dunder(name: str) -> bool:
-    """Python's own protocol names (``__deepcopy__``, ...): looked up, never entry points."""
-    return name.startswith("__") and name.endswith("__")
+_MANAGING_MODULES = (
+    "transformers.modeling_utils", "transformers.integrations.", "transformers.utils.", "huggingface_hub.",
+)
+"""Where the hub's base classes define the methods that manage a model rather than run it
+(``save_pretrained``, ``push_to_hub``, ``resize_token_embeddings``, ``load_adapter``)."""
+
+
+def _is_entry_point(inner: nn.Module, name: str) -> bool:
+    """Whether the method ``name`` of ``inner`` runs the model: not one of Python's protocol names
+    (``__deepcopy__``, ...) and not a hub base class's management method, which must see tensors as
+    they are (``save_pretrained(state_dict=...)`` under a -true policy would otherwise cast them)."""
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    owner = next((cls for cls in type(inner).__mro__ if name in vars(cls)), None)
+    return owner is None or not owner.__module__.startswith(_MANAGING_MODULES)
 
 
 def _strip_inner_prefix(module: nn.Module, state_dict: dict, prefix: str, local_metadata: dict) -> None:
