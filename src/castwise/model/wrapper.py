@@ -73,7 +73,7 @@ _MANAGING_MODULES = (
 (``save_pretrained``, ``push_to_hub``, ``resize_token_embeddings``, ``load_adapter``)."""
 
 
-def _is_entry_point(inner: nn.Module, name: str) -> bool:
+def _is_entry_point(inner: object, name: str) -> bool:
     """Whether the method ``name`` of ``inner`` runs the model: not one of Python's protocol names
     (``__deepcopy__``, ...) and not a hub base class's management method, which must see tensors as
     they are (``save_pretrained(state_dict=...)`` under a -true policy would otherwise cast them)."""
