@@ -177,7 +177,7 @@ def test_the_staging_folder_of_a_killed_save_is_removed_by_the_next_save(llama, 
         f"folders.save_pretrained(transformers.LlamaForCausalLM(config), {str(tmp_path / 'out')!r}, dtype='bf16')\n"
     )
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    assert process.stdout.readline().strip() == "started"
+    assert "started" in (line.strip() for line in process.stdout)  # past any library's log lines (DeepSpeed's)
     os.kill(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
     [litter] = [p for p in tmp_path.iterdir() if ".castwise-" in p.name]
