@@ -29,6 +29,7 @@ from castwise.checkpoint.zero.states import read_model_states, read_optim_states
 from castwise.cli import app
 
 from .helpers import RunsCommand
+from .zero_models import Net
 
 WORKER = Path(__file__).with_name("zero_worker.py")
 TORCHRUN = Path(sys.executable).with_name("torchrun")
@@ -153,6 +154,17 @@ def test_inspect_names_stage_ranks_step_dtypes_and_optimizer_state(zero):
     assert info.transformers_dtype is None
     fp16 = cw.inspect(zero / "stage2-fp16").zero
     assert fp16 is not None and fp16["module_dtype"] == "float16" and fp16["dynamic_loss_scale"] is True
+
+
+def test_load_gives_the_fp32_master_and_load_into_fills_a_model(zero):
+    reference = _reference(zero, "stage2-bf16")
+    loaded = cw.load(zero / "stage2-bf16")
+    assert loaded.keys() == reference.keys() - {"head.weight"}
+    assert all(torch.equal(loaded[n].float() if n.startswith("frozen") else loaded[n], reference[n]) for n in loaded)
+    model = Net()
+    result = cw.load_into(model, zero / "stage2-bf16")
+    assert torch.equal(model.head.weight, reference["embed.weight"]) and model.frozen.weight.dtype == torch.bfloat16
+    assert result.missing == () and result.unexpected == ()
 
 
 def test_stage1_frozen_parameters_come_from_the_module_weights(zero):

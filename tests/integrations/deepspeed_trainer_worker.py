@@ -1,7 +1,8 @@
 """A real ``transformers.Trainer`` run under DeepSpeed with ``CastwiseCallback`` (bf16, save dtype
-bf16) on a tiny tied Llama; run under ``torchrun --nproc_per_node=2`` with ``DS_ACCELERATOR=cpu``.
-Each case trains two steps, saves ``checkpoint-2`` and ``trainer.save_model(CASE/final)``; rank 0
-writes the callback's plan to ``CASE-plan.txt``."""
+bf16) on the tiny Llama of test_transformers_trainer.py, its head tied to its embedding; run under
+``torchrun --nproc_per_node=2`` with ``DS_ACCELERATOR=cpu``. Each case trains two steps, saves
+``checkpoint-2`` and ``trainer.save_model(CASE/final)``; rank 0 writes the callback's plan to
+``CASE-plan.txt``."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import argparse
 import os
 from pathlib import Path
 
-import torch
 import transformers
 from accelerate.state import AcceleratorState
+from test_transformers_trainer import Tokens, tiny_llama
 from transformers.integrations.deepspeed import unset_hf_deepspeed_config
 
 from castwise.integrations.transformers import CastwiseCallback
@@ -23,30 +24,10 @@ CASES = {
 }
 
 
-class Tokens(torch.utils.data.Dataset):
-    def __init__(self) -> None:
-        self.ids = torch.randint(3, 32, (8, 6), generator=torch.Generator().manual_seed(1))
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
-        return {"input_ids": self.ids[index], "labels": self.ids[index]}
-
-
 def run(name: str, out: Path) -> None:
-    config = transformers.LlamaConfig(
-        vocab_size=32,
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=32,
-        tie_word_embeddings=True,
-    )
-    torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(config)
+    model = tiny_llama()
+    model.config.tie_word_embeddings = True  # as most small chat models: the head is the embedding
+    model.lm_head.weight = model.model.embed_tokens.weight
     deepspeed = {
         "train_micro_batch_size_per_gpu": "auto",
         "gradient_accumulation_steps": "auto",

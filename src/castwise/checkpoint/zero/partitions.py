@@ -83,7 +83,7 @@ def rebuild(stage: int, models: list[ModelStates], optims: list[OptimStates]) ->
     master = _stage3_master(first, optims) if stage == 3 else _flat_group_master(first, optims)
     frozen = _stage3_frozen(models, world) if stage == 3 else _whole(first.frozen_fragments, first, Role.FROZEN)
     buffers = {n: first.module[n] for n in first.buffer_names if n in first.module}
-    tensors = {**_whole(buffers, first, Role.BUFFER)}
+    tensors = _whole(buffers, first, Role.BUFFER)
     for name, tensor in [*frozen.items(), *master.items()]:
         if name in tensors:
             raise CheckpointError(f"{first.path}: names {name!r} twice (as a buffer, frozen or trainable parameter)")
