@@ -25,7 +25,10 @@ from typer.testing import CliRunner
 import castwise as cw
 from castwise.checkpoint import CheckpointError
 from castwise.checkpoint.zero import ZeroReader
-from castwise.checkpoint.zero.states import read_model_states, read_optim_states
+from castwise.checkpoint.zero.partitions import rebuild
+from castwise.checkpoint.zero.states import ModelStates, OptimStates, read_model_states, read_optim_states
+from castwise.checkpoint.zero.torch_zip import Storage
+from castwise.checkpoint.zero.unpickler import StoredTensor
 from castwise.cli import app
 
 from .helpers import RunsCommand
@@ -342,3 +345,44 @@ def test_an_oversized_pickle_is_refused_before_it_is_read(tmp_path, monkeypatch)
     path = _craft(tmp_path / "big.pt", {"module": {"x" * 200: 1}}, {})
     with pytest.raises(CheckpointError, match=r"over the 100-byte bound"):
         read_model_states(path)
+
+
+def _flat(path: str, numel: int) -> StoredTensor:
+    return StoredTensor(Storage(Path(path), "0", torch.float32, numel, 0), 0, (numel,), (1,))
+
+
+def _states(shapes: list[dict], **fields) -> ModelStates:
+    defaults = dict(module={}, buffer_names=(), frozen_shapes={}, frozen_fragments={}, shared={})
+    return ModelStates(
+        Path("model.pt"), param_shapes=tuple(shapes), step=1, skipped_steps=0, version="x", **{**defaults, **fields}
+    )
+
+
+def _optim(stage: int, partitions: list[StoredTensor], paddings=None) -> OptimStates:
+    return OptimStates(Path("optim.pt"), stage, 2, tuple(partitions), paddings, 0, (), None, False)
+
+
+def test_stage3_pieces_cut_each_parameter_over_the_ranks_and_drop_the_last_ranks_padding():
+    model = _states([{"a": (3,), "b": (2, 2)}])  # per rank: a takes 2 (one padding), b takes 2
+    optims = [_optim(3, [_flat("r0", 3), _flat("r0b", 1)]), _optim(3, [_flat("r1", 4)])]
+    rebuilt = {t.name: t for t in rebuild(3, [model, model], optims).tensors}
+    assert [(p.storage.path.name, p.start, p.count) for p in rebuilt["a"].pieces] == [("r0", 0, 2), ("r1", 0, 1)]
+    assert [(p.storage.path.name, p.start, p.count) for p in rebuilt["b"].pieces] == [
+        ("r0", 2, 1),
+        ("r0b", 0, 1),
+        ("r1", 2, 2),  # rank 0's half straddles its two sub-groups
+    ]
+    with pytest.raises(CheckpointError, match="take 4 elements per rank but each rank holds 5"):
+        rebuild(3, [model, model], [_optim(3, [_flat("r0", 5)]), _optim(3, [_flat("r1", 5)])])
+
+
+def test_stage2_pieces_follow_the_flat_group_across_ranks_with_alignment_padding():
+    model = _states([{"a": (3,), "b": (4,)}])
+    optims = [_optim(2, [_flat("r0", 4)], paddings=((1, 0),)), _optim(2, [_flat("r1", 4)])]
+    rebuilt = {t.name: t for t in rebuild(2, [model], optims).tensors}
+    assert [(p.storage.path.name, p.start, p.count) for p in rebuilt["b"].pieces] == [("r1", 0, 4)]
+    with pytest.raises(CheckpointError, match="parameters take 7 elements but the ranks' partitions hold 16"):
+        rebuild(2, [model], [_optim(2, [_flat("r0", 8)]), _optim(2, [_flat("r1", 8)])])
+    frozen = _states([{"a": (3,), "b": (4,)}], frozen_shapes={"f": (2,)})
+    with pytest.raises(CheckpointError, match=r"frozen parameters \['f'\] have a shape but no values"):
+        rebuild(2, [frozen], optims)

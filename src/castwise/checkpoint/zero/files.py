@@ -61,7 +61,8 @@ def tag_folder(path: Path) -> Path | None:
     latest = path / LATEST
     if not latest.is_file():
         return None
-    raw = latest.read_bytes()[:_MAX_TAG_BYTES].decode("utf-8", errors="replace").strip()
+    with open(latest, "rb") as file:
+        raw = file.read(_MAX_TAG_BYTES).decode("utf-8", errors="replace").strip()
     if not raw or Path(raw).name != raw or raw in (".", ".."):
         raise CheckpointError(f"{latest}: names tag {raw[:80]!r}, not a folder name beside it")
     if not is_tag_folder(path / raw):

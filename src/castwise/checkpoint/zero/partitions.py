@@ -81,7 +81,7 @@ def rebuild(stage: int, models: list[ModelStates], optims: list[OptimStates]) ->
     first = models[0]
     world = len(optims)
     master = _stage3_master(first, optims) if stage == 3 else _flat_group_master(first, optims)
-    frozen = _stage3_frozen(models, world) if stage == 3 else _whole(first.frozen_fragments, first, Role.FROZEN)
+    frozen = _stage3_frozen(models, world) if stage == 3 else _stage12_frozen(first)
     buffers = {n: first.module[n] for n in first.buffer_names if n in first.module}
     tensors = _whole(buffers, first, Role.BUFFER)
     for name, tensor in [*frozen.items(), *master.items()]:
@@ -147,7 +147,7 @@ def _stage3_master(model: ModelStates, optims: list[OptimStates]) -> dict[str, R
             if name in master:
                 raise CheckpointError(f"{model.path}: parameter {name!r} appears in two groups")
             numel = math.prod(shape)
-            per_rank = math.ceil(numel / world)
+            per_rank = -(-numel // world)
             pieces = [
                 piece
                 for rank, flat in enumerate(flats)
@@ -168,7 +168,7 @@ def _stage3_frozen(models: list[ModelStates], world: int) -> dict[str, Rebuilt]:
     frozen: dict[str, Rebuilt] = {}
     for name, shape in models[0].frozen_shapes.items():
         numel, pieces = math.prod(shape), []
-        per_rank = math.ceil(numel / world)
+        per_rank = -(-numel // world)
         for rank, model in enumerate(models):
             fragment = model.frozen_fragments.get(name)
             if fragment is None:
@@ -180,6 +180,14 @@ def _stage3_frozen(models: list[ModelStates], world: int) -> dict[str, Rebuilt]:
             raise CheckpointError(f"{models[0].path}: the ranks' fragments of {name!r} differ in dtype")
         frozen[name] = Rebuilt(name, dtypes.pop(), shape, Role.FROZEN, tuple(pieces))
     return frozen
+
+
+def _stage12_frozen(model: ModelStates) -> dict[str, Rebuilt]:
+    """Stages 1 and 2 frozen parameters: whole 16-bit tensors in the model states (stage 2 only)."""
+    missing = [name for name in model.frozen_shapes if name not in model.frozen_fragments]
+    if missing:
+        raise CheckpointError(f"{model.path}: frozen parameters {missing[:3]} have a shape but no values saved")
+    return _whole(model.frozen_fragments, model, Role.FROZEN)
 
 
 def _whole(tensors: dict[str, StoredTensor], model: ModelStates, role: Role) -> dict[str, Rebuilt]:

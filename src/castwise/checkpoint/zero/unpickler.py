@@ -39,6 +39,8 @@ _STORAGE_DTYPES = {
     "ByteStorage": torch.uint8,
     "BoolStorage": torch.bool,
 }
+_DTYPES = {name: value for name, value in vars(torch).items() if isinstance(value, torch.dtype)}
+"""``torch.float16`` and the like, looked up without touching torch's lazily imported attributes."""
 
 
 @dataclass(frozen=True)
@@ -130,8 +132,8 @@ class _ShardUnpickler(pickle.Unpickler):
             return admitted
         if module == "torch" and name in _STORAGE_DTYPES:
             return _StorageKind(_STORAGE_DTYPES[name])
-        if module == "torch" and isinstance(getattr(torch, name, None), torch.dtype):
-            return getattr(torch, name)
+        if module == "torch" and name in _DTYPES:
+            return _DTYPES[name]
         if module.split(".")[0] == "deepspeed" and name.isidentifier():
             return self._inert_class(f"{module}.{name}")
         raise _Refused(f"global '{module}.{name}' is not part of a DeepSpeed ZeRO checkpoint")
