@@ -34,7 +34,8 @@ from castwise.checkpoint.layout import CONFIG_NAME, SAFETENSORS_INDEX, Layout, r
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_size, parse_target, plan_outputs
 from castwise.checkpoint.safetensors_header import plan_entries
-from castwise.checkpoint.shards import ShardReader, open_shard
+from castwise.checkpoint.shards import ShardReader
+from castwise.checkpoint.sources import open_source
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.writer import SafetensorsWriter
 
@@ -149,7 +150,7 @@ def convert(
     elif max_shard_size is not None:
         raise CheckpointError(f"{destination}: --max-shard-size splits a folder's output; name a folder, not a file")
     else:  # a file, or a folder holding one weight file, to one file
-        with atomic_file(destination, force) as out, closing(open_shard(layout.files[0], key=key)) as shard:
+        with atomic_file(destination, force) as out, closing(open_source(layout.files[0], key=key)) as shard:
             _write_outputs(shard, plans[layout.files[0]], out, job)
         files = (str(destination),)
     fp8: tuple[int, int, int] = (
@@ -172,7 +173,7 @@ def convert(
 
 
 def _infos(file: Path, key: str | None) -> list[TensorInfo]:
-    with closing(open_shard(file, data=False, key=key)) as shard:
+    with closing(open_source(file, data=False, key=key)) as shard:
         return shard.infos()
 
 
@@ -181,7 +182,7 @@ def _scale_values(layout: Layout, key: str | None, scales: Fp8Scales) -> dict[st
     wanted = {grid.scale for grid in scales.grids.values()}
     values: dict[str, torch.Tensor] = {}
     for file in layout.files if wanted else ():
-        with closing(open_shard(file, key=key)) as shard:
+        with closing(open_source(file, key=key)) as shard:
             values.update({i.name: shard.read(i.name).clone() for i in shard.infos() if i.name in wanted})
     return values
 
@@ -232,7 +233,7 @@ def _convert_folder(
     with atomic_folder(destination, force) as staging:
         weight_map: dict[str, str] = {}
         for file, outputs in parts.items():
-            with closing(open_shard(file, key=job.key)) as shard:
+            with closing(open_source(file, key=job.key)) as shard:
                 for part, name in zip(outputs, unused):
                     with open(staging / name, "wb") as out:
                         weight_map.update({tensor: name for tensor in _write_outputs(shard, part, out, job)})
@@ -240,7 +241,7 @@ def _convert_folder(
             _write_index(staging / SAFETENSORS_INDEX, layout, weight_map, job)
         if config is not None:
             write_config_with_dtype(config, staging / CONFIG_NAME, job.target.dtype, config_updates)
-        skipped = _copy_other_files(layout, staging) if layout.format != "dcp" else ()  # DCP: only its data
+        skipped = _copy_other_files(layout, staging) if layout.format not in ("dcp", "zero") else ()  # only their data
     return tuple(str(destination / name) for name in names), skipped
 
 

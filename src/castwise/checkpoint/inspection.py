@@ -13,8 +13,9 @@ from castwise.checkpoint.fp8_scales import find_scales
 from castwise.checkpoint.hf_config import declared_dtype, read_config
 from castwise.checkpoint.layout import Layout, resolve
 from castwise.checkpoint.metadata import describe_castwise_metadata
-from castwise.checkpoint.shards import open_shard
+from castwise.checkpoint.sources import open_source
 from castwise.checkpoint.tensor_info import TensorInfo
+from castwise.checkpoint.zero import ZeroReader
 
 _LISTED = 3
 _PICKLE_NOTE = (
@@ -47,6 +48,8 @@ class CheckpointInfo:
     transformers_dtype: str | None
     findings: tuple[str, ...]
     fp8: dict[str, object] | None = None
+    zero: dict[str, object] | None = None
+    """A DeepSpeed ZeRO checkpoint's stage, ranks, step, master and module dtypes, optimizer state size."""
 
     @property
     def total_bytes(self) -> int:
@@ -92,6 +95,7 @@ class CheckpointInfo:
             "metadata": self.metadata,
             "findings": list(self.findings),
             "fp8": self.fp8,
+            "zero": self.zero,
         }
         if tensors:
             result["tensors"] = [t.to_dict() for t in self.tensors]
@@ -104,15 +108,17 @@ def inspect(path: str | Path) -> CheckpointInfo:
     metadata: dict[str, str] = {}
     per_file: list[list[TensorInfo]] = []
     format_findings = []
+    zero = None
     for file in layout.files:
-        with closing(open_shard(file, data=False, key=ALL_KEYS)) as shard:
+        with closing(open_source(file, data=False, key=ALL_KEYS)) as shard:
             per_file.append(shard.infos())
             metadata = metadata or dict(shard.metadata)
-            format_findings += shard.findings() if isinstance(shard, DcpReader) else []
+            format_findings += shard.findings() if isinstance(shard, (DcpReader, ZeroReader)) else []
+            zero = shard.summary.to_dict() if isinstance(shard, ZeroReader) else zero
     tensors = [t for infos in per_file for t in infos]
     config = read_config(layout.config) if layout.config else None
     declared = declared_dtype(config) if config else None
-    loads_as, reason = _transformers_dtype(declared, layout, per_file[0])
+    loads_as, reason = _transformers_dtype(declared, layout, per_file[0]) if zero is None else (None, "")
     scales = find_scales(tensors, config)
     findings = [
         *format_findings,
@@ -134,6 +140,7 @@ def inspect(path: str | Path) -> CheckpointInfo:
         loads_as,
         tuple(findings),
         scales.to_dict() if scales.any else None,
+        zero,
     )
 
 

@@ -11,6 +11,7 @@ from castwise.checkpoint.bounded_json import parse_json
 from castwise.checkpoint.dcp import METADATA_NAME, is_dcp_folder
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.torch_file import TORCH_SUFFIXES
+from castwise.checkpoint.zero import is_tag_folder, tag_folder, tags_without_latest
 
 CONFIG_NAME = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -19,6 +20,7 @@ _FOLDER_CANDIDATES = ("model.safetensors", SAFETENSORS_INDEX, "pytorch_model.bin
 _WEIGHT_SUFFIXES = (".safetensors", *TORCH_SUFFIXES)
 _TRAINER_STATE = ("training_args.bin", "optimizer.pt", "scheduler.pt", "scaler.pt", "rng_state.pth")
 """Pickles the transformers Trainer writes beside the weights: never the model's weights."""
+_ZERO_SHARD_SUFFIXES = ("_model_states.pt", "_optim_states.pt")
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class Layout:
 
 
 def resolve(path: str | Path) -> Layout:
-    """Find the weight files behind ``path`` (a file, an ``*.index.json``, a model or DCP folder)."""
+    """Find the weight files behind ``path`` (a file, an ``*.index.json``, a model, DCP or ZeRO folder)."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: no such file or folder")
@@ -52,6 +54,11 @@ def resolve(path: str | Path) -> Layout:
         return dataclasses.replace(_folder(path), path=path)
     if path.name.endswith(".index.json"):
         return _sharded(path, path.parent)
+    if path.name.endswith(_ZERO_SHARD_SUFFIXES) and is_tag_folder(path.parent):
+        raise CheckpointError(
+            f"{path}: one rank's shard of the DeepSpeed ZeRO checkpoint {path.parent}; castwise reads every "
+            "rank's shards together: pass the folder"
+        )
     return Layout(path, (path,), _format_of(path), config=_config_beside(path))
 
 
@@ -60,6 +67,9 @@ def _folder(folder: Path) -> Layout:
         candidate = folder / name
         if candidate.is_file():
             return _sharded(candidate, folder) if name.endswith(".index.json") else _single(candidate, folder)
+    tag = tag_folder(folder)
+    if tag is not None:  # a DeepSpeed checkpoint (its tag folder or the folder naming it), no model weights here
+        return Layout(folder, (tag,), "zero", folder=folder, config=_config_beside(tag))
     indexes = sorted(folder.glob("*.index.json"))
     weights = sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES and p.name not in _TRAINER_STATE
@@ -73,6 +83,12 @@ def _folder(folder: Path) -> Layout:
         raise CheckpointError(
             f"{folder}: holds no model weights of its own, only the Trainer checkpoint folders "
             f"{', '.join(trainer_checkpoints)}; pass one of them"
+        )
+    tags = tags_without_latest(folder)
+    if not indexes and tags:
+        raise CheckpointError(
+            f"{folder}: holds the DeepSpeed ZeRO tag folders {', '.join(tags)} but no 'latest' file naming one; "
+            "pass one"
         )
     found = ", ".join(p.name for p in (indexes or weights)) or "none"
     raise CheckpointError(f"{folder}: cannot tell which weights to use (found: {found}); pass the file or index path")

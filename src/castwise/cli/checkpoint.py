@@ -15,7 +15,9 @@ from castwise.cli.output import console, fail, literal, print_json, printable, t
 
 def inspect_command(
     path: str = typer.Argument(
-        ..., help="A .safetensors, .bin/.pt/.pth file, an *.index.json, a model folder or a DCP folder."
+        ...,
+        help="A .safetensors, .bin/.pt/.pth file, an *.index.json, a model folder, a DCP folder, or a DeepSpeed "
+        "ZeRO checkpoint folder (its 'latest' tag, or one global_stepN folder).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     tensors: bool = typer.Option(False, "--tensors", help="Also list every tensor (name, dtype, shape, bytes, file)."),
@@ -52,7 +54,10 @@ def convert_command(
         None, "--key", help="DCP folders: the state group to write (default: model, without its prefix)."
     ),
     config: str = typer.Option(
-        None, "--config", help="A config.json to write beside a folder's output (default: SRC's own)."
+        None,
+        "--config",
+        help="A config.json to write beside a folder's output, read for the keep rule's module classes "
+        "(default: SRC's own; give the model's for a DeepSpeed ZeRO folder).",
     ),
     max_shard_size: str = typer.Option(
         None, "--max-shard-size", help="Split a folder's output into shards of at most this size (5GB, 500MB)."

@@ -5,7 +5,9 @@
 Training precision and storage precision are two choices. The Trainer keeps running the math as
 its arguments say (``bf16=True``: bf16 autocast) over the parameters as they were loaded; the
 callback keeps the policy's modules in fp32 (computing in fp32), says at train begin what will
-really happen, writes every save in ``save_dtype``, and logs precision health.
+really happen, writes every save in ``save_dtype``, and logs precision health. Under DeepSpeed ZeRO
+(which runs every module 16-bit and keeps the fp32 master in its optimizer) each checkpoint's
+weights are rewritten from the master in DeepSpeed's checkpoint beside them.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import warnings
+from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 from transformers import PreTrainedModel, TrainerCallback
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
 from castwise.integrations.storage import kept_fp32_modules
-from castwise.integrations.transformers.folders import save_pretrained
+from castwise.integrations.transformers.folders import save_pretrained, weights_from_zero
 from castwise.integrations.transformers.plan import (
     TrainingPlan,
     check_trainable,
@@ -28,6 +32,7 @@ from castwise.integrations.transformers.plan import (
     running_policy,
     trainer_math,
 )
+from castwise.integrations.transformers.zero import ZeroRun, one_rank_skeletons
 from castwise.model import PrecisionWarning, unwrap
 from castwise.model.keep_fp32 import attach_fp32_compute
 from castwise.model.wrapper import model_policy
@@ -73,6 +78,7 @@ class CastwiseCallback(TrainerCallback):
         self._monitor: PrecisionMonitor | None = None
         self._observation: contextlib.AbstractContextManager | None = None
         self._fresh: dict[str, float] = {}
+        self._zero: ZeroRun | None = None
 
     def on_init_end(self, args: Any, state: Any, control: Any, model: nn.Module | None = None, **kwargs: Any) -> None:
         """Keep the policy's modules fp32 before the optimizer exists, and route saves through castwise."""
@@ -115,6 +121,15 @@ class CastwiseCallback(TrainerCallback):
         observation.__exit__(None, None, None)
         self._fresh = self.metrics(optimizer)
 
+    def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Under DeepSpeed ZeRO, rewrite the new checkpoint's weights from the fp32 master saved in it."""
+        if self._zero is None or not state.is_world_process_zero or self.save_dtype is None:
+            return
+        folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+        if (folder / "latest").is_file():
+            with one_rank_skeletons(args):
+                weights_from_zero(folder, self.save_dtype, self._kept, self.max_shard_size)
+
     def on_log(self, args: Any, state: Any, control: Any, logs: dict | None = None, **kwargs: Any) -> None:
         """Add the latest sample's figures to this log record (``logs`` and ``state.log_history``)."""
         if not self._fresh or logs is None:
@@ -141,13 +156,15 @@ class CastwiseCallback(TrainerCallback):
         self._kept = kept_fp32_modules(model, self.policy)
         if self.save_dtype is None:
             self.save_dtype = _loaded_dtype(model) or self.policy.param_dtype
-        for name in self._kept:
-            model.get_submodule(name).float()
+        self._zero = math.zero
         running = running_policy(model, model_policy(model, self.policy), self._kept, math)
-        if running.is_low_precision:
-            attach_fp32_compute(model, running)
+        if math.zero is None:  # DeepSpeed casts every module to its own dtype: kept modules stay fp32 on disk only
+            for name in self._kept:
+                model.get_submodule(name).float()
+            if running.is_low_precision:
+                attach_fp32_compute(model, running)
         if isinstance(model, PreTrainedModel):
-            saver = _SavesThroughCastwise(model, self.save_dtype, self._kept, self.max_shard_size)
+            saver = _SavesThroughCastwise(model, self.save_dtype, self._kept, self.max_shard_size, args)
             model.save_pretrained = saver  # type: ignore[method-assign,assignment]  # the stand-in is the point
         else:
             warnings.warn(
@@ -162,15 +179,28 @@ class _SavesThroughCastwise:
     ``trainer.save_model`` write through castwise's ``save_pretrained`` (transformers' semantics:
     the weights in the folder are replaced, other files left alone)."""
 
-    def __init__(self, model: nn.Module, dtype: torch.dtype, kept: tuple[str, ...], max_shard_size: int | str | None):
-        self.model, self.dtype, self.kept, self.max_shard_size = model, dtype, kept, max_shard_size
+    def __init__(
+        self,
+        model: PreTrainedModel,
+        dtype: torch.dtype,
+        kept: tuple[str, ...],
+        max_shard_size: int | str | None,
+        args: Any,
+    ) -> None:
+        self.model, self.dtype, self.kept, self.max_shard_size, self.args = model, dtype, kept, max_shard_size, args
 
     def __call__(self, save_directory: Any, is_main_process: bool = True, **kwargs: Any) -> None:
         if not is_main_process:
             return
+        state = kwargs.get("state_dict")
+        if state is not None and not state:  # ZeRO-3 without gathering: the weights come from DeepSpeed's checkpoint
+            Path(save_directory).mkdir(parents=True, exist_ok=True)
+            self.model.config.save_pretrained(save_directory)
+            return
         if self.max_shard_size is not None:
             kwargs.setdefault("max_shard_size", self.max_shard_size)
-        save_pretrained(self.model, save_directory, dtype=self.dtype, keep_fp32=self.kept, force=True, **kwargs)
+        with one_rank_skeletons(self.args):
+            save_pretrained(self.model, save_directory, dtype=self.dtype, keep_fp32=self.kept, force=True, **kwargs)
 
 
 def _loaded_dtype(model: nn.Module) -> torch.dtype | None:

@@ -4,7 +4,8 @@ transformers 5 (``dtype="auto"``) picks one dtype for the whole model, so bf16 w
 norms come back all-bf16. ``from_pretrained`` loads in the widest stored dtype (an exact upcast),
 sets each tensor back to its stored dtype from the file headers, and makes the fp32 modules
 compute in fp32 and hand back the 16-bit dtype, so the model runs as loaded.
-``save_pretrained`` writes a folder in a storage dtype through ``cw.convert``.
+``save_pretrained`` writes a folder in a storage dtype through ``cw.convert``; ``weights_from_zero``
+rewrites a Trainer checkpoint's weights from the DeepSpeed ZeRO checkpoint inside it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from torch import nn
 from castwise.checkpoint import CheckpointError, convert, inspect
 from castwise.checkpoint.atomic import remove_stale_temporaries, scratch_folder
 from castwise.checkpoint.dtypes import CASTABLE
+from castwise.checkpoint.layout import CONFIG_NAME
+from castwise.checkpoint.zero import tag_folder
 from castwise.integrations.storage import kept_fp32_modules, storage_policy
 from castwise.model import unwrap
 from castwise.model.keep_fp32 import attach_fp32_compute
@@ -128,11 +131,37 @@ def save_pretrained(
         saved, converted = Path(staging, "saved"), Path(staging, "converted")
         _save_with_transformers(inner, saved, **kwargs)
         convert(saved, converted, dtype=policy.param_dtype, keep_fp32=kept)
-        path.mkdir(exist_ok=True)
-        written = _move_into(converted, path)
+        _install(converted, path, replaced)
+    return path
+
+
+def weights_from_zero(
+    folder: str | Path, dtype: torch.dtype, keep_fp32: Iterable[str], max_shard_size: int | str | None = None
+) -> Path:
+    """Replace the model weights of Trainer checkpoint ``folder`` with the fp32 master of the DeepSpeed
+    ZeRO checkpoint inside it, in ``dtype`` (modules matching ``keep_fp32`` fp32); its config.json says ``dtype``."""
+    folder = Path(folder)
+    tag = tag_folder(folder)
+    if tag is None:
+        raise CheckpointError(f"{folder}: holds no DeepSpeed ZeRO checkpoint ('latest' and its tag folder)")
+    config = folder / CONFIG_NAME
+    remove_stale_temporaries(folder)
+    with scratch_folder(folder) as staging:
+        converted = Path(staging, "converted")
+        convert(
+            tag, converted, dtype, keep_fp32=tuple(keep_fp32), max_shard_size=max_shard_size,
+            config=config if config.is_file() else None,
+        )
+        _install(converted, folder, _model_weights(folder))
+    return folder
+
+
+def _install(converted: Path, folder: Path, replaced: set[Path]) -> None:
+    """Move the converted files into ``folder`` and remove the weight files they do not replace."""
+    folder.mkdir(exist_ok=True)
+    written = _move_into(converted, folder)
     for stale in replaced - written:
         stale.unlink(missing_ok=True)
-    return path
 
 
 def _save_with_transformers(model: nn.Module, folder: Path, **kwargs: Any) -> None:

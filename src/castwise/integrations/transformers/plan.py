@@ -3,7 +3,9 @@
 The Trainer runs the math as its ``TrainingArguments`` say, through Accelerate: ``bf16=True``
 autocasts to bf16 (CPU and GPU) and leaves the parameters as they are; ``fp16=True`` autocasts to
 fp16 with a GradScaler on a GPU and does nothing at all on CPU. Parameters train in the dtype they
-were loaded in, so bf16 parameters train in pure bf16, with no fp32 master copy.
+were loaded in, so bf16 parameters train in pure bf16, with no fp32 master copy. Under DeepSpeed
+ZeRO the module is cast to 16 bits and the fp32 master lives in DeepSpeed's optimizer
+(:mod:`castwise.integrations.transformers.zero`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import torch
 from torch import nn
 
 from castwise.checkpoint.dtypes import torch_name
+from castwise.integrations.transformers.zero import ZeroRun, zero_run
 from castwise.policy import Policy, dtype_name
 from castwise.training import update_rule
 
@@ -30,11 +33,15 @@ class TrainerMath:
     grad_scaler: bool
     tf32: bool
     because: str
+    zero: ZeroRun | None = None
 
 
 def trainer_math(args: Any) -> TrainerMath:
     """The autocast dtype, loss scaling and TF32 that ``TrainingArguments`` give on their device."""
     tf32 = bool(getattr(args, "tf32", False))
+    zero = zero_run(args)
+    if zero is not None:
+        return TrainerMath(None, False, tf32, zero.because, zero)
     if args.bf16:
         return TrainerMath(torch.bfloat16, False, tf32, "TrainingArguments bf16=True")
     if args.fp16 and args.device.type != "cpu":
@@ -51,7 +58,7 @@ def trainable_dtypes(model: nn.Module, kept: tuple[str, ...]) -> Counter[torch.d
     counts: Counter[torch.dtype] = Counter()
     for name, param in model.named_parameters():
         if param.requires_grad and param.is_floating_point() and not name.startswith(prefixes):
-            counts[param.dtype] += param.numel()
+            counts[param.dtype] += getattr(param, "ds_numel", param.numel())  # ZeRO-3 holds a partition
     return counts
 
 
@@ -103,17 +110,20 @@ class TrainingPlan:
         counts = ", ".join(f"{count:,} {name}" for name, count in self.trainable.items()) or "none"
         param = self.running.param_dtype
         kind = f"pure {dtype_name(param)}, no fp32 master copy" if param in _LOW else "fp32 master weights"
+        kind = self.math.zero.weights if self.math.zero is not None else kind
         rule = {"kahan": ", Kahan-compensated", "stochastic": ", stochastically rounded"}.get(self.update_rule, "")
         math = self.math
         compute = f"{dtype_name(math.autocast)} autocast" if math.autocast else f"no autocast: {dtype_name(param)} math"
         kept = ", ".join(self.kept[:3]) + (", ..." if len(self.kept) > 3 else "")
         save = self.save_dtype
+        source = f": {math.zero.on_disk()}" if math.zero is not None else ""
+        computing = "computing in fp32" if math.zero is None else "on disk (DeepSpeed runs every module 16-bit)"
         return [
             ("weights", f"{counts} trainable parameters ({kind}), updated by {self.optimizer}{rule}"),
             ("math", f"{compute} ({math.because})" + (", GradScaler loss scaling" if math.grad_scaler else "")),
-            ("fp32", f"{len(self.kept)} modules kept fp32, computing in fp32" + (f": {kept}" if kept else "")),
+            ("fp32", f"{len(self.kept)} modules kept fp32, {computing}" + (f": {kept}" if kept else "")),
             ("tf32", "TF32 matmuls allowed (Ampere+ GPUs; no effect on CPU)" if math.tf32 else "off"),
-            ("on disk", f"{dtype_name(save)} weights, kept modules fp32, config.json dtype {torch_name(save)}"),
+            ("on disk", f"{dtype_name(save)} weights, kept modules fp32, config.json dtype {torch_name(save)}{source}"),
         ]
 
 
@@ -139,7 +149,7 @@ def _pure_16bit(
     requested: Policy, running: Policy, counts: Counter[torch.dtype], optimizer: str, rule: str, math: TrainerMath
 ) -> list[str]:
     param = running.param_dtype
-    if param not in _LOW or rule != "none":
+    if param not in _LOW or rule != "none" or math.zero is not None:  # DeepSpeed keeps an fp32 master
         return []
     name = dtype_name(param)
     asked = f"the policy {requested} keeps fp32 master weights, but " if requested.param_dtype not in _LOW else ""
