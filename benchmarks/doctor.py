@@ -34,7 +34,7 @@ from torch import nn
 
 import castwise as cw
 from castwise.doctor import example_inputs, example_labels, example_model
-from castwise.doctor.trial import DefaultLoss, train, trial_batches, variants
+from castwise.doctor.measure.trial import DefaultLoss, train, trial_batches, variants
 from castwise.model import PrecisionWarning
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 

@@ -12,9 +12,10 @@ from rich.console import Console
 
 import castwise as cw
 from castwise.doctor import REPORT_SCHEMA, example_inputs, example_model, render_text
-from castwise.doctor.compare import SMALL, Reference, compare
-from castwise.doctor.recommend import Trial, cost, search_keep_fp32
-from castwise.doctor.report import PolicyResult
+from castwise.doctor.judge.recommend import cost
+from castwise.doctor.judge.search import Trial, search_keep_fp32
+from castwise.doctor.measure.compare import SMALL, Reference, compare
+from castwise.doctor.report.data import PolicyResult
 from castwise.policy import Policy
 
 

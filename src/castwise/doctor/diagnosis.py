@@ -8,14 +8,16 @@ from typing import Any
 
 from torch import nn
 
-from castwise.doctor.findings import find
-from castwise.doctor.fp8_report import fp8_rows
-from castwise.doctor.recommend import Trial, recommend
-from castwise.doctor.report import PolicyResult, Report, Training
-from castwise.doctor.routing import routing_report
-from castwise.doctor.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
-from castwise.doctor.scoring import score
-from castwise.doctor.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
+from castwise.doctor.judge.findings import find
+from castwise.doctor.judge.recommend import recommend
+from castwise.doctor.judge.search import Trial
+from castwise.doctor.judge.verdict import judge
+from castwise.doctor.measure.fp8 import fp8_rows
+from castwise.doctor.measure.routing import routing_report
+from castwise.doctor.measure.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
+from castwise.doctor.measure.scoring import score
+from castwise.doctor.measure.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
+from castwise.doctor.report.data import Report, Training
 from castwise.model import PrecisionWarning, unwrap
 from castwise.policy import Policy, PolicyLike
 
@@ -81,7 +83,8 @@ def diagnose(
             work.next(str(policy))
             captures[str(policy)] = _run_policy(source, policy, call, modes, one_step_loss, seed, reference)
         reference_ok = all(capture.run.ok for capture in reference.values())
-        results = [_result(name, runs, tolerance, reference_ok) for name, runs in captures.items()]
+        results = [judge(name, [c.run for c in runs.values()], tolerance, reference_ok)
+                   for name, runs in captures.items()]
         for result in results:
             if Policy.parse(result.policy).fp8 and result.ok:
                 work.grow(f"{result.policy}: fp8 rows")
@@ -176,15 +179,6 @@ def _run_policy(model: nn.Module, policy: Policy, call: Call, modes: Sequence[st
     return captures
 
 
-def _result(name: str, runs: dict[str, Capture], tolerance: float, reference_ok: bool) -> PolicyResult:
-    """Within tolerance: the reference and every mode ran, nothing overflowed, the error is small enough."""
-    result = PolicyResult(name, [c.run for c in runs.values()], within_tolerance=False)
-    error = result.max_error
-    result.within_tolerance = reference_ok and result.ok and not result.overflowed \
-        and not any(r.overflow for r in result.runs) and (error or 0.0) <= tolerance
-    return result
-
-
 def _merged_previous(runs: dict[str, Capture]) -> dict[str, str | None]:
     merged: dict[str, str | None] = {}
     for capture in runs.values():
@@ -196,6 +190,6 @@ def _trial(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], l
            seed: int, reference: dict[str, Capture], tolerance: float, reference_ok: bool) -> Trial:
     """Re-run a policy (outputs only) and judge it like a diagnosed one."""
     runs = _run_policy(model, policy, call, modes, loss_fn, seed, reference, per_module=False)
-    result = _result(str(policy), runs, tolerance, reference_ok)
+    result = judge(str(policy), [c.run for c in runs.values()], tolerance, reference_ok)
     failing = next((r.failing_module for r in result.runs if not r.ok), None)
     return Trial(result.within_tolerance, result.max_error, failing)

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
-from castwise.doctor.report import ModuleStats
+from castwise.doctor.report.data import ModuleStats
 from castwise.model.casting import iter_tensors
 from castwise.model.keep_fp32 import is_computing_in_fp32
 from castwise.policy import dtype_name

@@ -7,9 +7,9 @@ from collections.abc import Iterator, Sequence
 import torch
 from torch import nn
 
-from castwise.doctor.formatting import percent
-from castwise.doctor.report import Finding, KeepFix, ModeRun, PolicyResult, Routing, Training, TrainingRun
-from castwise.doctor.routing import ROUTING_WARNING
+from castwise.doctor.measure.routing import ROUTING_WARNING
+from castwise.doctor.report.data import Finding, KeepFix, ModeRun, PolicyResult, Routing, Training, TrainingRun
+from castwise.doctor.report.formatting import percent
 from castwise.model.pitfalls import FASTPATH_MODULES
 from castwise.policy import Policy, dtype_name
 

@@ -10,8 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from castwise.doctor.parity import ParityRow
-from castwise.doctor.serialize import from_dict
+from castwise.doctor.report.serialize import from_dict
 
 SCHEMA_ID = "castwise.doctor.report/2"
 
@@ -260,6 +259,31 @@ class Routing:
     def keeping_helps(self) -> bool:
         """Keeping the routers in fp32 was measured to at least halve the changed choices."""
         return self.keep_policy is not None and self.changed_kept is not None and self.changed_kept * 2 <= self.changed
+
+
+@dataclass
+class ModeResult:
+    """One forward in one mode: the output dtype, or the first line of the error it raised."""
+
+    ok: bool
+    output_dtype: str | None
+    max_rel_error: float | None
+    error: str | None
+
+
+@dataclass
+class ParityRow:
+    """One policy run one way (``torch``: the naive way; ``castwise``: under ``cw.apply``)."""
+
+    policy: str
+    way: str
+    train: ModeResult
+    eval: ModeResult
+    param_bytes: int
+
+    @property
+    def ok(self) -> bool:
+        return self.train.ok and self.eval.ok
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from castwise.doctor.charts import (
+from castwise.doctor.render.charts import (
     dtype_flow_chart,
     error_chart,
     loss_chart,
@@ -13,8 +13,8 @@ from castwise.doctor.charts import (
     memory_chart,
     training_memory_chart,
 )
-from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
-from castwise.doctor.report import ModeRun, PolicyResult, Report, Routing, Training
+from castwise.doctor.report.data import ModeRun, PolicyResult, Report, Routing, Training
+from castwise.doctor.report.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from castwise.doctor.compare import relative_difference
-from castwise.doctor.runner import Capture
+from castwise.doctor.measure.compare import relative_difference
+from castwise.doctor.measure.runner import Capture
 
 
 def score(candidate: Capture, reference: Capture) -> None:

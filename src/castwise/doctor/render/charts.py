@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from castwise.doctor.report import ModuleStats, PolicyResult, Report, Training
+from castwise.doctor.report.data import ModuleStats, PolicyResult, Report, Training
 
 DTYPE_COLOURS = {"f64": "#4c72b0", "f32": "#8fb3e0", "bf16": "#f2a65a", "f16": "#e15759", "-": "#eeeeee"}
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974")

@@ -6,8 +6,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
-from castwise.doctor.report import ModeRun, PolicyResult, Report, Routing, Training, TrainingRun
+from castwise.doctor.report.data import ModeRun, PolicyResult, Report, Routing, Training, TrainingRun
+from castwise.doctor.report.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 

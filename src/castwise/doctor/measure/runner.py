@@ -13,10 +13,10 @@ import torch
 from torch import nn
 
 from castwise.doctor.catalogue import explain
-from castwise.doctor.compare import Numerics, Reference, compare_all
-from castwise.doctor.outputs import Measurer, Recorder
-from castwise.doctor.report import Memory, ModeRun
-from castwise.doctor.trace import ModelIndex, Tracer, floating_tensors
+from castwise.doctor.measure.compare import Numerics, Reference, compare_all
+from castwise.doctor.measure.outputs import Measurer, Recorder
+from castwise.doctor.measure.trace import ModelIndex, Tracer, floating_tensors
+from castwise.doctor.report.data import Memory, ModeRun
 from castwise.model import PrecisionModule, apply, unwrap
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 from castwise.policy import Policy, dtype_name
