@@ -66,7 +66,7 @@ def test_fp32_attribute_in_a_matmul_names_the_module_and_the_fix() -> None:
         assert run.exception.startswith("RuntimeError: expected m1 and m2 to have the same dtype")
         assert run.explanation["kind"] == "matmul_dtype"
     failure = next(f for f in report.findings if f.severity == "error")
-    assert (failure.module, failure.policy, failure.kind) == ("mixer", "bf16-true", "matmul_dtype")
+    assert (failure.module, failure.policy, failure.kind) == ("mixer", "bf16-true", "exception")
     assert "(train/eval) raised in module mixer" in failure.message
     assert "keeping mixer in fp32 makes bf16-true pass" in failure.fix
     attribute = next(f for f in report.findings if f.kind == "tensor_attribute")

@@ -15,6 +15,7 @@ from castwise.doctor.judge.verdict import judge
 from castwise.doctor.measure.fp8 import fp8_rows
 from castwise.doctor.measure.routing import routing_report
 from castwise.doctor.measure.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
+from castwise.doctor.measure.scaling import settle_loss_scale
 from castwise.doctor.measure.scoring import score
 from castwise.doctor.measure.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
 from castwise.doctor.report.data import Report, Training
@@ -167,15 +168,20 @@ def _check_modes(modes: Sequence[str]) -> tuple[str, ...]:
 
 
 def _run_policy(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], loss_fn: LossFn | None,
-                seed: int, reference: dict[str, Capture] | None = None, per_module: bool = True) -> dict[str, Capture]:
-    """Run ``policy`` in each mode; with ``reference`` (runs per mode), score against it."""
+                seed: int, reference: dict[str, Capture] | None = None, timed: bool = True) -> dict[str, Capture]:
+    """Run ``policy`` in each mode; with ``reference`` (runs per mode), score against it, and where only
+    gradients overflowed under a dynamic loss scaler, measure what the scaler does with them."""
     subject = Subject.of(model, policy)
     captures = {}
     for mode in modes:
         expected = reference[mode] if reference else None
-        captures[mode] = run_mode(subject, call, mode, loss_fn, seed, expected, per_module)
-        if reference is not None:
-            score(captures[mode], reference[mode])
+        captures[mode] = capture = run_mode(subject, call, mode, loss_fn, seed, expected, timed=timed)
+        if reference is None:
+            continue
+        score(capture, reference[mode])
+        run = capture.run
+        if policy.loss_scaling == "dynamic" and run.gradient_overflows() and not run.forward_overflow:
+            run.loss_scale = settle_loss_scale(subject, policy, call, loss_fn, seed)
     return captures
 
 
@@ -188,8 +194,8 @@ def _merged_previous(runs: dict[str, Capture]) -> dict[str, str | None]:
 
 def _trial(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], loss_fn: LossFn | None,
            seed: int, reference: dict[str, Capture], tolerance: float, reference_ok: bool) -> Trial:
-    """Re-run a policy (outputs only) and judge it like a diagnosed one."""
-    runs = _run_policy(model, policy, call, modes, loss_fn, seed, reference, per_module=False)
+    """Re-run a policy (untimed) and judge it like a diagnosed one."""
+    runs = _run_policy(model, policy, call, modes, loss_fn, seed, reference, timed=False)
     result = judge(str(policy), [c.run for c in runs.values()], tolerance, reference_ok)
     failing = next((r.failing_module for r in result.runs if not r.ok), None)
     return Trial(result.within_tolerance, result.max_error, failing)

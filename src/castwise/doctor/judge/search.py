@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from castwise.doctor.report.data import KeepFix, ModeRun, PolicyResult
+from castwise.doctor.report.data import ROOT, KeepFix, ModeRun, PolicyResult
 from castwise.policy import Policy
 
-ROOT = "(model)"
 FLOATING = {"f64", "f32", "bf16", "f16"}
 """Modules without floating inputs (embeddings) are not ranked: kept in fp32 they would hand on fp32."""
 

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
-from castwise.doctor.report.data import ModuleStats
+from castwise.doctor.report.data import ROOT, ModuleStats
 from castwise.model.casting import iter_tensors
 from castwise.model.keep_fp32 import is_computing_in_fp32
 from castwise.policy import dtype_name
@@ -74,9 +74,9 @@ class ModelIndex:
 
     @classmethod
     def of(cls, model: nn.Module) -> ModelIndex:
-        """Index ``model`` (the root is named ``(model)``)."""
-        names = {id(m): name or "(model)" for name, m in model.named_modules()}
-        params = [(name.rpartition(".")[0] or "(model)", p) for name, p in model.named_parameters()]
+        """Index ``model`` (the root is named :data:`ROOT`)."""
+        names = {id(m): name or ROOT for name, m in model.named_modules()}
+        params = [(name.rpartition(".")[0] or ROOT, p) for name, p in model.named_parameters()]
         return cls(names, params, cuda_devices(model), params[0][1].device.type if params else "cpu")
 
 

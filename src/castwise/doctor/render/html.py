@@ -14,7 +14,7 @@ from castwise.doctor.render.charts import (
     training_memory_chart,
 )
 from castwise.doctor.report.data import ModeRun, PolicyResult, Report, Routing, Training
-from castwise.doctor.report.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
+from castwise.doctor.report.formatting import NONFINITE, SCALED, error_text, human_bytes, milliseconds, percent, ratio
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -49,7 +49,11 @@ def _status(run: ModeRun | None) -> str:
         return _cell("-")
     if not run.ok:
         return _cell(f"FAIL in {run.failing_module}: {run.exception}", False)
-    return _cell(NONFINITE, False) if run.nonfinite else _cell("ok", True)
+    if run.overflowed:
+        return _cell(NONFINITE, False)
+    if run.absorbed and run.loss_scale is not None:
+        return _cell(f"{SCALED}: {run.loss_scale.skipped_steps} steps skipped, then {run.loss_scale.scale:g}")
+    return _cell("ok", True)
 
 
 def _policy_rows(report: Report) -> str:
