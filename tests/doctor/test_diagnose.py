@@ -126,13 +126,13 @@ def test_keep_fp32_search_brings_a_failing_policy_within_tolerance() -> None:
     model, inputs = example_model(), example_inputs()
     report = cw.diagnose(model, inputs, policies=["bf16-mixed"], tolerance=3e-3)
     assert not report.policy("bf16-mixed").within_tolerance
-    assert report.recommendation.policy is None
     (fix,) = report.recommendation.keep_fp32
     assert fix.ok and fix.modules and fix.error <= 3e-3
     finding = next(f for f in report.findings if f.kind == "keep_fp32")
     keep_policy = cw.Policy.parse("bf16-mixed").replace(
         keep_fp32=cw.Policy.parse("bf16-mixed").keep_fp32 + tuple(fix.modules))
     assert repr(str(keep_policy)) in finding.fix
+    assert report.recommendation.policy == str(keep_policy)  # verified, and no diagnosed policy passes
     again = cw.diagnose(model, inputs, policies=[keep_policy], tolerance=3e-3)
     assert again.policies[0].within_tolerance and again.recommendation.policy == str(keep_policy)
 

@@ -13,9 +13,7 @@ from rich.console import Console
 import castwise as cw
 from castwise.doctor import REPORT_SCHEMA, example_inputs, example_model, render_text
 from castwise.doctor.judge.recommend import cost
-from castwise.doctor.judge.search import Trial, search_keep_fp32
 from castwise.doctor.measure.compare import SMALL, Reference, compare
-from castwise.doctor.report.data import PolicyResult
 from castwise.policy import Policy
 
 
@@ -68,33 +66,6 @@ def test_cost_orders_storage_then_compute_then_loss_scaling_then_tf32() -> None:
     names = ["64-true", "32-true", "tf32", "16-mixed", "bf16-mixed", "16-true", "bf16-true"]
     ordered = sorted(names, key=lambda n: cost(Policy.parse(n)))
     assert ordered == ["bf16-true", "16-true", "bf16-mixed", "16-mixed", "tf32", "32-true", "64-true"]
-
-
-def test_keep_search_finds_the_shortest_passing_prefix() -> None:
-    ranked = ["a", "b", "c", "d", "e", "f"]
-    seen: list[tuple[str, ...]] = []
-
-    def evaluate(policy: Policy) -> Trial:
-        extra = policy.keep_fp32[len(Policy.parse("bf16-true").keep_fp32):]
-        seen.append(extra)
-        return Trial({"a", "b", "c"} <= set(extra), 0.1 / (1 + len(extra)), None)
-
-    failing = PolicyResult("bf16-true", [], within_tolerance=False)
-    fix = search_keep_fp32(failing, ranked, evaluate)
-    assert fix.ok and fix.modules == ["a", "b", "c"] and fix.tried == len(seen)
-    assert seen == [("a",), ("a", "b"), ("a", "b", "c", "d"), ("a", "b", "c")]
-
-
-def test_keep_search_follows_raising_modules_first() -> None:
-    def evaluate(policy: Policy) -> Trial:
-        extra = policy.keep_fp32[len(Policy.parse("bf16-true").keep_fp32):]
-        if "x" not in extra:
-            return Trial(False, None, "x")
-        return Trial(True, 0.0, None)
-
-    failing = PolicyResult("bf16-true", [], within_tolerance=False)
-    fix = search_keep_fp32(failing, ["a", "b"], evaluate)
-    assert (fix.modules, fix.ok, fix.tried) == (["x"], True, 2)
 
 
 def test_an_overflowed_policy_reads_inf_nan_in_text_and_null_with_the_reason_in_json(overflow_report) -> None:

@@ -10,7 +10,7 @@ from torch import nn
 
 from castwise.doctor.judge.findings import find
 from castwise.doctor.judge.recommend import recommend
-from castwise.doctor.judge.search import Trial
+from castwise.doctor.judge.search import Trial, sensitivity
 from castwise.doctor.judge.verdict import judge
 from castwise.doctor.measure.fp8 import fp8_rows
 from castwise.doctor.measure.routing import routing_report
@@ -194,8 +194,10 @@ def _merged_previous(runs: dict[str, Capture]) -> dict[str, str | None]:
 
 def _trial(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], loss_fn: LossFn | None,
            seed: int, reference: dict[str, Capture], tolerance: float, reference_ok: bool) -> Trial:
-    """Re-run a policy (untimed) and judge it like a diagnosed one."""
+    """Re-run a policy (untimed) and judge it like a diagnosed one; rank its modules again."""
     runs = _run_policy(model, policy, call, modes, loss_fn, seed, reference, timed=False)
     result = judge(str(policy), [c.run for c in runs.values()], tolerance, reference_ok)
     failing = next((r.failing_module for r in result.runs if not r.ok), None)
-    return Trial(result.within_tolerance, result.max_error, failing)
+    overflowed = next((m.name for r in result.runs for m in r.overflowing_modules()), None)
+    ranked = sensitivity(result.runs, _merged_previous(runs))
+    return Trial(result.within_tolerance, result.max_error, failing or overflowed, tuple(ranked))

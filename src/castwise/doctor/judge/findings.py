@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 import torch
 from torch import nn
 
+from castwise.doctor.judge.search import kept_fp32
 from castwise.doctor.measure.routing import ROUTING_WARNING
 from castwise.doctor.report.data import (
     ROOT,
@@ -20,12 +21,14 @@ from castwise.doctor.report.data import (
     TrainingRun,
 )
 from castwise.doctor.report.data import FindingKind as Kind
-from castwise.doctor.report.formatting import percent
+from castwise.doctor.report.formatting import error_text, percent
 from castwise.model.pitfalls import FASTPATH_MODULES
 from castwise.policy import Policy, dtype_name
 
 UNDERFLOW_WARNING = 0.01
 """Flag gradients when more than this fraction of the reference's nonzero values flush to zero."""
+TRIALS_SHOWN = 8
+"""A keep-fp32 finding lists at most this many of the search's re-runs (the report holds them all)."""
 
 
 def find(
@@ -239,22 +242,30 @@ def _keep_fix(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
         return
     policy = Policy.parse(result.policy)
     if fix.ok:
-        keep = policy.replace(keep_fp32=policy.keep_fp32 + tuple(fix.modules))
+        keep = kept_fp32(policy, fix.modules)
         yield Finding(
             Kind.KEEP_FP32, Severity.INFO,
             f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
-            "kept in fp32 "
-            f"(error {fix.error or 0:.2e}, found in {fix.tried} re-runs)",
+            f"kept in fp32 (error {fix.error or 0:.2e}); {fix.tried} re-runs: {_trials_text(fix)}",
             f"use the policy {str(keep)!r} (e.g. `cw.apply(model, {str(keep)!r})`)",
             policy=result.policy, module=fix.modules[0] if fix.modules else None,
         )
     else:
         yield Finding(
             Kind.KEEP_FP32, Severity.INFO,
-            f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {fix.tried} re-runs",
+            f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {fix.tried} "
+            f"re-runs: {_trials_text(fix)}",
             "choose the recommended policy, or a mixed policy (fp32 master weights)",
             policy=result.policy,
         )
+
+
+def _trials_text(fix: KeepFix) -> str:
+    """The search's re-runs in order, e.g. 'kept 1: error 6.7e+02; kept 1, 3: passes (4.2e-03)'."""
+    shown = [f"kept {', '.join(t.modules) or 'nothing more'}: " + (f"passes ({t.error or 0:.1e})" if t.passed else
+             f"error {error_text(t.error)}") for t in fix.trials[:TRIALS_SHOWN]]
+    more = len(fix.trials) - TRIALS_SHOWN
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
 def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:

@@ -6,7 +6,9 @@ exercise: so bf16 wins over fp16 of the same width), then tf32 over full fp32; a
 policies the more accurate one wins. With a trial training, a policy must also train like fp32
 (its final loss within tolerance, with plain or Kahan updates), and one whose step measured here is
 more than ``SLOW`` times fp32's is chosen only when no faster one passes (fp16 math is emulated on
-many CPUs). When the chosen policy changes the experts of top-k routers and keeping the routers in
+many CPUs). A failing policy that a verified keep-fp32 (or fp8 keep-out) fix makes pass is recommended
+with that fix when it is cheaper than every passing one, unless a trial training ran (the fix was not
+trained). When the chosen policy changes the experts of top-k routers and keeping the routers in
 fp32 was measured to help, they are kept in fp32. The searches for modules to keep out of low
 precision are in :mod:`castwise.doctor.judge.search`.
 """
@@ -17,7 +19,14 @@ from collections.abc import Sequence
 
 import torch
 
-from castwise.doctor.judge.search import Evaluate, fp8_keep_out, search_fp8_keep_out, search_keep_fp32, sensitivity
+from castwise.doctor.judge.search import (
+    Evaluate,
+    fp8_keep_out,
+    kept_fp32,
+    search_fp8_keep_out,
+    search_keep_fp32,
+    sensitivity,
+)
 from castwise.doctor.measure.routing import ROUTING_WARNING
 from castwise.doctor.report.data import KeepFix, PolicyResult, Recommendation, Routing, Training, TrainingRun
 from castwise.doctor.report.formatting import percent, ratio
@@ -86,12 +95,22 @@ def recommend(
     fp8_fixes = [fix for fix in (search_fp8_keep_out(r, evaluate) for r in failing if r.fp8) if fix is not None]
     reason = _reason(best, fixes, tolerance, training is not None)
     chosen = best.policy if best else None
+
+    def cheaper(policy: Policy) -> bool:  # verified fixes are untrained: chosen only without a trial training
+        return training is None and (chosen is None or cost(policy) < cost(Policy.parse(chosen)))
+
+    keep_fix = min((f for f in fixes if f.ok), key=lambda f: (cost(Policy.parse(f.policy)), f.error or 0.0),
+                   default=None)
+    if keep_fix is not None and cheaper(kept_fp32(Policy.parse(keep_fix.policy), keep_fix.modules)):
+        chosen = str(kept_fp32(Policy.parse(keep_fix.policy), keep_fix.modules))
+        reason += (f"; so the cheapest passing policy is {keep_fix.policy} with {', '.join(keep_fix.modules)} "
+                   "kept in fp32")
     fp8_fix = next((f for f in fp8_fixes if f.ok), None)
     if fp8_fix is not None:
         fixed = fp8_keep_out(Policy.parse(fp8_fix.policy), fp8_fix.modules)
         reason += (f"; {fp8_fix.policy} passes with {', '.join(fp8_fix.modules)} kept out of fp8 "
                    f"(error {fp8_fix.error or 0:.2e}): {fixed}")
-        if training is None and (best is None or cost(fixed) < cost(Policy.parse(best.policy))):
+        if cheaper(fixed):
             chosen = str(fixed)
             reason += ", the cheapest passing policy (fp8 compute)"
     run = training.best(best.policy) if training and best else None

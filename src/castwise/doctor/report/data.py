@@ -225,14 +225,25 @@ class Finding:
 
 
 @dataclass
+class KeepTrial:
+    """One re-run of a search: the modules kept (in fp32, or out of fp8), whether it passed, its error."""
+
+    modules: list[str]
+    passed: bool
+    error: float | None
+
+
+@dataclass
 class KeepFix:
-    """The smallest set of modules found that, kept in fp32, brings ``policy`` within tolerance."""
+    """The smallest set of modules found that, kept in fp32 (or out of fp8), brings ``policy`` within
+    tolerance; ``trials``: every re-run the search made, in order (``tried`` of them)."""
 
     policy: str
     modules: list[str]
     error: float | None
     ok: bool
     tried: int
+    trials: list[KeepTrial] = field(default_factory=list)
 
 
 @dataclass

@@ -114,7 +114,12 @@ _KEEP_FIX = _object({
     "modules": _STRINGS,
     "error": _NUMBER_OR_NULL,
     "ok": {"type": "boolean"},
-    "tried": {"type": "integer"},
+    "tried": {"type": "integer", "description": "re-runs the search made"},
+    "trials": {"type": "array", "description": "every re-run, in order", "items": _object({
+        "modules": {**_STRINGS, "description": "the modules kept in fp32 (fp8: kept out of fp8)"},
+        "passed": {"type": "boolean"},
+        "error": _NUMBER_OR_NULL,
+    })},
 })
 
 _MODE_RESULT = _object({
