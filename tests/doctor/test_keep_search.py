@@ -94,3 +94,17 @@ def test_the_issues_two_fragile_blocks_are_both_kept_and_the_policy_passes() -> 
     bf16 = Policy.parse("bf16-mixed")
     fixed = cw.diagnose(model, x, policies=[bf16.replace(keep_fp32=bf16.keep_fp32 + tuple(fix.modules))])
     assert fixed.ok and fixed.policies[0].max_error < report.tolerance
+
+
+def test_a_kept_module_that_changes_nothing_is_swapped_for_the_module_that_called_it() -> None:
+    ran = [ModuleStats(name, "Module", [], [], [], False) for name in ("blk", "blk.out", "head")]
+    failing = PolicyResult("bf16-true", [ModeRun("train", True, 0.0, None, error=0.5, modules=ran)], False)
+    seen: list[tuple[str, ...]] = []
+
+    def evaluate(policy: Policy) -> Trial:
+        kept = policy.keep_fp32[BASE:]
+        seen.append(kept)
+        return Trial("blk" in kept, 0.0 if "blk" in kept else 0.5, None, ("blk.out",))
+
+    fix = search_keep_fp32(failing, ["blk.out"], evaluate, budget=6)
+    assert fix.ok and fix.modules == ["blk"] and seen == [("blk.out",), ("blk",)]

@@ -12,6 +12,7 @@ from torch import nn
 
 import castwise as cw
 from castwise.doctor import render_text
+from castwise.doctor.measure.origin import overflow_origin
 from castwise.doctor.report.data import FindingKind, LossScale, Severity
 
 UNSCALED_16_TRUE = "params=f16,compute=f16,output=f32,scaling=none"
@@ -110,3 +111,35 @@ def test_no_within_tolerance_next_to_a_measured_nonfinite_value(inf_gradients, o
                 elif run.nonfinite:
                     assert run.absorbed and any(f.kind == FindingKind.LOSS_SCALE and f.policy == result.policy
                                                 for f in report.findings)
+
+
+def test_an_overflow_made_in_a_modules_own_forward_is_blamed_on_it_not_on_the_child_handed_it() -> None:
+    class Attention(nn.Module):
+        """Logits q @ k.T near 8e4 made in this module's own forward: past fp16's 65504."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.q, self.k, self.out = nn.Linear(8, 8), nn.Linear(8, 8), nn.Linear(8, 8)
+            with torch.no_grad():
+                for projection in (self.q, self.k):
+                    projection.weight.mul_(0.01)
+                    projection.bias.fill_(100.0)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.out(torch.softmax(self.q(x) @ self.k(x).transpose(-1, -2), -1) @ x)
+
+    torch.manual_seed(0)
+    model = nn.Sequential(Attention(), nn.Linear(8, 2))
+    report = cw.diagnose(model, torch.randn(2, 4, 8), policies=["16-true"], modes=["eval"])
+    run = report.policy("16-true").run("eval")
+    assert [m.name for m in run.overflowing_modules()][0] == "0.out"  # the first to hand back inf/nan
+    assert run.overflow_origin == "0"  # but its input was made by its caller's own q @ k.T
+    (finding,) = [f for f in report.findings if f.kind == FindingKind.FP16_OVERFLOW]
+    assert finding.module == "0" and "first made by module 0:" in finding.message
+
+
+def test_inf_that_fp32_has_too_is_not_an_overflow_origin() -> None:
+    reference = {"mask": (True, False), "attn.out": (True, True), "attn": (True, True)}
+    candidate = {"mask": (True, False), "attn.out": (False, False), "attn": (True, False)}
+    assert overflow_origin(candidate, reference) == "attn"
+    assert overflow_origin({"mask": (True, False)}, {"mask": (True, False)}) is None

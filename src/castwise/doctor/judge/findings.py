@@ -10,6 +10,7 @@ from torch import nn
 from castwise.doctor.judge.search import kept_fp32
 from castwise.doctor.measure.routing import ROUTING_WARNING
 from castwise.doctor.report.data import (
+    LOSS,
     ROOT,
     Finding,
     KeepFix,
@@ -156,17 +157,20 @@ def _overflow(policy: Policy, result: PolicyResult) -> Iterator[Finding]:
     runs = [run for run in result.runs if run.forward_overflow]
     if not runs:
         return
-    first = next((m.name for run in runs for m in run.overflowing_modules()), None)
-    module = first or ("(loss)" if any(run.loss_overflow for run in runs) else "(output)")
+    origin = next((run.overflow_origin for run in runs if run.overflow_origin), None)
     yield Finding(
         Kind.FP16_OVERFLOW if _fp16(policy) else Kind.OVERFLOW, Severity.ERROR,
         f"{result.policy} ({'/'.join(r.mode for r in runs)}): values overflowed to inf/nan{_fp16_limit(policy)}, "
-        f"first in module {module}: {'; '.join(dict.fromkeys(str(r.nonfinite) for r in runs))}",
+        f"first made by {_where(origin)}: {'; '.join(dict.fromkeys(str(r.nonfinite) for r in runs))}",
         "use bf16 (bf16-mixed or bf16-true: the same range as fp32), or keep the overflowing module in fp32; "
         "loss scaling does not help activations" if _fp16(policy) else
         "keep the overflowing module in fp32 or rescale its activations",
-        policy=result.policy, module=first or module,
+        policy=result.policy, module=origin,
     )
+
+
+def _where(origin: str | None) -> str:
+    return "the loss" if origin == LOSS else "the model's own forward" if origin in (None, ROOT) else f"module {origin}"
 
 
 def _gradient_overflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
@@ -202,9 +206,11 @@ def _gradient_overflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Find
 
 
 def _gradient_underflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
-    """Gradients flushed to zero in the unscaled backward (a mixed policy's loss scaler undoes this)."""
+    """Gradients flushed to zero in the unscaled backward (a mixed policy's loss scaler undoes this).
+    Only fp16 and fp8 can flush them: bf16 has fp32's exponent range, so its zeros where fp32 has values
+    come from a different path (a router's other choice, a saturated softmax), not from underflow."""
     worst = max(run.modules, key=lambda m: m.grad_underflow, default=None)
-    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING or (
+    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING or not (_fp16(policy) or policy.fp8) or (
             policy.is_mixed and policy.loss_scaling == "dynamic"):
         return
     yield Finding(

@@ -88,7 +88,7 @@ def recommend(
     best = cheapest_passing(results, training)
     failing = needs_search(results, best)
     searched = (
-        search_keep_fp32(r, sensitivity(r.runs, previous.get(r.policy, {})), evaluate)
+        search_keep_fp32(r, sensitivity(r.runs, previous.get(r.policy, {})), evaluate, first=_flipping(r, routing))
         for r in failing if r.fp8 is None
     )
     fixes = [fix for fix in searched if fix is not None]
@@ -122,6 +122,12 @@ def recommend(
                    f"are kept in fp32 ({percent(_kept_rate(router))} then)")
         chosen = router.keep_policy
     return Recommendation(chosen, tolerance, reason, fixes, run.updates if run else "none", fp8_fixes)
+
+
+def _flipping(result: PolicyResult, routing: Sequence[Routing] | None) -> list[str]:
+    """The routers that change their choices under ``result``'s policy (above ``ROUTING_WARNING``)."""
+    entry = next((r for r in routing or () if r.policy == result.policy and r.rate > ROUTING_WARNING), None)
+    return list(entry.routers) if entry else []
 
 
 def _kept_rate(router: Routing) -> float:

@@ -21,6 +21,9 @@ from castwise.policy import Policy
 
 FLOATING = {"f64", "f32", "bf16", "f16"}
 """Modules without floating inputs (embeddings) are not ranked: kept in fp32 they would hand on fp32."""
+UNCHANGED = 0.1
+"""A kept module that moves the error by less than this fraction did not hold the error's cause: its
+input did, made by the code of the module that called it, which is kept instead."""
 MIN_TRIALS = 6
 MAX_TRIALS = 40
 """The keep-fp32 search's budget of re-runs to add modules: ``MIN_TRIALS`` plus one per two rankable
@@ -68,14 +71,16 @@ def trial_budget(result: PolicyResult) -> int:
 
 
 def search_keep_fp32(result: PolicyResult, ranked: Sequence[str], evaluate: Evaluate,
-                     budget: int | None = None) -> KeepFix | None:
+                     budget: int | None = None, first: Sequence[str] = ()) -> KeepFix | None:
     """The fewest modules found which, kept in fp32, make ``result.policy`` pass (best effort).
 
-    Greedy and re-measuring: keep the module that raised or overflowed, else the one adding the most
-    error (in the latest ranking that has one not kept); re-run; rank again from that run (a culprit
-    hidden behind a worse one upstream shows once that one is kept); repeat until it passes or
-    ``budget`` re-runs are made (:func:`trial_budget` unless given). Then try without each kept module
-    and drop those it passes without. None when there is nothing to try.
+    Greedy and re-measuring: the modules that raised and those in ``first`` (routers measured to change
+    their choices) are kept from the start; then keep the module where an overflow started, else the
+    one adding the most error (in the latest ranking that has one not kept); re-run; rank again from
+    that run (a culprit hidden behind a worse one upstream shows once that one is kept; one that changes
+    nothing is swapped for the module that called it, see ``UNCHANGED``); repeat until it
+    passes or ``budget`` re-runs are made (:func:`trial_budget` unless given). Then try without each
+    kept module and drop those it passes without. None when there is nothing to try.
     """
     policy = Policy.parse(result.policy)
     budget = trial_budget(result) if budget is None else budget
@@ -87,9 +92,10 @@ def search_keep_fp32(result: PolicyResult, ranked: Sequence[str], evaluate: Eval
         return trial
 
     raised = [r.failing_module for r in result.runs if r.failing_module and _blamable(r.failing_module)]
-    keep = list(dict.fromkeys(raised))
-    overflowed = next((m.name for run in result.runs for m in run.overflowing_modules()), None)
+    keep = list(dict.fromkeys([*raised, *first]))
+    overflowed = next((run.overflow_origin for run in result.runs if run.overflow_origin), None)
     trial = attempt(keep) if keep else Trial(False, result.max_error, overflowed, tuple(ranked))
+    ran = {m.name for run in result.runs for m in run.modules}
     rankings: list[tuple[str, ...]] = []
     while not trial.passed and len(trials) < budget:
         rankings.insert(0, trial.ranked)
@@ -97,7 +103,12 @@ def search_keep_fp32(result: PolicyResult, ranked: Sequence[str], evaluate: Eval
         if culprit is None:
             break
         keep.append(culprit)
-        trial = attempt(keep)
+        before, trial = trial, attempt(keep)
+        parent = _caller(culprit, ran)
+        if not trial.passed and parent and parent not in keep and _unchanged(before.error, trial.error) \
+                and len(trials) < budget:
+            keep[-1] = parent
+            trial = attempt(keep)
     if not trials:
         return None
     if not trial.passed:
@@ -110,6 +121,22 @@ def search_keep_fp32(result: PolicyResult, ranked: Sequence[str], evaluate: Eval
         if again.passed:
             keep, trial = without, again
     return KeepFix(result.policy, keep, trial.error, True, len(trials), trials)
+
+
+def _caller(name: str, ran: set[str]) -> str | None:
+    """The innermost module enclosing ``name`` that ran itself (a ModuleList never does), if any."""
+    while "." in name:
+        name = name.rpartition(".")[0]
+        if name in ran:
+            return name
+    return None
+
+
+def _unchanged(before: float | None, after: float | None) -> bool:
+    """Keeping a module moved the error by less than ``UNCHANGED`` of itself (or it stayed unknown)."""
+    if before is None or after is None:
+        return before is None and after is None
+    return abs(after - before) <= UNCHANGED * before
 
 
 def _next_culprit(failing: str | None, rankings: Sequence[Sequence[str]], keep: Sequence[str]) -> str | None:

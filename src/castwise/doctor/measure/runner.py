@@ -43,6 +43,10 @@ class Call:
             return cls(tuple(example_inputs), {})
         return cls((example_inputs,), {})
 
+    def forward(self, model: nn.Module) -> Any:
+        """``model`` called with these arguments."""
+        return model(*self.args, **self.kwargs)
+
 
 @dataclass
 class Capture:

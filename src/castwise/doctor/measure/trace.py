@@ -84,15 +84,17 @@ class Tracer:
     """Forward hooks on every module of an indexed model; use as a context manager around one forward.
 
     ``stats`` holds one :class:`ModuleStats` per module in call order (first call); ``on_output``
-    receives each module's floating outputs on its first call; ``previous`` the module that finished last
-    before each one started (its likely input), ``failing_module`` the innermost module
-    still running when an exception escaped, and ``hook_seconds`` the time the hooks themselves took.
+    receives each module's floating outputs on its first call (and ``on_inputs``, just before, its
+    floating inputs); ``previous`` the module that finished last before each one started (its likely
+    input), ``failing_module`` the innermost module still running when an exception escaped, and
+    ``hook_seconds`` the time the hooks themselves took.
     One global hook pair serves every module (registering two per module costs more than a small
     model's forward); modules outside ``model`` are passed over.
     """
 
-    def __init__(self, index: ModelIndex, on_output: OutputHook | None = None) -> None:
-        self.on_output = on_output
+    def __init__(self, index: ModelIndex, on_output: OutputHook | None = None,
+                 on_inputs: OutputHook | None = None) -> None:
+        self.on_output, self.on_inputs = on_output, on_inputs
         self.stats: dict[str, ModuleStats] = {}
         self.previous: dict[str, str | None] = {}
         self.activation_bytes = 0
@@ -154,6 +156,8 @@ class Tracer:
             tensors = floating_tensors(output)
             if not module._modules:
                 self.activation_bytes += sum(t.numel() * t.element_size() for t in tensors)
+            if self.on_inputs is not None:
+                self.on_inputs(name, floating_tensors((args, kwargs)))
             if self.on_output is not None:
                 self.on_output(name, tensors)
         self.hook_seconds += time.perf_counter() - start

@@ -16,6 +16,8 @@ from castwise.doctor.report.serialize import from_dict
 SCHEMA_ID = "castwise.doctor.report/3"
 ROOT = "(model)"
 """The name the report gives the model itself among its modules."""
+LOSS = "(loss)"
+"""Where the report places an overflow of the loss computed from finite outputs."""
 
 
 class Word(str, enum.Enum):
@@ -114,8 +116,9 @@ class ModeRun:
 
     ``seconds``: the median of ``timed_steps`` untraced steps after ``warmup_steps`` untimed ones
     (a run that raised: its one traced step). ``nonfinite``: every inf/nan measured where fp32's value
-    is finite (outputs, loss, activations, gradients); ``loss_scale``: the dynamic loss scaler's
-    answer to overflowing gradients, measured when they are the only non-finite values.
+    is finite (outputs, loss, activations, gradients); ``overflow_origin``: the module whose own
+    computation first made inf/nan in the forward (:data:`LOSS` for the loss alone); ``loss_scale``: the
+    dynamic loss scaler's answer to overflowing gradients, measured when they are the only inf/nan.
     """
 
     mode: str
@@ -134,6 +137,7 @@ class ModeRun:
     exception: str | None = None
     failing_module: str | None = None
     explanation: dict[str, str] | None = None
+    overflow_origin: str | None = None
     loss_scale: LossScale | None = None
     modules: list[ModuleStats] = field(default_factory=list)
 

@@ -79,6 +79,8 @@ _RUN = _object({
     "exception": {**_STRING_OR_NULL, "description": "'Type: first line' of what torch raised"},
     "failing_module": {**_STRING_OR_NULL, "description": "innermost module whose forward raised"},
     "explanation": _EXPLANATION,
+    "overflow_origin": {**_STRING_OR_NULL, "description": "the module whose own computation first made inf/nan "
+                        "in the forward ('(loss)': the loss alone), where the forward overflowed"},
     "loss_scale": _LOSS_SCALE,
     "modules": {"type": "array", "items": _MODULE},
 })
