@@ -8,7 +8,14 @@ from torch import nn
 
 import castwise as cw
 from castwise.doctor.measure.runner import Call, Subject, step
-from castwise.doctor.measure.timing import TIMED_STEPS, WARMUP_STEPS, Timing, time_steps
+from castwise.doctor.measure.timing import (
+    ENOUGH_SECONDS,
+    ENOUGH_STEPS,
+    TIMED_STEPS,
+    WARMUP_STEPS,
+    Timing,
+    time_steps,
+)
 
 
 class _Clock:
@@ -26,9 +33,17 @@ class _Clock:
 
 
 def test_warm_up_steps_run_untimed_and_the_median_of_the_timed_ones_is_the_time() -> None:
-    clock = _Clock([900.0, 5.0, 1.0, 3.0, 100.0, 2.0])
-    assert time_steps(clock.step, warmup=1, timed=5, clock=clock) == Timing(3.0, 1, 5)
+    clock = _Clock([512.0, 2.0**-4, 2.0**-6, 2.0**-5, 2.0**-3, 2.0**-7])  # exact sums: no rounding
+    assert time_steps(clock.step, warmup=1, timed=5, clock=clock) == Timing(2.0**-5, 1, 5)
     assert clock.steps == 6  # the 900 of the warm-up step is in no sample
+
+
+def test_slow_steps_are_timed_fewer_times_but_never_fewer_than_enough() -> None:
+    slow = ENOUGH_SECONDS / ENOUGH_STEPS
+    clock = _Clock([1.0, slow, 2 * slow, slow, slow, slow])
+    seconds, warmup, timed = time_steps(clock.step, warmup=1, timed=5, clock=clock)
+    assert (seconds, warmup, timed) == (pytest.approx(slow), 1, ENOUGH_STEPS)
+    assert clock.steps == 1 + ENOUGH_STEPS
 
 
 @pytest.mark.parametrize(("warmup", "timed"), [(-1, 5), (1, 0)])
@@ -47,8 +62,9 @@ def test_every_diagnosed_run_is_timed_after_warm_up_and_a_raising_one_by_its_tra
     model = nn.Sequential(nn.Linear(4, 4), Breaks())
     report = cw.diagnose(model, torch.randn(2, 4), policies=["bf16-true", "32-true"])
     runs = [*report.reference, *(run for result in report.policies for run in result.runs)]
-    assert {(r.ok, r.warmup_steps, r.timed_steps) for r in runs} == {(True, WARMUP_STEPS, TIMED_STEPS),
-                                                                     (False, 0, 0)}
+    assert {(r.ok, r.warmup_steps) for r in runs} == {(True, WARMUP_STEPS), (False, 0)}
+    assert {r.timed_steps for r in runs if r.ok} <= set(range(ENOUGH_STEPS, TIMED_STEPS + 1))
+    assert {r.timed_steps for r in runs if not r.ok} == {0}
     assert all(r.seconds > 0 for r in runs)
 
 

@@ -18,6 +18,10 @@ WARMUP_STEPS = 1
 """Untimed steps before the timed ones (the traced run before them has already warmed up once)."""
 TIMED_STEPS = 5
 """Timed steps; their median is the step time."""
+ENOUGH_STEPS = 3
+ENOUGH_SECONDS = 0.25
+"""Slow steps stop being timed once ``ENOUGH_STEPS`` of them took ``ENOUGH_SECONDS`` together: a median of
+three says as much there, and fp16 math emulated on a CPU would otherwise dominate the diagnosis."""
 
 
 class Timing(NamedTuple):
@@ -30,14 +34,15 @@ class Timing(NamedTuple):
 
 def time_steps(step: Callable[[], object], warmup: int = WARMUP_STEPS, timed: int = TIMED_STEPS,
                clock: Callable[[], float] = time.perf_counter) -> Timing:
-    """Run ``step`` ``warmup`` times untimed, then ``timed`` times timed; the median of the timed ones."""
+    """Run ``step`` ``warmup`` times untimed, then up to ``timed`` times timed (fewer, but at least
+    ``ENOUGH_STEPS``, when those take ``ENOUGH_SECONDS``); the median of the timed ones."""
     if warmup < 0 or timed < 1:
         raise ValueError(f"need warmup >= 0 and timed >= 1 steps, got {warmup} and {timed}")
     for _ in range(warmup):
         step()
-    samples = []
-    for _ in range(timed):
+    samples: list[float] = []
+    while len(samples) < timed and not (len(samples) >= ENOUGH_STEPS and sum(samples) >= ENOUGH_SECONDS):
         start = clock()
         step()
         samples.append(clock() - start)
-    return Timing(statistics.median(samples), warmup, timed)
+    return Timing(statistics.median(samples), warmup, len(samples))
