@@ -49,14 +49,14 @@ class NaiveStandardize(nn.Module):
 
 
 class Loud(nn.Module):
-    """``up`` produces activations around 1e5 (above fp16's 65504); the block scales them back down."""
+    """Activations around 1e5 inside (above fp16's 65504) from ``up``, scaled back down before the output."""
 
-    def __init__(self, width: int = WIDTH) -> None:
+    def __init__(self, width: int = 8, outputs: int = 2) -> None:
         super().__init__()
         self.up = nn.Linear(width, width)
-        self.down = nn.Linear(width, 4)
+        self.down = nn.Linear(width, outputs)
         with torch.no_grad():
-            self.up.weight.mul_(1e5)
+            self.up.weight.mul_(1e6)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down(self.up(x) / 1e4)
@@ -158,7 +158,7 @@ def _x(seed: int, *shape: int) -> torch.Tensor:
 
 def _activation_overflow(seed: int) -> tuple[nn.Module, Any, None]:
     x = _x(seed, 8, WIDTH)
-    return nn.Sequential(nn.Linear(WIDTH, WIDTH), Loud()), x, None
+    return nn.Sequential(nn.Linear(WIDTH, 8), Loud()), x, None
 
 
 def _gradient_overflow(seed: int) -> tuple[nn.Module, Any, None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from planted import Loud
 from torch import nn
 
 import castwise as cw
@@ -31,20 +32,6 @@ class BufferNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.out(torch.relu(self.mixer(self.inp(x))))
-
-
-class LoudNet(nn.Module):
-    """Activations around 1e5 inside (above fp16's 65504), scaled back down before the output."""
-
-    def __init__(self, width: int = 8) -> None:
-        super().__init__()
-        self.up = nn.Linear(width, width)
-        self.down = nn.Linear(width, 2)
-        with torch.no_grad():
-            self.up.weight.mul_(1e6)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down(self.up(x) / 1e4)
 
 
 def _seeded(cls: type[nn.Module]) -> nn.Module:
@@ -78,7 +65,7 @@ def test_fp32_attribute_in_a_matmul_names_the_module_and_the_fix() -> None:
 
 def test_fp16_overflow_is_flagged_and_bf16_recommended() -> None:
     policies = ["16-true", "16-mixed", "bf16-true", "bf16-mixed"]
-    report = cw.diagnose(_seeded(LoudNet), torch.randn(4, 8), policies=policies, tolerance=5e-2)
+    report = cw.diagnose(_seeded(Loud), torch.randn(4, 8), policies=policies, tolerance=5e-2)
     for name in ("16-true", "16-mixed"):
         result = report.policy(name)
         assert result.ok and not result.within_tolerance

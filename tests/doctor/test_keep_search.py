@@ -4,6 +4,7 @@ that grows with depth, then drop the modules the policy passes without (issue 21
 from __future__ import annotations
 
 import torch
+from planted import NaiveStandardize
 from torch import nn
 
 import castwise as cw
@@ -63,21 +64,6 @@ def test_the_budget_grows_with_the_number_of_modules() -> None:
         return PolicyResult("bf16-true", [ModeRun("train", True, 0.0, None, modules=stats)], False)
 
     assert trial_budget(result(0)) == MIN_TRIALS < trial_budget(result(8)) < trial_budget(result(40))
-
-
-class NaiveStandardize(nn.Module):
-    """Standardises with a variance computed as E[x^2] - E[x]^2 around an offset of 100: in bf16 the two
-    terms (about 1e4, 8 significant bits) cancel to noise, and dividing by its square root wrecks the output."""
-
-    def __init__(self, width: int) -> None:
-        super().__init__()
-        self.gain = nn.Parameter(torch.ones(width))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        shifted = x + 100.0
-        mean = shifted.mean(-1, keepdim=True)
-        variance = (shifted * shifted).mean(-1, keepdim=True) - mean * mean
-        return (shifted - mean) / torch.sqrt(variance.clamp_min(1e-6)) * self.gain
 
 
 def test_the_issues_two_fragile_blocks_are_both_kept_and_the_policy_passes() -> None:

@@ -246,24 +246,17 @@ def _inside_kept(name: str, run: ModeRun) -> bool:
 def _keep_fix(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
     if fix is None:
         return
-    policy = Policy.parse(result.policy)
+    keep = str(kept_fp32(Policy.parse(result.policy), fix.modules))
+    trials = f"{fix.tried} re-runs: {_trials_text(fix)}"
     if fix.ok:
-        keep = kept_fp32(policy, fix.modules)
-        yield Finding(
-            Kind.KEEP_FP32, Severity.INFO,
-            f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
-            f"kept in fp32 (error {fix.error or 0:.2e}); {fix.tried} re-runs: {_trials_text(fix)}",
-            f"use the policy {str(keep)!r} (e.g. `cw.apply(model, {str(keep)!r})`)",
-            policy=result.policy, module=fix.modules[0] if fix.modules else None,
-        )
+        message = (f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
+                   f"kept in fp32 (error {fix.error or 0:.2e}); {trials}")
+        advice = f"use the policy {keep!r} (e.g. `cw.apply(model, {keep!r})`)"
     else:
-        yield Finding(
-            Kind.KEEP_FP32, Severity.INFO,
-            f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {fix.tried} "
-            f"re-runs: {_trials_text(fix)}",
-            "choose the recommended policy, or a mixed policy (fp32 master weights)",
-            policy=result.policy,
-        )
+        message = f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {trials}"
+        advice = "choose the recommended policy, or a mixed policy (fp32 master weights)"
+    module = fix.modules[0] if fix.ok and fix.modules else None
+    yield Finding(Kind.KEEP_FP32, Severity.INFO, message, advice, policy=result.policy, module=module)
 
 
 def _trials_text(fix: KeepFix) -> str:
