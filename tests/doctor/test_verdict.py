@@ -4,14 +4,16 @@ and is named in a finding, unless the policy's loss scaler was measured to absor
 from __future__ import annotations
 
 import copy
+import json
 
+import jsonschema
 import pytest
 import torch
 from rich.console import Console
 from torch import nn
 
 import castwise as cw
-from castwise.doctor import render_text
+from castwise.doctor import REPORT_SCHEMA, render_text
 from castwise.doctor.measure.origin import overflow_origin
 from castwise.doctor.report.data import FindingKind, LossScale, Severity
 
@@ -143,3 +145,14 @@ def test_inf_that_fp32_has_too_is_not_an_overflow_origin() -> None:
     candidate = {"mask": (True, False), "attn.out": (False, False), "attn": (True, False)}
     assert overflow_origin(candidate, reference) == "attn"
     assert overflow_origin({"mask": (True, False)}, {"mask": (True, False)}) is None
+
+
+def test_the_measured_loss_scale_and_the_finding_kinds_follow_the_schema_and_round_trip(inf_gradients) -> None:
+    data = json.loads(inf_gradients.to_json())
+    jsonschema.validate(data, REPORT_SCHEMA)
+    assert data["policies"][0]["runs"][0]["loss_scale"] == {"init_scale": 65536.0, "skipped_steps": 19, "scale": 0.125}
+    again = cw.Report.from_json(inf_gradients.to_json())
+    assert again == inf_gradients and isinstance(again.findings[0].kind, FindingKind)
+    data["findings"][0]["kind"] = "a_kind_nobody_wrote_down"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, REPORT_SCHEMA)

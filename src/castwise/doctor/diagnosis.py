@@ -51,8 +51,10 @@ def diagnose(
     ``example_inputs``: a tensor, a tuple of positional arguments or a dict of keyword arguments.
     ``loss_fn(output) -> scalar`` adds a loss comparison (train mode backpropagates it; without it
     the sum of the outputs). ``modes``: ``train`` (forward + backward) and/or ``eval`` (no_grad).
-    A policy passes when it runs in every mode, its outputs do not overflow, and the relative error
-    of outputs (and loss) against fp32 stays within ``tolerance``. ``progress(description, done,
+    A policy passes when it runs in every mode, no inf/nan is measured where fp32's values are finite
+    (outputs, loss, module outputs, gradients; gradients alone pass when the policy's dynamic loss
+    scaler was measured to absorb them) and the relative error of outputs (and loss) against fp32
+    stays within ``tolerance``. Step times are medians of untraced steps after a warm-up. ``progress(description, done,
     total)`` is called before each piece of work; ``name`` labels the model in the report.
 
     ``train_steps=N`` adds a trial training: N AdamW steps (learning rate ``lr``) from the same
