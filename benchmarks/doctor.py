@@ -1,8 +1,10 @@
 """Doctor: the wall time of ``cw.diagnose`` against the sum of the plain runs it must make.
 
 A diagnosis needs one fp32 reference run and one run per policy, each in train (forward +
-backward) and eval (no_grad) mode. The plain runs here do exactly that with ``cw.apply`` on a
-copy of the model and nothing else: no hooks, no comparison, no report. Doctor adds the dtype
+backward) and eval (no_grad) mode, and for its step times a warm-up step and the median of several
+more of each (``castwise.doctor.measure.timing``). The plain runs here do exactly that with
+``cw.apply`` on a copy of the model and nothing else: no hooks, no comparison, no report (and, for
+the cost of a diagnosis before it timed its steps so, once without the timing steps). Doctor adds the dtype
 tracing, per-module comparison against fp32, findings and the recommendation (the tolerance is
 loose enough that no keep-fp32 search runs; that search is timed separately, as extra runs).
 Both sides alternate, order rotated each round; the median of the rounds is kept, for wall time
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import functools
 import platform
 import statistics
 import time
@@ -34,7 +37,8 @@ from torch import nn
 
 import castwise as cw
 from castwise.doctor import example_inputs, example_labels, example_model
-from castwise.doctor.trial import DefaultLoss, train, trial_batches, variants
+from castwise.doctor.measure.timing import time_steps
+from castwise.doctor.measure.trial import DefaultLoss, train, trial_batches, variants
 from castwise.model import PrecisionWarning
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 
@@ -58,17 +62,29 @@ class Blocks(nn.Module):
         return self.head(x)
 
 
-def plain_runs(model: nn.Module, inputs: tuple, policies: tuple[str, ...]) -> None:
-    """What diagnosing by hand costs: fp32 plus each policy, train (with backward) and eval."""
+def plain_runs(model: nn.Module, inputs: tuple, policies: tuple[str, ...], timing: bool = False) -> None:
+    """What diagnosing by hand costs: fp32 plus each policy, train (with backward) and eval; with
+    ``timing``, each step also timed as the doctor times it (warm-up, then the median of several)."""
     with mha_fastpath_disabled() if has_mha_fastpath(model) else contextlib.nullcontext():
         for name in ("32-true", *policies):
             wrapped = cw.apply(copy.deepcopy(model), name)
-            wrapped.train()
-            output = wrapped(*inputs)
-            output.float().sum().backward()
-            wrapped.eval()
-            with torch.no_grad():
-                wrapped(*inputs)
+            for run in (_train_step, _eval_step):
+                step = functools.partial(run, wrapped, inputs)
+                step()
+                if timing:
+                    time_steps(step)
+
+
+def _train_step(model: nn.Module, inputs: tuple) -> None:
+    model.train()
+    model.zero_grad(set_to_none=True)
+    model(*inputs).float().sum().backward()
+
+
+def _eval_step(model: nn.Module, inputs: tuple) -> None:
+    model.eval()
+    with torch.no_grad():
+        model(*inputs)
 
 
 def timed(action: Callable[[], Any]) -> tuple[float, float]:
@@ -81,21 +97,22 @@ def timed(action: Callable[[], Any]) -> tuple[float, float]:
 def compare(label: str, model: nn.Module, inputs: tuple, rounds: int) -> None:
     ways: dict[str, Callable[[], Any]] = {
         "plain": lambda: plain_runs(model, inputs, POLICIES),
+        "timed": lambda: plain_runs(model, inputs, POLICIES, timing=True),
         "doctor": lambda: cw.diagnose(model, inputs, policies=POLICIES, tolerance=1.0),
     }
     for action in ways.values():  # warm-up: first-call costs (allocator, kernels) are not the subject
         action()
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
     for round_index in range(rounds):
-        order = list(ways)[round_index % 2:] + list(ways)[:round_index % 2]
-        for name in order:
+        shift = round_index % len(ways)
+        for name in list(ways)[shift:] + list(ways)[:shift]:
             times[name].append(timed(ways[name]))
-    (plain_wall, plain_cpu), (doctor_wall, doctor_cpu) = (
-        tuple(statistics.median(t[i] for t in times[n]) for i in (0, 1)) for n in ("plain", "doctor")
-    )
-    print(f"{label:<26} wall: plain {plain_wall * 1e3:7.0f} ms, doctor {doctor_wall * 1e3:7.0f} ms, "
-          f"ratio {doctor_wall / plain_wall:4.2f}x | cpu: plain {plain_cpu * 1e3:7.0f} ms, "
-          f"doctor {doctor_cpu * 1e3:7.0f} ms, ratio {doctor_cpu / plain_cpu:4.2f}x")
+    median = {name: tuple(statistics.median(t[i] for t in samples) for i in (0, 1)) for name, samples in times.items()}
+    (plain_wall, plain_cpu), (timed_wall, timed_cpu), (doctor_wall, doctor_cpu) = median.values()
+    print(f"{label:<26} wall: plain {plain_wall * 1e3:7.0f} ms, plain + timing steps {timed_wall * 1e3:7.0f} ms, "
+          f"doctor {doctor_wall * 1e3:7.0f} ms, ratio to the timed {doctor_wall / timed_wall:4.2f}x "
+          f"(to plain {doctor_wall / plain_wall:4.2f}x) | cpu: {plain_cpu * 1e3:.0f}, {timed_cpu * 1e3:.0f}, "
+          f"{doctor_cpu * 1e3:.0f} ms, ratio {doctor_cpu / timed_cpu:4.2f}x ({doctor_cpu / plain_cpu:4.2f}x)")
 
 
 def search_cost(rounds: int) -> None:

@@ -24,6 +24,17 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"policy", "keep", "model", "checkpoint", "training", "doctor", "integrations", "explain"},
 }
 
+# Inside doctor, one sub-package per job, data flowing one way (doctor/__init__.py says which job is which):
+# what each job may import from doctor besides itself. ``diagnosis`` runs them; ``__init__`` exports them.
+DOCTOR_ALLOWED: dict[str, set[str]] = {
+    "report": set(),
+    "targets": set(),
+    "measure": {"report"},
+    "judge": {"report", "measure"},
+    "render": {"report"},
+    "diagnosis": {"report", "measure", "judge"},
+}
+
 
 def _part(module: str) -> str:
     return module.split(".")[1] if module.count(".") else module
@@ -53,6 +64,26 @@ def test_each_part_imports_only_the_layers_below_it(part: str) -> None:
         for module in _imports(source)
         if _part(module) not in ALLOWED[part] | {part}
     ]
+    assert wrong == []
+
+
+def _job(module: str) -> str:
+    """The doctor job a module belongs to ('measure' for castwise.doctor.measure.trace; the package
+    itself is '__init__', which no job may import)."""
+    return (module.split(".")[2:] or ["__init__"])[0]
+
+
+def test_each_doctor_job_imports_only_the_jobs_before_it() -> None:
+    jobs, wrong = set(), []
+    for source in (ROOT / "doctor").rglob("*.py"):
+        name = ".".join(("castwise", *source.relative_to(ROOT).with_suffix("").parts))
+        job = _job(name)
+        if job == "__init__":
+            continue
+        jobs.add(job)
+        allowed = DOCTOR_ALLOWED.get(job, set()) | {job}
+        wrong += [(name, m) for m in _imports(source) if _part(m) == "doctor" and _job(m) not in allowed]
+    assert jobs == set(DOCTOR_ALLOWED)
     assert wrong == []
 
 

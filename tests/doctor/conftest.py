@@ -2,20 +2,7 @@
 
 import pytest
 import torch
-
-
-class Loud(torch.nn.Module):
-    """Activations around 1e5 inside (above fp16's 65504), scaled back down before the output."""
-
-    def __init__(self, width: int = 8) -> None:
-        super().__init__()
-        self.up = torch.nn.Linear(width, width)
-        self.down = torch.nn.Linear(width, 2)
-        with torch.no_grad():
-            self.up.weight.mul_(1e6)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down(self.up(x) / 1e4)
+from planted import Loud
 
 
 @pytest.fixture(scope="session")

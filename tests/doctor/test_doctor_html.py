@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -11,7 +12,8 @@ import pytest
 import torch
 
 import castwise as cw
-from castwise.doctor import example_inputs, example_model, write_html
+from castwise.doctor import example_inputs, example_model, render_html, run_parity, write_html
+from castwise.doctor.render.charts import PALETTE, error_chart
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -20,31 +22,42 @@ needs_chromium = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    policies = ["bf16-mixed", "bf16-true", "16-true"]
+def report() -> cw.Report:
+    """The built-in example as `castwise doctor` diagnoses it: with the parity table, 32-true and tf32 too."""
+    policies = ["32-true", "tf32", "bf16-mixed", "bf16-true", "16-true"]
     report = cw.diagnose(example_model(), example_inputs(), policies=policies, modes=["eval"])
+    report.parity = run_parity(example_model(), example_inputs(), policies)
+    return report
+
+
+@pytest.fixture(scope="module")
+def page(report: cw.Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_html(report, tmp_path_factory.mktemp("html") / "report.html")
 
 
-def _open_in_chromium(page: Path, tmp_path: Path) -> tuple[list[str], Path]:
-    """Load ``page`` headless; return its console messages and a screenshot."""
+def _open_in_chromium(page: Path, tmp_path: Path, height: int = 1600) -> tuple[list[str], Path]:
+    """Load ``page`` headless in a window 1200 pixels wide; return its console messages and a screenshot."""
     shot = tmp_path / "shot.png"
     command = [
         CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-        "--window-size=1200,1600", f"--screenshot={shot}", page.as_uri(),
+        f"--window-size=1200,{height}", f"--screenshot={shot}", page.as_uri(),
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
     return console, shot
 
 
-def _distinct_colours(png: Path) -> int:
+def _pixels(png: Path) -> torch.Tensor:
+    """The screenshot as a (height, width, 3) tensor of 0-255 integers."""
     from matplotlib.image import imread
 
-    pixels = torch.from_numpy(imread(png)[..., :3].copy()).reshape(-1, 3)
-    return len(torch.unique((pixels * 255).round().to(torch.int32), dim=0))
+    return (torch.from_numpy(imread(png)[..., :3].copy()) * 255).round().to(torch.int32)
+
+
+def _distinct_colours(png: Path) -> int:
+    return len(torch.unique(_pixels(png).reshape(-1, 3), dim=0))
 
 
 def test_page_is_self_contained_with_svg_charts(page: Path) -> None:
@@ -53,6 +66,27 @@ def test_page_is_self_contained_with_svg_charts(page: Path) -> None:
     assert not re.search(r"""(src|href)=["']https?://""", text)
     assert "Recommendation: <b>bf16-true</b>" in text and "<script" not in text
     assert "Per-module error by policy" in text and "Dtype flow" in text
+
+
+def test_the_parity_table_is_on_the_page_when_parity_ran(page: Path, report: cw.Report) -> None:
+    text = page.read_text(encoding="utf-8")
+    table = text[text.index("Plain PyTorch against castwise"):text.index("<h2>Policies")]
+    assert table.count("<tr>") == 1 + len(report.parity)
+    assert "FAIL: RuntimeError: expected scalar type Float but found BFloat16" in table  # bf16-mixed, torch, eval
+    assert "castwise: 5 of 5 work" in table
+    assert "Plain PyTorch against castwise" not in render_html(dataclasses.replace(report, parity=None))
+
+
+def test_numbers_never_wrap_and_charts_take_the_full_width(page: Path) -> None:
+    css = re.search(r"<style>(.*?)</style>", page.read_text(encoding="utf-8"), re.S).group(1)
+    assert re.search(r"th, td \{[^}]*white-space: nowrap", css)
+    assert re.search(r"\.chart svg \{[^}]*width: 100%", css)
+
+
+def test_policies_with_zero_error_draw_a_line_on_the_log_scale(report: cw.Report) -> None:
+    svg = error_chart(report)
+    assert svg.count("<polyline") == 4  # 32-true and tf32 (both exactly 0) share one line, then 3 more
+    assert ">32-true, tf32<" in svg and '>0</text>' in svg  # their legend entry, and the floor labelled 0
 
 
 @needs_chromium
@@ -106,3 +140,20 @@ def test_trained_and_overflow_pages_open_in_chromium_without_errors(
     console, shot = _open_in_chromium(page, tmp_path)
     assert console == []
     assert _distinct_colours(shot) > 50
+
+
+@needs_chromium
+def test_every_series_of_the_error_chart_is_drawn_across_the_full_width_in_chromium(
+        report: cw.Report, page: Path, tmp_path: Path) -> None:
+    style = re.search(r"<style>.*?</style>", page.read_text(encoding="utf-8"), re.S).group(0)
+    chart = tmp_path / "chart.html"
+    chart.write_text(f'<html><head>{style}</head><body><div class="chart">{error_chart(report)}</div></body></html>')
+    console, shot = _open_in_chromium(chart, tmp_path, height=900)
+    assert console == []
+    pixels = _pixels(shot)
+    plot = pixels[:, : pixels.shape[1] * 6 // 10]  # left of the legend: the lines themselves
+    for colour in PALETTE[:4]:
+        rgb = torch.tensor([int(colour[i:i + 2], 16) for i in (1, 3, 5)], dtype=torch.int32)
+        assert int((plot == rgb).all(-1).sum()) > 100, colour
+    drawn = (pixels < 240).any(-1).any(0).nonzero()
+    assert int(drawn.max()) > pixels.shape[1] * 3 // 4  # the chart spans the page, not half of it

@@ -8,8 +8,8 @@ from torch import nn
 
 import castwise as cw
 from castwise.doctor import REPORT_SCHEMA, render_html, render_text
-from castwise.doctor.fp8_report import E4M3_SMALLEST, underflow
-from castwise.doctor.recommend import cost
+from castwise.doctor.judge.recommend import cost
+from castwise.doctor.measure.fp8 import E4M3_SMALLEST, underflow
 
 pytest.importorskip("torchao.float8")
 

@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from castwise.doctor.compare import SMALL, Comparison, Numerics, Reference, compare_all
-from castwise.doctor.packed import BLOCK
+from castwise.doctor.measure.compare import SMALL, Comparison, Numerics, Reference, compare_all
+from castwise.doctor.measure.packed import BLOCK
 
 SIZES = (1, BLOCK - 1, BLOCK, BLOCK + 1, 300, 7)
 

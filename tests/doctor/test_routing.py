@@ -11,7 +11,7 @@ from torch import nn
 
 import castwise as cw
 from castwise.doctor import REPORT_SCHEMA
-from castwise.doctor.routing import find_routers
+from castwise.doctor.measure.routing import find_routers
 
 transformers = pytest.importorskip("transformers")
 

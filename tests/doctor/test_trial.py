@@ -39,7 +39,7 @@ def swamped() -> cw.Report:
     over runs measured slower than ``SLOW`` times fp32 (a timing) is switched off here."""
     torch.manual_seed(0)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("castwise.doctor.recommend.SLOW", float("inf"))
+        patch.setattr("castwise.doctor.judge.recommend.SLOW", float("inf"))
         return cw.diagnose(Wide(), torch.randn(8, 16), policies=["bf16-mixed", "bf16-true"], train_steps=30, lr=1e-2)
 
 

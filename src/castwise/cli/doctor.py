@@ -28,9 +28,9 @@ from castwise.doctor import (
     run_parity,
     write_html,
 )
-from castwise.doctor.formatting import error_text, human_bytes
-from castwise.doctor.targets import Target, TargetError, load_target, load_transformers
-from castwise.doctor.trial import DEFAULT_LR
+from castwise.doctor.measure.trial import DEFAULT_LR
+from castwise.doctor.report.formatting import error_text, human_bytes
+from castwise.doctor.targets.load import Target, TargetError, load_target, load_transformers
 from castwise.model import PrecisionWarning
 
 TARGET_HELP = ("'path/to/file.py:factory' or 'package.module:factory' returning (model, example_inputs), a model "

@@ -1,15 +1,24 @@
-"""Diagnosing a model's precision: tracing, the error catalogue, comparison against fp32, the report."""
+"""Diagnosing a model's precision: measuring it under each policy against fp32, judging what was
+measured, the report data and its renderers, and the targets it is run on.
+
+One sub-package per job, data flowing one way: ``targets`` (what to diagnose: a factory, a
+transformers folder, the built-in example) and ``measure`` (traced runs, comparison, trial training,
+routing, fp8 rows, parity) produce :mod:`report` data; ``judge`` turns measurements into verdicts,
+findings and the recommendation; ``render`` writes the report for people (text, HTML, charts).
+:mod:`castwise.doctor.diagnosis` (``cw.diagnose``) runs them in that order.
+"""
 
 from castwise.doctor.diagnosis import DEFAULT_POLICIES, DEFAULT_TOLERANCE, diagnose
-from castwise.doctor.example import ExampleClassifier, example_inputs, example_labels, example_model
-from castwise.doctor.parity import ModeResult, ParityRow, run_parity
-from castwise.doctor.render_html import render_html, write_html
-from castwise.doctor.render_text import render_text
-from castwise.doctor.report import (
+from castwise.doctor.measure.parity import run_parity
+from castwise.doctor.render.html import render_html, write_html
+from castwise.doctor.render.text import render_text
+from castwise.doctor.report.data import (
     Finding,
     KeepFix,
+    ModeResult,
     ModeRun,
     ModuleStats,
+    ParityRow,
     PolicyResult,
     Recommendation,
     Report,
@@ -18,7 +27,8 @@ from castwise.doctor.report import (
     TrainingMemory,
     TrainingRun,
 )
-from castwise.doctor.schema import REPORT_SCHEMA
+from castwise.doctor.report.schema import REPORT_SCHEMA
+from castwise.doctor.targets.example import ExampleClassifier, example_inputs, example_labels, example_model
 
 __all__ = [
     "DEFAULT_POLICIES",

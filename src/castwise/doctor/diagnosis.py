@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from torch import nn
 
-from castwise.doctor.findings import find
-from castwise.doctor.fp8_report import fp8_rows
-from castwise.doctor.recommend import Trial, recommend
-from castwise.doctor.report import PolicyResult, Report, Training
-from castwise.doctor.routing import routing_report
-from castwise.doctor.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
-from castwise.doctor.scoring import score
-from castwise.doctor.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
+from castwise.doctor.judge.findings import find
+from castwise.doctor.judge.recommend import recommend
+from castwise.doctor.judge.search import Trial, sensitivity
+from castwise.doctor.judge.verdict import judge
+from castwise.doctor.measure.fp8 import fp8_rows
+from castwise.doctor.measure.origin import Finiteness, finiteness, overflow_origin
+from castwise.doctor.measure.routing import routing_report
+from castwise.doctor.measure.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
+from castwise.doctor.measure.scaling import settle_loss_scale
+from castwise.doctor.measure.scoring import score
+from castwise.doctor.measure.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
+from castwise.doctor.report.data import LOSS, PolicyResult, Report, Training
 from castwise.model import PrecisionWarning, unwrap
 from castwise.policy import Policy, PolicyLike
 
@@ -46,8 +51,10 @@ def diagnose(
     ``example_inputs``: a tensor, a tuple of positional arguments or a dict of keyword arguments.
     ``loss_fn(output) -> scalar`` adds a loss comparison (train mode backpropagates it; without it
     the sum of the outputs). ``modes``: ``train`` (forward + backward) and/or ``eval`` (no_grad).
-    A policy passes when it runs in every mode, its outputs do not overflow, and the relative error
-    of outputs (and loss) against fp32 stays within ``tolerance``. ``progress(description, done,
+    A policy passes when it runs in every mode, no inf/nan is measured where fp32's values are finite
+    (outputs, loss, module outputs, gradients; gradients alone pass when the policy's dynamic loss
+    scaler was measured to absorb them) and the relative error of outputs (and loss) against fp32
+    stays within ``tolerance``. Step times are medians of untraced steps after a warm-up. ``progress(description, done,
     total)`` is called before each piece of work; ``name`` labels the model in the report.
 
     ``train_steps=N`` adds a trial training: N AdamW steps (learning rate ``lr``) from the same
@@ -68,42 +75,95 @@ def diagnose(
         raise ValueError(f"lr must be a positive number, got {lr!r}")
     trial_data = trial_batches(example_inputs, batches, steps) if steps else []
     one_step_loss = _one_step_loss(loss_fn, trial_data[0].target if batches is not None and trial_data else None)
-    call = Call.of(example_inputs)
     source = unwrap(model)
+    runs = _Runs(source, Call.of(example_inputs), modes, one_step_loss, seed, tolerance)
     work = _Work(progress, 1 + len(parsed) + 1 + steps)
     with comparable_paths(source), warnings.catch_warnings():
         warnings.simplefilter("ignore", PrecisionWarning)
         warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
         work.next(f"{REFERENCE} (fp32 reference)")
-        reference = _run_policy(source, REFERENCE, call, modes, one_step_loss, seed)
+        runs.reference = runs.run(REFERENCE)
         captures: dict[str, dict[str, Capture]] = {}
         for policy in parsed:
             work.next(str(policy))
-            captures[str(policy)] = _run_policy(source, policy, call, modes, one_step_loss, seed, reference)
-        reference_ok = all(capture.run.ok for capture in reference.values())
-        results = [_result(name, runs, tolerance, reference_ok) for name, runs in captures.items()]
+            captures[str(policy)] = runs.run(policy)
+        results = [runs.judge(name, captured) for name, captured in captures.items()]
         for result in results:
             if Policy.parse(result.policy).fp8 and result.ok:
                 work.grow(f"{result.policy}: fp8 rows")
-                result.fp8 = fp8_rows(source, Policy.parse(result.policy), lambda m: m(*call.args, **call.kwargs))
+                result.fp8 = fp8_rows(source, Policy.parse(result.policy), runs.call.forward)
         work.next("MoE routing")
-        routing = routing_report(source, call, parsed, seed)
+        routing = routing_report(source, runs.call, parsed, seed)
         training = _train(source, trial_data, parsed, loss_fn, batches is not None, tolerance, lr, seed, work)
 
         def evaluate(policy: Policy) -> Trial:
             kept = policy.fp8_keep_out if policy.fp8 else policy.keep_fp32
             work.grow(f"{'fp8 keep-out' if policy.fp8 else 'keep-fp32'} search: {', '.join(kept[-3:])}")
-            return _trial(source, policy, call, modes, one_step_loss, seed, reference, tolerance, reference_ok)
+            return runs.trial(policy)
 
-        previous = {name: _merged_previous(runs) for name, runs in captures.items()}
+        previous = {name: _merged_previous(captured) for name, captured in captures.items()}
         recommendation = recommend(results, tolerance, previous, evaluate, training, routing)
+    reference = [runs.reference[m].run for m in modes]
     return Report(
-        model=name or type(source).__name__, tolerance=tolerance, modes=list(modes),
-        reference=[reference[m].run for m in modes], policies=results,
-        findings=find(source, [c.run for c in reference.values()], results, recommendation.keep_fp32,
-                      training, routing),
+        model=name or type(source).__name__, tolerance=tolerance, modes=list(modes), reference=reference,
+        policies=results, findings=find(source, reference, results, recommendation.keep_fp32, training, routing),
         recommendation=recommendation, training=training, routing=routing,
     )
+
+
+@dataclass
+class _Runs:
+    """Runs of policies against the fp32 reference, with what they all share; once ``reference`` holds
+    the reference's captures (per mode), each run is scored against it."""
+
+    source: nn.Module
+    call: Call
+    modes: tuple[str, ...]
+    loss_fn: LossFn | None
+    seed: int
+    tolerance: float
+    reference: dict[str, Capture] = field(default_factory=dict)
+    _finiteness: dict[str, Finiteness] = field(default_factory=dict)
+
+    def run(self, policy: Policy, timed: bool = True) -> dict[str, Capture]:
+        """Run ``policy`` in each mode and score it; where it overflowed, find where the overflow started,
+        and where only gradients overflowed under a dynamic loss scaler, measure what the scaler does."""
+        subject = Subject.of(self.source, policy)
+        captures = {}
+        for mode in self.modes:
+            expected = self.reference.get(mode)
+            captures[mode] = capture = run_mode(subject, self.call, mode, self.loss_fn, self.seed, expected,
+                                                timed=timed)
+            if expected is None:
+                continue
+            score(capture, expected)
+            run = capture.run
+            if run.forward_overflow:
+                origin = overflow_origin(finiteness(subject, self.call, mode, self.seed),
+                                         self._reference_finiteness(mode))
+                run.overflow_origin = origin or (LOSS if run.loss_overflow else None)
+            elif policy.loss_scaling == "dynamic" and run.gradient_overflows():
+                run.loss_scale = settle_loss_scale(subject, policy, self.call, self.loss_fn, self.seed)
+        return captures
+
+    def judge(self, name: str, captures: dict[str, Capture]) -> PolicyResult:
+        """The verdict on a policy's captured runs."""
+        reference_ok = all(capture.run.ok for capture in self.reference.values())
+        return judge(name, [c.run for c in captures.values()], self.tolerance, reference_ok)
+
+    def trial(self, policy: Policy) -> Trial:
+        """Re-run a policy (untimed) and judge it like a diagnosed one; rank its modules again."""
+        captures = self.run(policy, timed=False)
+        result = self.judge(str(policy), captures)
+        failing = next((r.failing_module for r in result.runs if not r.ok), None)
+        overflowed = next((r.overflow_origin for r in result.runs if r.overflow_origin), None)
+        ranked = sensitivity(result.runs, _merged_previous(captures))
+        return Trial(result.within_tolerance, result.max_error, failing or overflowed, tuple(ranked))
+
+    def _reference_finiteness(self, mode: str) -> Finiteness:
+        if mode not in self._finiteness:
+            self._finiteness[mode] = finiteness(Subject.of(self.source, REFERENCE), self.call, mode, self.seed)
+        return self._finiteness[mode]
 
 
 def _loss_name(loss_fn: Callable[..., Any]) -> str:
@@ -163,39 +223,8 @@ def _check_modes(modes: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(modes))
 
 
-def _run_policy(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], loss_fn: LossFn | None,
-                seed: int, reference: dict[str, Capture] | None = None, per_module: bool = True) -> dict[str, Capture]:
-    """Run ``policy`` in each mode; with ``reference`` (runs per mode), score against it."""
-    subject = Subject.of(model, policy)
-    captures = {}
-    for mode in modes:
-        expected = reference[mode] if reference else None
-        captures[mode] = run_mode(subject, call, mode, loss_fn, seed, expected, per_module)
-        if reference is not None:
-            score(captures[mode], reference[mode])
-    return captures
-
-
-def _result(name: str, runs: dict[str, Capture], tolerance: float, reference_ok: bool) -> PolicyResult:
-    """Within tolerance: the reference and every mode ran, nothing overflowed, the error is small enough."""
-    result = PolicyResult(name, [c.run for c in runs.values()], within_tolerance=False)
-    error = result.max_error
-    result.within_tolerance = reference_ok and result.ok and not result.overflowed \
-        and not any(r.overflow for r in result.runs) and (error or 0.0) <= tolerance
-    return result
-
-
 def _merged_previous(runs: dict[str, Capture]) -> dict[str, str | None]:
     merged: dict[str, str | None] = {}
     for capture in runs.values():
         merged.update(capture.previous)
     return merged
-
-
-def _trial(model: nn.Module, policy: Policy, call: Call, modes: Sequence[str], loss_fn: LossFn | None,
-           seed: int, reference: dict[str, Capture], tolerance: float, reference_ok: bool) -> Trial:
-    """Re-run a policy (outputs only) and judge it like a diagnosed one."""
-    runs = _run_policy(model, policy, call, modes, loss_fn, seed, reference, per_module=False)
-    result = _result(str(policy), runs, tolerance, reference_ok)
-    failing = next((r.failing_module for r in result.runs if not r.ok), None)
-    return Trial(result.within_tolerance, result.max_error, failing)

@@ -6,8 +6,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from castwise.doctor.formatting import NONFINITE, error_text, human_bytes, milliseconds, percent, ratio
-from castwise.doctor.report import ModeRun, PolicyResult, Report, Routing, Training, TrainingRun
+from castwise.doctor.report.data import ModeRun, PolicyResult, Report, Routing, Training, TrainingRun
+from castwise.doctor.report.formatting import NONFINITE, SCALED, error_text, human_bytes, milliseconds, percent, ratio
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -48,7 +48,9 @@ def _mode_cell(run: ModeRun | None) -> Text:
     if run is None:
         return Text("-")
     if run.ok:
-        return Text("ok", style="green") if not run.nonfinite else Text(NONFINITE, style="red")
+        if run.overflowed:
+            return Text(NONFINITE, style="red")
+        return Text(SCALED, style="yellow") if run.absorbed else Text("ok", style="green")
     where = f" in {run.failing_module}" if run.failing_module else ""
     return Text(f"FAIL{where}", style="red")
 

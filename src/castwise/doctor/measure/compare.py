@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from castwise.doctor.packed import Packed
+from castwise.doctor.measure.packed import Packed
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from castwise.doctor.report import Routing
-from castwise.doctor.runner import Call, prepare, seeded
-from castwise.doctor.trace import cuda_devices, floating_tensors, integer_tensors
+from castwise.doctor.measure.runner import Call, prepare, seeded
+from castwise.doctor.measure.trace import cuda_devices, floating_tensors, integer_tensors
+from castwise.doctor.report.data import Routing
 from castwise.model import unwrap
 from castwise.policy import Policy
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from castwise.doctor.report import ModuleStats, PolicyResult, Report, Training
+from castwise.doctor.report.data import ModuleStats, PolicyResult, Report, Training
 
 DTYPE_COLOURS = {"f64": "#4c72b0", "f32": "#8fb3e0", "bf16": "#f2a65a", "f16": "#e15759", "-": "#eeeeee"}
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974")
@@ -31,6 +31,8 @@ class _Frame:
     x_range: tuple[float, float]
     y_range: tuple[float, float]
     log_y: bool = False
+    zero: float | None = None
+    """On a log scale, the value zeros are drawn at (labelled 0)."""
 
     def x(self, value: float) -> float:
         low, high = self.x_range
@@ -81,8 +83,10 @@ def _axes(frame: _Frame, y_label: str, x_label: str = "") -> list[str]:
     for value in values:
         y = frame.y(value)
         if frame.top - 0.5 <= y <= bottom + 0.5:
+            zero = frame.zero is not None and math.isclose(value, frame.zero)
+            label = "0" if zero else f"{value:.0e}" if frame.log_y else f"{value:g}"
             body.append(_line(frame.left, y, right, y, "#e5e5e5"))
-            body.append(_text(frame.left - 4, y + 4, f"{value:.0e}" if frame.log_y else f"{value:g}", 10, "end"))
+            body.append(_text(frame.left - 4, y + 4, label, 10, "end"))
     body.append(_text(14, frame.top + frame.height / 2, y_label, rotate=True, anchor="middle"))
     if x_label:
         body.append(_text(frame.left + frame.width / 2, bottom + 34, x_label, anchor="middle"))
@@ -124,17 +128,25 @@ def _by_name(result: PolicyResult) -> dict[str, list[ModuleStats]]:
 
 
 def error_chart(report: Report) -> str:
-    """Per-module relative error against fp32 (log scale), one line per policy, with the tolerance."""
+    """Per-module relative error against fp32 (log scale), one line per policy, with the tolerance.
+
+    Zero errors (fp32 against itself) sit on a floor a decade below the smallest error, labelled 0,
+    so that every policy draws a line; policies with the very same errors share one line and one
+    legend entry (``32-true, tf32``) instead of hiding each other.
+    """
     modules = chart_modules(report)
-    series: list[Series] = []
+    measured: list[Series] = []
     for result in report.policies:
         grouped = _by_name(result)
         errors = [max((s.error for s in grouped.get(n, []) if s.error is not None), default=None) for n in modules]
-        series.append((result.policy, [(float(i), e) for i, e in enumerate(errors) if e is not None and e > 0]))
-    values = [y for _, points in series for _, y in points] + [report.tolerance]
-    y_range = (math.floor(math.log10(min(values))), math.ceil(math.log10(max(values))))
+        measured.append((result.policy, [(float(i), e) for i, e in enumerate(errors) if e is not None]))
+    positive = [y for _, points in measured for _, y in points if y > 0] + [report.tolerance]
+    floor = 10.0 ** (math.floor(math.log10(min(positive))) - 1)
+    series = _merge_identical([(label, [(x, max(y, floor)) for x, y in points]) for label, points in measured])
+    y_range = (math.log10(floor), math.ceil(math.log10(max(positive))))
     label_room = _CHAR * max((len(n) for n in modules), default=4) * 0.9 + 12
-    frame = _Frame(70, 34, max(420.0, 16.0 * len(modules)), 260, (-0.5, len(modules) - 0.5), y_range, log_y=True)
+    frame = _Frame(70, 34, max(420.0, 16.0 * len(modules)), 260, (-0.5, len(modules) - 0.5), y_range, log_y=True,
+                   zero=floor)
     body = _axes(frame, "relative error vs fp32")
     tolerance_y = frame.y(report.tolerance)
     body.append(_line(frame.left, tolerance_y, frame.left + frame.width, tolerance_y, "#000", dash=True))
@@ -145,8 +157,17 @@ def error_chart(report: Report) -> str:
     body += [_polyline(frame, points, colour) for (_, points), colour in zip(series, colours) if points]
     legend = [(label, colour) for (label, _), colour in zip(series, colours)]
     body += _legend(frame.left + frame.width + 16, frame.top, [*legend, (f"tolerance {report.tolerance:g}", "#000")])
-    width = frame.left + frame.width + 190
+    room = _CHAR * max((len(label) for label, _ in legend), default=0) + 40
+    width = frame.left + frame.width + max(190.0, room)
     return _svg(width, frame.top + frame.height + label_room, "Per-module error by policy (max over modes)", body)
+
+
+def _merge_identical(series: list[Series]) -> list[Series]:
+    """One line per distinct list of points, labelled with every series that drew it."""
+    merged: dict[tuple, list[str]] = {}
+    for label, points in series:
+        merged.setdefault(tuple(points), []).append(label)
+    return [(", ".join(labels), list(points)) for points, labels in merged.items()]
 
 
 def computed_dtype(module: ModuleStats) -> str:

@@ -12,10 +12,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from castwise.doctor.compare import Numerics, Reference, compare_all
-from castwise.doctor.outputs import Measurer, Recorder
-from castwise.doctor.report import Memory, ModeRun
-from castwise.doctor.trace import ModelIndex, Tracer, floating_tensors
+from castwise.doctor.measure.compare import Numerics, Reference, compare_all
+from castwise.doctor.measure.outputs import Measurer, Recorder
+from castwise.doctor.measure.timing import time_steps
+from castwise.doctor.measure.trace import ModelIndex, Tracer, floating_tensors
+from castwise.doctor.report.data import Memory, ModeRun
 from castwise.explain import explain
 from castwise.model import PrecisionModule, apply, unwrap
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
@@ -41,6 +42,10 @@ class Call:
         if isinstance(example_inputs, (tuple, list)):
             return cls(tuple(example_inputs), {})
         return cls((example_inputs,), {})
+
+    def forward(self, model: nn.Module) -> Any:
+        """``model`` called with these arguments."""
+        return model(*self.args, **self.kwargs)
 
 
 @dataclass
@@ -107,12 +112,14 @@ def comparable_paths(model: nn.Module) -> Iterator[None]:
 
 def run_mode(
     subject: Subject, call: Call, mode: str, loss_fn: LossFn | None = None, seed: int = 0,
-    reference: Capture | None = None, per_module: bool = True,
+    reference: Capture | None = None, per_module: bool = True, timed: bool = True,
 ) -> Capture:
     """One forward (train: with backward) of ``subject``'s model in ``mode``, traced; failures are captured.
 
     Without ``reference`` this is a reference run and module outputs are kept; with one, each
     module's output is compared with the reference's on the fly (``per_module=False``: neither).
+    ``timed``: the run's time is then the median of untraced steps after a warm-up (:func:`time_steps`),
+    else the traced step's own, less the hooks' time.
     """
     model, index = subject.model, subject.index
     for _, param in index.params:
@@ -130,7 +137,9 @@ def run_mode(
                 output = model(*call.args, **call.kwargs)
             phase = "backward"
             if mode == "train":
-                loss = _backward(output, loss_fn)
+                loss = training_loss(output, loss_fn)
+                if loss is not None:
+                    loss.float().backward()
             elif loss_fn is not None:
                 loss = loss_fn(output).detach()
     except Exception as exc:  # the point is to report what torch raised, and where
@@ -140,12 +149,47 @@ def run_mode(
     capture = Capture(ModeRun(
         mode=mode, ok=True, seconds=seconds, memory=_memory(index, tracer),
         output_dtype=dtype_name(outputs[0].dtype) if outputs else None,
-        loss=float(loss) if loss is not None and loss_fn is not None else None,
+        loss=float(loss.detach()) if loss is not None and loss_fn is not None else None,
         modules=list(tracer.stats.values()),
     ))
     capture.keep_results(outputs, index, reference, modules)
     capture.previous = tracer.previous
+    if timed:
+        timing = time_steps(lambda: step(subject, call, mode, loss_fn))
+        capture.run.seconds, capture.run.warmup_steps, capture.run.timed_steps = timing
     return capture
+
+
+def step(subject: Subject, call: Call, mode: str, loss_fn: LossFn | None = None) -> None:
+    """One untraced step of ``subject``'s model in ``mode`` (train: forward and backward; eval: forward
+    under no_grad) that leaves no trace in it (:func:`state_kept`)."""
+    model = subject.model
+    with state_kept(subject):
+        model.train(mode == "train")
+        if mode == "eval":
+            with torch.no_grad():
+                model(*call.args, **call.kwargs)
+            return
+        loss = training_loss(model(*call.args, **call.kwargs), loss_fn)
+        if loss is not None:
+            loss.float().backward()
+
+
+@contextlib.contextmanager
+def state_kept(subject: Subject) -> Iterator[None]:
+    """Afterwards ``subject``'s buffers (running statistics) and random state are as they were, and its
+    gradients are None: extra steps taken inside change nothing the traced runs measure."""
+    model, index = subject.model, subject.index
+    buffers = [(buffer, buffer.clone()) for buffer in model.buffers()]
+    try:
+        with torch.random.fork_rng(devices=index.cuda_devices):
+            yield
+    finally:
+        with torch.no_grad():
+            for buffer, saved in buffers:
+                buffer.copy_(saved)
+        for _, param in index.params:
+            param.grad = None
 
 
 def reseed(seed: int, devices: list[int]) -> None:
@@ -164,15 +208,13 @@ def seeded(seed: int, devices: list[int]) -> Iterator[None]:
         yield
 
 
-def _backward(output: Any, loss_fn: LossFn | None) -> torch.Tensor | None:
+def training_loss(output: Any, loss_fn: LossFn | None) -> torch.Tensor | None:
+    """What train mode backpropagates: ``loss_fn(output)``, or the sum of the floating outputs that
+    need gradients (None when there is none)."""
     if loss_fn is not None:
-        loss = loss_fn(output)
-        loss.float().backward()
-        return loss.detach()
+        return loss_fn(output)
     tensors = [t.float().sum() for t in floating_tensors(output) if t.requires_grad]
-    if tensors:
-        torch.stack(tensors).sum().backward()
-    return None
+    return torch.stack(tensors).sum() if tensors else None
 
 
 def _failed_run(mode: str, seconds: float, exc: Exception, tracer: Tracer, phase: str, index: ModelIndex) -> ModeRun:

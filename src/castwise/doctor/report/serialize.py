@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 import typing
 from typing import Any, TypeVar
@@ -11,7 +12,7 @@ T = TypeVar("T")
 
 
 def from_dict(cls: type[T], data: Any) -> T:
-    """Build ``cls`` (a dataclass) from ``data``, recursing into typed lists, dicts and optionals."""
+    """Build ``cls`` (a dataclass) from ``data``, recursing into typed lists, dicts, optionals and enums."""
     return _build(cls, data)
 
 
@@ -28,6 +29,8 @@ def _build(hint: Any, value: Any) -> Any:
     if origin is dict:
         _, item = typing.get_args(hint)
         return {k: _build(item, v) for k, v in value.items()}
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
     if dataclasses.is_dataclass(hint):
         hints = typing.get_type_hints(hint)
         known = {f.name for f in dataclasses.fields(hint)}

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import torch
 
-from castwise.doctor.compare import SMALL, Comparison, Group, Numerics, Reference
+from castwise.doctor.measure.compare import SMALL, Comparison, Group, Numerics, Reference
 
 
 class _Repeats:

@@ -21,8 +21,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from castwise.doctor.compare import Reference, compare
-from castwise.doctor.report import Fp8Layer
+from castwise.doctor.measure.compare import Reference, compare
+from castwise.doctor.report.data import Fp8Layer
 from castwise.model.fp8 import convert_fp8, plan_fp8
 from castwise.policy import Policy
 

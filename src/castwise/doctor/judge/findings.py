@@ -7,15 +7,29 @@ from collections.abc import Iterator, Sequence
 import torch
 from torch import nn
 
-from castwise.doctor.formatting import percent
-from castwise.doctor.report import Finding, KeepFix, ModeRun, PolicyResult, Routing, Training, TrainingRun
-from castwise.doctor.routing import ROUTING_WARNING
+from castwise.doctor.judge.search import kept_fp32
+from castwise.doctor.measure.routing import ROUTING_WARNING
+from castwise.doctor.report.data import (
+    LOSS,
+    ROOT,
+    Finding,
+    KeepFix,
+    ModeRun,
+    PolicyResult,
+    Routing,
+    Severity,
+    Training,
+    TrainingRun,
+)
+from castwise.doctor.report.data import FindingKind as Kind
+from castwise.doctor.report.formatting import error_text, percent
 from castwise.model.pitfalls import FASTPATH_MODULES
 from castwise.policy import Policy, dtype_name
 
-ROOT = "(model)"
 UNDERFLOW_WARNING = 0.01
 """Flag gradients when more than this fraction of the reference's nonzero values flush to zero."""
+TRIALS_SHOWN = 8
+"""A keep-fp32 finding lists at most this many of the search's re-runs (the report holds them all)."""
 
 
 def find(
@@ -35,6 +49,7 @@ def find(
         found += _failures(result, fix)
         found += _overflow(policy, result)
         for run in result.runs:
+            found += _gradient_overflow(policy, result.policy, run)
             found += _gradient_underflow(policy, result.policy, run)
             found += _param_dtypes(policy, result.policy, run)
         found += _keep_fix(result, fix)
@@ -42,8 +57,8 @@ def find(
         for trained in training.runs:
             found += _training(training, trained)
     found += [_routing(entry) for entry in routing or () if entry.rate > ROUTING_WARNING]
-    order = {"error": 0, "warning": 1, "info": 2}
-    return sorted(_unique(found), key=lambda f: order[f.severity])
+    order = list(Severity)
+    return sorted(_unique(found), key=lambda f: order.index(f.severity))
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
@@ -58,7 +73,7 @@ def _reference_failures(reference: Sequence[ModeRun]) -> Iterator[Finding]:
         if not run.ok:
             where = f" in module {run.failing_module}" if run.failing_module else ""
             yield Finding(
-                "reference_failed", "error",
+                Kind.REFERENCE_FAILED, Severity.ERROR,
                 f"the fp32 reference ({run.mode}) raised{where}: {run.exception}; no policy can be judged",
                 "make the model run in float32 first (this is not a precision problem)",
                 module=run.failing_module,
@@ -69,7 +84,7 @@ def _model_dtype(model: nn.Module) -> Iterator[Finding]:
     dtypes = {dtype_name(p.dtype) for p in model.parameters() if p.is_floating_point()}
     if dtypes - {"f32"}:
         yield Finding(
-            "model_dtype", "warning",
+            Kind.MODEL_DTYPE, Severity.WARNING,
             f"the model's parameters are {', '.join(sorted(dtypes))}, not f32: mixed policies keep fp32 master "
             "weights, and the fp32 reference here is an upcast of already-rounded weights",
             "load or build the model in fp32 (`from_pretrained(..., dtype=torch.float32)`) and let the policy "
@@ -83,8 +98,8 @@ def _tensor_attributes(model: nn.Module) -> Iterator[Finding]:
         for attribute, value in vars(module).items():
             if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter) and value.is_floating_point():
                 yield Finding(
-                    "tensor_attribute", "warning",
-                    f"module {name or '(model)'} ({type(module).__name__}) holds a {dtype_name(value.dtype)} tensor "
+                    Kind.TENSOR_ATTRIBUTE, Severity.WARNING,
+                    f"module {name or ROOT} ({type(module).__name__}) holds a {dtype_name(value.dtype)} tensor "
                     f"attribute {attribute!r} that is neither a parameter nor a buffer, so no policy converts it",
                     f"register it (`self.register_buffer({attribute!r}, tensor)`) or cast it in forward "
                     f"(`self.{attribute}.to(x.dtype)`)",
@@ -97,7 +112,7 @@ def _fastpath(model: nn.Module, results: Sequence[PolicyResult]) -> Iterator[Fin
     modules = [name for name, m in model.named_modules() if isinstance(m, FASTPATH_MODULES)]
     if low and modules:
         yield Finding(
-            "fastpath", "info",
+            Kind.FASTPATH, Severity.INFO,
             f"{modules[0]} ({'and others' if len(modules) > 1 else 'alone'}) has torch's fused MHA/encoder fast path: "
             "under plain torch.autocast on CPU, eval + no_grad with a padding mask raises 'expected scalar type "
             "Float but found BFloat16', and without a mask returns bf16 where training returns fp32",
@@ -120,50 +135,88 @@ def _failures(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
         if fix and fix.ok and fix.modules:
             verified = f"; verified: keeping {', '.join(fix.modules)} in fp32 makes {policy} pass"
         yield Finding(
-            explanation.get("kind", "exception"), "error",
+            Kind.EXCEPTION, Severity.ERROR,
             f"{policy} ({modes}) raised{where}: {exception}"
             + (f". Cause: {explanation['cause']}" if explanation else ""),
-            explanation.get("fix", "see the exception; castwise has no catalogue entry for it") + verified,
+            explanation.get("fix", "see the exception; castwise does not recognise it") + verified,
             policy=policy, module=run.failing_module,
         )
 
 
-def _first_overflow(run: ModeRun) -> str | None:
-    """The first module (in call order) that overflowed while none of its submodules did."""
-    names = [m.name for m in run.modules if m.overflow]
-    innermost = [n for n in names if not any(o != n and (n == ROOT or o.startswith(n + ".")) for o in names)]
-    return innermost[0] if innermost else None
+def _fp16(policy: Policy) -> bool:
+    return torch.float16 in (policy.compute_dtype, policy.param_dtype)
+
+
+def _fp16_limit(policy: Policy) -> str:
+    """Words on fp16's range for an fp16 policy, else nothing."""
+    return " (fp16's largest value is 65504)" if _fp16(policy) else ""
 
 
 def _overflow(policy: Policy, result: PolicyResult) -> Iterator[Finding]:
-    runs = [run for run in result.runs if run.overflow or _first_overflow(run)]
+    """Inf/nan in the forward (outputs, a module's output or the loss) where fp32's values are finite."""
+    runs = [run for run in result.runs if run.forward_overflow]
     if not runs:
         return
-    module = next(filter(None, map(_first_overflow, runs)), None)
-    fp16 = torch.float16 in (policy.compute_dtype, policy.param_dtype)
-    limit = " (fp16's largest value is 65504)" if fp16 else ""
+    origin = next((run.overflow_origin for run in runs if run.overflow_origin), None)
     yield Finding(
-        "fp16_overflow" if fp16 else "overflow", "error",
-        f"{result.policy} ({'/'.join(r.mode for r in runs)}): values overflowed to inf/nan{limit}, first in module "
-        f"{module or '(output)'}; {max(r.overflow for r in runs)} output values are not finite",
+        Kind.FP16_OVERFLOW if _fp16(policy) else Kind.OVERFLOW, Severity.ERROR,
+        f"{result.policy} ({'/'.join(r.mode for r in runs)}): values overflowed to inf/nan{_fp16_limit(policy)}, "
+        f"first made by {_where(origin)}: {'; '.join(dict.fromkeys(str(r.nonfinite) for r in runs))}",
         "use bf16 (bf16-mixed or bf16-true: the same range as fp32), or keep the overflowing module in fp32; "
-        "loss scaling does not help activations" if fp16 else
+        "loss scaling does not help activations" if _fp16(policy) else
         "keep the overflowing module in fp32 or rescale its activations",
-        policy=result.policy, module=module,
+        policy=result.policy, module=origin,
+    )
+
+
+def _where(origin: str | None) -> str:
+    return "the loss" if origin == LOSS else "the model's own forward" if origin in (None, ROOT) else f"module {origin}"
+
+
+def _gradient_overflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
+    """Gradients inf/nan where fp32's are finite (after a finite forward): absorbed by the policy's loss
+    scaler, with what that costs, or not."""
+    overflowing = run.gradient_overflows()
+    if not overflowing or run.forward_overflow:
+        return
+    worst, scale = overflowing[0], run.loss_scale
+    values = (f"{worst.grad_overflow} gradient values of module {worst.name}"
+              + (f" (and of {', '.join(m.name for m in overflowing[1:])})" if len(overflowing) > 1 else ""))
+    if run.absorbed and scale is not None and scale.scale is not None:
+        yield Finding(
+            Kind.LOSS_SCALE, Severity.WARNING,
+            f"{name} ({run.mode}): {values} overflow to inf/nan in an unscaled backward{_fp16_limit(policy)}; "
+            f"its dynamic loss scaler absorbs this, measured: it skips {scale.skipped_steps} steps while the scale "
+            f"backs off from {scale.init_scale:g} to {scale.scale:g}, then every gradient is finite",
+            f"nothing is required; to skip no steps, start the scaler at {scale.scale:g} "
+            f"(`cw.LossScaler(policy, init_scale={scale.scale:g})`), or use bf16 (the range of fp32)",
+            policy=name, module=worst.name,
+        )
+        return
+    why = ("the policy has no loss scaling" if policy.loss_scaling == "none" else
+           "no loss scale down to float32's smallest makes them finite" if scale is not None else "")
+    yield Finding(
+        Kind.GRADIENT_OVERFLOW, Severity.ERROR,
+        f"{name} ({run.mode}): {values} are inf/nan where fp32's are finite{_fp16_limit(policy)}"
+        + (f"; {why}" if why else ""),
+        "use a policy with dynamic loss scaling (16-mixed, 16-true) or bf16 (the range of fp32), or keep "
+        f"{worst.name} in fp32",
+        policy=name, module=worst.name,
     )
 
 
 def _gradient_underflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
-    """Gradients flushed to zero in the unscaled backward (a mixed policy's loss scaler undoes this)."""
+    """Gradients flushed to zero in the unscaled backward (a mixed policy's loss scaler undoes this).
+    Only fp16 and fp8 can flush them: bf16 has fp32's exponent range, so its zeros where fp32 has values
+    come from a different path (a router's other choice, a saturated softmax), not from underflow."""
     worst = max(run.modules, key=lambda m: m.grad_underflow, default=None)
-    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING or (
+    if worst is None or worst.grad_underflow <= UNDERFLOW_WARNING or not (_fp16(policy) or policy.fp8) or (
             policy.is_mixed and policy.loss_scaling == "dynamic"):
         return
-    fp16 = torch.float16 in (policy.compute_dtype, policy.param_dtype)
     yield Finding(
-        "gradient_underflow", "warning",
+        Kind.GRADIENT_UNDERFLOW, Severity.WARNING,
         f"{name} ({run.mode}): {worst.grad_underflow:.1%} of the nonzero gradients of {worst.name} flushed to zero",
-        "use loss scaling (castwise's 16-mixed/16-true policies scale dynamically) or bf16" if fp16 else
+        "use loss scaling (castwise's 16-mixed/16-true policies scale dynamically) or bf16" if _fp16(policy) else
         f"keep {worst.name} out of fp8 (fp8_keep_out): its fp8 casts flush small values" if policy.fp8 else
         "keep master weights and gradients in fp32 (a mixed policy)",
         policy=name, module=worst.name,
@@ -177,7 +230,7 @@ def _param_dtypes(policy: Policy, name: str, run: ModeRun) -> Iterator[Finding]:
         odd = [d for d in module.params if d != expected]
         if odd and not _inside_kept(module.name, run):
             yield Finding(
-                "param_dtype", "warning",
+                Kind.PARAM_DTYPE, Severity.WARNING,
                 f"{name}: module {module.name} holds {', '.join(odd)} parameters/buffers where the policy "
                 f"stores {expected}",
                 "let the policy convert the model (`cw.apply`) instead of converting modules by hand, or add the "
@@ -193,24 +246,25 @@ def _inside_kept(name: str, run: ModeRun) -> bool:
 def _keep_fix(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
     if fix is None:
         return
-    policy = Policy.parse(result.policy)
+    keep = str(kept_fp32(Policy.parse(result.policy), fix.modules))
+    trials = f"{fix.tried} re-runs: {_trials_text(fix)}"
     if fix.ok:
-        keep = policy.replace(keep_fp32=policy.keep_fp32 + tuple(fix.modules))
-        yield Finding(
-            "keep_fp32", "info",
-            f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
-            "kept in fp32 "
-            f"(error {fix.error or 0:.2e}, found in {fix.tried} re-runs)",
-            f"use the policy {str(keep)!r} (e.g. `cw.apply(model, {str(keep)!r})`)",
-            policy=result.policy, module=fix.modules[0] if fix.modules else None,
-        )
+        message = (f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
+                   f"kept in fp32 (error {fix.error or 0:.2e}); {trials}")
+        advice = f"use the policy {keep!r} (e.g. `cw.apply(model, {keep!r})`)"
     else:
-        yield Finding(
-            "keep_fp32", "info",
-            f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {fix.tried} re-runs",
-            "choose the recommended policy, or a mixed policy (fp32 master weights)",
-            policy=result.policy,
-        )
+        message = f"{result.policy}: no small set of modules kept in fp32 brought it within tolerance in {trials}"
+        advice = "choose the recommended policy, or a mixed policy (fp32 master weights)"
+    module = fix.modules[0] if fix.ok and fix.modules else None
+    yield Finding(Kind.KEEP_FP32, Severity.INFO, message, advice, policy=result.policy, module=module)
+
+
+def _trials_text(fix: KeepFix) -> str:
+    """The search's re-runs in order, e.g. 'kept 1: error 6.7e+02; kept 1, 3: passes (4.2e-03)'."""
+    shown = [f"kept {', '.join(t.modules) or 'nothing more'}: " + (f"passes ({t.error or 0:.1e})" if t.passed else
+             f"error {error_text(t.error)}") for t in fix.trials[:TRIALS_SHOWN]]
+    more = len(fix.trials) - TRIALS_SHOWN
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
 def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
@@ -219,7 +273,7 @@ def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
     if not run.ok or run.nonfinite:
         what = f"raised {run.exception}" if not run.ok else f"failed: {run.nonfinite}"
         yield Finding(
-            "training_failed", "error", f"{name}: trial training {what}",
+            Kind.TRAINING_FAILED, Severity.ERROR, f"{name}: trial training {what}",
             "use bf16 (the range of fp32) or a mixed policy, or keep the module that overflows in fp32",
             policy=run.policy,
         )
@@ -239,14 +293,14 @@ def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
         else:
             fix = "use a mixed policy (fp32 master weights), or keep the most sensitive modules in fp32"
         yield Finding(
-            "training_gap", "warning",
+            Kind.TRAINING_GAP, Severity.WARNING,
             f"{name}: after {steps} steps the loss is {percent(run.final_gap, signed=True)} against fp32's "
             f"(tolerance {training.tolerance:g}){swamped}{underflow}",
             fix, policy=run.policy,
         )
     if run.skipped_steps and run.updates == "none":
         yield Finding(
-            "skipped_steps", "info",
+            Kind.SKIPPED_STEPS, Severity.INFO,
             f"{name}: {run.skipped_steps} of {steps} optimizer steps skipped for inf/nan gradients while the dynamic "
             f"loss scale settled (now {run.loss_scale:g})",
             "nothing while it settles; if steps keep being skipped, values exceed fp16's 65504: use bf16",
@@ -265,7 +319,7 @@ def _routing(entry: Routing) -> Finding:
     else:
         fix = "keep the router modules in fp32 (`keep_fp32=[router class]`)"
     return Finding(
-        "moe_routing", "warning",
+        Kind.MOE_ROUTING, Severity.WARNING,
         f"{entry.policy}: {percent(entry.rate)} of token choices go to other experts than under fp32 "
         f"({entry.changed} of {entry.tokens}; routers {routers})",
         fix, policy=entry.policy, module=entry.routers[0] if entry.routers else None,

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
-from castwise.doctor.report import ModuleStats
+from castwise.doctor.report.data import ROOT, ModuleStats
 from castwise.model.casting import iter_tensors
 from castwise.model.keep_fp32 import is_computing_in_fp32
 from castwise.policy import dtype_name
@@ -74,9 +74,9 @@ class ModelIndex:
 
     @classmethod
     def of(cls, model: nn.Module) -> ModelIndex:
-        """Index ``model`` (the root is named ``(model)``)."""
-        names = {id(m): name or "(model)" for name, m in model.named_modules()}
-        params = [(name.rpartition(".")[0] or "(model)", p) for name, p in model.named_parameters()]
+        """Index ``model`` (the root is named :data:`ROOT`)."""
+        names = {id(m): name or ROOT for name, m in model.named_modules()}
+        params = [(name.rpartition(".")[0] or ROOT, p) for name, p in model.named_parameters()]
         return cls(names, params, cuda_devices(model), params[0][1].device.type if params else "cpu")
 
 
@@ -84,15 +84,17 @@ class Tracer:
     """Forward hooks on every module of an indexed model; use as a context manager around one forward.
 
     ``stats`` holds one :class:`ModuleStats` per module in call order (first call); ``on_output``
-    receives each module's floating outputs on its first call; ``previous`` the module that finished last
-    before each one started (its likely input), ``failing_module`` the innermost module
-    still running when an exception escaped, and ``hook_seconds`` the time the hooks themselves took.
+    receives each module's floating outputs on its first call (and ``on_inputs``, just before, its
+    floating inputs); ``previous`` the module that finished last before each one started (its likely
+    input), ``failing_module`` the innermost module still running when an exception escaped, and
+    ``hook_seconds`` the time the hooks themselves took.
     One global hook pair serves every module (registering two per module costs more than a small
     model's forward); modules outside ``model`` are passed over.
     """
 
-    def __init__(self, index: ModelIndex, on_output: OutputHook | None = None) -> None:
-        self.on_output = on_output
+    def __init__(self, index: ModelIndex, on_output: OutputHook | None = None,
+                 on_inputs: OutputHook | None = None) -> None:
+        self.on_output, self.on_inputs = on_output, on_inputs
         self.stats: dict[str, ModuleStats] = {}
         self.previous: dict[str, str | None] = {}
         self.activation_bytes = 0
@@ -154,6 +156,8 @@ class Tracer:
             tensors = floating_tensors(output)
             if not module._modules:
                 self.activation_bytes += sum(t.numel() * t.element_size() for t in tensors)
+            if self.on_inputs is not None:
+                self.on_inputs(name, floating_tensors((args, kwargs)))
             if self.on_output is not None:
                 self.on_output(name, tensors)
         self.hook_seconds += time.perf_counter() - start

@@ -5,42 +5,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
 
+from castwise.doctor.report.data import ModeResult, ParityRow
 from castwise.model import apply
 from castwise.model.boundary import float32_matmul_precision
 from castwise.policy import Policy, canonical_policies, dtype_name
 
 Runner = Callable[[nn.Module, tuple], Any]
-
-
-@dataclass
-class ModeResult:
-    """One forward in one mode: the output dtype, or the first line of the error it raised."""
-
-    ok: bool
-    output_dtype: str | None
-    max_rel_error: float | None
-    error: str | None
-
-
-@dataclass
-class ParityRow:
-    """One policy run one way (``torch``: the naive way; ``castwise``: under ``cw.apply``)."""
-
-    policy: str
-    way: str
-    train: ModeResult
-    eval: ModeResult
-    param_bytes: int
-
-    @property
-    def ok(self) -> bool:
-        return self.train.ok and self.eval.ok
 
 
 def run_parity(

@@ -23,10 +23,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from castwise.doctor.compare import relative_difference
-from castwise.doctor.report import Training, TrainingMemory, TrainingRun
-from castwise.doctor.runner import Call, reseed
-from castwise.doctor.trace import cuda_devices, floating_tensors
+from castwise.doctor.measure.compare import relative_difference
+from castwise.doctor.measure.runner import Call, reseed
+from castwise.doctor.measure.trace import cuda_devices, floating_tensors
+from castwise.doctor.report.data import Training, TrainingMemory, TrainingRun
 from castwise.model import apply, unwrap
 from castwise.policy import Policy
 from castwise.training import LossScaler, PrecisionMonitor, make_optimizer, training_bytes

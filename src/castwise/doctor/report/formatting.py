@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 NONFINITE = "inf/nan"
+SCALED = "scaled"
+"""A run whose only inf/nan were gradients its loss scaler was measured to absorb."""
 
 
 def human_bytes(count: int) -> str:

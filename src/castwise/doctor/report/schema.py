@@ -1,14 +1,17 @@
 """The documented JSON layout of a doctor report (JSON Schema, draft 2020-12).
 
 Errors are relative (max |x - ref| / max |ref| over finite values, against a float32 run); one-step
-bytes are estimated from tensor sizes, trial-training bytes are measured; ``seconds`` is wall time
-of one forward (train: + backward) with the tracing hooks' own time subtracted. A figure that is not
-finite is ``null``, with the reason in ``nonfinite``. Dtypes use castwise's short names (``f32``, ...).
+bytes are estimated from tensor sizes, trial-training bytes are measured; ``seconds`` is the median
+wall time of several untraced forwards (train: + backward) after a warm-up. A figure that is not
+finite is ``null``, with the reason in ``nonfinite``; finding kinds and severities are closed lists.
+Dtypes use castwise's short names (``f32``, ...).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from castwise.doctor.report.data import SCHEMA_ID, FindingKind, Severity
 
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
 _STRING_OR_NULL = {"type": ["string", "null"]}
@@ -49,20 +52,36 @@ _EXPLANATION = {
     ]
 }
 
+_LOSS_SCALE = {
+    "oneOf": [{"type": "null"}, _object({
+        "init_scale": {"type": "number", "description": "the scale the policy's dynamic loss scaler starts at"},
+        "skipped_steps": {"type": "integer", "description": "steps it skips before every gradient is finite"},
+        "scale": {**_NUMBER_OR_NULL, "description": "the scale it backs off to; null: none makes them finite"},
+    })],
+    "description": "measured when gradients alone overflowed under a dynamically scaled policy, else null",
+}
+
 _RUN = _object({
     "mode": {"enum": ["train", "eval"]},
     "ok": {"type": "boolean", "description": "the run finished without an exception"},
-    "seconds": {"type": "number"},
+    "seconds": {"type": "number", "description": "median of timed_steps untraced steps after warmup_steps"},
     "memory": _MEMORY,
+    "warmup_steps": {"type": "integer", "description": "untimed steps before the timed ones"},
+    "timed_steps": {"type": "integer", "description": "steps timed (0: a run that raised, its traced step)"},
     "output_dtype": _STRING_OR_NULL,
     "error": _NUMBER_OR_NULL,
     "overflow": {"type": "integer"},
-    "nonfinite": {**_STRING_OR_NULL, "description": "why error/loss are null: inf/nan where fp32 is finite"},
+    "nonfinite": {**_STRING_OR_NULL, "description": "every inf/nan measured where fp32's value is finite "
+                  "(outputs, loss, module outputs, gradients); the run fails unless loss_scale absorbs it"},
     "loss": _NUMBER_OR_NULL,
     "loss_error": _NUMBER_OR_NULL,
+    "loss_overflow": {"type": "boolean", "description": "the loss is inf/nan where fp32's is finite"},
     "exception": {**_STRING_OR_NULL, "description": "'Type: first line' of what torch raised"},
     "failing_module": {**_STRING_OR_NULL, "description": "innermost module whose forward raised"},
     "explanation": _EXPLANATION,
+    "overflow_origin": {**_STRING_OR_NULL, "description": "the module whose own computation first made inf/nan "
+                        "in the forward ('(loss)': the loss alone), where the forward overflowed"},
+    "loss_scale": _LOSS_SCALE,
     "modules": {"type": "array", "items": _MODULE},
 })
 
@@ -84,8 +103,8 @@ _POLICY = _object({
 }, optional=("fp8",))
 
 _FINDING = _object({
-    "kind": {"type": "string"},
-    "severity": {"enum": ["error", "warning", "info"]},
+    "kind": {"enum": [kind.value for kind in FindingKind]},
+    "severity": {"enum": [severity.value for severity in Severity]},
     "message": {"type": "string"},
     "fix": {"type": "string"},
     "policy": _STRING_OR_NULL,
@@ -97,7 +116,12 @@ _KEEP_FIX = _object({
     "modules": _STRINGS,
     "error": _NUMBER_OR_NULL,
     "ok": {"type": "boolean"},
-    "tried": {"type": "integer"},
+    "tried": {"type": "integer", "description": "re-runs the search made"},
+    "trials": {"type": "array", "description": "every re-run, in order", "items": _object({
+        "modules": {**_STRINGS, "description": "the modules kept in fp32 (fp8: kept out of fp8)"},
+        "passed": {"type": "boolean"},
+        "error": _NUMBER_OR_NULL,
+    })},
 })
 
 _MODE_RESULT = _object({
@@ -164,10 +188,10 @@ _ROUTING = {
 
 REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "castwise.doctor.report/2",
+    "$id": SCHEMA_ID,
     "title": "castwise doctor report",
     **_object({
-        "schema": {"const": "castwise.doctor.report/2"},
+        "schema": {"const": SCHEMA_ID},
         "model": {"type": "string"},
         "tolerance": {"type": "number"},
         "modes": {"type": "array", "items": {"enum": ["train", "eval"]}},

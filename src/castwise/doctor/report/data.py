@@ -1,19 +1,59 @@
 """The report ``cw.diagnose`` returns: plain values only, read by the renderers (text, HTML).
 
-The JSON layout is :data:`castwise.doctor.schema.REPORT_SCHEMA` (``schema`` field: ``SCHEMA_ID``).
+The JSON layout is :data:`castwise.doctor.report.schema.REPORT_SCHEMA` (``schema`` field: ``SCHEMA_ID``).
 A figure that is not finite is ``None`` here (``null`` in JSON) with the reason next to it.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from castwise.doctor.parity import ParityRow
-from castwise.doctor.serialize import from_dict
+from castwise.doctor.report.serialize import from_dict
 
-SCHEMA_ID = "castwise.doctor.report/2"
+SCHEMA_ID = "castwise.doctor.report/3"
+ROOT = "(model)"
+"""The name the report gives the model itself among its modules."""
+LOSS = "(loss)"
+"""Where the report places an overflow of the loss computed from finite outputs."""
+
+
+class Word(str, enum.Enum):
+    """A closed vocabulary written as its plain value (in JSON, f-strings and comparisons with str)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class Severity(Word):
+    """How much a finding matters: ``error`` (the policy is unusable as it is), ``warning``, ``info``."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class FindingKind(Word):
+    """What a finding is about (the JSON schema lists these)."""
+
+    REFERENCE_FAILED = "reference_failed"
+    MODEL_DTYPE = "model_dtype"
+    TENSOR_ATTRIBUTE = "tensor_attribute"
+    FASTPATH = "fastpath"
+    EXCEPTION = "exception"
+    FP16_OVERFLOW = "fp16_overflow"
+    OVERFLOW = "overflow"
+    GRADIENT_OVERFLOW = "gradient_overflow"
+    LOSS_SCALE = "loss_scale"
+    GRADIENT_UNDERFLOW = "gradient_underflow"
+    PARAM_DTYPE = "param_dtype"
+    KEEP_FP32 = "keep_fp32"
+    TRAINING_FAILED = "training_failed"
+    TRAINING_GAP = "training_gap"
+    SKIPPED_STEPS = "skipped_steps"
+    MOE_ROUTING = "moe_routing"
 
 
 @dataclass
@@ -55,23 +95,77 @@ class Memory:
 
 
 @dataclass
+class LossScale:
+    """What a dynamic loss scaler does with gradients that overflow in an unscaled backward, measured
+    by repeating the step's backward at the scales it tries: ``init_scale`` first, halved after each
+    skipped step. ``scale``: the first with finite gradients (None: none down to float32's smallest)."""
+
+    init_scale: float
+    skipped_steps: int
+    scale: float | None
+
+    @property
+    def absorbed(self) -> bool:
+        """Some scale the scaler reaches makes every gradient finite."""
+        return self.scale is not None
+
+
+@dataclass
 class ModeRun:
-    """One policy in one mode (``train``: forward + backward; ``eval``: eval() under no_grad)."""
+    """One policy in one mode (``train``: forward + backward; ``eval``: eval() under no_grad).
+
+    ``seconds``: the median of ``timed_steps`` untraced steps after ``warmup_steps`` untimed ones
+    (a run that raised: its one traced step). ``nonfinite``: every inf/nan measured where fp32's value
+    is finite (outputs, loss, activations, gradients); ``overflow_origin``: the module whose own
+    computation first made inf/nan in the forward (:data:`LOSS` for the loss alone); ``loss_scale``: the
+    dynamic loss scaler's answer to overflowing gradients, measured when they are the only inf/nan.
+    """
 
     mode: str
     ok: bool
     seconds: float
     memory: Memory
+    warmup_steps: int = 0
+    timed_steps: int = 0
     output_dtype: str | None = None
     error: float | None = None
     overflow: int = 0
     nonfinite: str | None = None
     loss: float | None = None
     loss_error: float | None = None
+    loss_overflow: bool = False
     exception: str | None = None
     failing_module: str | None = None
     explanation: dict[str, str] | None = None
+    overflow_origin: str | None = None
+    loss_scale: LossScale | None = None
     modules: list[ModuleStats] = field(default_factory=list)
+
+    @property
+    def forward_overflow(self) -> bool:
+        """The forward measured inf/nan where fp32 is finite: in the outputs, a module's output or the loss."""
+        return bool(self.overflow) or self.loss_overflow or any(m.overflow for m in self.modules)
+
+    def overflowing_modules(self) -> list[ModuleStats]:
+        """Modules whose output overflowed while none of their submodules' did, in call order."""
+        names = {m.name for m in self.modules if m.overflow}
+        return [m for m in self.modules if m.name in names and not any(
+            other != m.name and (m.name == ROOT or other.startswith(m.name + ".")) for other in names)]
+
+    def gradient_overflows(self) -> list[ModuleStats]:
+        """Modules whose own parameters' gradients overflowed, the most overflowed values first."""
+        return sorted((m for m in self.modules if m.grad_overflow), key=lambda m: -m.grad_overflow)
+
+    @property
+    def absorbed(self) -> bool:
+        """Non-finite values were measured only in gradients, and the loss scaler was measured to absorb them."""
+        return self.loss_scale is not None and self.loss_scale.absorbed and not self.forward_overflow
+
+    @property
+    def overflowed(self) -> bool:
+        """The doctor's one rule: any inf/nan measured where fp32 is finite fails the run, unless the
+        policy's loss scaler absorbs it."""
+        return self.nonfinite is not None and not self.absorbed
 
 
 @dataclass
@@ -106,8 +200,8 @@ class PolicyResult:
 
     @property
     def overflowed(self) -> bool:
-        """Some run produced inf/nan where the fp32 reference is finite."""
-        return any(run.nonfinite for run in self.runs)
+        """Some run measured inf/nan where the fp32 reference is finite that no loss scaler absorbs."""
+        return any(run.overflowed for run in self.runs)
 
     @property
     def max_error(self) -> float | None:
@@ -124,10 +218,10 @@ class PolicyResult:
 
 @dataclass
 class Finding:
-    """Something worth changing, with the fix; ``severity`` is ``error``, ``warning`` or ``info``."""
+    """Something worth changing, with the fix."""
 
-    kind: str
-    severity: str
+    kind: FindingKind
+    severity: Severity
     message: str
     fix: str
     policy: str | None = None
@@ -135,14 +229,25 @@ class Finding:
 
 
 @dataclass
+class KeepTrial:
+    """One re-run of a search: the modules kept (in fp32, or out of fp8), whether it passed, its error."""
+
+    modules: list[str]
+    passed: bool
+    error: float | None
+
+
+@dataclass
 class KeepFix:
-    """The smallest set of modules found that, kept in fp32, brings ``policy`` within tolerance."""
+    """The smallest set of modules found that, kept in fp32 (or out of fp8), brings ``policy`` within
+    tolerance; ``trials``: every re-run the search made, in order (``tried`` of them)."""
 
     policy: str
     modules: list[str]
     error: float | None
     ok: bool
     tried: int
+    trials: list[KeepTrial] = field(default_factory=list)
 
 
 @dataclass
@@ -260,6 +365,31 @@ class Routing:
     def keeping_helps(self) -> bool:
         """Keeping the routers in fp32 was measured to at least halve the changed choices."""
         return self.keep_policy is not None and self.changed_kept is not None and self.changed_kept * 2 <= self.changed
+
+
+@dataclass
+class ModeResult:
+    """One forward in one mode: the output dtype, or the first line of the error it raised."""
+
+    ok: bool
+    output_dtype: str | None
+    max_rel_error: float | None
+    error: str | None
+
+
+@dataclass
+class ParityRow:
+    """One policy run one way (``torch``: the naive way; ``castwise``: under ``cw.apply``)."""
+
+    policy: str
+    way: str
+    train: ModeResult
+    eval: ModeResult
+    param_bytes: int
+
+    @property
+    def ok(self) -> bool:
+        return self.train.ok and self.eval.ok
 
 
 @dataclass
