@@ -110,19 +110,24 @@ def test_the_progress_bar_counts_the_units_of_the_summary() -> None:
     assert "3.0/6.0 GiB" in shown and " GB" not in shown
 
 
-def test_torchaos_kernel_library_noise_is_silenced_and_nothing_else() -> None:
+@pytest.mark.parametrize("name, noise, kept", [
+    ("torchao", "Failed to load /site-packages/torchao/_C_mxfp8.cpython-310-x86_64-linux-gnu.so: nope",
+     "Failed to load the float8 config"),
+    ("DeepSpeed", "Setting accelerator to CPU. If you have GPU or other accelerator, we were unable to detect it.",
+     "Setting accelerator to cuda"),
+])
+def test_optional_libraries_import_noise_is_silenced_and_nothing_else(name: str, noise: str, kept: str) -> None:
     records: list[str] = []
     handler = logging.Handler()
     handler.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]
-    logger = logging.getLogger("torchao")
+    logger = logging.getLogger(name)
     logger.addHandler(handler)
     try:
-        logger.warning("Failed to load /site-packages/torchao/_C_mxfp8.cpython-310-x86_64-linux-gnu.so: nope")
-        logger.warning("Failed to load the float8 config")
-        logger.warning("something else")
+        for message in (noise, kept, "something else"):
+            logger.warning(message)
     finally:
         logger.removeHandler(handler)
-    assert records == ["Failed to load the float8 config", "something else"]
+    assert records == [kept, "something else"]
 
 
 def test_a_bf16_convert_that_builds_a_skeleton_prints_no_torchao_noise(bert: Path, tmp_path: Path) -> None:

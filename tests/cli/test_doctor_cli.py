@@ -131,6 +131,19 @@ def test_transformers_folder(tmp_path: Path) -> None:
     assert any(m["type"] == "GPT2Attention" and m["autocast"] for m in run["modules"])
 
 
+def test_json_of_a_transformers_folder_is_only_json_whatever_else_is_installed(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64, n_positions=32)
+    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "tiny-gpt2")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"), "HF_HUB_OFFLINE": "1"}
+    env.pop("DS_ACCELERATOR", None)  # DeepSpeed, where installed, would announce its CPU fallback on stdout
+    done = subprocess.run([sys.executable, "-m", "castwise", "doctor", "--hf", str(tmp_path / "tiny-gpt2"),
+                           "-p", "bf16-mixed", "--mode", "eval", "--json"], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["model"].startswith("GPT2LMHeadModel")
+
+
 @pytest.mark.parametrize("args, message", [
     (["nowhere.py:build"], "no such file: nowhere.py"),
     (["no_such_package_xyz.models:make"], "cannot import 'no_such_package_xyz.models'"),

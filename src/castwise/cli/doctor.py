@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
+import sysconfig
 import traceback
 import warnings
 from pathlib import Path
@@ -176,11 +177,14 @@ def _fail_loading(what: str, exc: Exception) -> NoReturn:
 
 def _is_library(filename: str) -> bool:
     """True for a frame of Python itself, an installed package or castwise (not the user's code)."""
-    path = Path(filename)
-    castwise_root = Path(__file__).resolve().parents[1]
-    return (filename.startswith("<") or "site-packages" in path.parts or "dist-packages" in path.parts
-            or path.resolve().is_relative_to(castwise_root) or path.resolve().is_relative_to(sys.prefix)
-            or path.resolve().is_relative_to(sys.base_prefix))
+    path = Path(filename).resolve()
+    return filename.startswith("<") or bool({"site-packages", "dist-packages"} & set(path.parts)) or any(
+        path.is_relative_to(root) for root in _LIBRARY_ROOTS)
+
+
+_LIBRARY_ROOTS = (Path(__file__).resolve().parents[1], *{Path(sysconfig.get_paths()[key]).resolve()
+                                                         for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+"""castwise's own folder and Python's library folders: frames there are not where a user's code raised."""
 
 
 def _check_reference(report: Report) -> None:
