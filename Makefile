@@ -23,7 +23,9 @@ demo: $(STAMP)
 	$(BIN)/castwise doctor
 
 test: $(STAMP)
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) || echo "chromium not installed: the HTML report test will be skipped"
+	command -v chromium >/dev/null || (export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
+		apt-get install -y -qq --no-install-recommends chromium </dev/null) || \
+		echo "chromium not installed (needs root and apt-get): the HTML report's browser tests will be skipped"
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
 
 lint: $(STAMP)

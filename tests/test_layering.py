@@ -18,10 +18,10 @@ ALLOWED: dict[str, set[str]] = {
     "model": {"policy", "keep"},
     "checkpoint": {"policy", "keep"},
     "training": {"policy"},
-    "explain": {"policy"},
-    "doctor": {"policy", "keep", "model", "checkpoint", "training", "explain"},
-    "integrations": {"policy", "keep", "model", "checkpoint", "training", "explain"},
-    "cli": {"policy", "keep", "model", "checkpoint", "training", "doctor", "integrations", "explain"},
+    "explainer": {"policy"},
+    "doctor": {"policy", "keep", "model", "checkpoint", "training", "explainer"},
+    "integrations": {"policy", "keep", "model", "checkpoint", "training", "explainer"},
+    "cli": {"policy", "keep", "model", "checkpoint", "training", "doctor", "integrations", "explainer"},
 }
 
 # Inside doctor, one sub-package per job, data flowing one way (doctor/__init__.py says which job is which):

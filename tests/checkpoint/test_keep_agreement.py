@@ -16,6 +16,7 @@ import torch
 from typer.testing import CliRunner
 
 import castwise as cw
+from castwise.checkpoint import CheckpointError
 from castwise.cli import app
 
 transformers = pytest.importorskip("transformers")
@@ -185,11 +186,9 @@ def test_a_class_glob_reaches_a_file_through_the_skeleton_and_only_through_it(sa
     assert _fp32(applied) == {n for n in applied if ".mlp." in n} and len(_fp32(applied)) == 8
     assert {n: converted[n] for n in converted} == {n: applied[n] for n in converted}
     shutil.copy(folder / "model.safetensors", tmp_path / "bare.safetensors")
-    bare = cw.convert(
-        tmp_path / "bare.safetensors", tmp_path / "bare_out.safetensors", dtype="bf16", keep_fp32=["GPT2MLP"]
-    )
-    assert _fp32(_file_dtypes(tmp_path / "bare_out.safetensors")) == set()
-    assert bare.keep_rule.startswith("name globs GPT2MLP") and "module classes unknown" in bare.keep_rule
+    with pytest.raises(CheckpointError, match="'GPT2MLP' matches no tensor .*module classes are unknown"):
+        cw.convert(tmp_path / "bare.safetensors", tmp_path / "bare_out.safetensors", dtype="bf16", keep_fp32=["GPT2MLP"])
+    assert not (tmp_path / "bare_out.safetensors").exists()
 
 
 def test_a_tied_weight_stored_once_follows_the_name_the_glob_keeps(saved, tmp_path):

@@ -131,6 +131,19 @@ def test_transformers_folder(tmp_path: Path) -> None:
     assert any(m["type"] == "GPT2Attention" and m["autocast"] for m in run["modules"])
 
 
+def test_json_of_a_transformers_folder_is_only_json_whatever_else_is_installed(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=64, n_positions=32)
+    transformers.GPT2LMHeadModel(config).save_pretrained(tmp_path / "tiny-gpt2")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src"), "HF_HUB_OFFLINE": "1"}
+    env.pop("DS_ACCELERATOR", None)  # DeepSpeed, where installed, would announce its CPU fallback on stdout
+    done = subprocess.run([sys.executable, "-m", "castwise", "doctor", "--hf", str(tmp_path / "tiny-gpt2"),
+                           "-p", "bf16-mixed", "--mode", "eval", "--json"], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["model"].startswith("GPT2LMHeadModel")
+
+
 @pytest.mark.parametrize("args, message", [
     (["nowhere.py:build"], "no such file: nowhere.py"),
     (["no_such_package_xyz.models:make"], "cannot import 'no_such_package_xyz.models'"),
@@ -274,3 +287,127 @@ def test_train_on_a_core_install_names_the_extra_that_really_adds_it(tmp_path: P
     extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     assert any(requirement.startswith("torch-optimi") for requirement in extras["training"])
+
+
+def test_the_commands_defaults_are_the_doctors(tmp_path: Path) -> None:
+    from castwise.cli import doctor as command
+    from castwise.doctor import DEFAULT_POLICIES, DEFAULT_TOLERANCE
+    from castwise.doctor.measure.trial import DEFAULT_LR
+
+    assert command.DEFAULT_POLICIES == DEFAULT_POLICIES  # repeated in the CLI so that --help needs no torch
+    assert (command.DEFAULT_TOLERANCE, command.DEFAULT_LR) == (DEFAULT_TOLERANCE, DEFAULT_LR)
+
+
+SMALL = '''
+import torch
+from torch import nn
+
+
+def build():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8), nn.Linear(8, 2)), torch.randn(4, 8)
+'''
+
+MARKS_ITS_CALL = '''
+from pathlib import Path
+import torch
+from torch import nn
+
+
+def build():
+    Path(__file__).with_name("built").write_text("the factory ran")
+    return nn.Linear(8, 2), torch.randn(4, 8)
+'''
+
+
+def _error_lines(result) -> list[str]:
+    return [line for line in result.output.splitlines() if "error" in line.lower()]
+
+
+@pytest.mark.parametrize("source, says", [
+    ("import torch\ndef build(:\n    pass\n", "{path}:2: SyntaxError: invalid syntax"),
+    ("def helper():\n    raise KeyError('weights.pt')\n\ndef build():\n    return helper()\n",
+     "KeyError: 'weights.pt' (at {path}:2, in helper)"),
+    ("import no_such_module_xyz\n", "ModuleNotFoundError: No module named 'no_such_module_xyz' (at {path}:1, in <module>)"),
+])
+def test_a_target_that_cannot_load_is_one_line_with_the_exceptions_type_and_place(
+        source: str, says: str, tmp_path: Path) -> None:
+    path = tmp_path / "net.py"
+    path.write_text(source)
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["doctor", f"{path}:build", "--out", str(out)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.splitlines() == [f"error: cannot load {path}:build: {says.format(path=path)}"]
+    assert not out.exists()
+
+
+def test_inputs_that_do_not_fit_the_model_are_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    (tmp_path / "misfit.py").write_text(SMALL.replace("torch.randn(4, 8)", "torch.randn(4, 7)"))
+    out, page = tmp_path / "r.json", tmp_path / "r.html"
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'misfit.py'}:build", "--out", str(out), "--html", str(page)])
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = _error_lines(result)
+    assert line.startswith("error: the model fails in fp32 on its example inputs (train and eval) in module 0: "
+                           "RuntimeError: mat1 and mat2 shapes cannot be multiplied")
+    assert not out.exists() and not page.exists()
+
+
+@pytest.mark.parametrize("option, where, says", [
+    ("--out", "a_file/r.json", "a_file is not a folder"),
+    ("--html", ".", "is a folder; name a file"),
+    ("--out", "missing/r.json", "no folder"),
+])
+def test_an_output_that_cannot_be_written_is_refused_before_the_model_is_built(
+        option: str, where: str, says: str, tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(MARKS_ITS_CALL)
+    (tmp_path / "a_file").write_text("")
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", option, str(tmp_path / where)])
+    assert result.exit_code == 2 and says in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "built").exists()
+
+
+def test_an_alias_given_is_printed_with_the_policy_it_resolves_to(tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(SMALL)
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16", "-p", "float16",
+                                 "-p", "bf16-true", "--mode", "eval"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[:2] == ["bf16 -> bf16-mixed", "float16 -> 16-true"]
+
+
+def test_progress_is_a_line_per_piece_of_work_when_stdout_is_not_a_terminal(tmp_path: Path) -> None:
+    pytest.importorskip("optimi")
+    (tmp_path / "net.py").write_text(SMALL)
+    target = f"{tmp_path / 'net.py'}:build"
+    result = runner.invoke(app, ["doctor", target, "-p", "bf16-mixed", "-p", "bf16-true", "--mode", "eval",
+                                 "--train", "20"])
+    assert result.exit_code in (0, 1), result.output
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("[1/") and "32-true (fp32 reference) (0:0" in lines[0]
+    assert any(" bf16-mixed (" in line for line in lines) and any(" bf16-true (" in line for line in lines)
+    assert all(line.startswith("[") and " so far" in line for line in lines)
+    assert any("left)" in line for line in lines[1:])
+    steps = [line for line in lines if "training step" in line]
+    assert 2 <= len(steps) <= 11  # the first, every tenth and the last of 20, not each
+    quiet = runner.invoke(app, ["doctor", target, "-p", "bf16-true", "--mode", "eval", "--json"])
+    assert quiet.stderr == "" and json.loads(quiet.stdout)["recommendation"]["policy"] == "bf16-true"
+
+
+def test_both_modes_failing_keep_every_column_in_80_columns(tmp_path: Path) -> None:
+    pytest.importorskip("torchao")
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16-true",
+                                 "-p", "fp8-rowwise-mixed"], env={"COLUMNS": "80"})
+    table = [line for line in result.stdout.splitlines() if line[:1] in "┏┃┡│└"]
+    assert table and max(len(line) for line in table) <= 80
+    row = next(line for line in table if line.startswith("│ bf16-true"))
+    assert row.count("│") == 8 and row.rstrip(" │").endswith(" B")  # the last column, memory, is there
+    assert any("memory" in line for line in table) and "…" not in result.stdout
+
+
+def test_a_fix_to_copy_is_whole_on_its_own_line_in_80_columns(tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "bf16-true", "--mode", "eval"],
+                           env={"COLUMNS": "80"})
+    fix = next(line for line in result.stdout.splitlines() if line.startswith("  fix: use the policy"))
+    policy = fix.split("'")[1]
+    assert policy.endswith("|*BatchNorm*|*InstanceNorm*|1") and cw.Policy.parse(policy).keep_fp32[-1] == "1"

@@ -1,20 +1,38 @@
-"""``castwise policies``: table, JSON, and one-line errors."""
+"""``castwise policies``: table, JSON, aliases and what they resolve to, and one-line errors."""
 
 import json
 
 from typer.testing import CliRunner
 
 from castwise.cli import app
+from castwise.policy import aliases, policies
 
 runner = CliRunner()
 
 
-def test_policies_table_lists_every_canonical_name():
-    result = runner.invoke(app, ["policies"])
+def test_policies_table_shows_every_canonical_name_whole_in_80_columns():
+    result = runner.invoke(app, ["policies"], env={"COLUMNS": "80"})
     assert result.exit_code == 0
-    for name in ("64-true", "32-true", "tf32", "16-mixed", "bf16-mixed", "16-true", "bf16-true"):
-        assert name in result.output
-    assert "amp_bf16 (bf16-mixed)" in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    rows = [line.split("│")[1].strip() for line in result.output.splitlines() if line.startswith("│ ")]
+    assert [name for name in rows if name] == list(policies())
+    assert "…" not in result.output
+
+
+def test_policies_shows_what_every_alias_resolves_to():
+    output = runner.invoke(app, ["policies"], env={"COLUMNS": "80"}).output
+    section = output.split("Other names, and the policy each resolves to:")[1].splitlines()
+    listed = {line.split()[0]: line.split(None, 1)[1].strip().split(", ") for line in section if line.startswith("  ")}
+    for alias, policy in aliases().items():
+        assert alias in listed[policy], (alias, policy)
+    assert "bfloat16" in listed["bf16-true"] and "bf16" in listed["bf16-mixed"]  # the trap, made visible
+    assert "float16" in listed["16-true"] and "fp16" in listed["16-mixed"]
+
+
+def test_a_name_given_prints_what_it_resolves_to_first():
+    assert runner.invoke(app, ["policies", "bfloat16"]).output.splitlines()[0] == "bfloat16 -> bf16-true"
+    assert runner.invoke(app, ["policies", "bf16"]).output.splitlines()[0] == "bf16 -> bf16-mixed"
+    assert "->" not in runner.invoke(app, ["policies", "bf16-true"]).output
 
 
 def test_policies_json_resolves_an_alias():
@@ -42,7 +60,8 @@ def test_unknown_policy_is_one_line_and_exit_2():
 def test_policies_shows_the_fp8_policies_recipe_and_keep_out():
     table = runner.invoke(app, ["policies"], env={"COLUMNS": "160"})
     assert "fp8-mixed" in table.output and "fp8-rowwise-mixed" in table.output
-    assert "bf16 + fp8 tensorwise" in table.output and "fp8 (fp8-mixed)" in table.output
+    assert "bf16 + fp8 tensorwise" in table.output
+    assert any(line.split() == ["fp8-mixed", "fp8"] for line in table.output.splitlines())
     data = json.loads(runner.invoke(app, ["policies", "fp8", "--json"]).output)
     assert (data["policy"], data["compute"], data["fp8"]) == ("fp8-mixed", "bf16", "tensorwise")
     assert data["fp8_keep_out"] == ["@first", "@last", "*Router", "*Gate"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from castwise.explain import Confidence, Explanation
+from castwise.explainer import Confidence, Explanation
 
 CORPUS = Path(__file__).parent / "corpus"
 GRADES = ("correct", "partly", "wrong", "not_recognised")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import castwise as cw
-from castwise.explain import Explanation, Family
+from castwise.explainer import Explanation, Family
 
 from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import castwise as cw
-from castwise.explain import Confidence, Family, Kind
+from castwise.explainer import Confidence, Family, Kind
 
 from .live_cases import LIVE, raised
 

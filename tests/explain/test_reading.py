@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import castwise as cw
-from castwise.explain import Kind
-from castwise.explain.failures import from_exception, from_text
-from castwise.explain.logtext import MAX_CHARS, clean_lines
-from castwise.explain.spelling import device_of, short_dtype
+from castwise.explainer import Kind
+from castwise.explainer.failures import from_exception, from_text
+from castwise.explainer.logtext import MAX_CHARS, clean_lines
+from castwise.explainer.spelling import device_of, short_dtype
 
 MESSAGE = "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16"
 

@@ -67,7 +67,8 @@ class ConvertResult:
     skipped: tuple[str, ...] = ()
     stale_removed: tuple[str, ...] = ()
     keep_rule: str = ""
-    """What decided which tensors stayed fp32 (module classes, or norm name spellings)."""
+    """What decided which tensors stayed fp32 (module classes, or norm name spellings); empty when the
+    dtype narrows no tensor (f32, f64), so no keep rule applied."""
 
 
 @dataclass
@@ -121,6 +122,7 @@ def convert(
     if target.dtype.itemsize < 4:  # the keep rule matters only when something is narrowed
         target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
     infos = {file: _infos(file, key) for file in layout.files}
+    _check_globs(target, [i for file in infos.values() for i in file], layout.path)
     scales = find_scales(
         [i for file in infos.values() for i in file], read_config(config_path) if config_path else None
     )
@@ -131,7 +133,9 @@ def convert(
     values = _scale_values(layout, key, scales)
     plans = {file: plan_outputs(infos[file], target, scales, values) for file in layout.files}
     total = sum(o.source.nbytes for outputs in plans.values() for o in outputs if o.source is not None)
-    job = _Job(target, key, plans, total, progress, target.keep.describe(i.name for f in infos.values() for i in f))
+    narrows = target.dtype.itemsize < 4  # the keep rule decides only what would be narrowed
+    rule = target.keep.describe(i.name for f in infos.values() for i in f) if narrows else ""
+    job = _Job(target, key, plans, total, progress, rule)
     stale = tuple(str(path) for path in remove_stale_temporaries(destination))
     skipped: tuple[str, ...] = ()
     one_file = destination.suffix == ".safetensors"
@@ -170,6 +174,19 @@ def convert(
         stale_removed=stale,
         keep_rule=job.keep_rule,
     )
+
+
+def _check_globs(target: Target, infos: list[TensorInfo], source: Path) -> None:
+    """Refuse, before anything is written, keep-fp32 globs that keep no tensor when narrowing."""
+    unmatched = target.keep.unmatched((i.name, i.shape) for i in infos) if target.dtype.itemsize < 4 else ()
+    if unmatched:
+        hints = [f"its names look like {infos[0].name!r}"] if infos else []
+        if target.keep.owners is None and target.keep.no_classes_because:
+            hints.append(f"module classes are unknown, as {target.keep.no_classes_because}")
+        raise CheckpointError(
+            f"{source}: --keep-fp32 (keep_fp32) {', '.join(map(repr, unmatched))} matches no tensor "
+            f"({'; '.join(hints)}), so it would keep nothing in fp32; nothing was written"
+        )
 
 
 def _infos(file: Path, key: str | None) -> list[TensorInfo]:

@@ -10,6 +10,7 @@ globs are castwise's defaults, the usual norm spellings decide: 1-D tensors of m
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,15 @@ class KeepRule:
         if self.owners.kept(name, self.globs):
             return True
         return self.by_spellings and not self.owners.holds(name) and is_norm_spelling(name, shape)
+
+    def unmatched(self, tensors: Iterable[tuple[str, Sequence[int]]]) -> tuple[str, ...]:
+        """The globs given instead of castwise's defaults that keep none of ``tensors`` (name, shape): a typo
+        there would silently narrow every tensor it was meant to keep."""
+        if self.by_spellings:
+            return ()
+        listed = list(tensors)
+        alone = {glob: dataclasses.replace(self, globs=(glob,)) for glob in self.globs}
+        return tuple(glob for glob, rule in alone.items() if not any(rule.kept(n, s) for n, s in listed))
 
     def describe(self, names: Iterable[str]) -> str:
         """Which rule decided, in one sentence, for the stored tensor ``names``."""

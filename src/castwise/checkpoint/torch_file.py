@@ -20,10 +20,28 @@ from castwise.checkpoint.errors import CheckpointError
 
 TORCH_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt")
 _NESTED_KEYS = ("state_dict", "model", "module")
+_LFS_POINTER = b"version https://git-lfs"
+
+
+def _check_torch_bytes(path: Path) -> None:
+    """Refuse a file that torch.save cannot have written (a zip archive, a pickle of protocol 2 or more,
+    or the old tar format) before unpickling it: a text file is not "a pickle that would run code"."""
+    with open(path, "rb") as file:
+        head = file.read(512)
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"\x80") or head[257:262] == b"ustar":
+        return
+    if head.startswith(_LFS_POINTER):
+        raise CheckpointError(f"{path}: is a Git LFS pointer, not the weights; fetch them first (git lfs pull)")
+    what = "is empty" if not head else f"starts with {head[:24]!r}"
+    raise CheckpointError(
+        f"{path}: not a torch checkpoint: it {what}, where a file torch.save wrote starts with a zip archive "
+        "(PK) or a pickle (\\x80); nothing in it was read as a pickle"
+    )
 
 
 def load_torch_file(path: Path, meta: bool = False) -> dict[str, torch.Tensor]:
     """The state dict in a torch file: on the meta device (no data read) or memory-mapped."""
+    _check_torch_bytes(path)
     mmap = not meta and zipfile.is_zipfile(path)
     try:
         with warnings.catch_warnings():

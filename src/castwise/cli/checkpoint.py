@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+from rich.progress import BarColumn, DownloadColumn, Progress, ProgressColumn, Task, TimeRemainingColumn
 from rich.text import Text
 
-from castwise.checkpoint import CheckpointInfo, ConvertResult, convert, inspect
-from castwise.cli.output import console, fail, literal, print_json, printable, table
+from castwise.cli.output import check_writable, console, fail, literal, print_json, printable, table
+
+if TYPE_CHECKING:
+    from castwise.checkpoint import CheckpointInfo, ConvertResult
 
 
 def inspect_command(
@@ -23,6 +26,8 @@ def inspect_command(
     tensors: bool = typer.Option(False, "--tensors", help="Also list every tensor (name, dtype, shape, bytes, file)."),
 ) -> None:
     """Show a checkpoint's stored dtypes, sizes and findings, reading headers only."""
+    from castwise.checkpoint import inspect
+
     try:
         info = inspect(path)
     except (ValueError, OSError) as exc:
@@ -69,6 +74,10 @@ def convert_command(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Write SRC as safetensors in DTYPE: streaming, atomic, ints and bools never cast, fp8 scales applied."""
+    check_writable(Path(dst), "DST", make_folders=True)
+    from castwise.checkpoint import convert
+
+    word = _dtype_word(dtype)
     try:
         with _ByteProgress(enabled=not as_json and console.is_terminal) as progress:
             result = convert(
@@ -90,11 +99,11 @@ def convert_command(
         return
     lines = [
         (
-            f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {dtype}{_fp8_note(result)}), "
+            f"wrote {result.destination}: {result.tensors} tensors ({result.cast} cast to {word}{_fp8_note(result)}), "
             f"{_size(result.bytes_read)} of tensor data in, {_size(result.bytes_written)} out"
         ),
         *(f"removed {path}, a temporary left by a killed conversion" for path in result.stale_removed),
-        f"kept fp32 by {result.keep_rule}",
+        _keep_line(result.keep_rule, word, keep_fp32),
     ]
     if result.skipped:
         lines.append(
@@ -105,12 +114,41 @@ def convert_command(
         console.print(literal(line), highlight=False, soft_wrap=True)
 
 
+def _dtype_word(dtype: str) -> str:
+    """The canonical short name of ``--dtype`` (``"fp16 "`` is ``f16``); as given when convert will refuse it."""
+    from castwise.checkpoint.plan import FP8_NAMES
+    from castwise.policy import dtype_from_name, dtype_name
+
+    if dtype.strip().lower() in FP8_NAMES:
+        return "fp8"
+    try:
+        return dtype_name(dtype_from_name(dtype))
+    except ValueError:
+        return dtype
+
+
+def _keep_line(rule: str, word: str, globs: list[str] | None) -> str:
+    if not rule:
+        return f"no keep-fp32 rule applied: {word} narrows no tensor"
+    if [g.lower() for g in globs or ()] == ["none"]:
+        return "nothing kept fp32 (--keep-fp32 none)"
+    return f"kept fp32 by {rule}"
+
+
 def _fp8_note(result: ConvertResult) -> str:
     if result.quantized:
         return f"; {result.quantized} Linear weights quantized to fp8 e4m3 with scales"
     if result.dequantized or result.scales_dropped:
         return f"; {result.dequantized} fp8 weights dequantized, {result.scales_dropped} scale tensors dropped"
     return ""
+
+
+class _BinarySpeed(ProgressColumn):
+    """Bytes a second in KiB/MiB/GiB, the units of the bar and of the summary (rich's column says MB/s)."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("?" if speed is None else f"{_size(int(speed))}/s", style="progress.data.speed")
 
 
 class _ByteProgress:
@@ -120,8 +158,8 @@ class _ByteProgress:
         self._bar = Progress(
             "converting",
             BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
+            DownloadColumn(binary_units=True),
+            _BinarySpeed(),
             TimeRemainingColumn(),
             console=console,
             transient=True,
@@ -149,13 +187,25 @@ def _print_info(info: CheckpointInfo, tensors: bool) -> None:
     for finding in info.findings:
         console.print(literal(f"  - {finding}"), highlight=False, soft_wrap=True)
     if tensors:
-        columns = ["name", "dtype", "shape", "bytes", "file"]
-        console.print(table(None, columns, [_tensor_row(t.to_dict()) for t in info.tensors]))
+        _print_tensors(info)
 
 
-def _tensor_row(row: dict[str, object]) -> list[object]:
-    shape = "x".join(map(str, row["shape"])) or "scalar"  # type: ignore[call-overload]
-    return [literal(row["name"]), row["dtype"], shape, f"{row['bytes']:,}", literal(row["file"])]
+def _print_tensors(info: CheckpointInfo) -> None:
+    """One line per tensor, its name last and whole (never wrapped or cut, so it can be copied): a
+    table would fold or truncate long names in 80 columns, and two truncated names look the same."""
+    several = len(info.files) > 1
+    header = ["dtype", "shape", "bytes", *(["file"] if several else []), "name"]
+    rows = [header]
+    for tensor in info.tensors:
+        entry = tensor.to_dict()
+        shape = "x".join(map(str, tensor.shape)) or "scalar"
+        rows.append([str(entry["dtype"]), shape, f"{tensor.nbytes:,}", *([tensor.file] if several else []),
+                     tensor.name])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    for row in rows:
+        cells = [cell.rjust(width) if column == 2 else cell.ljust(width)
+                 for column, (cell, width) in enumerate(zip(row, widths))]
+        console.print(literal("  ".join([*cells, row[-1]])), highlight=False, soft_wrap=True)
 
 
 def _size(nbytes: int) -> str:

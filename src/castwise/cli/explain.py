@@ -2,20 +2,22 @@
 
 Exit status: 0 when the error was explained, 1 when castwise does not recognise one (nothing is
 guessed), 2 for a user mistake (a missing or unreadable file). Only the tail of a big log is read
-(``castwise.explain.logtext.MAX_CHARS``), where the error is.
+(``castwise.explainer.logtext.MAX_CHARS``), where the error is.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
 
 from castwise.cli.output import console, err_console, fail, literal, print_json
-from castwise.explain import Explanation, explain
-from castwise.explain.logtext import MAX_CHARS
+
+if TYPE_CHECKING:
+    from castwise.explainer import Explanation
 
 
 def explain_command(
@@ -23,6 +25,8 @@ def explain_command(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Explain a dtype/precision error from a pasted log: its cause, the likely culprit and the fix."""
+    from castwise.explainer import explain
+
     explanation = explain(_read(file))
     if as_json:
         print_json({"explained": explanation is not None, **(explanation.as_dict() if explanation else {})})
@@ -35,6 +39,8 @@ def explain_command(
 
 
 def _read(file: Path | None) -> str:
+    from castwise.explainer.logtext import MAX_CHARS
+
     if file is None:
         return sys.stdin.read()[-MAX_CHARS:]
     try:

@@ -17,7 +17,7 @@ from castwise.doctor.measure.outputs import Measurer, Recorder
 from castwise.doctor.measure.timing import time_steps
 from castwise.doctor.measure.trace import ModelIndex, Tracer, floating_tensors
 from castwise.doctor.report.data import Memory, ModeRun
-from castwise.explain import explain
+from castwise.explainer import explain
 from castwise.model import PrecisionModule, apply, unwrap
 from castwise.model.pitfalls import has_mha_fastpath, mha_fastpath_disabled
 from castwise.policy import Policy, dtype_name

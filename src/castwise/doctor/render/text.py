@@ -18,27 +18,48 @@ _NAME_WIDTH = 18
 
 def _table(title: str, names: list[str]) -> Table:
     table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("policy", min_width=min(_NAME_WIDTH, max(map(len, names), default=6)), overflow="fold")
+    if max(map(len, names), default=0) <= _NAME_WIDTH:  # whole, so the other columns give way in 80 columns
+        table.add_column("policy", no_wrap=True)
+    else:
+        table.add_column("policy", min_width=_NAME_WIDTH, overflow="fold")
     return table
 
 
 def _figure_column(table: Table, header: str) -> None:
-    table.add_column(header, justify="right", no_wrap=True, min_width=len(header))
+    table.add_column(header, justify="right", no_wrap=True, min_width=max(map(len, header.splitlines())))
+
+
+_WIDTH = 80
+
+
+def _fitted(headers: list[str], fixed: int) -> list[str]:
+    """``headers`` as they are, or on two lines each when one line would take the table (``fixed``
+    columns of text besides) past 80 columns: the figures then keep their columns, never cut."""
+    width = fixed + sum(map(len, headers)) + 3 * len(headers)
+    return headers if width <= _WIDTH else [header.replace(" ", "\n", 1) for header in headers]
+
+
+def _narrowest(header: str, cells: list[Text]) -> int:
+    """The width a wrapping column cannot go below: its header or its longest word."""
+    return max([len(header), *(len(word) for cell in cells for word in cell.plain.split())])
 
 
 def policy_table(report: Report) -> Table:
     """One row per policy: status per mode, max error vs fp32, step time per mode, estimated memory."""
-    table = _table(f"castwise doctor: {report.model} (tolerance {report.tolerance:g})",
-                   [p.policy for p in report.policies])
+    names = [p.policy for p in report.policies]
+    table = _table(f"castwise doctor: {report.model} (tolerance {report.tolerance:g})", names)
+    runs = [[result.run(m) for m in report.modes] for result in report.policies]
+    cells = [[_mode_cell(run) for run in row] for row in runs]
     for mode in report.modes:
-        table.add_column(mode, min_width=len(mode))
-    for header in ("max error", *(f"{mode} ms" for mode in report.modes), "memory (est.)"):
+        table.add_column(mode, min_width=len(mode), overflow="fold")
+    fixed = 4 + min(max(map(len, names), default=6), _NAME_WIDTH) + sum(
+        3 + _narrowest(mode, [row[index] for row in cells]) for index, mode in enumerate(report.modes))
+    for header in _fitted(["max error", *(f"{mode} ms" for mode in report.modes), "memory (est.)"], fixed):
         _figure_column(table, header)
-    for result in report.policies:
-        runs = [result.run(m) for m in report.modes]
+    for result, row, modes in zip(report.policies, runs, cells):
         table.add_row(
-            result.policy, *(_mode_cell(run) for run in runs), _error_cell(result),
-            *("-" if run is None else f"{run.seconds * 1e3:.1f}" for run in runs),
+            result.policy, *modes, _error_cell(result),
+            *("-" if run is None else f"{run.seconds * 1e3:.1f}" for run in row),
             human_bytes(max(r.memory.total for r in result.runs)),
         )
     return table
@@ -127,14 +148,16 @@ def routing_text(routing: list[Routing]) -> Text:
     return text
 
 
-def findings_text(report: Report) -> Text:
-    """Each finding on a line, with its fix on the next."""
-    text = Text()
+def findings_text(report: Report, whole_fixes: bool = False) -> Group:
+    """Each finding on a line, with its fix on the next. A fix holds strings to copy (policy strings,
+    code); with ``whole_fixes`` it is never wrapped, so when printed with ``crop=False`` a narrow
+    terminal folds it for display only and copying it gives the string whole."""
+    lines: list[RenderableType] = []
     for finding in report.findings:
-        text.append(f"{finding.severity}: ", style=_STYLE[finding.severity])
-        text.append(f"{finding.message}\n")
-        text.append(f"  fix: {finding.fix}\n", style="dim")
-    return text
+        lines.append(Text.assemble((f"{finding.severity}: ", _STYLE[finding.severity]), finding.message))
+        lines.append(Text(f"  fix: {finding.fix}", style="dim", no_wrap=whole_fixes,
+                          overflow="ignore" if whole_fixes else None))
+    return Group(*lines, Text())
 
 
 def recommendation_text(report: Report) -> Text:
@@ -148,13 +171,14 @@ def recommendation_text(report: Report) -> Text:
     return text
 
 
-def render_text(report: Report) -> Group:
-    """The whole report as one rich renderable: ``console.print(render_text(report))``."""
+def render_text(report: Report, whole_fixes: bool = False) -> Group:
+    """The whole report as one rich renderable: ``console.print(render_text(report))``; the command line
+    prints ``render_text(report, whole_fixes=True)`` with ``crop=False`` (see :func:`findings_text`)."""
     parts: list[RenderableType] = [policy_table(report)]
     if report.training is not None:
         parts.append(training_table(report.training))
     parts += [fp8_table(result) for result in report.policies if result.fp8]
     if report.routing:
         parts.append(routing_text(report.routing))
-    parts += [findings_text(report), recommendation_text(report)]
+    parts += [findings_text(report, whole_fixes), recommendation_text(report)]
     return Group(*parts)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import a, mixed_story
-from castwise.explain.clues import UNSCALE, shows
-from castwise.explain.explanation import Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.families import integers
-from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explain.spelling import is_low_precision
+from castwise.explainer.advice import a, mixed_story
+from castwise.explainer.clues import UNSCALE, shows
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.families import integers
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import is_low_precision
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
 

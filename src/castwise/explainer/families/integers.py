@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import a, dtype_list
-from castwise.explain.clues import CLASS_INDEX_LOSS, LOSS, shows
-from castwise.explain.explanation import Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.rules import Rule, dtypes, explained, rule
-from castwise.explain.spelling import is_floating, is_low_precision
+from castwise.explainer.advice import a, dtype_list
+from castwise.explainer.clues import CLASS_INDEX_LOSS, LOSS, shows
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.spelling import is_floating, is_low_precision
 
 TRUE_PRECISION = (
     "a `-true` precision (Lightning's `bf16-true`/`16-true`, or `batch.to(dtype)`) casts every floating tensor "

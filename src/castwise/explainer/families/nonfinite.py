@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.explanation import Confidence, Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.rules import Rule, explained, rule
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, explained, rule
 
 _CAUSES = (
     "under fp16 the usual cause is overflow (a value past 65504 becomes inf, and inf - inf or 0 * inf is NaN); "

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import a
-from castwise.explain.explanation import Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explainer.advice import a
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtypes, explained, rule
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:

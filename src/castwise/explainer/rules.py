@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from castwise.explain.clues import module_called
-from castwise.explain.explanation import Confidence, Explanation, Facts, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.spelling import short_dtype
+from castwise.explainer.clues import module_called
+from castwise.explainer.explanation import Confidence, Explanation, Facts, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.spelling import short_dtype
 
 DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[\w.]{1,60}(?:\s(?:int|char))?"
 """One dtype as torch spells it in a message (``Float``, ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor``)."""

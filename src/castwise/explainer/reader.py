@@ -7,9 +7,9 @@ wins. Nothing recognised is None: a confident wrong fix is worse than none.
 
 from __future__ import annotations
 
-from castwise.explain.explanation import Explanation
-from castwise.explain.failures import from_exception, from_text
-from castwise.explain.families import RULES
+from castwise.explainer.explanation import Explanation
+from castwise.explainer.failures import from_exception, from_text
+from castwise.explainer.families import RULES
 
 
 def explain(error: BaseException | str) -> Explanation | None:

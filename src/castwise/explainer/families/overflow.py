@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import a
-from castwise.explain.explanation import Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.rules import Rule, dtypes, explained, rule
-from castwise.explain.spelling import is_floating
+from castwise.explainer.advice import a
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.spelling import is_floating
 
 _RANGES = {"f16": "±65504", "bf16": "about ±3.39e38, fp32's range", "f32": "about ±3.4e38"}
 

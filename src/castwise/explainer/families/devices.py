@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import dtype_list
-from castwise.explain.explanation import Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.rules import Rule, dtypes, explained, rule
+from castwise.explainer.advice import dtype_list
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtypes, explained, rule
 
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"

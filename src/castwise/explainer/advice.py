@@ -8,7 +8,7 @@ one policy over the whole model removes. Kept-fp32 modules are named with a keep
 
 from __future__ import annotations
 
-from castwise.explain.spelling import is_fp8, is_low_precision
+from castwise.explainer.spelling import is_fp8, is_low_precision
 
 POLICY = "`cw.apply(model, 'bf16-mixed')`"
 

@@ -4,8 +4,8 @@ A family's rules recognise its messages and write causes and fixes that fit it. 
 against the rules in this order, so specific wordings win over the generic ``expected scalar type``.
 """
 
-from castwise.explain.families import devices, gradients, integers, kernels, mixed, nonfinite, numpy_interop, overflow
-from castwise.explain.rules import Rule
+from castwise.explainer.families import devices, gradients, integers, kernels, mixed, nonfinite, numpy_interop, overflow
+from castwise.explainer.rules import Rule
 
 RULES: tuple[Rule, ...] = (
     *integers.RULES,

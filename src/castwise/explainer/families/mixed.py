@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import ONE_POLICY, a, dtype_list, keep_rule, mixed_story
-from castwise.explain.clues import (
+from castwise.explainer.advice import ONE_POLICY, a, dtype_list, keep_rule, mixed_story
+from castwise.explainer.clues import (
     ATTENTION,
     CONV,
     EXTENSION,
@@ -26,11 +26,11 @@ from castwise.explain.clues import (
     innermost,
     shows,
 )
-from castwise.explain.explanation import Confidence, Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.families import devices, integers
-from castwise.explain.rules import Rule, dtypes, explained, rule
-from castwise.explain.spelling import device_of, is_floating, is_fp8
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.families import devices, integers
+from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.spelling import device_of, is_floating, is_fp8
 
 
 def mixed_float(

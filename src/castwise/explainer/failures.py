@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from castwise.explain.logtext import clean_lines
+from castwise.explainer.logtext import clean_lines
 
 BARE_CODE_LINES = 6
 """Lines above an error read as code when a paste shows no frame headers."""

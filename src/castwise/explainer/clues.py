@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from castwise.explain.failures import Failure, Frame
+from castwise.explainer.failures import Failure, Frame
 
 INNERMOST = 6
 """Frames, counted from the innermost, in which the op that raised is looked for."""

@@ -6,7 +6,7 @@ the dtypes, the device and the op from every spelling torch has used, and hands 
 ``Explanation`` whose fix fits the situation, or None when it does not recognise the error.
 """
 
-from castwise.explain.explanation import Confidence, Explanation, Family, Kind
-from castwise.explain.reader import explain
+from castwise.explainer.explanation import Confidence, Explanation, Family, Kind
+from castwise.explainer.reader import explain
 
 __all__ = ["Confidence", "Explanation", "Family", "Kind", "explain"]

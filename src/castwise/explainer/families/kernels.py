@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from castwise.explain.advice import a, keep_rule
-from castwise.explain.clues import CLASS_INDEX_LOSS, first_shown
-from castwise.explain.explanation import Explanation, Kind
-from castwise.explain.failures import Failure
-from castwise.explain.families import integers
-from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explain.spelling import device_of, is_floating, is_low_precision
+from castwise.explainer.advice import a, keep_rule
+from castwise.explainer.clues import CLASS_INDEX_LOSS, first_shown
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.families import integers
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import device_of, is_floating, is_low_precision
 
 _BY_DESIGN = (
     (re.compile(r"svd|gesvd|eig|qr|geqrf|lu|cholesky|inv|solve|lstsq|det|pinv|linalg|orgqr|triangular", re.I),
