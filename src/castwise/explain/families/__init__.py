@@ -4,7 +4,17 @@ A family's rules recognise its messages and write causes and fixes that fit it. 
 against the rules in this order, so specific wordings win over the generic ``expected scalar type``.
 """
 
-from castwise.explain.families import devices, gradients, integers, kernels, mixed, nonfinite, numpy_interop, overflow
+from castwise.explain.families import (
+    devices,
+    gradients,
+    integers,
+    kernels,
+    mixed,
+    nonfinite,
+    numpy_interop,
+    overflow,
+    xla,
+)
 from castwise.explain.rules import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -15,5 +25,6 @@ RULES: tuple[Rule, ...] = (
     *kernels.RULES,
     *devices.RULES,
     *nonfinite.RULES,
+    *xla.RULES,
     *mixed.RULES,
 )
