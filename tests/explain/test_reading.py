@@ -11,7 +11,7 @@ import pytest
 import castwise as cw
 from castwise.explain import Kind
 from castwise.explain.failures import from_exception, from_text
-from castwise.explain.families import RULES
+from castwise.explain.families import FALLBACKS, RULES
 from castwise.explain.logtext import MAX_CHARS, MAX_LINE, clean_lines
 from castwise.explain.spelling import device_of, short_dtype
 
@@ -216,7 +216,7 @@ def _leading_run(items: list[tuple[object, object]]) -> bool | None:
 _PARSER = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 
 
-@pytest.mark.parametrize("rule", RULES, ids=[rule.pattern.pattern[:40] for rule in RULES])
+@pytest.mark.parametrize("rule", RULES + FALLBACKS, ids=[rule.pattern.pattern[:40] for rule in RULES + FALLBACKS])
 def test_every_pattern_reaches_a_literal_before_any_unbounded_run(rule) -> None:
     """The bound on the pattern work a line costs: a search tries every start position, and a leading unbounded run
     (``\\w+ is not implemented``) rescans a long unbroken line from each of them (quadratic; a log took minutes)."""

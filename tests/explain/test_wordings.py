@@ -84,3 +84,31 @@ def test_a_kernel_that_only_exists_in_16_bit_says_what_reached_it() -> None:
                              "data type")
     assert explanation.op == "FlashAttention" and "fp32" in explanation.cause
     assert explanation.confidence is Confidence.HIGH and "attn_implementation='sdpa'" in explanation.fix
+
+
+@pytest.mark.parametrize(("text", "kind", "dtypes", "device"), [
+    ("RuntimeError: Tensors must have same dtype, got Half and Float", Kind.SCALAR_TYPE, ("f16", "f32"), None),
+    ("dtype mismatch in my_kernel: torch.float16 vs torch.float32", Kind.SCALAR_TYPE, ("f16", "f32"), None),
+    ("ValueError: bf16 is not supported on this device (npu)", Kind.NO_KERNEL, ("bf16",), "npu"),
+    ("modules.devices.NansException: A tensor with all NaNs was produced in Unet.", Kind.NONFINITE, (), None),
+])
+def test_a_wording_no_rule_knows_is_read_by_its_shape_with_low_confidence(
+    text: str, kind: Kind, dtypes: tuple[str, ...], device: str | None,
+) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and explanation.device == device
+    assert explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("text", [
+    "half of the images are not supported", "no NaN was found", "expected 3 channels but got 4",
+    "the float and double buttons do not match",
+])
+def test_prose_without_a_printed_dtype_is_not_read_as_a_dtype_error(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+def test_a_rule_on_any_line_wins_over_a_shape_on_a_later_one() -> None:
+    text = ("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16\n"
+            "Error: NaN detected, tensors must have same dtype (Half and Float)\n")
+    assert cw.explain(text).kind is Kind.MATMUL

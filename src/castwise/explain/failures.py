@@ -87,7 +87,11 @@ class Failure:
 
 def from_text(text: str) -> Iterator[Failure]:
     """The errors in a paste, most likely first: ``...Error:`` lines from the last, then every line."""
-    lines = tuple(clean_lines(text))
+    return from_lines(tuple(clean_lines(text)))
+
+
+def from_lines(lines: tuple[str, ...]) -> Iterator[Failure]:
+    """The errors in a paste's cleaned lines (``logtext.clean_lines``), most likely first."""
     error_lines = [i for i, line in enumerate(lines) if _ERROR_LINE.match(line)]
     for index in reversed(error_lines):
         found = _ERROR_LINE.match(lines[index])

@@ -1,4 +1,5 @@
-"""The families of errors castwise explains, one module each; ``RULES`` is every rule, most specific first.
+"""The families of errors castwise explains, one module each; ``RULES`` is every rule, most specific first, and
+``FALLBACKS`` the shapes of a dtype error tried only when no rule recognised any line.
 
 A family's rules recognise its messages and write causes and fixes that fit it. Messages are tried
 against the rules in this order, so specific wordings win over the generic ``expected scalar type``.
@@ -13,6 +14,7 @@ from castwise.explain.families import (
     nonfinite,
     numpy_interop,
     overflow,
+    shapes,
     xla,
 )
 from castwise.explain.rules import Rule
@@ -28,3 +30,5 @@ RULES: tuple[Rule, ...] = (
     *xla.RULES,
     *mixed.RULES,
 )
+
+FALLBACKS: tuple[Rule, ...] = shapes.RULES

@@ -19,7 +19,7 @@ import re
 
 from castwise.explain.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
 from castwise.explain.clues import CLASS_INDEX_LOSS, first_shown
-from castwise.explain.explanation import Explanation, Kind
+from castwise.explain.explanation import Confidence, Explanation, Kind
 from castwise.explain.failures import Failure
 from castwise.explain.families import integers
 from castwise.explain.rules import Rule, dtypes, explained, message_only, rule
@@ -51,11 +51,13 @@ def _upcast(op: str) -> str:
     return f"upcast around the op (`{op}(x.float())`, then `.to(x.dtype)` on the result)"
 
 
-def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | None) -> Explanation:
+def no_kernel(
+    failure: Failure, op: str, names: tuple[str, ...], device: str | None, confidence: Confidence = Confidence.HIGH,
+) -> Explanation:
     """``op`` has no kernel for the 16-bit dtype ``names[0]`` on ``device``."""
     dtype = names[0] if names else "this dtype"
     on = f" on {device.upper() if device == 'cpu' else device}" if device else ""
-    shown = f"`{op}`" if op.strip("_ ") else "an extension's kernel"
+    shown = f"`{op}`" if op.strip("_ ") else "an op (or a library's kernel)"
     reason = next((text for pattern, text in _BY_DESIGN if pattern.search(op)), "")
     if not reason and device == "cpu" and dtype == "f16" and _CPU_FP16.search(op):
         return explained(
@@ -66,7 +68,7 @@ def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | N
             "False)",
             f"run it on the GPU (`model.cuda()`; install a CUDA build of torch if `torch.cuda.is_available()` is "
             f"False), or use fp32 (`model.float()`) or bf16 on the CPU; {CPU_HALF_IN_NEWER_TORCH}",
-            op=op, names=names, device=device,
+            op=op, names=names, device=device, confidence=confidence,
         )
     return explained(
         Kind.NO_KERNEL, failure,
@@ -75,7 +77,7 @@ def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | N
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
         "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)",
-        op=op, names=names, device=device,
+        op=op or None, names=names, device=device, confidence=confidence,
     )
 
 

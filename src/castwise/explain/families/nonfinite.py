@@ -46,6 +46,15 @@ def _nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def appeared(found: re.Match[str], failure: Failure) -> Explanation:
+    """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss)."""
+    value = "NaN" if found["value"].lower().startswith("nan") else "inf"
+    return explained(
+        Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite",
+        _CAUSES, _FIX, op="a non-finite check", confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
     rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
