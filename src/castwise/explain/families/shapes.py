@@ -62,6 +62,6 @@ RULES: tuple[Rule, ...] = (
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
     rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
          r"\bunsupported\b", _missing_support),
-    rule(r"(?<!\bno )(?<!\bnot )(?<!\bwithout )\b(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
+    rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appeared)\b", appeared),
 )
