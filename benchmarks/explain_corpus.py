@@ -1,15 +1,21 @@
-"""How ``cw.explain`` does on real reports: counts by grade, pasted and live, from the test corpus.
+"""How ``cw.explain`` does on real reports: counts by grade for every corpus set, pasted and live.
 
-Reads ``tests/explain/corpus`` (real reports as pasted, each with what its thread found: the set
-collected while the reader was written, and a held-out set collected after its rules were frozen,
-with the grades it got then) and the live cases of ``tests/explain/live_cases.py`` (errors torch
-raises on this CPU), grades every explanation the way the tests do, and prints the counts:
-correct / partly / wrong (and how many of those were confident) / not recognised. With
-``--baseline REV`` it also reads the pasted reports and the live errors with the first-line
-catalogue castwise had at git revision REV (``doctor/catalogue.py``) and counts what it
-recognised with the right kind, side by side.
+Reads ``tests/explain/corpus`` (real reports as pasted, each with what its thread found: ``pasted``,
+collected while the reader was written, and the held-out sets ``held_out``, ``held_out_2``, ...,
+each collected after the rules were frozen and graded then, kept as ``grade_at_freeze``) and the
+live cases of ``tests/explain/live_cases.py`` (errors torch raises on this CPU), grades every
+explanation the way the tests do, and prints the counts: correct / partly / wrong (and how many of
+those were confident) / not recognised, each held-out set beside its frozen-rules measurement.
+
+With ``--reader REV`` it also grades every set with the reader castwise had at git revision REV
+(its ``src/`` taken with ``git archive``, run in a subprocess), side by side: on a set collected
+after both revisions, that is a clean comparison on reports neither reader was written against.
+With ``--baseline REV`` it reads the pasted reports and the live errors with the first-line
+catalogue castwise had at REV (``doctor/catalogue.py``) and counts what it recognised with the
+right kind.
 
     .venv/bin/python benchmarks/explain_corpus.py
+    .venv/bin/python benchmarks/explain_corpus.py --reader c631d54
     .venv/bin/python benchmarks/explain_corpus.py --baseline 52f46d9
 """
 
@@ -17,8 +23,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
+import json
+import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 import types
 from collections import Counter
 from pathlib import Path
@@ -27,11 +38,14 @@ import castwise as cw
 from common import machine
 
 ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "explain" / "corpus"
 OLD_CATALOGUE = "src/castwise/doctor/catalogue.py"
 OLD_KINDS = {"index_dtype": "indexed_write_dtype"}
 """Kinds the old catalogue named differently (the rest kept their names)."""
-_ROWS = ("all", "graded against the thread", "graded against the message", "when collected (rules frozen)")
-_ORDER = [f"{corpus}, {which}" for corpus in ("pasted", "held_out") for which in _ROWS] + ["live (torch 2.13 CPU)"]
+LIVE = "live (torch 2.13 CPU)"
+
+Graded = list[tuple[str, bool]]
+"""(grade, whether a wrong grade was given with high confidence) for each case of a row."""
 
 
 def _tests() -> types.ModuleType:
@@ -39,12 +53,62 @@ def _tests() -> types.ModuleType:
     return importlib.import_module("tests.explain.test_corpus")
 
 
-def _counts(graded: list[tuple[str, bool]]) -> str:
+def _sets() -> list[str]:
+    """The corpus sets, ``pasted`` first, then the held-out sets in the order they were collected."""
+    names = sorted(path.stem for path in CORPUS.glob("*.json"))
+    return sorted(names, key=lambda name: (name != "pasted", len(name), name))
+
+
+def _graded_rows(tests: types.ModuleType) -> dict[str, Graded]:
+    """Every row of the table as graded now: each set whole and by what it was graded against, then live."""
+    rows: dict[str, Graded] = {}
+    for corpus in _sets():
+        for case in tests.pasted_cases(corpus):
+            explanation = cw.explain(case.text)
+            entry = (tests.grade(case.expect, explanation), tests.confidently_wrong(case.expect, explanation))
+            rows.setdefault(f"{corpus}, all", []).append(entry)
+            rows.setdefault(f"{corpus}, graded against the {case.graded_against}", []).append(entry)
+    for case in tests.LIVE.values():
+        explanation = cw.explain(tests.raised(case.action))
+        rows.setdefault(LIVE, []).append((tests.grade(case.expect, explanation),
+                                          tests.confidently_wrong(case.expect, explanation)))
+    return rows
+
+
+def _frozen_rows(tests: types.ModuleType) -> dict[str, Graded]:
+    """Each held-out set as graded when it was collected (confidence was not recorded then: counted as not)."""
+    return {f"{corpus}, when collected (rules frozen)": [(case.grade_at_freeze, False)
+                                                         for case in tests.pasted_cases(corpus)]
+            for corpus in _sets() if corpus != "pasted"}
+
+
+def _cells(graded: Graded) -> list[str]:
     grades = Counter(grade for grade, _ in graded)
     confident = sum(confident for grade, confident in graded if grade == "wrong")
     total = len(graded)
-    return (f"{total:4d} | {grades['correct']:3d} ({grades['correct'] / total:.0%}) | {grades['partly']:3d} | "
-            f"{grades['wrong']:3d} ({confident} confident) | {grades['not_recognised']:3d}")
+    return [str(total), f"{grades['correct']} ({grades['correct'] / total:.0%})", str(grades["partly"]),
+            f"{grades['wrong']} ({confident} confident)", str(grades["not_recognised"])]
+
+
+def _table(rows: dict[str, Graded], title: str) -> None:
+    print(f"\n{title}\n\n| set | cases | correct | partly | wrong | not recognised |\n|---|---:|---:|---:|---:|---:|")
+    order = [f"{corpus}, {which}" for corpus in _sets() for which in (
+        "all", "graded against the thread", "graded against the message", "when collected (rules frozen)")]
+    for name in sorted(rows, key=lambda name: order.index(name) if name in order else len(order)):
+        print(f"| {name} | " + " | ".join(_cells(rows[name])) + " |")
+
+
+def _rows_at(revision: str) -> dict[str, Graded]:
+    """Every row as the reader at git revision ``revision`` grades it (its ``src/`` in a subprocess)."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "src"], check=True,
+                             capture_output=True).stdout
+    with tempfile.TemporaryDirectory() as folder:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(folder) / "src"), str(ROOT / "benchmarks")])}
+        output = subprocess.run([sys.executable, __file__, "--json"], check=True, capture_output=True, text=True,
+                                env=env, cwd=ROOT).stdout
+    return {name: [tuple(entry) for entry in graded] for name, graded in json.loads(output).items()}
 
 
 def _old_catalogue(revision: str) -> types.ModuleType:
@@ -55,40 +119,37 @@ def _old_catalogue(revision: str) -> types.ModuleType:
     return module
 
 
+def _print_baseline(tests: types.ModuleType, revision: str) -> None:
+    old = _old_catalogue(revision)
+    pasted = [(old.explain(case.text), case.expect.kind) for case in tests.pasted_cases()]
+    live = [(old.explain(tests.raised(case.action)), case.expect.kind) for case in tests.LIVE.values()]
+    print()
+    for name, found in (("pasted reports", pasted), ("live errors", live)):
+        recognised = sum(explanation is not None for explanation, _ in found)
+        right = sum(explanation is not None and OLD_KINDS.get(explanation.kind, explanation.kind) == kind
+                    for explanation, kind in found)
+        print(f"baseline {revision} (first-line catalogue), {len(found)} {name}: {recognised} recognised, "
+              f"{right} with the right kind ({right / len(found):.0%})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reader", metavar="REV", help="also grade every set with the reader at git revision REV")
     parser.add_argument("--baseline", metavar="REV", help="also read the pasted reports with REV's catalogue")
-    baseline = parser.parse_args().baseline
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the --reader subprocess's answer
+    args = parser.parse_args()
     tests = _tests()
-    grading = tests.grade, tests.confidently_wrong
+    rows = _graded_rows(tests)
+    if args.json:
+        print(json.dumps(rows))
+        return
     print(f"{machine()}; castwise from {Path(cw.__file__).parent}")
-    rows: dict[str, list[tuple[str, bool]]] = {}
-    for corpus in ("pasted", "held_out"):
-        for case in tests.pasted_cases(corpus):
-            explanation = cw.explain(case.text)
-            entry = (grading[0](case.expect, explanation), grading[1](case.expect, explanation))
-            rows.setdefault(f"{corpus}, all", []).append(entry)
-            rows.setdefault(f"{corpus}, graded against the {case.graded_against}", []).append(entry)
-            if corpus == "held_out":
-                rows.setdefault("held_out, when collected (rules frozen)", []).append((case.grade_at_freeze, False))
-    for case in tests.LIVE.values():
-        explanation = cw.explain(tests.raised(case.action))
-        rows.setdefault("live (torch 2.13 CPU)", []).append((grading[0](case.expect, explanation),
-                                                            grading[1](case.expect, explanation)))
-    print("\n| set | cases | correct | partly | wrong | not recognised |\n|---|---:|---:|---:|---:|---:|")
-    for name in sorted(rows, key=_ORDER.index):
-        print(f"| {name} | " + " | ".join(part.strip() for part in _counts(rows[name]).split("|")) + " |")
-    if baseline:
-        print()
-        old = _old_catalogue(baseline)
-        pasted = [(old.explain(case.text), case.expect.kind) for case in tests.pasted_cases()]
-        live = [(old.explain(tests.raised(case.action)), case.expect.kind) for case in tests.LIVE.values()]
-        for name, found in (("pasted reports", pasted), ("live errors", live)):
-            recognised = sum(explanation is not None for explanation, _ in found)
-            right = sum(explanation is not None and OLD_KINDS.get(explanation.kind, explanation.kind) == kind
-                        for explanation, kind in found)
-            print(f"baseline {baseline} (first-line catalogue), {len(found)} {name}: {recognised} recognised, "
-                  f"{right} with the right kind ({right / len(found):.0%})")
+    _table({**rows, **_frozen_rows(tests)}, "now (each held-out set beside its frozen-rules measurement)")
+    if args.reader:
+        _table(_rows_at(args.reader), f"the reader at {args.reader}, on the same sets")
+    if args.baseline:
+        _print_baseline(tests, args.baseline)
+
 
 if __name__ == "__main__":
     main()

@@ -51,8 +51,9 @@ class PastedCase:
 
 
 def pasted_cases(corpus: str = "pasted") -> list[PastedCase]:
-    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` (collected after its
-    rules were frozen, graded then as ``grade_at_freeze``); ``corpus/NAME.json`` and the texts in ``corpus/NAME/``."""
+    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` to ``held_out_4``
+    (each collected after the rules were frozen, graded then as ``grade_at_freeze``);
+    ``corpus/NAME.json`` and the texts in ``corpus/NAME/``."""
     cases = []
     for data in json.loads((CORPUS / f"{corpus}.json").read_text(encoding="utf-8")):
         text = (CORPUS / corpus / f"{data['id']}.txt").read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
 
-The pasted reports are two sets: those collected while the reader was written, and a held-out
-set collected after its rules were frozen (their grades then are kept as ``grade_at_freeze``). A
+The pasted reports are five sets: those collected while the reader was written, and four held-out
+sets, each collected after the rules were frozen (their grades then are kept as ``grade_at_freeze``). A
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, and nothing is confidently wrong.
@@ -17,7 +17,8 @@ from castwise.explainer import Explanation, Family
 from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
-PASTED = pasted_cases() + pasted_cases("held_out")
+HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4")
+PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 
 
@@ -43,12 +44,14 @@ def test_the_corpus_is_real_reports_with_their_findings() -> None:
         assert case.text.strip() and case.finding and case.grade in GRADES
         assert case.graded_against in ("thread", "message")
         assert case.grade == "correct" or case.why
-    held_out = pasted_cases("held_out")
-    assert held_out and all(case.grade_at_freeze in GRADES for case in held_out)
-    assert not {case.id for case in held_out} & {case.id for case in pasted_cases()}
+    for corpus in HELD_OUT:
+        held_out = pasted_cases(corpus)
+        assert held_out and all(case.grade_at_freeze in GRADES for case in held_out)
+    sources = [case.source["url"] for case in PASTED]
+    assert len(set(sources)) == len(sources)
 
 
-def test_the_goal_holds_on_both_sets() -> None:
+def test_the_goal_holds_pasted_and_live() -> None:
     pasted = sum(case.grade == "correct" for case in PASTED) / len(PASTED)
     live = sum(case.grade == "correct" for case in LIVE.values()) / len(LIVE)
     assert pasted >= 0.85 and live >= 0.90

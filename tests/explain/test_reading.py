@@ -1,13 +1,18 @@
-"""Reading pastes: dtype and device spellings, log prefixes, tracebacks in every format, chains."""
+"""Reading pastes: dtype and device spellings, log prefixes, tracebacks in every format, chains, and the bound on
+the pattern work a line costs."""
 
 from __future__ import annotations
+
+import importlib
+import sys
 
 import pytest
 
 import castwise as cw
 from castwise.explainer import Kind
 from castwise.explainer.failures import from_exception, from_text
-from castwise.explainer.logtext import MAX_CHARS, clean_lines
+from castwise.explainer.families import FALLBACKS, RULES
+from castwise.explainer.logtext import MAX_CHARS, MAX_LINE, clean_lines
 from castwise.explainer.spelling import device_of, short_dtype
 
 MESSAGE = "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16"
@@ -124,3 +129,113 @@ def test_a_cyclic_chain_ends() -> None:
 def test_only_the_tail_of_a_huge_paste_is_read() -> None:
     assert cw.explain(MESSAGE + "\n" + "x" * (MAX_CHARS + 10)) is None
     assert cw.explain("noise line\n" * 200_000 + MESSAGE).kind is Kind.MATMUL
+
+
+def test_field_lines_below_an_error_are_read_as_part_of_its_message() -> None:
+    text = (
+        "ValueError: Query/Key/Value should either all have the same dtype\n"
+        "  query.dtype: torch.float32\n  key.dtype  : torch.float16\n  value.dtype: torch.float16\n"
+        "Steps:   0%|          | 0/500\n"
+    )
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f32", "f16", "f16")
+    assert explanation.message.endswith("value.dtype: torch.float16")
+
+
+def test_a_live_message_printed_over_several_lines_is_read_whole() -> None:
+    error = ValueError("Query/Key/Value should either all have the same dtype\n  query.dtype: torch.bfloat16\n"
+                       "  key.dtype  : torch.float32\n  value.dtype: torch.float32")
+    assert cw.explain(error).dtypes == ("bf16", "f32", "f32")
+
+
+def test_a_line_below_an_error_that_lists_no_field_stays_out_of_its_message() -> None:
+    failure = next(from_text("RuntimeError: Found dtype Double but expected Float\n"
+                             "Exception raised from compute_types at TensorIterator.cpp:183 (most recent call first):"))
+    assert failure.message == "Found dtype Double but expected Float"
+
+
+def test_an_error_pasted_above_its_traceback_takes_the_frames_below_it() -> None:
+    text = (
+        "RuntimeError: expected scalar type Float but found Half\n\n"
+        '  File "/env/torch/nn/modules/normalization.py", line 201, in forward\n    return F.layer_norm(\n'
+        '  File "/env/torch/nn/functional.py", line 2546, in layer_norm\n    return torch.layer_norm(input)\n'
+    )
+    failure = next(from_text(text))
+    assert [frame.function for frame in failure.frames] == ["forward", "layer_norm"]
+    assert cw.explain(text).kind is Kind.NORM_PARAM
+
+
+def test_frames_below_an_error_are_not_read_when_frames_lead_to_it() -> None:
+    text = (
+        '  File "/env/torch/nn/functional.py", line 2546, in layer_norm\n    return torch.layer_norm(input)\n'
+        "RuntimeError: expected scalar type Float but found Half\n"
+        '  File "/env/torch/nn/modules/conv.py", line 549, in _conv_forward\n    return F.conv2d(\n'
+    )
+    assert [frame.function for frame in next(from_text(text)).frames] == ["layer_norm"]
+
+
+def test_frames_below_an_error_stop_at_the_next_exception_of_a_chain() -> None:
+    text = (
+        "RuntimeError: expected scalar type Float but found Half\n\n"
+        "During handling of the above exception, another exception occurred:\n\n"
+        '  File "/env/torch/nn/modules/conv.py", line 549, in _conv_forward\n    return F.conv2d(\n'
+    )
+    assert next(from_text(text)).frames == ()
+
+
+def test_code_pasted_below_a_first_line_error_is_read_and_at_is_a_matmul() -> None:
+    text = "RuntimeError: expected scalar type Half but found Float\n\nx = (attn @ v).transpose(1, 2)\n"
+    assert cw.explain(text).kind is Kind.MATMUL
+    decorated = "RuntimeError: expected scalar type Half but found Float\n\n@torch.no_grad()\ndef run(x):\n"
+    assert cw.explain(decorated).kind is Kind.SCALAR_TYPE
+
+
+def _leading_run(items: list[tuple[object, object]]) -> bool | None:
+    """True when an unbounded repeat comes before the first literal, False when a literal comes first, None when
+    the items end first (a regex walked as ``re``'s parser writes it)."""
+    for op, argument in items:
+        name = str(op)
+        if name == "LITERAL":
+            return False
+        if name in ("MAX_REPEAT", "MIN_REPEAT"):
+            low, high, inner = argument  # type: ignore[misc]
+            found = True if high == _PARSER.MAXREPEAT else _leading_run(list(inner))
+            if found or (found is False and low > 0):
+                return found
+        elif name == "SUBPATTERN":
+            found = _leading_run(list(argument[-1]))  # type: ignore[index]
+            if found is not None:
+                return found
+        elif name == "BRANCH":
+            branches = [_leading_run(list(branch)) for branch in argument[1]]  # type: ignore[index]
+            if True in branches or all(found is False for found in branches):
+                return True in branches
+    return None
+
+
+_PARSER = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+
+
+@pytest.mark.parametrize("rule", RULES + FALLBACKS, ids=[rule.pattern.pattern[:40] for rule in RULES + FALLBACKS])
+def test_every_pattern_reaches_a_literal_before_any_unbounded_run(rule) -> None:
+    """The bound on the pattern work a line costs: a search tries every start position, and a leading unbounded run
+    (``\\w+ is not implemented``) rescans a long unbroken line from each of them (quadratic; a log took minutes)."""
+    assert _leading_run(list(_PARSER.parse(rule.pattern.pattern, rule.pattern.flags))) is False
+
+
+@pytest.mark.parametrize(("pattern", "leading_run"), [
+    (r"\b(?P<op>\w+) is not implemented", True),
+    (r"(?:x|\w*)y", True),
+    (r"(?P<op>[\w.]{1,80})?[\w.]+: Low", True),
+    (r"\b(?P<op>\w{1,80}) is not implemented", False),
+    (r"(?:^|[\W_])loss\w+", False),
+])
+def test_the_bound_check_tells_a_leading_unbounded_run(pattern: str, leading_run: bool) -> None:
+    assert _leading_run(list(_PARSER.parse(pattern))) is leading_run
+
+
+@pytest.mark.parametrize("unit", ["a", "loss_", "Half ", "mat1 and ", "1e-"])
+def test_a_paste_of_long_unbroken_lines_is_read_through(unit: str) -> None:
+    line = (unit * (MAX_LINE // len(unit) + 1))[:MAX_LINE - 1]
+    assert cw.explain((line + "\n") * 64) is None
+    assert cw.explain((line + "\n") * 64 + MESSAGE).kind is Kind.MATMUL

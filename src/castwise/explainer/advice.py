@@ -18,6 +18,10 @@ ONE_POLICY = (
 )
 
 
+CPU_HALF_IN_NEWER_TORCH = (
+    "or update torch: recent versions (2.13 measured) run fp16 matmul, convolution and layer norm on the CPU"
+)
+
 _CONVERSIONS = {
     "f16": "`.half()`, `torch_dtype=torch.float16`",
     "bf16": "`.to(torch.bfloat16)`, `torch_dtype=torch.bfloat16`",

@@ -41,12 +41,14 @@ NORM = _op("normalization layer",
            r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|/modules/normalization\.py")
 RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|/modules/rnn\.py")
 ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")
-MATMUL = _op("matrix multiply", r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|/modules/linear\.py")
+MATMUL = _op("matrix multiply",
+             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|/modules/linear\.py")
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
                    r"/modules/loss\.py")
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
 UNSCALE = _op("GradScaler.unscale_", r"unscale_|_unscale_grads")
-EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(")
+EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(|"
+                                     r"[/\\](?:mmcv|torchvision)[/\\]ops[/\\]")
 
 _CALL = re.compile(r"\bself\.([A-Za-z][\w.]*)\s*\(")
 _MODULE_CALL = frozenset({"_wrapped_call_impl", "_call_impl", "__call__"})

@@ -2,9 +2,12 @@
 
 A pasted log holds one or more tracebacks among other output; the error is the ``...Error: ...``
 line (the last one first, as Python prints a chain cause-first), or, for a paste of a bare message,
-any line. Frames come in every format people paste: Python's ``File "x.py", line 3, in f`` with
-the code line under it, IPython's ``File ~/x.py:3, in f`` and ``~/x.py in f(...)``, rich's
-``/x.py:3 in f``, pytest's ``/x.py:3: in f``. A live exception is read the same way, walking its
+any line. Some messages print their details on the lines below (xformers lists ``query.dtype:``
+and ``key.dtype:`` under its error); those field lines are read as part of the message. Frames come
+in every format people paste: Python's ``File "x.py", line 3, in f`` with the code line under it,
+IPython's ``File ~/x.py:3, in f`` and ``~/x.py in f(...)``, rich's ``/x.py:3 in f``, pytest's
+``/x.py:3: in f``. An error pasted above its traceback or its code (an issue's title, a report's
+first line) takes the frames or code below it. A live exception is read the same way, walking its
 ``__cause__``/``__context__`` chain from the innermost error outwards.
 """
 
@@ -12,9 +15,10 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import takewhile
 
 from castwise.explainer.logtext import clean_lines
 
@@ -23,6 +27,12 @@ BARE_CODE_LINES = 6
 
 MAX_CHAIN = 16
 """Exceptions of a ``__cause__``/``__context__`` chain that are read."""
+
+MAX_DETAILS = 8
+"""Field lines below an error line (``key.dtype  : torch.float16``) read as part of its message."""
+
+FRAMES_BELOW = 200
+"""Lines below an error with nothing above it that are searched for its frames or code."""
 
 _ERROR_LINE = re.compile(
     r"^(?P<type>(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*(?P<message>\S.*)$"
@@ -33,8 +43,9 @@ _FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
     r"^(?P<file>\S+\.py):\d+:? in (?P<function>[\w.<>]+)",  # rich, pytest
     r"^(?P<file>\S+\.py) in (?P<function>[\w.<>]+)\(",  # IPython < 8
 ))
-_BOUNDARY = re.compile(r"^(?:Traceback \(most recent call last\)|During handling of the above exception|"
-                       r"The above exception was the direct cause)")
+_CHAINED = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
+_BOUNDARY = re.compile(rf"^Traceback \(most recent call last\)|{_CHAINED.pattern}")
+_DETAIL = re.compile(r"^[A-Za-z_][\w.\[\]]{0,40}?(?:dtype|shape|device)\s*:\s*\S")
 _CODE = re.compile(r"[\w.\]]\(")
 _CARETS = re.compile(r"^[\s~^]+$")
 _RAN_MARKER = re.compile(r"^(?:-+>|❱)\s*\d*\s*│?\s*")
@@ -71,17 +82,22 @@ class Failure:
     @cached_property
     def frames(self) -> tuple[Frame, ...]:
         """The frames that led to the error, outermost first."""
-        return self.live_frames or _frames_before(self.paste, self.line)
+        return self.live_frames or _frames_of(self.paste, self.line)
 
 
 def from_text(text: str) -> Iterator[Failure]:
     """The errors in a paste, most likely first: ``...Error:`` lines from the last, then every line."""
-    lines = tuple(clean_lines(text))
+    return from_lines(tuple(clean_lines(text)))
+
+
+def from_lines(lines: tuple[str, ...]) -> Iterator[Failure]:
+    """The errors in a paste's cleaned lines (``logtext.clean_lines``), most likely first."""
     error_lines = [i for i, line in enumerate(lines) if _ERROR_LINE.match(line)]
     for index in reversed(error_lines):
         found = _ERROR_LINE.match(lines[index])
         assert found is not None
-        yield Failure(found["type"].rsplit(".", 1)[-1], found["message"].strip(), paste=lines, line=index)
+        message = _with_details(found["message"].strip(), lines[index + 1:index + 1 + MAX_DETAILS])
+        yield Failure(found["type"].rsplit(".", 1)[-1], message, paste=lines, line=index)
     skip = set(error_lines)
     for index in reversed(range(len(lines))):
         if lines[index] and index not in skip:
@@ -101,23 +117,42 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
             for summary in traceback.extract_tb(exc.__traceback__)
         )
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
-        for line in lines:
-            yield Failure(type(exc).__name__, line, frames)
+        for index, line in enumerate(lines):
+            yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames)
 
 
-def _frames_before(lines: tuple[str, ...], end: int) -> tuple[Frame, ...]:
-    """The frames of the traceback that ends at line ``end`` (back to its ``Traceback`` header)."""
-    start = end
+def _with_details(message: str, below: Sequence[str]) -> str:
+    """The message with the field lines printed right below it (``query.dtype: torch.float32``) joined on."""
+    details = takewhile(lambda line: bool(_DETAIL.match(line)) and not _ERROR_LINE.match(line), below)
+    return "; ".join([message, *details])
+
+
+def _frames_of(lines: tuple[str, ...], line: int) -> tuple[Frame, ...]:
+    """The frames of the traceback that ends at ``line`` (back to its ``Traceback`` header), else the code lines
+    pasted just above it; for an error with neither above it, the frames or code pasted below it."""
+    start = line
     while start > 0 and not _BOUNDARY.match(lines[start - 1]):
         start -= 1
-    frames = []
-    for index in range(start, end):
-        frame = _frame(lines[index])
-        if frame is not None:
-            frames.append(Frame(frame[0], frame[1], _code_after(lines, index, end)))
-    if not frames:
-        frames.extend(Frame("", "", line) for line in _bare_code(lines[max(start, end - BARE_CODE_LINES):end]))
-    return tuple(frames)
+    above = _frames_in(lines, start, line) or _code(_bare_code(lines[max(start, line - BARE_CODE_LINES):line]))
+    if above:
+        return above
+    end = line + 1
+    while end < min(len(lines), line + 1 + FRAMES_BELOW) and not (
+        _ERROR_LINE.match(lines[end]) or _CHAINED.match(lines[end])
+    ):
+        end += 1
+    return _frames_in(lines, line + 1, end) or _code(_bare_code(lines[line + 1:end])[:BARE_CODE_LINES])
+
+
+def _frames_in(lines: tuple[str, ...], start: int, end: int) -> tuple[Frame, ...]:
+    """The frames whose headers are in ``lines[start:end]``, each with its code line."""
+    headers = ((index, _frame(lines[index])) for index in range(start, end))
+    return tuple(Frame(*header, _code_after(lines, index, end)) for index, header in headers if header is not None)
+
+
+def _code(lines: list[str]) -> tuple[Frame, ...]:
+    """Bare code lines as frames that show only their code."""
+    return tuple(Frame("", "", line) for line in lines)
 
 
 def _bare_code(lines: tuple[str, ...]) -> list[str]:

@@ -1,10 +1,22 @@
-"""The families of errors castwise explains, one module each; ``RULES`` is every rule, most specific first.
+"""The families of errors castwise explains, one module each; ``RULES`` is every rule, most specific first, and
+``FALLBACKS`` the shapes of a dtype error tried only when no rule recognised any line.
 
 A family's rules recognise its messages and write causes and fixes that fit it. Messages are tried
 against the rules in this order, so specific wordings win over the generic ``expected scalar type``.
 """
 
-from castwise.explainer.families import devices, gradients, integers, kernels, mixed, nonfinite, numpy_interop, overflow
+from castwise.explainer.families import (
+    devices,
+    gradients,
+    integers,
+    kernels,
+    mixed,
+    nonfinite,
+    numpy_interop,
+    overflow,
+    shapes,
+    xla,
+)
 from castwise.explainer.rules import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -15,5 +27,8 @@ RULES: tuple[Rule, ...] = (
     *kernels.RULES,
     *devices.RULES,
     *nonfinite.RULES,
+    *xla.RULES,
     *mixed.RULES,
 )
+
+FALLBACKS: tuple[Rule, ...] = shapes.RULES

@@ -3,7 +3,9 @@
 ``Found dtype A but expected B`` comes from a loss's backward when prediction and target had
 different dtypes. ``Attempting to unscale FP16 gradients`` means the trained parameters are fp16
 (no fp32 master copy), which GradScaler refuses. A loss scale driven to its minimum means fp16
-overflows on every step; occasional skipped steps are how dynamic loss scaling works.
+overflows on every step; occasional skipped steps are how dynamic loss scaling works. Each
+framework words these its own way (torch, apex, DeepSpeed, fairseq); a printed scale below 1 is
+read as the collapse it is, whichever wording carried it.
 """
 
 from __future__ import annotations
@@ -83,8 +85,10 @@ _scale_floor = message_only(
 )
 
 
-def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation:
+def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
     scale = found.groupdict().get("scale") or "a lower value"
+    if _below_one(scale):
+        return _scale_floor(found, failure)
     return explained(
         Kind.LOSS_SCALE, failure,
         f"an fp16 step produced inf/NaN gradients, so the loss scaler skipped it and lowered the scale to {scale}: "
@@ -96,15 +100,24 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _below_one(scale: str) -> bool:
+    """Whether a printed loss scale is below 1: fp16 then overflows on (nearly) every step."""
+    try:
+        return float(scale) < 1
+    except ValueError:
+        return False
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Found dtype (?P<a>{DTYPE}) but expected (?P<b>{DTYPE})", _loss_dtype),
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})\s*$", _loss_dtype),
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?P<b>[\w.]+) but got (?P<a>[\w.]+)",
          _invalid_gradient),
-    rule(r"Attempting to unscale FP16 gradients", _unscale),
-    rule(r"Current loss scale already at minimum", _scale_floor),
-    rule(r"Gradient overflow\.?\s+Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
+    rule(r"\bunscale (?:FP16|half) gradients", _unscale),
+    rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),
+    rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),
+    rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),
     rule(r"OVERFLOW!\s*Skipping step\.?\s*Attempted loss scale:?\s*[\d.e+-]+,?\s*reducing to (?P<scale>[\d.e+-]+)",
          _skipped_step),
 )

@@ -7,15 +7,19 @@ no 16-bit kernels anywhere by design (linear algebra, FFT of most sizes, CTC los
 from an extension built without them. The fixes are the same three: keep that module in fp32 with
 a keep rule, upcast around the op, or use another dtype. The same message naming an integer or
 float32 dtype is an integer-family error (a float mask in ``&``, a float target in ``nll_loss``).
+
+Two mirror images of the same gap: kernels that exist only in 16-bit (FlashAttention refuses fp32,
+so the model or its attention inputs were never converted), and backends that lack a dtype
+altogether (MPS had no bf16 before macOS 14; a GPU below compute capability 8.0 has no native bf16).
 """
 
 from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import a, keep_rule
+from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
 from castwise.explainer.clues import CLASS_INDEX_LOSS, first_shown
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
@@ -47,11 +51,13 @@ def _upcast(op: str) -> str:
     return f"upcast around the op (`{op}(x.float())`, then `.to(x.dtype)` on the result)"
 
 
-def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | None) -> Explanation:
+def no_kernel(
+    failure: Failure, op: str, names: tuple[str, ...], device: str | None, confidence: Confidence = Confidence.HIGH,
+) -> Explanation:
     """``op`` has no kernel for the 16-bit dtype ``names[0]`` on ``device``."""
     dtype = names[0] if names else "this dtype"
     on = f" on {device.upper() if device == 'cpu' else device}" if device else ""
-    shown = f"`{op}`" if op.strip("_ ") else "an extension's kernel"
+    shown = f"`{op}`" if op.strip("_ ") else "an op (or a library's kernel)"
     reason = next((text for pattern, text in _BY_DESIGN if pattern.search(op)), "")
     if not reason and device == "cpu" and dtype == "f16" and _CPU_FP16.search(op):
         return explained(
@@ -60,9 +66,9 @@ def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | N
             "a model converted to fp16 (`.half()`, `torch_dtype=torch.float16`) that is not on a GPU: no "
             "`.cuda()`/`device_map`, no GPU visible, or a CPU-only torch install (`torch.cuda.is_available()` is "
             "False)",
-            "run it on the GPU (`model.cuda()`; install a CUDA build of torch if `torch.cuda.is_available()` is "
-            "False), or use fp32 (`model.float()`) or bf16 on the CPU",
-            op=op, names=names, device=device,
+            f"run it on the GPU (`model.cuda()`; install a CUDA build of torch if `torch.cuda.is_available()` is "
+            f"False), or use fp32 (`model.float()`) or bf16 on the CPU; {CPU_HALF_IN_NEWER_TORCH}",
+            op=op, names=names, device=device, confidence=confidence,
         )
     return explained(
         Kind.NO_KERNEL, failure,
@@ -71,7 +77,7 @@ def no_kernel(failure: Failure, op: str, names: tuple[str, ...], device: str | N
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
         "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)",
-        op=op, names=names, device=device,
+        op=op or None, names=names, device=device, confidence=confidence,
     )
 
 
@@ -113,6 +119,37 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, "fft", names or ("f16",), "cuda" if cuda else "cpu")
 
 
+def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{op} has kernels only for fp16 and bf16 and got tensors in another dtype (almost always fp32)",
+        "a model loaded in fp32 (transformers' default without `torch_dtype`) or trained without 16-bit mixed "
+        "precision, so the op's inputs (attention's q, k and v) reach the kernel in fp32; or a norm or an upcast "
+        "right before it that returns fp32",
+        "load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`, or `'auto'`) or train with bf16/fp16 mixed "
+        "precision (`bf16=True`, 'bf16-mixed'); or cast the op's inputs to bf16 just before the call; to stay in "
+        "fp32, use another implementation (for attention, `attn_implementation='sdpa'`)",
+        op=op,
+    )
+
+
+def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    names, device = dtypes(found, "dtype"), found["device"].lower()
+    dtype = names[0] if names else found["dtype"]
+    mps_bf16 = device == "mps" and dtype == "bf16"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the {device.upper()} backend has no {dtype} support here"
+        + (": bf16 on MPS needs macOS 14 or newer and a torch that supports it" if mps_bf16 else ""),
+        f"a model, checkpoint or tensor in {dtype} (`torch_dtype=`, a config's `torch_dtype` read by `dtype='auto'`) "
+        f"moved to {device}",
+        f"load it in float16 (`torch_dtype=torch.float16`, which {device.upper()} supports) or float32 on this "
+        "machine" + ("; or update to macOS 14+ and a recent torch" if mps_bf16 else ""),
+        op=f"{dtype} on {device}", names=names, device=device,
+    )
+
+
 _compute_capability = message_only(
     Kind.NO_KERNEL,
     "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
@@ -135,6 +172,11 @@ RULES: tuple[Rule, ...] = (
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),
+    rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
+    rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
+         r"that dtype", _backend_lacks_dtype),
+    rule(r"\b(?P<device>MPS) (?P<dtype>\w{1,20}) is only supported on MacOS", _backend_lacks_dtype),
+    rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
 )

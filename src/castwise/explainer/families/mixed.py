@@ -5,14 +5,17 @@ converted differently; which two, and so the fix, depends on the op and the dtyp
 ``advice.mixed_story``). A message that names integer dtypes is handed to the integer family. The
 generic ``expected scalar type A but found B`` is read with the frames: a convolution, a norm, a
 recurrent cell, a custom extension or torch's fused transformer fast path (CPU autocast's blind
-spot) each mean something else; without frames the answer says less.
+spot) each mean something else; without frames the answer says less. Older torch worded it
+``expected backend CUDA and dtype Float but got backend CUDA and dtype Half``, which names the
+devices too (two devices there are a device problem). Tensors on the CPU in fp16 are told to use
+fp32 there: casting to the other operand's fp16 would meet a kernel older torch never had.
 """
 
 from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import ONE_POLICY, a, dtype_list, keep_rule, mixed_story
+from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, ONE_POLICY, a, dtype_list, keep_rule, mixed_story
 from castwise.explainer.clues import (
     ATTENTION,
     CONV,
@@ -111,9 +114,12 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Expl
     places = (device_of(found["a"]), device_of(found["b"]))
     if places[0] and places[1] and places[0] != places[1]:
         return devices.mismatch(failure, places, names, op="convolution")
+    on_cpu_in_f16 = places == ("cpu", "cpu") and "f16" in names
     return mixed_float(
         kind, failure, names, "convolution",
         f"a convolution got {a(names[0])} input but {a(names[1])} {part}" if len(names) == 2 else "",
+        fix="both are CPU tensors, and older torch has no fp16 convolution on the CPU: use fp32 there (`model.float()` "
+        f"and `x.float()`), or run on the GPU; {CPU_HALF_IN_NEWER_TORCH}" if on_cpu_in_f16 else "",
     )
 
 
@@ -137,9 +143,10 @@ def _same_type(found: re.Match[str], failure: Failure) -> Explanation:
     return mixed_float(kind, failure, names, op, cause)
 
 
-def norm_param(failure: Failure, names: tuple[str, ...]) -> Explanation:
-    """A normalization layer whose parameters and input have different dtypes."""
-    op = _norm_name(failure)
+def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None) -> Explanation:
+    """A normalization layer (``op``, else the one the frames show) whose parameters and input have different
+    dtypes."""
+    op = op or _norm_name(failure)
     cause = (
         f"a normalization layer ({op}) got {a(names[0])} input but weight/bias of another dtype; torch's CPU norm "
         "kernels take 16-bit parameters only with a matching input" if len(names) == 1
@@ -172,13 +179,15 @@ def _mixed_norm(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "q", "k", "v")
+    xformers = found.group(0).startswith("Query/")
+    op = "xformers' memory_efficient_attention" if xformers else "scaled_dot_product_attention"
     cause = (
-        f"scaled_dot_product_attention got query {names[0]}, key {names[1]}, value {names[2]}; all three must have "
-        "one dtype" if len(names) == 3 else "scaled_dot_product_attention got query, key and value of different dtypes"
+        f"{op} got query {names[0]}, key {names[1]}, value {names[2]}; all three must have one dtype"
+        if len(names) == 3 else f"{op} got query, key and value of different dtypes"
     )
     story_culprit, _ = mixed_story(names)
     return mixed_float(
-        Kind.SDPA, failure, names, "scaled_dot_product_attention", cause,
+        Kind.SDPA, failure, names, op, cause,
         culprit="a key/value (a cache, or a projection in another dtype) that differs from the query; "
         + story_culprit,
         fix=f"cast key and value to the query's dtype (`k.to(q.dtype)`, `v.to(q.dtype)`), or {ONE_POLICY}",
@@ -300,6 +309,14 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _device_and_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """Old torch's ``expected device cuda:0 and dtype Float but got device cuda:0 and dtype Half`` (also ``backend``):
+    a device mismatch when the devices differ, else two dtypes in one op."""
+    if found["x"].lower() != found["y"].lower():
+        return devices.mismatch(failure, (found["x"], found["y"]), dtypes(found, "a", "b"))
+    return _scalar_type(found, failure)
+
+
 def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
     frame = next(frame for frame in reversed(failure.frames) if EXTENSION.seen_in(frame))
     return explained(
@@ -342,6 +359,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"mixed dtype \(CPU\): expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
     rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
+         r"key\.dtype\s*:\s*(?P<k>{DTYPE});\s*value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
@@ -363,6 +382,8 @@ RULES: tuple[Rule, ...] = (
          _fp8),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
+    rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
+         r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
     rule(r"Expected object of scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"
          r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)')?", _scalar_type),
     rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",

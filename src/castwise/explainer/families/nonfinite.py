@@ -3,7 +3,8 @@
 A NaN has many parents. Under fp16 the usual one is overflow (a value past 65504 becomes inf, and
 inf - inf is NaN); in any precision, a numerically unsafe op (sqrt, log or a norm at 0, a division
 by almost 0) or a learning rate that diverges. The message alone cannot tell them apart, so the
-answer names both and the tool that measures which.
+answer names both and the tool that measures which. Loggers name the loss their own way
+(``loss: nan``, ``train_loss_step=nan.0``), which is read too; a loss scale is not a loss.
 """
 
 from __future__ import annotations
@@ -45,9 +46,19 @@ def _nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def appeared(found: re.Match[str], failure: Failure) -> Explanation:
+    """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss)."""
+    value = "NaN" if found["value"].lower().startswith("nan") else "inf"
+    return explained(
+        Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite",
+        _CAUSES, _FIX, op="a non-finite check", confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
-    rule(r"(?:^|[\W_])loss\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?(?P<value>nan|inf)\b", _nan_loss),
+    rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
+         r"(?P<value>nan|inf)\b", _nan_loss),
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", _nan_loss),
     rule(r"(?P<value>NaN) or Inf found in input tensor", _nan_loss),
 )

@@ -35,10 +35,13 @@ def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
         f"{a(dtype)} tensor",
         "a constant written for fp32, such as a mask value (`masked_fill(mask, -1e9)`, `x[i] = float(2**30)`, "
         "`-torch.finfo(torch.float32).max`) or `fill_(1e6)`, applied to a tensor that is now 16-bit (a `.half()` "
-        "model, or the output of an op under autocast)",
+        "model, or the output of an op under autocast)"
+        + ("; for bf16 it is fp32's own extreme (±3.40282e38), just past bf16's largest (3.3895e38)"
+           if dtype == "bf16" else ""),
         "take the constant from the tensor's own dtype (`torch.finfo(x.dtype).min` / `.max`), or use "
-        "`float('-inf')` for masks; or use bf16, which has fp32's range; or compute that step in fp32 "
-        "(`with torch.autocast(device, enabled=False)` on `.float()` inputs)",
+        "`float('-inf')` for masks; "
+        + ("" if dtype == "bf16" else "or use bf16, which has fp32's range; ")
+        + "or compute that step in fp32 (`with torch.autocast(device, enabled=False)` on `.float()` inputs)",
         op="fill/masked_fill/index assignment", names=names,
     )
 

@@ -1,0 +1,67 @@
+"""The last resort: a line shaped like a dtype error, in a wording no rule knows, answered cautiously.
+
+Every new sample of reports brings wordings no rule was written for: a library's own check, a
+backend's, an app's wrapper, a retyped message. Three shapes recur whatever the wording: two
+floating dtypes named beside a mismatch (``same dtype``, ``different precisions``, ``expected A
+... got B``); a 16-bit dtype named beside a missing kernel or support (``not implemented``, ``not
+supported``, ``only supports``); and NaN or inf said to have appeared. These rules are tried only
+after no rule recognised any line of the paste, and they answer with low confidence: the family is
+likely, the details are not known. Dtypes are taken only as torch and libraries print them
+(``Half``, ``BFloat16``, ``torch.float16``, ``fp16``), never from lowercase prose (``half of``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.advice import dtype_list
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.families.kernels import no_kernel
+from castwise.explainer.families.mixed import mixed_float
+from castwise.explainer.families.nonfinite import appeared
+from castwise.explainer.rules import Rule, rule
+from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
+
+_PRINTED_DTYPE = re.compile(
+    r"(?<![\w.])(?:(?:c10|at)::|torch\.(?:cuda\.)?)?(?:Half|BFloat16|Float|Double|Float8_\w{1,12}|float16|bfloat16|"
+    r"float32|float64|fp16|bf16|fp32|FP16|BF16|FP32)(?:Tensor|Type)?(?![\w])"
+)
+_DEVICE = re.compile(r"\b(cpu|cuda|mps|xpu|npu|xla)\b", re.IGNORECASE)
+
+
+def _printed_dtypes(text: str) -> tuple[str, ...]:
+    """The floating dtypes a line names as torch and libraries print them, each once, in order."""
+    names = (short_dtype(word) for word in _PRINTED_DTYPE.findall(text))
+    return tuple(dict.fromkeys(name for name in names if name and is_floating(name)))
+
+
+def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
+    del found
+    names = _printed_dtypes(failure.message)
+    if len(names) < 2:
+        return None
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an op",
+        f"an op (or a library's check before it) got {dtype_list(names)} tensors where it needs one dtype",
+        confidence=Confidence.LOW,
+    )
+
+
+def _missing_support(found: re.Match[str], failure: Failure) -> Explanation | None:
+    names = tuple(name for name in _printed_dtypes(failure.message) if is_low_precision(name))
+    del found
+    if not names:
+        return None
+    device = _DEVICE.search(failure.message)
+    return no_kernel(failure, "", names[:1], device.group(1).lower() if device else None, Confidence.LOW)
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
+         r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
+    rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
+         r"\bunsupported\b", _missing_support),
+    rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
+         r"(?:produced|found|detected|encountered|appeared)\b", appeared),
+)

@@ -1,0 +1,114 @@
+"""Wordings from outside torch's own vocabulary, each read into the family it belongs to, and advice that fits.
+
+flash-attn, the MPS backend, XLA, xformers, apex, DeepSpeed and fairseq each word a dtype problem
+their own way, and old torch words its errors differently again; these are the shapes reports
+carry (written as the libraries print them, not copied from a report).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import castwise as cw
+from castwise.explainer import Confidence, Family, Kind
+
+
+@pytest.mark.parametrize(("text", "kind", "dtypes", "words"), [
+    ("RuntimeError: FlashAttention only support fp16 and bf16 data type", Kind.NO_KERNEL, (), "torch_dtype"),
+    ("TypeError: Trying to convert BFloat16 to the MPS backend but it does not have support for that dtype.",
+     Kind.NO_KERNEL, ("bf16",), "float16"),
+    ("TypeError: MPS BFloat16 is only supported on MacOS 14 or newer", Kind.NO_KERNEL, ("bf16",), "macOS 14"),
+    ("TypeError: BFloat16 is not supported on MPS", Kind.NO_KERNEL, ("bf16",), "float16"),
+    ("RuntimeError: expected backend CUDA and dtype Float but got backend CUDA and dtype Half", Kind.SCALAR_TYPE,
+     ("f32", "f16"), "one dtype"),
+    ("ValueError: Attempting to unscale FP16 gradients.", Kind.UNSCALE_FP16, ("f16",), "fp32"),
+    ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.", Kind.LOSS_SCALE,
+     ("f16",), "bf16"),
+    ("Gradient overflow, skipping step, loss scaler 0 reducing loss scale to 32768.0", Kind.LOSS_SCALE, ("f16",),
+     "rare"),
+    ("Epoch 0:  71%| 5880/8295 [04:01<01:39, v_num=0, train_loss_step=nan.0", Kind.NONFINITE, (), "castwise doctor"),
+])
+def test_another_library_s_wording_reads_into_its_family(text: str, kind: Kind, dtypes: tuple[str, ...],
+                                                          words: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+    assert words in explanation.fix
+
+
+def test_old_torch_s_device_and_dtype_wording_tells_a_device_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: expected device cpu and dtype Float but got device cuda:0 and dtype Float")
+    assert explanation.family is Family.DEVICE and "not a dtype problem" in explanation.cause
+
+
+@pytest.mark.parametrize(("instruction", "kind", "dtypes", "op"), [
+    ("%add.57 = f32[2,340]{1,0} add(f32[2,340]{1,0} %dot.52, bf16[2,340]{1,0} %broadcast.56)", Kind.OP_DTYPE,
+     ("f32", "bf16"), "XLA op `add`"),
+    ("%dot.3 = f32[4,4]{1,0} dot(bf16[4,8]{1,0} %p0, f32[8,4]{1,0} %p1)", Kind.MATMUL, ("f32", "bf16"), "XLA op `dot`"),
+    ("%batch-norm-training.15 = (bf16[4,16]{1,0}, bf16[16]{0}) batch-norm-training(bf16[4,16]{1,0} %add.14, "
+     "f32[16]{0} %p2.3)", Kind.NORM_PARAM, ("bf16", "f32"), "batch_norm_training"),
+])
+def test_xla_s_mixed_precision_is_read_from_the_instruction(instruction: str, kind: Kind, dtypes: tuple[str, ...],
+                                                            op: str) -> None:
+    explanation = cw.explain(f"RuntimeError: Bad StatusOr access: INTERNAL: during context [Unknown]: Seen floating "
+                             f"point types of different precisions in {instruction}, but mixed precision is disallowed.")
+    assert explanation.kind is kind and explanation.dtypes == dtypes and explanation.op == op
+
+
+@pytest.mark.parametrize(("scale", "collapsed"), [("0.0001220703125", True), ("4096.0", False)])
+def test_a_loss_scale_below_one_is_said_to_have_collapsed(scale: str, collapsed: bool) -> None:
+    explanation = cw.explain(f"| WARNING: overflow detected, setting loss scale to: {scale}")
+    assert explanation.kind is Kind.LOSS_SCALE
+    assert ("minimum" in explanation.cause) is collapsed and (scale in explanation.cause) is not collapsed
+
+
+@pytest.mark.parametrize("text", ["| loss_scale: inf | wall 23080", "setting loss_scale = inf for the first step"])
+def test_a_loss_scale_is_not_taken_for_a_loss(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+def test_a_cpu_convolution_in_fp16_is_told_to_use_fp32_not_to_cast_its_input_to_fp16() -> None:
+    explanation = cw.explain("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.HalfTensor) should be "
+                             "the same")
+    assert explanation.kind is Kind.CONV_WEIGHT and "model.float()" in explanation.fix
+    assert not explanation.fix.startswith("give both operands")
+
+
+def test_a_bf16_overflow_is_not_told_to_use_bf16() -> None:
+    explanation = cw.explain("RuntimeError: value cannot be converted to type at::BFloat16 without overflow: -3.40282e+38")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and "use bf16" not in explanation.fix
+    assert "3.3895e38" in explanation.culprit
+
+
+def test_a_kernel_that_only_exists_in_16_bit_says_what_reached_it() -> None:
+    explanation = cw.explain("RuntimeError: [address=0.0.0.0:37093, pid=1304] FlashAttention only support fp16 and bf16 "
+                             "data type")
+    assert explanation.op == "FlashAttention" and "fp32" in explanation.cause
+    assert explanation.confidence is Confidence.HIGH and "attn_implementation='sdpa'" in explanation.fix
+
+
+@pytest.mark.parametrize(("text", "kind", "dtypes", "device"), [
+    ("RuntimeError: Tensors must have same dtype, got Half and Float", Kind.SCALAR_TYPE, ("f16", "f32"), None),
+    ("dtype mismatch in my_kernel: torch.float16 vs torch.float32", Kind.SCALAR_TYPE, ("f16", "f32"), None),
+    ("ValueError: bf16 is not supported on this device (npu)", Kind.NO_KERNEL, ("bf16",), "npu"),
+    ("modules.devices.NansException: A tensor with all NaNs was produced in Unet.", Kind.NONFINITE, (), None),
+])
+def test_a_wording_no_rule_knows_is_read_by_its_shape_with_low_confidence(
+    text: str, kind: Kind, dtypes: tuple[str, ...], device: str | None,
+) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and explanation.device == device
+    assert explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("text", [
+    "half of the images are not supported", "no NaN was found", "expected 3 channels but got 4",
+    "the float and double buttons do not match",
+])
+def test_prose_without_a_printed_dtype_is_not_read_as_a_dtype_error(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+def test_a_rule_on_any_line_wins_over_a_shape_on_a_later_one() -> None:
+    text = ("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16\n"
+            "Error: NaN detected, tensors must have same dtype (Half and Float)\n")
+    assert cw.explain(text).kind is Kind.MATMUL
