@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from castwise.cli.output import console, fail
+from castwise.cli.output import console, err_console, fail
 from castwise.doctor import (
     DEFAULT_POLICIES,
     DEFAULT_TOLERANCE,
@@ -30,6 +30,7 @@ from castwise.doctor import (
 )
 from castwise.doctor.measure.trial import DEFAULT_LR
 from castwise.doctor.report.formatting import error_text, human_bytes
+from castwise.doctor.stream.budget import in_memory_fit, streams
 from castwise.doctor.targets.load import Target, TargetError, load_target, load_transformers
 from castwise.model import PrecisionWarning
 
@@ -58,22 +59,31 @@ def doctor_command(
     out: Path | None = typer.Option(None, "--out", "-o", metavar="FILE", help="Write the report as JSON to FILE."),
     html_file: Path | None = typer.Option(None, "--html", metavar="FILE",
                                              help="Write a self-contained HTML report with charts to FILE."),
+    stream: bool = typer.Option(False, "--stream",
+                                help="With --hf: read the checkpoint one decoder block at a time (Llama, Mistral, "
+                                     "Qwen, GPT-2, Mixtral), for models that do not fit in memory; chosen by "
+                                     "itself when the in-memory doctor would not fit."),
 ) -> None:
     """Run a model in fp32 and under each policy: which layer breaks or drifts, why, and which policy to use."""
     if target and hf:
         fail("give either TARGET or --hf DIR, not both")
+    if stream and hf is None:
+        fail("--stream reads a transformers checkpoint folder one block at a time: give it with --hf DIR")
+    if stream and train_steps:
+        fail("--train: trial training runs the whole model in memory, so it cannot be combined with --stream")
     modes = _modes(mode)
     policies = tuple(policy) if policy else DEFAULT_POLICIES
     warnings.simplefilter("ignore", PrecisionWarning)
     warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
     try:
-        loaded, label = _load(target, hf)
+        streaming = hf is not None and (stream or _too_big(hf, modes, train_steps))
+        loaded, label = _load(target, hf, streaming)
         with _progress(as_json) as update:
             rows = None if target or hf else run_parity(
                 loaded.model, loaded.inputs, policies, progress=lambda d: update(f"parity: {d}", 0, 0))
             report = diagnose(loaded.model, loaded.inputs, policies=policies, modes=modes, tolerance=tolerance,
                               progress=update, name=label, train_steps=train_steps, batches=loaded.batches,
-                              loss_fn=loaded.loss_fn, lr=lr)
+                              loss_fn=loaded.loss_fn, lr=lr, stream=streaming, checkpoint=hf if streaming else None)
         report.parity = rows
     except ImportError as exc:
         fail(f"--train: {exc}" if train_steps else str(exc))
@@ -95,9 +105,25 @@ def _modes(chosen: list[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen)) if chosen else MODES
 
 
-def _load(target: str | None, hf: Path | None) -> tuple[Target, str]:
+def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int) -> bool:
+    """True (and says so on stderr) when the in-memory doctor would not fit and streaming can take over."""
+    if not streams(hf):
+        return False
+    fit = in_memory_fit(hf, modes)
+    if fit.fits:
+        return False
+    need = f"the in-memory doctor would need about {human_bytes(fit.needed)}, {human_bytes(fit.available or 0)} " \
+           "are available"
+    if train_steps:
+        fail(f"{need}, and trial training (--train) is in-memory only: drop --train to diagnose the checkpoint "
+             "one block at a time (--stream)")
+    err_console.print(f"note: {need}: streaming the checkpoint one block at a time (--stream)", highlight=False)
+    return True
+
+
+def _load(target: str | None, hf: Path | None, streaming: bool = False) -> tuple[Target, str]:
     if hf is not None:
-        loaded = load_transformers(hf)
+        loaded = load_transformers(hf, meta=streaming)
         return loaded, f"{type(loaded.model).__name__} ({hf})"
     if target:
         loaded = load_target(target)

@@ -130,6 +130,7 @@ def load_transformers(folder: str | Path, batch: int = 2, length: int = 16, meta
     architecture = next(iter(getattr(config, "architectures", None) or ()), None)
     model_class = getattr(transformers, architecture, None) if architecture else None
     model_class = model_class or transformers.AutoModel
+    model: Any
     if meta:
         with torch.device("meta"):
             model = model_class.from_config(config) if model_class is transformers.AutoModel else model_class(config)
