@@ -202,11 +202,16 @@ class Streamed:
         self.step(f"{REFERENCE}: head backward")
         final = self.activations["train"][-1]
         leaf = final.detach().requires_grad_()
-        capture = self._head_run(self._head, "train", leaf, self.setup.loss_fn, per_module=False)
+        params = [param for _, param in self._head.index.params if param.requires_grad]
+        for param in params:  # only the gradient at the final state is wanted here
+            param.requires_grad_(False)
+        try:
+            capture = self._head_run(self._head, "train", leaf, self.setup.loss_fn, per_module=False)
+        finally:
+            for param in params:
+                param.requires_grad_(True)
         if not capture.run.ok:
             raise _reference_failed(Failure(capture.run.exception or "", capture.run.failing_module, None))
-        for _, param in self._head.index.params:
-            param.grad = None
         return leaf.grad if leaf.grad is not None else torch.zeros_like(final)
 
     def _heads(self, first_gradient: torch.Tensor | None) -> None:
@@ -214,6 +219,8 @@ class Streamed:
         setup = self.setup
         self.step(f"{REFERENCE}: head")
         expected = {mode: self._head_parts(self._head, str(REFERENCE), mode, first_gradient) for mode in setup.modes}
+        for _, param in self._head.index.params:
+            param.grad = None  # the reference captures hold copies
         finals = {mode: self._final(self._head, str(REFERENCE), mode, self.activations[mode][-1])
                   for mode in setup.modes}
         self._finals = finals
