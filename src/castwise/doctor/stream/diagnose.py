@@ -27,6 +27,7 @@ from castwise.doctor.stream.architecture import Blocks, StreamError, find_blocks
 from castwise.doctor.stream.assemble import mode_run, previous
 from castwise.doctor.stream.frame import stub_blocks
 from castwise.doctor.stream.passes import REFERENCE, Setup, Streamed
+from castwise.doctor.stream.routing import RoutingCount
 from castwise.doctor.stream.runs import Failure
 from castwise.doctor.stream.weights import Weights
 from castwise.keep import declared_fp32_modules
@@ -56,7 +57,8 @@ def diagnose_streamed(
         call = Call.of(example_inputs)
         call.kwargs.setdefault("use_cache", False)  # every block run afresh: no key/value cache between runs
         setup = Setup(weights, frame, board, call, policies, modes, loss_fn, seed, declared_fp32_modules(skeleton))
-        streamed = Streamed(setup, steps)
+        count = RoutingCount()
+        streamed = Streamed(setup, steps, count)
         streamed.run()
         reference = [mode_run(streamed.parts[str(REFERENCE)][m], m, blocks) for m in modes]
         reference_ok = all(run.ok for run in reference)
@@ -68,13 +70,18 @@ def diagnose_streamed(
             steps.grow(blocks.count + 1)
             return _trial(policy, streamed.propagated(policy), tolerance, reference_ok)
 
-        recommendation = recommend(results, tolerance, before, evaluate)
+        def again(policy: Policy, recount: RoutingCount) -> None:
+            steps.grow(blocks.count + 1)
+            streamed.propagated(policy, recount)
+
+        routing = count.report(policies, again)
+        recommendation = recommend(results, tolerance, before, evaluate, None, routing)
         stream = Streaming(blocks.count, blocks.path, max(weights.block_bytes(i) for i in range(blocks.count)),
                            weights.stem_bytes(), streamed.activation_bytes())
         return Report(
             model=name or type(skeleton).__name__, tolerance=tolerance, modes=list(modes), reference=reference,
-            policies=results, findings=find(frame, reference, results, recommendation.keep_fp32),
-            recommendation=recommendation, stream=stream,
+            policies=results, findings=find(frame, reference, results, recommendation.keep_fp32, None, routing),
+            recommendation=recommendation, routing=routing, stream=stream,
         )
 
 

@@ -39,6 +39,9 @@ REFERENCE = Policy.parse("32-true")
 
 Step = Callable[[str], None]
 """Called before each piece of work with its description (the progress bar's next step)."""
+Observe = Callable[[int, BlockFrame, Policy, Call, int], None]
+"""Called with (block index, block, policy, the block's call, its seed) before a block carries a policy's
+hidden state on in the propagated pass (eval mode when diagnosed): MoE routing counts there."""
 Hidden = torch.Tensor | Failure
 """A policy's propagated hidden state, or where carrying it on raised."""
 
@@ -82,8 +85,8 @@ def reference_subject(model: nn.Module) -> Subject:
 class Streamed:
     """The passes and what they measured: per policy name (``32-true`` too) and mode, :class:`Parts`."""
 
-    def __init__(self, setup: Setup, step: Step) -> None:
-        self.setup, self.step = setup, step
+    def __init__(self, setup: Setup, step: Step, observe: Observe | None = None) -> None:
+        self.setup, self.step, self._observe = setup, step, observe
         self.parts = {str(p): {m: Parts() for m in setup.modes} for p in (REFERENCE, *setup.policies)}
         self.activations: dict[str, list[torch.Tensor]] = {}
         """Per mode, the fp32 reference's input to each block and its final state (kept in memory)."""
@@ -129,6 +132,8 @@ class Streamed:
             block = setup.load(index)
             fp32 = reference_subject(block)
             expected = self._measure_eval(fp32, reference, index)
+            self._watch(self._observe, block, REFERENCE, reference, index,
+                        {m: a[index] for m, a in self.activations.items()})
             for mode in setup.modes:
                 carried = carry(setup, fp32, reference[mode], index, self.activations[mode][index], mode)
                 if isinstance(carried, Failure):
@@ -138,6 +143,7 @@ class Streamed:
                 self.step(f"block {index + 1}/{count}: {policy} forward")
                 subject = Subject.of(block, policy)
                 self._measure_eval(subject, entries[str(policy)], index, expected, str(policy))
+                self._watch(self._observe, block, policy, entries[str(policy)], index, hidden[str(policy)])
                 for mode in setup.modes:
                     hidden[str(policy)][mode] = carry(setup, subject, entries[str(policy)][mode], index,
                                                       hidden[str(policy)][mode], mode)
@@ -266,9 +272,9 @@ class Streamed:
             score(capture, expected)
         return capture
 
-    def propagated(self, policy: Policy) -> list[Capture | Failure]:
-        """One more streamed pass for a policy alone (the keep-fp32 search's trials): the frame, every
-        block in sequence, then the head, against the fp32 finals measured before."""
+    def propagated(self, policy: Policy, observe: Observe | None = None) -> list[Capture | Failure]:
+        """One more streamed pass for a policy alone (the keep-fp32 search's trials, routing with the
+        routers kept): the frame, every block in sequence, then the head, against the fp32 finals."""
         setup, count = self.setup, self.setup.blocks.count
         head = Subject.of(setup.frame, policy)
         entries = {mode: frame_entry(setup, head, mode) for mode in setup.modes}
@@ -277,10 +283,12 @@ class Streamed:
             if all(isinstance(h, Failure) for h in hidden.values()):
                 break
             self.step(f"block {index + 1}/{count}: {policy} forward")
-            subject = Subject.of(setup.load(index), policy)
+            block = setup.load(index)
+            self._watch(observe, block, policy, entries, index, hidden)
+            subject = Subject.of(block, policy)
             for mode in setup.modes:
                 hidden[mode] = carry(setup, subject, entries[mode], index, hidden[mode], mode)
-            del subject
+            del subject, block
         self.step(f"{policy}: head")
         results: list[Capture | Failure] = []
         for mode in setup.modes:
@@ -292,6 +300,15 @@ class Streamed:
             capture.run.mode = mode
             results.append(capture)
         return results
+
+
+    def _watch(self, observe: Observe | None, block: BlockFrame, policy: Policy,
+               entries: dict[str, Entry | Failure], index: int, hidden: dict[str, Hidden]) -> None:
+        """Hand the block and the hidden state it carries in eval mode (or the one mode) to ``observe``."""
+        mode = "eval" if "eval" in self.setup.modes else self.setup.modes[0]
+        entry, state = entries.get(mode), hidden.get(mode)
+        if observe is not None and isinstance(entry, Entry) and isinstance(state, torch.Tensor):
+            observe(index, block, policy, entry.arguments[index].call(state), self.setup.block_seed(index))
 
 
 def frame_entry(setup: Setup, subject: Subject, mode: str) -> Entry | Failure:
