@@ -16,11 +16,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 import torch
+from rich.console import Console
 from typer.testing import CliRunner
 
 import castwise as cw
 from castwise.cli import app
-from castwise.doctor import REPORT_SCHEMA
+from castwise.doctor import REPORT_SCHEMA, render_text
 from castwise.doctor.stream import StreamError, budget
 from castwise.doctor.stream.weights import Weights
 from castwise.doctor.targets.load import load_transformers
@@ -235,6 +236,11 @@ def test_report_reads_back_and_follows_the_schema(folders: dict[str, Path]) -> N
     assert data["stream"] == {"blocks": 2, "path": "model.layers", "block_bytes": report.stream.block_bytes,
                               "outside_bytes": 2 * 64 * 32 * 4 + 32 * 4, "activation_bytes": 3 * 2 * 16 * 32 * 4}
     assert cw.Report.from_json(report.to_json()) == report
+    console = Console(record=True, width=100)
+    console.print(render_text(report))
+    text = " ".join(console.export_text().split())
+    assert "2 blocks of model.layers, one in memory at a time" in text
+    assert "Module errors are per block, on the fp32 input of that block" in text
     assert [d for d, _, _ in seen][:3] == ["32-true: embeddings and block inputs", "bf16-mixed: embeddings and "
                                            "block inputs", "block 1/2: 32-true forward"]
     assert [done for _, done, _ in seen] == list(range(len(seen))) and all(done < total for _, done, total in seen)
