@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -282,6 +283,19 @@ def test_a_checkpoint_without_a_block_says_which(folders: dict[str, Path], tmp_p
     with pytest.raises(StreamError, match="holds no tensors of model.layers.1"):
         cw.diagnose(skeleton.model, skeleton.inputs, stream=True, checkpoint=shallow)
     assert sorted(p.name for p in shallow.iterdir()) == before
+
+
+def test_a_checkpoint_of_another_shape_says_which_tensor(folders: dict[str, Path], tmp_path: Path) -> None:
+    folder = tmp_path / "wider"
+    shutil.copytree(folders["llama"], folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "intermediate_size": 48}))
+    skeleton = load_transformers(folder, meta=True)
+    with pytest.raises(StreamError, match=r"checkpoint tensor model.layers.0.mlp.\w+.weight has shape \((64, 32|32, 64)\), "
+                                          r"the model's config says \((48, 32|32, 48)\)"):
+        cw.diagnose(skeleton.model, skeleton.inputs, stream=True)
+    assert {p.name: p.stat().st_size for p in folder.glob("*.safetensors")} == {
+        p.name: p.stat().st_size for p in folders["llama"].glob("*.safetensors")}
 
 
 def test_cli_streams_with_json_and_refuses_train(folders: dict[str, Path]) -> None:

@@ -106,11 +106,10 @@ class Streamed:
         """Bytes of the fp32 inter-block activations kept."""
         return sum(t.numel() * t.element_size() for kept in self.activations.values() for t in kept)
 
-    def _entries(self, policy: Policy, subject: Subject | None = None) -> dict[str, Entry | Failure]:
+    def _entries(self, policy: Policy) -> dict[str, Entry | Failure]:
         """The frame under ``policy`` in each mode: what every block receives."""
         self.step(f"{policy}: embeddings and block inputs")
-        if subject is None:
-            subject = self._head if policy == REFERENCE else Subject.of(self.setup.frame, policy)
+        subject = self._head if policy == REFERENCE else Subject.of(self.setup.frame, policy)
         entries = {mode: frame_entry(self.setup, subject, mode) for mode in self.setup.modes}
         for mode, entry in entries.items():
             if isinstance(entry, Failure):
@@ -159,9 +158,9 @@ class Streamed:
             return None
         call = entry.arguments[index].call(self.activations["eval"][index])
         capture = run_mode(subject, call, "eval", None, self.setup.block_seed(index), expected)
-        if expected is None and not capture.run.ok:
-            raise _reference_failed(Failure(capture.run.exception or "", capture.run.failing_module, None))
-        if expected is not None:
+        if expected is None:
+            _check_reference(capture)
+        else:
             score(capture, expected)
         self.parts[name]["eval"].add_block(index, capture)
         return capture
@@ -181,8 +180,9 @@ class Streamed:
             loss = _against(gradient)
             leaf = inputs.detach().requires_grad_()
             expected = run_mode(fp32, reference.arguments[index].call(leaf), "train", loss, setup.block_seed(index))
-            if not expected.run.ok:
-                raise _reference_failed(Failure(expected.run.exception or "", expected.run.failing_module, None))
+            _check_reference(expected)
+            for _, param in fp32.index.params:
+                param.grad = None  # the capture holds copies
             self.parts[str(REFERENCE)]["train"].add_block(index, expected)
             next_gradient = leaf.grad if leaf.grad is not None else torch.zeros_like(inputs)
             expected_input_grad = Reference.of(next_gradient)
@@ -216,8 +216,7 @@ class Streamed:
         finally:
             for param in params:
                 param.requires_grad_(True)
-        if not capture.run.ok:
-            raise _reference_failed(Failure(capture.run.exception or "", capture.run.failing_module, None))
+        _check_reference(capture)
         return leaf.grad if leaf.grad is not None else torch.zeros_like(final)
 
     def _heads(self, first_gradient: torch.Tensor | None) -> None:
@@ -351,6 +350,12 @@ def _tapped(setup: Setup, first_gradient: torch.Tensor | None) -> LossFn:
         return base + tap - tap.detach()
 
     return loss
+
+
+def _check_reference(capture: Capture) -> None:
+    """An fp32 reference run that raised ends the diagnosis: nothing can be compared with it."""
+    if not capture.run.ok:
+        raise _reference_failed(Failure(capture.run.exception or "", capture.run.failing_module, None))
 
 
 def _reference_failed(failure: Failure) -> StreamError:
