@@ -38,8 +38,12 @@ class Fit:
 
 
 def in_memory_fit(folder: str | Path, modes: Sequence[str]) -> Fit:
-    """The in-memory doctor's peak for the checkpoint in ``folder`` (headers only) against free memory."""
-    parameters = inspect(folder).total_parameters
+    """The in-memory doctor's peak for the checkpoint in ``folder`` (headers only) against free memory;
+    a folder whose weights cannot be read fits (the loader then says what is wrong with it)."""
+    try:
+        parameters = inspect(folder).total_parameters
+    except CheckpointError:
+        return Fit(0, None)
     factor = IN_MEMORY_FACTOR["train" if "train" in modes else "eval"]
     return Fit(int(4 * parameters * factor) + BASE_BYTES, available_memory())
 
@@ -54,9 +58,9 @@ def available_memory() -> int | None:
 
 
 def streams(folder: str | Path) -> bool:
-    """True when ``folder`` holds a checkpoint of a family the streamed doctor knows (from its config.json)."""
+    """True when ``folder``'s config.json names a family the streamed doctor knows."""
     config = Path(folder) / "config.json"
     try:
-        return config.is_file() and read_config(config).get("model_type") in SUPPORTED and bool(inspect(folder).tensors)
+        return config.is_file() and read_config(config).get("model_type") in SUPPORTED
     except CheckpointError:
         return False  # the loader says what is wrong with the folder
