@@ -202,6 +202,26 @@ def test_planted_fp16_overflow_is_found_in_its_block(folders: dict[str, Path]) -
     assert all(not s.overflow for n, s in rows.items() if n.startswith("model.layers.0"))
 
 
+def test_a_policy_that_raises_in_a_block_is_reported_and_fixed_there(
+        folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    mlp_class = transformers.models.llama.modeling_llama.LlamaMLP
+    forward = mlp_class.forward
+
+    def strict(self: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+        if x.dtype == torch.bfloat16 and not torch.is_autocast_enabled("cpu"):
+            raise RuntimeError("mat1 and mat2 must have the same dtype, but got BFloat16 and Float")
+        return forward(self, x)
+
+    monkeypatch.setattr(mlp_class, "forward", strict)
+    in_memory, streamed = _both(folders["llama"], ["bf16-mixed", "bf16-true"], modes=["eval"])
+    expected, run = in_memory.policy("bf16-true").runs[0], streamed.policy("bf16-true").runs[0]
+    assert not run.ok and run.failing_module == expected.failing_module == "model.layers.0.mlp"
+    assert run.exception == expected.exception and run.explanation == expected.explanation
+    assert streamed.recommendation == in_memory.recommendation
+    (fix,) = streamed.recommendation.keep_fp32
+    assert fix.ok and fix.modules == ["model.layers.0.mlp", "model.layers.1.mlp"]
+
+
 def test_one_block_is_in_memory_at_a_time(folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """Structural bound: whenever a block is read, no other block (fp32 or a policy's copy) is alive."""
     layer_class = transformers.LlamaForCausalLM._no_split_modules

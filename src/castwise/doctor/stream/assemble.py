@@ -28,13 +28,11 @@ def mode_run(parts: Parts, mode: str, blocks: Blocks) -> ModeRun:
     if final is not None:
         for key in ("output_dtype", "error", "overflow", "nonfinite", "loss", "loss_error"):
             setattr(run, key, getattr(final, key))
-    failed = next((r for r in runs if not r.ok), None)
-    if failed is not None:
-        run.exception, run.failing_module, run.explanation = failed.exception, failed.failing_module, \
-            failed.explanation
-    elif parts.failure is not None:
-        failure = parts.failure
-        run.exception, run.failing_module, run.explanation = failure.exception, failure.module, failure.explanation
+    failure = next(((r.exception, r.failing_module, r.explanation) for r in runs if not r.ok), None)
+    if failure is None and parts.failure is not None:
+        failure = (parts.failure.exception, parts.failure.module, parts.failure.explanation)
+    if failure is not None:
+        run.exception, run.failing_module, run.explanation = failure
     return run
 
 
@@ -42,7 +40,7 @@ def previous(parts: Parts, blocks: Blocks) -> dict[str, str | None]:
     """Which module finished before each one started: within its block (None for a block's first),
     and in the head run, where a module after the blocks had the fp32 final state as its input."""
     merged = dict(parts.previous)
-    for name, before in (parts.head_previous or {}).items():
+    for name, before in parts.head_previous.items():
         if blocks.block_of(name) is None:
             merged[name] = None if before is not None and blocks.block_of(before) is not None else before
     return merged
