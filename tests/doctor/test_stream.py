@@ -190,6 +190,27 @@ def test_gpt2_style_model_streams_like_in_memory(folders: dict[str, Path]) -> No
     assert list(rows) == list(_rows(in_memory, "bf16-mixed", "eval"))
 
 
+FAMILIES = {
+    "mistral": ("MistralConfig", "MistralForCausalLM", {"sliding_window": 8}),
+    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", {"use_sliding_window": True, "sliding_window": 8,
+                                                   "max_window_layers": 1}),  # one full, one sliding layer
+    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM", {"head_dim": 8}),
+}
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_mistral_and_qwen_stream_like_in_memory(family: str, tmp_path: Path) -> None:
+    config_class, model_class, extra = FAMILIES[family]
+    config = getattr(transformers, config_class)(vocab_size=64, hidden_size=32, intermediate_size=64,
+                                                 num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                                 max_position_embeddings=64, **extra)
+    torch.manual_seed(0)
+    getattr(transformers, model_class)(config).save_pretrained(tmp_path / family, max_shard_size=SHARD)
+    in_memory, streamed = _both(tmp_path / family, ["bf16-true"], modes=["eval"])
+    _assert_same_verdicts(in_memory, streamed)
+    assert list(_rows(streamed, "bf16-true", "eval")) == list(_rows(in_memory, "bf16-true", "eval"))
+
+
 def test_planted_fp16_overflow_is_found_in_its_block(folders: dict[str, Path]) -> None:
     skeleton = load_transformers(folders["overflow"], meta=True)
     report = cw.diagnose(skeleton.model, skeleton.inputs, policies=["16-mixed", "bf16-mixed"],
