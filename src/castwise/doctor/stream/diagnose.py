@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -21,14 +21,14 @@ from castwise.doctor.judge.findings import find
 from castwise.doctor.judge.recommend import recommend
 from castwise.doctor.judge.search import Trial
 from castwise.doctor.judge.verdict import judge
-from castwise.doctor.measure.runner import Call, LossFn
-from castwise.doctor.report.data import PolicyResult, Report, Streaming
+from castwise.doctor.measure.runner import Call, Capture, LossFn
+from castwise.doctor.report.data import Report, Streaming
 from castwise.doctor.stream.architecture import Blocks, StreamError, find_blocks
 from castwise.doctor.stream.assemble import mode_run, previous
 from castwise.doctor.stream.frame import stub_blocks
 from castwise.doctor.stream.passes import REFERENCE, Setup, Streamed
 from castwise.doctor.stream.routing import RoutingCount
-from castwise.doctor.stream.runs import Failure
+from castwise.doctor.stream.runs import Failure, Parts
 from castwise.doctor.stream.weights import Weights
 from castwise.keep import declared_fp32_modules
 from castwise.model import PrecisionWarning, unwrap
@@ -108,19 +108,20 @@ def _checkpoint(skeleton: nn.Module, checkpoint: str | Path | None) -> Path:
     return Path(where)
 
 
-def _merged(parts: Any, blocks: Blocks) -> dict[str, str | None]:
+def _merged(parts: Iterable[Parts], blocks: Blocks) -> dict[str, str | None]:
+    """Which module finished before each one, over the modes (what the sensitivity ranking reads)."""
     merged: dict[str, str | None] = {}
     for mode_parts in parts:
         merged.update(previous(mode_parts, blocks))
     return merged
 
 
-def _trial(policy: Policy, outcomes: list, tolerance: float, reference_ok: bool) -> Trial:
+def _trial(policy: Policy, outcomes: list[Capture | Failure], tolerance: float, reference_ok: bool) -> Trial:
     """A keep-fp32 trial judged like a diagnosed policy, from its propagated pass."""
     failure = next((o for o in outcomes if isinstance(o, Failure)), None)
     if failure is not None:
         return Trial(False, None, failure.module)
-    result: PolicyResult = judge(str(policy), [o.run for o in outcomes], tolerance, reference_ok)
+    result = judge(str(policy), [o.run for o in outcomes if isinstance(o, Capture)], tolerance, reference_ok)
     failing = next((r.failing_module for r in result.runs if not r.ok), None)
     return Trial(result.within_tolerance, result.max_error, failing)
 
