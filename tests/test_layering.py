@@ -32,7 +32,8 @@ DOCTOR_ALLOWED: dict[str, set[str]] = {
     "measure": {"report"},
     "judge": {"report", "measure"},
     "render": {"report"},
-    "diagnosis": {"report", "measure", "judge"},
+    "stream": {"report", "measure", "judge"},
+    "diagnosis": {"report", "measure", "judge", "stream"},
 }
 
 

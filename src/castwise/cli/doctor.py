@@ -21,7 +21,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from castwise.cli.output import check_writable, console, fail, literal
+from castwise.cli.output import check_writable, console, err_console, fail, literal
 from castwise.cli.policies import print_resolved
 from castwise.cli.progress import work_progress
 
@@ -71,10 +71,18 @@ def doctor_command(
     out: Path | None = typer.Option(None, "--out", "-o", metavar="FILE", help="Write the report as JSON to FILE."),
     html_file: Path | None = typer.Option(None, "--html", metavar="FILE",
                                           help="Write a self-contained HTML report with charts to FILE."),
+    stream: bool = typer.Option(False, "--stream",
+                                help="With --hf: read the checkpoint one decoder block at a time (Llama, Mistral, "
+                                     "Qwen, GPT-2, Mixtral), for models that do not fit in memory; chosen by "
+                                     "itself when the in-memory doctor would not fit."),
 ) -> None:
     """Run a model in fp32 and under each policy: which layer breaks or drifts, why, and which policy to use."""
     if target and hf:
         fail("give either TARGET or --hf DIR, not both")
+    if stream and hf is None:
+        fail("--stream reads a transformers checkpoint folder one block at a time: give it with --hf DIR")
+    if stream and train_steps:
+        fail("--train: trial training runs the whole model in memory, so it cannot be combined with --stream")
     modes = _modes(mode)
     policies = _policies(policy)
     for path, option in ((out, "--out"), (html_file, "--html")):
@@ -82,7 +90,7 @@ def doctor_command(
             check_writable(path, option)
     if not as_json:
         print_resolved(policy or ())
-    report, rows = _diagnose(target, hf, policies, modes, train_steps, lr, tolerance, as_json)
+    report, rows = _diagnose(target, hf, stream, policies, modes, train_steps, lr, tolerance, as_json)
     _write_outputs(report, as_json, out, html_file)
     if not as_json:
         if rows is not None:
@@ -94,15 +102,17 @@ def doctor_command(
     raise typer.Exit(1 if parity_failed or not report.ok else 0)
 
 
-def _diagnose(target: str | None, hf: Path | None, policies: tuple[str, ...], modes: tuple[str, ...],
+def _diagnose(target: str | None, hf: Path | None, stream: bool, policies: tuple[str, ...], modes: tuple[str, ...],
               train_steps: int, lr: float, tolerance: float, quiet: bool) -> tuple[Report, list[ParityRow] | None]:
-    """Load the target and diagnose it (with the parity table for the built-in example)."""
+    """Load the target and diagnose it (with the parity table for the built-in example), streaming a
+    checkpoint when asked or when the in-memory doctor would not fit."""
     from castwise.doctor import diagnose, run_parity
     from castwise.model import PrecisionWarning
 
     warnings.simplefilter("ignore", PrecisionWarning)
     warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
-    loaded, label = _load(target, hf)
+    streaming = hf is not None and (stream or _too_big(hf, modes, train_steps))
+    loaded, label = _load(target, hf, streaming)
     try:
         with work_progress(quiet) as update:
             rows = None
@@ -113,7 +123,7 @@ def _diagnose(target: str | None, hf: Path | None, policies: tuple[str, ...], mo
                                   progress=lambda d: update(f"parity: {d}", next(done, pieces), pieces))
             report = diagnose(loaded.model, loaded.inputs, policies=policies, modes=modes, tolerance=tolerance,
                               progress=update, name=label, train_steps=train_steps, batches=loaded.batches,
-                              loss_fn=loaded.loss_fn, lr=lr)
+                              loss_fn=loaded.loss_fn, lr=lr, stream=streaming, checkpoint=hf if streaming else None)
     except ImportError as exc:
         fail(f"--train: {exc}" if train_steps else str(exc))
     except ValueError as exc:
@@ -143,14 +153,33 @@ def _policies(chosen: list[str] | None) -> tuple[str, ...]:
     return names
 
 
-def _load(target: str | None, hf: Path | None) -> tuple[Target, str]:
+def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int) -> bool:
+    """True (and says so on stderr) when the in-memory doctor would not fit and streaming can take over."""
+    from castwise.doctor.report.formatting import human_bytes
+    from castwise.doctor.stream.budget import in_memory_fit, streams
+
+    if not streams(hf):
+        return False
+    fit = in_memory_fit(hf, modes)
+    if fit.fits:
+        return False
+    need = f"the in-memory doctor would need about {human_bytes(fit.needed)}, {human_bytes(fit.available or 0)} " \
+           "are available"
+    if train_steps:
+        fail(f"{need}, and trial training (--train) is in-memory only: drop --train to diagnose the checkpoint "
+             "one block at a time (--stream)")
+    err_console.print(f"note: {need}: streaming the checkpoint one block at a time (--stream)", highlight=False)
+    return True
+
+
+def _load(target: str | None, hf: Path | None, streaming: bool = False) -> tuple[Target, str]:
     """The model, its inputs and its label; any failure to load it is one line naming the exception."""
     from castwise.doctor import example_inputs, example_labels, example_model
     from castwise.doctor.targets.load import Target, TargetError, load_target, load_transformers
 
     try:
         if hf is not None:
-            loaded = load_transformers(hf)
+            loaded = load_transformers(hf, meta=streaming)
             return loaded, f"{type(loaded.model).__name__} ({hf})"
         if target:
             loaded = load_target(target)

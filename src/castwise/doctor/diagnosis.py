@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from torch import nn
@@ -21,6 +22,7 @@ from castwise.doctor.measure.scaling import settle_loss_scale
 from castwise.doctor.measure.scoring import score
 from castwise.doctor.measure.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
 from castwise.doctor.report.data import LOSS, PolicyResult, Report, Training
+from castwise.doctor.stream import diagnose_streamed
 from castwise.model import PrecisionWarning, unwrap
 from castwise.policy import Policy, PolicyLike
 
@@ -45,6 +47,8 @@ def diagnose(
     train_steps: int = 0,
     batches: Iterable[Any] | None = None,
     lr: float = DEFAULT_LR,
+    stream: bool = False,
+    checkpoint: str | Path | None = None,
 ) -> Report:
     """Run ``model`` in fp32 and under each policy with forward hooks; findings and a recommendation.
 
@@ -67,10 +71,21 @@ def diagnose(
     Models with top-k routers (MoE gates) also get a routing report. fp8 policies (``fp8-mixed``) get
     per-Linear fp8 rows and, outside tolerance, a search for the fewest Linears to keep out of fp8.
     The model is not modified.
+
+    ``stream=True`` diagnoses a transformers model built on the meta device (Llama, Mistral, Qwen,
+    GPT-2, Mixtral) from the weights in ``checkpoint`` (default: the folder its config came from),
+    one decoder block in memory at a time: module errors are then per block on fp32 inputs, output
+    and loss errors propagated through the blocks under each policy (``report.stream`` says so).
+    Trial training and fp8 policies are in-memory only.
     """
     modes = _check_modes(modes)
     parsed = [Policy.parse(p) for p in policies]
     steps = _check_steps(train_steps)
+    if stream:
+        if steps or batches is not None:
+            raise ValueError("trial training (train_steps, batches) is in-memory only: it cannot run with stream=True")
+        return diagnose_streamed(model, example_inputs, parsed, loss_fn, modes, tolerance, seed, progress, name,
+                                 checkpoint)
     if steps and not (isinstance(lr, (int, float)) and lr > 0):
         raise ValueError(f"lr must be a positive number, got {lr!r}")
     trial_data = trial_batches(example_inputs, batches, steps) if steps else []

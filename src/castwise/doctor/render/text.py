@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from castwise.doctor.report.data import ModeRun, PolicyResult, Report, Routing, Training, TrainingRun
+from castwise.doctor.report.data import ModeRun, PolicyResult, Report, Routing, Streaming, Training, TrainingRun
 from castwise.doctor.report.formatting import NONFINITE, SCALED, error_text, human_bytes, milliseconds, percent, ratio
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -148,6 +148,16 @@ def routing_text(routing: list[Routing]) -> Text:
     return text
 
 
+def streaming_text(stream: Streaming) -> Text:
+    """How a streamed diagnosis measured, so that its figures are read right."""
+    return Text(
+        f"streamed from the checkpoint: {stream.blocks} blocks of {stream.path}, one in memory at a time "
+        f"({human_bytes(stream.block_bytes)} each in fp32, plus {human_bytes(stream.outside_bytes)} of embeddings "
+        f"and head). Module errors are per block, on the fp32 input of that block; max error is the final "
+        f"output with every block run in sequence under the policy; times and memory add up the blocks.\n"
+    )
+
+
 def findings_text(report: Report, whole_fixes: bool = False) -> Group:
     """Each finding on a line, with its fix on the next. A fix holds strings to copy (policy strings,
     code); with ``whole_fixes`` it is never wrapped, so when printed with ``crop=False`` a narrow
@@ -175,6 +185,8 @@ def render_text(report: Report, whole_fixes: bool = False) -> Group:
     """The whole report as one rich renderable: ``console.print(render_text(report))``; the command line
     prints ``render_text(report, whole_fixes=True)`` with ``crop=False`` (see :func:`findings_text`)."""
     parts: list[RenderableType] = [policy_table(report)]
+    if report.stream is not None:
+        parts.append(streaming_text(report.stream))
     if report.training is not None:
         parts.append(training_table(report.training))
     parts += [fp8_table(result) for result in report.policies if result.fp8]

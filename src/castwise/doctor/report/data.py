@@ -63,7 +63,8 @@ class ModuleStats:
     ``error`` is max |out - ref| over positions finite in both, divided by max |ref|; ``overflow``
     counts values that are inf/nan where the reference is finite; ``underflow`` is the fraction of
     the reference's nonzero values that came out as zero. ``grad_*`` are the same for the module's
-    own parameter gradients.
+    own parameter gradients; ``input_grad_*`` the same for the gradient at the module's input (set on
+    each block by the streamed doctor, which feeds every block the fp32 gradient at its output).
     """
 
     name: str
@@ -79,6 +80,8 @@ class ModuleStats:
     grad_error: float | None = None
     grad_overflow: int = 0
     grad_underflow: float = 0.0
+    input_grad_error: float | None = None
+    input_grad_overflow: int = 0
 
 
 @dataclass
@@ -393,6 +396,24 @@ class ParityRow:
 
 
 @dataclass
+class Streaming:
+    """How a streamed diagnosis (``stream=True``) read the checkpoint: one decoder block at a time.
+
+    Module errors are per block, each block run on the fp32 reference's input (in train mode with the
+    fp32 gradient at its output); a policy's output and loss errors are propagated: the final output
+    with every block run in sequence under the policy. ``blocks`` blocks at ``path`` (``model.layers``);
+    ``block_bytes``: the largest in fp32; ``outside_bytes``: everything else (embeddings, final norm,
+    head) in fp32; ``activation_bytes``: the fp32 block inputs kept in memory between blocks.
+    """
+
+    blocks: int
+    path: str
+    block_bytes: int
+    outside_bytes: int
+    activation_bytes: int
+
+
+@dataclass
 class Report:
     """What ``cw.diagnose`` found: per policy and mode, findings, and a recommendation."""
 
@@ -406,6 +427,7 @@ class Report:
     parity: list[ParityRow] | None = None
     training: Training | None = None
     routing: list[Routing] | None = None
+    stream: Streaming | None = None
     schema: str = SCHEMA_ID
 
     def policy(self, name: str) -> PolicyResult:

@@ -41,7 +41,9 @@ _MODULE = _object({
     "grad_error": _NUMBER_OR_NULL,
     "grad_overflow": {"type": "integer"},
     "grad_underflow": {"type": "number"},
-})
+    "input_grad_error": {**_NUMBER_OR_NULL, "description": "streamed blocks: the gradient at the block's input"},
+    "input_grad_overflow": {"type": "integer"},
+}, optional=("input_grad_error", "input_grad_overflow"))
 
 _MEMORY = _object({"params": {"type": "integer"}, "grads": {"type": "integer"}, "activations": {"type": "integer"}})
 
@@ -186,6 +188,18 @@ _ROUTING = {
     "description": "top-k routers (MoE gates) only, else null",
 }
 
+_STREAM = {
+    "oneOf": [{"type": "null"}, _object({
+        "blocks": {"type": "integer", "description": "decoder blocks, read one at a time"},
+        "path": {"type": "string", "description": "their module list, e.g. model.layers"},
+        "block_bytes": {"type": "integer", "description": "the largest block in fp32"},
+        "outside_bytes": {"type": "integer", "description": "embeddings, final norm and head in fp32"},
+        "activation_bytes": {"type": "integer", "description": "fp32 block inputs kept between blocks"},
+    })],
+    "description": "streamed diagnoses only: module errors are per block on fp32 inputs, output and loss "
+                   "errors propagated through every block under the policy",
+}
+
 REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": SCHEMA_ID,
@@ -213,6 +227,7 @@ REPORT_SCHEMA: dict[str, Any] = {
         },
         "training": _TRAINING,
         "routing": _ROUTING,
-    }, optional=("parity", "training", "routing")),
+        "stream": _STREAM,
+    }, optional=("parity", "training", "routing", "stream")),
 }
 """JSON Schema of ``Report.to_json()``."""

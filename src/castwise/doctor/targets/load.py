@@ -115,9 +115,10 @@ def load_target(spec: str) -> Target:
     return model_and_inputs(load_factory(spec)())
 
 
-def load_transformers(folder: str | Path, batch: int = 2, length: int = 16) -> Target:
+def load_transformers(folder: str | Path, batch: int = 2, length: int = 16, meta: bool = False) -> Target:
     """A transformers model folder in fp32, with token ids and an attention mask built from its config;
-    a causal LM also gets ``labels`` and its own language-modelling loss as ``loss_fn``."""
+    a causal LM also gets ``labels`` and its own language-modelling loss as ``loss_fn``. ``meta=True``:
+    the model is built on the meta device, no weights read (for the streamed doctor)."""
     try:
         import transformers
     except ImportError as exc:
@@ -129,7 +130,12 @@ def load_transformers(folder: str | Path, batch: int = 2, length: int = 16) -> T
     architecture = next(iter(getattr(config, "architectures", None) or ()), None)
     model_class = getattr(transformers, architecture, None) if architecture else None
     model_class = model_class or transformers.AutoModel
-    model = model_class.from_pretrained(path, dtype=torch.float32, local_files_only=True)
+    model: Any
+    if meta:
+        with torch.device("meta"):
+            model = model_class.from_config(config) if model_class is transformers.AutoModel else model_class(config)
+    else:
+        model = model_class.from_pretrained(path, dtype=torch.float32, local_files_only=True)
     inputs = _token_inputs(config, batch, length)
     if type(model).__name__.endswith(_CAUSAL_LM):
         inputs["labels"] = inputs["input_ids"].masked_fill(inputs["attention_mask"] == 0, -100)
