@@ -400,3 +400,35 @@ def test_frozen_eval_encoder_inside_a_training_model_gets_the_fast_path_guard():
     assert seen == [torch.float32], "the slow path, as in training: fp32 norms hand back fp32"
     assert out.dtype == torch.float32 and model.head.weight.grad is not None
     assert torch.backends.mha.get_fastpath_enabled()
+
+
+class _Experts(nn.Module):
+    """An MoE-style block: its experts live in a ModuleList that is never called itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = nn.Linear(8, 8)
+        self.experts = nn.ModuleList([nn.Linear(8, 8), nn.Sequential(nn.Linear(8, 8), nn.GELU())])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.gate(x)
+        return sum(expert(hidden) for expert in self.experts)
+
+
+def test_keeping_a_container_in_fp32_makes_each_module_under_it_compute_in_fp32() -> None:
+    torch.manual_seed(0)
+    model, x = _Experts(), torch.randn(4, 8)
+    reference = model(x)
+    wrapped = cw.apply(model, Policy.parse("bf16-true").replace(keep_fp32=("experts",)))
+    seen = []
+    for expert in cw.unwrap(wrapped).experts:
+        expert.register_forward_hook(lambda module, args, output: seen.append((args[0].dtype, output.dtype)))
+    inner = []
+    cw.unwrap(wrapped).experts[1][0].register_forward_hook(lambda module, args, output: inner.append(args[0].dtype))
+    out = wrapped(x)
+    assert inner == [torch.float32]
+    assert {p.dtype for p in cw.unwrap(wrapped).experts.parameters()} == {torch.float32}
+    assert cw.unwrap(wrapped).gate.weight.dtype == torch.bfloat16
+    assert seen == [(torch.bfloat16, torch.bfloat16)] * 2  # called with bf16, computed in fp32, handed back bf16
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, reference, atol=5e-2, rtol=5e-2)

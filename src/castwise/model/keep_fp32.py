@@ -218,8 +218,18 @@ def attach_fp32_compute(model: nn.Module, policy: Policy) -> list[str]:
     inside = {id(m) for root in kept.values() for m in root.modules()}
     rest = _first_parameter(model, inside) if cap is not None else None
     for module in kept.values():
-        keep_in_fp32(module, cap, rest)
+        for computing in _computing_roots(module):
+            keep_in_fp32(computing, cap, rest)
     return list(kept)
+
+
+def _computing_roots(module: nn.Module) -> list[nn.Module]:
+    """``module`` itself, or, for a container that never runs (``nn.ModuleList``, ``nn.ModuleDict``,
+    any module without its own ``forward``), the outermost modules under it that do: keeping
+    ``moe.experts`` in fp32 makes each expert compute in fp32, since the list itself is never called."""
+    if type(module).forward is not nn.Module.forward:
+        return [module]
+    return [root for child in module.children() for root in _computing_roots(child)]
 
 
 def detach_fp32_compute(model: nn.Module) -> None:
