@@ -432,3 +432,11 @@ def test_keeping_a_container_in_fp32_makes_each_module_under_it_compute_in_fp32(
     assert seen == [(torch.bfloat16, torch.bfloat16)] * 2  # called with bf16, computed in fp32, handed back bf16
     assert out.dtype == torch.float32
     torch.testing.assert_close(out, reference, atol=5e-2, rtol=5e-2)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_the_wrapper_starts_in_the_mode_of_the_model_it_wraps(training: bool) -> None:
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5)).train(training)
+    wrapped = cw.apply(model, "bf16-mixed")
+    assert wrapped.training is training and all(m.training is training for m in model.modules())
+    assert not cw.apply(model, "bf16-mixed").eval().training

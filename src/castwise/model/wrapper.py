@@ -34,6 +34,7 @@ class PrecisionModule(nn.Module):
         super().__init__()
         self.module = module
         self.policy = policy
+        self.training = module.training  # cw.apply(model.eval()) is in eval mode, like the model it wraps
         self._boundary = ForwardBoundary(module, policy)
         self.register_state_dict_post_hook(_strip_inner_prefix)
         self.register_load_state_dict_pre_hook(_add_inner_prefix)
