@@ -1,5 +1,7 @@
 """Policy parsing: canonical names, aliases, triples, round trips and clear errors."""
 
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -103,6 +105,36 @@ def test_custom_policies_round_trip_through_str():
         assert Policy.parse(str(policy)) == policy, text
     assert Policy.parse("p=bf16,keep=").keep_fp32 == ()
     assert Policy.parse("p=f32,c=bf16,o=bf16").output_dtype == torch.bfloat16
+
+
+def test_a_name_with_more_kept_modules_reads_and_prints_short():
+    policy = Policy.parse("bf16-true").replace(keep_fp32=DEFAULT_KEEP_FP32 + ("encoder.layers.1", "head"))
+    assert str(policy) == "bf16-true,keep+=encoder.layers.1|head"
+    assert Policy.parse(str(policy)) == policy
+    assert Policy.parse("bf16,keep+=head").keep_fp32 == DEFAULT_KEEP_FP32 + ("head",)  # an alias as the base
+    assert Policy.parse("fp8-mixed,keep+=head") == Policy.parse("fp8-mixed").replace(
+        keep_fp32=DEFAULT_KEEP_FP32 + ("head",))
+    assert Policy.parse("bf16-true,keep+=") == Policy.parse("bf16-true")
+    assert Policy.parse("bf16-true,keep+=*LayerNorm") == Policy.parse("bf16-true")  # already kept: once
+    assert Policy.parse("p=bf16,keep+=head").keep_fp32 == DEFAULT_KEEP_FP32 + ("head",)
+
+
+def test_a_name_with_fields_changes_only_those_fields():
+    assert Policy.parse("bf16-mixed,output=bf16") == Policy.parse("bf16-mixed").replace(output_dtype=torch.bfloat16)
+    assert Policy.parse("bf16-true,keep=head").keep_fp32 == ("head",)
+    assert Policy.parse("32-true,matmul=high") == Policy.parse("tf32")
+    assert str(Policy.parse("bf16-true,keep=head")) == "params=bf16,compute=bf16,output=f32,keep=head"
+
+
+@pytest.mark.parametrize("text, says", [
+    ("bf16-mixd,keep+=head", "'bf16-mixed'"),
+    ("bf16-true,colour=red", "cannot read 'colour=red'"),
+    ("bf16-true,keep+=a,keep+=b", "given twice"),
+    ("bf16-true,fp8_keep_out=head", "fp8_keep_out needs fp8"),
+])
+def test_a_bad_name_with_fields_is_a_clear_error(text, says):
+    with pytest.raises(ValueError, match=re.escape(says)):
+        Policy.parse(text)
 
 
 def test_replace_accepts_module_classes_as_keep_entries():

@@ -147,9 +147,10 @@ class Policy:
 
     @classmethod
     def parse(cls, spec: PolicyLike) -> Policy:
-        """Parse a canonical name, an alias, an int (16, 32, 64), a ``p=..,c=..,o=..`` triple or a bare
-        dtype (``f16``, ``half``, ``full``: that dtype's ``-true`` policy). Where a jmp spelling is
-        also a framework's name (``bf16``, ``16``, ``fp16``), the framework's meaning wins."""
+        """Parse a canonical name, an alias, an int (16, 32, 64), a ``p=..,c=..,o=..`` triple, a name
+        with fields changed (``bf16-true,keep+=head``: its keep list plus ``head``) or a bare dtype
+        (``f16``, ``half``, ``full``: that dtype's ``-true`` policy). Where a jmp spelling is also a
+        framework's name (``bf16``, ``16``, ``fp16``), the framework's meaning wins."""
         if isinstance(spec, Policy):
             return spec
         text = str(spec).strip()
@@ -161,13 +162,25 @@ class Policy:
         if key in _UNSUPPORTED:
             raise ValueError(f"precision {text!r} is not supported yet: {_UNSUPPORTED[key]}")
         if "=" in key:
-            return _parse_triple(text)
+            head, _, fields = text.partition(",")
+            if "=" in head:
+                return _parse_fields(text, text, None)
+            return _parse_fields(fields, text, cls.parse(head))
         if key in _DTYPE_NAMES:
             return Policy(_DTYPE_NAMES[key])
         raise ValueError(_unknown_message(text))
 
     def __str__(self) -> str:
-        return self.name or self._triple()
+        return self.name or self._name_with_more_kept() or self._triple()
+
+    def _name_with_more_kept(self) -> str | None:
+        """``NAME,keep+=GLOBS`` when this is a canonical policy keeping more modules in fp32."""
+        for canonical, policy in _CANONICAL.items():
+            base = policy.keep_fp32
+            extra = self.keep_fp32[len(base):]
+            if extra and self.keep_fp32[:len(base)] == base and self.replace(keep_fp32=base) == policy:
+                return f"{canonical},keep+=" + "|".join(extra)
+        return None
 
     def _triple(self) -> str:
         parts = [
@@ -266,43 +279,45 @@ _TRIPLE_KEYS: dict[str, str] = {
     "p": "params", "params": "params", "param": "params",
     "c": "compute", "compute": "compute",
     "o": "output", "output": "output",
-    "keep": "keep", "keep_fp32": "keep",
+    "keep": "keep", "keep_fp32": "keep", "keep+": "keep+",
     "matmul": "matmul", "scaling": "scaling",
     "fp8": "fp8", "fp8_keep_out": "fp8_keep_out",
 }
 
 
-def _parse_triple(text: str) -> Policy:
+def _parse_fields(text: str, spec: str, base: Policy | None) -> Policy:
+    """The policy ``key=value`` fields describe: on top of ``base`` when given (the fields it does not
+    name are the base's), else from jmp's cascading defaults. ``keep+=`` adds to the keep list."""
     fields: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, value = part.partition("=")
         canonical_key = _TRIPLE_KEYS.get(key.strip().lower())
         if not sep or canonical_key is None:
             raise ValueError(
-                f"cannot read {part!r} in policy {text!r}: expected key=value with keys "
-                "params/p, compute/c, output/o, keep, matmul, scaling, fp8, fp8_keep_out "
-                "(e.g. 'params=float32,compute=bfloat16,output=float32')"
+                f"cannot read {part!r} in policy {spec!r}: expected key=value with keys "
+                "params/p, compute/c, output/o, keep, keep+, matmul, scaling, fp8, fp8_keep_out "
+                "(e.g. 'params=float32,compute=bfloat16,output=float32' or 'bf16-true,keep+=head')"
             )
         if canonical_key in fields:
-            raise ValueError(f"{canonical_key!r} given twice in policy {text!r}")
+            raise ValueError(f"{canonical_key!r} given twice in policy {spec!r}")
         fields[canonical_key] = value.strip()
-    param = fields.get("params", "float32")
-    compute = fields.get("compute")
-    output = fields.get("output")
-    extras: dict[str, object] = {}
-    if "keep" in fields:
-        extras["keep_fp32"] = tuple(g for g in fields["keep"].split("|") if g)
-    if "matmul" in fields:
-        extras["matmul_precision"] = fields["matmul"]
-    if "scaling" in fields:
-        extras["loss_scaling"] = fields["scaling"]
-    if fields.get("fp8", "none").lower() != "none":
-        extras["fp8"] = fields["fp8"].lower()
-    if "fp8_keep_out" in fields:
-        if "fp8" not in extras:
-            raise ValueError(f"fp8_keep_out needs fp8=tensorwise or fp8=rowwise in policy {text!r}")
-        extras["fp8_keep_out"] = tuple(g for g in fields["fp8_keep_out"].split("|") if g)
-    return Policy(param, compute, output, **extras)  # type: ignore[arg-type]
+    changes: dict[str, Any] = {field: fields[key] for key, field in _FIELD_OF.items() if key in fields}
+    for key in ("keep_fp32", "fp8_keep_out"):
+        if key in changes:
+            changes[key] = tuple(g for g in changes[key].split("|") if g)
+    if "fp8" in changes:
+        changes["fp8"] = None if changes["fp8"].lower() == "none" else changes["fp8"].lower()
+    policy = Policy(**changes) if base is None else base.replace(**changes)
+    if "fp8_keep_out" in fields and not policy.fp8:
+        raise ValueError(f"fp8_keep_out needs fp8=tensorwise or fp8=rowwise in policy {spec!r}")
+    added = tuple(g for g in fields.get("keep+", "").split("|") if g and g not in policy.keep_fp32)
+    return policy.replace(keep_fp32=policy.keep_fp32 + added) if added else policy
+
+
+_FIELD_OF = {
+    "params": "param_dtype", "compute": "compute_dtype", "output": "output_dtype", "keep": "keep_fp32",
+    "matmul": "matmul_precision", "scaling": "loss_scaling", "fp8": "fp8", "fp8_keep_out": "fp8_keep_out",
+}
 
 
 def _unknown_message(text: str) -> str:

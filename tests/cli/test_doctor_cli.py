@@ -410,4 +410,4 @@ def test_a_fix_to_copy_is_whole_on_its_own_line_in_80_columns(tmp_path: Path) ->
                            env={"COLUMNS": "80"})
     fix = next(line for line in result.stdout.splitlines() if line.startswith("  fix: use the policy"))
     policy = fix.split("'")[1]
-    assert policy.endswith("|*BatchNorm*|*InstanceNorm*|1") and cw.Policy.parse(policy).keep_fp32[-1] == "1"
+    assert policy == "bf16-true,keep+=1" and cw.Policy.parse(policy).keep_fp32[-1] == "1"

@@ -41,7 +41,7 @@ def test_bf16_changes_experts_on_a_tiny_mixtral_and_the_doctor_says_what_keeping
     assert [r.policy for r in report.routing] == ["bf16-true"]  # fp32 policies are not routed twice
     (entry,) = report.routing
     assert entry.tokens == 4 * 32 * 4 and entry.rate > 0.03
-    assert entry.keep_policy.endswith("|MixtralTopKRouter") and entry.changed_kept is not None
+    assert entry.keep_policy == "bf16-true,keep+=MixtralTopKRouter" and entry.changed_kept is not None
     finding = next(f for f in report.findings if f.kind == "moe_routing")
     assert f"({entry.changed} of {entry.tokens}; routers model.layers.0.mlp.gate" in finding.message
     if entry.keeping_helps:
@@ -78,7 +78,7 @@ def test_keeping_a_plain_linear_gate_in_fp32_is_measured_and_recommended() -> No
     report = cw.diagnose(model, ids, policies=["bf16-mixed"], modes=["eval"])
     (entry,) = report.routing
     assert entry.routers == ["gate"] and entry.rate > 0.5
-    assert entry.keep_policy.endswith("|gate") and entry.changed_kept == 0  # its name, not every Linear
+    assert entry.keep_policy == "bf16-mixed,keep+=gate" and entry.changed_kept == 0  # its name, not every Linear
     finding = next(f for f in report.findings if f.kind == "moe_routing")
     assert finding.fix == f"keep the routers in fp32: policy {entry.keep_policy!r} (then 0 of 256 change)"
     assert report.recommendation.keep_fp32[0].modules == ["gate"]  # the output error search agrees
