@@ -213,10 +213,15 @@ def _prepare(example: Example, folder: Path) -> None:
 
 
 def _castwise(command: str, folder: Path) -> subprocess.CompletedProcess:
+    """Run ``castwise ARGS`` (``< FILE`` at the end reads FILE from the example folder as stdin)."""
     words = shlex.split(command)
     assert words[0] == "castwise", f"docs examples run castwise (or echo $?), not {words[0]!r}: {command!r}"
+    stdin = ""
+    if len(words) > 2 and words[-2] == "<":
+        stdin = (folder / words[-1]).read_text(encoding="utf-8")
+        words = words[:-2]
     return subprocess.run([sys.executable, "-m", "castwise", *words[1:]], cwd=folder, env=_environment(),
-                          capture_output=True, text=True, timeout=TIMEOUT)
+                          input=stdin, capture_output=True, text=True, timeout=TIMEOUT)
 
 
 def _printed(done: subprocess.CompletedProcess) -> str:
