@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 import castwise as cw
 from castwise.cli import app
 from castwise.doctor import REPORT_SCHEMA, render_text
+from castwise.doctor.measure.timing import ENOUGH_STEPS, TIMED_STEPS, WARMUP_STEPS
 from castwise.doctor.stream import StreamError, budget
 from castwise.doctor.stream.weights import Weights
 from castwise.doctor.targets.load import load_transformers
@@ -94,6 +95,11 @@ def _overflowing_mlp(model: torch.nn.Module) -> None:
     mlp.down_proj.weight.mul_(1e-6)
 
 
+def _huge_embeddings(model: torch.nn.Module) -> None:
+    """Embeddings of about 1e5 (fp16's largest value is 65504): stored in fp16 they overflow before any block."""
+    model.model.embed_tokens.weight.mul_(1e7)
+
+
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("stream")
@@ -104,6 +110,7 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "gpt2": _save(root / "gpt2", "gpt2"),
         "routing": _save(root / "routing", "mixtral", _near_tie_routers),
         "overflow": _save(root / "overflow", "llama", _overflowing_mlp),
+        "embeddings": _save(root / "embeddings", "llama", _huge_embeddings),
     }
 
 
@@ -193,6 +200,14 @@ def test_block_errors_on_fp32_inputs_stay_within_a_factor_of_the_propagated_ones
             assert expected[name].error <= BLOCK_FACTOR * got[name].error
 
 
+def test_a_policy_named_like_the_reference_or_twice_is_diagnosed_once_beside_it(folders: dict[str, Path]) -> None:
+    in_memory, streamed = _both(folders["llama"], ["32-true", "bf16-true", "bf16-true"], modes=["eval"])
+    _assert_same_verdicts(in_memory, streamed)
+    assert [p.policy for p in streamed.policies] == [p.policy for p in in_memory.policies] == ["32-true", "bf16-true"]
+    assert [r.error for r in streamed.reference] == [r.error for r in in_memory.reference] == [None]
+    assert streamed.policy("32-true").max_error == 0.0
+
+
 def test_train_mode_measures_gradients_block_by_block(folders: dict[str, Path]) -> None:
     report = cw.diagnose(load_transformers(folders["llama"], meta=True).model, load_transformers(folders["llama"]).inputs,
                          policies=["bf16-true"], modes=["train"], stream=True)
@@ -250,6 +265,17 @@ def test_planted_fp16_overflow_is_found_in_its_block(folders: dict[str, Path]) -
     assert all(not s.overflow for n, s in rows.items() if n.startswith("model.layers.0"))
 
 
+def test_an_overflow_before_the_blocks_is_blamed_on_the_embeddings_not_on_the_first_block(
+        folders: dict[str, Path]) -> None:
+    """Block 0 overflows too when its fp32 input is cast to fp16, but the embeddings ran first."""
+    in_memory, streamed = _both(folders["embeddings"], ["16-true", "bf16-true"], modes=["eval"])
+    assert _rows(streamed, "16-true", "eval")["model.layers.0.input_layernorm"].overflow > 0
+    assert streamed.policy("16-true").runs[0].overflow_origin == "model.embed_tokens"
+    _assert_same_verdicts(in_memory, streamed)
+    _assert_same_findings(in_memory, streamed)
+    _assert_never_within_tolerance_next_to_a_nonfinite_value(streamed)
+
+
 UNSCALED_16_MIXED = "params=f32,compute=f16,output=f32,scaling=none"
 
 
@@ -278,6 +304,7 @@ def test_nonfinite_gradients_fail_a_streamed_policy_unless_its_measured_loss_sca
     assert scaled.loss_scale == in_memory.policy("16-mixed").runs[0].loss_scale  # every block's and the head's need
     (absorbed,) = [f for f in streamed.findings if f.policy == "16-mixed"]
     assert absorbed.kind == "loss_scale" and f"skips {scaled.loss_scale.skipped_steps} steps" in absorbed.message
+    jsonschema.validate(json.loads(streamed.to_json()), REPORT_SCHEMA)
 
 
 def test_a_policy_that_raises_in_a_block_is_reported_and_fixed_there(
@@ -343,6 +370,9 @@ def test_report_reads_back_and_follows_the_schema(folders: dict[str, Path]) -> N
     assert [d for d, _, _ in seen][:3] == ["32-true: embeddings and block inputs", "bf16-mixed: embeddings and "
                                            "block inputs", "block 1/2: 32-true forward"]
     assert [done for _, done, _ in seen] == list(range(len(seen))) and all(done < total for _, done, total in seen)
+    for run in [*report.reference, *report.policy("bf16-mixed").runs]:  # each block's and the head's after a warm-up
+        assert run.warmup_steps == WARMUP_STEPS and ENOUGH_STEPS <= run.timed_steps <= TIMED_STEPS
+    assert "times (each a median after a warm-up) and memory add up the blocks and the head" in text
 
 
 def test_unsupported_architecture_says_it_needs_the_in_memory_doctor(tmp_path: Path) -> None:

@@ -406,9 +406,11 @@ class Streaming:
 
     Module errors are per block, each block run on the fp32 reference's input (in train mode with the
     fp32 gradient at its output); a policy's output and loss errors are propagated: the final output
-    with every block run in sequence under the policy. ``blocks`` blocks at ``path`` (``model.layers``);
-    ``block_bytes``: the largest in fp32; ``outside_bytes``: everything else (embeddings, final norm,
-    head) in fp32; ``activation_bytes``: the fp32 block inputs kept in memory between blocks.
+    with every block run in sequence under the policy. A run's ``seconds`` and memory add up each block's
+    and the head's (a median after a warm-up each; ``warmup_steps`` and ``timed_steps``: the fewest any
+    of them had). ``blocks`` blocks at ``path`` (``model.layers``); ``block_bytes``: the largest in
+    fp32; ``outside_bytes``: everything else (embeddings, final norm, head) in fp32;
+    ``activation_bytes``: the fp32 block inputs kept in memory between blocks.
     """
 
     blocks: int
