@@ -79,3 +79,14 @@ def test_an_untraced_step_leaves_running_statistics_gradients_and_random_state_a
     assert torch.equal(norm.running_mean, before) and int(norm.num_batches_tracked) == 0
     assert all(p.grad is None for p in subject.model.parameters())
     assert torch.equal(torch.random.get_rng_state(), state)
+
+
+def test_an_untraced_step_leaves_the_gradient_of_an_input_that_needs_one_as_it_was() -> None:
+    """A streamed block's input is a leaf needing a gradient (fp32's gradient at it is read after the run):
+    the timed steps after the traced one must not add theirs to it."""
+    subject = Subject.of(nn.Linear(4, 4), cw.Policy.parse("32-true"))
+    inputs = torch.randn(8, 4, requires_grad=True)
+    traced = torch.ones(8, 4)
+    inputs.grad = traced
+    step(subject, Call.of(inputs), "train")
+    assert inputs.grad is traced and torch.equal(traced, torch.ones(8, 4))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,16 +13,16 @@ from torch import nn
 
 from castwise.doctor.judge.findings import find
 from castwise.doctor.judge.recommend import recommend
-from castwise.doctor.judge.search import Trial, sensitivity
+from castwise.doctor.judge.search import Trial
 from castwise.doctor.judge.verdict import judge
 from castwise.doctor.measure.fp8 import fp8_rows
-from castwise.doctor.measure.origin import Finiteness, finiteness, overflow_origin
+from castwise.doctor.measure.nonfinite import follow_nonfinite
+from castwise.doctor.measure.origin import Finiteness, finiteness
 from castwise.doctor.measure.routing import routing_report
 from castwise.doctor.measure.runner import MODES, Call, Capture, LossFn, Subject, comparable_paths, run_mode
-from castwise.doctor.measure.scaling import settle_loss_scale
 from castwise.doctor.measure.scoring import score
 from castwise.doctor.measure.trial import DEFAULT_LR, DefaultLoss, TrainLoss, train, trial_batches, variants
-from castwise.doctor.report.data import LOSS, PolicyResult, Report, Training
+from castwise.doctor.report.data import PolicyResult, Report, Training
 from castwise.doctor.stream import diagnose_streamed
 from castwise.model import PrecisionWarning, unwrap
 from castwise.policy import Policy, PolicyLike
@@ -152,13 +153,8 @@ class _Runs:
             if expected is None:
                 continue
             score(capture, expected)
-            run = capture.run
-            if run.forward_overflow:
-                origin = overflow_origin(finiteness(subject, self.call, mode, self.seed),
-                                         self._reference_finiteness(mode))
-                run.overflow_origin = origin or (LOSS if run.loss_overflow else None)
-            elif policy.loss_scaling == "dynamic" and run.gradient_overflows():
-                run.loss_scale = settle_loss_scale(subject, policy, self.call, self.loss_fn, self.seed)
+            follow_nonfinite(capture.run, subject, policy, self.call, self.loss_fn, self.seed,
+                             partial(self._reference_finiteness, mode))
         return captures
 
     def judge(self, name: str, captures: dict[str, Capture]) -> PolicyResult:
@@ -169,11 +165,7 @@ class _Runs:
     def trial(self, policy: Policy) -> Trial:
         """Re-run a policy (untimed) and judge it like a diagnosed one; rank its modules again."""
         captures = self.run(policy, timed=False)
-        result = self.judge(str(policy), captures)
-        failing = next((r.failing_module for r in result.runs if not r.ok), None)
-        overflowed = next((r.overflow_origin for r in result.runs if r.overflow_origin), None)
-        ranked = sensitivity(result.runs, _merged_previous(captures))
-        return Trial(result.within_tolerance, result.max_error, failing or overflowed, tuple(ranked))
+        return Trial.of(self.judge(str(policy), captures), _merged_previous(captures))
 
     def _reference_finiteness(self, mode: str) -> Finiteness:
         if mode not in self._finiteness:

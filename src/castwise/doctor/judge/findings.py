@@ -180,7 +180,7 @@ def _gradient_overflow(policy: Policy, name: str, run: ModeRun) -> Iterator[Find
     if not overflowing or run.forward_overflow:
         return
     worst, scale = overflowing[0], run.loss_scale
-    values = (f"{worst.grad_overflow} gradient values of module {worst.name}"
+    values = (f"{worst.nonfinite_gradients} gradient values of module {worst.name}"
               + (f" (and of {', '.join(m.name for m in overflowing[1:])})" if len(overflowing) > 1 else ""))
     if run.absorbed and scale is not None and scale.scale is not None:
         yield Finding(

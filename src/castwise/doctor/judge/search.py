@@ -41,6 +41,15 @@ class Trial:
     failing_module: str | None
     ranked: tuple[str, ...] = ()
 
+    @classmethod
+    def of(cls, result: PolicyResult, previous: dict[str, str | None]) -> Trial:
+        """The trial of a re-run judged as ``result``: its verdict and error, the module that raised (else
+        where an overflow started), and its modules ranked again (``previous``: as for :func:`sensitivity`)."""
+        failing = next((r.failing_module for r in result.runs if not r.ok), None)
+        overflowed = next((r.overflow_origin for r in result.runs if r.overflow_origin), None)
+        ranked = sensitivity(result.runs, previous)
+        return cls(result.within_tolerance, result.max_error, failing or overflowed, tuple(ranked))
+
 
 Evaluate = Callable[[Policy], Trial]
 

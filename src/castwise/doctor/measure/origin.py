@@ -36,7 +36,7 @@ def finiteness(subject: Subject, call: Call, mode: str, seed: int) -> Finiteness
     tracer = Tracer(subject.index, on_output=lambda name, tensors: recorded.__setitem__(
         name, (inputs[name], _finite(tensors))), on_inputs=lambda name, tensors: inputs.__setitem__(
         name, _finite(tensors)))
-    with state_kept(subject), seeded(seed, subject.index.cuda_devices), tracer:
+    with state_kept(subject, call), seeded(seed, subject.index.cuda_devices), tracer:
         subject.model.train(mode == "train")
         try:
             with torch.no_grad():

@@ -162,9 +162,9 @@ def run_mode(
 
 def step(subject: Subject, call: Call, mode: str, loss_fn: LossFn | None = None) -> None:
     """One untraced step of ``subject``'s model in ``mode`` (train: forward and backward; eval: forward
-    under no_grad) that leaves no trace in it (:func:`state_kept`)."""
+    under no_grad) that leaves no trace in it nor in the inputs' gradients (:func:`state_kept`)."""
     model = subject.model
-    with state_kept(subject):
+    with state_kept(subject, call):
         model.train(mode == "train")
         if mode == "eval":
             with torch.no_grad():
@@ -176,11 +176,15 @@ def step(subject: Subject, call: Call, mode: str, loss_fn: LossFn | None = None)
 
 
 @contextlib.contextmanager
-def state_kept(subject: Subject) -> Iterator[None]:
-    """Afterwards ``subject``'s buffers (running statistics) and random state are as they were, and its
-    gradients are None: extra steps taken inside change nothing the traced runs measure."""
+def state_kept(subject: Subject, call: Call) -> Iterator[None]:
+    """Afterwards ``subject``'s buffers (running statistics) and random state are as they were, its
+    gradients are None and those of ``call``'s inputs (a streamed block's input needs one) are as they
+    were: extra steps taken inside change nothing the traced runs measure."""
     model, index = subject.model, subject.index
     buffers = [(buffer, buffer.clone()) for buffer in model.buffers()]
+    inputs = [(tensor, tensor.grad) for tensor in floating_tensors((call.args, call.kwargs)) if tensor.requires_grad]
+    for tensor, _ in inputs:
+        tensor.grad = None  # a backward inside would add to it in place
     try:
         with torch.random.fork_rng(devices=index.cuda_devices):
             yield
@@ -190,6 +194,8 @@ def state_kept(subject: Subject) -> Iterator[None]:
                 buffer.copy_(saved)
         for _, param in index.params:
             param.grad = None
+        for tensor, grad in inputs:
+            tensor.grad = grad
 
 
 def reseed(seed: int, devices: list[int]) -> None:

@@ -44,5 +44,5 @@ def nonfinite_text(run: ModeRun, loss: float | None) -> str | None:
     if run.loss_overflow:
         parts.append(f"the loss ({loss})")
     parts += [f"{m.overflow} values out of module {m.name}" for m in run.overflowing_modules()[:LISTED]]
-    parts += [f"{m.grad_overflow} gradient values of module {m.name}" for m in run.gradient_overflows()[:LISTED]]
+    parts += [f"{m.nonfinite_gradients} gradient values of module {m.name}" for m in run.gradient_overflows()[:LISTED]]
     return f"inf/nan where fp32's values are finite: {', '.join(parts)}" if parts else None

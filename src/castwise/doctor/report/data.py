@@ -83,6 +83,11 @@ class ModuleStats:
     input_grad_error: float | None = None
     input_grad_overflow: int = 0
 
+    @property
+    def nonfinite_gradients(self) -> int:
+        """Gradient values inf/nan where fp32's are finite: its parameters' and, on a streamed block, at its input."""
+        return self.grad_overflow + self.input_grad_overflow
+
 
 @dataclass
 class Memory:
@@ -156,8 +161,8 @@ class ModeRun:
             other != m.name and (m.name == ROOT or other.startswith(m.name + ".")) for other in names)]
 
     def gradient_overflows(self) -> list[ModuleStats]:
-        """Modules whose own parameters' gradients overflowed, the most overflowed values first."""
-        return sorted((m for m in self.modules if m.grad_overflow), key=lambda m: -m.grad_overflow)
+        """Modules with gradients that overflowed (:attr:`ModuleStats.nonfinite_gradients`), the most first."""
+        return sorted((m for m in self.modules if m.nonfinite_gradients), key=lambda m: -m.nonfinite_gradients)
 
     @property
     def absorbed(self) -> bool:
@@ -401,9 +406,11 @@ class Streaming:
 
     Module errors are per block, each block run on the fp32 reference's input (in train mode with the
     fp32 gradient at its output); a policy's output and loss errors are propagated: the final output
-    with every block run in sequence under the policy. ``blocks`` blocks at ``path`` (``model.layers``);
-    ``block_bytes``: the largest in fp32; ``outside_bytes``: everything else (embeddings, final norm,
-    head) in fp32; ``activation_bytes``: the fp32 block inputs kept in memory between blocks.
+    with every block run in sequence under the policy. A run's ``seconds`` and memory add up each block's
+    and the head's (a median after a warm-up each; ``warmup_steps`` and ``timed_steps``: the fewest any
+    of them had). ``blocks`` blocks at ``path`` (``model.layers``); ``block_bytes``: the largest in
+    fp32; ``outside_bytes``: everything else (embeddings, final norm, head) in fp32;
+    ``activation_bytes``: the fp32 block inputs kept in memory between blocks.
     """
 
     blocks: int

@@ -66,7 +66,8 @@ _LOSS_SCALE = {
 _RUN = _object({
     "mode": {"enum": ["train", "eval"]},
     "ok": {"type": "boolean", "description": "the run finished without an exception"},
-    "seconds": {"type": "number", "description": "median of timed_steps untraced steps after warmup_steps"},
+    "seconds": {"type": "number", "description": "median of timed_steps untraced steps after warmup_steps "
+                                                  "(streamed: the blocks' and the head's added up)"},
     "memory": _MEMORY,
     "warmup_steps": {"type": "integer", "description": "untimed steps before the timed ones"},
     "timed_steps": {"type": "integer", "description": "steps timed (0: a run that raised, its traced step)"},

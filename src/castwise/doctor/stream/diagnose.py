@@ -1,14 +1,16 @@
 """``cw.diagnose(..., stream=True)``: the doctor's report for a checkpoint read one decoder block at a time.
 
 The passes (:mod:`castwise.doctor.stream.passes`) measure; the report is judged exactly as the
-in-memory doctor's is: the verdict on each policy from its propagated output and loss errors, the
-findings from its module rows, the recommendation and the keep-fp32 search from the same code, with
-each of the search's trials one more streamed pass.
+in-memory doctor's is, by the same code: the verdict on each policy (its propagated output and loss
+errors, and the one rule on every inf/nan measured), the findings from its module rows, the
+recommendation and the re-measuring keep-fp32 search, each of whose trials is the policy measured
+again by the same passes (untimed), block by block, so that its modules are ranked again.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
@@ -21,14 +23,14 @@ from castwise.doctor.judge.findings import find
 from castwise.doctor.judge.recommend import recommend
 from castwise.doctor.judge.search import Trial
 from castwise.doctor.judge.verdict import judge
-from castwise.doctor.measure.runner import Call, Capture, LossFn
+from castwise.doctor.measure.runner import Call, LossFn
 from castwise.doctor.report.data import Report, Streaming
 from castwise.doctor.stream.architecture import Blocks, StreamError, find_blocks
 from castwise.doctor.stream.assemble import mode_run, previous
 from castwise.doctor.stream.frame import stub_blocks
-from castwise.doctor.stream.passes import REFERENCE, Setup, Streamed
+from castwise.doctor.stream.passes import Setup, Streamed
 from castwise.doctor.stream.routing import RoutingCount
-from castwise.doctor.stream.runs import Failure, Parts
+from castwise.doctor.stream.runs import Parts
 from castwise.doctor.stream.weights import Weights
 from castwise.keep import declared_fp32_modules
 from castwise.model import PrecisionWarning, unwrap
@@ -46,6 +48,7 @@ def diagnose_streamed(
     (default: the folder its config was read from), one decoder block in memory at a time."""
     skeleton = unwrap(model)
     blocks = find_blocks(skeleton)
+    policies = list({str(p): p for p in policies}.values())  # a policy named twice is diagnosed once, as in memory
     _check_skeleton(skeleton, policies)
     folder = _checkpoint(skeleton, checkpoint)
     steps = _Steps(progress, _work(blocks, policies, modes))
@@ -60,24 +63,29 @@ def diagnose_streamed(
         count = RoutingCount()
         streamed = Streamed(setup, steps, count)
         streamed.run()
-        reference = [mode_run(streamed.parts[str(REFERENCE)][m], m, blocks) for m in modes]
+        stream = Streaming(blocks.count, blocks.path, max(weights.block_bytes(i) for i in range(blocks.count)),
+                           weights.stem_bytes(), streamed.activation_bytes())
+        streamed.activations.clear()  # a trial keeps its own
+        reference = [mode_run(streamed.reference[m], m, blocks) for m in modes]
         reference_ok = all(run.ok for run in reference)
         results = [judge(str(p), [mode_run(streamed.parts[str(p)][m], m, blocks) for m in modes], tolerance,
                          reference_ok) for p in policies]
         before = {str(p): _merged(streamed.parts[str(p)].values(), blocks) for p in policies}
 
         def evaluate(policy: Policy) -> Trial:
-            steps.grow(blocks.count + 1)
-            return _trial(policy, streamed.propagated(policy), tolerance, reference_ok)
+            steps.grow(_work(blocks, [policy], modes))
+            trial = Streamed(dataclasses.replace(setup, policies=(policy,)), steps, timed=False)
+            trial.run()
+            parts = trial.parts[str(policy)]
+            result = judge(str(policy), [mode_run(parts[m], m, blocks) for m in modes], tolerance, reference_ok)
+            return Trial.of(result, _merged(parts.values(), blocks))
 
         def again(policy: Policy, recount: RoutingCount) -> None:
-            steps.grow(blocks.count + 1)
-            streamed.propagated(policy, recount)
+            steps.grow(blocks.count)
+            streamed.count_routing(policy, recount)
 
         routing = count.report(policies, again)
         recommendation = recommend(results, tolerance, before, evaluate, None, routing)
-        stream = Streaming(blocks.count, blocks.path, max(weights.block_bytes(i) for i in range(blocks.count)),
-                           weights.stem_bytes(), streamed.activation_bytes())
         return Report(
             model=name or type(skeleton).__name__, tolerance=tolerance, modes=list(modes), reference=reference,
             policies=results, findings=find(frame, reference, results, recommendation.keep_fp32, None, routing),
@@ -114,16 +122,6 @@ def _merged(parts: Iterable[Parts], blocks: Blocks) -> dict[str, str | None]:
     for mode_parts in parts:
         merged.update(previous(mode_parts, blocks))
     return merged
-
-
-def _trial(policy: Policy, outcomes: list[Capture | Failure], tolerance: float, reference_ok: bool) -> Trial:
-    """A keep-fp32 trial judged like a diagnosed policy, from its propagated pass."""
-    failure = next((o for o in outcomes if isinstance(o, Failure)), None)
-    if failure is not None:
-        return Trial(False, None, failure.module)
-    result = judge(str(policy), [o.run for o in outcomes if isinstance(o, Capture)], tolerance, reference_ok)
-    failing = next((r.failing_module for r in result.runs if not r.ok), None)
-    return Trial(result.within_tolerance, result.max_error, failing)
 
 
 def _work(blocks: Blocks, policies: Sequence[Policy], modes: Sequence[str]) -> int:

@@ -14,6 +14,8 @@ and findings.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +56,15 @@ class Switchboard:
         self.arguments: list[Arguments] = []
         self.final: torch.Tensor | None = None
         """When set, the last block returns it (cast to the dtype the blocks receive) instead of its input."""
+
+    @contextlib.contextmanager
+    def handing_on(self, final: torch.Tensor) -> Iterator[None]:
+        """Inside, the last block returns ``final``."""
+        self.final = final
+        try:
+            yield
+        finally:
+            self.final = None
 
     def entry(self) -> Entry:
         """What the last forward recorded."""

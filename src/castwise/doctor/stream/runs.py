@@ -12,13 +12,10 @@ from typing import Any
 
 import torch
 
-from castwise.doctor.measure.compare import Numerics
 from castwise.doctor.measure.runner import Call, Capture, Subject, seeded
 from castwise.doctor.measure.trace import Tracer
-from castwise.doctor.report.data import ModeRun
+from castwise.doctor.report.data import ROOT, ModeRun
 from castwise.explainer import explain
-
-ROOT = "(model)"
 
 
 @dataclass(frozen=True)
@@ -51,13 +48,13 @@ def traced_forward(subject: Subject, call: Call, mode: str, seed: int) -> Any:
 @dataclass
 class Parts:
     """One policy in one mode: each block's run on its fp32 input, the head's, the propagated final
-    run (blocks in sequence under the policy), the gradient errors at each block's input, which
-    module finished before each one, and a failure outside the measured runs."""
+    run (blocks in sequence under the policy) and its loss as computed (inf/nan kept), which module
+    finished before each one, and a failure outside the measured runs."""
 
     blocks: dict[int, ModeRun] = field(default_factory=dict)
     head: ModeRun | None = None
     final: ModeRun | None = None
-    input_grads: dict[int, Numerics] = field(default_factory=dict)
+    final_loss: float | None = None
     previous: dict[str, str | None] = field(default_factory=dict)
     head_previous: dict[str, str | None] = field(default_factory=dict)
     failure: Failure | None = None
