@@ -182,7 +182,20 @@ def _truncated_safetensors(folder: Path) -> None:
     (folder / "broken.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + bytes(262134))
 
 
-FIXTURES = {"all-MiniLM-L6-v2": _minilm, "model.bin": _hostile_pickle, "broken.safetensors": _truncated_safetensors}
+def _tiny_llama(folder: Path) -> None:
+    """A 4-block Llama saved in bf16 over several safetensors shards, for the streamed doctor."""
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                                      num_attention_heads=4, num_key_value_heads=2)
+    model = transformers.LlamaForCausalLM(config).to(torch.bfloat16)
+    model.save_pretrained(folder / "tiny-llama", max_shard_size="100KB")
+
+
+FIXTURES = {"all-MiniLM-L6-v2": _minilm, "model.bin": _hostile_pickle, "broken.safetensors": _truncated_safetensors,
+            "tiny-llama": _tiny_llama}
 """The files the docs' examples name, by name: made in every example folder that mentions them."""
 
 

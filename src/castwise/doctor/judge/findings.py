@@ -247,7 +247,7 @@ def _keep_fix(result: PolicyResult, fix: KeepFix | None) -> Iterator[Finding]:
     if fix is None:
         return
     keep = str(kept_fp32(Policy.parse(result.policy), fix.modules))
-    trials = f"{fix.tried} re-runs: {_trials_text(fix)}"
+    trials = f"{fix.tried} re-run{'' if fix.tried == 1 else 's'}: {_trials_text(fix)}"
     if fix.ok:
         message = (f"{result.policy} fails alone but passes with {', '.join(fix.modules) or 'its default keep list'} "
                    f"kept in fp32 (error {fix.error or 0:.2e}); {trials}")

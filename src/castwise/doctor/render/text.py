@@ -155,7 +155,7 @@ def streaming_text(stream: Streaming) -> Text:
         f"({human_bytes(stream.block_bytes)} each in fp32, plus {human_bytes(stream.outside_bytes)} of embeddings "
         f"and head). Module errors are per block, on the fp32 input of that block; max error is the final "
         f"output with every block run in sequence under the policy; times (each a median after a warm-up) and "
-        f"memory add up the blocks and the head.\n"
+        f"memory add up the blocks and the head."
     )
 
 
