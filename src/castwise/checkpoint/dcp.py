@@ -21,7 +21,9 @@ import torch
 
 from castwise.checkpoint.dtypes import flat_chunks
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.pickle_bounds import check_pickle
 from castwise.checkpoint.tensor_info import TensorInfo
+from castwise.checkpoint.torch_file import ZIP_MAGIC, check_zip_pickle, load_weights, zip_reader
 
 METADATA_NAME = ".metadata"
 MAX_METADATA_BYTES = 1_000_000_000
@@ -47,7 +49,6 @@ _DCP_CLASSES = {
     "pathlib": {"Path", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"},
     "collections": {"OrderedDict"},
 }
-_ZIP_MAGIC = b"PK\x03\x04"
 
 
 def is_dcp_folder(path: Path) -> bool:
@@ -109,10 +110,12 @@ def read_metadata(folder: Path) -> DcpMetadata:
     import torch.distributed.checkpoint.filesystem  # noqa: F401  the classes the unpickler admits
     from torch.distributed.checkpoint.metadata import Metadata
 
+    raw = path.read_bytes()
+    check_pickle(raw, str(path))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            metadata = _MetadataUnpickler(io.BytesIO(path.read_bytes())).load()
+            metadata = _MetadataUnpickler(io.BytesIO(raw)).load()
     except _Refused as exc:
         raise CheckpointError(
             f"{path}: refused: {exc}; castwise reads DCP metadata without running code. If you trust "
@@ -316,14 +319,10 @@ class DcpReader:
 
 def _decode_chunk(raw: bytes, dtype: torch.dtype, sizes: tuple[int, ...], where: str) -> torch.Tensor:
     """A chunk record: a ``torch.save`` zip (the default) or raw bytes (DCP's safetensors format)."""
-    if not raw.startswith(_ZIP_MAGIC) and len(raw) == math.prod(sizes) * dtype.itemsize:
+    if not raw.startswith(ZIP_MAGIC) and len(raw) == math.prod(sizes) * dtype.itemsize:
         return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(sizes) if raw else torch.empty(sizes, dtype=dtype)
-    try:
-        value = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        raise CheckpointError(f"{where}: refused: its record holds more than a tensor ({exc})") from None
-    except Exception as exc:  # any failure to decode a user's file is a bad checkpoint
-        raise CheckpointError(f"{where}: not a readable tensor record ({type(exc).__name__}: {exc})") from None
+    check_zip_pickle(zip_reader(raw, where), where)
+    value = load_weights(io.BytesIO(raw), "cpu")
     if not isinstance(value, torch.Tensor):
         raise CheckpointError(f"{where}: its record holds a {type(value).__name__}, not a tensor")
     return value

@@ -20,7 +20,7 @@ from castwise.checkpoint.dtypes import CHUNK_BYTES, byte_view, flat_chunks
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.safetensors_header import read_header
 from castwise.checkpoint.tensor_info import TensorInfo
-from castwise.checkpoint.torch_file import load_torch_file
+from castwise.checkpoint.torch_file import TorchFile
 
 
 class ShardReader(Protocol):
@@ -119,28 +119,28 @@ def _drop_pages(mapped: mmap.mmap, offset: int, size: int) -> None:
 
 
 class TorchReader:
-    """A torch file loaded with ``weights_only=True``: memory-mapped, or on meta for infos."""
+    """A torch file loaded with ``weights_only=True`` on the meta device; data read a storage at a time."""
 
     def __init__(self, path: Path, data: bool = True) -> None:
         self.path = path
         self.metadata: dict[str, str] = {}
-        self._tensors = load_torch_file(path, meta=not data)
+        self._file = TorchFile(path, data)
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor in the pickle's order; only the pickle itself was read."""
         return [
             TensorInfo(name, t.dtype, tuple(t.shape), math.prod(t.shape) * t.element_size(), self.path.name)
-            for name, t in self._tensors.items()
+            for name, t in self._file.tensors.items()
         ]
 
     def read(self, name: str) -> torch.Tensor:
-        """One tensor (memory-mapped when the file is in torch's zip format)."""
-        return self._tensors[name]
+        """One tensor, as stored."""
+        return self._file.read(name)
 
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
         """The tensor's elements in contiguous 1-D pieces."""
-        return flat_chunks(self._tensors[name], chunk_bytes)
+        return flat_chunks(self._file.read(name), chunk_bytes)
 
     def close(self) -> None:
-        """Drop the mapped tensors."""
-        self._tensors = {}
+        """Drop the tensors and the storage read last."""
+        self._file.close()
