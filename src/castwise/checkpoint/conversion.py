@@ -67,6 +67,8 @@ class ConvertResult:
     stale_removed: tuple[str, ...] = ()
     keep_rule: str = ""
     """What decided which tensors stayed fp32 (module classes, or norm name spellings)."""
+    nonfinite_clamped: int = 0
+    """inf and nan values quantizing clamped (``clamp_nonfinite=True``; refused otherwise)."""
 
 
 @dataclass
@@ -100,6 +102,7 @@ def convert(
     config: str | Path | None = None,
     max_shard_size: int | str | None = None,
     fp8_block: int | str | None = 128,
+    clamp_nonfinite: bool = False,
 ) -> ConvertResult:
     """Write ``src`` as safetensors in ``dtype`` (kept tensors fp32; ints and bools untouched).
 
@@ -107,6 +110,8 @@ def convert(
     Linear weights to e4m3 with ``fp8_block``-square scales (``"tensor"``: one per weight). A DCP
     folder writes its model weights (``key`` picks another state group); ``max_shard_size``
     (bytes or ``"5GB"``) splits a folder's output; ``config`` names a config.json to write beside.
+    Quantizing refuses inf and nan unless ``clamp_nonfinite`` (nan to 0, inf to the block's largest
+    finite magnitude; the result counts them).
     """
     layout = resolve(src)
     destination = Path(dst)
@@ -115,7 +120,8 @@ def convert(
         raise CheckpointError(
             f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint"
         )
-    target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block)  # dtype checked before a skeleton is built
+    # dtype checked before a skeleton is built
+    target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block, clamp_nonfinite)
     config_path = Path(config) if config is not None else layout.config
     if target.dtype.itemsize < 4:  # the keep rule matters only when something is narrowed
         target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
@@ -168,6 +174,7 @@ def convert(
         skipped=skipped,
         stale_removed=stale,
         keep_rule=job.keep_rule,
+        nonfinite_clamped=target.nonfinite.count,
     )
 
 
@@ -183,6 +190,7 @@ def _scale_values(layout: Layout, key: str | None, scales: Fp8Scales) -> dict[st
     for file in layout.files if wanted else ():
         with closing(open_shard(file, key=key)) as shard:
             values.update({i.name: shard.read(i.name).clone() for i in shard.infos() if i.name in wanted})
+    scales.check_values(values, str(layout.path))
     return values
 
 

@@ -127,6 +127,10 @@ def plan_entries(tensors: list[tuple[str, torch.dtype, tuple[int, ...]]]) -> lis
                 f"tensor {name!r}: the name is not valid Unicode text (it holds a lone surrogate), "
                 "so it cannot be a safetensors name; rename it in the state dict"
             )
+        if not fits_int64([*shape, dtype.itemsize]):
+            raise CheckpointError(
+                f"tensor {name!r}: shape {list(shape)} in {dtype} is too large for torch to read back"
+            )
         nbytes = math.prod(shape) * dtype.itemsize
         entries.append(Entry(name, dtype, tuple(shape), offset, offset + nbytes))
         offset += nbytes
