@@ -15,12 +15,21 @@ from castwise.checkpoint.errors import CheckpointError
 DTYPE_KEYS = ("dtype", "torch_dtype")
 """transformers 5 writes ``dtype``; 4.x wrote ``torch_dtype``. The first one present wins."""
 QUANTIZATION_KEY = "quantization_config"
+MAX_CONFIG_BYTES = 16_000_000
+"""Largest config.json read (the largest real ones, label maps included, are well under 1 MB)."""
 
 
 def read_config(path: Path) -> dict[str, Any]:
     """The JSON object in a config file."""
     try:
-        config = parse_json(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise CheckpointError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes, too large for a config file")
+    try:
+        config = parse_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(config, dict):
