@@ -282,8 +282,8 @@ def quantized(
     """e4m3 row blocks of a weight; appends each block row's fp32 scales (multipliers) to ``scales``."""
     step = _rows_per_chunk(grid) * grid.cols * itemsize
     if grid.kind == "tensor":
-        magnitudes = (nonfinite.finite_abs(c.float(), grid.weight, counted=False) for c in chunks(step) if c.numel())
-        amax = max((float(m.max()) for m in magnitudes), default=0.0)
+        pieces = (nonfinite.finite_abs(c.float(), grid.weight, counted=False) for c in chunks(step) if c.numel())
+        amax = max((float(piece.max()) for piece in pieces), default=0.0)
         scales.append(torch.tensor(_scale_of(torch.tensor(amax)).item(), dtype=torch.float32))
     for chunk in chunks(step):
         block = chunk.reshape(-1, grid.cols).to(torch.float32)
