@@ -370,3 +370,14 @@ def test_storage_entries_that_cannot_hold_their_chunk_are_refused(single, tmp_pa
         with pytest.raises(CheckpointError, match=reason):
             action(folder)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_data_file_that_links_out_of_the_folder_is_refused(single, tmp_path):
+    folder, _ = single
+    data = next(folder.glob("*.distcp"))
+    (tmp_path / "elsewhere.distcp").write_bytes(data.read_bytes())
+    data.unlink()
+    data.symlink_to(tmp_path / "elsewhere.distcp")
+    assert cw.inspect(folder).format == "dcp"  # the metadata alone: no data file opened
+    with pytest.raises(CheckpointError, match=rf"data file '{data.name}': .* is a link to .*elsewhere.distcp, outside"):
+        cw.load(folder)

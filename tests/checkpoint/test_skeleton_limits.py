@@ -69,5 +69,5 @@ def test_an_oversized_config_is_a_clear_error(tmp_path, monkeypatch):
 
     folder = _folder(tmp_path, _LLAMA)
     monkeypatch.setattr(hf_config, "MAX_CONFIG_BYTES", 50)
-    with pytest.raises(CheckpointError, match="too large for a config file"):
+    with pytest.raises(CheckpointError, match="more than the 50 bytes castwise reads"):
         cw.inspect(folder)

@@ -34,7 +34,7 @@ from castwise.checkpoint.layout import CONFIG_NAME, SAFETENSORS_INDEX, Layout, r
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_size, parse_target, plan_outputs
 from castwise.checkpoint.safetensors_header import plan_entries
-from castwise.checkpoint.shards import ShardReader, open_shard
+from castwise.checkpoint.shards import ShardReader, check_unique_names, open_shard
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.writer import SafetensorsWriter
 
@@ -126,6 +126,7 @@ def convert(
     if target.dtype.itemsize < 4:  # the keep rule matters only when something is narrowed
         target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
     infos = {file: _infos(file, key) for file in layout.files}
+    check_unique_names(infos)
     scales = find_scales(
         [i for file in infos.values() for i in file], read_config(config_path) if config_path else None
     )

@@ -21,6 +21,7 @@ import torch
 
 from castwise.checkpoint.dtypes import flat_chunks
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.members import member
 from castwise.checkpoint.pickle_bounds import check_pickle
 from castwise.checkpoint.safetensors_header import fits_int64
 from castwise.checkpoint.tensor_info import TensorInfo
@@ -34,6 +35,7 @@ ALL_KEYS = "*"
 """``key`` that selects every tensor under its full name (what ``inspect`` shows)."""
 MODEL_GROUP = "model"
 OPTIMIZER_GROUPS = ("optim", "optimizer", "optimizers", "optim_state")
+_MISSING_DATA = " (an incomplete copy? did every rank finish saving?)"
 _MAX_COMPARISONS = 10_000_000
 """Chunk pairs compared per tensor when checking for overlaps (an honest sharding needs a few per chunk)."""
 
@@ -379,9 +381,7 @@ class DcpReader:
 
     def _open(self, name: str) -> BinaryIO:
         if name not in self._files:
-            path = self.path / name
-            if not path.is_file():
-                raise CheckpointError(f"{path}: missing; the metadata names it as a data file (incomplete copy?)")
+            path = member(self.path, name, f"{self.path / METADATA_NAME}: data file {name!r}", _MISSING_DATA)
             self._files[name] = open(path, "rb")
         return self._files[name]
 

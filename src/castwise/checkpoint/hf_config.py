@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from castwise.checkpoint.bounded_json import parse_json
+from castwise.checkpoint.bounded_json import read_json_file
 from castwise.checkpoint.dtypes import torch_name
 from castwise.checkpoint.errors import CheckpointError
 
@@ -22,15 +22,10 @@ MAX_CONFIG_BYTES = 16_000_000
 def read_config(path: Path) -> dict[str, Any]:
     """The JSON object in a config file."""
     try:
-        with open(path, "rb") as file:
-            raw = file.read(MAX_CONFIG_BYTES + 1)
+        config = read_json_file(path, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise CheckpointError(f"{path}: more than {MAX_CONFIG_BYTES:,} bytes, too large for a config file")
-    try:
-        config = parse_json(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except ValueError as exc:  # UnicodeDecodeError included
         raise CheckpointError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(config, dict):
         raise CheckpointError(f"{path}: expected a JSON object")

@@ -13,7 +13,7 @@ from castwise.checkpoint.fp8_scales import find_scales
 from castwise.checkpoint.hf_config import declared_dtype, read_config
 from castwise.checkpoint.layout import Layout, resolve
 from castwise.checkpoint.metadata import describe_castwise_metadata
-from castwise.checkpoint.shards import open_shard
+from castwise.checkpoint.shards import check_unique_names, open_shard
 from castwise.checkpoint.tensor_info import TensorInfo
 
 _LISTED = 3
@@ -109,6 +109,7 @@ def inspect(path: str | Path) -> CheckpointInfo:
             per_file.append(shard.infos())
             metadata = metadata or dict(shard.metadata)
             format_findings += shard.findings() if isinstance(shard, DcpReader) else []
+    check_unique_names(dict(zip(layout.files, per_file)))
     tensors = [t for infos in per_file for t in infos]
     config = read_config(layout.config) if layout.config else None
     declared = declared_dtype(config) if config else None
@@ -189,11 +190,7 @@ def _transformers_findings(loads_as: str | None, reason: str, tensors: list[Tens
 
 
 def _index_findings(layout: Layout, tensors: list[TensorInfo]) -> list[str]:
-    findings = []
-    names = Counter(t.name for t in tensors)
-    repeated = [name for name, n in names.items() if n > 1]
-    if repeated:
-        findings.append(f"{len(repeated)} tensor names appear in more than one shard: {', '.join(repeated[:_LISTED])}")
+    findings: list[str] = []
     if layout.index is None:
         return findings
     located = {t.name: t.file for t in tensors}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import mmap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -36,6 +36,25 @@ class ShardReader(Protocol):
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]: ...
 
     def close(self) -> None: ...
+
+
+def claim_names(seen: dict[str, Path], file: Path, infos: Iterable[TensorInfo]) -> None:
+    """Record in ``seen`` the tensor names ``file`` holds; refuse one another file already holds
+    (which copy is meant cannot be known, as with a name repeated inside one header)."""
+    for info in infos:
+        other = seen.setdefault(info.name, file)
+        if other != file:
+            raise CheckpointError(
+                f"tensor {info.name!r} is stored in both {other} and {file}: which one is meant cannot be "
+                "known; remove one copy (castwise reads a name from one file only)"
+            )
+
+
+def check_unique_names(per_file: Mapping[Path, Iterable[TensorInfo]]) -> None:
+    """Refuse a tensor name stored in two of the files (see :func:`claim_names`)."""
+    seen: dict[str, Path] = {}
+    for file, infos in per_file.items():
+        claim_names(seen, file, infos)
 
 
 def open_shard(path: Path, data: bool = True, key: str | None = None) -> ShardReader:
