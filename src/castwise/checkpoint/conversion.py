@@ -35,6 +35,7 @@ from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_size, parse_target, plan_outputs
 from castwise.checkpoint.safetensors_header import plan_entries
 from castwise.checkpoint.shards import ShardReader, check_unique_names, open_shard
+from castwise.checkpoint.source_guard import SourceGuard
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.writer import SafetensorsWriter
 
@@ -78,6 +79,7 @@ class _Job:
     plans: dict[Path, list[Output]]
     total: int
     progress: Progress | None
+    guard: SourceGuard
     keep_rule: str = ""
     done: int = 0
     cast: int = 0
@@ -114,6 +116,7 @@ def convert(
     finite magnitude; the result counts them).
     """
     layout = resolve(src)
+    guard = SourceGuard.of(layout)  # before anything is read: a change while reading refuses the output
     destination = Path(dst)
     check_destination(destination, force, [layout.path, *layout.files, *filter(None, [layout.folder])])
     if key is not None and layout.format != "dcp":
@@ -137,7 +140,9 @@ def convert(
     values = _scale_values(layout, key, scales)
     plans = {file: plan_outputs(infos[file], target, scales, values) for file in layout.files}
     total = sum(o.source.nbytes for outputs in plans.values() for o in outputs if o.source is not None)
-    job = _Job(target, key, plans, total, progress, target.keep.describe(i.name for f in infos.values() for i in f))
+    job = _Job(
+        target, key, plans, total, progress, guard, target.keep.describe(i.name for f in infos.values() for i in f)
+    )
     stale = tuple(str(path) for path in remove_stale_temporaries(destination))
     skipped: tuple[str, ...] = ()
     one_file = destination.suffix == ".safetensors"
@@ -214,6 +219,7 @@ def _write_outputs(shard: ShardReader, outputs: list[Output], out: BinaryIO, job
         job.cast += output.source is None or entry.dtype != output.source.dtype
         job.tensors += 1
     writer.finish()
+    job.guard.check()
     return [e.name for e in entries]
 
 

@@ -3,12 +3,16 @@
 Every reader gives the same three things: ``infos()`` (no data read), ``read(name)`` (one whole
 tensor, in fresh memory) and ``chunks(name)`` (the tensor flattened, in pieces of at most
 ``CHUNK_BYTES``), which is what keeps conversion memory near one chunk rather than one model.
+A piece may be overwritten by the next one: use each before asking for the next.
+
+Data is read with ordinary reads, never memory-mapped: a file truncated while it is read is a
+``CheckpointError``, where a mapping would kill the process with SIGBUS.
 """
 
 from __future__ import annotations
 
 import math
-import mmap
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -21,6 +25,9 @@ from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.safetensors_header import read_header
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.torch_file import TorchFile
+
+READ_BYTES = 4 * 1024 * 1024
+"""Default piece of a safetensors tensor read at a time."""
 
 
 class ShardReader(Protocol):
@@ -78,7 +85,7 @@ class SafetensorsReader:
         self.metadata = self.header.metadata
         self._entries = {e.name: e for e in self.header.entries}
         self._file = open(path, "rb", buffering=0) if data else None
-        self._map: mmap.mmap | None = None
+        self._buffer = torch.empty(0, dtype=torch.uint8)
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor in file order, from the header alone."""
@@ -93,48 +100,38 @@ class SafetensorsReader:
         return tensor
 
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
-        """The tensor's elements in 1-D pieces mapped from the file, each unmapped after use.
+        """The tensor's elements in 1-D pieces read into one reused buffer (each valid until the next).
 
-        Mapping avoids copying the data once more; dropping each piece's pages once the caller
-        has used it keeps resident memory at one chunk rather than the whole file.
+        Without ``chunk_bytes`` the pieces are small enough (``READ_BYTES``) for the buffer to stay
+        in the CPU cache while the caller casts or writes it, so the copy a read makes costs little.
         """
         entry = self._entries[name]
         itemsize = entry.dtype.itemsize
-        step = max(1, (chunk_bytes or CHUNK_BYTES) // itemsize) * itemsize
-        mapped = self._mapped()
+        step = max(1, (chunk_bytes or min(CHUNK_BYTES, READ_BYTES)) // itemsize) * itemsize
+        if self._buffer.numel() < min(step, entry.nbytes):
+            self._buffer = torch.empty(min(step, entry.nbytes), dtype=torch.uint8)
         for start in range(0, entry.nbytes, step):
-            offset, size = self.header.data_start + entry.begin + start, min(step, entry.nbytes - start)
-            yield torch.frombuffer(mapped, dtype=entry.dtype, count=size // itemsize, offset=offset)
-            _drop_pages(mapped, offset, size)
-
-    def _mapped(self) -> mmap.mmap:
-        assert self._file is not None, "opened with data=False"
-        if self._map is None:  # private and never written: pages stay shared with the page cache
-            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_COPY)
-        return self._map
+            piece = self._buffer[: min(step, entry.nbytes - start)]
+            self._read_into(entry.begin + start, byte_view(piece))
+            yield piece.view(entry.dtype)
 
     def _read_into(self, offset: int, target: memoryview) -> None:
         assert self._file is not None, "opened with data=False"
-        self._file.seek(self.header.data_start + offset)
         view, filled = memoryview(target).cast("B"), 0
-        while filled < len(view):
-            got = self._file.readinto(view[filled:])
-            if not got:
-                raise CheckpointError(f"{self.path}: ended early while reading: was it changed or truncated?")
-            filled += got
+        try:
+            while filled < len(view):
+                got = os.preadv(self._file.fileno(), [view[filled:]], self.header.data_start + offset + filled)
+                if not got:
+                    raise CheckpointError(f"{self.path}: ended early while reading: was it changed or truncated?")
+                filled += got
+        except OSError as exc:
+            raise CheckpointError(f"{self.path}: could not be read ({exc.strerror or exc})") from None
 
     def close(self) -> None:
-        """Close the file (the mapping goes with the last tensor that still views it)."""
-        self._map = None
+        """Close the file and drop the read buffer."""
+        self._buffer = torch.empty(0, dtype=torch.uint8)
         if self._file is not None:
             self._file.close()
-
-
-def _drop_pages(mapped: mmap.mmap, offset: int, size: int) -> None:
-    """Unmap the pages of a used piece; touching them again re-reads them from the file."""
-    if hasattr(mmap, "MADV_DONTNEED"):
-        start = offset // mmap.PAGESIZE * mmap.PAGESIZE
-        mapped.madvise(mmap.MADV_DONTNEED, start, offset + size - start)
 
 
 class TorchReader:
