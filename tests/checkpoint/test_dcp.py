@@ -22,6 +22,7 @@ import castwise as cw
 from castwise.checkpoint import CheckpointError
 from castwise.cli import app
 
+from .fuzz_oracle import sentinel_buffers
 from .helpers import RunsCommand
 
 WORKER = Path(__file__).with_name("dcp_worker.py")
@@ -276,28 +277,14 @@ def _rechunk(folder: Path, name: str, shape: tuple[int, ...], pieces: list[tuple
     (folder / ".metadata").write_bytes(pickle.dumps(metadata))
 
 
-def _sentinel_empty(monkeypatch) -> None:
-    """Every ``torch.empty`` buffer starts as 0xA5 bytes: an element never written shows as the sentinel."""
-    real = torch.empty
-
-    def filled(*args, **kwargs):
-        tensor = real(*args, **kwargs)
-        if tensor.is_contiguous() and tensor.device.type == "cpu":
-            tensor.view(-1).view(torch.uint8).fill_(0xA5) if tensor.numel() else None
-        return tensor
-
-    monkeypatch.setattr(torch, "empty", filled)
-
-
-def test_a_tensor_in_a_2d_grid_of_chunks_reads_back_with_every_element_written(single, tmp_path, monkeypatch):
+def test_a_tensor_in_a_2d_grid_of_chunks_reads_back_with_every_element_written(single, tmp_path):
     folder, _ = single
     full = torch.arange(42.0).reshape(6, 7)
     grid = [((r, c), full[r : r + h, c : c + w]) for r, h in ((0, 4), (4, 2)) for c, w in ((0, 3), (3, 4))]
     _rechunk(folder, "model.embed.weight", (6, 7), grid)
-    _sentinel_empty(monkeypatch)
-    assert torch.equal(cw.load(folder)["embed.weight"], full)
-    cw.convert(folder, tmp_path / "out.safetensors", "f32")
-    monkeypatch.undo()
+    with sentinel_buffers():  # an element never written would hold the sentinel
+        assert torch.equal(cw.load(folder)["embed.weight"], full)
+        cw.convert(folder, tmp_path / "out.safetensors", "f32")
     assert torch.equal(cw.load(tmp_path / "out.safetensors")["embed.weight"], full)
 
 

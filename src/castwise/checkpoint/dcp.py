@@ -25,11 +25,13 @@ from castwise.checkpoint.members import member
 from castwise.checkpoint.pickle_bounds import check_pickle
 from castwise.checkpoint.safetensors_header import fits_int64
 from castwise.checkpoint.tensor_info import TensorInfo
-from castwise.checkpoint.torch_file import ZIP_MAGIC, check_zip_pickle, load_weights, zip_reader
+from castwise.checkpoint.torch_file import check_zip_pickle, load_weights, zip_reader
 
 METADATA_NAME = ".metadata"
 DATA_SUFFIXES = (".distcp", ".safetensors")
 """The data files DCP's writers name (torch's file system writer, Hugging Face's safetensors writer)."""
+RAW_SUFFIX = ".safetensors"
+"""Data files whose chunks are raw tensor bytes; in the others each chunk is a ``torch.save`` record."""
 MAX_METADATA_BYTES = 1_000_000_000
 ALL_KEYS = "*"
 """``key`` that selects every tensor under its full name (what ``inspect`` shows)."""
@@ -180,10 +182,10 @@ def _tensor(name: str, entry: Any, located: dict[tuple[str, tuple[int, ...]], An
         if info is None:
             raise CheckpointError(f"{where} has no storage entry; the metadata is corrupt")
         file, begin, length = _storage(info, about)
-        if length < math.prod(sizes) * dtype.itemsize:
+        needed = math.prod(sizes) * dtype.itemsize
+        if length < needed or file.endswith(RAW_SUFFIX) and length != needed:
             raise CheckpointError(
-                f"{where} needs {math.prod(sizes) * dtype.itemsize:,} bytes but its storage entry holds {length:,}; "
-                "the metadata is corrupt"
+                f"{where} needs {needed:,} bytes but its storage entry holds {length:,}; the metadata is corrupt"
             )
         chunks.append(_Chunk(offsets, sizes, file, begin, length))
     _check_tiling(chunks, shape, about)
@@ -371,7 +373,7 @@ class DcpReader:
         raw = file.read(chunk.length)
         if len(raw) != chunk.length:
             raise CheckpointError(f"{where}: the file ended early while it was read: was it changed or truncated?")
-        value = _decode_chunk(raw, tensor.dtype, chunk.sizes, where)
+        value = _decode_chunk(raw, tensor.dtype, chunk.sizes, where, chunk.file.endswith(RAW_SUFFIX))
         if value.dtype != tensor.dtype or tuple(value.shape) != chunk.sizes:
             raise CheckpointError(
                 f"{where}: the stored chunk is {value.dtype} {list(value.shape)} but the metadata says "
@@ -386,10 +388,11 @@ class DcpReader:
         return self._files[name]
 
 
-def _decode_chunk(raw: bytes, dtype: torch.dtype, sizes: tuple[int, ...], where: str) -> torch.Tensor:
-    """A chunk record: a ``torch.save`` zip (the default) or raw bytes (DCP's safetensors format)."""
-    if not raw.startswith(ZIP_MAGIC) and len(raw) == math.prod(sizes) * dtype.itemsize:
-        return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(sizes) if raw else torch.empty(sizes, dtype=dtype)
+def _decode_chunk(raw: bytes, dtype: torch.dtype, sizes: tuple[int, ...], where: str, raw_format: bool) -> torch.Tensor:
+    """A chunk record: raw bytes (in a safetensors data file, the length checked against the metadata)
+    or a ``torch.save`` zip; never guessed from the bytes."""
+    if raw_format:
+        return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(sizes) if raw else torch.zeros(sizes, dtype=dtype)
     check_zip_pickle(zip_reader(raw, where), where)
     value = load_weights(io.BytesIO(raw), "cpu")
     if not isinstance(value, torch.Tensor):

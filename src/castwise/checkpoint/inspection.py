@@ -9,6 +9,7 @@ from pathlib import Path
 
 from castwise.checkpoint.dcp import ALL_KEYS, DcpReader
 from castwise.checkpoint.dtypes import CASTABLE, torch_name
+from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.fp8_scales import find_scales
 from castwise.checkpoint.hf_config import declared_dtype, read_config
 from castwise.checkpoint.layout import Layout, resolve
@@ -111,11 +112,12 @@ def inspect(path: str | Path) -> CheckpointInfo:
             format_findings += shard.findings() if isinstance(shard, DcpReader) else []
     check_unique_names(dict(zip(layout.files, per_file)))
     tensors = [t for infos in per_file for t in infos]
-    config = read_config(layout.config) if layout.config else None
+    config, config_findings = _config(layout.config)
     declared = declared_dtype(config) if config else None
     loads_as, reason = _transformers_dtype(declared, layout, per_file[0])
     scales = find_scales(tensors, config)
     findings = [
+        *config_findings,
         *format_findings,
         *scales.findings(tensors),
         *_index_findings(layout, tensors),
@@ -136,6 +138,14 @@ def inspect(path: str | Path) -> CheckpointInfo:
         tuple(findings),
         scales.to_dict() if scales.any else None,
     )
+
+
+def _config(path: Path | None) -> tuple[dict[str, object] | None, list[str]]:
+    """The config beside the weights; one that cannot be read is a finding, not a failure to inspect."""
+    try:
+        return (read_config(path) if path else None), []
+    except CheckpointError as exc:
+        return None, [f"config.json ignored: {exc}"]
 
 
 def _floating(tensors: list[TensorInfo]) -> list[TensorInfo]:
