@@ -41,8 +41,8 @@ class RunsCommand:
 
 DEEP_TUPLE_KEY = b"\x80\x02}" + b"K\x01" + b"\x85" * 200_000 + b"K\x01s."
 """A dict whose key is a tuple nested 200,000 deep: hashing it overflows the C stack."""
-LAUGHING_KEY = b"\x80\x02})q\x00" + b"h\x00h\x00\x86q\x00" * 60 + b"K\x01s."
-"""412-ish bytes whose key reuses a memoized tuple 60 times over: 2**60 nodes to hash."""
+LAUGHING_KEY = b"\x80\x02})q\x00" + b"0h\x00h\x00\x86q\x00" * 60 + b"K\x01s."
+"""490 bytes: a dict whose key is t60, where t(i+1) = (t(i), t(i)) through the memo: 2**60 nodes to hash."""
 
 
 def deep_list_size(depth: int) -> bytes:
