@@ -121,11 +121,10 @@ class _Walk:
         """Stack heights at each MARK; the first entry is the bottom of the stack."""
         self.memo: dict[int, int] = {}
         self.work = 0
-        self.ops = 0
 
     def run(self) -> int:
         data, end, table, memo, stack, marks = self.data, len(self.data), _TABLE, self.memo, self.stack, self.marks
-        pos = self.pos
+        pos, ops = self.pos, 0
         while pos < end:
             code = data[pos]
             spec = table[code]
@@ -133,11 +132,13 @@ class _Walk:
                 raise self.refuse(f"byte {code:#04x} at offset {pos:,} is not a pickle opcode: the file is corrupt")
             kind, layout, n = spec
             pos += 1
-            self.ops += 1
+            ops += 1
             argument = b""
             if layout == _FIXED:
                 argument = data[pos : pos + n]
-                pos = self.need(pos + n)
+                pos += n
+                if pos > end:
+                    raise self.truncated("inside an opcode")
             elif layout:
                 self.pos = pos
                 argument = self.argument(layout, n)
@@ -145,15 +146,18 @@ class _Walk:
             if kind == _SCALAR:
                 stack.append(0)
             elif kind == _GET:
-                index = _index(argument, code in _TEXT_INDEX, self)
+                index = _index(argument, self) if code in _TEXT_INDEX else int.from_bytes(argument, "little")
                 if index not in memo:
                     raise self.refuse(f"it reads memo entry {index:,}, which was never stored: the file is corrupt")
                 stack.append(memo[index])
             elif kind == _PUT or kind == _MEMOIZE:
-                index = len(memo) if kind == _MEMOIZE else _index(argument, code in _TEXT_INDEX, self)
-                if index > self.ops:
-                    raise self.refuse(f"it stores memo entry {index:,} after only {self.ops:,} opcodes")
-                memo[index] = self.top()
+                if kind == _MEMOIZE:
+                    index = len(memo)
+                else:
+                    index = _index(argument, self) if code in _TEXT_INDEX else int.from_bytes(argument, "little")
+                if index > ops:
+                    raise self.refuse(f"it stores memo entry {index:,} after only {ops:,} opcodes")
+                memo[index] = stack[-1] if len(stack) > marks[-1] else self.top()
             elif kind == _MARK:
                 marks.append(len(stack))
             elif kind == _EMPTY:
@@ -164,7 +168,7 @@ class _Walk:
             else:
                 self.pos = pos
                 self.structure(kind, n)
-        raise PickleTruncated(f"{self.where}: the pickle ends without its STOP opcode: the file is truncated")
+        raise self.truncated("without its STOP opcode")
 
     def structure(self, kind: int, n: int) -> None:
         """The opcodes that build, fill or drop objects."""
@@ -191,8 +195,7 @@ class _Walk:
 
     def build(self, children: list[int]) -> int:
         """A new object holding ``children``."""
-        depth, size = self.consume(children)
-        return self.node(depth, size)
+        return self.node(*self.consume(children))
 
     def add(self, items: list[int]) -> None:
         """Items added to the object below them (APPEND, SETITEMS, BUILD, ...), which stays on the stack."""
@@ -205,35 +208,40 @@ class _Walk:
                 "which no checkpoint holds"
             )
         depth, size = self.consume(items)
-        self.depth[target] = max(self.depth[target], depth)
-        self.size[target] = min(self.size[target] + size - 1, self.budget() + 1)
+        if depth > self.depth[target]:
+            self.depth[target] = depth
+        self.size[target] += size - 1
 
     def consume(self, children: list[int]) -> tuple[int, int]:
-        """Depth and expanded size of an object made of ``children``; counts the work."""
+        """Depth and expanded size of an object made of ``children``; counts the work.
+
+        Every size is counted in the work when its object is placed, so no size can pass the
+        budget without the work passing it first.
+        """
+        depths, sizes, placed = self.depth, self.size, self.placed
         depth, size = 0, 1
         for child in children:
             if child:
-                depth = max(depth, self.depth[child])
-                size += self.size[child]
-                self.placed[child] = 1
+                if depths[child] > depth:
+                    depth = depths[child]
+                size += sizes[child]
+                placed[child] = 1
             else:
                 size += 1
         self.work += size - 1
-        if depth + 1 > MAX_DEPTH:
+        if depth >= MAX_DEPTH:
             raise self.refuse(
                 f"it nests containers more than {MAX_DEPTH} levels deep (a deeply nested key or value "
                 "crashes Python when hashed or printed)"
             )
-        if self.work > self.budget():
+        budget = max(MIN_WORK, WORK_PER_BYTE * (self.pos - self.start))
+        if self.work > budget:
             raise self.refuse(
-                f"its objects, once shared parts are expanded, exceed {self.budget():,} (it reuses parts "
+                f"its objects, once shared parts are expanded, exceed {budget:,} (it reuses parts "
                 f"of itself to describe far more than its {self.pos - self.start:,} bytes; hashing or "
                 "comparing them would not finish)"
             )
-        return depth + 1, min(size, self.budget() + 1)
-
-    def budget(self) -> int:
-        return max(MIN_WORK, WORK_PER_BYTE * (self.pos - self.start))
+        return depth + 1, size
 
     def top(self) -> int:
         if len(self.stack) <= self.marks[-1]:
@@ -270,24 +278,25 @@ class _Walk:
         for _ in range(2 if layout == _TWO_LINES else 1):
             newline = data.find(b"\n", stop)
             if newline < 0:
-                raise PickleTruncated(f"{self.where}: the pickle ends inside an opcode: the file is truncated")
+                raise self.truncated("inside an opcode")
             stop = newline + 1
         self.pos = stop
         return bytes(data[pos : stop - 1])
 
     def need(self, end: int) -> int:
         if end > len(self.data):
-            raise PickleTruncated(f"{self.where}: the pickle ends inside an opcode: the file is truncated")
+            raise self.truncated("inside an opcode")
         return end
+
+    def truncated(self, where: str) -> PickleTruncated:
+        return PickleTruncated(f"{self.where}: the pickle ends {where}: the file is truncated")
 
     def refuse(self, reason: str) -> CheckpointError:
         return CheckpointError(f"{self.where}: refused: its pickle is not plain checkpoint data: {reason}")
 
 
-def _index(argument: bytes, text: bool, walk: _Walk) -> int:
-    """A memo index: decimal text, or little-endian binary."""
-    if not text:
-        return int.from_bytes(argument, "little")
+def _index(argument: bytes, walk: _Walk) -> int:
+    """A memo index written as decimal text (PUT, GET)."""
     digits = argument.strip()
     if not digits.isdigit() or len(digits) > _DIGITS:
         raise walk.refuse(f"memo index {argument[:_DIGITS]!r} is not a number: the file is corrupt")
