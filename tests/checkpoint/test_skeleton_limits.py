@@ -64,10 +64,12 @@ def test_a_skeleton_that_builds_too_many_modules_is_stopped(tmp_path, monkeypatc
     assert result.keep_rule == "module classes from the transformers skeleton of LlamaModel"
 
 
-def test_an_oversized_config_is_a_clear_error(tmp_path, monkeypatch):
+def test_an_oversized_config_is_a_finding_for_inspect_and_an_error_for_convert(tmp_path, monkeypatch):
     from castwise.checkpoint import hf_config
 
     folder = _folder(tmp_path, _LLAMA)
     monkeypatch.setattr(hf_config, "MAX_CONFIG_BYTES", 50)
+    assert any("more than the 50 bytes castwise reads" in f for f in cw.inspect(folder).findings)
     with pytest.raises(CheckpointError, match="more than the 50 bytes castwise reads"):
-        cw.inspect(folder)
+        cw.convert(folder, tmp_path / "out", "bf16")
+    assert not (tmp_path / "out").exists()
