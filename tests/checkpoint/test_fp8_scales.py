@@ -290,34 +290,35 @@ def test_tiny_llama_to_fp8_and_back_loads_and_matches(tmp_path):
 
 
 _CAPPED = """
-import re, resource, sys
-import castwise as cw  # imported first: the cap is on what the conversion itself adds
+import json, re, resource, sys
+import castwise as cw  # imported first: the cap is on what the conversions themselves add
 from castwise.checkpoint import CheckpointError
 size = int(re.search(r"VmSize:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (size + 2**30, size + 2**30))
-try:
-    result = cw.convert(sys.argv[1], sys.argv[2], sys.argv[3], fp8_block=int(sys.argv[4]))
-    print("wrote", result.tensors)
-except CheckpointError as exc:
-    print("refused", exc)
+for src, dst, dtype, block in json.loads(sys.argv[1]):
+    try:
+        print("wrote", cw.convert(src, dst, dtype, fp8_block=block).tensors)
+    except CheckpointError as exc:
+        print("refused", exc)
 """
 
 
-def _convert_capped(src: Path, dst: Path, dtype: str, block: int = 128) -> str:
-    """``convert`` in a fresh process whose address space may grow by 1 GiB at most."""
+def _convert_capped(*jobs: tuple[Path, Path, str, int]) -> list[str]:
+    """``convert`` each (src, dst, dtype, fp8 block) in one fresh process whose address space may
+    grow by 1 GiB at most; what each did, one line each."""
     import os
     import subprocess
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", _CAPPED, str(src), str(dst), dtype, str(block)],
+        [sys.executable, "-c", _CAPPED, json.dumps([[str(a), str(b), c, d] for a, b, c, d in jobs])],
         capture_output=True,
         text=True,
         env=dict(os.environ, OMP_NUM_THREADS="1"),
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout.strip().splitlines()[-1]
+    return done.stdout.strip().splitlines()[-len(jobs) :]
 
 
 def _raw_fp8(path: Path, shape: list[int]) -> Path:
@@ -331,20 +332,20 @@ def _raw_fp8(path: Path, shape: list[int]) -> Path:
     return path
 
 
-def test_an_empty_weight_declaring_huge_dimensions_allocates_nothing(tmp_path):
+def test_no_declared_shape_or_block_makes_convert_allocate_beyond_the_tensor(tmp_path):
     wide = _raw_fp8(tmp_path / "wide.safetensors", [0, 2**28])
-    assert _convert_capped(wide, tmp_path / "wide-out.safetensors", "bf16") == "wrote 1"
-    assert cw.load(tmp_path / "wide-out.safetensors")["q.weight"].shape == (0, 2**28)
     huge = _raw_fp8(tmp_path / "huge.safetensors", [0, 2**62])  # in bf16: 2**63 bytes, past what torch reads
-    outcome = _convert_capped(huge, tmp_path / "huge-out.safetensors", "bf16")
-    assert outcome.startswith("refused") and "[0, 4611686018427387904] in torch.bfloat16 is too large" in outcome
-    assert not (tmp_path / "huge-out.safetensors").exists()
-
-
-def test_a_block_far_larger_than_the_weight_never_pads_memory_to_it(tmp_path):
     weight = torch.randn(300, 200, generator=torch.Generator().manual_seed(0)).bfloat16()
     save_file({"l.weight": weight}, tmp_path / "in.safetensors")
-    assert _convert_capped(tmp_path / "in.safetensors", tmp_path / "fp8.safetensors", "fp8", 2**30) == "wrote 2"
+    wrote_wide, refused_huge, wrote_fp8 = _convert_capped(
+        (wide, tmp_path / "wide-out.safetensors", "bf16", 128),
+        (huge, tmp_path / "huge-out.safetensors", "bf16", 128),
+        (tmp_path / "in.safetensors", tmp_path / "fp8.safetensors", "fp8", 2**30),  # a block far past the weight
+    )
+    assert wrote_wide == "wrote 1" and cw.load(tmp_path / "wide-out.safetensors")["q.weight"].shape == (0, 2**28)
+    assert refused_huge.startswith("refused") and "[0, 4611686018427387904] in torch.bfloat16 is too large" in refused_huge
+    assert not (tmp_path / "huge-out.safetensors").exists()
+    assert wrote_fp8 == "wrote 2"
     fp8 = cw.load(tmp_path / "fp8.safetensors")
     assert fp8["l.weight_scale_inv"].shape == (1, 1)  # one block covers the weight: one scale, its amax / 448
     assert fp8["l.weight_scale_inv"].item() == (weight.float().abs().max() / fp8_scales.E4M3_MAX).item()
