@@ -162,30 +162,23 @@ class _Walk:
                 marks.append(len(stack))
             elif kind == _EMPTY:
                 stack.append(self.node(1, 1))
+            elif kind <= _ADD_FROM_MARK:  # build an object, or add to one, from the top of the stack
+                self.pos = pos
+                taken = self.pop(n) if kind == _NEW or kind == _ADD else self.pop_mark()
+                if kind == _NEW or kind == _FROM_MARK:
+                    stack.append(self.build(taken))
+                else:
+                    self.add(taken)
             elif kind == _STOP:
                 self.pop(1)
                 return pos
-            else:
-                self.pos = pos
-                self.structure(kind, n)
+            elif kind == _POP:
+                self.pop(1) if len(stack) > marks[-1] else self.pop_mark()
+            elif kind == _POP_MARK:
+                self.pop_mark()
+            elif kind == _DUP:
+                stack.append(self.top())
         raise self.truncated("without its STOP opcode")
-
-    def structure(self, kind: int, n: int) -> None:
-        """The opcodes that build, fill or drop objects."""
-        if kind == _NEW:
-            self.stack.append(self.build(self.pop(n)))
-        elif kind == _FROM_MARK:
-            self.stack.append(self.build(self.pop_mark()))
-        elif kind == _ADD:
-            self.add(self.pop(n))
-        elif kind == _ADD_FROM_MARK:
-            self.add(self.pop_mark())
-        elif kind == _POP:
-            self.pop(1) if len(self.stack) > self.marks[-1] else self.pop_mark()
-        elif kind == _POP_MARK:
-            self.pop_mark()
-        elif kind == _DUP:
-            self.stack.append(self.top())
 
     def node(self, depth: int, size: int) -> int:
         self.depth.append(depth)
@@ -195,7 +188,11 @@ class _Walk:
 
     def build(self, children: list[int]) -> int:
         """A new object holding ``children``."""
-        return self.node(*self.consume(children))
+        depth, size = self.consume(children)
+        self.depth.append(depth)
+        self.size.append(size)
+        self.placed.append(0)
+        return len(self.size) - 1
 
     def add(self, items: list[int]) -> None:
         """Items added to the object below them (APPEND, SETITEMS, BUILD, ...), which stays on the stack."""
@@ -250,10 +247,11 @@ class _Walk:
 
     def pop(self, n: int) -> list[int]:
         stack = self.stack
-        if len(stack) - n < self.marks[-1]:
+        floor = len(stack) - n
+        if floor < self.marks[-1]:
             raise self.refuse("an opcode needs more objects than the stack holds: the file is corrupt")
-        taken = stack[len(stack) - n :]
-        del stack[len(stack) - n :]
+        taken = stack[floor:]
+        del stack[floor:]
         return taken
 
     def pop_mark(self) -> list[int]:
