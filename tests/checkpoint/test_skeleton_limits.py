@@ -34,6 +34,8 @@ def _folder(tmp_path, config: object) -> object:
         ({**_LLAMA, "architectures": 9}, "'architectures' is not a short list of class names (got 9)"),
         ({**_LLAMA, "architectures": [1, "LlamaForCausalLM"]}, "'architectures' is not a short list"),
         ({**_LLAMA, "architectures": ["x" * 500]}, "'architectures' is not a short list"),
+        ({**_LLAMA, "architectures": ["Llama\nForCausalLM"]}, "'architectures' is not a short list"),
+        ({**_LLAMA, "a\nb": 10**9}, "its 'a\\nb' is 1,000,000,000, more than the 16,777,216"),
         ({**_LLAMA, "model_type": 5}, "names no model_type (not a transformers config): got 5"),
         ({**_LLAMA, "model_type": "../../evil"}, "its model_type '../../evil' is not a model type name"),
         ({**_LLAMA, "num_hidden_layers": 10**9}, "its 'num_hidden_layers' is 1,000,000,000, more than the 65,536"),

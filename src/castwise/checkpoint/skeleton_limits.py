@@ -44,7 +44,7 @@ def unfit_for_skeleton(config: dict[str, Any]) -> str:
     if names is not None and (
         not isinstance(names, list)
         or len(names) > MAX_ARCHITECTURES
-        or not all(isinstance(n, str) and len(n) <= MAX_NAME for n in names)
+        or not all(isinstance(n, str) and len(n) <= MAX_NAME and n.isidentifier() for n in names)
     ):
         return f"its 'architectures' is not a short list of class names (got {_kind(names)})"
     return next(_oversized(config, ""), "")
@@ -61,7 +61,7 @@ def _oversized(value: Any, key: str) -> Iterator[str]:
     elif isinstance(value, int) and not isinstance(value, bool):
         bound = MAX_COUNT if _COUNT_KEY.search(key.rpartition(".")[2]) else MAX_INT
         if abs(value) > bound:
-            yield f"its '{key[:MAX_NAME]}' is {value:,}, more than the {bound:,} castwise builds a skeleton for"
+            yield f"its {key[:MAX_NAME]!r} is {value:,}, more than the {bound:,} castwise builds a skeleton for"
 
 
 @contextmanager
