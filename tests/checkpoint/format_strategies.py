@@ -26,10 +26,15 @@ from safetensors.torch import save as safetensors_bytes
 
 from .fuzz_oracle import Case
 from .header_strategies import HUGE, json_values, safetensors_files, sometimes
-from .helpers import DEEP_TUPLE_KEY, LAUGHING_KEY
+from .helpers import deep_tuple_key, laughing_key
 
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
 INDEX = "model.safetensors.index.json"
+
+
+def bombs() -> st.SearchStrategy[bytes]:
+    """Deep-keyed and self-multiplying pickles of every size around the bounds (harmless below them)."""
+    return st.integers(1, 300_000).map(deep_tuple_key) | st.integers(1, 64).map(laughing_key)
 
 
 def values(draw: st.DrawFn, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
@@ -277,7 +282,7 @@ def _mutate_pickle(draw: st.DrawFn, raw: bytes, legacy: bool) -> bytes:
     kind = draw(st.sampled_from(["bomb", "size", "bytes"]))
     pickled = raw if legacy else _read_record(raw, "data.pkl")
     if kind == "bomb":
-        pickled = draw(st.sampled_from([DEEP_TUPLE_KEY, LAUGHING_KEY]))
+        pickled = draw(bombs())
     elif kind == "size" and b"\x85" in pickled:  # the value before a 1-tuple (a size) made huge or odd
         new = draw(st.sampled_from([b"\x8a\x06" + (2**40).to_bytes(6, "little"), b"J\xff\xff\xff\xff", b"]" * 5]))
         at = pickled.index(b"\x85")
@@ -363,7 +368,7 @@ def dcp_cases(draw: st.DrawFn) -> Case:
     files = dict(files)
     kind = draw(st.integers(0, 19))
     if kind == 0:
-        files[".metadata"] = draw(st.sampled_from([DEEP_TUPLE_KEY, LAUGHING_KEY]))
+        files[".metadata"] = draw(bombs())
         return Case("dcp", files, "", "refuse")
     if kind == 1:
         at = draw(st.integers(0, len(pickled) - 1))

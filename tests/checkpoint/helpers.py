@@ -39,10 +39,19 @@ class RunsCommand:
         return (os.system, (f"touch {self.marker}",))
 
 
-DEEP_TUPLE_KEY = b"\x80\x02}" + b"K\x01" + b"\x85" * 200_000 + b"K\x01s."
-"""A dict whose key is a tuple nested 200,000 deep: hashing it overflows the C stack."""
-LAUGHING_KEY = b"\x80\x02})q\x00" + b"0h\x00h\x00\x86q\x00" * 60 + b"K\x01s."
-"""490 bytes: a dict whose key is t60, where t(i+1) = (t(i), t(i)) through the memo: 2**60 nodes to hash."""
+def deep_tuple_key(depth: int) -> bytes:
+    """A pickle of a dict whose key is a tuple nested ``depth`` deep (hashing 100,000 levels overflows the C stack)."""
+    return b"\x80\x02}" + b"K\x01" + b"\x85" * depth + b"K\x01s."
+
+
+def laughing_key(doublings: int) -> bytes:
+    """A pickle of a dict whose key is t(n), where t(i+1) = (t(i), t(i)) through the memo: 2**n nodes to hash."""
+    return b"\x80\x02})q\x00" + b"0h\x00h\x00\x86q\x00" * doublings + b"K\x01s."
+
+
+DEEP_TUPLE_KEY = deep_tuple_key(200_000)
+LAUGHING_KEY = laughing_key(60)
+"""490 bytes that hash 2**60 nodes."""
 
 
 def deep_list_size(depth: int) -> bytes:
