@@ -368,3 +368,14 @@ def test_a_data_file_that_links_out_of_the_folder_is_refused(single, tmp_path):
     assert cw.inspect(folder).format == "dcp"  # the metadata alone: no data file opened
     with pytest.raises(CheckpointError, match=rf"data file '{data.name}': .* is a link to .*elsewhere.distcp, outside"):
         cw.load(folder)
+
+
+def test_metadata_without_its_state_dict_entries_is_a_clear_error(single):
+    from torch.distributed.checkpoint.filesystem import FileSystemReader
+
+    folder, _ = single
+    metadata = FileSystemReader(folder).read_metadata()
+    del metadata.state_dict_metadata  # what a flipped byte in the pickled field name gives
+    (folder / ".metadata").write_bytes(pickle.dumps(metadata))
+    with pytest.raises(CheckpointError, match=r"DCP Metadata without its entries \(state_dict_metadata\)"):
+        cw.inspect(folder)

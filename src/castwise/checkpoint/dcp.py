@@ -132,8 +132,10 @@ def read_metadata(folder: Path) -> DcpMetadata:
         ) from None
     except Exception as exc:  # a truncated or corrupt pickle fails in many ways
         raise CheckpointError(f"{path}: not readable DCP metadata ({type(exc).__name__}: {exc})") from None
-    if not isinstance(metadata, Metadata) or not isinstance(metadata.state_dict_metadata, dict):
+    if not isinstance(metadata, Metadata):
         raise CheckpointError(f"{path}: holds a {type(metadata).__name__}, not DCP Metadata")
+    if not isinstance(getattr(metadata, "state_dict_metadata", None), dict):
+        raise CheckpointError(f"{path}: DCP Metadata without its entries (state_dict_metadata); the file is corrupt")
     try:
         return _validated(metadata, folder)
     except (AttributeError, TypeError, ValueError) as exc:  # fields of the wrong kind
