@@ -138,9 +138,9 @@ def read_metadata(folder: Path) -> DcpMetadata:
         raise CheckpointError(f"{path}: DCP Metadata without its entries (state_dict_metadata); the file is corrupt")
     try:
         return _validated(metadata, folder)
-    except (AttributeError, TypeError, ValueError) as exc:  # fields of the wrong kind
-        if isinstance(exc, CheckpointError):
-            raise
+    except CheckpointError:
+        raise
+    except Exception as exc:  # fields of the wrong kind fail in many ways (a flipped byte can give any)
         raise CheckpointError(f"{path}: malformed DCP metadata ({type(exc).__name__}: {exc})") from None
 
 
