@@ -165,4 +165,7 @@ def test_deep_config_and_index_are_one_line_errors(tiny_bert, tmp_path):
     assert "not a valid JSON index (nested 5,001 levels deep" in _fails("inspect", str(folder))
     index.write_text(original)
     (folder / "config.json").write_text('{"a": ' + "{" * 3000 + "}" * 3000 + "}")
-    assert "config.json: not valid JSON (nested 3,001 levels deep" in _fails("inspect", str(folder))
+    shown = runner.invoke(app, ["inspect", str(folder)])  # the weights are still inspected; the config is a finding
+    assert shown.exit_code == 0 and "config.json ignored: " in shown.output and "nested 3,001 levels deep" in shown.output
+    converting = _fails("convert", str(folder), str(tmp_path / "out"), "-d", "bf16")  # it cannot be rewritten
+    assert "config.json: not valid JSON (nested 3,001 levels deep" in converting

@@ -22,6 +22,7 @@ import castwise as cw
 from castwise.checkpoint import CheckpointError
 from castwise.cli import app
 
+from .fuzz_oracle import sentinel_buffers
 from .helpers import RunsCommand
 
 WORKER = Path(__file__).with_name("dcp_worker.py")
@@ -178,7 +179,7 @@ def test_oversized_or_corrupt_metadata_is_a_clear_error(single, monkeypatch):
         cw.inspect(folder)
     monkeypatch.undo()
     (folder / ".metadata").write_bytes((folder / ".metadata").read_bytes()[:200])
-    with pytest.raises(CheckpointError, match="not readable DCP metadata"):
+    with pytest.raises(CheckpointError, match="not readable DCP metadata|truncated"):
         cw.inspect(folder)
 
 
@@ -250,3 +251,131 @@ def test_two_process_fsdp2_save_converts_to_the_gathered_state_dict(tmp_path):
         assert torch.equal(as_f32[name], tensor.float()), name  # every value exact: no cast loses anything
         expected = tensor if name.startswith("norm.") else tensor.bfloat16()  # the LayerNorm stays fp32
         assert as_bf16[name].dtype == expected.dtype and torch.equal(as_bf16[name], expected), name
+
+
+def _rechunk(folder: Path, name: str, shape: tuple[int, ...], pieces: list[tuple[tuple[int, ...], torch.Tensor]]) -> None:
+    """Make ``name`` a float32 tensor of ``shape`` stored as ``pieces`` (offsets, values), each a
+    ``torch.save`` record appended to a new data file, and rewrite ``.metadata`` to say so."""
+    import io
+
+    from torch.distributed.checkpoint.filesystem import FileSystemReader, _StorageInfo
+    from torch.distributed.checkpoint.metadata import ChunkStorageMetadata, MetadataIndex
+
+    metadata = FileSystemReader(folder).read_metadata()
+    entry = metadata.state_dict_metadata[name]
+    entry.size, entry.properties.dtype, entry.chunks = torch.Size(shape), torch.float32, []
+    metadata.storage_data = {k: v for k, v in metadata.storage_data.items() if k.fqn != name}
+    data = bytearray()
+    for offsets, values in pieces:
+        record = io.BytesIO()
+        torch.save(values, record)
+        entry.chunks.append(ChunkStorageMetadata(torch.Size(offsets), values.shape))
+        index = MetadataIndex(name, torch.Size(offsets))
+        metadata.storage_data[index] = _StorageInfo("__9_0.distcp", len(data), len(record.getvalue()))
+        data += record.getvalue()
+    (folder / "__9_0.distcp").write_bytes(bytes(data))
+    (folder / ".metadata").write_bytes(pickle.dumps(metadata))
+
+
+def test_a_tensor_in_a_2d_grid_of_chunks_reads_back_with_every_element_written(single, tmp_path):
+    folder, _ = single
+    full = torch.arange(42.0).reshape(6, 7)
+    grid = [((r, c), full[r : r + h, c : c + w]) for r, h in ((0, 4), (4, 2)) for c, w in ((0, 3), (3, 4))]
+    _rechunk(folder, "model.embed.weight", (6, 7), grid)
+    with sentinel_buffers():  # an element never written would hold the sentinel
+        assert torch.equal(cw.load(folder)["embed.weight"], full)
+        cw.convert(folder, tmp_path / "out.safetensors", "f32")
+    assert torch.equal(cw.load(tmp_path / "out.safetensors")["embed.weight"], full)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "reason"),
+    [
+        # 16 elements of 16, but row 1 twice and row 3 never: read, it held uninitialised memory
+        ([((0, 0), torch.ones(2, 4)), ((1, 0), torch.ones(2, 4))], r"chunks at \[0, 0\] and \[1, 0\] overlap"),
+        ([((0, 0), torch.ones(3, 4)), ((2, 0), torch.ones(2, 4))], "do not cover"),
+        ([((0, 0), torch.ones(2, 4))], "do not cover"),
+        ([((0, 0), torch.ones(4, 4)), ((4, 0), torch.ones(0, 4))], None),  # an empty chunk beside is harmless
+    ],
+    ids=["hole-and-overlap", "overlap-past-the-volume", "half", "empty-chunk"],
+)
+def test_chunks_that_overlap_or_leave_holes_are_refused_naming_the_tensor(single, tmp_path, pieces, reason):
+    folder, _ = single
+    _rechunk(folder, "model.embed.weight", (4, 4), pieces)
+    if reason is None:
+        assert torch.equal(cw.load(folder)["embed.weight"], torch.ones(4, 4))
+        return
+    for action in (cw.inspect, cw.load, lambda f: cw.convert(f, tmp_path / "out", "bf16")):
+        with pytest.raises(CheckpointError, match=f"tensor 'model.embed.weight': .*{reason}"):
+            action(folder)
+    assert not (tmp_path / "out").exists()
+
+
+def _restore(folder: Path, change) -> None:
+    from torch.distributed.checkpoint.filesystem import FileSystemReader
+
+    metadata = FileSystemReader(folder).read_metadata()
+    change(metadata)
+    (folder / ".metadata").write_bytes(pickle.dumps(metadata))
+
+
+def _storage_of(metadata, name: str):
+    return next(info for index, info in metadata.storage_data.items() if index.fqn == name)
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        ("metadata file", r"tensor 'model.proj.weight': data file '.metadata' is not a DCP data file"),
+        ("other file", r"tensor 'model.proj.weight': data file 'config.json' is not a DCP data file"),
+        ("short storage", r"tensor 'model.proj.weight': chunk at \[0, 0\] of size \[5, 6\] needs 60 bytes but its "),
+        ("shared bytes", "tensors 'model.(embed|proj).weight' and 'model.(embed|proj).weight' are stored in the same"),
+        ("huge shape", r"shape \[0, 1180591620717411303424\] is too large for torch"),
+    ],
+)
+def test_storage_entries_that_cannot_hold_their_chunk_are_refused(single, tmp_path, damage, reason):
+    folder, _ = single
+
+    def change(metadata):
+        info = _storage_of(metadata, "model.proj.weight")
+        if damage == "metadata file":
+            info.relative_path = ".metadata"
+        elif damage == "other file":
+            info.relative_path = "config.json"
+        elif damage == "short storage":
+            info.length = 59
+        elif damage == "shared bytes":
+            embed = _storage_of(metadata, "model.embed.weight")
+            info.relative_path, info.offset = embed.relative_path, embed.offset
+        else:
+            entry = metadata.state_dict_metadata["model.proj.weight"]
+            entry.size = torch.Size([0, 2**70])
+            entry.chunks[0].sizes = torch.Size([0, 2**70])
+
+    _restore(folder, change)
+    for action in (cw.inspect, cw.load, lambda f: cw.convert(f, tmp_path / "out", "bf16")):
+        with pytest.raises(CheckpointError, match=reason):
+            action(folder)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_data_file_that_links_out_of_the_folder_is_refused(single, tmp_path):
+    folder, _ = single
+    data = next(folder.glob("*.distcp"))
+    (tmp_path / "elsewhere.distcp").write_bytes(data.read_bytes())
+    data.unlink()
+    data.symlink_to(tmp_path / "elsewhere.distcp")
+    assert cw.inspect(folder).format == "dcp"  # the metadata alone: no data file opened
+    with pytest.raises(CheckpointError, match=rf"data file '{data.name}': .* is a link to .*elsewhere.distcp, outside"):
+        cw.load(folder)
+
+
+def test_metadata_without_its_state_dict_entries_is_a_clear_error(single):
+    from torch.distributed.checkpoint.filesystem import FileSystemReader
+
+    folder, _ = single
+    metadata = FileSystemReader(folder).read_metadata()
+    del metadata.state_dict_metadata  # what a flipped byte in the pickled field name gives
+    (folder / ".metadata").write_bytes(pickle.dumps(metadata))
+    with pytest.raises(CheckpointError, match=r"DCP Metadata without its entries \(state_dict_metadata\)"):
+        cw.inspect(folder)

@@ -287,3 +287,114 @@ def test_tiny_llama_to_fp8_and_back_loads_and_matches(tmp_path):
         expected, got = model(ids).logits.float(), loaded(ids).logits.float()
     assert torch.nn.functional.cosine_similarity(expected.flatten(), got.flatten(), dim=0) > 0.99
     assert (got.argmax(-1) == expected.argmax(-1)).float().mean() > 0.8
+
+
+_CAPPED = """
+import json, re, resource, sys
+import castwise as cw  # imported first: the cap is on what the conversions themselves add
+from castwise.checkpoint import CheckpointError
+size = int(re.search(r"VmSize:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 2**30, size + 2**30))
+for src, dst, dtype, block in json.loads(sys.argv[1]):
+    try:
+        print("wrote", cw.convert(src, dst, dtype, fp8_block=block).tensors)
+    except CheckpointError as exc:
+        print("refused", exc)
+"""
+
+
+def _convert_capped(*jobs: tuple[Path, Path, str, int]) -> list[str]:
+    """``convert`` each (src, dst, dtype, fp8 block) in one fresh process whose address space may
+    grow by 1 GiB at most; what each did, one line each."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _CAPPED, json.dumps([[str(a), str(b), c, d] for a, b, c, d in jobs])],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-len(jobs) :]
+
+
+def _raw_fp8(path: Path, shape: list[int]) -> Path:
+    """A 172-byte-ish safetensors file: an empty e4m3 weight declaring ``shape`` and a per-tensor scale."""
+    header = {
+        "q.weight": {"dtype": "F8_E4M3", "shape": shape, "data_offsets": [0, 0]},
+        "q.weight_scale": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+    }
+    raw = json.dumps(header).encode()
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + torch.ones(1).numpy().tobytes())
+    return path
+
+
+def test_no_declared_shape_or_block_makes_convert_allocate_beyond_the_tensor(tmp_path):
+    wide = _raw_fp8(tmp_path / "wide.safetensors", [0, 2**28])
+    huge = _raw_fp8(tmp_path / "huge.safetensors", [0, 2**62])  # in bf16: 2**63 bytes, past what torch reads
+    weight = torch.randn(300, 200, generator=torch.Generator().manual_seed(0)).bfloat16()
+    save_file({"l.weight": weight}, tmp_path / "in.safetensors")
+    wrote_wide, refused_huge, wrote_fp8 = _convert_capped(
+        (wide, tmp_path / "wide-out.safetensors", "bf16", 128),
+        (huge, tmp_path / "huge-out.safetensors", "bf16", 128),
+        (tmp_path / "in.safetensors", tmp_path / "fp8.safetensors", "fp8", 2**30),  # a block far past the weight
+    )
+    assert wrote_wide == "wrote 1" and cw.load(tmp_path / "wide-out.safetensors")["q.weight"].shape == (0, 2**28)
+    assert refused_huge.startswith("refused") and "[0, 4611686018427387904] in torch.bfloat16 is too large" in refused_huge
+    assert not (tmp_path / "huge-out.safetensors").exists()
+    assert wrote_fp8 == "wrote 2"
+    fp8 = cw.load(tmp_path / "fp8.safetensors")
+    assert fp8["l.weight_scale_inv"].shape == (1, 1)  # one block covers the weight: one scale, its amax / 448
+    assert fp8["l.weight_scale_inv"].item() == (weight.float().abs().max() / fp8_scales.E4M3_MAX).item()
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 0.0, -0.5])
+@pytest.mark.parametrize("layout", ["block", "tensor"])
+def test_a_scale_that_is_not_finite_and_positive_is_refused_naming_the_weight(tmp_path, bad, layout):
+    g = torch.Generator().manual_seed(6)
+    scale = _block_scales(256, 128, (128, 128), g) if layout == "block" else torch.ones(1)
+    scale.view(-1)[-1] = bad
+    save_file({"l.weight": _fp8(256, 128, g), "l.weight_scale_inv": scale}, tmp_path / "in.safetensors")
+    with pytest.raises(CheckpointError, match="scale 'l.weight_scale_inv' of fp8 weight 'l.weight' holds 1 values"):
+        cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf16")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors"]
+    done = CliRunner().invoke(app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "o"), "-d", "bf16"])
+    assert done.exit_code == 2 and "not finite and positive" in done.output and "Traceback" not in done.output
+
+
+@pytest.mark.parametrize("block", ["128", "tensor"])
+def test_quantizing_inf_or_nan_is_refused_unless_clamped_and_counted(tmp_path, block):
+    g = torch.Generator().manual_seed(7)
+    weight = torch.randn(200, 160, generator=g)
+    weight[3, 5], weight[150, 150], weight[7, 9] = float("nan"), float("inf"), float("-inf")
+    save_file({"l.weight": weight}, tmp_path / "in.safetensors")
+    with pytest.raises(CheckpointError, match=r"tensor 'l.weight': 3 values are inf or nan"):
+        cw.convert(tmp_path / "in.safetensors", tmp_path / "fp8.safetensors", "fp8", fp8_block=block)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors"]
+    result = cw.convert(
+        tmp_path / "in.safetensors", tmp_path / "fp8.safetensors", "fp8", fp8_block=block, clamp_nonfinite=True
+    )
+    assert result.nonfinite_clamped == 3
+    cw.convert(tmp_path / "fp8.safetensors", tmp_path / "back.safetensors", "f32")
+    back = cw.load(tmp_path / "back.safetensors")["l.weight"]
+    assert back.isfinite().all() and back[3, 5] == 0
+    finite = weight.masked_fill(~weight.isfinite(), 0).abs()
+    top = finite[128:, 128:] if block == "128" else finite  # the block holding the +inf
+    assert back[150, 150].item() == pytest.approx(top.max().item(), rel=2**-7)
+    assert back[7, 9].item() == pytest.approx(-(finite[:128, :128] if block == "128" else finite).max().item(), rel=2**-7)
+
+
+@pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)])
+@pytest.mark.parametrize("block", ["128", "tensor"])
+def test_empty_weights_quantize_to_empty_weights_and_back(tmp_path, shape, block):
+    save_file({"l.weight": torch.zeros(shape).bfloat16(), "l.bias": torch.ones(3)}, tmp_path / "in.safetensors")
+    cw.convert(tmp_path / "in.safetensors", tmp_path / "fp8.safetensors", "fp8", fp8_block=block)
+    fp8 = cw.load(tmp_path / "fp8.safetensors")
+    assert fp8["l.weight"].dtype == E4M3 and fp8["l.weight"].shape == shape
+    assert fp8["l.weight_scale_inv"].numel() == (0 if block == "128" else 1)
+    cw.convert(tmp_path / "fp8.safetensors", tmp_path / "back.safetensors", "bf16")
+    back = cw.load(tmp_path / "back.safetensors")
+    assert set(back) == {"l.weight", "l.bias"} and back["l.weight"].shape == shape

@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,15 @@ def parse_json(text: str, standard: bool = False) -> Any:
         if lone is not None:
             raise ValueError(f"the string {lone!r} holds a lone UTF-16 surrogate, which is not Unicode text")
     return document
+
+
+def read_json_file(path: Path, limit: int) -> Any:
+    """The JSON in a file of at most ``limit`` bytes (``ValueError`` says why not; ``OSError`` passes)."""
+    with open(path, "rb") as file:
+        raw = file.read(limit + 1)
+    if len(raw) > limit:
+        raise ValueError(f"more than the {limit:,} bytes castwise reads of such a file")
+    return parse_json(raw.decode("utf-8"))
 
 
 def nesting(text: str) -> int:

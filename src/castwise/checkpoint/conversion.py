@@ -34,7 +34,8 @@ from castwise.checkpoint.layout import CONFIG_NAME, SAFETENSORS_INDEX, Layout, r
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.plan import Output, Target, check_quantizable, parse_size, parse_target, plan_outputs
 from castwise.checkpoint.safetensors_header import plan_entries
-from castwise.checkpoint.shards import ShardReader
+from castwise.checkpoint.shards import ShardReader, check_unique_names
+from castwise.checkpoint.source_guard import SourceGuard
 from castwise.checkpoint.sources import open_source
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.writer import SafetensorsWriter
@@ -69,6 +70,8 @@ class ConvertResult:
     keep_rule: str = ""
     """What decided which tensors stayed fp32 (module classes, or norm name spellings); empty when the
     dtype narrows no tensor (f32, f64), so no keep rule applied."""
+    nonfinite_clamped: int = 0
+    """inf and nan values quantizing clamped (``clamp_nonfinite=True``; refused otherwise)."""
 
 
 @dataclass
@@ -78,6 +81,7 @@ class _Job:
     plans: dict[Path, list[Output]]
     total: int
     progress: Progress | None
+    guard: SourceGuard
     keep_rule: str = ""
     done: int = 0
     cast: int = 0
@@ -102,6 +106,7 @@ def convert(
     config: str | Path | None = None,
     max_shard_size: int | str | None = None,
     fp8_block: int | str | None = 128,
+    clamp_nonfinite: bool = False,
 ) -> ConvertResult:
     """Write ``src`` as safetensors in ``dtype`` (kept tensors fp32; ints and bools untouched).
 
@@ -109,20 +114,25 @@ def convert(
     Linear weights to e4m3 with ``fp8_block``-square scales (``"tensor"``: one per weight). A DCP
     folder writes its model weights (``key`` picks another state group); ``max_shard_size``
     (bytes or ``"5GB"``) splits a folder's output; ``config`` names a config.json to write beside.
+    Quantizing refuses inf and nan unless ``clamp_nonfinite`` (nan to 0, inf to the block's largest
+    finite magnitude; the result counts them).
     """
     layout = resolve(src)
+    guard = SourceGuard.of(layout)  # before anything is read: a change while reading refuses the output
     destination = Path(dst)
     check_destination(destination, force, [layout.path, *layout.files, *filter(None, [layout.folder])])
     if key is not None and layout.format != "dcp":
         raise CheckpointError(
             f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint"
         )
-    target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block)  # dtype checked before a skeleton is built
+    # dtype checked before a skeleton is built
+    target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block, clamp_nonfinite)
     config_path = Path(config) if config is not None else layout.config
     if target.dtype.itemsize < 4:  # the keep rule matters only when something is narrowed
         target = dataclasses.replace(target, keep=KeepRule.of_config(config_path, target.keep.globs))
     infos = {file: _infos(file, key) for file in layout.files}
     _check_globs(target, [i for file in infos.values() for i in file], layout.path)
+    check_unique_names(infos)
     scales = find_scales(
         [i for file in infos.values() for i in file], read_config(config_path) if config_path else None
     )
@@ -135,7 +145,7 @@ def convert(
     total = sum(o.source.nbytes for outputs in plans.values() for o in outputs if o.source is not None)
     narrows = target.dtype.itemsize < 4  # the keep rule decides only what would be narrowed
     rule = target.keep.describe(i.name for f in infos.values() for i in f) if narrows else ""
-    job = _Job(target, key, plans, total, progress, rule)
+    job = _Job(target, key, plans, total, progress, guard, rule)
     stale = tuple(str(path) for path in remove_stale_temporaries(destination))
     skipped: tuple[str, ...] = ()
     one_file = destination.suffix == ".safetensors"
@@ -173,6 +183,7 @@ def convert(
         skipped=skipped,
         stale_removed=stale,
         keep_rule=job.keep_rule,
+        nonfinite_clamped=target.nonfinite.count,
     )
 
 
@@ -201,6 +212,7 @@ def _scale_values(layout: Layout, key: str | None, scales: Fp8Scales) -> dict[st
     for file in layout.files if wanted else ():
         with closing(open_source(file, key=key)) as shard:
             values.update({i.name: shard.read(i.name).clone() for i in shard.infos() if i.name in wanted})
+    scales.check_values(values, str(layout.path))
     return values
 
 
@@ -223,6 +235,7 @@ def _write_outputs(shard: ShardReader, outputs: list[Output], out: BinaryIO, job
         job.cast += output.source is None or entry.dtype != output.source.dtype
         job.tensors += 1
     writer.finish()
+    job.guard.check()
     return [e.name for e in entries]
 
 

@@ -12,7 +12,7 @@ import io
 import math
 import pickle
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -21,14 +21,25 @@ import torch
 
 from castwise.checkpoint.dtypes import flat_chunks
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.members import member
+from castwise.checkpoint.pickle_bounds import check_pickle
+from castwise.checkpoint.safetensors_header import fits_int64
 from castwise.checkpoint.tensor_info import TensorInfo
+from castwise.checkpoint.torch_file import check_zip_pickle, load_weights, zip_reader
 
 METADATA_NAME = ".metadata"
+DATA_SUFFIXES = (".distcp", ".safetensors")
+"""The data files DCP's writers name (torch's file system writer, Hugging Face's safetensors writer)."""
+RAW_SUFFIX = ".safetensors"
+"""Data files whose chunks are raw tensor bytes; in the others each chunk is a ``torch.save`` record."""
 MAX_METADATA_BYTES = 1_000_000_000
 ALL_KEYS = "*"
 """``key`` that selects every tensor under its full name (what ``inspect`` shows)."""
 MODEL_GROUP = "model"
 OPTIMIZER_GROUPS = ("optim", "optimizer", "optimizers", "optim_state")
+_MISSING_DATA = " (an incomplete copy? did every rank finish saving?)"
+_MAX_COMPARISONS = 10_000_000
+"""Chunk pairs compared per tensor when checking for overlaps (an honest sharding needs a few per chunk)."""
 
 _DCP_CLASSES = {
     "torch.distributed.checkpoint.metadata": {
@@ -47,7 +58,6 @@ _DCP_CLASSES = {
     "pathlib": {"Path", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath"},
     "collections": {"OrderedDict"},
 }
-_ZIP_MAGIC = b"PK\x03\x04"
 
 
 def is_dcp_folder(path: Path) -> bool:
@@ -109,10 +119,12 @@ def read_metadata(folder: Path) -> DcpMetadata:
     import torch.distributed.checkpoint.filesystem  # noqa: F401  the classes the unpickler admits
     from torch.distributed.checkpoint.metadata import Metadata
 
+    raw = path.read_bytes()
+    check_pickle(raw, str(path))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            metadata = _MetadataUnpickler(io.BytesIO(path.read_bytes())).load()
+            metadata = _MetadataUnpickler(io.BytesIO(raw)).load()
     except _Refused as exc:
         raise CheckpointError(
             f"{path}: refused: {exc}; castwise reads DCP metadata without running code. If you trust "
@@ -120,13 +132,15 @@ def read_metadata(folder: Path) -> DcpMetadata:
         ) from None
     except Exception as exc:  # a truncated or corrupt pickle fails in many ways
         raise CheckpointError(f"{path}: not readable DCP metadata ({type(exc).__name__}: {exc})") from None
-    if not isinstance(metadata, Metadata) or not isinstance(metadata.state_dict_metadata, dict):
+    if not isinstance(metadata, Metadata):
         raise CheckpointError(f"{path}: holds a {type(metadata).__name__}, not DCP Metadata")
+    if not isinstance(getattr(metadata, "state_dict_metadata", None), dict):
+        raise CheckpointError(f"{path}: DCP Metadata without its entries (state_dict_metadata); the file is corrupt")
     try:
         return _validated(metadata, folder)
-    except (AttributeError, TypeError, ValueError) as exc:  # fields of the wrong kind
-        if isinstance(exc, CheckpointError):
-            raise
+    except CheckpointError:
+        raise
+    except Exception as exc:  # fields of the wrong kind fail in many ways (a flipped byte can give any)
         raise CheckpointError(f"{path}: malformed DCP metadata ({type(exc).__name__}: {exc})") from None
 
 
@@ -145,6 +159,7 @@ def _validated(metadata: Any, folder: Path) -> DcpMetadata:
             tensors[name] = _tensor(name, entry, located, folder)
         else:
             raise CheckpointError(f"{folder}: entry {name!r} is a {type(entry).__name__}, not DCP storage metadata")
+    _check_no_shared_bytes(tensors.values(), folder)
     return DcpMetadata(tensors, tuple(objects))
 
 
@@ -153,30 +168,86 @@ def _tensor(name: str, entry: Any, located: dict[tuple[str, tuple[int, ...]], An
     dtype, shape = entry.properties.dtype, _sizes(entry.size, about)
     if not isinstance(dtype, torch.dtype):
         raise CheckpointError(f"{about}: dtype {dtype!r} is not a torch dtype")
+    if not fits_int64([*shape, dtype.itemsize]):
+        raise CheckpointError(f"{about}: shape {list(shape)} is too large for torch; the metadata is corrupt")
     chunks = []
     for chunk in entry.chunks:
         offsets, sizes = _sizes(chunk.offsets, about), _sizes(chunk.sizes, about)
+        where = f"{about}: chunk at {list(offsets)} of size {list(sizes)}"
         if (
             len(offsets) != len(shape)
             or len(sizes) != len(shape)
             or any(o + s > n for o, s, n in zip(offsets, sizes, shape))
         ):
-            raise CheckpointError(f"{about}: chunk at {list(offsets)} of size {list(sizes)} lies outside {list(shape)}")
+            raise CheckpointError(f"{where} lies outside {list(shape)}")
         info = located.get((name, offsets))
         if info is None:
+            raise CheckpointError(f"{where} has no storage entry; the metadata is corrupt")
+        file, begin, length = _storage(info, about)
+        needed = math.prod(sizes) * dtype.itemsize
+        if length < needed or file.endswith(RAW_SUFFIX) and length != needed:
             raise CheckpointError(
-                f"{about}: the chunk at {list(offsets)} has no storage entry; the metadata is corrupt"
+                f"{where} needs {needed:,} bytes but its storage entry holds {length:,}; the metadata is corrupt"
             )
-        chunks.append(_Chunk(offsets, sizes, *_storage(info, about)))
-    if sum(math.prod(c.sizes) for c in chunks) != math.prod(shape):
-        raise CheckpointError(f"{about}: its chunks do not cover its shape {list(shape)}; the metadata is corrupt")
+        chunks.append(_Chunk(offsets, sizes, file, begin, length))
+    _check_tiling(chunks, shape, about)
     return _Tensor(name, dtype, shape, tuple(chunks))
+
+
+def _check_tiling(chunks: list[_Chunk], shape: tuple[int, ...], about: str) -> None:
+    """Refuse chunks that overlap or leave part of the tensor uncovered (each already lies inside it).
+
+    Chunks that do not overlap cover the tensor exactly when their volumes add up to its volume.
+    Overlaps are found by a sweep along the axis with the most distinct chunk offsets, comparing
+    each chunk only with those it overlaps along that axis.
+    """
+    boxes = [c for c in chunks if math.prod(c.sizes)]
+    if sum(math.prod(c.sizes) for c in boxes) != math.prod(shape):
+        raise CheckpointError(f"{about}: its chunks do not cover its shape {list(shape)}; the metadata is corrupt")
+    if len(boxes) < 2:
+        return
+    axis = max(range(len(shape)), key=lambda d: len({c.offsets[d] for c in boxes}))
+    active: list[_Chunk] = []
+    comparisons = 0
+    for chunk in sorted(boxes, key=lambda c: c.offsets[axis]):
+        active = [a for a in active if a.offsets[axis] + a.sizes[axis] > chunk.offsets[axis]]
+        comparisons += len(active)
+        if comparisons > _MAX_COMPARISONS:
+            raise CheckpointError(f"{about}: its {len(boxes):,} chunks are too fragmented to check for overlaps")
+        for other in active:
+            if _overlap(chunk, other):
+                raise CheckpointError(
+                    f"{about}: its chunks at {list(other.offsets)} and {list(chunk.offsets)} overlap; the metadata "
+                    "is corrupt"
+                )
+        active.append(chunk)
+
+
+def _overlap(one: _Chunk, other: _Chunk) -> bool:
+    return all(a < b + m and b < a + n for a, n, b, m in zip(one.offsets, one.sizes, other.offsets, other.sizes))
+
+
+def _check_no_shared_bytes(tensors: Iterable[_Tensor], folder: Path) -> None:
+    """Refuse two chunks whose storage entries share bytes of a data file (one would read the other's data)."""
+    ranges = sorted(
+        (c.file, c.begin, c.begin + c.length, t.name) for t in tensors for c in t.chunks if c.length
+    )
+    for (file, _, end, name), (next_file, begin, _, other) in zip(ranges, ranges[1:]):
+        if file == next_file and begin < end:
+            raise CheckpointError(
+                f"{folder}: tensors {name!r} and {other!r} are stored in the same bytes of {file} (from "
+                f"{begin:,}); the metadata is corrupt"
+            )
 
 
 def _storage(info: Any, about: str) -> tuple[str, int, int]:
     file, begin, length = (getattr(info, field, None) for field in ("relative_path", "offset", "length"))
-    if not isinstance(file, str) or Path(file).name != file or file in ("", ".", ".."):
+    if not isinstance(file, str) or "/" in file or file in ("", ".", ".."):  # a plain name in the folder
         raise CheckpointError(f"{about}: data file {file!r} is not a plain file name in the checkpoint folder")
+    if not file.endswith(DATA_SUFFIXES):
+        raise CheckpointError(
+            f"{about}: data file {file!r} is not a DCP data file ({', '.join(DATA_SUFFIXES)}); the metadata is corrupt"
+        )
     if type(begin) is not int or type(length) is not int or begin < 0 or length < 0:
         raise CheckpointError(f"{about}: storage offset {begin!r} and length {length!r} must be non-negative integers")
     if getattr(info, "transform_descriptors", None):
@@ -266,9 +337,11 @@ class DcpReader:
         """One whole tensor, its chunks copied into place."""
         assert self._data, "opened with data=False"
         tensor = self.layout.tensors[self._stored[name]]
+        for chunk in tensor.chunks:  # every chunk's bytes are there before the tensor is allocated
+            self._check_present(tensor, chunk)
         if len(tensor.chunks) == 1 and tensor.chunks[0].sizes == tensor.shape:
             return self._chunk(tensor, tensor.chunks[0])
-        full = torch.empty(tensor.shape, dtype=tensor.dtype)
+        full = torch.empty(tensor.shape, dtype=tensor.dtype)  # the chunks tile it: every element is written
         for chunk in tensor.chunks:
             view = full
             for dim, (offset, size) in enumerate(zip(chunk.offsets, chunk.sizes)):
@@ -286,18 +359,23 @@ class DcpReader:
             file.close()
         self._files = {}
 
+    def _check_present(self, tensor: _Tensor, chunk: _Chunk) -> None:
+        end = self._open(chunk.file).seek(0, io.SEEK_END)
+        if chunk.begin + chunk.length > end:
+            raise CheckpointError(
+                f"{self.path / chunk.file}: tensor {tensor.name!r}: its chunk needs bytes {chunk.begin:,}.."
+                f"{chunk.begin + chunk.length:,} but the file has {end:,}: the checkpoint is truncated or "
+                "incomplete (did every rank finish saving?)"
+            )
+
     def _chunk(self, tensor: _Tensor, chunk: _Chunk) -> torch.Tensor:
         where = f"{self.path / chunk.file}: tensor {tensor.name!r}"
         file = self._open(chunk.file)
-        end = file.seek(0, io.SEEK_END)
-        if chunk.begin + chunk.length > end:
-            raise CheckpointError(
-                f"{where}: its chunk needs bytes {chunk.begin:,}..{chunk.begin + chunk.length:,} but the file "
-                f"has {end:,}: the checkpoint is truncated or incomplete (did every rank finish saving?)"
-            )
         file.seek(chunk.begin)
         raw = file.read(chunk.length)
-        value = _decode_chunk(raw, tensor.dtype, chunk.sizes, where)
+        if len(raw) != chunk.length:
+            raise CheckpointError(f"{where}: the file ended early while it was read: was it changed or truncated?")
+        value = _decode_chunk(raw, tensor.dtype, chunk.sizes, where, chunk.file.endswith(RAW_SUFFIX))
         if value.dtype != tensor.dtype or tuple(value.shape) != chunk.sizes:
             raise CheckpointError(
                 f"{where}: the stored chunk is {value.dtype} {list(value.shape)} but the metadata says "
@@ -307,23 +385,18 @@ class DcpReader:
 
     def _open(self, name: str) -> BinaryIO:
         if name not in self._files:
-            path = self.path / name
-            if not path.is_file():
-                raise CheckpointError(f"{path}: missing; the metadata names it as a data file (incomplete copy?)")
+            path = member(self.path, name, f"{self.path / METADATA_NAME}: data file {name!r}", _MISSING_DATA)
             self._files[name] = open(path, "rb")
         return self._files[name]
 
 
-def _decode_chunk(raw: bytes, dtype: torch.dtype, sizes: tuple[int, ...], where: str) -> torch.Tensor:
-    """A chunk record: a ``torch.save`` zip (the default) or raw bytes (DCP's safetensors format)."""
-    if not raw.startswith(_ZIP_MAGIC) and len(raw) == math.prod(sizes) * dtype.itemsize:
-        return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(sizes) if raw else torch.empty(sizes, dtype=dtype)
-    try:
-        value = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        raise CheckpointError(f"{where}: refused: its record holds more than a tensor ({exc})") from None
-    except Exception as exc:  # any failure to decode a user's file is a bad checkpoint
-        raise CheckpointError(f"{where}: not a readable tensor record ({type(exc).__name__}: {exc})") from None
+def _decode_chunk(raw: bytes, dtype: torch.dtype, sizes: tuple[int, ...], where: str, raw_format: bool) -> torch.Tensor:
+    """A chunk record: raw bytes (in a safetensors data file, the length checked against the metadata)
+    or a ``torch.save`` zip; never guessed from the bytes."""
+    if raw_format:
+        return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(sizes) if raw else torch.zeros(sizes, dtype=dtype)
+    check_zip_pickle(zip_reader(raw, where), where)
+    value = load_weights(io.BytesIO(raw), "cpu")
     if not isinstance(value, torch.Tensor):
         raise CheckpointError(f"{where}: its record holds a {type(value).__name__}, not a tensor")
     return value

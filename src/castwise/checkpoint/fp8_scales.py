@@ -92,6 +92,18 @@ class Fp8Scales:
             more = f" (and {len(self.mismatches) - 1} more)" if len(self.mismatches) > 1 else ""
             raise CheckpointError(f"{where}: {self.mismatches[0]}{more}; nothing was written")
 
+    def check_values(self, values: dict[str, torch.Tensor], where: str) -> None:
+        """Refuse a scale that is not finite and positive: it would dequantize into inf, nan or zero weights."""
+        for grid in self.grids.values():
+            scale = values[grid.scale].to(torch.float32)
+            bad = ~(torch.isfinite(scale) & (scale > 0))
+            if bad.any():
+                raise CheckpointError(
+                    f"{where}: scale {grid.scale!r} of fp8 weight {grid.weight!r} holds {int(bad.sum()):,} values "
+                    f"that are not finite and positive (such as {scale[bad][0].item()}): dequantizing would write "
+                    "inf, nan or zero weights; nothing was written"
+                )
+
     def findings(self, infos: Sequence[TensorInfo]) -> list[str]:
         """One line per scheme, the size once dequantized, and every mismatch."""
         if not self.any:
@@ -174,6 +186,8 @@ def dequantized(chunks: Chunks, grid: ScaleGrid, scale: torch.Tensor, dtype: tor
     that is the same for every chunk). One reused buffer holds each chunk's result (the caller
     writes a chunk before asking for the next).
     """
+    if grid.rows * grid.cols == 0:  # nothing to write, whatever the other dimension claims
+        return
     scales = scale.to(torch.float32).reshape(-1, max(grid.grid[1], 1))
     height = grid.block[0]
     rows = min(_block_rows_per_chunk(grid) * height, _rows_per_chunk(grid), max(grid.rows, 1))
@@ -237,18 +251,47 @@ def quantize_grid(name: str, shape: tuple[int, ...], scale_name: str, block: tup
     return ScaleGrid(name, scale_name, "block", block, rows, cols)
 
 
-def quantized(chunks: Chunks, grid: ScaleGrid, itemsize: int, scales: list[torch.Tensor]) -> Iterator[torch.Tensor]:
+@dataclass
+class NonFinite:
+    """What quantizing does with inf and nan: refuse (the default), or clamp them and count how many.
+
+    Clamped, nan becomes 0 and +-inf the largest finite magnitude of its block (its scale is
+    computed from the finite values alone).
+    """
+
+    clamp: bool = False
+    count: int = 0
+
+    def finite_abs(self, block: torch.Tensor, weight: str, counted: bool = True) -> torch.Tensor:
+        """``|block|`` with non-finite values as 0, once they are refused or counted."""
+        bad = ~torch.isfinite(block)
+        found = int(bad.sum())
+        if found and not self.clamp:
+            raise CheckpointError(
+                f"tensor {weight!r}: {found:,} values are inf or nan, which fp8 cannot scale; nothing was "
+                "written (cw.convert(..., clamp_nonfinite=True) writes nan as 0 and inf as the block's "
+                "largest finite magnitude, and counts them)"
+            )
+        self.count += found if counted else 0
+        return block.abs().masked_fill_(bad, 0.0) if found else block.abs()
+
+
+def quantized(
+    chunks: Chunks, grid: ScaleGrid, itemsize: int, scales: list[torch.Tensor], nonfinite: NonFinite
+) -> Iterator[torch.Tensor]:
     """e4m3 row blocks of a weight; appends each block row's fp32 scales (multipliers) to ``scales``."""
     step = _rows_per_chunk(grid) * grid.cols * itemsize
     if grid.kind == "tensor":
-        amax = max((float(c.abs().max()) for c in chunks(step) if c.numel()), default=0.0)
+        pieces = (nonfinite.finite_abs(c.float(), grid.weight, counted=False) for c in chunks(step) if c.numel())
+        amax = max((float(piece.max()) for piece in pieces), default=0.0)
         scales.append(torch.tensor(_scale_of(torch.tensor(amax)).item(), dtype=torch.float32))
     for chunk in chunks(step):
         block = chunk.reshape(-1, grid.cols).to(torch.float32)
+        magnitudes = nonfinite.finite_abs(block, grid.weight)
         if grid.kind == "block":
-            scales.append(_scale_of(_block_amax(block, grid.block)))
+            scales.append(_scale_of(_block_amax(magnitudes, grid.block)))
         _divide_rows(block, scales[-1], grid)
-        yield block.clamp_(-E4M3_MAX, E4M3_MAX).to(E4M3).reshape(-1)
+        yield block.nan_to_num_(0.0, posinf=E4M3_MAX, neginf=-E4M3_MAX).clamp_(-E4M3_MAX, E4M3_MAX).to(E4M3).reshape(-1)
 
 
 def _scale_of(amax: torch.Tensor) -> torch.Tensor:
@@ -256,16 +299,19 @@ def _scale_of(amax: torch.Tensor) -> torch.Tensor:
     return torch.where(scale > 0, scale, torch.ones_like(scale))
 
 
-def _block_amax(block: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
-    rows, cols = block.shape
-    padded = torch.nn.functional.pad(block.abs(), (0, -cols % size[1], 0, -rows % size[0]))
-    return padded.reshape(padded.shape[0] // size[0], size[0], -1, size[1]).amax(dim=(1, 3))
+def _block_amax(magnitudes: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+    """The largest magnitude of each block; a block larger than the chunk is the chunk (never padded to it)."""
+    rows, cols = magnitudes.shape
+    height, width = min(size[0], max(rows, 1)), min(size[1], max(cols, 1))
+    padded = torch.nn.functional.pad(magnitudes, (0, -cols % width, 0, -rows % height))
+    return padded.reshape(padded.shape[0] // height, height, -1, width).amax(dim=(1, 3))
 
 
 def _divide_rows(block: torch.Tensor, scale: torch.Tensor, grid: ScaleGrid) -> None:
     """Divide a chunk of whole block rows by its scales in place (one per tensor, or per block).
 
-    Block scales are broadcast over views of whole blocks: no full-size scale tensor is built.
+    Block scales are broadcast over views of whole blocks: no full-size scale tensor is built, and
+    a block wider than the weight is repeated only across the weight's columns.
     """
     if grid.kind == "tensor":
         block.div_(scale.reshape(()))
@@ -273,7 +319,7 @@ def _divide_rows(block: torch.Tensor, scale: torch.Tensor, grid: ScaleGrid) -> N
     rows = block.shape[0]
     height, width = grid.block
     whole = rows // height
-    per_column = scale.reshape(-1, grid.grid[1]).repeat_interleave(width, dim=1)[:, : grid.cols]
+    per_column = scale.reshape(-1, grid.grid[1]).repeat_interleave(min(width, grid.cols), dim=1)[:, : grid.cols]
     if whole:
         block[: whole * height].view(whole, height, grid.cols).div_(per_column[:whole, None, :])
     if rows % height:

@@ -8,20 +8,24 @@ from typing import Any
 
 import torch
 
-from castwise.checkpoint.bounded_json import parse_json
+from castwise.checkpoint.bounded_json import read_json_file
 from castwise.checkpoint.dtypes import torch_name
 from castwise.checkpoint.errors import CheckpointError
 
 DTYPE_KEYS = ("dtype", "torch_dtype")
 """transformers 5 writes ``dtype``; 4.x wrote ``torch_dtype``. The first one present wins."""
 QUANTIZATION_KEY = "quantization_config"
+MAX_CONFIG_BYTES = 16_000_000
+"""Largest config.json read (the largest real ones, label maps included, are well under 1 MB)."""
 
 
 def read_config(path: Path) -> dict[str, Any]:
     """The JSON object in a config file."""
     try:
-        config = parse_json(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        config = read_json_file(path, MAX_CONFIG_BYTES)
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:  # UnicodeDecodeError included
         raise CheckpointError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(config, dict):
         raise CheckpointError(f"{path}: expected a JSON object")

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from castwise.checkpoint.dcp import ALL_KEYS, DcpReader
 from castwise.checkpoint.dtypes import CASTABLE, torch_name
+from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.fp8_scales import find_scales
 from castwise.checkpoint.hf_config import declared_dtype, read_config
 from castwise.checkpoint.layout import Layout, resolve
 from castwise.checkpoint.metadata import describe_castwise_metadata
+from castwise.checkpoint.shards import check_unique_names
 from castwise.checkpoint.sources import open_source
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.zero import ZeroReader
@@ -115,12 +117,14 @@ def inspect(path: str | Path) -> CheckpointInfo:
             metadata = metadata or dict(shard.metadata)
             format_findings += shard.findings() if isinstance(shard, (DcpReader, ZeroReader)) else []
             zero = shard.summary.to_dict() if isinstance(shard, ZeroReader) else zero
+    check_unique_names(dict(zip(layout.files, per_file)))
     tensors = [t for infos in per_file for t in infos]
-    config = read_config(layout.config) if layout.config else None
+    config, config_findings = _config(layout.config)
     declared = declared_dtype(config) if config else None
     loads_as, reason = _transformers_dtype(declared, layout, per_file[0]) if zero is None else (None, "")
     scales = find_scales(tensors, config)
     findings = [
+        *config_findings,
         *format_findings,
         *scales.findings(tensors),
         *_index_findings(layout, tensors),
@@ -142,6 +146,14 @@ def inspect(path: str | Path) -> CheckpointInfo:
         scales.to_dict() if scales.any else None,
         zero,
     )
+
+
+def _config(path: Path | None) -> tuple[dict[str, object] | None, list[str]]:
+    """The config beside the weights; one that cannot be read is a finding, not a failure to inspect."""
+    try:
+        return (read_config(path) if path else None), []
+    except CheckpointError as exc:
+        return None, [f"config.json ignored: {exc}"]
 
 
 def _floating(tensors: list[TensorInfo]) -> list[TensorInfo]:
@@ -196,11 +208,7 @@ def _transformers_findings(loads_as: str | None, reason: str, tensors: list[Tens
 
 
 def _index_findings(layout: Layout, tensors: list[TensorInfo]) -> list[str]:
-    findings = []
-    names = Counter(t.name for t in tensors)
-    repeated = [name for name, n in names.items() if n > 1]
-    if repeated:
-        findings.append(f"{len(repeated)} tensor names appear in more than one shard: {', '.join(repeated[:_LISTED])}")
+    findings: list[str] = []
     if layout.index is None:
         return findings
     located = {t.name: t.file for t in tensors}

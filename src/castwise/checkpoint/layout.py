@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from castwise.checkpoint.bounded_json import parse_json
+from castwise.checkpoint.bounded_json import read_json_file
 from castwise.checkpoint.dcp import METADATA_NAME, is_dcp_folder
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.members import member
 from castwise.checkpoint.torch_file import TORCH_SUFFIXES
 from castwise.checkpoint.zero import is_tag_folder, tag_folder, tags_without_latest
 
 CONFIG_NAME = "config.json"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
+MAX_INDEX_BYTES = 256_000_000
+_MISSING_SHARD = ": the download is incomplete; fetch the missing shard"
 # In the order transformers prefers them.
 _FOLDER_CANDIDATES = ("model.safetensors", SAFETENSORS_INDEX, "pytorch_model.bin", "pytorch_model.bin.index.json")
 _WEIGHT_SUFFIXES = (".safetensors", *TORCH_SUFFIXES)
@@ -45,6 +49,13 @@ class Layout:
 def resolve(path: str | Path) -> Layout:
     """Find the weight files behind ``path`` (a file, an ``*.index.json``, a model, DCP or ZeRO folder)."""
     path = Path(path)
+    try:
+        return _resolve(path)
+    except OSError as exc:  # a name too long, a permission denied, a loop of links
+        raise CheckpointError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _resolve(path: Path) -> Layout:
     if not path.exists():
         raise CheckpointError(f"{path}: no such file or folder")
     if path.name == METADATA_NAME or is_dcp_folder(path):
@@ -101,17 +112,11 @@ def _single(path: Path, folder: Path) -> Layout:
 def _sharded(index: Path, folder: Path) -> Layout:
     document = _read_index(index)
     weight_map = document["weight_map"]
-    shard_names = sorted(set(weight_map.values()))
-    for name in shard_names:
-        if Path(name).name != name or name in ("", ".", ".."):
-            raise CheckpointError(f"{index}: shard name {name!r} is not a plain file name in the index's folder")
-        if not (folder / name).is_file():
-            count = sum(1 for v in weight_map.values() if v == name)
-            raise CheckpointError(
-                f"{index}: names shard {name!r} ({count} tensors) but {folder / name} does not exist: "
-                "the download is incomplete; fetch the missing shard"
-            )
-    files = tuple(folder / name for name in shard_names)
+    counts = Counter(weight_map.values())
+    files = tuple(
+        member(folder, name, f"{index}: names shard {name!r} ({counts[name]} tensors)", _MISSING_SHARD)
+        for name in sorted(counts)
+    )
     formats = {_format_of(f) for f in files}
     if len(formats) != 1:
         raise CheckpointError(f"{index}: mixes shard formats {sorted(formats)}; expected one")
@@ -121,8 +126,8 @@ def _sharded(index: Path, folder: Path) -> Layout:
 
 def _read_index(index: Path) -> dict[str, Any]:
     try:
-        document = parse_json(index.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        document = read_json_file(index, MAX_INDEX_BYTES)
+    except ValueError as exc:  # UnicodeDecodeError included
         raise CheckpointError(f"{index}: not a valid JSON index ({exc})") from None
     weight_map = document.get("weight_map") if isinstance(document, dict) else None
     if (

@@ -17,7 +17,9 @@ from typing import Any
 import torch
 from torch import nn
 
+from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.hf_config import read_config
+from castwise.checkpoint.skeleton_limits import module_budget, unfit_for_skeleton
 from castwise.keep import declared_fp32_globs, declared_fp32_modules, is_kept, mro_names
 
 
@@ -88,15 +90,23 @@ class Owners:
 
 
 def skeleton_owners(config_path: Path) -> tuple[Owners | None, str]:
-    """Owners from the transformers skeleton ``config.json`` describes, or None and why not."""
+    """Owners from the transformers skeleton ``config.json`` describes, or None and why not (one line).
+
+    Only a well-typed config of bounded size is built from (:mod:`skeleton_limits`); never raises.
+    """
     if importlib.util.find_spec("transformers") is None:
         return None, "transformers is not installed"
-    config = read_config(config_path)
-    if not isinstance(config.get("model_type"), str):
-        return None, f"{config_path} names no model_type (not a transformers config)"
-    names = [a for a in config.get("architectures") or () if isinstance(a, str)]
     try:
-        model = _skeleton(config, names)
+        config = read_config(config_path)
+    except CheckpointError as exc:
+        return None, str(exc)
+    unfit = unfit_for_skeleton(config)
+    if unfit:
+        return None, f"{config_path} {unfit}"
+    names = config.get("architectures") or []
+    try:
+        with module_budget():
+            model = _skeleton(config, names)
     except Exception as exc:  # noqa: BLE001 - a config transformers cannot build means: no classes
         wanted = names[0] if names else config["model_type"]
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

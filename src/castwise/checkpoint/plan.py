@@ -10,7 +10,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -21,6 +21,7 @@ from castwise.checkpoint.fp8_scales import (
     E4M3,
     FP8_DTYPES,
     Fp8Scales,
+    NonFinite,
     ScaleGrid,
     dequantized,
     is_scale_name,
@@ -63,6 +64,8 @@ class Target:
     keep: KeepRule
     fp8_block: tuple[int, int] | None
     quantize: bool
+    nonfinite: NonFinite = field(default_factory=NonFinite)
+    """Quantizing: refuse inf and nan, or clamp them (it counts how many)."""
 
     def quantization_config(self) -> dict[str, Any]:
         """The DeepSeek-style ``quantization_config`` transformers and vLLM read for fp8 weights."""
@@ -72,7 +75,9 @@ class Target:
         return config
 
 
-def parse_target(dtype: str | torch.dtype, keep: KeepRule, fp8_block: int | str | None) -> Target:
+def parse_target(
+    dtype: str | torch.dtype, keep: KeepRule, fp8_block: int | str | None, clamp_nonfinite: bool = False
+) -> Target:
     """``bf16``/``f16``/``f32``/``f64``, or ``fp8`` (e4m3 Linear weights, the rest bf16)."""
     quantize = isinstance(dtype, torch.dtype) and dtype == E4M3 or str(dtype).strip().lower() in FP8_NAMES
     if fp8_block in (None, "tensor"):
@@ -82,7 +87,7 @@ def parse_target(dtype: str | torch.dtype, keep: KeepRule, fp8_block: int | str 
     else:
         raise CheckpointError(f"fp8 block {fp8_block!r}: give a positive number of rows and columns (128) or 'tensor'")
     if quantize:
-        return Target(torch.bfloat16, keep, block, True)
+        return Target(torch.bfloat16, keep, block, True, NonFinite(clamp_nonfinite))
     try:
         return Target(dtype_from_name(dtype), keep, block, False)
     except ValueError as exc:
@@ -110,7 +115,7 @@ def plan_outputs(
     for info in infos:
         kept = target.keep.kept(info.name, info.shape)
         if target.quantize and _quantizable(info, target.keep):
-            outputs.extend(_quantized_pair(info, target.fp8_block))
+            outputs.extend(_quantized_pair(info, target.fp8_block, target.nonfinite))
         elif info.name in scales.dropped and not target.quantize:
             continue
         elif info.name in scales.grids and not target.quantize:
@@ -157,7 +162,7 @@ def _quantizable(info: TensorInfo, keep: KeepRule) -> bool:
     )
 
 
-def _quantized_pair(info: TensorInfo, block: tuple[int, int] | None) -> list[Output]:
+def _quantized_pair(info: TensorInfo, block: tuple[int, int] | None, nonfinite: NonFinite) -> list[Output]:
     grid = quantize_grid(info.name, info.shape, f"{info.name}_scale_inv", block)
     scales: list[torch.Tensor] = []
     itemsize = info.dtype.itemsize
@@ -166,8 +171,8 @@ def _quantized_pair(info: TensorInfo, block: tuple[int, int] | None) -> list[Out
         E4M3,
         info.shape,
         info,
-        lambda shard: quantized(functools.partial(shard.chunks, info.name), grid, itemsize, scales),
+        lambda shard: quantized(functools.partial(shard.chunks, info.name), grid, itemsize, scales, nonfinite),
     )
     shape = grid.grid if block is not None else ()
-    scale = Output(grid.scale, torch.float32, shape, None, lambda shard: [torch.cat([s.reshape(-1) for s in scales])])
+    scale = Output(grid.scale, torch.float32, shape, None, lambda shard: [s.reshape(-1) for s in scales])
     return [weight, scale]

@@ -127,6 +127,10 @@ def plan_entries(tensors: list[tuple[str, torch.dtype, tuple[int, ...]]]) -> lis
                 f"tensor {name!r}: the name is not valid Unicode text (it holds a lone surrogate), "
                 "so it cannot be a safetensors name; rename it in the state dict"
             )
+        if not fits_int64([*shape, dtype.itemsize]):
+            raise CheckpointError(
+                f"tensor {name!r}: shape {list(shape)} in {dtype} is too large for torch to read back"
+            )
         nbytes = math.prod(shape) * dtype.itemsize
         entries.append(Entry(name, dtype, tuple(shape), offset, offset + nbytes))
         offset += nbytes
@@ -205,7 +209,7 @@ def _torch_shape(shape: tuple[int, ...], code: str, about: str) -> tuple[int, ..
                 f"multiple of {packed}; got {list(shape)}"
             )
         shape = (*shape[:-1], shape[-1] // packed)
-    if not _fits_int64([*shape, CODE_TO_DTYPE[code].itemsize]):
+    if not fits_int64([*shape, CODE_TO_DTYPE[code].itemsize]):
         raise CheckpointError(
             f"{about}: shape {list(shape)} is too large for torch (the product of its dimensions, "
             "zeros counted as one, must fit int64): the header is corrupt"
@@ -213,7 +217,7 @@ def _torch_shape(shape: tuple[int, ...], code: str, about: str) -> tuple[int, ..
     return shape
 
 
-def _fits_int64(factors: list[int]) -> bool:
+def fits_int64(factors: list[int]) -> bool:
     """Whether the product of ``factors``, zeros counted as one, is below 2**63 (as torch needs)."""
     product = 1
     for factor in factors:

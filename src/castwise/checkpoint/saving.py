@@ -18,6 +18,8 @@ from castwise.checkpoint.keep import KeepRule, keep_globs
 from castwise.checkpoint.layout import resolve
 from castwise.checkpoint.metadata import castwise_metadata
 from castwise.checkpoint.safetensors_header import plan_entries
+from castwise.checkpoint.shards import claim_names
+from castwise.checkpoint.source_guard import SourceGuard
 from castwise.checkpoint.sources import open_source
 from castwise.checkpoint.writer import SafetensorsWriter
 from castwise.policy import Policy, PolicyLike, dtype_from_name
@@ -67,12 +69,17 @@ def save(
 def load(path: str | Path, dtype: str | torch.dtype | None = None) -> dict[str, torch.Tensor]:
     """Every tensor of a checkpoint in its stored dtype, or floating ones cast to ``dtype``."""
     target = dtype_from_name(dtype) if dtype is not None else None
+    layout = resolve(path)
+    guard = SourceGuard.of(layout)
     state: dict[str, torch.Tensor] = {}
-    for file in resolve(path).files:
+    seen: dict[str, Path] = {}
+    for file in layout.files:
         with closing(open_source(file)) as shard:
+            claim_names(seen, file, shard.infos())
             for info in shard.infos():
                 tensor = shard.read(info.name)
                 state[info.name] = tensor.to(storage_dtype(tensor.dtype, target, kept=False))
+    guard.check()
     return state
 
 

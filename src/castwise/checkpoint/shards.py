@@ -3,13 +3,17 @@
 Every reader gives the same three things: ``infos()`` (no data read), ``read(name)`` (one whole
 tensor, in fresh memory) and ``chunks(name)`` (the tensor flattened, in pieces of at most
 ``CHUNK_BYTES``), which is what keeps conversion memory near one chunk rather than one model.
+A piece may be overwritten by the next one: use each before asking for the next.
+
+Data is read with ordinary reads, never memory-mapped: a file truncated while it is read is a
+``CheckpointError``, where a mapping would kill the process with SIGBUS.
 """
 
 from __future__ import annotations
 
 import math
-import mmap
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -20,7 +24,10 @@ from castwise.checkpoint.dtypes import CHUNK_BYTES, byte_view, flat_chunks
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.safetensors_header import read_header
 from castwise.checkpoint.tensor_info import TensorInfo
-from castwise.checkpoint.torch_file import load_torch_file
+from castwise.checkpoint.torch_file import TorchFile
+
+READ_BYTES = 4 * 1024 * 1024
+"""Default piece of a safetensors tensor read at a time."""
 
 
 class ShardReader(Protocol):
@@ -36,6 +43,25 @@ class ShardReader(Protocol):
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]: ...
 
     def close(self) -> None: ...
+
+
+def claim_names(seen: dict[str, Path], file: Path, infos: Iterable[TensorInfo]) -> None:
+    """Record in ``seen`` the tensor names ``file`` holds; refuse one another file already holds
+    (which copy is meant cannot be known, as with a name repeated inside one header)."""
+    for info in infos:
+        other = seen.setdefault(info.name, file)
+        if other != file:
+            raise CheckpointError(
+                f"tensor {info.name!r} is stored in both {other} and {file}: which one is meant cannot be "
+                "known; remove one copy (castwise reads a name from one file only)"
+            )
+
+
+def check_unique_names(per_file: Mapping[Path, Iterable[TensorInfo]]) -> None:
+    """Refuse a tensor name stored in two of the files (see :func:`claim_names`)."""
+    seen: dict[str, Path] = {}
+    for file, infos in per_file.items():
+        claim_names(seen, file, infos)
 
 
 def open_shard(path: Path, data: bool = True, key: str | None = None) -> ShardReader:
@@ -59,7 +85,7 @@ class SafetensorsReader:
         self.metadata = self.header.metadata
         self._entries = {e.name: e for e in self.header.entries}
         self._file = open(path, "rb", buffering=0) if data else None
-        self._map: mmap.mmap | None = None
+        self._buffer = torch.empty(0, dtype=torch.uint8)
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor in file order, from the header alone."""
@@ -74,73 +100,63 @@ class SafetensorsReader:
         return tensor
 
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
-        """The tensor's elements in 1-D pieces mapped from the file, each unmapped after use.
+        """The tensor's elements in 1-D pieces read into one reused buffer (each valid until the next).
 
-        Mapping avoids copying the data once more; dropping each piece's pages once the caller
-        has used it keeps resident memory at one chunk rather than the whole file.
+        Without ``chunk_bytes`` the pieces are small enough (``READ_BYTES``) for the buffer to stay
+        in the CPU cache while the caller casts or writes it, so the copy a read makes costs little.
         """
         entry = self._entries[name]
         itemsize = entry.dtype.itemsize
-        step = max(1, (chunk_bytes or CHUNK_BYTES) // itemsize) * itemsize
-        mapped = self._mapped()
+        step = max(1, (chunk_bytes or min(CHUNK_BYTES, READ_BYTES)) // itemsize) * itemsize
+        if self._buffer.numel() < min(step, entry.nbytes):
+            self._buffer = torch.empty(min(step, entry.nbytes), dtype=torch.uint8)
         for start in range(0, entry.nbytes, step):
-            offset, size = self.header.data_start + entry.begin + start, min(step, entry.nbytes - start)
-            yield torch.frombuffer(mapped, dtype=entry.dtype, count=size // itemsize, offset=offset)
-            _drop_pages(mapped, offset, size)
-
-    def _mapped(self) -> mmap.mmap:
-        assert self._file is not None, "opened with data=False"
-        if self._map is None:  # private and never written: pages stay shared with the page cache
-            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_COPY)
-        return self._map
+            piece = self._buffer[: min(step, entry.nbytes - start)]
+            self._read_into(entry.begin + start, byte_view(piece))
+            yield piece.view(entry.dtype)
 
     def _read_into(self, offset: int, target: memoryview) -> None:
         assert self._file is not None, "opened with data=False"
-        self._file.seek(self.header.data_start + offset)
         view, filled = memoryview(target).cast("B"), 0
-        while filled < len(view):
-            got = self._file.readinto(view[filled:])
-            if not got:
-                raise CheckpointError(f"{self.path}: ended early while reading: was it changed or truncated?")
-            filled += got
+        try:
+            while filled < len(view):
+                got = os.preadv(self._file.fileno(), [view[filled:]], self.header.data_start + offset + filled)
+                if not got:
+                    raise CheckpointError(f"{self.path}: ended early while reading: was it changed or truncated?")
+                filled += got
+        except OSError as exc:
+            raise CheckpointError(f"{self.path}: could not be read ({exc.strerror or exc})") from None
 
     def close(self) -> None:
-        """Close the file (the mapping goes with the last tensor that still views it)."""
-        self._map = None
+        """Close the file and drop the read buffer."""
+        self._buffer = torch.empty(0, dtype=torch.uint8)
         if self._file is not None:
             self._file.close()
 
 
-def _drop_pages(mapped: mmap.mmap, offset: int, size: int) -> None:
-    """Unmap the pages of a used piece; touching them again re-reads them from the file."""
-    if hasattr(mmap, "MADV_DONTNEED"):
-        start = offset // mmap.PAGESIZE * mmap.PAGESIZE
-        mapped.madvise(mmap.MADV_DONTNEED, start, offset + size - start)
-
-
 class TorchReader:
-    """A torch file loaded with ``weights_only=True``: memory-mapped, or on meta for infos."""
+    """A torch file loaded with ``weights_only=True`` on the meta device; data read a storage at a time."""
 
     def __init__(self, path: Path, data: bool = True) -> None:
         self.path = path
         self.metadata: dict[str, str] = {}
-        self._tensors = load_torch_file(path, meta=not data)
+        self._file = TorchFile(path, data)
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor in the pickle's order; only the pickle itself was read."""
         return [
             TensorInfo(name, t.dtype, tuple(t.shape), math.prod(t.shape) * t.element_size(), self.path.name)
-            for name, t in self._tensors.items()
+            for name, t in self._file.tensors.items()
         ]
 
     def read(self, name: str) -> torch.Tensor:
-        """One tensor (memory-mapped when the file is in torch's zip format)."""
-        return self._tensors[name]
+        """One tensor, as stored."""
+        return self._file.read(name)
 
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
         """The tensor's elements in contiguous 1-D pieces."""
-        return flat_chunks(self._tensors[name], chunk_bytes)
+        return flat_chunks(self._file.read(name), chunk_bytes)
 
     def close(self) -> None:
-        """Drop the mapped tensors."""
-        self._tensors = {}
+        """Drop the tensors and the storage read last."""
+        self._file.close()
