@@ -17,7 +17,7 @@ from castwise.explainer import Explanation, Family
 from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
-HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4")
+HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 
