@@ -112,3 +112,83 @@ def test_a_rule_on_any_line_wins_over_a_shape_on_a_later_one() -> None:
     text = ("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16\n"
             "Error: NaN detected, tensors must have same dtype (Half and Float)\n")
     assert cw.explain(text).kind is Kind.MATMUL
+
+
+@pytest.mark.parametrize(("text", "kind", "confidence"), [
+    ("RuntimeError: expected scalar type Long but found Float", Kind.INDEX_TENSOR, Confidence.LOW),
+    ("RuntimeError: Expected object of scalar type Long but got scalar type Float for argument #3 'index'",
+     Kind.INDEX_TENSOR, Confidence.HIGH),
+    ("RuntimeError: Expected object of scalar type Long but got scalar type Float for argument #2 'mat2'",
+     Kind.INTEGER_OPERAND, Confidence.HIGH),
+    ('  File "model.py", line 9, in forward\n    return F.linear(x, self.weight)\n'
+     "RuntimeError: expected scalar type Long but found Float", Kind.INTEGER_OPERAND, Confidence.HIGH),
+    ("RuntimeError: expected scalar type Float but found Long", Kind.INTEGER_OPERAND, Confidence.HIGH),
+])
+def test_which_tensor_must_change_follows_the_dtype_the_op_expected(text: str, kind: Kind,
+                                                                     confidence: Confidence) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is kind and explanation.confidence is confidence
+    assert set(explanation.dtypes) == {"int64", "f32"}
+    assert (".long()" in explanation.fix) is (kind is Kind.INDEX_TENSOR)
+
+
+def test_legacy_type_names_on_two_devices_are_a_device_mismatch_not_a_dtype_error() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of type torch.cuda.LongTensor but found type "
+                             "torch.LongTensor for argument #3 'index'")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and explanation.dtypes == ("int64", "int64")
+    assert "not a dtype problem" in explanation.cause and "argument 'index'" in explanation.cause
+
+
+def test_old_torch_s_source_argument_is_an_indexed_write() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of scalar type Float but got scalar type Half for "
+                             "argument #4 'source' in call to _th_index_add_")
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("f32", "f16")
+    assert explanation.op == "index_add_" and "src.to(dst.dtype)" in explanation.fix
+
+
+@pytest.mark.parametrize("text", [
+    "When training the GUI shows a nan loss and the preview is empty.",
+    "`train_loss` and `valid_loss` in the plotted table are `nan`.",
+    "开启FP16加速训练，但loss一直为nan",
+    "Loss always nan no matter what lr is used",
+    "fp16 training may occasionally report gradient NaN error.",
+])
+def test_a_nan_loss_said_in_prose_is_read_with_low_confidence(text: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.NONFINITE and explanation.confidence is Confidence.LOW
+    assert "castwise doctor" in explanation.fix
+
+
+@pytest.mark.parametrize("text", [
+    "the loss function is fine, I tested nanoGPT", "my loss has no nan at all", "loss_scale: inf at the first step",
+    "the loss went down. nan checks are off", "information loss is high",
+])
+def test_prose_near_a_loss_without_a_nan_is_not_read_as_one(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+@pytest.mark.parametrize(("line", "collapsed"), [
+    ("Epoch: 0   Global Step: 20   Fp16 Grad Scale:  0   Required: 194 hours", True),
+    ("step 20 | loss_scale=0.0078125 | lr 1e-4", True),
+    ("Epoch: 0   Global Step: 20   Fp16 Grad Scale:  65536   Required: 194 hours", False),
+])
+def test_a_printed_loss_scale_is_read_only_when_it_has_collapsed(line: str, collapsed: bool) -> None:
+    explanation = cw.explain(line)
+    assert (explanation is not None and explanation.kind is Kind.LOSS_SCALE) is collapsed
+
+
+def test_a_gpu_that_says_it_has_no_bf16_is_told_to_use_float16() -> None:
+    explanation = cw.explain("RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to "
+                             "float16.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",) and "float16" in explanation.fix
+
+
+@pytest.mark.parametrize(("context", "device"), [
+    ("i wanna use fp16 to inference on cpu", "cpu"),
+    ("fp16 inference on cpu works on the gpu box", None),
+    ("fp16 inference", None),
+])
+def test_a_kernel_name_without_a_device_takes_the_one_the_paste_names(context: str, device: str | None) -> None:
+    explanation = cw.explain(f"{context}\nRuntimeError: \"unfolded2d_copy\" not implemented for 'Half'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.device == device
+    assert ("model.float()" in explanation.fix) is (device == "cpu")

@@ -4,7 +4,8 @@ torch's generic messages (``expected scalar type Float but found BFloat16``) com
 norms, batched matmuls, recurrent cells, custom CUDA extensions and the fused transformer fast
 path alike; the innermost frames say which (``F.conv2d(...)``, ``torch.layer_norm(...)``,
 ``torch._transformer_encoder_layer_fwd(...)``, ``ext.dcnv4_backward(...)``). The module is the one
-the innermost non-torch frame calls (``latents = self.norm2(latents)`` names ``self.norm2``).
+the innermost non-torch frame calls (``latents = self.norm2(latents)`` names ``self.norm2``). A paste's
+prose can name the device a kernel name does not (``inference on cpu``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,17 @@ EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\
 
 _CALL = re.compile(r"\bself\.([A-Za-z][\w.]*)\s*\(")
 _MODULE_CALL = frozenset({"_wrapped_call_impl", "_call_impl", "__call__"})
+
+
+_CPU_WORD = re.compile(r"(?<![A-Za-z])cpu(?![A-Za-z])", re.IGNORECASE)
+_GPU_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|gpu|gpus)(?![A-Za-z])", re.IGNORECASE)
+
+
+def cpu_said(failure: Failure) -> bool:
+    """Whether a paste speaks of the CPU and never of a GPU (``i wanna use fp16 to inference on cpu``): the device
+    a kernel name that names none ran on."""
+    text = "\n".join(failure.paste)
+    return bool(_CPU_WORD.search(text)) and not _GPU_WORD.search(text)
 
 
 def innermost(failure: Failure) -> tuple[Frame, ...]:

@@ -5,7 +5,7 @@ different dtypes. ``Attempting to unscale FP16 gradients`` means the trained par
 (no fp32 master copy), which GradScaler refuses. A loss scale driven to its minimum means fp16
 overflows on every step; occasional skipped steps are how dynamic loss scaling works. Each
 framework words these its own way (torch, apex, DeepSpeed, fairseq); a printed scale below 1 is
-read as the collapse it is, whichever wording carried it.
+read as the collapse it is, whichever wording carried it (a training log's ``Grad Scale: 0`` too).
 """
 
 from __future__ import annotations
@@ -100,6 +100,11 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _printed_scale(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A loss scale a training log prints (``Fp16 Grad Scale:  0``): below 1 it has collapsed, otherwise nothing."""
+    return _scale_floor(found, failure) if _below_one(found["scale"]) else None
+
+
 def _below_one(scale: str) -> bool:
     """Whether a printed loss scale is below 1: fp16 then overflows on (nearly) every step."""
     try:
@@ -118,6 +123,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),
     rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),
+    rule(r"\b(?:loss|grad(?:ient)?)[ _]?scal(?:e|er)\b\s*[:=]?\s*(?P<scale>\d[\d.e+-]{0,20})(?![\w.])",
+         _printed_scale),
     rule(r"OVERFLOW!\s*Skipping step\.?\s*Attempted loss scale:?\s*[\d.e+-]+,?\s*reducing to (?P<scale>[\d.e+-]+)",
          _skipped_step),
 )

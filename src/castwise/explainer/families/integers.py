@@ -13,7 +13,7 @@ import re
 
 from castwise.explainer.advice import a, dtype_list
 from castwise.explainer.clues import CLASS_INDEX_LOSS, LOSS, shows
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, rule
 from castwise.explainer.spelling import is_floating, is_low_precision
@@ -65,6 +65,23 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
         "convert the data where it is made: `x.float()` (or `x.to(weight.dtype)`); if it is token ids, pass them "
         "through an embedding instead. Not a precision problem: a policy does not convert integer tensors",
         op=op, names=names,
+    )
+
+
+def integer_required(failure: Failure, names: tuple[str, ...], op: str | None, confident: bool) -> Explanation:
+    """An op that takes an integer tensor (``names[0]``) got a floating one (``names[1]``): indices, labels, a batch
+    vector. Said with low confidence unless an argument or frame shows it: the same words also come from an op whose
+    integer operand is the odd one (a ``torch.tensor(0)`` constant meeting float data)."""
+    wanted, got = (names + ("an integer", "a floating"))[:2]
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        f"{op or 'an op'} expected {a(wanted)} tensor but got {a(got)} one: it takes integers there (indices, "
+        "labels, a batch or segment vector, counts)",
+        "a tensor that must hold integers built or converted as floats (`torch.tensor(..., dtype=torch.float)`, "
+        "`np.zeros(...)`, a `.float()` applied to every tensor of a batch)" + _cast_by_batch(names),
+        "convert that tensor to the integer dtype where it is made (`x.long()`); if instead the integer tensor is "
+        "the odd one (a constant such as `torch.tensor(0)` meeting float data), make that one float",
+        op=op, names=names, confidence=Confidence.HIGH if confident else Confidence.LOW,
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
-from castwise.explainer.clues import CLASS_INDEX_LOSS, first_shown
+from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -31,7 +31,7 @@ _BY_DESIGN = (
     (re.compile(r"fft|stft", re.I), "FFTs have no bf16 kernels, and fp16 only on CUDA for power-of-two sizes"),
     (re.compile(r"ctc", re.I), "CTC loss has no 16-bit kernels"),
 )
-_CPU_FP16 = re.compile(r"addmm|conv|LayerNorm|baddbmm|bmm|matmul|gemm", re.I)
+_CPU_FP16 = re.compile(r"addmm|conv|unfold|LayerNorm|baddbmm|bmm|matmul|gemm", re.I)
 
 
 _CPU_KERNELS = ("LayerNormKernelImpl",)
@@ -85,7 +85,7 @@ def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | No
     op, names = found["op"], dtypes(found, "dtype")
     if names and not is_low_precision(names[0]):
         return _wrong_kind_of_dtype(failure, op, names)
-    return no_kernel(failure, op, names, _device(op))
+    return no_kernel(failure, op, names, _device(op) or ("cpu" if cpu_said(failure) else None))
 
 
 def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
@@ -179,4 +179,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
+    rule(r"\b(?:CUDA|GPU)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
+         _compute_capability),
 )

@@ -231,8 +231,11 @@ def recurrent(failure: Failure, names: tuple[str, ...], hidden: bool = False) ->
 
 
 def _indexed_write(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "dst", "src")
-    op = found.groupdict().get("op") or "an indexed write"
+    return indexed_write(failure, dtypes(found, "dst", "src"), found.groupdict().get("op") or "an indexed write")
+
+
+def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """An indexed write (``op``) of values of another dtype (``names``: destination, source) than its destination."""
     where = f"put {names[1]} values into {a(names[0])} tensor" if len(names) == 2 else "mixed two dtypes"
     return mixed_float(
         Kind.INDEXED_WRITE, failure, names, op,
@@ -277,16 +280,28 @@ def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_MATMUL_ARGUMENTS = ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2")
+"""torch's argument names for a matmul's operands (older messages say ``for argument #2 'mat2'``)."""
+
+_WRITTEN_ARGUMENTS = ("source", "src", "values")
+"""torch's argument names for the values an indexed write (index_add_, index_put_, scatter) stores."""
+
+
 def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     """``expected scalar type A but found B`` (and older wordings): the frames say which op."""
     names = dtypes(found, "a", "b")
     argument = (found.groupdict().get("arg") or "").lower()
+    places = (device_of(found["a"]), device_of(found["b"]))
+    if places[0] and places[1] and places[0] != places[1]:
+        return devices.mismatch(failure, places, names, op=f"argument '{argument}'" if argument else "an op")
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
-    if argument in ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2"):
+    if argument in _MATMUL_ARGUMENTS:
         return mixed_float(Kind.MATMUL, failure, names, "a matrix multiply")
+    if argument in _WRITTEN_ARGUMENTS:
+        return indexed_write(failure, names, found.groupdict().get("op") or "an indexed write")
     op = first_shown(failure, NORM, CONV, RNN, ATTENTION, MATMUL, EXTENSION)
     if op is NORM:
         return norm_param(failure, names)
@@ -331,12 +346,17 @@ def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
 
 
 def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> Explanation:
+    """An integer dtype in ``expected scalar type A but found B``: a loss target, integer data in float math (the
+    integer is expected only when it is a matmul's or layer's first operand), or a float where integers belong."""
     if argument == "target" or (integers.class_index_loss(failure) and not is_floating(names[0])):
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
     if shows(failure, LOSS, everywhere=True) and is_floating(names[0]):
         return integers.target(failure, names[1:], wants_float=True)
     op = first_shown(failure, RNN, CONV, MATMUL, EXTENSION)
-    return integers.integer_operand(failure, names, op.name if op else None)
+    if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL):
+        return integers.integer_operand(failure, names, op.name if op else None)
+    return integers.integer_required(failure, names, f"argument '{argument}'" if argument else None,
+                                     confident=argument in ("index", "indices") or op is EXTENSION)
 
 
 RULES: tuple[Rule, ...] = (
@@ -385,7 +405,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
          r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
     rule(r"Expected object of scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"
-         r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)')?", _scalar_type),
+         r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)'(?: in call to _th(?:nn)?_(?P<op>\w{1,40}))?)?",
+         _scalar_type),
     rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",
          _scalar_type),
     rule(r"expected (?:type )?(?P<a>[\w.]*Tensor) but (?:found|got) (?:type )?(?P<b>[\w.]*Tensor)", _scalar_type),

@@ -37,7 +37,8 @@ def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def _nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
+def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
+    """The loss said to be NaN or inf (``found["value"]``; empty when the words say only non-finite)."""
     return explained(
         Kind.NONFINITE, failure,
         f"the loss became {found['value'].lower() or 'non-finite'}: some value in the forward or backward is not "
@@ -58,7 +59,7 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
     rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
-         r"(?P<value>nan|inf)\b", _nan_loss),
-    rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", _nan_loss),
-    rule(r"(?P<value>NaN) or Inf found in input tensor", _nan_loss),
+         r"(?P<value>nan|inf)\b", nan_loss),
+    rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),
+    rule(r"(?P<value>NaN) or Inf found in input tensor", nan_loss),
 )

@@ -4,7 +4,8 @@ Every new sample of reports brings wordings no rule was written for: a library's
 backend's, an app's wrapper, a retyped message. Three shapes recur whatever the wording: two
 floating dtypes named beside a mismatch (``same dtype``, ``different precisions``, ``expected A
 ... got B``); a 16-bit dtype named beside a missing kernel or support (``not implemented``, ``not
-supported``, ``only supports``); and NaN or inf said to have appeared. These rules are tried only
+supported``, ``only supports``); and NaN or inf said to have appeared, or said of a loss or a gradient in
+prose (``the loss is always nan``, ``a nan loss``, ``loss一直为nan``). These rules are tried only
 after no rule recognised any line of the paste, and they answer with low confidence: the family is
 likely, the details are not known. Dtypes are taken only as torch and libraries print them
 (``Half``, ``BFloat16``, ``torch.float16``, ``fp16``), never from lowercase prose (``half of``).
@@ -19,7 +20,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_kernel
 from castwise.explainer.families.mixed import mixed_float
-from castwise.explainer.families.nonfinite import appeared
+from castwise.explainer.families.nonfinite import appeared, nan_loss
 from castwise.explainer.rules import Rule, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
@@ -27,6 +28,9 @@ _PRINTED_DTYPE = re.compile(
     r"(?<![\w.])(?:(?:c10|at)::|torch\.(?:cuda\.)?)?(?:Half|BFloat16|Float|Double|Float8_\w{1,12}|float16|bfloat16|"
     r"float32|float64|fp16|bf16|fp32|FP16|BF16|FP32)(?:Tensor|Type)?(?![\w])"
 )
+_WORD_START = r"(?<![A-Za-z0-9])"
+_WORD_END = r"(?![A-Za-z0-9])"
+"""Word edges for English words inside text of any script (``\\b`` fails between ``loss`` and ``一直为``)."""
 _DEVICE = re.compile(r"\b(cpu|cuda|mps|xpu|npu|xla)\b", re.IGNORECASE)
 
 
@@ -64,4 +68,9 @@ RULES: tuple[Rule, ...] = (
          r"\bunsupported\b", _missing_support),
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appeared)\b", appeared),
+    rule(rf"{_WORD_START}loss(?:es)?{_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
+         rf"(?P<value>nan|inf){_WORD_END}", nan_loss),
+    rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?\s+"
+         rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
+    rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
 )
