@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 def inspect_command(
     path: str = typer.Argument(
         ...,
+        metavar="PATH",
         help="A .safetensors, .bin/.pt/.pth file, an *.index.json, a model folder, a DCP folder, or a DeepSpeed "
         "ZeRO checkpoint folder (its 'latest' tag, or one global_stepN folder).",
     ),
@@ -39,8 +40,8 @@ def inspect_command(
 
 
 def convert_command(
-    src: str = typer.Argument(..., help="Checkpoint to read (any format inspect reads); never modified."),
-    dst: str = typer.Argument(..., help="A .safetensors file, or a folder when SRC is a folder or index."),
+    src: str = typer.Argument(..., metavar="SRC", help="Checkpoint to read (any format inspect reads); never modified."),
+    dst: str = typer.Argument(..., metavar="DST", help="A .safetensors file, or a folder when SRC is a folder or index."),
     dtype: str = typer.Option(
         ...,
         "--dtype",

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def explain_command(
-    file: Path | None = typer.Argument(None, metavar="[FILE]", help="A log or traceback to read; default: stdin."),
+    file: Path | None = typer.Argument(None, metavar="FILE", help="A log or traceback to read; default: stdin."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Explain a dtype/precision error from a pasted log: its cause, the likely culprit and the fix."""

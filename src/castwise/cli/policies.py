@@ -24,7 +24,7 @@ BARE_DTYPES = ("f16", "half", "f32", "full")
 
 
 def policies_command(
-    name: str = typer.Argument(None, help="Show how one name (canonical, alias or triple) resolves."),
+    name: str = typer.Argument(None, metavar="NAME", help="Show how one name (canonical, alias or triple) resolves."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """List the precision policies and the aliases each accepts, or show how NAME resolves."""
