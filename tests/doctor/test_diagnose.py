@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -153,6 +155,17 @@ def test_the_model_is_left_untouched() -> None:
     cw.diagnose(model, example_inputs(), policies=["bf16-true"], modes=["eval"])
     assert all(torch.equal(before[k], v) and v.dtype == before[k].dtype for k, v in model.state_dict().items())
     assert not model._forward_hooks and not model.head._forward_pre_hooks
+
+
+def test_no_global_hook_outlives_a_diagnosis() -> None:
+    """torch forgets a removed global hook's with_kwargs flag; left there, every later compile warns."""
+    cw.diagnose(example_model(), example_inputs(), policies=["bf16-true"], modes=["eval"])
+    failed = cw.diagnose(nn.Linear(3, 2), torch.randn(2, 5), policies=["bf16-true"], modes=["eval"])
+    assert not failed.ok and failed.reference[0].exception
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.compile(nn.Linear(2, 2), backend="eager")(torch.randn(1, 2))
+    assert [w for w in caught if issubclass(w.category, UserWarning)] == []
 
 
 def test_bad_modes_and_policies_are_value_errors() -> None:

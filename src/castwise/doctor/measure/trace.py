@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.nn.modules import module as torch_module
 from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
 from castwise.doctor.report.data import ROOT, ModuleStats
@@ -17,6 +18,17 @@ from castwise.model.keep_fp32 import is_computing_in_fp32
 from castwise.policy import dtype_name
 
 OutputHook = Callable[[str, list[torch.Tensor]], None]
+
+
+def _forget_kwargs_flag(handle_id: int) -> None:
+    """Drop the with_kwargs flag a removed global forward hook leaves behind in torch.
+
+    ``RemovableHandle.remove`` forgets the hook but not that flag, and while any flag is there torch
+    counts a global hook as present: every later ``torch.compile(module)`` in the process warns.
+    """
+    flags = getattr(torch_module, "_global_forward_hooks_with_kwargs", None)
+    if flags is not None:
+        flags.pop(handle_id, None)
 
 
 def integer_tensors(obj: Any) -> list[torch.Tensor]:
@@ -123,6 +135,7 @@ class Tracer:
     def __exit__(self, *exc: Any) -> None:
         for handle in self._handles:
             handle.remove()
+            _forget_kwargs_flag(handle.id)
         self._handles.clear()
 
     def _before(self, module: nn.Module, args: tuple) -> None:
