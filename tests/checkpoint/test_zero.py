@@ -9,11 +9,8 @@ import hashlib
 import importlib.metadata
 import io
 import json
-import os
 import pickle
 import shutil
-import subprocess
-import sys
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
@@ -31,26 +28,11 @@ from castwise.checkpoint.zero.torch_zip import Storage
 from castwise.checkpoint.zero.unpickler import StoredTensor
 from castwise.cli import app
 
-from .helpers import RunsCommand
+from .helpers import DEEP_TUPLE_KEY, LAUGHING_KEY, RunsCommand, deep_list_size, torch_zip_with_pickle
 from .zero_models import Net
 
-WORKER = Path(__file__).with_name("zero_worker.py")
-TORCHRUN = Path(sys.executable).with_name("torchrun")
 CASES = ("stage1-bf16", "stage2-bf16", "stage3-bf16", "stage2-fp16", "stage3-fp16", "llama-stage3-bf16")
 RANK1_OPTIM = "bf16_zero_pp_rank_1_mp_rank_00_optim_states.pt"
-
-
-@pytest.fixture(scope="session")
-def zero(tmp_path_factory) -> Path:
-    """Every case of zero_worker.py, saved by DeepSpeed once per session, with zero_to_fp32.py's output."""
-    pytest.importorskip("deepspeed")
-    out = tmp_path_factory.mktemp("zero")
-    source = Path(__file__).parents[2] / "src"
-    env = dict(os.environ, DS_ACCELERATOR="cpu", OMP_NUM_THREADS="1", PYTHONPATH=str(source))
-    command = [str(TORCHRUN), "--standalone", "--nproc_per_node=2", str(WORKER), "--out", str(out)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return out
 
 
 def _digest(folder: Path) -> dict[str, str]:
@@ -345,6 +327,37 @@ def test_an_oversized_pickle_is_refused_before_it_is_read(tmp_path, monkeypatch)
     path = _craft(tmp_path / "big.pt", {"module": {"x" * 200: 1}}, {})
     with pytest.raises(CheckpointError, match=r"over the 100-byte bound"):
         read_model_states(path)
+
+
+HOSTILE_PICKLES = {
+    "deep-key": (DEEP_TUPLE_KEY, r"nests containers more than 100 levels deep"),
+    "deep-size": (deep_list_size(100_000), r"nests containers more than 100 levels deep"),
+    "self-multiplying": (LAUGHING_KEY, r"reuses parts of itself"),
+    "huge-memo-index": (b"\x80\x02}r\xff\xff\xff\xff.", r"stores memo entry 4,294,967,295 after only 3 opcodes"),
+    "huge-string": (b"\x80\x04\x8d" + (2**62).to_bytes(8, "little") + b".", r"ends inside an opcode"),
+    "huge-frame": (b"\x80\x04\x95" + (2**62).to_bytes(8, "little") + b"}.", r"not a readable ZeRO shard .*truncated"),
+    "no-stop": (b"\x80\x02}" + b"K\x01K\x01s" * 1000, r"without its STOP opcode"),
+}
+"""Pickles that crash, exhaust or hang an unpickler; each inside a valid torch zip."""
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_PICKLES))
+def test_a_hostile_pickle_is_refused_before_the_unpickler_sees_it(tmp_path, name):
+    raw, reason = HOSTILE_PICKLES[name]
+    shard = torch_zip_with_pickle(tmp_path / "zero_pp_rank_0_mp_rank_00_model_states.pt", raw)
+    with pytest.raises(CheckpointError, match=reason) as refused:
+        read_model_states(shard)
+    assert str(shard) in str(refused.value)
+    folder = tmp_path / "global_step1"  # the same shard met by inspect and convert, in a tag folder
+    folder.mkdir()
+    shard.rename(folder / shard.name)
+    shutil.copy(folder / shard.name, folder / "bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt")
+    before = _digest(folder)
+    for attempt in (lambda: cw.inspect(folder), lambda: cw.convert(folder, tmp_path / "out", "bf16")):
+        with pytest.raises(CheckpointError, match=reason):
+            attempt()
+    assert not (tmp_path / "out").exists() and not [p for p in tmp_path.iterdir() if ".castwise-" in p.name]
+    assert _digest(folder) == before
 
 
 def _flat(path: str, numel: int) -> StoredTensor:

@@ -7,7 +7,10 @@ inert :class:`Inert` record of its arguments and state; tensors become :class:`S
 references to bytes in the archive (checked to lie inside their storage), never read here. Any
 other global (``os.system``, ``builtins.eval``, ...) is refused before anything is built.
 
-:func:`unpickle` is the one place a shard's pickle is read.
+Which globals a pickle may name does not bound how it arranges them (a key nested 100,000 deep
+crashes the interpreter, a memo index of 2**32 allocates gigabytes), so before the unpickler sees
+a byte, :func:`~castwise.checkpoint.pickle_bounds.check_pickle` walks the pickle within the same
+bounds as every other pickle castwise reads. :func:`unpickle` is the one place a shard's pickle is read.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import torch
 
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.pickle_bounds import check_pickle
 from castwise.checkpoint.zero.torch_zip import Storage, TorchArchive
 
 MAX_DIMENSIONS = 64
@@ -120,8 +124,8 @@ class _TensorType:
 class _ShardUnpickler(pickle.Unpickler):
     """Builds only admitted globals; storages become :class:`Storage` records of the archive."""
 
-    def __init__(self, archive: TorchArchive) -> None:
-        super().__init__(io.BytesIO(archive.pickle_bytes()))
+    def __init__(self, archive: TorchArchive, pickled: bytes) -> None:
+        super().__init__(io.BytesIO(pickled))
         self._archive = archive
         self._storages: dict[str, Storage] = {}
         self._inert: dict[str, type[Inert]] = {}
@@ -215,9 +219,12 @@ _ADMITTED: dict[tuple[str, str], Callable[..., Any] | type] = {
 
 
 def unpickle(archive: TorchArchive) -> Any:
-    """The object ``archive``'s pickle describes, built from admitted globals only (no code runs)."""
+    """The object ``archive``'s pickle describes, walked within the pickle bounds first, then built
+    from admitted globals only (no code runs)."""
+    pickled = archive.pickle_bytes()
+    check_pickle(pickled, str(archive.path))
     try:
-        return _ShardUnpickler(archive).load()
+        return _ShardUnpickler(archive, pickled).load()
     except CheckpointError:
         raise
     except _Refused as exc:
