@@ -190,9 +190,9 @@ def test_one_file_output_shards_and_chunked_reads(zero, tmp_path):
     reader = ZeroReader(case / "global_step2")
     try:
         for info in reader.infos():
-            pieces = list(reader.chunks(info.name, chunk_bytes=8))
+            pieces = [p.clone() for p in reader.chunks(info.name, chunk_bytes=8)]  # each valid until the next
             assert all(p.numel() * p.element_size() <= 8 for p in pieces)
-            assert torch.equal(torch.cat([p.clone() for p in pieces]).reshape(info.shape), reader.read(info.name))
+            assert torch.equal(torch.cat(pieces).reshape(info.shape), reader.read(info.name))
     finally:
         reader.close()
 
