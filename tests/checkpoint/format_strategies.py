@@ -560,28 +560,51 @@ def _storage_records(raw: bytes) -> list[str]:
 
 
 def _damaged_state(draw: st.DrawFn, raw: bytes) -> bytes:
-    """The shard unpickled (a trusted file: DeepSpeed's own classes), one field changed, saved again."""
+    """The shard unpickled (a trusted file: DeepSpeed's own classes), one part of it changed, saved again."""
     state = torch.load(io.BytesIO(raw), weights_only=False)
-    fields = state.get("optimizer_state_dict", state)
-    key = draw(st.sampled_from(sorted(fields)))
-    value = fields[key]
-    if isinstance(value, (list, tuple)) and value and draw(st.booleans()):
+    buffer = io.BytesIO()
+    torch.save(_changed(draw, state), buffer)
+    return buffer.getvalue()
+
+
+def _changed(draw: st.DrawFn, value: Any, depth: int = 0) -> Any:
+    """``value`` with one part changed: a part of it (descended into at random), or itself."""
+    container = isinstance(value, (dict, list, tuple)) and not isinstance(value, torch.Size)
+    if container and value and depth < 5 and draw(st.integers(0, 4)):
+        if isinstance(value, dict):
+            key = draw(st.sampled_from(list(value)))
+            value[key] = _changed(draw, value[key], depth + 1)
+            return value
         items = list(value)
-        what = draw(st.integers(0, 3))
+        at = draw(st.integers(0, len(items) - 1))
+        items[at] = _changed(draw, items[at], depth + 1)
+        return items if isinstance(value, list) else tuple(items)
+    return _replaced(draw, value)
+
+
+def _replaced(draw: st.DrawFn, value: Any) -> Any:
+    """Another value for ``value``: a size or count off by a little or a lot, a tensor of another
+    length, dtype or layout, a list or dict missing, repeating or reordering items, or junk."""
+    junk = st.sampled_from([*_COUNT_JUNK, *_SHAPE_JUNK, {}, torch.ones(2)])
+    if isinstance(value, torch.Size) and value and draw(st.booleans()):
+        at = draw(st.integers(0, len(value) - 1))
+        sizes = list(value)
+        sizes[at] = max(0, sizes[at] + draw(st.sampled_from([-1, 1, sizes[at], 2**40])))
+        return torch.Size(sizes)
+    if isinstance(value, torch.Tensor) and draw(st.booleans()):
+        numel = max(0, value.numel() + draw(st.sampled_from([-1, 1, -value.numel()])))
+        dtype = draw(st.sampled_from([value.dtype, torch.bfloat16, torch.int64]))
+        return draw(st.sampled_from([torch.zeros(numel, dtype=dtype), torch.zeros(3, numel, dtype=dtype).t()]))
+    if type(value) is int and draw(st.booleans()):
+        return value + draw(st.sampled_from([-1, 1, 2**40, -value - 1]))
+    if isinstance(value, (list, dict)) and value and draw(st.booleans()):
+        items = list(value.items() if isinstance(value, dict) else value)
+        what = draw(st.integers(0, 2))
         if what == 0:
             items.pop(draw(st.integers(0, len(items) - 1)))
         elif what == 1:
-            items.append(items[0])
-        elif what == 2:
             items.reverse()
         else:
-            items[draw(st.integers(0, len(items) - 1))] = draw(st.sampled_from([*_SHAPE_JUNK, torch.zeros(3)]))
-        fields[key] = type(value)(items) if isinstance(value, list) else items
-    elif isinstance(value, dict) and value and draw(st.booleans()):
-        name = draw(st.sampled_from(sorted(value, key=str)))
-        value[name] = draw(st.sampled_from([*_SHAPE_JUNK, torch.zeros(2, 3), torch.zeros(3, 4).t(), "x"]))
-    else:
-        fields[key] = draw(st.sampled_from([*_COUNT_JUNK, *_SHAPE_JUNK, {}, torch.ones(2)]))
-    buffer = io.BytesIO()
-    torch.save(state, buffer)
-    return buffer.getvalue()
+            items.append(items[0])
+        return dict(items) if isinstance(value, dict) else items
+    return draw(junk)
