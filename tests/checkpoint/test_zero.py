@@ -239,6 +239,76 @@ def test_incomplete_or_damaged_shards_are_clear_errors_and_write_nothing(zero, t
     assert not (tmp_path / "out").exists() and _digest(case) == before
 
 
+RANK0_MODEL = "zero_pp_rank_0_mp_rank_00_model_states.pt"
+RANK0_OPTIM = "bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt"
+TOO_LONG_TO_PRINT = 10**5000
+"""Python refuses to write an integer of over 4,300 digits as text, and to make it a float."""
+
+
+def _set_loss_scale(state: dict) -> None:
+    state["optimizer_state_dict"]["loss_scaler"].cur_scale = 10**400
+
+
+FIELDS = {  # shard, change, what inspect, load and convert must do: the error, or None (read as usual)
+    "loss-scale-too-large-for-a-float": (RANK0_OPTIM, _set_loss_scale, None),  # OverflowError
+    "step-too-long-to-print": (RANK0_MODEL, lambda s: s.update(global_steps=TOO_LONG_TO_PRINT), None),  # ValueError
+    "version-with-a-lone-surrogate": (RANK0_MODEL, lambda s: s.update(ds_version="0.\ud800"), None),  # convert: UnicodeEncodeError
+    "shape-too-long-to-print": (
+        RANK0_MODEL,
+        lambda s: s["param_shapes"][0].update({next(iter(s["param_shapes"][0])): (TOO_LONG_TO_PRINT,)}),
+        r"'param_shapes\[0\]' is not a mapping of names to shapes",
+    ),  # ValueError
+    "stage-too-long-to-print": (
+        RANK0_OPTIM,
+        lambda s: s["optimizer_state_dict"].update(zero_stage=TOO_LONG_TO_PRINT),
+        r"zero stage \(int holding an integer of over 4,300 digits\) is not 1, 2 or 3",
+    ),  # ValueError
+}
+"""Fields the fuzzer (or a probe after it) found raising raw exceptions; each fixed."""
+
+
+@pytest.mark.parametrize("name", sorted(FIELDS))
+def test_a_field_of_an_extreme_value_is_read_or_refused_cleanly(zero, tmp_path, name):
+    shard, change, error = FIELDS[name]
+    case = _copy(zero, "stage3-bf16", tmp_path)
+    path = case / "global_step2" / shard
+    state = torch.load(path, weights_only=False)  # the test's own file: DeepSpeed's classes may load
+    change(state)
+    torch.save(state, path)
+    before = _digest(case)
+    if error is not None:
+        for attempt in (lambda: cw.inspect(case), lambda: cw.convert(case, tmp_path / "out", "bf16")):
+            with pytest.raises(CheckpointError, match=error):
+                attempt()
+        assert not (tmp_path / "out").exists()
+    else:
+        info = cw.inspect(case)
+        assert info.zero is not None and info.findings and json.dumps(info.zero)
+        cw.convert(case, tmp_path / "out", "fp32")
+        reference = _reference(zero, "stage3-bf16")
+        assert all(torch.equal(t, reference[n]) for n, t in cw.load(tmp_path / "out").items())
+        metadata = {k: v for k, v in info.zero.items() if k in ("step", "loss_scale", "deepspeed_version")}
+        assert metadata == {
+            "step": None if name.startswith("step") else 2,
+            "loss_scale": None if name.startswith("loss") else 1.0,
+            "deepspeed_version": "0.?" if name.startswith("version") else importlib.metadata.version("deepspeed"),
+        }
+    assert _digest(case) == before
+
+
+def test_a_byteorder_member_is_bounded_before_it_is_read(tmp_path):
+    good = _craft(tmp_path / "good.pt", _model_states(_Tensor(_Stored("0", 4), (4,))), {"0": bytes(16)})
+    path = tmp_path / "model.pt"
+    with zipfile.ZipFile(good) as original, zipfile.ZipFile(path, "w") as archive:
+        for info in original.infolist():
+            if info.filename.endswith("/byteorder"):  # 10 MB of zeros deflated to a few KB
+                archive.writestr(info.filename, b"little" + bytes(10_000_000), zipfile.ZIP_DEFLATED)
+            else:
+                archive.writestr(info, original.read(info))
+    with pytest.raises(CheckpointError, match=r"its byteorder member is 10,000,006 bytes"):
+        read_model_states(path)
+
+
 def test_shards_of_another_run_do_not_match(zero, tmp_path):
     case = _copy(zero, "stage3-bf16", tmp_path)
     shutil.copy(zero / "llama-stage3-bf16" / "global_step2" / RANK1_OPTIM, case / "global_step2" / RANK1_OPTIM)

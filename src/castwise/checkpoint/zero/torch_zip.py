@@ -26,6 +26,7 @@ MAX_PICKLE_BYTES = 64 * 1024 * 1024
 """The largest ``data.pkl`` read: a ZeRO shard's pickle holds names and shapes, not tensor data."""
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LOCAL_SIGNATURE = 0x04034B50
+_MAX_BYTE_ORDER = 16
 _STORAGE_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
@@ -97,7 +98,10 @@ class TorchArchive:
     def _check_byte_order(self) -> None:
         name = self._prefix + "byteorder"
         if name in self._zip.namelist():
-            order = self._read_member(self._zip.getinfo(name)).strip()
+            info = self._zip.getinfo(name)
+            if info.file_size > _MAX_BYTE_ORDER:
+                raise CheckpointError(f"{self.path}: its byteorder member is {info.file_size:,} bytes, not a word")
+            order = self._read_member(info).strip()
             if order != b"little":
                 raise CheckpointError(
                     f"{self.path}: saved with byte order {order[:16]!r}; castwise reads little-endian files"
