@@ -506,8 +506,10 @@ def _zero_template() -> tuple[dict[str, bytes], dict[str, torch.Tensor]]:
     return files, expected
 
 
-_SHAPE_JUNK = [(2**40,), (-1,), (0,), "x", None, [[1]], (5,) * 70, (2**62, 2**62)]
-_COUNT_JUNK = [0, 1, 3, 2**20, -1, None, "2", [2, 0], [], 2.0]
+_HUGE_INT = 10**5000
+"""An integer Python refuses to write as text (over 4,300 digits), or to turn into a float."""
+_SHAPE_JUNK = [(2**40,), (-1,), (0,), "x", None, [[1]], (5,) * 70, (2**62, 2**62), (2**64,), (_HUGE_INT,)]
+_COUNT_JUNK = [0, 1, 3, 2**20, -1, None, "2", [2, 0], [], 2.0, 2**64, _HUGE_INT, True, "\ud800"]
 
 
 @st.composite
@@ -570,6 +572,10 @@ def _damaged_state(draw: st.DrawFn, raw: bytes) -> bytes:
 def _changed(draw: st.DrawFn, value: Any, depth: int = 0) -> Any:
     """``value`` with one part changed: a part of it (descended into at random), or itself."""
     container = isinstance(value, (dict, list, tuple)) and not isinstance(value, torch.Size)
+    fields = vars(value) if hasattr(value, "__dict__") and not isinstance(value, torch.Tensor) else None
+    if fields and depth < 5 and draw(st.integers(0, 4)):  # a DeepSpeed object (a loss scaler): its attributes
+        _changed(draw, fields, depth + 1)
+        return value
     if container and value and depth < 5 and draw(st.integers(0, 4)):
         if isinstance(value, dict):
             key = draw(st.sampled_from(list(value)))
@@ -596,7 +602,9 @@ def _replaced(draw: st.DrawFn, value: Any) -> Any:
         dtype = draw(st.sampled_from([value.dtype, torch.bfloat16, torch.int64]))
         return draw(st.sampled_from([torch.zeros(numel, dtype=dtype), torch.zeros(3, numel, dtype=dtype).t()]))
     if type(value) is int and draw(st.booleans()):
-        return value + draw(st.sampled_from([-1, 1, 2**40, -value - 1]))
+        return value + draw(st.sampled_from([-1, 1, 2**40, -value - 1, _HUGE_INT]))
+    if isinstance(value, str) and draw(st.booleans()):
+        return draw(st.sampled_from([value + "\ud800", "", value * 1000]))
     if isinstance(value, (list, dict)) and value and draw(st.booleans()):
         items = list(value.items() if isinstance(value, dict) else value)
         what = draw(st.integers(0, 2))
