@@ -12,6 +12,8 @@ given fields of other kinds).
 
 from __future__ import annotations
 
+import copy
+import enum
 import io
 import json
 import math
@@ -506,10 +508,15 @@ def _zero_template() -> tuple[dict[str, bytes], dict[str, torch.Tensor]]:
     return files, expected
 
 
-_HUGE_INT = 10**5000
-"""An integer Python refuses to write as text (over 4,300 digits), or to turn into a float."""
-_SHAPE_JUNK = [(2**40,), (-1,), (0,), "x", None, [[1]], (5,) * 70, (2**62, 2**62), (2**64,), (_HUGE_INT,)]
-_COUNT_JUNK = [0, 1, 3, 2**20, -1, None, "2", [2, 0], [], 2.0, 2**64, _HUGE_INT, True, "\ud800"]
+def _too_long_to_print() -> int:
+    """An integer Python refuses to write as text (over 4,300 digits) or to make a float (drawn
+    through ``st.builds``: hypothesis writes the values of a ``sampled_from`` into its notes)."""
+    return 10**5000
+
+
+_HUGE_INT = st.builds(_too_long_to_print)
+_SHAPE_JUNK = [(2**40,), (-1,), (0,), "x", None, [[1]], (5,) * 70, (2**62, 2**62), (2**64,)]
+_COUNT_JUNK = [0, 1, 3, 2**20, -1, None, "2", [2, 0], [], 2.0, 2**64, True, "\ud800"]
 
 
 @st.composite
@@ -572,10 +579,10 @@ def _damaged_state(draw: st.DrawFn, raw: bytes) -> bytes:
 def _changed(draw: st.DrawFn, value: Any, depth: int = 0) -> Any:
     """``value`` with one part changed: a part of it (descended into at random), or itself."""
     container = isinstance(value, (dict, list, tuple)) and not isinstance(value, torch.Size)
-    fields = vars(value) if hasattr(value, "__dict__") and not isinstance(value, torch.Tensor) else None
-    if fields and depth < 5 and draw(st.integers(0, 4)):  # a DeepSpeed object (a loss scaler): its attributes
-        _changed(draw, fields, depth + 1)
-        return value
+    if _is_deepspeed_object(value) and vars(value) and depth < 5 and draw(st.integers(0, 4)):
+        changed = copy.copy(value)  # a loss scaler: its attributes
+        _changed(draw, vars(changed), depth + 1)
+        return changed
     if container and value and depth < 5 and draw(st.integers(0, 4)):
         if isinstance(value, dict):
             key = draw(st.sampled_from(list(value)))
@@ -588,10 +595,16 @@ def _changed(draw: st.DrawFn, value: Any, depth: int = 0) -> Any:
     return _replaced(draw, value)
 
 
+def _is_deepspeed_object(value: Any) -> bool:
+    """An instance of a DeepSpeed class with attributes of its own (not an enum member: those are shared)."""
+    kind = type(value)
+    return kind.__module__.startswith("deepspeed") and not isinstance(value, enum.Enum) and hasattr(value, "__dict__")
+
+
 def _replaced(draw: st.DrawFn, value: Any) -> Any:
     """Another value for ``value``: a size or count off by a little or a lot, a tensor of another
     length, dtype or layout, a list or dict missing, repeating or reordering items, or junk."""
-    junk = st.sampled_from([*_COUNT_JUNK, *_SHAPE_JUNK, {}, torch.ones(2)])
+    junk = st.sampled_from([*_COUNT_JUNK, *_SHAPE_JUNK, {}, torch.ones(2)]) | _HUGE_INT | _HUGE_INT.map(lambda n: (n,))
     if isinstance(value, torch.Size) and value and draw(st.booleans()):
         at = draw(st.integers(0, len(value) - 1))
         sizes = list(value)
@@ -602,7 +615,7 @@ def _replaced(draw: st.DrawFn, value: Any) -> Any:
         dtype = draw(st.sampled_from([value.dtype, torch.bfloat16, torch.int64]))
         return draw(st.sampled_from([torch.zeros(numel, dtype=dtype), torch.zeros(3, numel, dtype=dtype).t()]))
     if type(value) is int and draw(st.booleans()):
-        return value + draw(st.sampled_from([-1, 1, 2**40, -value - 1, _HUGE_INT]))
+        return value + draw(st.sampled_from([-1, 1, 2**40, -value - 1]) | _HUGE_INT)
     if isinstance(value, str) and draw(st.booleans()):
         return draw(st.sampled_from([value + "\ud800", "", value * 1000]))
     if isinstance(value, (list, dict)) and value and draw(st.booleans()):
