@@ -1,7 +1,7 @@
 """Checkpoint robustness: structured fuzzing of ``cw.inspect``, ``cw.load`` and ``cw.convert`` on
 every format, each input judged against what a correct read gives.
 
-For each format (``safetensors``, ``index``, ``config``, ``fp8``, ``torch``, ``dcp``) the test
+For each format (``safetensors``, ``index``, ``config``, ``fp8``, ``torch``, ``dcp``, ``zero``) the test
 suite's hypothesis strategies (``tests/checkpoint/format_strategies.py``, derandomized: the same
 inputs on every run) draw ``--steps`` checkpoints; a worker process judges each
 (``tests/checkpoint/fuzz_oracle.py``: clean error, correct read, raw exception or wrong output)
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
-FORMATS = ("safetensors", "index", "config", "fp8", "torch", "dcp")
+FORMATS = ("safetensors", "index", "config", "fp8", "torch", "dcp", "zero")
 
 
 def _send(stream: BinaryIO, value: Any) -> None:

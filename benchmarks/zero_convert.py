@@ -31,7 +31,7 @@ from common import machine
 
 BLOCKS = 10
 TIME = "/usr/bin/time"
-IMPORTS = {"castwise": "castwise.cli", "zero_to_fp32 + cast": "deepspeed.utils"}
+IMPORTS = {"castwise": "castwise.checkpoint", "zero_to_fp32 + cast": "deepspeed.utils"}
 """What each way imports before it reads anything: its peak RSS is the floor under the way's."""
 CAST = """
 import sys, torch

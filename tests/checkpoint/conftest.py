@@ -1,4 +1,4 @@
-"""Fixtures: the real MiniLM checkpoint, tiny transformers models in every format, raw file writers."""
+"""Fixtures: the real MiniLM checkpoint, tiny transformers models in every format, real DeepSpeed ZeRO folders."""
 
 from __future__ import annotations
 
@@ -41,3 +41,12 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     torch.save(model.state_dict(), root / "bin" / "pytorch_model.bin")
     (root / "single" / "tokenizer_config.json").write_text("{}\n")
     return {"single": root / "single", "sharded": root / "sharded", "bin": root / "bin"}
+
+
+@pytest.fixture(scope="session")
+def zero() -> Path:
+    """Every case of zero_worker.py, saved by DeepSpeed once per session, with zero_to_fp32.py's output."""
+    pytest.importorskip("deepspeed")
+    from .zero_maker import zero_checkpoints
+
+    return zero_checkpoints()

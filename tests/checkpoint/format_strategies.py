@@ -6,15 +6,19 @@ the fuzzer gets past the first check: a real file written by torch or safetensor
 few fields made hostile (a shard name too long for the file system, a tensor in two shards, a
 symlink out of the folder, a config of junk types or huge counts, overlapping DCP chunks, a
 storage pointing into another, a pickle bomb, a size over a small storage, fp8 scales that are
-inf, nan or zero, blocks far larger than the weight).
+inf, nan or zero, blocks far larger than the weight, a DeepSpeed ZeRO shard cut short, lost or
+given fields of other kinds).
 """
 
 from __future__ import annotations
 
+import copy
+import enum
 import io
 import json
 import math
 import pickle
+import re
 import warnings
 import zipfile
 from functools import cache
@@ -478,3 +482,150 @@ def _assembled(name: str, entry: Any, located: dict, files: dict[str, bytes]) ->
         out[region] = value
         covered[region] += 1
     return out if bool((covered == 1).all()) else None
+
+
+# -- DeepSpeed ZeRO folders -------------------------------------------------------------------
+
+
+ZERO_CASE = "stage3-bf16"
+"""The ``zero_maker`` case the ZeRO inputs start from: ZeRO-3, two ranks, sub-groups, a frozen layer,
+a tied head, buffers (one transposed)."""
+_TAG = "global_step2"
+
+
+@cache
+def _zero_template() -> tuple[dict[str, bytes], dict[str, torch.Tensor]]:
+    """The files of the case's tag folder, and what a correct load gives, independently of castwise:
+    the fp32 weights ``zero_to_fp32.py`` wrote, the frozen layer's stored 16-bit values, the tied head
+    left out (it is the embedding)."""
+    from .zero_maker import zero_checkpoints
+
+    root = zero_checkpoints()
+    files = {p.name: p.read_bytes() for p in sorted((root / ZERO_CASE / _TAG).iterdir()) if p.is_file()}
+    reference = torch.load(root / f"{ZERO_CASE}-reference" / "pytorch_model.bin", weights_only=True)
+    frozen = torch.load(root / f"{ZERO_CASE}-frozen.pt", weights_only=True)
+    expected = {name: frozen.get(name, tensor) for name, tensor in reference.items() if name != "head.weight"}
+    return files, expected
+
+
+def _too_long_to_print() -> int:
+    """An integer Python refuses to write as text (over 4,300 digits) or to make a float (drawn
+    through ``st.builds``: hypothesis writes the values of a ``sampled_from`` into its notes)."""
+    return 10**5000
+
+
+_HUGE_INT = st.builds(_too_long_to_print)
+_SHAPE_JUNK = [(2**40,), (-1,), (0,), "x", None, [[1]], (5,) * 70, (2**62, 2**62), (2**64,)]
+_COUNT_JUNK = [0, 1, 3, 2**20, -1, None, "2", [2, 0], [], 2.0, 2**64, True, "\ud800"]
+
+
+@st.composite
+def zero_cases(draw: st.DrawFn) -> Case:
+    """The template's shards with one made hostile: a pickle bomb or flipped bytes in a pickle, a shard
+    cut short, lost or duplicated, a storage record cut or compressed, or a field of a model or
+    optimizer state (shapes, counts, stage, partitions, names) given another value."""
+    files, expected = _zero_template()
+    files = dict(files)
+    shards = sorted(n for n in files if n.endswith(".pt"))
+    shard = draw(st.sampled_from(shards))
+    kind = draw(st.integers(0, 11))
+    reference = "values"
+    if kind == 0:
+        files[shard] = _with_record(files[shard], "data.pkl", draw, replacement=draw(bombs()))
+        reference = "refuse"
+    elif kind == 1:
+        pickled = _read_record(files[shard], "data.pkl")
+        at = draw(st.integers(0, len(pickled) - 1))
+        pickled = pickled[:at] + draw(st.binary(min_size=1, max_size=4)) + pickled[at + 1 :]
+        files[shard] = _with_record(files[shard], "data.pkl", draw, replacement=pickled)
+        reference = "any"
+    elif kind == 2:
+        cut = draw(st.integers(0, len(files[shard])))
+        reference = "values" if cut == len(files[shard]) else "refuse"
+        files[shard] = files[shard][:cut]
+    elif kind == 3:
+        del files[shard]
+        reference = "refuse"
+    elif kind == 4:
+        files[re.sub(r"pp_rank_[0-9]+", "pp_rank_2", shard)] = files[shard]  # a rank beyond the two saved
+        reference = "refuse"
+    elif kind == 5:
+        record = draw(st.sampled_from(_storage_records(files[shard])))
+        files[shard] = _with_record(files[shard], record, draw, compress=draw(st.booleans()))
+        reference = "any"
+    elif kind < 11:
+        files[shard] = _damaged_state(draw, files[shard])
+        reference = "any"
+    if draw(st.booleans()):  # the checkpoint folder, its ``latest`` naming the tag (now and then wrongly)
+        latest = sometimes(draw, _TAG, st.sampled_from(["global_step9", "../x", "", "global_step2/../.."]), 8)
+        reference = reference if latest == _TAG else "refuse"
+        files = {f"{_TAG}/{name}": data for name, data in files.items()} | {"latest": latest.encode()}
+    return Case("zero", files, "", reference, expected if reference == "values" else {})
+
+
+def _storage_records(raw: bytes) -> list[str]:
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        return sorted(n.split("/", 1)[1] for n in archive.namelist() if "/data/" in n)
+
+
+def _damaged_state(draw: st.DrawFn, raw: bytes) -> bytes:
+    """The shard unpickled (a trusted file: DeepSpeed's own classes), one part of it changed, saved again."""
+    state = torch.load(io.BytesIO(raw), weights_only=False)
+    buffer = io.BytesIO()
+    torch.save(_changed(draw, state), buffer)
+    return buffer.getvalue()
+
+
+def _changed(draw: st.DrawFn, value: Any, depth: int = 0) -> Any:
+    """``value`` with one part changed: a part of it (descended into at random), or itself."""
+    container = isinstance(value, (dict, list, tuple)) and not isinstance(value, torch.Size)
+    if _is_deepspeed_object(value) and vars(value) and depth < 5 and draw(st.integers(0, 4)):
+        changed = copy.copy(value)  # a loss scaler: its attributes
+        _changed(draw, vars(changed), depth + 1)
+        return changed
+    if container and value and depth < 5 and draw(st.integers(0, 4)):
+        if isinstance(value, dict):
+            key = draw(st.sampled_from(list(value)))
+            value[key] = _changed(draw, value[key], depth + 1)
+            return value
+        items = list(value)
+        at = draw(st.integers(0, len(items) - 1))
+        items[at] = _changed(draw, items[at], depth + 1)
+        return items if isinstance(value, list) else tuple(items)
+    return _replaced(draw, value)
+
+
+def _is_deepspeed_object(value: Any) -> bool:
+    """An instance of a DeepSpeed class with attributes of its own (not an enum member: those are shared)."""
+    kind = type(value)
+    return kind.__module__.startswith("deepspeed") and not isinstance(value, enum.Enum) and hasattr(value, "__dict__")
+
+
+def _replaced(draw: st.DrawFn, value: Any) -> Any:
+    """Another value for ``value``: a size or count off by a little or a lot, a tensor of another
+    length, dtype or layout, a list or dict missing, repeating or reordering items, or junk."""
+    junk = st.sampled_from([*_COUNT_JUNK, *_SHAPE_JUNK, {}, torch.ones(2)]) | _HUGE_INT | _HUGE_INT.map(lambda n: (n,))
+    if isinstance(value, torch.Size) and value and draw(st.booleans()):
+        at = draw(st.integers(0, len(value) - 1))
+        sizes = list(value)
+        sizes[at] = max(0, sizes[at] + draw(st.sampled_from([-1, 1, sizes[at], 2**40])))
+        return torch.Size(sizes)
+    if isinstance(value, torch.Tensor) and draw(st.booleans()):
+        numel = max(0, value.numel() + draw(st.sampled_from([-1, 1, -value.numel()])))
+        dtype = draw(st.sampled_from([value.dtype, torch.bfloat16, torch.int64]))
+        return draw(st.sampled_from([torch.zeros(numel, dtype=dtype), torch.zeros(3, numel, dtype=dtype).t()]))
+    if type(value) is int and draw(st.booleans()):
+        return value + draw(st.sampled_from([-1, 1, 2**40, -value - 1]) | _HUGE_INT)
+    if isinstance(value, str) and draw(st.booleans()):
+        return draw(st.sampled_from([value + "\ud800", "", value * 1000]))
+    if isinstance(value, (list, dict)) and value and draw(st.booleans()):
+        items = list(value.items() if isinstance(value, dict) else value)
+        what = draw(st.integers(0, 2))
+        if what == 0:
+            items.pop(draw(st.integers(0, len(items) - 1)))
+        elif what == 1:
+            items.reverse()
+        else:
+            items.append(items[0])
+        return dict(items) if isinstance(value, dict) else items
+    return draw(junk)

@@ -1,11 +1,13 @@
 """A source checkpoint changed while castwise reads it: truncated mid-convert (with a memory map
-this died of SIGBUS), or overwritten in place at the same size (this wrote a torn output). Either
-is one CheckpointError; nothing is published and no temporary is left behind."""
+this died of SIGBUS), overwritten in place at the same size (this wrote a torn output), or (a
+DeepSpeed ZeRO shard) replaced by another run's. Each is one CheckpointError; nothing is
+published, no temporary is left behind, and castwise writes nothing into the source."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import warnings
 from pathlib import Path
 
@@ -103,3 +105,61 @@ def test_load_refuses_a_file_changed_while_it_was_read(tmp_path, monkeypatch):
     monkeypatch.setattr(shards.SafetensorsReader, "read", read_then_touch)
     with pytest.raises(CheckpointError, match="in.safetensors changed while castwise read it"):
         cw.load(source)
+
+
+ZERO_SHARD = "bf16_zero_pp_rank_1_mp_rank_00_optim_states.pt"
+"""Rank 1's fp32 partitions in the ZeRO-3 case: read in the middle of every parameter."""
+
+
+def _zero_copy(zero: Path, tmp_path: Path) -> tuple[Path, Path]:
+    case = Path(shutil.copytree(zero / "stage3-bf16", tmp_path / "ckpt"))
+    return case, case / "global_step2" / ZERO_SHARD
+
+
+def _changes(case: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(case)): p.read_bytes() for p in sorted(case.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("change", ["truncated", "overwritten", "replaced"])
+def test_a_zero_shard_changed_mid_convert_is_a_clean_error_and_leaves_nothing(zero, tmp_path, change):
+    case, shard = _zero_copy(zero, tmp_path)
+    other = zero / "llama-stage3-bf16" / "global_step2" / ZERO_SHARD  # another run's shard for rank 1
+    changed: dict[str, bytes] = {}
+
+    def change_once(done: int, total: int) -> None:
+        if not done or changed:
+            return
+        if change == "truncated":  # a memory map of it would have died of SIGBUS
+            os.truncate(shard, 100)
+        elif change == "overwritten":  # same size, other bytes, from the middle on
+            size = shard.stat().st_size
+            with open(shard, "r+b") as file:
+                file.seek(size // 2)
+                file.write(bytes(size - size // 2))
+        else:  # another run's shard moved into its place
+            shutil.copy(other, tmp_path / "incoming")
+            os.replace(tmp_path / "incoming", shard)
+        changed.update(_changes(case))
+
+    with pytest.raises(CheckpointError, match="changed while castwise read it|ended early"):
+        cw.convert(case, tmp_path / "out", "bf16", progress=change_once)
+    assert changed and not (tmp_path / "out").exists() and _leftovers(tmp_path) == []
+    assert _changes(case) == changed  # castwise wrote nothing into the source
+
+
+def test_zero_shards_replaced_between_inspect_and_convert_are_read_as_they_are_now(zero, tmp_path):
+    case, shard = _zero_copy(zero, tmp_path)
+    assert cw.inspect(case).zero["module_dtype"] == "bfloat16"
+    shutil.copy(zero / "llama-stage3-bf16" / "global_step2" / ZERO_SHARD, shard)  # rank 1 of another run
+    before = _changes(case)
+    with pytest.raises(CheckpointError, match="different runs|do not match"):
+        cw.convert(case, tmp_path / "out", "bf16")
+    assert not (tmp_path / "out").exists() and _leftovers(tmp_path) == [] and _changes(case) == before
+    shutil.rmtree(case / "global_step2")  # the whole tag saved again by a run in fp16
+    shutil.copytree(zero / "stage3-fp16" / "global_step2", case / "global_step2")
+    cw.convert(case, tmp_path / "out", "fp32")
+    reference = torch.load(zero / "stage3-fp16-reference" / "pytorch_model.bin", weights_only=True)
+    assert cw.inspect(case).zero["module_dtype"] == "float16"
+    written = cw.load(tmp_path / "out")
+    assert written.keys() == reference.keys() - {"head.weight"}  # the tied head written once, as its embedding
+    assert all(torch.equal(t, reference[n]) for n, t in written.items())

@@ -67,12 +67,14 @@ def _repeatable(examples: int) -> settings:
                     suppress_health_check=list(HealthCheck))
 
 
-BUDGET = {"safetensors": 150, "index": 80, "config": 15, "fp8": 50, "torch": 80, "dcp": 80}
+BUDGET = {"safetensors": 150, "index": 80, "config": 15, "fp8": 50, "torch": 80, "dcp": 80, "zero": 40}
 """Inputs per format in the suite (a few seconds each); ``benchmarks/checkpoint_fuzz.py`` runs tens of thousands."""
 
 
 @pytest.mark.parametrize("name", sorted(BUDGET))
 def test_structured_inputs_are_refused_cleanly_or_read_correctly(name):
+    if name == "zero":
+        pytest.importorskip("deepspeed")  # writes the real checkpoint the inputs start from
     kinds: list[str] = []
 
     @_repeatable(BUDGET[name])

@@ -9,11 +9,8 @@ import hashlib
 import importlib.metadata
 import io
 import json
-import os
 import pickle
 import shutil
-import subprocess
-import sys
 import zipfile
 from collections import OrderedDict
 from pathlib import Path
@@ -31,26 +28,11 @@ from castwise.checkpoint.zero.torch_zip import Storage
 from castwise.checkpoint.zero.unpickler import StoredTensor
 from castwise.cli import app
 
-from .helpers import RunsCommand
+from .helpers import DEEP_TUPLE_KEY, LAUGHING_KEY, RunsCommand, deep_list_size, torch_zip_with_pickle
 from .zero_models import Net
 
-WORKER = Path(__file__).with_name("zero_worker.py")
-TORCHRUN = Path(sys.executable).with_name("torchrun")
 CASES = ("stage1-bf16", "stage2-bf16", "stage3-bf16", "stage2-fp16", "stage3-fp16", "llama-stage3-bf16")
 RANK1_OPTIM = "bf16_zero_pp_rank_1_mp_rank_00_optim_states.pt"
-
-
-@pytest.fixture(scope="session")
-def zero(tmp_path_factory) -> Path:
-    """Every case of zero_worker.py, saved by DeepSpeed once per session, with zero_to_fp32.py's output."""
-    pytest.importorskip("deepspeed")
-    out = tmp_path_factory.mktemp("zero")
-    source = Path(__file__).parents[2] / "src"
-    env = dict(os.environ, DS_ACCELERATOR="cpu", OMP_NUM_THREADS="1", PYTHONPATH=str(source))
-    command = [str(TORCHRUN), "--standalone", "--nproc_per_node=2", str(WORKER), "--out", str(out)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return out
 
 
 def _digest(folder: Path) -> dict[str, str]:
@@ -208,9 +190,9 @@ def test_one_file_output_shards_and_chunked_reads(zero, tmp_path):
     reader = ZeroReader(case / "global_step2")
     try:
         for info in reader.infos():
-            pieces = list(reader.chunks(info.name, chunk_bytes=8))
+            pieces = [p.clone() for p in reader.chunks(info.name, chunk_bytes=8)]  # each valid until the next
             assert all(p.numel() * p.element_size() <= 8 for p in pieces)
-            assert torch.equal(torch.cat([p.clone() for p in pieces]).reshape(info.shape), reader.read(info.name))
+            assert torch.equal(torch.cat(pieces).reshape(info.shape), reader.read(info.name))
     finally:
         reader.close()
 
@@ -255,6 +237,76 @@ def test_incomplete_or_damaged_shards_are_clear_errors_and_write_nothing(zero, t
     with pytest.raises(CheckpointError, match=message):
         cw.convert(case, tmp_path / "out", "bf16")
     assert not (tmp_path / "out").exists() and _digest(case) == before
+
+
+RANK0_MODEL = "zero_pp_rank_0_mp_rank_00_model_states.pt"
+RANK0_OPTIM = "bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt"
+TOO_LONG_TO_PRINT = 10**5000
+"""Python refuses to write an integer of over 4,300 digits as text, and to make it a float."""
+
+
+def _set_loss_scale(state: dict) -> None:
+    state["optimizer_state_dict"]["loss_scaler"].cur_scale = 10**400
+
+
+FIELDS = {  # shard, change, what inspect, load and convert must do: the error, or None (read as usual)
+    "loss-scale-too-large-for-a-float": (RANK0_OPTIM, _set_loss_scale, None),  # OverflowError
+    "step-too-long-to-print": (RANK0_MODEL, lambda s: s.update(global_steps=TOO_LONG_TO_PRINT), None),  # ValueError
+    "version-with-a-lone-surrogate": (RANK0_MODEL, lambda s: s.update(ds_version="0.\ud800"), None),  # convert: UnicodeEncodeError
+    "shape-too-long-to-print": (
+        RANK0_MODEL,
+        lambda s: s["param_shapes"][0].update({next(iter(s["param_shapes"][0])): (TOO_LONG_TO_PRINT,)}),
+        r"'param_shapes\[0\]' is not a mapping of names to shapes",
+    ),  # ValueError
+    "stage-too-long-to-print": (
+        RANK0_OPTIM,
+        lambda s: s["optimizer_state_dict"].update(zero_stage=TOO_LONG_TO_PRINT),
+        r"zero stage \(int holding an integer of over 4,300 digits\) is not 1, 2 or 3",
+    ),  # ValueError
+}
+"""Fields the fuzzer (or a probe after it) found raising raw exceptions; each fixed."""
+
+
+@pytest.mark.parametrize("name", sorted(FIELDS))
+def test_a_field_of_an_extreme_value_is_read_or_refused_cleanly(zero, tmp_path, name):
+    shard, change, error = FIELDS[name]
+    case = _copy(zero, "stage3-bf16", tmp_path)
+    path = case / "global_step2" / shard
+    state = torch.load(path, weights_only=False)  # the test's own file: DeepSpeed's classes may load
+    change(state)
+    torch.save(state, path)
+    before = _digest(case)
+    if error is not None:
+        for attempt in (lambda: cw.inspect(case), lambda: cw.convert(case, tmp_path / "out", "bf16")):
+            with pytest.raises(CheckpointError, match=error):
+                attempt()
+        assert not (tmp_path / "out").exists()
+    else:
+        info = cw.inspect(case)
+        assert info.zero is not None and info.findings and json.dumps(info.zero)
+        cw.convert(case, tmp_path / "out", "fp32")
+        reference = _reference(zero, "stage3-bf16")
+        assert all(torch.equal(t, reference[n]) for n, t in cw.load(tmp_path / "out").items())
+        metadata = {k: v for k, v in info.zero.items() if k in ("step", "loss_scale", "deepspeed_version")}
+        assert metadata == {
+            "step": None if name.startswith("step") else 2,
+            "loss_scale": None if name.startswith("loss") else 1.0,
+            "deepspeed_version": "0.?" if name.startswith("version") else importlib.metadata.version("deepspeed"),
+        }
+    assert _digest(case) == before
+
+
+def test_a_byteorder_member_is_bounded_before_it_is_read(tmp_path):
+    good = _craft(tmp_path / "good.pt", _model_states(_Tensor(_Stored("0", 4), (4,))), {"0": bytes(16)})
+    path = tmp_path / "model.pt"
+    with zipfile.ZipFile(good) as original, zipfile.ZipFile(path, "w") as archive:
+        for info in original.infolist():
+            if info.filename.endswith("/byteorder"):  # 10 MB of zeros deflated to a few KB
+                archive.writestr(info.filename, b"little" + bytes(10_000_000), zipfile.ZIP_DEFLATED)
+            else:
+                archive.writestr(info, original.read(info))
+    with pytest.raises(CheckpointError, match=r"its byteorder member is 10,000,006 bytes"):
+        read_model_states(path)
 
 
 def test_shards_of_another_run_do_not_match(zero, tmp_path):
@@ -345,6 +397,37 @@ def test_an_oversized_pickle_is_refused_before_it_is_read(tmp_path, monkeypatch)
     path = _craft(tmp_path / "big.pt", {"module": {"x" * 200: 1}}, {})
     with pytest.raises(CheckpointError, match=r"over the 100-byte bound"):
         read_model_states(path)
+
+
+HOSTILE_PICKLES = {
+    "deep-key": (DEEP_TUPLE_KEY, r"nests containers more than 100 levels deep"),
+    "deep-size": (deep_list_size(100_000), r"nests containers more than 100 levels deep"),
+    "self-multiplying": (LAUGHING_KEY, r"reuses parts of itself"),
+    "huge-memo-index": (b"\x80\x02}r\xff\xff\xff\xff.", r"stores memo entry 4,294,967,295 after only 3 opcodes"),
+    "huge-string": (b"\x80\x04\x8d" + (2**62).to_bytes(8, "little") + b".", r"ends inside an opcode"),
+    "huge-frame": (b"\x80\x04\x95" + (2**62).to_bytes(8, "little") + b"}.", r"not a readable ZeRO shard .*truncated"),
+    "no-stop": (b"\x80\x02}" + b"K\x01K\x01s" * 1000, r"without its STOP opcode"),
+}
+"""Pickles that crash, exhaust or hang an unpickler; each inside a valid torch zip."""
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_PICKLES))
+def test_a_hostile_pickle_is_refused_before_the_unpickler_sees_it(tmp_path, name):
+    raw, reason = HOSTILE_PICKLES[name]
+    shard = torch_zip_with_pickle(tmp_path / "zero_pp_rank_0_mp_rank_00_model_states.pt", raw)
+    with pytest.raises(CheckpointError, match=reason) as refused:
+        read_model_states(shard)
+    assert str(shard) in str(refused.value)
+    folder = tmp_path / "global_step1"  # the same shard met by inspect and convert, in a tag folder
+    folder.mkdir()
+    shard.rename(folder / shard.name)
+    shutil.copy(folder / shard.name, folder / "bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt")
+    before = _digest(folder)
+    for attempt in (lambda: cw.inspect(folder), lambda: cw.convert(folder, tmp_path / "out", "bf16")):
+        with pytest.raises(CheckpointError, match=reason):
+            attempt()
+    assert not (tmp_path / "out").exists() and not [p for p in tmp_path.iterdir() if ".castwise-" in p.name]
+    assert _digest(folder) == before
 
 
 def _flat(path: str, numel: int) -> StoredTensor:

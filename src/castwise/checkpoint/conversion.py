@@ -225,6 +225,7 @@ def _config_updates(target: Target, scales: Fp8Scales) -> dict[str, object]:
 
 def _write_outputs(shard: ShardReader, outputs: list[Output], out: BinaryIO, job: _Job) -> list[str]:
     """Stream ``outputs`` of one source into the safetensors file ``out``; returns their names."""
+    job.guard.check()  # the source reopened is the one planned from (not replaced since)
     entries = plan_entries([(o.name, o.dtype, o.shape) for o in outputs])
     stored = E4M3 if job.target.quantize else job.target.dtype
     writer = SafetensorsWriter(

@@ -5,14 +5,12 @@ tensor, in fresh memory) and ``chunks(name)`` (the tensor flattened, in pieces o
 ``CHUNK_BYTES``), which is what keeps conversion memory near one chunk rather than one model.
 A piece may be overwritten by the next one: use each before asking for the next.
 
-Data is read with ordinary reads, never memory-mapped: a file truncated while it is read is a
-``CheckpointError``, where a mapping would kill the process with SIGBUS.
+Data is read with positional reads (:mod:`castwise.checkpoint.reads`), never memory-mapped.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -22,12 +20,10 @@ import torch
 from castwise.checkpoint.dcp import DcpReader
 from castwise.checkpoint.dtypes import CHUNK_BYTES, byte_view, flat_chunks
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.reads import READ_BYTES, read_at
 from castwise.checkpoint.safetensors_header import read_header
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.torch_file import TorchFile
-
-READ_BYTES = 4 * 1024 * 1024
-"""Default piece of a safetensors tensor read at a time."""
 
 
 class ShardReader(Protocol):
@@ -117,15 +113,7 @@ class SafetensorsReader:
 
     def _read_into(self, offset: int, target: memoryview) -> None:
         assert self._file is not None, "opened with data=False"
-        view, filled = memoryview(target).cast("B"), 0
-        try:
-            while filled < len(view):
-                got = os.preadv(self._file.fileno(), [view[filled:]], self.header.data_start + offset + filled)
-                if not got:
-                    raise CheckpointError(f"{self.path}: ended early while reading: was it changed or truncated?")
-                filled += got
-        except OSError as exc:
-            raise CheckpointError(f"{self.path}: could not be read ({exc.strerror or exc})") from None
+        read_at(self._file.fileno(), self.header.data_start + offset, target, self.path)
 
     def close(self) -> None:
         """Close the file and drop the read buffer."""

@@ -36,13 +36,19 @@ class ZeroFiles:
 
     @property
     def tag(self) -> str:
-        """The tag (the folder's name, ``global_stepN``)."""
-        return self.folder.name
+        """The tag (the folder's name, ``global_stepN``), as text a JSON header can hold."""
+        return plain_text(self.folder.name, 255)
 
     @property
     def paths(self) -> tuple[Path, ...]:
         """Every shard, model states first."""
         return (*self.model.values(), *self.optim.values())
+
+
+def plain_text(value: str, limit: int = 64) -> str:
+    """At most ``limit`` characters of ``value``, those UTF-8 cannot encode (lone surrogates) as ``?``:
+    what a shard or a folder name says is written into JSON headers and printed."""
+    return value[:limit].encode("utf-8", "replace").decode("utf-8")
 
 
 def is_tag_folder(path: Path) -> bool:

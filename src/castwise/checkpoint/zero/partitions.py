@@ -10,7 +10,7 @@ ZeRO keeps the fp32 master weights flattened and split over the data-parallel ra
   on every rank.
 
 A tensor is rebuilt by reading its pieces in order, so nothing is concatenated or held: a reader
-streams the pieces straight from the mapped files. Frozen parameters (no fp32 copy: their 16-bit
+streams the pieces straight from the shard files. Frozen parameters (no fp32 copy: their 16-bit
 values) and buffers come from the model states; tied parameters are written once.
 """
 

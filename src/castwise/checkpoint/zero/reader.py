@@ -3,9 +3,9 @@
 The reader gives what every castwise weight source gives (``infos``, ``read``, ``chunks``), so
 ``inspect`` and ``convert`` treat a ZeRO checkpoint like any other: trainable parameters are the
 fp32 master weights, rebuilt piece by piece from the ranks' partitions; frozen parameters and
-buffers are as stored. Opening it reads only the pickles; tensor data is mapped from the files
-when a tensor is read, and each piece's pages are dropped once used, so memory stays near one
-chunk whatever the checkpoint's size.
+buffers are as stored. Opening it reads only the pickles; a tensor's elements are read from the
+shards when it is read, a chunk at a time into one reused buffer, so memory stays near one chunk
+whatever the checkpoint's size.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ import torch
 
 from castwise.checkpoint.dtypes import CHUNK_BYTES, flat_chunks, torch_name
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.reads import READ_BYTES
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.zero.files import ZeroFiles, find_files
 from castwise.checkpoint.zero.partitions import Reconstruction, Role, rebuild
 from castwise.checkpoint.zero.states import ModelStates, OptimStates, read_model_states, read_optim_states
-from castwise.checkpoint.zero.torch_zip import MappedFiles
+from castwise.checkpoint.zero.torch_zip import StorageFiles
 from castwise.checkpoint.zero.unpickler import StoredTensor
 
 _LISTED = 3
@@ -109,7 +110,8 @@ class ZeroReader:
             "deepspeed.zero_stage": str(stage),
             "deepspeed.version": self.summary.deepspeed_version or "unknown",
         }
-        self._mapped = MappedFiles() if data else None
+        self._files = StorageFiles() if data else None
+        self._buffer = torch.empty(0, dtype=torch.uint8)
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor of the model, in the module's order, from the pickles alone."""
@@ -123,38 +125,52 @@ class ZeroReader:
         return self.summary.findings()
 
     def read(self, name: str) -> torch.Tensor:
-        """One whole tensor, in fresh memory."""
+        """One whole tensor, read into fresh memory."""
+        assert self._files is not None, "opened with data=False"
         tensor = self._tensors[name]
+        if tensor.strided is not None:
+            return self._strided(tensor.strided)
         out = torch.empty(math.prod(tensor.shape), dtype=tensor.dtype)
         position = 0
-        for chunk in self.chunks(name):
-            out[position : position + chunk.numel()].copy_(chunk)
-            position += chunk.numel()
+        for piece in tensor.pieces:
+            self._files.read_into(piece.storage, piece.start, out[position : position + piece.count])
+            position += piece.count
         return out.reshape(tensor.shape)
 
     def chunks(self, name: str, chunk_bytes: int | None = None) -> Iterator[torch.Tensor]:
-        """The tensor's elements in 1-D pieces viewed in the mapped shards, each piece's pages dropped after use."""
-        assert self._mapped is not None, "opened with data=False"
+        """The tensor's elements in 1-D pieces read into one reused buffer (each valid until the next)."""
+        assert self._files is not None, "opened with data=False"
         tensor = self._tensors[name]
         if tensor.strided is not None:
             yield from flat_chunks(self._strided(tensor.strided), chunk_bytes)
             return
-        step = max(1, (chunk_bytes or CHUNK_BYTES) // tensor.dtype.itemsize)
+        itemsize = tensor.dtype.itemsize
+        step = max(1, (chunk_bytes or min(CHUNK_BYTES, READ_BYTES)) // itemsize)
+        largest = min(step, max((p.count for p in tensor.pieces), default=0)) * itemsize
+        if self._buffer.numel() < largest:
+            self._buffer = torch.empty(largest, dtype=torch.uint8)
         for piece in tensor.pieces:
             for start in range(piece.start, piece.start + piece.count, step):
                 count = min(step, piece.start + piece.count - start)
-                yield self._mapped.elements(piece.storage, start, count)
-                self._mapped.release(piece.storage, start, count)
+                out = self._buffer[: count * itemsize].view(tensor.dtype)
+                self._files.read_into(piece.storage, start, out)
+                yield out
 
     def close(self) -> None:
-        """Forget the mapped files."""
-        if self._mapped is not None:
-            self._mapped.close()
+        """Close the shards and drop the read buffer."""
+        self._buffer = torch.empty(0, dtype=torch.uint8)
+        if self._files is not None:
+            self._files.close()
 
     def _strided(self, stored: StoredTensor) -> torch.Tensor:
-        assert self._mapped is not None
-        whole = self._mapped.elements(stored.storage, 0, stored.storage.numel)
-        return whole.as_strided(stored.shape, stored.stride, stored.offset).clone()
+        """A non-contiguous tensor: only the span of its storage it reaches is read, then copied in order."""
+        assert self._files is not None
+        if stored.numel == 0:
+            return torch.empty(stored.shape, dtype=stored.dtype)
+        span = 1 + sum((size - 1) * stride for size, stride in zip(stored.shape, stored.stride))
+        region = torch.empty(span, dtype=stored.dtype)
+        self._files.read_into(stored.storage, stored.offset, region)
+        return region.as_strided(stored.shape, stored.stride).clone()
 
 
 def _check_ranks(files: ZeroFiles, optims: list[OptimStates]) -> int:

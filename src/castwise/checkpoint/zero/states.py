@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.zero.files import plain_text
 from castwise.checkpoint.zero.torch_zip import TorchArchive
-from castwise.checkpoint.zero.unpickler import MAX_DIMENSIONS, Inert, StoredTensor, unpickle
+from castwise.checkpoint.zero.unpickler import MAX_DIMENSIONS, Inert, StoredTensor, is_size, shown, unpickle
 
 Shape = tuple[int, ...]
 _MAX_DEPTH = 16
@@ -99,7 +100,7 @@ def read_optim_states(path: Path) -> OptimStates:
         where.paddings(states.get("param_alignment_paddings")),
         sum(t.nbytes for _, t in _tensors(base)),
         tuple(dict.fromkeys(name for name, _ in _tensors(base))),
-        float(scale) if isinstance(scale, (int, float)) else None,
+        _float(scale),
         states.get("dynamic_loss_scale") is True,
     )
 
@@ -147,15 +148,11 @@ class _Where:
 
 
 def _is(value: Any, kind: type) -> bool:
-    return type(value) is int and value >= 0 if kind is int else isinstance(value, kind)
+    return is_size(value) if kind is int else isinstance(value, kind)
 
 
 def _is_shape(value: Any) -> bool:
-    return (
-        isinstance(value, (tuple, list))
-        and len(value) <= MAX_DIMENSIONS
-        and all(type(v) is int and v >= 0 for v in value)
-    )
+    return isinstance(value, (tuple, list)) and len(value) <= MAX_DIMENSIONS and all(is_size(v) for v in value)
 
 
 def _stage(value: Any, path: Path) -> int:
@@ -163,7 +160,7 @@ def _stage(value: Any, path: Path) -> int:
     if isinstance(value, Inert) and value.qualname.endswith("ZeroStageEnum") and len(value.args) == 1:
         value = value.args[0]
     if type(value) is not int or value not in (1, 2, 3):
-        raise CheckpointError(f"{path}: zero stage {value!r} is not 1, 2 or 3")
+        raise CheckpointError(f"{path}: zero stage {shown(value)} is not 1, 2 or 3")
     return value
 
 
@@ -171,7 +168,7 @@ def _world_size(value: Any, path: Path) -> int:
     """Ranks the partitions span: ``partition_count`` (per group for stages 1 and 2; the largest)."""
     counts = value if isinstance(value, (list, tuple)) else [value]
     if not counts or not all(type(c) is int and 0 < c <= _MAX_RANKS for c in counts):
-        raise CheckpointError(f"{path}: partition count {str(value)[:80]} is not a positive number of ranks")
+        raise CheckpointError(f"{path}: partition count {shown(value)} is not a positive number of ranks")
     return max(counts)
 
 
@@ -190,8 +187,18 @@ def _tensors(value: Any, name: str = "", depth: int = 0) -> Iterator[tuple[str, 
 
 
 def _count(value: Any) -> int | None:
-    return value if type(value) is int and value >= 0 else None
+    return value if is_size(value) else None
+
+
+def _float(value: Any) -> float | None:
+    """A number as a float; None for anything else (a bool, an integer too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def _text(value: Any) -> str | None:
-    return value[:64] if isinstance(value, str) else None
+    return plain_text(value) if isinstance(value, str) else None

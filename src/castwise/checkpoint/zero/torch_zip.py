@@ -2,27 +2,31 @@
 
 DeepSpeed writes its ZeRO shards with ``torch.save``: a zip whose ``data.pkl`` describes the
 objects and whose ``data/KEY`` members hold the raw bytes of each storage, stored uncompressed.
-Knowing each member's byte offset lets the storages be memory-mapped straight from the file, so
-a partition is read where it lies and only the pages in use are resident.
+Knowing each member's byte offset lets a partition's elements be read where they lie, a chunk at a
+time, with positional reads (never a memory map: a shard truncated while it is read would kill the
+process with SIGBUS).
 """
 
 from __future__ import annotations
 
-import mmap
 import re
 import struct
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import torch
 
+from castwise.checkpoint.dtypes import byte_view
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.reads import read_at
 
 MAX_PICKLE_BYTES = 64 * 1024 * 1024
 """The largest ``data.pkl`` read: a ZeRO shard's pickle holds names and shapes, not tensor data."""
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LOCAL_SIGNATURE = 0x04034B50
+_MAX_BYTE_ORDER = 16
 _STORAGE_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
@@ -94,7 +98,10 @@ class TorchArchive:
     def _check_byte_order(self) -> None:
         name = self._prefix + "byteorder"
         if name in self._zip.namelist():
-            order = self._read_member(self._zip.getinfo(name)).strip()
+            info = self._zip.getinfo(name)
+            if info.file_size > _MAX_BYTE_ORDER:
+                raise CheckpointError(f"{self.path}: its byteorder member is {info.file_size:,} bytes, not a word")
+            order = self._read_member(info).strip()
             if order != b"little":
                 raise CheckpointError(
                     f"{self.path}: saved with byte order {order[:16]!r}; castwise reads little-endian files"
@@ -117,35 +124,31 @@ class TorchArchive:
         return info.header_offset + _LOCAL_HEADER.size + fields[9] + fields[10]
 
 
-class MappedFiles:
-    """Read-only mappings of the archives a conversion reads, opened on first use."""
+class StorageFiles:
+    """The archives a conversion reads, each opened on first use; elements are read with positional
+    reads into memory the caller gives, so a shard truncated meanwhile is an error, not a SIGBUS."""
 
     def __init__(self) -> None:
-        self._maps: dict[Path, mmap.mmap] = {}
+        self._files: dict[Path, BinaryIO] = {}
 
-    def elements(self, storage: Storage, start: int, count: int) -> torch.Tensor:
-        """``count`` elements of ``storage`` from element ``start``, viewed in place (no copy)."""
-        if count == 0:
-            return torch.empty(0, dtype=storage.dtype)
-        mapped = self._map(storage.path)
-        offset = storage.begin + start * storage.dtype.itemsize
-        return torch.frombuffer(mapped, dtype=storage.dtype, count=count, offset=offset)
-
-    def release(self, storage: Storage, start: int, count: int) -> None:
-        """Drop the resident pages of elements the caller has finished with (the file keeps them)."""
-        mapped = self._maps.get(storage.path)
-        if mapped is None or count == 0 or not hasattr(mmap, "MADV_DONTNEED"):
-            return
-        first = storage.begin + start * storage.dtype.itemsize
-        aligned = first - first % mmap.PAGESIZE
-        mapped.madvise(mmap.MADV_DONTNEED, aligned, first + count * storage.dtype.itemsize - aligned)
+    def read_into(self, storage: Storage, start: int, out: torch.Tensor) -> None:
+        """Fill ``out`` (contiguous, of the storage's dtype) with elements of ``storage`` from element ``start``."""
+        if out.dtype != storage.dtype or start + out.numel() > storage.numel:
+            raise ValueError(f"{out.numel()} x {out.dtype} from element {start} do not fit storage {storage.key!r}")
+        if out.numel():
+            offset = storage.begin + start * storage.dtype.itemsize
+            read_at(self._open(storage.path).fileno(), offset, byte_view(out), storage.path)
 
     def close(self) -> None:
-        """Forget the mappings (each closes once the last tensor viewing it is gone)."""
-        self._maps = {}
+        """Close the files."""
+        for file in self._files.values():
+            file.close()
+        self._files = {}
 
-    def _map(self, path: Path) -> mmap.mmap:
-        if path not in self._maps:
-            with open(path, "rb") as file:  # private and never written: pages stay shared with the page cache
-                self._maps[path] = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
-        return self._maps[path]
+    def _open(self, path: Path) -> BinaryIO:
+        if path not in self._files:
+            try:
+                self._files[path] = open(path, "rb", buffering=0)
+            except OSError as exc:
+                raise CheckpointError(f"{path}: could not be opened ({exc.strerror or exc})") from None
+        return self._files[path]

@@ -7,7 +7,10 @@ inert :class:`Inert` record of its arguments and state; tensors become :class:`S
 references to bytes in the archive (checked to lie inside their storage), never read here. Any
 other global (``os.system``, ``builtins.eval``, ...) is refused before anything is built.
 
-:func:`unpickle` is the one place a shard's pickle is read.
+Which globals a pickle may name does not bound how it arranges them (a key nested 100,000 deep
+crashes the interpreter, a memo index of 2**32 allocates gigabytes), so before the unpickler sees
+a byte, :func:`~castwise.checkpoint.pickle_bounds.check_pickle` walks the pickle within the same
+bounds as every other pickle castwise reads. :func:`unpickle` is the one place a shard's pickle is read.
 """
 
 from __future__ import annotations
@@ -23,9 +26,13 @@ from typing import Any
 import torch
 
 from castwise.checkpoint.errors import CheckpointError
+from castwise.checkpoint.pickle_bounds import check_pickle
 from castwise.checkpoint.zero.torch_zip import Storage, TorchArchive
 
 MAX_DIMENSIONS = 64
+MAX_SIZE = 2**63 - 1
+"""Largest size, stride, offset or count a shard may give (torch's own limit); a larger integer would not
+even print (Python refuses to write integers of more than 4,300 digits)."""
 _MAX_INERT_CLASSES = 256
 _STORAGE_DTYPES = {
     "FloatStorage": torch.float32,
@@ -120,8 +127,8 @@ class _TensorType:
 class _ShardUnpickler(pickle.Unpickler):
     """Builds only admitted globals; storages become :class:`Storage` records of the archive."""
 
-    def __init__(self, archive: TorchArchive) -> None:
-        super().__init__(io.BytesIO(archive.pickle_bytes()))
+    def __init__(self, archive: TorchArchive, pickled: bytes) -> None:
+        super().__init__(io.BytesIO(pickled))
         self._archive = archive
         self._storages: dict[str, Storage] = {}
         self._inert: dict[str, type[Inert]] = {}
@@ -140,10 +147,10 @@ class _ShardUnpickler(pickle.Unpickler):
 
     def persistent_load(self, pid: Any) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
-            raise _Refused(f"persistent id {str(pid)[:80]} is not a torch storage")
+            raise _Refused(f"persistent id {shown(pid)} is not a torch storage")
         _, kind, key, _location, numel = pid
-        if not isinstance(kind, _StorageKind) or not isinstance(key, str) or type(numel) is not int or numel < 0:
-            raise _Refused(f"persistent id {str(pid)[:80]} is not a torch storage")
+        if not isinstance(kind, _StorageKind) or not isinstance(key, str) or not is_size(numel):
+            raise _Refused(f"persistent id {shown(pid)} is not a torch storage")
         if key not in self._storages:
             self._storages[key] = self._archive.storage(key, kind.dtype, numel)
         storage = self._storages[key]
@@ -159,11 +166,24 @@ class _ShardUnpickler(pickle.Unpickler):
         return self._inert[qualname]
 
 
+def shown(value: Any) -> str:
+    """``value`` for a message, cut to 80 characters (an integer too long to write is described instead)."""
+    try:
+        return repr(value)[:80]
+    except ValueError:
+        return f"({type(value).__name__} holding an integer of over 4,300 digits)"
+
+
+def is_size(value: Any) -> bool:
+    """True for an integer from 0 to :data:`MAX_SIZE` (not a bool)."""
+    return type(value) is int and 0 <= value <= MAX_SIZE
+
+
 def _sizes(value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, (tuple, list)) or len(value) > MAX_DIMENSIONS:
-        raise _Refused(f"{what} {str(value)[:80]} is not a tuple of at most {MAX_DIMENSIONS} sizes")
-    if not all(type(v) is int and v >= 0 for v in value):
-        raise _Refused(f"{what} {str(value)[:80]} holds something other than non-negative integers")
+        raise _Refused(f"{what} {shown(value)} is not a tuple of at most {MAX_DIMENSIONS} sizes")
+    if not all(is_size(v) for v in value):
+        raise _Refused(f"{what} holds something other than integers from 0 to {MAX_SIZE:,}")
     return tuple(value)
 
 
@@ -175,7 +195,7 @@ def _tensor(
     storage: Any, offset: Any, size: Any, stride: Any, requires_grad: Any = False, hooks: Any = None, *rest: Any
 ) -> StoredTensor:
     """``torch._utils._rebuild_tensor_v2``, checked: a view that lies inside its storage."""
-    if not isinstance(storage, Storage) or type(offset) is not int or offset < 0:
+    if not isinstance(storage, Storage) or not is_size(offset):
         raise _Refused("a tensor's storage or offset is malformed")
     shape, strides = _sizes(size, "tensor shape"), _sizes(stride, "tensor stride")
     if len(shape) != len(strides):
@@ -215,9 +235,12 @@ _ADMITTED: dict[tuple[str, str], Callable[..., Any] | type] = {
 
 
 def unpickle(archive: TorchArchive) -> Any:
-    """The object ``archive``'s pickle describes, built from admitted globals only (no code runs)."""
+    """The object ``archive``'s pickle describes, walked within the pickle bounds first, then built
+    from admitted globals only (no code runs)."""
+    pickled = archive.pickle_bytes()
+    check_pickle(pickled, str(archive.path))
     try:
-        return _ShardUnpickler(archive).load()
+        return _ShardUnpickler(archive, pickled).load()
     except CheckpointError:
         raise
     except _Refused as exc:
