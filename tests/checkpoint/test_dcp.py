@@ -179,7 +179,7 @@ def test_oversized_or_corrupt_metadata_is_a_clear_error(single, monkeypatch):
         cw.inspect(folder)
     monkeypatch.undo()
     (folder / ".metadata").write_bytes((folder / ".metadata").read_bytes()[:200])
-    with pytest.raises(CheckpointError, match="not readable DCP metadata|truncated"):
+    with pytest.raises(CheckpointError, match="not readable as DCP metadata|truncated"):
         cw.inspect(folder)
 
 

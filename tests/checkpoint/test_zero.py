@@ -405,7 +405,7 @@ HOSTILE_PICKLES = {
     "self-multiplying": (LAUGHING_KEY, r"reuses parts of itself"),
     "huge-memo-index": (b"\x80\x02}r\xff\xff\xff\xff.", r"stores memo entry 4,294,967,295 after only 3 opcodes"),
     "huge-string": (b"\x80\x04\x8d" + (2**62).to_bytes(8, "little") + b".", r"ends inside an opcode"),
-    "huge-frame": (b"\x80\x04\x95" + (2**62).to_bytes(8, "little") + b"}.", r"not a readable ZeRO shard .*truncated"),
+    "huge-frame": (b"\x80\x04\x95" + (2**62).to_bytes(8, "little") + b"}.", r"not readable as a ZeRO shard .*truncated"),
     "no-stop": (b"\x80\x02}" + b"K\x01K\x01s" * 1000, r"without its STOP opcode"),
 }
 """Pickles that crash, exhaust or hang an unpickler; each inside a valid torch zip."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import math
 import pickle
-import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ import torch
 from castwise.checkpoint.dtypes import flat_chunks
 from castwise.checkpoint.errors import CheckpointError
 from castwise.checkpoint.members import member
-from castwise.checkpoint.pickle_bounds import check_pickle
+from castwise.checkpoint.pickle_bounds import Refused, load_restricted
 from castwise.checkpoint.safetensors_header import fits_int64
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.torch_file import check_zip_pickle, load_weights, zip_reader
@@ -65,20 +64,16 @@ def is_dcp_folder(path: Path) -> bool:
     return path.is_dir() and (path / METADATA_NAME).is_file()
 
 
-class _Refused(pickle.UnpicklingError):
-    """The pickle asked for something DCP metadata never holds."""
-
-
 class _MetadataUnpickler(pickle.Unpickler):
     """Builds only DCP metadata classes and torch dtypes, layouts and sizes; refuses the rest."""
 
     def find_class(self, module: str, name: str) -> Any:
         if name in _DCP_CLASSES.get(module, ()) or (module == "torch" and _is_torch_type(name)):
             return super().find_class(module, name)
-        raise _Refused(f"global '{module}.{name}' is not part of DCP metadata")
+        raise Refused(f"global '{module}.{name}' is not part of DCP metadata")
 
     def persistent_load(self, pid: Any) -> Any:
-        raise _Refused("persistent ids are not part of DCP metadata")
+        raise Refused("persistent ids are not part of DCP metadata")
 
 
 def _is_torch_type(name: str) -> bool:
@@ -119,19 +114,10 @@ def read_metadata(folder: Path) -> DcpMetadata:
     import torch.distributed.checkpoint.filesystem  # noqa: F401  the classes the unpickler admits
     from torch.distributed.checkpoint.metadata import Metadata
 
-    raw = path.read_bytes()
-    check_pickle(raw, str(path))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            metadata = _MetadataUnpickler(io.BytesIO(raw)).load()
-    except _Refused as exc:
-        raise CheckpointError(
-            f"{path}: refused: {exc}; castwise reads DCP metadata without running code. If you trust "
-            "its author, load it with torch.distributed.checkpoint and re-save it"
-        ) from None
-    except Exception as exc:  # a truncated or corrupt pickle fails in many ways
-        raise CheckpointError(f"{path}: not readable DCP metadata ({type(exc).__name__}: {exc})") from None
+    metadata = load_restricted(
+        lambda raw: _MetadataUnpickler(io.BytesIO(raw)), path.read_bytes(), str(path), "DCP metadata",
+        "load it with torch.distributed.checkpoint and re-save it",
+    )
     if not isinstance(metadata, Metadata):
         raise CheckpointError(f"{path}: holds a {type(metadata).__name__}, not DCP Metadata")
     if not isinstance(getattr(metadata, "state_dict_metadata", None), dict):

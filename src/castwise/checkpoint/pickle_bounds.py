@@ -17,7 +17,11 @@ without tracking parents.
 
 from __future__ import annotations
 
+import pickle
+import warnings
 from array import array
+from collections.abc import Callable
+from typing import Any
 
 from castwise.checkpoint.errors import CheckpointError
 
@@ -299,3 +303,30 @@ def _index(argument: bytes, walk: _Walk) -> int:
     if not digits.isdigit() or len(digits) > _DIGITS:
         raise walk.refuse(f"memo index {argument[:_DIGITS]!r} is not a number: the file is corrupt")
     return int(digits)
+
+
+class Refused(pickle.UnpicklingError):
+    """A restricted unpickler met something the checkpoint it reads never holds."""
+
+
+def load_restricted(make: Callable[[bytes], pickle.Unpickler], raw: bytes, where: str, what: str,
+                    if_trusted: str) -> Any:
+    """The object pickle ``raw`` describes, walked within the bounds first, then built by ``make(raw)``.
+
+    Any failure is a ``CheckpointError`` naming ``where``: a :class:`Refused` one says what to do
+    ``if_trusted`` (the file's author is), the rest say it is not readable as ``what``.
+    """
+    check_pickle(raw, where)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return make(raw).load()
+    except CheckpointError:
+        raise
+    except Refused as exc:
+        raise CheckpointError(
+            f"{where}: refused: {exc}; castwise reads {what} without running code. If you trust its author, "
+            f"{if_trusted}"
+        ) from None
+    except Exception as exc:  # a truncated or corrupt pickle fails in many ways
+        raise CheckpointError(f"{where}: not readable as {what} ({type(exc).__name__}: {exc})") from None

@@ -25,8 +25,7 @@ from typing import Any
 
 import torch
 
-from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.pickle_bounds import check_pickle
+from castwise.checkpoint.pickle_bounds import Refused, load_restricted
 from castwise.checkpoint.zero.torch_zip import Storage, TorchArchive
 
 MAX_DIMENSIONS = 64
@@ -109,10 +108,6 @@ class Inert:
         return f"<inert {self.qualname}{self.args!r}>"
 
 
-class _Refused(pickle.UnpicklingError):
-    """The pickle asked for something a ZeRO shard never holds."""
-
-
 class _StorageKind:
     """What a pickled ``torch.FloatStorage`` (etc.) stands for: the dtype of a storage."""
 
@@ -143,25 +138,25 @@ class _ShardUnpickler(pickle.Unpickler):
             return _DTYPES[name]
         if module.split(".")[0] == "deepspeed" and name.isidentifier():
             return self._inert_class(f"{module}.{name}")
-        raise _Refused(f"global '{module}.{name}' is not part of a DeepSpeed ZeRO checkpoint")
+        raise Refused(f"global '{module}.{name}' is not part of a DeepSpeed ZeRO checkpoint")
 
     def persistent_load(self, pid: Any) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
-            raise _Refused(f"persistent id {shown(pid)} is not a torch storage")
+            raise Refused(f"persistent id {shown(pid)} is not a torch storage")
         _, kind, key, _location, numel = pid
         if not isinstance(kind, _StorageKind) or not isinstance(key, str) or not is_size(numel):
-            raise _Refused(f"persistent id {shown(pid)} is not a torch storage")
+            raise Refused(f"persistent id {shown(pid)} is not a torch storage")
         if key not in self._storages:
             self._storages[key] = self._archive.storage(key, kind.dtype, numel)
         storage = self._storages[key]
         if storage.dtype != kind.dtype or storage.numel != numel:
-            raise _Refused(f"storage {key!r} is declared twice with different types")
+            raise Refused(f"storage {key!r} is declared twice with different types")
         return storage
 
     def _inert_class(self, qualname: str) -> type[Inert]:
         if qualname not in self._inert:
             if len(self._inert) >= _MAX_INERT_CLASSES:
-                raise _Refused(f"more than {_MAX_INERT_CLASSES} distinct DeepSpeed classes")
+                raise Refused(f"more than {_MAX_INERT_CLASSES} distinct DeepSpeed classes")
             self._inert[qualname] = type(qualname.rpartition(".")[2], (Inert,), {"qualname": qualname})
         return self._inert[qualname]
 
@@ -181,9 +176,9 @@ def is_size(value: Any) -> bool:
 
 def _sizes(value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, (tuple, list)) or len(value) > MAX_DIMENSIONS:
-        raise _Refused(f"{what} {shown(value)} is not a tuple of at most {MAX_DIMENSIONS} sizes")
+        raise Refused(f"{what} {shown(value)} is not a tuple of at most {MAX_DIMENSIONS} sizes")
     if not all(is_size(v) for v in value):
-        raise _Refused(f"{what} holds something other than integers from 0 to {MAX_SIZE:,}")
+        raise Refused(f"{what} holds something other than integers from 0 to {MAX_SIZE:,}")
     return tuple(value)
 
 
@@ -196,12 +191,12 @@ def _tensor(
 ) -> StoredTensor:
     """``torch._utils._rebuild_tensor_v2``, checked: a view that lies inside its storage."""
     if not isinstance(storage, Storage) or not is_size(offset):
-        raise _Refused("a tensor's storage or offset is malformed")
+        raise Refused("a tensor's storage or offset is malformed")
     shape, strides = _sizes(size, "tensor shape"), _sizes(stride, "tensor stride")
     if len(shape) != len(strides):
-        raise _Refused(f"tensor shape {list(shape)} and stride {list(strides)} differ in length")
+        raise Refused(f"tensor shape {list(shape)} and stride {list(strides)} differ in length")
     if math.prod(shape) and offset + sum((n - 1) * s for n, s in zip(shape, strides)) >= storage.numel:
-        raise _Refused(
+        raise Refused(
             f"a tensor of shape {list(shape)} at offset {offset} reaches past its storage of {storage.numel} elements"
         )
     return StoredTensor(storage, offset, shape, strides)
@@ -210,14 +205,14 @@ def _tensor(
 def _parameter(data: Any, requires_grad: Any = False, hooks: Any = None, *state: Any) -> StoredTensor:
     """``torch._utils._rebuild_parameter`` (and ``_with_state``): the parameter's data."""
     if not isinstance(data, StoredTensor):
-        raise _Refused("a parameter holds something other than a tensor")
+        raise Refused("a parameter holds something other than a tensor")
     return data
 
 
 def _typed(function: Any, new_type: Any, args: Any, state: Any = None) -> StoredTensor:
     """``torch._tensor._rebuild_from_type_v2``: a tensor subclass or one with attributes, as a plain tensor."""
     if function not in (_tensor, _parameter) or new_type is not _TensorType or not isinstance(args, tuple):
-        raise _Refused("a typed tensor is rebuilt by something other than torch's tensor builders")
+        raise Refused("a typed tensor is rebuilt by something other than torch's tensor builders")
     result: StoredTensor = function(*args)
     return result
 
@@ -237,16 +232,7 @@ _ADMITTED: dict[tuple[str, str], Callable[..., Any] | type] = {
 def unpickle(archive: TorchArchive) -> Any:
     """The object ``archive``'s pickle describes, walked within the pickle bounds first, then built
     from admitted globals only (no code runs)."""
-    pickled = archive.pickle_bytes()
-    check_pickle(pickled, str(archive.path))
-    try:
-        return _ShardUnpickler(archive, pickled).load()
-    except CheckpointError:
-        raise
-    except _Refused as exc:
-        raise CheckpointError(
-            f"{archive.path}: refused: {exc}; castwise reads ZeRO shards without running code. If you "
-            "trust its author, convert it with DeepSpeed's own zero_to_fp32.py"
-        ) from None
-    except Exception as exc:  # a truncated or corrupt pickle fails in many ways
-        raise CheckpointError(f"{archive.path}: not a readable ZeRO shard ({type(exc).__name__}: {exc})") from None
+    return load_restricted(
+        lambda raw: _ShardUnpickler(archive, raw), archive.pickle_bytes(), str(archive.path), "a ZeRO shard",
+        "convert it with DeepSpeed's own zero_to_fp32.py",
+    )
