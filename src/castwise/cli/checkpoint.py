@@ -40,8 +40,10 @@ def inspect_command(
 
 
 def convert_command(
-    src: str = typer.Argument(..., metavar="SRC", help="Checkpoint to read (any format inspect reads); never modified."),
-    dst: str = typer.Argument(..., metavar="DST", help="A .safetensors file, or a folder when SRC is a folder or index."),
+    src: str = typer.Argument(
+        ..., metavar="SRC", help="Checkpoint to read (any format inspect reads); never modified."),
+    dst: str = typer.Argument(
+        ..., metavar="DST", help="A .safetensors file, or a folder when SRC is a folder or index."),
     dtype: str = typer.Option(
         ...,
         "--dtype",
