@@ -1,10 +1,11 @@
 """The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
 
-The pasted reports are seven sets: those collected while the reader was written, and six held-out
+The pasted reports are eight sets: those collected while the reader was written, and seven held-out
 sets, each collected after the rules were frozen (their grades then are kept as ``grade_at_freeze``). A
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
-errors are never answered with a precision policy, and nothing is confidently wrong.
+errors are never answered with a precision policy, and nothing is confidently wrong but the one case
+held_out_7 found, listed by name.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from castwise.explainer import Explanation, Family
 from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
-HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6")
+HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7")
+# Confidently wrong when held_out_7 was graded with the rules frozen at cb7ec39 (an int32 -> int64 index put
+# told to convert to float); kept visible until the rules are fixed, when this must be emptied.
+CONFIDENTLY_WRONG = ("mmdetection-6706",)
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 
@@ -26,7 +30,7 @@ POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 def test_each_pasted_report_gets_its_grade(case) -> None:
     explanation = cw.explain(case.text)
     assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
-    assert not confidently_wrong(case.expect, explanation)
+    assert confidently_wrong(case.expect, explanation) == (case.id in CONFIDENTLY_WRONG)
 
 
 @pytest.mark.parametrize("name", list(LIVE))
