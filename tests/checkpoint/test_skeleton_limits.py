@@ -75,3 +75,27 @@ def test_an_oversized_config_is_a_finding_for_inspect_and_an_error_for_convert(t
     with pytest.raises(CheckpointError, match="more than the 50 bytes castwise reads"):
         cw.convert(folder, tmp_path / "out", "bf16")
     assert not (tmp_path / "out").exists()
+
+
+def test_no_skeleton_is_built_under_zero_init_inside_a_zero3_run(tmp_path, monkeypatch):
+    """In a process whose Trainer registered a ZeRO-3 config, AutoModel would build under zero.Init and
+    wait for every rank: the class named in the config is built directly, or the name rule is used."""
+    pytest.importorskip("deepspeed")
+    monkeypatch.setenv("DS_ACCELERATOR", "cpu")
+    from transformers.integrations.deepspeed import HfDeepSpeedConfig, unset_hf_deepspeed_config
+
+    registered = HfDeepSpeedConfig({"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": 1})
+    try:
+        result = cw.convert(_folder(tmp_path, _LLAMA), tmp_path / "out", "bf16")
+        assert result.keep_rule.startswith("norm name spellings")
+        assert "a DeepSpeed ZeRO-3 config is registered in this process" in result.keep_rule
+        (tmp_path / "named").mkdir()
+        named = _folder(tmp_path / "named", {**_LLAMA, "architectures": ["LlamaForCausalLM"]})
+        result = cw.convert(named, tmp_path / "named_out", "bf16")
+        assert result.keep_rule == "module classes from the transformers skeleton of LlamaForCausalLM"
+    finally:
+        unset_hf_deepspeed_config()
+    del registered
+    (tmp_path / "after").mkdir()
+    result = cw.convert(_folder(tmp_path / "after", _LLAMA), tmp_path / "after_out", "bf16")
+    assert result.keep_rule == "module classes from the transformers skeleton of LlamaModel"

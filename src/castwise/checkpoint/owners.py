@@ -127,9 +127,19 @@ def _skeleton(config: dict[str, Any], architectures: list[str]) -> nn.Module:
         with torch.device("meta"):
             if model_class is not None:
                 return model_class(hf_config)
+            if _zero3_registered():
+                raise RuntimeError("a DeepSpeed ZeRO-3 config is registered in this process: AutoModel would build "
+                                   "the skeleton under zero.Init, whose collectives wait for every rank")
             return transformers.AutoModel.from_config(hf_config, trust_remote_code=False)
     finally:
         transformers.logging.set_verbosity(verbosity)
+
+
+def _zero3_registered() -> bool:
+    """Whether transformers holds a ZeRO-3 DeepSpeed config (a Trainer's run), without importing DeepSpeed."""
+    from transformers.integrations.deepspeed import is_deepspeed_zero3_enabled
+
+    return bool(is_deepspeed_zero3_enabled())
 
 
 def _model_class(transformers: Any, name: str) -> type | None:
