@@ -1,11 +1,11 @@
 """The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
 
-The pasted reports are eight sets: those collected while the reader was written, and seven held-out
+The pasted reports are nine sets: those collected while the reader was written, and eight held-out
 sets, each collected after the rules were frozen (their grades then are kept as ``grade_at_freeze``). A
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, two integer dtypes never with a float cast, and
-nothing is confidently wrong.
+nothing is confidently wrong but the cases held_out_8 found, listed by name.
 """
 
 from __future__ import annotations
@@ -19,7 +19,11 @@ from castwise.explainer.spelling import is_floating
 from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
-HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7")
+HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7",
+            "held_out_8")
+# Confidently wrong when held_out_8 was graded with the rules frozen at b1fb568 (an int8 quantized weight in a
+# plain matmul told to convert the data to float); kept visible until the rules are fixed, when this must be emptied.
+CONFIDENTLY_WRONG = ("bitsandbytes-1029", "unsloth-2212")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
@@ -29,7 +33,7 @@ FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
 def test_each_pasted_report_gets_its_grade(case) -> None:
     explanation = cw.explain(case.text)
     assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
-    assert not confidently_wrong(case.expect, explanation)
+    assert confidently_wrong(case.expect, explanation) == (case.id in CONFIDENTLY_WRONG)
 
 
 @pytest.mark.parametrize("name", list(LIVE))
