@@ -136,6 +136,11 @@ LIVE: dict[str, LiveCase] = {
     "lstm-cell": case(lambda: nn.LSTMCell(4, 3)(_x().to(bf16)), "rnn_dtype", "bf16", "f32"),
     "index-put": case(lambda: torch.zeros(3).index_put_((torch.tensor([0]),), torch.ones(1).to(bf16)),
                       "indexed_write_dtype", "f32", "bf16"),
+    "index-put-int32-into-int64": case(
+        lambda: torch.zeros(3, dtype=torch.long).index_put_((torch.tensor([0]),), torch.ones(1, dtype=torch.int32)),
+        "indexed_write_dtype", "int64", "int32", fix=("src.to(dst.dtype)",)),
+    "mm-out-bf16": case(lambda: torch.mm(_x(), _x().T, out=torch.empty(2, 2, dtype=bf16)), "indexed_write_dtype",
+                        "f32", "bf16", cause=("`out=`",)),
     "index-add": case(lambda: torch.zeros(3).index_add_(0, torch.tensor([0]), torch.ones(1).to(bf16)),
                       "indexed_write_dtype", "f32", "bf16"),
     "index-copy": case(lambda: torch.zeros(3).index_copy_(0, torch.tensor([0]), torch.ones(1).to(bf16)),
@@ -186,6 +191,8 @@ LIVE: dict[str, LiveCase] = {
                               "integer_operand", "int64", fix=("x.float()",)),
     "gru-long-input": case(lambda: nn.GRU(4, 3)(torch.ones(1, 2, 4, dtype=torch.long)), "integer_operand", "int64"),
     "log-softmax-long": case(lambda: torch.ones(3, dtype=torch.long).log_softmax(0), "integer_operand", "int64"),
+    "mm-long-and-int": case(lambda: torch.mm(torch.ones(2, 2, dtype=torch.long), torch.ones(2, 2, dtype=torch.int32)),
+                            "integer_operand", "int64", "int32", fix=(".long()",)),
     "mean-long": case(lambda: torch.ones(3, dtype=torch.long).mean(), "integer_operand", "int64"),
     # a number outside the dtype's range
     "fill-half": case(lambda: torch.zeros(2, dtype=f16).fill_(1e6), "half_overflow", "f16", cause=("65504",)),

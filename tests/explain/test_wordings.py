@@ -192,3 +192,90 @@ def test_a_kernel_name_without_a_device_takes_the_one_the_paste_names(context: s
     explanation = cw.explain(f"{context}\nRuntimeError: \"unfolded2d_copy\" not implemented for 'Half'")
     assert explanation.kind is Kind.NO_KERNEL and explanation.device == device
     assert ("model.float()" in explanation.fix) is (device == "cpu")
+
+
+@pytest.mark.parametrize("listed", ["long, byte or bool tensors", "long, int, byte or bool tensors",
+                                    "long, byte or bool tensor", "long, int, byte, or bool tensors"])
+def test_every_list_torch_has_given_for_index_dtypes_is_read(listed: str) -> None:
+    explanation = cw.explain(f"IndexError: tensors used as indices must be {listed}")
+    assert explanation.kind is Kind.INDEX_TENSOR and ".long()" in explanation.fix
+
+
+@pytest.mark.parametrize("text", ["tensors used as indices must be unique", "tensors used as indices must be sorted"])
+def test_other_words_about_indices_are_not_read_as_an_index_dtype(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+def test_an_out_tensor_of_another_dtype_than_the_result_is_an_indexed_write() -> None:
+    explanation = cw.explain("RuntimeError: Expected out tensor to have dtype c10::BFloat16, but got float instead")
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("bf16", "f32")
+    assert "computes a bf16 result" in explanation.cause and "the `out` tensor is f32" in explanation.cause
+    assert explanation.confidence is Confidence.HIGH
+
+
+@pytest.mark.parametrize(("text", "kind", "dtypes"), [
+    ("RuntimeError: Index put requires the source and destination dtypes match, got Long for the destination and "
+     "Int for the source.", Kind.INDEXED_WRITE, ("int64", "int32")),
+    ("RuntimeError: Expected out tensor to have dtype long int, but got int instead", Kind.INDEXED_WRITE,
+     ("int64", "int32")),
+    ("RuntimeError: expected m1 and m2 to have the same dtype, but got: long int != int", Kind.INTEGER_OPERAND,
+     ("int64", "int32")),
+    ("RuntimeError: expected scalar type Long but found Int", Kind.INDEX_TENSOR, ("int64", "int32")),
+])
+def test_two_integer_dtypes_are_cast_to_one_integer_dtype_never_to_float(text: str, kind: Kind,
+                                                                           dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+    assert ".long()" in explanation.fix and not any(cast in explanation.fix for cast in (".float()", "torch.float"))
+
+
+def test_an_integer_destination_written_with_floats_is_told_to_cast_the_values_to_it() -> None:
+    explanation = cw.explain("RuntimeError: Index put requires the source and destination dtypes match, got Long "
+                             "for the destination and Float for the source")
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("int64", "f32")
+    assert "src.to(dst.dtype)" in explanation.fix and "x.float()" not in explanation.fix
+
+
+@pytest.mark.parametrize(("node", "kind"), [
+    ("ScatterElements_420", Kind.INDEXED_WRITE), ("MatMul_12", Kind.MATMUL), ("Add_3", Kind.SCALAR_TYPE),
+])
+def test_onnxruntime_s_two_types_for_one_parameter_are_read_by_the_node(node: str, kind: Kind) -> None:
+    explanation = cw.explain("onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Type "
+                             "Error: Type parameter (T) bound to different types (tensor(float) and tensor(double) in "
+                             f"node ({node}).")
+    assert explanation.kind is kind and explanation.dtypes == ("f32", "f64")
+    assert node in explanation.cause and "export again" in explanation.fix
+
+
+def test_the_tail_of_an_attention_message_names_the_three_dtypes() -> None:
+    explanation = cw.explain("help 1080ti -->got query.dtype: struct c10::Half key.dtype: float and value.dtype: float")
+    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32", "f32")
+    assert "k.to(q.dtype)" in explanation.fix
+
+
+def test_an_attention_tail_naming_one_dtype_is_not_a_mismatch() -> None:
+    assert cw.explain("query.dtype: float key.dtype: float and value.dtype: float") is None
+
+
+def test_old_torch_s_byte_mask_argument_is_a_mask_answer() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of scalar type Byte but got scalar type Bool for argument "
+                             "#2 'mask'")
+    assert explanation.kind is Kind.MASK and explanation.dtypes == ("uint8", "bool")
+    assert "mask.byte()" in explanation.fix and "1.2" in explanation.fix
+
+
+@pytest.mark.parametrize("text", [
+    "Getting nan as train loss when running finetune script", "Finetuning goes NAN after 1/2 epochs",
+    "the weights turned to NaN after a few steps", "inf in the validation loss",
+])
+def test_nan_said_as_what_training_became_is_read_with_low_confidence(text: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.NONFINITE and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("text", [
+    "it never goes nan now", "with the fix training doesn't go NaN any more", "I set the padding to nan as default",
+    "he got info about the loss",
+])
+def test_prose_that_denies_a_nan_or_names_none_is_not_read_as_one(text: str) -> None:
+    assert cw.explain(text) is None

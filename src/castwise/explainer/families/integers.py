@@ -16,7 +16,7 @@ from castwise.explainer.clues import CLASS_INDEX_LOSS, LOSS, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import is_floating, is_low_precision
+from castwise.explainer.spelling import dtype_of, is_floating, is_low_precision
 
 TRUE_PRECISION = (
     "a `-true` precision (Lightning's `bf16-true`/`16-true`, or `batch.to(dtype)`) casts every floating tensor "
@@ -56,7 +56,10 @@ def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | 
 
 
 def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
-    """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data."""
+    """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data. Two integer dtypes and no
+    floating one are not float math: one is cast to the other's dtype (``integer_pair``)."""
+    if all_integer(names):
+        return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"{op or 'a floating-point op'} got integer data ({dtype_list(names)}): float math needs floating inputs",
@@ -64,6 +67,22 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
         "fed straight to a layer",
         "convert the data where it is made: `x.float()` (or `x.to(weight.dtype)`); if it is token ids, pass them "
         "through an embedding instead. Not a precision problem: a policy does not convert integer tensors",
+        op=op, names=names,
+    )
+
+
+def integer_pair(kind: Kind, failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """Two integer (or bool) dtypes that must be one in ``op`` (``names[0]`` the one expected or written into):
+    the fix casts one to the other's integer dtype, never to a float."""
+    wanted = dtype_of(names[0])
+    return explained(
+        kind, failure,
+        f"{op} got two integer dtypes ({dtype_list(names)}) where it needs one; integer dtypes are not promoted "
+        "there",
+        "integers made in another integer dtype than the tensor they meet: int32 from numpy, from a dataset or from "
+        "an op that returns int32, meeting int64 (torch's default for integers and indices), or the reverse",
+        f"cast the odd one to the other's dtype where they meet: `src.to(dst.dtype)` (here `.to({wanted})`, e.g. "
+        "`.long()` for int64). Not a precision problem, and not float math: a policy does not convert integers",
         op=op, names=names,
     )
 
@@ -123,6 +142,23 @@ def _mask(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def mask_argument(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """An op's ``mask`` argument of another dtype than the one it takes (``names``: expected, got); old torch took
+    uint8 masks where newer torch takes bool."""
+    wanted, got = (names + ("another", "another"))[:2]
+    old_byte = (wanted, got) == ("uint8", "bool")
+    return explained(
+        Kind.MASK, failure,
+        f"an op's `mask` argument must be {a(wanted)} tensor but got {a(got)} one",
+        "a bool mask (what a comparison returns) passed to torch before 1.2, whose masked_select/masked_fill/"
+        "masked_scatter took uint8 (Byte) masks" if old_byte else
+        "a mask built with arithmetic or loaded as numbers instead of made by a comparison",
+        "convert the mask where it is passed (`mask.byte()`), or update torch: since 1.2 masks are bool" if old_byte
+        else f"convert the mask: `mask.to({dtype_of(wanted)})` (a comparison such as `x > 0` gives a bool mask)",
+        op="argument 'mask'", names=names,
+    )
+
+
 def attention_mask(failure: Failure, mask: tuple[str, ...], query: tuple[str, ...]) -> Explanation:
     """An integer attention mask given to scaled_dot_product_attention."""
     return explained(
@@ -141,14 +177,16 @@ def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
     result, out = names if len(names) == 2 else ("f32", "int64")
     if shows(failure, LOSS):
         return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits")
+    widened, cast = ("floating", "float()") if is_floating(result) else (result, f"to({dtype_of(result)})")
     return explained(
         Kind.RESULT_CAST, failure,
         f"an in-place op (or one with `out=`) computed {a(result)} result but must store it in {a(out)} tensor",
         f"{a(out)} tensor updated with floats: `x += 0.5 * y`, `x.clamp_(0, limit)` with a float limit, an average "
         "taken over all of a state dict's tensors (integer buffers such as BatchNorm's `num_batches_tracked` "
         "included)",
-        "make the destination floating (`x = x.float()`, or not in place: `x = x + y`), or convert the value to "
-        "the destination's dtype (`.long()`); when averaging state dicts, skip or cast non-floating entries",
+        f"make the destination {widened} (`x = x.{cast}`, or not in place: `x = x + y`), or convert the value to "
+        "the destination's dtype (`y.to(x.dtype)`, `.long()` for int64); when averaging state dicts, skip or cast "
+        "non-floating entries",
         op="in-place update", names=(result, out),
     )
 
@@ -163,7 +201,7 @@ RULES: tuple[Rule, ...] = (
          _probability_target),
     rule(r"Expected tensor for argument #\d+ 'indices' to have (?:one of the following )?scalar types?:?\s*"
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
-    rule(r"tensors used as indices must be long, int, byte or bool tensors", _index_tensor),
+    rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype int(?:32|64)",
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
@@ -171,6 +209,11 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
          r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
 )
+
+
+def all_integer(names: tuple[str, ...]) -> bool:
+    """Whether there are at least two short dtype names and none is floating (integers and bools only)."""
+    return len(names) >= 2 and not any(is_floating(name) for name in names)
 
 
 def integer_names(names: tuple[str, ...]) -> bool:

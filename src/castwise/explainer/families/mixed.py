@@ -212,6 +212,12 @@ def _attn_mask(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _sdpa_tail(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Only the tail of an attention dtype message (``query.dtype: A key.dtype: B and value.dtype: C``); declined
+    when the three name one dtype."""
+    return _sdpa(found, failure) if len(set(dtypes(found, "q", "k", "v"))) > 1 else None
+
+
 def _rnn(found: re.Match[str], failure: Failure) -> Explanation:
     return recurrent(failure, dtypes(found, "a", "b"), hidden="hidden" in found.group(0).lower())
 
@@ -235,8 +241,19 @@ def _indexed_write(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
-    """An indexed write (``op``) of values of another dtype (``names``: destination, source) than its destination."""
+    """An indexed write (``op``) of values of another dtype (``names``: destination, source) than its destination.
+    Integers on both sides are cast to one integer dtype; an integer on one side, the values to the destination's."""
+    if integers.all_integer(names):
+        return integers.integer_pair(Kind.INDEXED_WRITE, failure, names, op)
     where = f"put {names[1]} values into {a(names[0])} tensor" if len(names) == 2 else "mixed two dtypes"
+    if integers.integer_names(names):
+        return explained(
+            Kind.INDEXED_WRITE, failure, f"{op} {where}; the values written must have the destination's dtype",
+            "floating values written into an integer tensor (labels, ids, counts), or integers into a floating one",
+            "cast the values to the destination's dtype where they are written (`src.to(dst.dtype)`); if an integer "
+            "destination should hold fractions, allocate it floating instead. Not a precision problem",
+            op=op, names=names,
+        )
     return mixed_float(
         Kind.INDEXED_WRITE, failure, names, op,
         f"{op} {where}; the values written must have the destination's dtype",
@@ -244,6 +261,46 @@ def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanat
         "values computed under autocast or by a 16-bit model (or the reverse)",
         fix="allocate the destination in the values' dtype (`torch.zeros(..., dtype=src.dtype)`) or cast the "
         "values (`src.to(dst.dtype)`)",
+    )
+
+
+def _out_tensor(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Expected out tensor to have dtype A, but got B``: an op given ``out=`` computes A, its ``out`` tensor is B."""
+    names = dtypes(found, "a", "b")
+    result, out = names if len(names) == 2 else ("another dtype", "a different dtype")
+    if integers.all_integer(names):
+        return integers.integer_pair(Kind.INDEXED_WRITE, failure, names, "an op given `out=`")
+    return explained(
+        Kind.INDEXED_WRITE, failure,
+        f"an op given an `out=` tensor computes {a(result)} result, but the `out` tensor is {out}: an op writes "
+        "only into an `out` of its result's dtype",
+        f"an output buffer allocated in one dtype ({out}) reused for results computed in another: a buffer made "
+        "before the model or its inputs changed dtype, or one made with the default dtype under autocast or in a "
+        "16-bit model",
+        f"allocate the `out` tensor in the result's dtype, {result} (`torch.empty(..., dtype=x.dtype)` for an "
+        "operand `x`), or drop `out=` and cast the result (`op(...).to(out.dtype)`)",
+        op="an op with `out=`", names=names,
+    )
+
+
+_ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
+             ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM))
+"""ONNX operator types (a node's name starts with one) and the kind of a two-dtype error in them."""
+
+
+def _onnx(found: re.Match[str], failure: Failure) -> Explanation:
+    """onnxruntime's ``Type parameter (T) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node
+    of an exported graph gets inputs of two dtypes, which ONNX never promotes."""
+    names = dtypes(found, "a", "b")
+    node = found["node"] or "a node"
+    kind = next((kind for prefix, kind in _ONNX_OPS if node.lower().startswith(prefix)), Kind.SCALAR_TYPE)
+    story_culprit, story_fix = mixed_story(names)
+    return mixed_float(
+        kind, failure, names, f"ONNX node {node}",
+        f"the exported ONNX graph's node {node} gets {dtype_list(names)} inputs; ONNX has no type promotion, so "
+        "the model exported two dtypes where torch had promoted them",
+        culprit=story_culprit,
+        fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
     )
 
 
@@ -348,6 +405,8 @@ def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
 def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> Explanation:
     """An integer dtype in ``expected scalar type A but found B``: a loss target, integer data in float math (the
     integer is expected only when it is a matmul's or layer's first operand), or a float where integers belong."""
+    if argument == "mask":
+        return integers.mask_argument(failure, names)
     if argument == "target" or (integers.class_index_loss(failure) and not is_floating(names[0])):
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
     if shows(failure, LOSS, everywhere=True) and is_floating(names[0]):
@@ -381,6 +440,8 @@ RULES: tuple[Rule, ...] = (
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
          r"key\.dtype\s*:\s*(?P<k>{DTYPE});\s*value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"\bquery\.dtype\s*:\s*(?P<q>{DTYPE})[,;]?\s*key\.dtype\s*:\s*(?P<k>{DTYPE})[,;]?\s*(?:and\s+)?"
+         r"value\.dtype\s*:\s*(?P<v>{DTYPE})", _sdpa_tail),
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
@@ -397,6 +458,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>put_)\(\): self and (?:source|values) expected to have the same dtype,?\s*but got "
          r"self\.dtype = (?P<dst>{DTYPE}) and (?:source|values)\.dtype = (?P<src>{DTYPE})", _indexed_write),
     rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
+    rule(r"Expected out tensor to have dtype (?P<a>{DTYPE}),?\s*but got (?P<b>{DTYPE})", _out_tensor),
+    rule(r"Type parameter \(\w{1,20}\) bound to different types \(tensor\((?P<a>\w{1,20})\) and "
+         r"tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?", _onnx),
     rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _fp8),

@@ -4,8 +4,9 @@ Every new sample of reports brings wordings no rule was written for: a library's
 backend's, an app's wrapper, a retyped message. Three shapes recur whatever the wording: two
 floating dtypes named beside a mismatch (``same dtype``, ``different precisions``, ``expected A
 ... got B``); a 16-bit dtype named beside a missing kernel or support (``not implemented``, ``not
-supported``, ``only supports``); and NaN or inf said to have appeared, or said of a loss or a gradient in
-prose (``the loss is always nan``, ``a nan loss``, ``loss一直为nan``). These rules are tried only
+supported``, ``only supports``); and NaN or inf said to have appeared, said of a loss or a gradient in
+prose (``the loss is always nan``, ``a nan loss``, ``nan as train loss``, ``loss一直为nan``), or said to be
+what something became (``training goes NaN``, ``getting inf``). These rules are tried only
 after no rule recognised any line of the paste, and they answer with low confidence: the family is
 likely, the details are not known. Dtypes are taken only as torch and libraries print them
 (``Half``, ``BFloat16``, ``torch.float16``, ``fp16``), never from lowercase prose (``half of``).
@@ -73,4 +74,9 @@ RULES: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?\s+"
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
     rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
+    rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:as|for|in|on)\s+(?:the\s+|my\s+)?"
+         rf"(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
+    rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
+         rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed))\s+(?:to\s+)?"
+         rf"(?P<value>nan|inf){_WORD_END}", appeared),
 )
