@@ -23,7 +23,6 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_8")
 # Confidently wrong when held_out_8 was graded with the rules frozen at b1fb568 (an int8 quantized weight in a
 # plain matmul told to convert the data to float); kept visible until the rules are fixed, when this must be emptied.
-CONFIDENTLY_WRONG = ("bitsandbytes-1029", "unsloth-2212")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
@@ -33,7 +32,7 @@ FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
 def test_each_pasted_report_gets_its_grade(case) -> None:
     explanation = cw.explain(case.text)
     assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
-    assert confidently_wrong(case.expect, explanation) == (case.id in CONFIDENTLY_WRONG)
+    assert not confidently_wrong(case.expect, explanation)
 
 
 @pytest.mark.parametrize("name", list(LIVE))

@@ -279,3 +279,24 @@ def test_nan_said_as_what_training_became_is_read_with_low_confidence(text: str)
 ])
 def test_prose_that_denies_a_nan_or_names_none_is_not_read_as_one(text: str) -> None:
     assert cw.explain(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: self and mat2 must have the same dtype, but got Half and Char",
+    "RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::BFloat16 != signed char",
+])
+def test_an_int8_tensor_meeting_a_float_in_a_matmul_is_read_as_a_quantized_weight(text: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.MATMUL and explanation.confidence is Confidence.LOW
+    assert "int8" in explanation.dtypes and "quantized" in explanation.cause
+    assert ".float()" not in explanation.fix
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: unsigned char != float", Kind.INTEGER_OPERAND),
+    ("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: long int != signed char",
+     Kind.INTEGER_OPERAND),
+])
+def test_other_integer_operands_are_not_read_as_quantized_weights(text: str, kind: Kind) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is kind and "quantized" not in explanation.cause

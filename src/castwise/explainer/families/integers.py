@@ -60,6 +60,8 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
     floating one are not float math: one is cast to the other's dtype (``integer_pair``)."""
     if all_integer(names):
         return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
+    if quantized_weight(names):
+        return _quantized_matmul(failure, names, op)
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"{op or 'a floating-point op'} got integer data ({dtype_list(names)}): float math needs floating inputs",
@@ -68,6 +70,26 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
         "convert the data where it is made: `x.float()` (or `x.to(weight.dtype)`); if it is token ids, pass them "
         "through an embedding instead. Not a precision problem: a policy does not convert integer tensors",
         op=op, names=names,
+    )
+
+
+def quantized_weight(names: tuple[str, ...]) -> bool:
+    """Whether the dtypes are one floating dtype and int8: data is almost never int8, a quantized weight is."""
+    return len(names) == 2 and sum(is_floating(name) for name in names) == 1 and "int8" in names
+
+
+def _quantized_matmul(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
+    """A float activation meets an int8 weight in a plain matmul: an 8-bit quantized layer's own kernel was bypassed."""
+    return explained(
+        Kind.MATMUL, failure,
+        f"{op or 'a matrix multiply'} got {dtype_list(names)}: a floating activation met an int8 tensor, which is "
+        "almost always a quantized weight (8-bit loading, `load_in_8bit`, an int8 quantization library)",
+        "code that reads the quantized layer's `.weight` and multiplies it directly (`F.linear(x, layer.weight)`, "
+        "`x @ layer.weight.T`, an adapter or a model's custom forward), bypassing the layer's own int8 kernel",
+        "call the quantized layer itself instead of its weight, or dequantize the weight first; if the code doing "
+        "it is a library's (a model's remote code, an adapter, a fine-tuning framework), update it or load the "
+        "model without 8-bit quantization. Not a precision-policy problem",
+        op=op, names=names, confidence=Confidence.LOW,
     )
 
 
