@@ -5,7 +5,7 @@ sets, each collected after the rules were frozen (their grades then are kept as 
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, two integer dtypes never with a float cast, and
-nothing is confidently wrong but the cases held_out_8 found, listed by name.
+nothing is confidently wrong.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from .live_cases import LIVE, raised
 
 HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7",
             "held_out_8")
-# Confidently wrong when held_out_8 was graded with the rules frozen at b1fb568 (an int8 quantized weight in a
-# plain matmul told to convert the data to float); kept visible until the rules are fixed, when this must be emptied.
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
