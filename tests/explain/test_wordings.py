@@ -300,3 +300,54 @@ def test_an_int8_tensor_meeting_a_float_in_a_matmul_is_read_as_a_quantized_weigh
 def test_other_integer_operands_are_not_read_as_quantized_weights(text: str, kind: Kind) -> None:
     explanation = cw.explain(text)
     assert explanation.kind is kind and "quantized" not in explanation.cause
+
+
+@pytest.mark.parametrize(("text", "dtypes", "words"), [
+    ("Type Error: Type (tensor(float16)) of output arg (/enc/norm1/Cast_output_0) of node (/enc/norm1/Cast) does not "
+     "match expected type (tensor(float)).", ("f16", "f32"), "convert_float_to_float16"),
+    ("[ErrorCode:InvalidArgument] Unexpected input data type. Actual: (tensor(float)) , expected: (tensor(float16))",
+     ("f32", "f16"), "x.astype(np.float16)"),
+    ("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpected input data type. Actual: (tensor(double)) , expected: "
+     "(tensor(float))", ("f64", "f32"), "x.astype(np.float32)"),
+])
+def test_an_onnx_graph_in_two_precisions_is_read_from_onnxruntime_s_type_errors(
+        text: str, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == dtypes
+    assert words in explanation.fix and "onnx" in explanation.op.lower()
+
+
+@pytest.mark.parametrize("text", [
+    "Type Error: Type (tensor(int64)) of output arg (/enc/Cast_output_0) of node (/enc/Cast) does not match expected "
+    "type (tensor(int32)).",
+    "INVALID_ARGUMENT : Unexpected input data type. Actual: (tensor(int32)) , expected: (tensor(int64))",
+    "INVALID_ARGUMENT : Unexpected input data type. Actual: (tensor(float)) , expected: (tensor(float))",
+])
+def test_onnxruntime_type_errors_without_two_floating_dtypes_are_not_read(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+@pytest.mark.parametrize(("text", "family", "dtypes"), [
+    ("RuntimeError: expected type CUDAFloatType but got CUDAHalfType", Family.MIXED_FLOAT, ("f32", "f16")),
+    ("RuntimeError: expected type CUDAFloatType but got CPUFloatType", Family.DEVICE, ("f32", "f32")),
+])
+def test_old_torch_s_legacy_type_names_are_read_with_their_devices(text: str, family: Family,
+                                                                   dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(text)
+    assert explanation.family is family and explanation.dtypes == dtypes
+
+
+def test_legacy_type_names_that_name_no_dtype_are_not_read() -> None:
+    assert cw.explain("RuntimeError: expected type CUDAStreamType but got CUDAEventType") is None
+
+
+@pytest.mark.parametrize(("first", "second", "kind", "words"), [
+    ("Byte", "Double", Kind.INTEGER_OPERAND, ".float()"),
+    ("Float", "Half", Kind.SCALAR_TYPE, "t.to(torch.float32)"),
+    ("Long", "Int", Kind.INTEGER_OPERAND, ".long()"),
+])
+def test_old_torch_s_sequence_element_is_a_cat_of_two_dtypes(first: str, second: str, kind: Kind, words: str) -> None:
+    explanation = cw.explain(f"RuntimeError: Expected object of scalar type {first} but got scalar type {second} for "
+                             "sequence element 1 in sequence argument at position #1 'tensors'")
+    assert explanation.kind is kind and explanation.op == "torch.cat/torch.stack"
+    assert words in explanation.fix and explanation.confidence is Confidence.HIGH

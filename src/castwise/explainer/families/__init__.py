@@ -13,6 +13,7 @@ from castwise.explainer.families import (
     mixed,
     nonfinite,
     numpy_interop,
+    onnx,
     overflow,
     shapes,
     xla,
@@ -28,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     *devices.RULES,
     *nonfinite.RULES,
     *xla.RULES,
+    *onnx.RULES,
     *mixed.RULES,
 )
 

@@ -93,6 +93,23 @@ def _quantized_matmul(failure: Failure, names: tuple[str, ...], op: str | None) 
     )
 
 
+def mixed_sequence(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """A list of tensors of two dtypes, at least one integer, joined by ``op`` (old torch's cat/stack checked every
+    element against the first): two integers are cast to one, integer data next to floats made floating."""
+    if all_integer(names):
+        return integer_pair(Kind.INTEGER_OPERAND, failure, names, op)
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"{op} got a list of tensors in {dtype_list(names)}: integer data joined to floating data, and torch of that "
+        "age checks every element against the first one's dtype instead of promoting",
+        "tensors built from data loaded in different dtypes (images read as uint8, masks or features made as float64 "
+        "numpy arrays) gathered into one list",
+        "convert them to one floating dtype where the data is made or before joining (`x.float()` on each, or "
+        "`.astype(np.float32)` on the numpy arrays); current torch promotes there. Not a precision problem",
+        op=op, names=names,
+    )
+
+
 def integer_pair(kind: Kind, failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
     """Two integer (or bool) dtypes that must be one in ``op`` (``names[0]`` the one expected or written into):
     the fix casts one to the other's integer dtype, never to a float."""

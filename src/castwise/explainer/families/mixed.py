@@ -33,7 +33,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import device_of, is_floating, is_fp8
+from castwise.explainer.spelling import device_of, dtype_of, is_floating, is_fp8
 
 
 def mixed_float(
@@ -283,27 +283,6 @@ def _out_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
-             ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM))
-"""ONNX operator types (a node's name starts with one) and the kind of a two-dtype error in them."""
-
-
-def _onnx(found: re.Match[str], failure: Failure) -> Explanation:
-    """onnxruntime's ``Type parameter (T) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node
-    of an exported graph gets inputs of two dtypes, which ONNX never promotes."""
-    names = dtypes(found, "a", "b")
-    node = found["node"] or "a node"
-    kind = next((kind for prefix, kind in _ONNX_OPS if node.lower().startswith(prefix)), Kind.SCALAR_TYPE)
-    story_culprit, story_fix = mixed_story(names)
-    return mixed_float(
-        kind, failure, names, f"ONNX node {node}",
-        f"the exported ONNX graph's node {node} gets {dtype_list(names)} inputs; ONNX has no type promotion, so "
-        "the model exported two dtypes where torch had promoted them",
-        culprit=story_culprit,
-        fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
-    )
-
-
 def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     argument = found["arg"]
@@ -351,6 +330,8 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     places = (device_of(found["a"]), device_of(found["b"]))
     if places[0] and places[1] and places[0] != places[1]:
         return devices.mismatch(failure, places, names, op=f"argument '{argument}'" if argument else "an op")
+    if found.groupdict().get("seq") and len(set(names)) == 2:
+        return _sequence(failure, names)
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
     if shows(failure, FASTPATH, everywhere=True):
@@ -378,6 +359,32 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         culprit=f"{story_culprit}; the traceback's innermost frames name the op (a norm, a convolution and a custom "
         "kernel each need a different fix)",
         fix=story_fix, confidence=Confidence.LOW,
+    )
+
+
+def _legacy_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Old torch's ``expected type CUDAFloatType but got CUDAHalfType``: read like ``expected scalar type``, declined
+    unless both name a dtype."""
+    return _scalar_type(found, failure) if len(dtypes(found, "a", "b")) == 2 else None
+
+
+SEQUENCE_OP = "torch.cat/torch.stack"
+"""The ops that take a list of tensors and, in older torch, checked every element against the first one's dtype."""
+
+
+def _sequence(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """Old torch's ``... for sequence element N in sequence argument ... 'tensors'``: a cat/stack of tensors in two
+    dtypes; an integer among them goes to the integer family."""
+    if integers.integer_names(names):
+        return integers.mixed_sequence(failure, names, SEQUENCE_OP)
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, SEQUENCE_OP,
+        f"{SEQUENCE_OP} got a list of tensors in {dtype_list(names)}: torch of that age checks every element against "
+        "the first one's dtype instead of promoting",
+        culprit="tensors made in different dtypes (one computed under autocast or by a 16-bit model, another "
+        "allocated with the default f32) gathered into one list",
+        fix=f"convert them to one dtype before joining: `torch.cat([t.to({dtype_of(names[0])}) for t in tensors])` "
+        "(current torch promotes there)",
     )
 
 
@@ -459,8 +466,6 @@ RULES: tuple[Rule, ...] = (
          r"self\.dtype = (?P<dst>{DTYPE}) and (?:source|values)\.dtype = (?P<src>{DTYPE})", _indexed_write),
     rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
     rule(r"Expected out tensor to have dtype (?P<a>{DTYPE}),?\s*but got (?P<b>{DTYPE})", _out_tensor),
-    rule(r"Type parameter \(\w{1,20}\) bound to different types \(tensor\((?P<a>\w{1,20})\) and "
-         r"tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?", _onnx),
     rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _fp8),
@@ -469,10 +474,12 @@ RULES: tuple[Rule, ...] = (
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
          r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
     rule(r"Expected object of scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"
-         r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)'(?: in call to _th(?:nn)?_(?P<op>\w{1,40}))?)?",
-         _scalar_type),
+         r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)'(?: in call to _th(?:nn)?_(?P<op>\w{1,40}))?"
+         r"| for (?P<seq>sequence element) \d+)?", _scalar_type),
     rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",
          _scalar_type),
     rule(r"expected (?:type )?(?P<a>[\w.]*Tensor) but (?:found|got) (?:type )?(?P<b>[\w.]*Tensor)", _scalar_type),
+    rule(r"expected type (?P<a>(?:CUDA|CPU)\w{1,20}Type) but (?:found|got) (?:type )?(?P<b>(?:CUDA|CPU)\w{1,20}Type)",
+         _legacy_type),
     rule(r"expected (?P<a>\w+) tensor \(got (?P<b>\w+) tensor\)", _scalar_type),
 )

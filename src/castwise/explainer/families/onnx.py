@@ -1,0 +1,110 @@
+"""onnxruntime's type errors: an exported graph whose dtypes disagree with each other or with what it is fed.
+
+ONNX has no type promotion and every tensor of a graph has a declared type, so a model exported (or
+converted afterwards) partly in one precision fails where two precisions meet: a node whose inputs
+differ (``Type parameter (T) bound to different types``), a node whose output is not the type the graph
+declares for it (``Type (tensor(A)) of output arg (X) of node (N) does not match expected type
+(tensor(B))``, typical of a float16 conversion that left a Cast or a declared type behind), or an input
+fed in another dtype than the one declared (``Unexpected input data type. Actual: (A) , expected: (B)``,
+a model exported with fp16 inputs fed fp32 arrays). onnxruntime spells dtypes ``tensor(float16)``.
+Messages naming integer dtypes only in the last two are declined: which integer the graph wants is not
+a precision question castwise reads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.advice import dtype_list, mixed_story
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.families.mixed import mixed_float
+from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.spelling import dtype_of, is_floating
+
+_ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
+             ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM))
+"""ONNX operator types (a node's name starts with one) and the kind of a two-dtype error in them."""
+
+_NODE = r"[\w/.:-]{1,200}"
+"""A node or tensor name in an exported graph (torch.onnx names them by module path: ``/encoder/conv/Cast``)."""
+
+_OP_TYPE = re.compile(r"(\w+?)(?:_\d+)?(?:_output_\d+)?$")
+
+
+def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Type parameter (T) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node of an
+    exported graph gets inputs of two dtypes, which ONNX never promotes."""
+    names = dtypes(found, "a", "b")
+    node = found["node"] or "a node"
+    kind = next((kind for prefix, kind in _ONNX_OPS if node.lower().startswith(prefix)), Kind.SCALAR_TYPE)
+    story_culprit, story_fix = mixed_story(names)
+    return mixed_float(
+        kind, failure, names, f"ONNX node {node}",
+        f"the exported ONNX graph's node {node} gets {dtype_list(names)} inputs; ONNX has no type promotion, so "
+        "the model exported two dtypes where torch had promoted them",
+        culprit=story_culprit,
+        fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
+    )
+
+
+def _floating_pair(found: re.Match[str]) -> tuple[str, str] | None:
+    """The two dtypes (``got``, ``want``) a message names, when both are floating and they differ."""
+    names = dtypes(found, "got", "want")
+    if len(names) != 2 or names[0] == names[1] or not all(is_floating(name) for name in names):
+        return None
+    return names[0], names[1]
+
+
+def _output_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A node's output is not the type the graph declares for it: a conversion to another precision left one
+    declared type (or one Cast) in the precision the model had before."""
+    pair = _floating_pair(found)
+    if pair is None:
+        return None
+    got, want = pair
+    node = found["node"]
+    op_type = _OP_TYPE.search(node.rsplit("/", 1)[-1])
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"the exported ONNX graph's node {node} outputs {got} but the graph declares {want} for that output "
+        f"({found['arg']}); ONNX checks every declared type and never converts, so the graph holds two precisions",
+        f"a model converted to another precision in part: a float16 conversion after export (onnxconverter_common's "
+        f"`convert_float_to_float16`, a `--half` export) that changed a {op_type[1] if op_type else 'node'}'s output "
+        f"to {got} but left the type declared for it (or for its consumer) as {want}",
+        "make the graph one precision: export the model in the dtype it should run in (`model.half()` with half "
+        "example inputs before `torch.onnx.export`), or convert the fp32 export as a whole (`convert_float_to_float16"
+        "(model, keep_io_types=True)`, with the node's op type in `op_block_list` if it must stay fp32); a converter "
+        "that leaves a declared type behind is worth updating or reporting with the node's name",
+        op=f"ONNX node {node}", names=pair,
+    )
+
+
+def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """An input array fed in another dtype than the one the exported model declares for it."""
+    pair = _floating_pair(found)
+    if pair is None:
+        return None
+    got, want = pair
+    numpy = str(dtype_of(want)).removeprefix("torch.")
+    cast = f"`x.astype(np.{numpy})`" if want != "bf16" else "an array of that dtype"
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"the ONNX model declares its input as {want} but was fed {got}; onnxruntime never converts inputs",
+        f"a model exported or converted with {want} inputs (a `--half` export, a float16 conversion without "
+        f"`keep_io_types`) fed the {got} arrays the original model took (numpy and image loaders make float32 or "
+        "float64)",
+        f"feed the declared dtype: {cast} before `session.run` (`session.get_inputs()[i].type` says which); or export "
+        f"with {got} inputs (`keep_io_types=True` when converting to float16) so the model casts them itself",
+        op="onnxruntime session input", names=pair,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Type parameter \(\w{1,20}\) bound to different types \(tensor\((?P<a>\w{1,20})\) and "
+         r"tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?", _type_parameter),
+    rule(rf"Type \(tensor\((?P<got>\w{{1,20}})\)\) of output arg \((?P<arg>{_NODE})\) of node "
+         rf"\((?P<node>{_NODE})\) does not match expected type \(tensor\((?P<want>\w{{1,20}})\)\)", _output_type),
+    rule(r"Unexpected input data type\.?\s*Actual:\s*\(tensor\((?P<got>\w{1,20})\)\)\s*,\s*expected:\s*"
+         r"\(tensor\((?P<want>\w{1,20})\)\)", _input_type),
+)
