@@ -222,6 +222,8 @@ LIVE: dict[str, LiveCase] = {
     "numpy-fp8": case(lambda: torch.ones(2).to(E4M3).numpy(), "numpy_dtype", "float8_e4m3fn"),
     # NaN
     "anomaly-nan": case(_anomaly, "nonfinite", fix=("castwise doctor",)),
+    "multinomial-nan": case(lambda: torch.multinomial(torch.tensor([float("nan"), 1.0]), 1), "nonfinite",
+                            fix=("bfloat16",)),
     # chained: the dtype error is the __cause__ / __context__ of a wrapper's error
     "chained-cause": case(_wrapped_by_cause, "matmul_dtype", "bf16", "f32"),
     "chained-context": case(_wrapped_by_context, "norm_param_dtype", "f32"),

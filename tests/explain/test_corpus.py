@@ -20,7 +20,7 @@ from .grading import GRADES, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
 HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7",
-            "held_out_8", "held_out_9")
+            "held_out_8", "held_out_9", "held_out_10")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")

@@ -351,3 +351,78 @@ def test_old_torch_s_sequence_element_is_a_cat_of_two_dtypes(first: str, second:
                              "sequence element 1 in sequence argument at position #1 'tensors'")
     assert explanation.kind is kind and explanation.op == "torch.cat/torch.stack"
     assert words in explanation.fix and explanation.confidence is Confidence.HIGH
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use "
+    "float32 instead.",
+    "TypeError: Trying to convert Double to the MPS backend but it does not have support for that dtype.",
+])
+def test_float64_on_mps_is_a_backend_without_float64_fixed_by_float32(text: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f64",) and explanation.device == "mps"
+    assert "float32" in explanation.fix and ".float()" in explanation.fix and "numpy" in explanation.culprit
+
+
+def test_other_mps_conversions_are_not_read() -> None:
+    assert cw.explain("TypeError: Cannot convert a MPS Tensor to a Python list") is None
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
+    "RuntimeError: probability tensor contains either inf, nan or element < 0",
+])
+def test_sampling_from_non_finite_probabilities_is_non_finite_logits(text: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.NONFINITE and explanation.confidence is Confidence.LOW
+    assert "bfloat16" in explanation.fix and "castwise doctor" in explanation.fix and "float16" in explanation.culprit
+
+
+def test_other_sampling_errors_are_not_read() -> None:
+    assert cw.explain("RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)") is None
+
+
+@pytest.mark.parametrize(("text", "dtypes", "words"), [
+    ("IncompatibleTypeErrorImpl('invalid operands of type pointer<fp16> and triton.language.float64')\n"
+     "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace", ("f16", "f64"), "torch.compiler.disable"),
+    ("triton.compiler.errors.CompilationError: invalid operands of type pointer<bf16> and triton.language.float32",
+     ("bf16", "f32"), "tl.float32"),
+])
+def test_triton_s_type_errors_are_read_in_triton_s_dtype_names(text: str, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == dtypes and words in explanation.fix
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_triton_s_dot_of_two_dtypes_is_a_matmul_of_two_dtypes() -> None:
+    explanation = cw.explain("AssertionError: Both operands must be same dtype. Got fp32 and fp16")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f32", "f16") and "autocast" in explanation.fix
+
+
+@pytest.mark.parametrize("text", [
+    "LLVM ERROR: Broken function found, compilation aborted!",
+    "ptxas /tmp/file6Aa6Qi, line 29; error   : Arguments mismatch for instruction 'cvt'",
+    "error: invalid operands of types 'float' and 'int' to binary 'operator%'",
+    "IncompatibleTypeErrorImpl('invalid operands of type pointer<fp16> and pointer<fp16>')",
+    "AssertionError: Both operands must be same dtype. Got fp16 and fp16",
+])
+def test_compiler_errors_that_state_no_dtype_mismatch_are_not_read(text: str) -> None:
+    assert cw.explain(text) is None
+
+
+def test_a_matmul_message_without_its_dtypes_is_said_with_low_confidence() -> None:
+    bare = cw.explain("RuntimeError: expected mat1 and mat2 to have the same dtype")
+    full = cw.explain("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half")
+    assert bare.kind is Kind.MATMUL and bare.dtypes == () and bare.confidence is Confidence.LOW
+    assert full.kind is Kind.MATMUL and full.dtypes == ("f32", "f16") and full.confidence is Confidence.HIGH
+
+
+def test_old_torch_s_location_suffix_does_not_hide_a_loss_dtype() -> None:
+    explanation = cw.explain("RuntimeError: expected dtype Double but got dtype Float (validate_dtype at "
+                             "/pytorch/aten/src/ATen/native/TensorIterator.cpp:143)")
+    assert explanation.kind is Kind.LOSS_DTYPE and set(explanation.dtypes) == {"f32", "f64"}
+
+
+def test_other_text_after_a_loss_dtype_message_keeps_it_from_the_loss_rule() -> None:
+    explanation = cw.explain("RuntimeError: expected dtype Double but got dtype Float for the running mean")
+    assert explanation is None or explanation.kind is not Kind.LOSS_DTYPE

@@ -3,7 +3,9 @@
 torch's messages name dtypes through several generations of its own vocabulary: ``Float``,
 ``float``, ``c10::Half``, ``struct c10::BFloat16``, ``at::Half``, ``long int``, ``torch.bfloat16``,
 ``'BFloat16'``, ``torch.cuda.HalfTensor``, ``CPUBFloat16Type``, ``CUDAFloatTensor``, and users retype
-them (``c 10::BFloat16``). The legacy tensor-type names also carry the device. Dtypes come out as
+them (``c 10::BFloat16``). The legacy tensor-type names also carry the device. Triton, which compiled
+kernels (torch.compile's among them) raise from, has its own: ``triton.language.float64``, ``tl.bfloat16``,
+``fp16``, ``i32``, a pointer's ``pointer<fp16>``. Dtypes come out as
 castwise's short names (``policy.dtype_name``: ``bf16``, ``f16``, ``f32``, ``f64``, otherwise
 torch's own name such as ``int64``).
 """
@@ -26,7 +28,8 @@ _WORDS: dict[str, torch.dtype] = {
     "short": torch.int16, "int16": torch.int16,
     "char": torch.int8, "signedchar": torch.int8, "int8": torch.int8,
     "byte": torch.uint8, "unsignedchar": torch.uint8, "uint8": torch.uint8,
-    "bool": torch.bool,
+    "bool": torch.bool, "int1": torch.bool, "i1": torch.bool,
+    "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8, "u8": torch.uint8,
     "complexfloat": torch.complex64, "complex64": torch.complex64, "cfloat": torch.complex64,
     "complexdouble": torch.complex128, "complex128": torch.complex128,
     "complexhalf": torch.complex32, "complex32": torch.complex32,
@@ -34,7 +37,8 @@ _WORDS: dict[str, torch.dtype] = {
 }
 
 _DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")
-_NOISE = re.compile(r"\b(?:struct|class)\s+|\b(?:c\s*10|at|std)\s*::|^torch\.|['\"`()\[\]{}]")
+_NOISE = re.compile(r"\b(?:struct|class)\s+|\b(?:c\s*10|at|std)\s*::|^(?:torch|triton\.language|tl)\.|^pointer<|>$|"
+                    r"['\"`()\[\]{}]")
 _DEVICE_DOT = re.compile(rf"^({'|'.join(_DEVICES)})\.", re.IGNORECASE)
 _DEVICE_PREFIX = re.compile(rf"^({'|'.join(_DEVICES)})(?=[A-Z])", re.IGNORECASE)
 _LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$")

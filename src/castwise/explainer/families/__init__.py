@@ -16,6 +16,7 @@ from castwise.explainer.families import (
     onnx,
     overflow,
     shapes,
+    triton,
     xla,
 )
 from castwise.explainer.rules import Rule
@@ -29,6 +30,7 @@ RULES: tuple[Rule, ...] = (
     *devices.RULES,
     *nonfinite.RULES,
     *xla.RULES,
+    *triton.RULES,
     *onnx.RULES,
     *mixed.RULES,
 )

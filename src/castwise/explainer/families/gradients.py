@@ -115,7 +115,7 @@ def _below_one(scale: str) -> bool:
 
 RULES: tuple[Rule, ...] = (
     rule(r"Found dtype (?P<a>{DTYPE}) but expected (?P<b>{DTYPE})", _loss_dtype),
-    rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})\s*$", _loss_dtype),
+    rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?P<b>[\w.]+) but got (?P<a>[\w.]+)",
          _invalid_gradient),
     rule(r"\bunscale (?:FP16|half) gradients", _unscale),

@@ -10,7 +10,8 @@ float32 dtype is an integer-family error (a float mask in ``&``, a float target 
 
 Two mirror images of the same gap: kernels that exist only in 16-bit (FlashAttention refuses fp32,
 so the model or its attention inputs were never converted), and backends that lack a dtype
-altogether (MPS had no bf16 before macOS 14; a GPU below compute capability 8.0 has no native bf16).
+altogether (MPS had no bf16 before macOS 14 and has no float64 at all; a GPU below compute capability 8.0 has no
+native bf16).
 """
 
 from __future__ import annotations
@@ -137,6 +138,8 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
 def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     names, device = dtypes(found, "dtype"), found["device"].lower()
     dtype = names[0] if names else found["dtype"]
+    if dtype == "f64":
+        return _no_float64(failure, device)
     mps_bf16 = device == "mps" and dtype == "bf16"
     return explained(
         Kind.NO_KERNEL, failure,
@@ -147,6 +150,23 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         f"load it in float16 (`torch_dtype=torch.float16`, which {device.upper()} supports) or float32 on this "
         "machine" + ("; or update to macOS 14+ and a recent torch" if mps_bf16 else ""),
         op=f"{dtype} on {device}", names=names, device=device,
+    )
+
+
+def _no_float64(failure: Failure, device: str) -> Explanation:
+    """A backend without float64 (Apple's MPS): float64 data or a float64 default moved to it."""
+    shown = device.upper()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the {shown} backend has no float64 at all (Metal has no double precision): a float64 tensor cannot be "
+        f"moved to {device} or created there",
+        "float64 data moved to the device: numpy arrays are float64 by default (`torch.from_numpy`, "
+        "`torch.tensor(array)`), Python/pandas values, `torch.set_default_dtype(torch.float64)`, or a module made "
+        "`.double()` (or holding float64 buffers) when `model.to('mps')` runs",
+        f"convert to float32 before the move: `x.float().to('{device}')` (`.to('{device}', torch.float32)`), "
+        "`torch.from_numpy(a.astype(np.float32))`, `model.float()` before `.to(...)`; keep "
+        "`torch.set_default_dtype(torch.float32)`",
+        op=f"f64 on {device}", names=("f64",), device=device,
     )
 
 
@@ -176,6 +196,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
          r"that dtype", _backend_lacks_dtype),
     rule(r"\b(?P<device>MPS) (?P<dtype>\w{1,20}) is only supported on MacOS", _backend_lacks_dtype),
+    rule(r"Cannot convert a (?P<device>MPS) Tensor to (?P<dtype>\w{1,20}) dtype as the MPS framework doesn't support",
+         _backend_lacks_dtype),
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),

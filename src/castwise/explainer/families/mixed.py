@@ -97,6 +97,7 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     return mixed_float(
         Kind.MATMUL, failure, names, op,
         f"{op} got {dtype_list(names)} operands; torch never mixes floating dtypes in one matmul" if names else "",
+        confidence=Confidence.HIGH if names else Confidence.LOW,
     )
 
 
@@ -428,8 +429,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
 RULES: tuple[Rule, ...] = (
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
-    rule(r"(?:mat1|m1) and (?:mat2|m2) to have the same dtype,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})",
-         _matmul),
+    rule(r"(?:mat1|m1) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
+         r"(?P<b>{DTYPE}))?", _matmul),
     rule(r"addmv input tensors must have the same dtype,?\s*but got (?P<a>{DTYPE}),\s*(?P<b>{DTYPE}),?\s*and "
          r"(?P<c>{DTYPE})", _matmul),
     rule(r"dot\s*:\s*expected both vectors to have same dtype,?\s*but found (?P<a>{DTYPE}) and (?P<b>{DTYPE})",

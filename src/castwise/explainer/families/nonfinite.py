@@ -4,7 +4,9 @@ A NaN has many parents. Under fp16 the usual one is overflow (a value past 65504
 inf - inf is NaN); in any precision, a numerically unsafe op (sqrt, log or a norm at 0, a division
 by almost 0) or a learning rate that diverges. The message alone cannot tell them apart, so the
 answer names both and the tool that measures which. Loggers name the loss their own way
-(``loss: nan``, ``train_loss_step=nan.0``), which is read too; a loss scale is not a loss.
+(``loss: nan``, ``train_loss_step=nan.0``), which is read too; a loss scale is not a loss. Sampling
+(``torch.multinomial``, as ``generate(do_sample=True)`` runs it) refuses probabilities that are not finite: the
+logits were NaN/inf, most often a model run in fp16 whose activations overflowed.
 """
 
 from __future__ import annotations
@@ -56,10 +58,26 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _sampling(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.NONFINITE, failure,
+        "sampling (`torch.multinomial`, which `generate(do_sample=True)` runs) got probabilities with inf, NaN or a "
+        "negative value: the logits the model produced were not finite",
+        "a model run in float16 whose activations overflow (past 65504) to inf/NaN, common with models trained in "
+        "bf16 and loaded with `torch_dtype=torch.float16` or `.half()`; less often a logits processor or temperature "
+        "that leaves no finite logit, or broken (quantized, merged) weights",
+        "load the model in bf16 (`torch_dtype=torch.bfloat16`) or fp32 instead of fp16; `castwise doctor` finds the "
+        "first module that overflows in fp16 (keep it in fp32); check the sampling settings (temperature > 0)",
+        op="torch.multinomial (sampling)", confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
     rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
          r"(?P<value>nan|inf)\b", nan_loss),
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),
     rule(r"(?P<value>NaN) or Inf found in input tensor", nan_loss),
+    rule(r"probability tensor contains either [`'\"]?inf[`'\"]?,\s*[`'\"]?nan[`'\"]? or element\s*<\s*0", _sampling),
 )
