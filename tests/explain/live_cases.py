@@ -132,6 +132,8 @@ LIVE: dict[str, LiveCase] = {
     "sdpa-float-mask": case(lambda: F.scaled_dot_product_attention(
         *(torch.randn(1, 2, 4, 8).to(bf16) for _ in range(3)), attn_mask=torch.zeros(4, 4, dtype=f16)),
         "attn_mask_dtype", "f16", "bf16", fix=("mask.to(q.dtype)",)),
+    "normal-int8-weight": case(lambda: torch.empty(3, 4, dtype=torch.int8).normal_(), "no_kernel", "int8",
+                               cause=("initialis",)),
     "linear-int8-weight": case(lambda: F.linear(_x().to(bf16), torch.ones(3, 4, dtype=torch.int8)), "matmul_dtype",
                                "bf16", "int8", cause=("quantized",)),
     "lstm": case(lambda: nn.LSTM(4, 3)(_x()[None].to(bf16)), "rnn_dtype", "bf16", "f32"),

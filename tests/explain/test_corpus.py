@@ -5,7 +5,7 @@ sets, each collected after the rules were frozen (their grades then are kept as 
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, two integer dtypes never with a float cast, and
-nothing is confidently wrong but the cases held_out_11 found, listed by name.
+nothing is confidently wrong.
 """
 
 from __future__ import annotations
@@ -21,10 +21,6 @@ from .live_cases import LIVE, raised
 
 HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7",
             "held_out_8", "held_out_9", "held_out_10", "held_out_11")
-# Confidently wrong when held_out_11 was graded with the rules frozen at e6def54 (int8 weights initialised on the
-# CPU while loading in 8 bit told to convert data to float; a paste of two errors answered for the later one);
-# kept visible until the rules are fixed, when this must be emptied.
-CONFIDENTLY_WRONG = ("ct-chat-11", "pathldm-16")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
@@ -34,7 +30,7 @@ FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
 def test_each_pasted_report_gets_its_grade(case) -> None:
     explanation = cw.explain(case.text)
     assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
-    assert confidently_wrong(case.expect, explanation) == (case.id in CONFIDENTLY_WRONG)
+    assert not confidently_wrong(case.expect, explanation)
 
 
 @pytest.mark.parametrize("name", list(LIVE))

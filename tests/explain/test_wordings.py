@@ -426,3 +426,26 @@ def test_old_torch_s_location_suffix_does_not_hide_a_loss_dtype() -> None:
 def test_other_text_after_a_loss_dtype_message_keeps_it_from_the_loss_rule() -> None:
     explanation = cw.explain("RuntimeError: expected dtype Double but got dtype Float for the running mean")
     assert explanation is None or explanation.kind is not Kind.LOSS_DTYPE
+
+
+@pytest.mark.parametrize("dtype", ["Char", "Long"])
+def test_a_random_fill_of_an_integer_tensor_is_weights_initialised_as_integers(dtype: str) -> None:
+    explanation = cw.explain(f"RuntimeError: \"normal_kernel_cpu\" not implemented for '{dtype}'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+    assert "initialis" in explanation.cause and ".float()" not in explanation.fix
+
+
+def test_an_integer_matmul_kernel_is_still_integer_data() -> None:
+    explanation = cw.explain("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Long'")
+    assert explanation.kind is Kind.INTEGER_OPERAND
+
+
+def test_a_paste_with_two_dtype_errors_of_different_kinds_is_answered_with_low_confidence() -> None:
+    two = ("RuntimeError: Found dtype Float but expected Half\n"
+           "then after model.half():\n"
+           "RuntimeError: Input type (float) and bias type (c10::Half) should be the same\n")
+    explanation = cw.explain(two)
+    assert explanation.kind is Kind.CONV_BIAS and explanation.confidence is Confidence.LOW
+    assert "loss_dtype" in explanation.culprit
+    repeated = "RuntimeError: Input type (float) and bias type (c10::Half) should be the same\n" * 2
+    assert cw.explain(repeated).confidence is Confidence.HIGH

@@ -9,7 +9,7 @@ shape. Kinds and families are closed sets (enums whose values are the strings re
 
 from __future__ import annotations
 
-from dataclasses import InitVar, dataclass
+from dataclasses import InitVar, dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -160,6 +160,11 @@ class Explanation:
     def module(self) -> str | None:
         """The module the traceback shows calling the op (``self.norm2``), when it shows one."""
         return self._read.module
+
+    def less_sure(self, because: str) -> Explanation:
+        """The same explanation with low confidence, ``because`` added to its likely culprit."""
+        facts = replace(self._read, confidence=Confidence.LOW)
+        return Explanation(self.kind, self.message, self.cause, f"{self.culprit}; {because}", self.fix, facts)
 
     def as_dict(self) -> dict[str, Any]:
         """Everything, for JSON: the five contract strings and what was read."""

@@ -103,7 +103,29 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         )
     if is_floating(names[0]):
         return no_kernel(failure, op, names, _device(op))
+    if _RANDOM_FILL.search(op):
+        return _random_integers(failure, op, names)
     return integers.integer_operand(failure, names, op)
+
+
+_RANDOM_FILL = re.compile(r"normal|uniform|bernoulli|exponential|geometric|cauchy|random_|randn")
+"""Kernels that fill a tensor with random values: what initialises a layer's weights."""
+
+
+def _random_integers(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """A random fill (``normal_``, ``uniform_``) of an integer tensor: weights initialised after being made integer."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` fills a tensor with random values and has no kernel for {a(names[0])} tensor: something "
+        "initialises an integer tensor, most often a layer's weight",
+        "weights created in an integer dtype and then initialised: a model loaded in 8 bit whose quantized "
+        "weights get the usual random initialisation (an older or mismatched transformers/bitsandbytes, "
+        "`torch_dtype=torch.int8`), or `torch.randn(..., dtype=torch.long)`",
+        "let the quantization library make the integer weights from floating ones (`quantization_config="
+        "BitsAndBytesConfig(load_in_8bit=True)`, not `torch_dtype=torch.int8`; update transformers and "
+        "bitsandbytes together), or initialise in a floating dtype; for random integers use `torch.randint`",
+        op=op, names=names, confidence=Confidence.LOW,
+    )
 
 
 def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
