@@ -449,3 +449,12 @@ def test_a_paste_with_two_dtype_errors_of_different_kinds_is_answered_with_low_c
     assert "loss_dtype" in explanation.culprit
     repeated = "RuntimeError: Input type (float) and bias type (c10::Half) should be the same\n" * 2
     assert cw.explain(repeated).confidence is Confidence.HIGH
+
+
+def test_a_grad_scaler_given_bf16_gradients_is_told_bf16_needs_no_scaler() -> None:
+    explanation = cw.explain("RuntimeError: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for "
+                             "'BFloat16'")
+    assert explanation.kind is Kind.UNSCALE_FP16 and explanation.dtypes == ("bf16",)
+    assert "no loss scaling" in explanation.cause and "GradScaler(enabled=False)" in explanation.fix
+    half = cw.explain("RuntimeError: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for 'Half'")
+    assert half.kind is Kind.UNSCALE_FP16 and half.dtypes == ("f16",)

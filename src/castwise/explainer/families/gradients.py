@@ -73,6 +73,24 @@ def _unscale(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _scaler_kernel(found: re.Match[str], failure: Failure) -> Explanation:
+    """GradScaler's unscale kernel met gradients it has no kernel for: bf16 ones (no scaler needed) or fp16 ones."""
+    names = dtypes(found, "a")
+    if names != ("bf16",):
+        return _unscale(found, failure)
+    return explained(
+        Kind.UNSCALE_FP16, failure,
+        "a GradScaler (fp16 loss scaling) was given bf16 gradients, and its unscale kernel has no bf16 version; bf16 "
+        "has fp32's range and needs no loss scaling",
+        "a bf16 model trained with fp16 mixed-precision settings still on: `fp16=True` (transformers, accelerate, "
+        "DeepSpeed's `fp16` section) beside `torch_dtype=torch.bfloat16` or `bf16=True`, or a GradScaler made "
+        "whatever the dtype",
+        "drop the scaler for bf16: `bf16=True` and not `fp16=True` (Lightning 'bf16-mixed'/'bf16-true'), or "
+        "`GradScaler(enabled=False)` in a hand-written loop",
+        op="GradScaler.unscale_", names=names,
+    )
+
+
 _scale_floor = message_only(
     Kind.LOSS_SCALE,
     "the dynamic loss scaler kept finding inf/NaN gradients and lowered the scale to its minimum: fp16 overflows on "
@@ -119,6 +137,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?P<b>[\w.]+) but got (?P<a>[\w.]+)",
          _invalid_gradient),
     rule(r"\bunscale (?:FP16|half) gradients", _unscale),
+    rule(r"_amp_foreach_non_finite_check_and_unscale\w{0,20}\W{0,2} not implemented for \\?'(?P<a>{DTYPE})",
+         _scaler_kernel),
     rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),
