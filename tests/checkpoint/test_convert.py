@@ -129,9 +129,9 @@ def test_single_bin_file_to_safetensors_file(tmp_path):
 
 
 def test_streams_large_tensors_in_chunks(tmp_path, monkeypatch):
-    import castwise.checkpoint.shards as shards
+    import castwise.checkpoint.reads as reads
 
-    monkeypatch.setattr(shards, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(reads, "CHUNK_BYTES", 1000)
     weight = torch.randn(257, 31)
     save_file({"w": weight, "z": torch.zeros(0), "s": torch.tensor(3.0)}, tmp_path / "in.safetensors")
     seen: list[int] = []

@@ -18,9 +18,9 @@ from typing import Protocol
 import torch
 
 from castwise.checkpoint.dcp import DcpReader
-from castwise.checkpoint.dtypes import CHUNK_BYTES, byte_view, flat_chunks
+from castwise.checkpoint.dtypes import byte_view, flat_chunks
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.reads import READ_BYTES, read_at
+from castwise.checkpoint.reads import ReadBuffer, piece_elements, read_at
 from castwise.checkpoint.safetensors_header import read_header
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.torch_file import TorchFile
@@ -81,7 +81,7 @@ class SafetensorsReader:
         self.metadata = self.header.metadata
         self._entries = {e.name: e for e in self.header.entries}
         self._file = open(path, "rb", buffering=0) if data else None
-        self._buffer = torch.empty(0, dtype=torch.uint8)
+        self._buffer = ReadBuffer()
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor in file order, from the header alone."""
@@ -102,12 +102,10 @@ class SafetensorsReader:
         in the CPU cache while the caller casts or writes it, so the copy a read makes costs little.
         """
         entry = self._entries[name]
-        itemsize = entry.dtype.itemsize
-        step = max(1, (chunk_bytes or min(CHUNK_BYTES, READ_BYTES)) // itemsize) * itemsize
-        if self._buffer.numel() < min(step, entry.nbytes):
-            self._buffer = torch.empty(min(step, entry.nbytes), dtype=torch.uint8)
+        step = piece_elements(entry.dtype.itemsize, chunk_bytes) * entry.dtype.itemsize
+        self._buffer.reserve(min(step, entry.nbytes))
         for start in range(0, entry.nbytes, step):
-            piece = self._buffer[: min(step, entry.nbytes - start)]
+            piece = self._buffer.piece(min(step, entry.nbytes - start))
             self._read_into(entry.begin + start, byte_view(piece))
             yield piece.view(entry.dtype)
 
@@ -117,7 +115,7 @@ class SafetensorsReader:
 
     def close(self) -> None:
         """Close the file and drop the read buffer."""
-        self._buffer = torch.empty(0, dtype=torch.uint8)
+        self._buffer.drop()
         if self._file is not None:
             self._file.close()
 

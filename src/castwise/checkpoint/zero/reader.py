@@ -18,9 +18,9 @@ from pathlib import Path
 
 import torch
 
-from castwise.checkpoint.dtypes import CHUNK_BYTES, flat_chunks, torch_name
+from castwise.checkpoint.dtypes import flat_chunks, torch_name
 from castwise.checkpoint.errors import CheckpointError
-from castwise.checkpoint.reads import READ_BYTES
+from castwise.checkpoint.reads import ReadBuffer, piece_elements
 from castwise.checkpoint.tensor_info import TensorInfo
 from castwise.checkpoint.zero.files import ZeroFiles, find_files
 from castwise.checkpoint.zero.partitions import Reconstruction, Role, rebuild
@@ -111,7 +111,7 @@ class ZeroReader:
             "deepspeed.version": self.summary.deepspeed_version or "unknown",
         }
         self._files = StorageFiles() if data else None
-        self._buffer = torch.empty(0, dtype=torch.uint8)
+        self._buffer = ReadBuffer()
 
     def infos(self) -> list[TensorInfo]:
         """Every tensor of the model, in the module's order, from the pickles alone."""
@@ -145,20 +145,18 @@ class ZeroReader:
             yield from flat_chunks(self._strided(tensor.strided), chunk_bytes)
             return
         itemsize = tensor.dtype.itemsize
-        step = max(1, (chunk_bytes or min(CHUNK_BYTES, READ_BYTES)) // itemsize)
-        largest = min(step, max((p.count for p in tensor.pieces), default=0)) * itemsize
-        if self._buffer.numel() < largest:
-            self._buffer = torch.empty(largest, dtype=torch.uint8)
+        step = piece_elements(itemsize, chunk_bytes)
+        self._buffer.reserve(min(step, max((p.count for p in tensor.pieces), default=0)) * itemsize)
         for piece in tensor.pieces:
             for start in range(piece.start, piece.start + piece.count, step):
                 count = min(step, piece.start + piece.count - start)
-                out = self._buffer[: count * itemsize].view(tensor.dtype)
+                out = self._buffer.piece(count * itemsize).view(tensor.dtype)
                 self._files.read_into(piece.storage, start, out)
                 yield out
 
     def close(self) -> None:
         """Close the shards and drop the read buffer."""
-        self._buffer = torch.empty(0, dtype=torch.uint8)
+        self._buffer.drop()
         if self._files is not None:
             self._files.close()
 
