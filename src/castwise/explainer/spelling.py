@@ -63,6 +63,13 @@ def dtype_of(word: str) -> torch.dtype | None:
     return _WORDS.get(re.sub(r"[\s_]", "", bare).lower())
 
 
+def full_name(name: str) -> str:
+    """torch's own name for a short dtype name (``f16`` -> ``float16``), as numpy and Triton spell it too; ``name``
+    itself when it names no dtype."""
+    dtype = dtype_of(name)
+    return str(dtype).removeprefix("torch.") if dtype is not None else name
+
+
 def short_dtype(word: str) -> str | None:
     """The short name (``bf16``, ``f32``, ``int64``) of the dtype a spelling names, or None."""
     dtype = dtype_of(word)

@@ -20,7 +20,7 @@ from castwise.explainer.explanation import Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import dtype_of, is_floating
+from castwise.explainer.spelling import full_name, is_floating
 
 _ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
              ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM))
@@ -86,8 +86,7 @@ def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     if pair is None:
         return None
     got, want = pair
-    numpy = str(dtype_of(want)).removeprefix("torch.")
-    cast = f"`x.astype(np.{numpy})`" if want != "bf16" else "an array of that dtype"
+    cast = f"`x.astype(np.{full_name(want)})`" if want != "bf16" else "an array of that dtype"
     return explained(
         Kind.SCALAR_TYPE, failure,
         f"the ONNX model declares its input as {want} but was fed {got}; onnxruntime never converts inputs",

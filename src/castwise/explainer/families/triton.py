@@ -16,6 +16,7 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.spelling import full_name
 
 _TRITON_TYPE = r"(?:pointer<\w{1,20}>|triton\.language\.\w{1,20}|tl\.\w{1,20})"
 """A type as Triton's type errors print it (a pointer's element type, or a dtype's repr)."""
@@ -40,7 +41,7 @@ def _operands(found: re.Match[str], failure: Failure) -> Explanation | None:
                "compiled function's inputs and constants in one dtype (no float64 scalars or tensors in it)")
     else:
         source = "a Triton kernel"
-        fix = (f"cast to one dtype inside the kernel before combining (`x.to(tl.{_triton_name(names[1])})`, or the "
+        fix = (f"cast to one dtype inside the kernel before combining (`x.to(tl.{full_name(names[1])})`, or the "
                "loaded values to the accumulator's dtype), or pass the kernel inputs in the dtype it was written for")
     return explained(
         Kind.SCALAR_TYPE, failure,
@@ -49,10 +50,6 @@ def _operands(found: re.Match[str], failure: Failure) -> Explanation | None:
         "Python float kept as double, or an fp16 tensor where fp32 was expected)",
         fix, op="Triton kernel", names=names, confidence=Confidence.LOW,
     )
-
-
-def _triton_name(name: str) -> str:
-    return {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}.get(name, name)
 
 
 def _dot(found: re.Match[str], failure: Failure) -> Explanation | None:
