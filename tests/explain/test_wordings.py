@@ -440,13 +440,13 @@ def test_an_integer_matmul_kernel_is_still_integer_data() -> None:
     assert explanation.kind is Kind.INTEGER_OPERAND
 
 
-def test_a_paste_with_two_dtype_errors_of_different_kinds_is_answered_with_low_confidence() -> None:
+def test_a_paste_with_two_dtype_errors_of_different_kinds_is_answered_for_the_first_with_low_confidence() -> None:
     two = ("RuntimeError: Found dtype Float but expected Half\n"
            "then after model.half():\n"
            "RuntimeError: Input type (float) and bias type (c10::Half) should be the same\n")
     explanation = cw.explain(two)
-    assert explanation.kind is Kind.CONV_BIAS and explanation.confidence is Confidence.LOW
-    assert "loss_dtype" in explanation.culprit
+    assert explanation.kind is Kind.LOSS_DTYPE and explanation.confidence is Confidence.LOW
+    assert "conv_bias_dtype" in explanation.culprit and "Input type (float)" in explanation.culprit
     repeated = "RuntimeError: Input type (float) and bias type (c10::Half) should be the same\n" * 2
     assert cw.explain(repeated).confidence is Confidence.HIGH
 
@@ -458,3 +458,79 @@ def test_a_grad_scaler_given_bf16_gradients_is_told_bf16_needs_no_scaler() -> No
     assert "no loss scaling" in explanation.cause and "GradScaler(enabled=False)" in explanation.fix
     half = cw.explain("RuntimeError: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for 'Half'")
     assert half.kind is Kind.UNSCALE_FP16 and half.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize(("paste", "dtype"), [
+    ("bf16 causes Floating point exception (core dumped) error on H20\n\nfp16 works.", "bf16"),
+    ("Crash on inference\n\nmodel = model.to(torch.bfloat16)\nIllegal instruction (core dumped)", "bf16"),
+    ("[Question] Signal 8 (SIGFPE) on H20\n\nexiting with Signal 8 (SIGFPE)\nsuggests a bfloat16 issue", "bf16"),
+])
+def test_a_process_killed_by_a_signal_in_16_bit_is_a_broken_kernel_said_with_low_confidence(paste: str,
+                                                                                          dtype: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == (dtype,)
+    assert explanation.confidence is Confidence.LOW and "float32" in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "Segmentation fault (core dumped)",
+    "Training crashes\n\nIllegal instruction (core dumped) when I import the package",
+    "half of the runs end in Segmentation fault",
+])
+def test_a_crash_with_no_16_bit_dtype_said_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtype"), [
+    ("I got an error about dot not being implemented for half.", Kind.NO_KERNEL, "f16"),
+    ("Pipelines loaded with `dtype=torch.float16` cannot run with `cpu` device. due to the lack of support for"
+     "`float16` operations on this device in PyTorch.", Kind.NO_KERNEL, "f16"),
+    ("Float16\n\nRuntimeError: quantile() input tensor must be either float or double dtype", Kind.NO_KERNEL, "f16"),
+    ("RuntimeError: Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype", Kind.NO_KERNEL, "bf16"),
+    ("UserWarning: In CPU autocast, but the target dtype is not supported. Disabling autocast.", Kind.NO_KERNEL,
+     "bf16"),
+    ("ValueError: fp16 mixed precision requires a GPU (not 'mps').", Kind.NO_KERNEL, "f16"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedExFix(handle, "
+     "opa, opb, m, n, k, (void*)(&falpha), a, CUDA_R_16BF, lda, stridea, b, CUDA_R_16BF, ldb)`", Kind.NO_KERNEL, "bf16"),
+    ("RuntimeError: expected scalar type Float but found Half (data_ptr<float> at /torch/include/ATen/core/"
+     "TensorMethods.h:5747)", Kind.NO_KERNEL, "f16"),
+    ("CogVideoX inference all black when fp16\n\nWhen BF16 and FP32, everything is OK, but it occurs NaN when FP16.",
+     Kind.NONFINITE, None),
+    ("SD 2.1 in float16\n\nthe images come out black", Kind.NONFINITE, "f16"),
+    ("ValueError: Input contains NaN.", Kind.NONFINITE, None),
+    ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768", Kind.LOSS_SCALE,
+     None),
+    ("[E:onnxruntime:, sequential_executor.cc:281 Execute] Non-zero status code returned while running Resize node. "
+     "Name:'Resize_164' Status Message: safeint.h:17 SafeIntOnOverflow() Integer overflow\nconverted to float16",
+     Kind.VALUE_OVERFLOW, "f16"),
+    ("RuntimeError: only Tensors of floating point dtype can require gradients", Kind.INTEGER_OPERAND, None),
+    ("ValueError: The model's dtype is float32 but flash attention requires fp16 or bf16", Kind.NO_KERNEL, None),
+])
+def test_round_seven_wordings(paste: str, kind: Kind, dtype: str | None) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and (dtype is None or dtype in explanation.dtypes)
+
+
+def test_an_extension_that_reads_float_only_is_told_to_update_or_upcast() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Float but found Half (data_ptr<float> at x.h:1)")
+    assert "update the extension" in explanation.fix and "data_ptr" in explanation.cause
+
+
+def test_a_legacy_cudnn_message_cut_before_its_types_reads_them_from_the_title() -> None:
+    paste = ("RuntimeError in Half precision: type torch.cuda.HalfTensor does not equal torch.cuda.FloatTensor\n\n"
+             "RuntimeError: Expected tensor for argument #1 'grad_output' to have the same type as tensor for argument "
+             "#2 'weight'; but ty")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.CONV_WEIGHT and set(explanation.dtypes) == {"f16", "f32"}
+    assert cw.explain("RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for "
+                      "argument #2 'weight'; but ty") is None
+
+
+@pytest.mark.parametrize("paste", [
+    "float16 works fine, the images are great",
+    "a black image with a white cat",
+    "no NaN when using fp16",
+    "quantile() input tensor must be either float or double dtype",
+])
+def test_round_seven_prose_that_says_no_failure_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -94,3 +94,27 @@ def module_called(failure: Failure) -> str | None:
         if found and frames[index + 1].in_torch and frames[index + 1].function in _MODULE_CALL:
             return f"self.{found.group(1)}"
     return None
+
+
+_LOW_PRECISION_WORD = re.compile(
+    r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|float16|half[ -]precision|torch\.half|\.half\(\))(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9])Half(?![A-Za-z0-9])", re.IGNORECASE,
+)
+_HALF_IN_PROSE = re.compile(r"^half$")
+"""Lowercase ``half`` alone is English (``half of the images``); only ``Half`` as torch prints it is a dtype."""
+
+
+def low_precision_said(failure: Failure) -> tuple[str, ...]:
+    """The 16-bit dtypes a paste names nearest its error: on the error line, else in the title (the first line), else
+    on the closest line that names one (``bf16 causes Floating point exception``, ``Float16`` in a title)."""
+    lines = failure.paste or (failure.message,)
+    order = sorted(range(len(lines)), key=lambda index: abs(index - failure.line))
+    for text in (failure.message, lines[0], *(lines[index] for index in order)):
+        names = tuple(dict.fromkeys(
+            "bf16" if "b" in word.lower() else "f16"
+            for word in (found.group(0) for found in _LOW_PRECISION_WORD.finditer(text))
+            if not _HALF_IN_PROSE.match(word)
+        ))
+        if names:
+            return names
+    return ()

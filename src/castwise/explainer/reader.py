@@ -3,8 +3,8 @@
 Every error found (the paste's ``...Error:`` lines from the last, then its other lines; a live
 exception's chain from the innermost) is tried against every family's rules; the first explanation
 wins. Only when no rule recognised any of them are the fallback shapes tried (low confidence: a
-wording no rule knows). A paste whose other error lines hold a dtype error of another kind (a report
-of several attempts, each failing its own way) is answered for its last error with low confidence.
+wording no rule knows). A paste whose error lines hold dtype errors of several kinds (a report of
+several attempts, each failing its own way) is answered for the earliest, with low confidence.
 Nothing recognised is None: a confident wrong fix is worse than none.
 """
 
@@ -29,28 +29,38 @@ def explain(error: BaseException | str) -> Explanation | None:
     text: a traceback, a log, a bare message); None when it is not one castwise recognises."""
     if isinstance(error, BaseException):
         chain = tuple(from_exception(error))
-        return _first(RULES, chain) or _first(FALLBACKS, chain)
+        return _explained(_first(RULES, chain) or _first(FALLBACKS, chain))
     lines = tuple(clean_lines(error))
     found = _first(RULES, from_lines(lines))
     if found is None:
-        return _first(FALLBACKS, from_lines(lines))
-    return _weighed(found, lines)
+        return _explained(_first(FALLBACKS, from_lines(lines)))
+    return _weighed(*found, lines)
 
 
-def _weighed(found: Explanation, lines: tuple[str, ...]) -> Explanation:
-    """``found``, with low confidence when another of the paste's first error lines is a dtype error of
-    another kind: which one the report is about cannot be told from the text."""
-    errors = islice((failure for failure in from_lines(lines) if failure.error_type), MAX_OTHER_ERRORS)
-    for failure in errors:
-        other = _first(RULES, (failure,))
-        if other is not None and other.kind is not found.kind:
-            return found.less_sure(f"the paste also holds another dtype error ({other.kind.value}: "
-                                   f"`{shorten(failure.message, 120)}`), which needs its own fix")
-    return found
+def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Explanation:
+    """``found``, unless another of the paste's error lines is a dtype error of another kind: then the earliest of
+    them (what the report is about; the later ones are what its attempts at a fix ran into), with low confidence
+    and the other named, since which one matters cannot be told from the text."""
+    errors = islice((other for other in from_lines(lines) if other.error_type), MAX_OTHER_ERRORS)
+    others = [read for read in (_first(RULES, (other,)) for other in errors)
+              if read is not None and read[1].kind is not found.kind]
+    if not others:
+        return found
+    (_, answer), (second, other) = sorted([(failure, found), min(others, key=_line)], key=_line)
+    return answer.less_sure(f"the paste also holds another dtype error ({other.kind.value}: "
+                            f"`{shorten(second.message, 120)}`), which needs its own fix")
 
 
-def _first(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> Explanation | None:
-    """The explanation the first failure that any of ``rules`` explains gets."""
+def _line(pair: tuple[Failure, Explanation]) -> int:
+    return pair[0].line
+
+
+def _explained(found: tuple[Failure, Explanation] | None) -> Explanation | None:
+    return None if found is None else found[1]
+
+
+def _first(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[Failure, Explanation] | None:
+    """The first failure that any of ``rules`` explains, with its explanation."""
     any_rule = screen(rules)
     for failure in failures:
         if not any_rule.search(failure.message):
@@ -58,5 +68,5 @@ def _first(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> Explanation 
         for rule in rules:
             explanation = rule.explain(failure)
             if explanation is not None:
-                return explanation
+                return failure, explanation
     return None

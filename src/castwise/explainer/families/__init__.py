@@ -6,6 +6,7 @@ against the rules in this order, so specific wordings win over the generic ``exp
 """
 
 from castwise.explainer.families import (
+    crashes,
     devices,
     gradients,
     integers,
@@ -35,4 +36,4 @@ RULES: tuple[Rule, ...] = (
     *mixed.RULES,
 )
 
-FALLBACKS: tuple[Rule, ...] = shapes.RULES
+FALLBACKS: tuple[Rule, ...] = (*shapes.RULES, *crashes.RULES)

@@ -230,6 +230,22 @@ def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _integer_gradient(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        "a gradient was asked of a tensor that is not floating (an integer or bool tensor): only floating-point and "
+        "complex tensors can require gradients",
+        "a parameter or tensor that is integer made trainable: the int8/4-bit weights of a model loaded quantized "
+        "(`load_in_8bit`, a loop setting `requires_grad = True` on every parameter), or `torch.tensor([1, 2], "
+        "requires_grad=True)` built from integers",
+        "set `requires_grad` only where `p.is_floating_point()`; for a quantized model train adapters (LoRA, peft's "
+        "`prepare_model_for_kbit_training`) instead of its weights; for data, build it floating (`torch.tensor([1.0, "
+        "2.0])`, `x.float()`). Not a precision problem: a policy does not convert integer tensors",
+        op="requires_grad", confidence=Confidence.LOW,
+    )
+
+
 def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), found.group("op"))
 
@@ -244,6 +260,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype int(?:32|64)",
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
+    rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
          r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),

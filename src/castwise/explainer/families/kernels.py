@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
-from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown
+from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -143,7 +143,7 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
-    op = found["op"]
+    op = found.groupdict().get("op") or ("FlashAttention" if "flash" in failure.message.lower() else "this kernel")
     return explained(
         Kind.NO_KERNEL, failure,
         f"{op} has kernels only for fp16 and bf16 and got tensors in another dtype (almost always fp32)",
@@ -192,6 +192,80 @@ def _no_float64(failure: Failure, device: str) -> Explanation:
     )
 
 
+def _float_or_double(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """An op that takes only float32/float64 (``quantile() input tensor must be either float or double``) given the
+    16-bit dtype the paste names; declined when it names none (the input may be an integer)."""
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    return no_kernel(failure, found["op"], names[:1], None, Confidence.LOW)
+
+
+def _cpu_autocast(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "CPU autocast in this torch takes only bfloat16: it was asked for another dtype (usually float16, a GPU "
+        "setting reused on the CPU)",
+        "`torch.autocast('cpu', dtype=torch.float16)` (or `torch.cpu.amp.autocast` / a framework's fp16 mixed "
+        "precision) running on the CPU",
+        "on the CPU use bf16 (`torch.autocast('cpu', dtype=torch.bfloat16)`, 'bf16-mixed'), or no autocast; update "
+        "torch for fp16 CPU autocast (2.13 measured takes it)",
+        op="autocast on cpu", names=("bf16",), device="cpu",
+    )
+
+
+def _mixed_precision_device(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    dtype = names[0] if names else found["dtype"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{dtype} mixed precision was asked for on a device that does not run it here ({found.group(0)})",
+        "a launcher or config (accelerate's `mixed_precision`, a Trainer's `fp16=True`/`bf16=True`) set for a GPU, "
+        "run where no GPU is visible (the CPU, MPS) or on a GPU without bf16",
+        "use a precision this device runs: 'bf16' mixed precision on a recent CPU, fp16 on a GPU older than Ampere, or "
+        "'no'; check that torch sees the GPU (`torch.cuda.is_available()`)",
+        op=f"{dtype} mixed precision", names=names,
+    )
+
+
+def _cublas_16bit(found: re.Match[str], failure: Failure) -> Explanation:
+    if found["type"].upper() == "CUDA_R_16BF":
+        return explained(
+            Kind.NO_KERNEL, failure,
+            "cuBLAS has no bf16 matmul for this GPU (CUBLAS_STATUS_NOT_SUPPORTED with CUDA_R_16BF): bf16 needs compute "
+            "capability 8.0 (Ampere) or newer, and a CUDA recent enough for it",
+            "a model or config in bf16 (`torch_dtype=torch.bfloat16`, `bf16=True`, `dtype='auto'` reading bf16) run on "
+            "an older GPU (T4, V100, P100, RTX 20xx)",
+            "use float16 on this GPU (`torch_dtype=torch.float16`, '16-mixed' for training) or float32",
+            op="cublasGemmEx (bf16)", names=("bf16",), device="cuda", confidence=Confidence.LOW,
+        )
+    return no_kernel(failure, "cublasGemmEx", ("f16",), "cuda", Confidence.LOW)
+
+
+_ampere_attention = message_only(
+    Kind.NO_KERNEL,
+    "FlashAttention's kernels exist only for Ampere (compute capability 8.0) or newer GPUs, in fp16/bf16",
+    "`attn_implementation='flash_attention_2'` (or a model that imports flash_attn) on an older GPU (T4, V100)",
+    "use another attention implementation (`attn_implementation='sdpa'`, or 'eager'), or run on an Ampere or newer GPU",
+    op="FlashAttention", device="cuda",
+)
+
+
+def _cutlass(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    names = low_precision_said(failure)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "xformers' memory-efficient attention (cutlass) has no kernel for these inputs on this GPU: their dtype "
+        "(fp32 on an older GPU, bf16 below Ampere), head size or alignment",
+        "attention inputs in a dtype this GPU's cutlass kernels lack, or an xformers build for another GPU or CUDA",
+        "run attention in fp16 (load the model with `torch_dtype=torch.float16`), or disable xformers and use torch's "
+        "sdpa; reinstall xformers built for this torch/CUDA",
+        op="xformers cutlass attention", names=names[:1], device="cuda", confidence=Confidence.LOW,
+    )
+
+
 _compute_capability = message_only(
     Kind.NO_KERNEL,
     "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
@@ -215,6 +289,17 @@ RULES: tuple[Rule, ...] = (
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
+    rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
+         r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
+    rule(r"\b(?P<op>\w{1,40})(?:\(\))?[^\n]{0,40}?\bmust be (?:either )?(?:a )?float(?:32)? or double\b",
+         _float_or_double),
+    rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
+         _cpu_autocast),
+    rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",
+         _mixed_precision_device),
+    rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),
+    rule(r"FlashAttention only supports? Ampere GPUs or newer", _ampere_attention),
+    rule(r"cutlassF: no kernel found to launch", _cutlass),
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
          r"that dtype", _backend_lacks_dtype),
     rule(r"\b(?P<device>MPS) (?P<dtype>\w{1,20}) is only supported on MacOS", _backend_lacks_dtype),

@@ -132,14 +132,23 @@ def _conv_bias(found: re.Match[str], failure: Failure) -> Explanation:
     return _conv(found, failure, "bias", Kind.CONV_BIAS)
 
 
-def _same_type(found: re.Match[str], failure: Failure) -> Explanation:
-    """The old ``Expected tensor for argument #1 'x' to have the same type as ... 'y'`` (cudnn checks)."""
-    names = dtypes(found, "a", "b")
-    places = (device_of(found["a"]), device_of(found["b"]))
-    op = found["op"] or "an op"
+_NOT_EQUAL = re.compile(r"\btype (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)")
+
+
+def _same_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """The old ``Expected tensor for argument #1 'x' to have the same type as ... 'y'`` (cudnn checks). A message cut
+    before its types takes them from where the paste says them (an issue's title); the op from its frames, or from the
+    arguments: ``grad_output`` against ``weight`` is a convolution's backward."""
+    held = found if found["a"] else next(filter(None, map(_NOT_EQUAL.search, failure.paste)), None)
+    if held is None:
+        return None
+    names = dtypes(held, "a", "b")
+    places = (device_of(held["a"]), device_of(held["b"]))
+    backward = (found["x"], found["y"]) == ("grad_output", "weight")
+    op = found["op"] or ("a convolution's backward" if backward else "an op")
     if places[0] and places[1] and places[0] != places[1]:
         return devices.mismatch(failure, places, names, op=op)
-    kind = Kind.CONV_WEIGHT if "conv" in op else Kind.SCALAR_TYPE
+    kind = Kind.CONV_WEIGHT if "conv" in op or shows(failure, CONV) else Kind.SCALAR_TYPE
     cause = f"{op} got its '{found['x']}' as {names[0]} but its '{found['y']}' as {names[1]}" if len(names) == 2 else ""
     return mixed_float(kind, failure, names, op, cause)
 
@@ -335,6 +344,8 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return _sequence(failure, names)
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
+    if _FLOAT_ONLY_KERNEL.search(failure.message) and len(names) == 2:
+        return _float_only_kernel(failure, names)
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
     if argument in _MATMUL_ARGUMENTS:
@@ -359,7 +370,27 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         f"an op expected {names[0]} tensors but one of its operands is {names[1]}" if len(names) == 2 else "",
         culprit=f"{story_culprit}; the traceback's innermost frames name the op (a norm, a convolution and a custom "
         "kernel each need a different fix)",
-        fix=story_fix, confidence=Confidence.LOW,
+        fix=f"{story_fix}; if the innermost frames are a library's code, not yours, update that library first: "
+        "such mismatches are often fixed in its later releases",
+        confidence=Confidence.LOW,
+    )
+
+
+_FLOAT_ONLY_KERNEL = re.compile(r"\(data_ptr<\w+>")
+"""Old torch's suffix when a C++/CUDA kernel reads a tensor's memory as one type (``data_ptr<float> at ...``)."""
+
+
+def _float_only_kernel(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """``expected scalar type Float but found Half (data_ptr<float> at ...)``: a kernel written for one dtype only."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a C++/CUDA kernel reads its input's memory as {names[0]} only (`data_ptr<...>`) and got {a(names[1])} "
+        f"tensor: it has no {names[1]} version",
+        "a compiled extension (DCN, roi_align, a custom CUDA op) written for float only, run inside a 16-bit model "
+        "or autocast region",
+        f"update the extension to a version with {names[1]} kernels if there is one; otherwise run that op in "
+        f"{names[0]} (`op(x.float()).to(x.dtype)`) or {keep_rule('the module that calls it')}",
+        op="an extension kernel", names=names[1:], confidence=Confidence.LOW,
     )
 
 
@@ -441,8 +472,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),
     rule(r"Expected tensor for argument #\d+ '(?P<x>\w+)' to have the same type as tensor for argument #\d+ "
-         r"'(?P<y>\w+)';?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
-         r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?", _same_type),
+         r"'(?P<y>\w+)'(?:;?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
+         r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?)?", _same_type),
     rule(r"mixed dtype \(CPU\): expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
     rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),

@@ -58,6 +58,17 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def black_output(failure: Failure, dtype: str) -> Explanation:
+    """Images or video that come out black from a model run in the 16-bit ``dtype``: its outputs were NaN."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"the outputs are NaN (a NaN pixel is saved as black) in {dtype}: some activation is not finite",
+        f"a model run in {dtype} whose activations overflow: in fp16 values past 65504 become inf, and inf - inf is "
+        "NaN; diffusion VAEs and models trained in bf16 are the usual ones",
+        _FIX, op="model outputs", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
 def _sampling(found: re.Match[str], failure: Failure) -> Explanation:
     del found
     return explained(

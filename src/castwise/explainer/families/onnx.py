@@ -6,7 +6,9 @@ differ (``Type parameter (T) bound to different types``), a node whose output is
 declares for it (``Type (tensor(A)) of output arg (X) of node (N) does not match expected type
 (tensor(B))``, typical of a float16 conversion that left a Cast or a declared type behind), or an input
 fed in another dtype than the one declared (``Unexpected input data type. Actual: (A) , expected: (B)``,
-a model exported with fp16 inputs fed fp32 arrays). onnxruntime spells dtypes ``tensor(float16)``.
+a model exported with fp16 inputs fed fp32 arrays). A float16 graph can also fail as arithmetic: a node that
+turns float16 values into sizes or indices (Resize's scales, Range, shape arithmetic) overflows
+(``... running Resize node ... Integer overflow``). onnxruntime spells dtypes ``tensor(float16)``.
 Messages naming integer dtypes only in the last two are declined: which integer the graph wants is not
 a precision question castwise reads.
 """
@@ -16,7 +18,8 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list, mixed_story
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.clues import low_precision_said
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtypes, explained, rule
@@ -99,11 +102,31 @@ def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _integer_overflow(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Non-zero status code returned while running Resize node ... Integer overflow`` in a graph the paste says is
+    float16: a size or index computed from a 16-bit value."""
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    node = found["node"]
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"the {node} node of a {names[0]} graph computed a size or index from {names[0]} values and it overflowed: "
+        f"{names[0]} cannot hold the value (or its precision) that node needs",
+        f"a graph converted to {names[0]} whole (`float16_converter`, `convert_float_to_float16`), including the "
+        "nodes that compute shapes, scales and indices (Resize, Range, Shape arithmetic)",
+        f"convert again keeping those nodes in float32 (`op_block_list=['{node}']`, `keep_io_types=True`), or run the "
+        "model in float32",
+        op=f"ONNX {node} node", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Type parameter \(\w{1,20}\) bound to different types \(tensor\((?P<a>\w{1,20})\) and "
          r"tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?", _type_parameter),
     rule(rf"Type \(tensor\((?P<got>\w{{1,20}})\)\) of output arg \((?P<arg>{_NODE})\) of node "
          rf"\((?P<node>{_NODE})\) does not match expected type \(tensor\((?P<want>\w{{1,20}})\)\)", _output_type),
+    rule(r"while running (?P<node>\w{1,40}) node\b[^\n]{0,400}?\bInteger overflow\b", _integer_overflow),
     rule(r"Unexpected input data type\.?\s*Actual:\s*\(tensor\((?P<got>\w{1,20})\)\)\s*,\s*expected:\s*"
          r"\(tensor\((?P<want>\w{1,20})\)\)", _input_type),
 )

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list
+from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_kernel
 from castwise.explainer.families.mixed import mixed_float
-from castwise.explainer.families.nonfinite import appeared, nan_loss
+from castwise.explainer.families.nonfinite import appeared, black_output, nan_loss
 from castwise.explainer.rules import Rule, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
@@ -62,11 +63,31 @@ def _missing_support(found: re.Match[str], failure: Failure) -> Explanation | No
     return no_kernel(failure, "", names[:1], device.group(1).lower() if device else None, Confidence.LOW)
 
 
+def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A missing kernel said in prose with the dtype in lowercase (``dot not being implemented for half``)."""
+    name = short_dtype(found["dtype"])
+    device = _DEVICE.search(failure.message)
+    return None if name is None else no_kernel(
+        failure, "", (name,), device.group(1).lower() if device else None, Confidence.LOW,
+    )
+
+
+def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
+    del found
+    names = low_precision_said(failure)
+    return black_output(failure, names[0]) if names else None
+
+
+_SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)"
+"""A 16-bit dtype or the mode that brings it, as people write it in prose."""
+
 RULES: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
     rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
-         r"\bunsupported\b", _missing_support),
+         r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
+    rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
+         r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)\b", _support_said),
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appeared)\b", appeared),
     rule(rf"{_WORD_START}loss(?:es)?{_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
@@ -74,6 +95,14 @@ RULES: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?\s+"
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
     rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
+    rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?{_WORD_END}[^\n.;]{{0,30}}?"
+         rf"\b(?:when|with|in|under|using|for|on)\s+(?:the\s+)?{_SIXTEEN_BIT}\b", appeared),
+    rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
+         rf"causes?|leads? to|yields?)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
+    rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\b(?:all[- ]|pure(?:ly)?[- ]|completely |fully |only )?black (?:images?|outputs?|frames?|videos?|results?|"
+         r"pictures?|screens?|pixels?)\b|\bimages? (?:are|is|come out|comes out|turns?|became) (?:all |completely )?"
+         r"black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:as|for|in|on)\s+(?:the\s+|my\s+)?"
          rf"(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"

@@ -1,0 +1,41 @@
+"""A process killed by a signal while running in 16-bit: no Python error, no dtype in the message.
+
+``Floating point exception (core dumped)``, ``Illegal instruction``, ``Signal 8 (SIGFPE)``: a native kernel
+crashed. When the report ties it to a 16-bit dtype (``bf16 causes Floating point exception``, a model
+made ``.to(torch.bfloat16)``), the usual parent is a kernel for that dtype that is broken on that hardware
+or build (a oneDNN/AMX bf16 matmul on a CPU, a cuBLAS/attention kernel on a new GPU with an older CUDA).
+The message names neither op nor dtype, so the answer is a low-confidence one and says how to confirm it.
+Tried only after no rule recognised any line, and only when the paste names a 16-bit dtype.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.clues import low_precision_said
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, explained, rule
+
+
+def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    dtype, signal = names[0], found.group(0)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the process was killed by a signal ({signal}) inside a native kernel while running in {dtype}, with no "
+        f"Python error: a {dtype} kernel (a matmul, attention or convolution) crashed on this hardware or build",
+        f"a {dtype} kernel of torch or of a library that is broken for this GPU/CPU (a torch, CUDA, cuBLAS or oneDNN "
+        "bug, or a build older than the hardware), not a wrong dtype in your code",
+        f"confirm it by running once in float32 (and once in fp16 instead of {dtype}); then keep only the layers that "
+        "crash in float32 (a keep rule) and update torch and the CUDA toolkit/driver, where such kernel bugs get fixed",
+        op=f"a {dtype} kernel", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b",
+         _crash),
+)
