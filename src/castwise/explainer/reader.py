@@ -3,9 +3,10 @@
 Every error found (the paste's ``...Error:`` lines from the last, then its other lines; a live
 exception's chain from the innermost) is tried against every family's rules; the first explanation
 wins. Only when no rule recognised any of them are the fallback shapes tried (low confidence: a
-wording no rule knows). A paste whose error lines hold dtype errors of several kinds (a report of
-several attempts, each failing its own way) is answered for the earliest, with low confidence.
-Nothing recognised is None: a confident wrong fix is worse than none.
+wording no rule knows), each over every line, in their order of priority. A paste whose error lines
+hold dtype errors of several kinds (a report of several attempts, each failing its own way) is
+answered for the earliest, with low confidence. Nothing recognised is None: a confident wrong fix
+is worse than none.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ def explain(error: BaseException | str) -> Explanation | None:
     text: a traceback, a log, a bare message); None when it is not one castwise recognises."""
     if isinstance(error, BaseException):
         chain = tuple(from_exception(error))
-        return _explained(_first(RULES, chain) or _first(FALLBACKS, chain))
+        return _explained(_first(RULES, chain) or _by_priority(FALLBACKS, chain))
     lines = tuple(clean_lines(error))
     found = _first(RULES, from_lines(lines))
     if found is None:
-        return _explained(_first(FALLBACKS, from_lines(lines)))
+        return _explained(_by_priority(FALLBACKS, from_lines(lines)))
     return _weighed(*found, lines)
 
 
@@ -57,6 +58,18 @@ def _line(pair: tuple[Failure, Explanation]) -> int:
 
 def _explained(found: tuple[Failure, Explanation] | None) -> Explanation | None:
     return None if found is None else found[1]
+
+
+def _by_priority(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[Failure, Explanation] | None:
+    """The first of ``rules``, in their order, that explains any of ``failures``, with that explanation."""
+    any_rule = screen(rules)
+    candidates = [failure for failure in failures if any_rule.search(failure.message)]
+    for rule in rules:
+        for failure in candidates:
+            explanation = rule.explain(failure)
+            if explanation is not None:
+                return failure, explanation
+    return None
 
 
 def _first(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[Failure, Explanation] | None:

@@ -1,5 +1,5 @@
 """The families of errors castwise explains, one module each; ``RULES`` is every rule, most specific first, and
-``FALLBACKS`` the shapes of a dtype error tried only when no rule recognised any line.
+``FALLBACKS`` the shapes of a dtype error (and failures said in prose) tried only when no rule recognised any line.
 
 A family's rules recognise its messages and write causes and fixes that fit it. Messages are tried
 against the rules in this order, so specific wordings win over the generic ``expected scalar type``.
@@ -36,4 +36,8 @@ RULES: tuple[Rule, ...] = (
     *mixed.RULES,
 )
 
-FALLBACKS: tuple[Rule, ...] = (*shapes.RULES, *crashes.RULES)
+FALLBACKS: tuple[Rule, ...] = (
+    *shapes.MISMATCH, *gradients.SCALE_SAID, *crashes.SIGNALS, *shapes.SYMPTOMS, *shapes.SUPPORT, *crashes.SAID,
+)
+"""The shapes of a dtype error tried when no rule recognised any line, in order of priority: the first that reads any
+line of the paste answers (a symptom the report shows wins over its words about support)."""

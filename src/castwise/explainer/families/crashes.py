@@ -5,7 +5,8 @@ crashed. When the report ties it to a 16-bit dtype (``bf16 causes Floating point
 made ``.to(torch.bfloat16)``), the usual parent is a kernel for that dtype that is broken on that hardware
 or build (a oneDNN/AMX bf16 matmul on a CPU, a cuBLAS/attention kernel on a new GPU with an older CUDA).
 The message names neither op nor dtype, so the answer is a low-confidence one and says how to confirm it.
-Tried only after no rule recognised any line, and only when the paste names a 16-bit dtype.
+Tried only after no rule recognised any line, and only when the paste names a 16-bit dtype; a crash said in prose
+(``crashes with fp16``) only when the same line names it.
 """
 
 from __future__ import annotations
@@ -22,20 +23,35 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = low_precision_said(failure)
     if not names:
         return None
-    dtype, signal = names[0], found.group(0)
+    return _crashed(failure, names[0], f"killed by {found.group(0)}")
+
+
+def _crash_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A crash said in prose on the same line as a 16-bit dtype (``crashes with fp16``)."""
+    names = low_precision_said(Failure("", failure.message))
+    return _crashed(failure, names[0], "a crash, as the report says") if names else None
+
+
+def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
     return explained(
         Kind.NO_KERNEL, failure,
-        f"the process was killed by a signal ({signal}) inside a native kernel while running in {dtype}, with no "
+        f"the process died in a native kernel ({how}) while running in {dtype}, with no "
         f"Python error: a {dtype} kernel (a matmul, attention or convolution) crashed on this hardware or build",
         f"a {dtype} kernel of torch or of a library that is broken for this GPU/CPU (a torch, CUDA, cuBLAS or oneDNN "
         "bug, or a build older than the hardware), not a wrong dtype in your code",
         f"confirm it by running once in float32 (and once in fp16 instead of {dtype}); then keep only the layers that "
         "crash in float32 (a keep rule) and update torch and the CUDA toolkit/driver, where such kernel bugs get fixed",
-        op=f"a {dtype} kernel", names=names[:1], confidence=Confidence.LOW,
+        op=f"a {dtype} kernel", names=(dtype,), confidence=Confidence.LOW,
     )
 
 
-RULES: tuple[Rule, ...] = (
+SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b",
          _crash),
 )
+"""A signal's own words, with a 16-bit dtype named anywhere near."""
+
+SAID: tuple[Rule, ...] = (
+    rule(r"\bcrash(?:es|ed|ing)?\b", _crash_said),
+)
+"""A crash said in prose, with a 16-bit dtype on the same line: the weakest reading, tried last."""

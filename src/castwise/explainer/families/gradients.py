@@ -14,7 +14,7 @@ import re
 
 from castwise.explainer.advice import a, mixed_story
 from castwise.explainer.clues import UNSCALE, shows
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
@@ -130,6 +130,27 @@ def _below_one(scale: str) -> bool:
     except ValueError:
         return False
 
+
+def _scale_fell(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.LOSS_SCALE, failure,
+        "the loss scaler's scale fell: it halves the scale (and skips the step) every time the gradients hold inf or "
+        "NaN, so a scale that drops far means fp16 gradients overflowed step after step",
+        "fp16 activations or gradients past 65504 (a large learning rate, a layer that overflows in fp16, a loss "
+        "computed in fp16), or NaN produced in the forward, on every step it drops",
+        f"find what overflows with {DOCTOR} and keep it in fp32; lower the learning rate or clip gradients after "
+        "`scaler.unscale_(optimizer)`; or train in bf16, which needs no loss scaling",
+        op="loss scaling", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
+SCALE_SAID: tuple[Rule, ...] = (
+    rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drops?|dropped|fell|falls?|"
+         r"collapse[sd]?|shr[iu]nks?|decrease[sd]?|jump(?:s|ed)?|sudden(?:ly)?|changed?|goes to|went to)\b",
+         _scale_fell),
+)
+"""A loss scale said in prose to fall: tried only when no rule recognised any line."""
 
 RULES: tuple[Rule, ...] = (
     rule(r"Found dtype (?P<a>{DTYPE}) but expected (?P<b>{DTYPE})", _loss_dtype),

@@ -266,6 +266,19 @@ def _cutlass(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_unsafe_to_autocast = message_only(
+    Kind.NO_KERNEL,
+    "autocast refuses to run binary_cross_entropy (BCELoss) in 16-bit: a sigmoid's output rounded in fp16/bf16 "
+    "reaches exactly 0 or 1, where BCE's log is infinite",
+    "`F.binary_cross_entropy`/`nn.BCELoss` on a sigmoid's output inside an autocast region (a mixed-precision "
+    "Trainer, Lightning's '16-mixed'/'bf16-mixed', `torch.autocast`)",
+    "drop the sigmoid and use `BCEWithLogitsLoss` / `binary_cross_entropy_with_logits` on the logits (autocast runs it "
+    "in fp32); or compute that loss outside autocast in fp32: `with torch.autocast(device, enabled=False): "
+    "loss = F.binary_cross_entropy(p.float(), y.float())`",
+    op="binary_cross_entropy under autocast",
+)
+
+
 _compute_capability = message_only(
     Kind.NO_KERNEL,
     "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
@@ -300,6 +313,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),
     rule(r"FlashAttention only supports? Ampere GPUs or newer", _ampere_attention),
     rule(r"cutlassF: no kernel found to launch", _cutlass),
+    rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
          r"that dtype", _backend_lacks_dtype),
     rule(r"\b(?P<device>MPS) (?P<dtype>\w{1,20}) is only supported on MacOS", _backend_lacks_dtype),

@@ -58,14 +58,17 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def black_output(failure: Failure, dtype: str) -> Explanation:
-    """Images or video that come out black from a model run in the 16-bit ``dtype``: its outputs were NaN."""
+def black_output(failure: Failure, dtype: str | None) -> Explanation:
+    """Images or video that come out black (numpy's ``invalid value encountered in cast`` as they are saved): the
+    outputs were NaN, most often from a model run in the 16-bit ``dtype`` (None when the paste names none)."""
+    run = f"in {dtype}" if dtype else "in 16-bit (fp16 most often)"
     return explained(
         Kind.NONFINITE, failure,
-        f"the outputs are NaN (a NaN pixel is saved as black) in {dtype}: some activation is not finite",
-        f"a model run in {dtype} whose activations overflow: in fp16 values past 65504 become inf, and inf - inf is "
+        f"the outputs are NaN (a NaN pixel is saved as black; numpy warns `invalid value encountered in cast`) "
+        f"{run}: some activation is not finite",
+        f"a model run {run} whose activations overflow: in fp16 values past 65504 become inf, and inf - inf is "
         "NaN; diffusion VAEs and models trained in bf16 are the usual ones",
-        _FIX, op="model outputs", names=(dtype,), confidence=Confidence.LOW,
+        _FIX, op="model outputs", names=(dtype,) if dtype else (), confidence=Confidence.LOW,
     )
 
 
@@ -84,7 +87,22 @@ def _sampling(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _probabilities_out_of_range(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.NONFINITE, failure,
+        "binary_cross_entropy got inputs outside [0, 1]: a NaN fails that check, and so do logits passed where "
+        "probabilities belong",
+        "NaN predictions from a sigmoid computed in 16-bit (" + _CAUSES + "); or logits given to BCELoss without a "
+        "sigmoid",
+        "use `BCEWithLogitsLoss` / `binary_cross_entropy_with_logits` on the logits (stable, and safe under autocast); "
+        "if the predictions are NaN, " + _FIX,
+        op="binary_cross_entropy", confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
     rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
          r"(?P<value>nan|inf)\b", nan_loss),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, rule
 from castwise.explainer.spelling import is_floating
@@ -43,6 +43,22 @@ def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
         + ("" if dtype == "bf16" else "or use bf16, which has fp32's range; ")
         + "or compute that step in fp32 (`with torch.autocast(device, enabled=False)` on `.float()` inputs)",
         op="fill/masked_fill/index assignment", names=names,
+    )
+
+
+def range_exceeded(failure: Failure, dtype: str) -> Explanation:
+    """Values said to pass ``dtype``'s range in a model converted to it (outputs NaN, inf or all zeros): prose, no
+    message, so said with low confidence."""
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"values in some layer are outside {dtype}'s range ({_RANGES.get(dtype, 'its finite range')}): past it they "
+        "become inf (then NaN), and the tiniest flush to 0, so the outputs come out wrong (NaN, inf or all zeros)",
+        f"a model converted whole to {dtype} (`.half()`) whose activations, statistics (a BatchNorm's running "
+        "variance) or intermediate sums (a LayerNorm's `(x - u).pow(2)`) exceed what it holds",
+        "use mixed precision (autocast: parameters stay fp32 and range-sensitive ops run in fp32) instead of "
+        "converting the model; or bf16, which has fp32's range; run `castwise doctor` to find the first module that "
+        "overflows and keep it in fp32",
+        op="a layer's activations", names=(dtype,), confidence=Confidence.LOW,
     )
 
 

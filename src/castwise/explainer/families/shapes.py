@@ -23,6 +23,7 @@ from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_kernel
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.families.nonfinite import appeared, black_output, nan_loss
+from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
@@ -73,21 +74,30 @@ def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
-    del found
+    """Black images: NaN outputs when the paste names a 16-bit dtype, or when numpy said NaN reached its cast."""
     names = low_precision_said(failure)
-    return black_output(failure, names[0]) if names else None
+    cast = "cast" in found.group(0)
+    return black_output(failure, names[0] if names else None) if names or cast else None
+
+
+def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Values said in prose to pass a 16-bit dtype's range (``beyond the max num of fp16``), or outputs all zero
+    after a conversion to fp16."""
+    word = found["dtype"] or found["dtype2"] or found["dtype3"] if "dtype" in found.groupdict() else "f16"
+    name = short_dtype(word or "f16")
+    return range_exceeded(failure, name or "f16")
 
 
 _SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)"
 """A 16-bit dtype or the mode that brings it, as people write it in prose."""
 
-RULES: tuple[Rule, ...] = (
+MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
-    rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
-         r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
-    rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
-         r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)\b", _support_said),
+)
+"""Two floating dtypes named beside a mismatch."""
+
+SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appeared)\b", appeared),
     rule(rf"{_WORD_START}loss(?:es)?{_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
@@ -100,12 +110,30 @@ RULES: tuple[Rule, ...] = (
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
          rf"causes?|leads? to|yields?)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:all[- ]|pure(?:ly)?[- ]|completely |fully |only )?black (?:images?|outputs?|frames?|videos?|results?|"
          r"pictures?|screens?|pixels?)\b|\bimages? (?:are|is|come out|comes out|turns?|became) (?:all |completely )?"
          r"black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:as|for|in|on)\s+(?:the\s+|my\s+)?"
          rf"(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
-         rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed))\s+(?:to\s+)?"
+         rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
+         rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?)\s+(?:to\s+|all\s+)?"
          rf"(?P<value>nan|inf){_WORD_END}", appeared),
+    rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
+         r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
+         r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
+         r"(?P<dtype3>fp16|float16|half)\b", _range_said),
+    rule(r"(?:\.half\(\)|\b(?:fp16|float16|half[ -]precision))[^\n]{0,30}?(?:outputs?|results?|predictions?|输出)"
+         r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![\w.])",
+         _range_said),
 )
+"""NaN, inf or values out of range said in prose, and the outputs they leave (black images, all zeros)."""
+
+SUPPORT: tuple[Rule, ...] = (
+    rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
+         r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
+    rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
+         r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)\b", _support_said),
+)
+"""A 16-bit dtype named beside a missing kernel or support."""
