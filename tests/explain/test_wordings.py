@@ -505,6 +505,22 @@ def test_a_crash_with_no_16_bit_dtype_said_stays_unrecognised(paste: str) -> Non
      Kind.VALUE_OVERFLOW, "f16"),
     ("RuntimeError: only Tensors of floating point dtype can require gradients", Kind.INTEGER_OPERAND, None),
     ("ValueError: The model's dtype is float32 but flash attention requires fp16 or bf16", Kind.NO_KERNEL, None),
+    ("RuntimeError: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.",
+     Kind.NO_KERNEL, None),
+    ("RuntimeError: all elements of input should be between 0 and 1", Kind.NONFINITE, None),
+    ("Why scale value of GradScaler sudden changed?", Kind.LOSS_SCALE, "f16"),
+    ("RuntimeError: unscale_() has already been called on this optimizer since the last update().", Kind.LOSS_SCALE,
+     "f16"),
+    ("black image occurs\n\nimage_processor.py:111: RuntimeWarning: invalid value encountered in cast",
+     Kind.NONFINITE, None),
+    ("Training with mixed precision is returning NaN", Kind.NONFINITE, None),
+    ("the output is beyond the max num of fp16", Kind.VALUE_OVERFLOW, "f16"),
+    ("DB模型model.half()输出都成0了", Kind.VALUE_OVERFLOW, "f16"),
+    ("LLM(model, dtype=torch.half)\ngenerated text: '!!!!!!!!!!!!!!!!!!'", Kind.NONFINITE, "f16"),
+    ("QwQ-32B dtype='half'\n\nLLVM ERROR: Failed to compute parent layout for slice layout.", Kind.NO_KERNEL, "f16"),
+    ("Model outputs garbage text with fp16", Kind.NONFINITE, "f16"),
+    ("RuntimeError: Expected object of scalar type Float but got scalar type Half for argument #2 'mat2' in call to "
+     "_th_bmm_out", Kind.BATCHED_MATMUL, "f16"),
 ])
 def test_round_seven_wordings(paste: str, kind: Kind, dtype: str | None) -> None:
     explanation = cw.explain(paste)
@@ -526,8 +542,23 @@ def test_a_legacy_cudnn_message_cut_before_its_types_reads_them_from_the_title()
                       "argument #2 'weight'; but ty") is None
 
 
+def test_an_error_opened_in_a_code_span_after_prose_is_read_with_its_field_lines() -> None:
+    paste = ("I am getting ```ValueError: Query/Key/Value should either all have the same dtype\n"
+             "  query.dtype: torch.float32\n  key.dtype  : torch.float16\n  value.dtype: torch.float16```")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.SDPA and set(explanation.dtypes) == {"f32", "f16"}
+
+
+def test_a_symptom_the_report_shows_wins_over_its_words_about_support() -> None:
+    explanation = cw.explain("Black image using float16\n\nEdit: float16 is not supported, float32 works")
+    assert explanation.kind is Kind.NONFINITE
+
+
 @pytest.mark.parametrize("paste", [
     "float16 works fine, the images are great",
+    "the noise schedule in fp16 is the same",
+    "generated text: 'Hello!!!!' with fp32",
+    "outputs are all 0 and 1 labels",
     "a black image with a white cat",
     "no NaN when using fp16",
     "quantile() input tensor must be either float or double dtype",

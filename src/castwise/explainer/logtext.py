@@ -3,7 +3,8 @@
 What users paste is rarely a bare traceback: distributed launchers prefix every line
 (``[rank7]:``), loggers add timestamps and levels (``2024-01-20 14:53:22,980 INFO``,
 ``ERROR:root:``, ``[2024-08-30 06:31] ERROR``), docker-compose adds ``service-1   |``, rich draws
-boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, and copied
+boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, prose opens a code
+span right before an error (``I am getting ```ValueError: ...``), and copied
 notebooks keep markdown links around paths. The reader needs the plain lines (code-line markers
 such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is bounded: only its
 tail (where the error is) is read.
@@ -36,6 +37,7 @@ _PREFIXES = tuple(re.compile(pattern) for pattern in (
     r"^!!! ERROR[^:\n]{0,80}:\s*",
     r"^E {2,}",  # pytest's failure lines
     r"^>\s",  # quoted on GitHub
+    r"^[^`\n]{0,200}?`{1,3}\s*(?=(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception)\s*:)",  # I got ```ValueError:
 ))
 
 

@@ -145,9 +145,21 @@ def _scale_fell(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_unscaled_twice = message_only(
+    Kind.LOSS_SCALE,
+    "GradScaler.unscale_ was called twice for one optimizer between two `scaler.update()` calls",
+    "your own `scaler.unscale_(optimizer)` (for gradient clipping) on top of a framework's, or unscaling on every "
+    "micro-batch of gradient accumulation instead of once per optimizer step (a bug some Lightning and accelerate "
+    "versions had with accumulation and fp16)",
+    "call `unscale_` once per optimizer step, right before clipping and `scaler.step`; under a framework let it clip "
+    "(`gradient_clip_val`, `accelerator.clip_grad_norm_`) and update it if the double call is its own",
+    op="GradScaler.unscale_", names=("f16",),
+)
+
+
 SCALE_SAID: tuple[Rule, ...] = (
-    rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drops?|dropped|fell|falls?|"
-         r"collapse[sd]?|shr[iu]nks?|decrease[sd]?|jump(?:s|ed)?|sudden(?:ly)?|changed?|goes to|went to)\b",
+    rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
+         r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|sudden(?:ly)?|changed?|goes to|went to)\b",
          _scale_fell),
 )
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
@@ -161,6 +173,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"_amp_foreach_non_finite_check_and_unscale\w{0,20}\W{0,2} not implemented for \\?'(?P<a>{DTYPE})",
          _scaler_kernel),
     rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),
+    rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),
     rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),

@@ -349,7 +349,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
     if argument in _MATMUL_ARGUMENTS:
-        return mixed_float(Kind.MATMUL, failure, names, "a matrix multiply")
+        batched = "bmm" in (found.groupdict().get("op") or "") or argument.startswith("batch")
+        return mixed_float(Kind.BATCHED_MATMUL if batched else Kind.MATMUL, failure, names,
+                           "a batched matrix multiply (bmm)" if batched else "a matrix multiply")
     if argument in _WRITTEN_ARGUMENTS:
         return indexed_write(failure, names, found.groupdict().get("op") or "an indexed write")
     op = first_shown(failure, NORM, CONV, RNN, ATTENTION, MATMUL, EXTENSION)

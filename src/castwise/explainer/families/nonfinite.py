@@ -58,14 +58,14 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def black_output(failure: Failure, dtype: str | None) -> Explanation:
-    """Images or video that come out black (numpy's ``invalid value encountered in cast`` as they are saved): the
-    outputs were NaN, most often from a model run in the 16-bit ``dtype`` (None when the paste names none)."""
+def broken_output(failure: Failure, dtype: str | None, shown: str) -> Explanation:
+    """Outputs that come out ``shown`` (black images, garbage text) from a model run in the 16-bit ``dtype`` (None when
+    the paste names none): what NaN or inf activations leave behind."""
     run = f"in {dtype}" if dtype else "in 16-bit (fp16 most often)"
     return explained(
         Kind.NONFINITE, failure,
-        f"the outputs are NaN (a NaN pixel is saved as black; numpy warns `invalid value encountered in cast`) "
-        f"{run}: some activation is not finite",
+        f"the outputs come out {shown} {run}: what NaN or inf activations leave (a NaN pixel is saved as black, and "
+        "numpy warns `invalid value encountered in cast`; NaN logits decode to garbage)",
         f"a model run {run} whose activations overflow: in fp16 values past 65504 become inf, and inf - inf is "
         "NaN; diffusion VAEs and models trained in bf16 are the usual ones",
         _FIX, op="model outputs", names=(dtype,) if dtype else (), confidence=Confidence.LOW,
@@ -84,6 +84,21 @@ def _sampling(found: re.Match[str], failure: Failure) -> Explanation:
         "load the model in bf16 (`torch_dtype=torch.bfloat16`) or fp32 instead of fp16; `castwise doctor` finds the "
         "first module that overflows in fp16 (keep it in fp32); check the sampling settings (temperature > 0)",
         op="torch.multinomial (sampling)", confidence=Confidence.LOW,
+    )
+
+
+def nan_generation(failure: Failure, dtype: str) -> Explanation:
+    """A language model in the 16-bit ``dtype`` that generates only ``!!!!``: token 0 of most vocabularies, what the
+    argmax picks when every logit is NaN."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"the model generates only '!' (token 0 of most vocabularies), which is what decoding picks when every logit "
+        f"is NaN: its activations are not finite in {dtype}",
+        f"a model run in {dtype} whose activations overflow (past 65504 in fp16 they become inf, then NaN), common "
+        "with models trained in bf16 and served with `dtype=torch.half`/`torch_dtype=torch.float16`",
+        "load it in bf16 (`dtype='bfloat16'`, `torch_dtype=torch.bfloat16`) or fp32 instead of fp16; `castwise doctor` "
+        "finds the first module that overflows in fp16 (keep it in fp32)",
+        op="generation", names=(dtype,), confidence=Confidence.LOW,
     )
 
 

@@ -22,7 +22,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_kernel
 from castwise.explainer.families.mixed import mixed_float
-from castwise.explainer.families.nonfinite import appeared, black_output, nan_loss
+from castwise.explainer.families.nonfinite import appeared, broken_output, nan_generation, nan_loss
 from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
@@ -77,7 +77,19 @@ def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Black images: NaN outputs when the paste names a 16-bit dtype, or when numpy said NaN reached its cast."""
     names = low_precision_said(failure)
     cast = "cast" in found.group(0)
-    return black_output(failure, names[0] if names else None) if names or cast else None
+    return broken_output(failure, names[0] if names else None, "black") if names or cast else None
+
+
+def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Garbage, gibberish or noise said of outputs on a line that names a 16-bit dtype."""
+    names = low_precision_said(Failure("", failure.message))
+    return broken_output(failure, names[0], (found["what"] or found["what2"]).lower()) if names else None
+
+
+def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
+    del found
+    names = low_precision_said(failure)
+    return nan_generation(failure, names[0]) if names else None
 
 
 def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -111,6 +123,11 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
+    rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
+         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy)\b|\b(?P<what2>garbage|gibberish|garbled|"
+         r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
+    rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}",
+         _exclamations),
     rule(r"\b(?:all[- ]|pure(?:ly)?[- ]|completely |fully |only )?black (?:images?|outputs?|frames?|videos?|results?|"
          r"pictures?|screens?|pixels?)\b|\bimages? (?:are|is|come out|comes out|turns?|became) (?:all |completely )?"
          r"black\b", _black),
@@ -125,7 +142,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
          r"(?P<dtype3>fp16|float16|half)\b", _range_said),
     rule(r"(?:\.half\(\)|\b(?:fp16|float16|half[ -]precision))[^\n]{0,30}?(?:outputs?|results?|predictions?|输出)"
-         r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![\w.])",
+         r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![A-Za-z0-9.])",
          _range_said),
 )
 """NaN, inf or values out of range said in prose, and the outputs they leave (black images, all zeros)."""
