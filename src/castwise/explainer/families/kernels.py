@@ -198,7 +198,12 @@ def _float_or_double(found: re.Match[str], failure: Failure) -> Explanation | No
     names = low_precision_said(failure)
     if not names:
         return None
-    return no_kernel(failure, found["op"], names[:1], None, Confidence.LOW)
+    called = _CALLED.findall(failure.message[:found.start()])
+    return no_kernel(failure, called[-1] if called else "", names[:1], None, Confidence.LOW)
+
+
+_CALLED = re.compile(r"\b(\w{1,40})\(\)")
+"""An op named as a call in a message (``quantile() input tensor must be ...``)."""
 
 
 def _cpu_autocast(found: re.Match[str], failure: Failure) -> Explanation:
@@ -304,8 +309,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
-    rule(r"\b(?P<op>\w{1,40})(?:\(\))?[^\n]{0,40}?\bmust be (?:either )?(?:a )?float(?:32)? or double\b",
-         _float_or_double),
+    rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),
     rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",
