@@ -215,6 +215,7 @@ LIVE: dict[str, LiveCase] = {
     "fft-half": case(lambda: torch.fft.rfft(torch.randn(8).half()), "no_kernel", "f16"),
     "stft-half": case(lambda: torch.stft(torch.randn(64).half(), 16, return_complex=True), "no_kernel", "f16"),
     "cdist-half": case(lambda: torch.cdist(torch.randn(2, 3).half(), torch.randn(2, 3).half()), "no_kernel", "f16"),
+    "quantile-half": case(lambda: torch.quantile(torch.randn(4).half(), 0.5), "no_kernel", fix=("float()",)),
     # tensors on two devices
     "meta-and-cpu": case(lambda: torch.cat([torch.randn(2), torch.randn(2, device="meta")]), "device_mismatch",
                          cause=("not a dtype problem",)),
@@ -226,6 +227,11 @@ LIVE: dict[str, LiveCase] = {
     "anomaly-nan": case(_anomaly, "nonfinite", fix=("castwise doctor",)),
     "multinomial-nan": case(lambda: torch.multinomial(torch.tensor([float("nan"), 1.0]), 1), "nonfinite",
                             fix=("bfloat16",)),
+    "bce-nan": case(lambda: F.binary_cross_entropy(torch.tensor([float("nan"), 0.5]), torch.rand(2)), "nonfinite",
+                    fix=("BCEWithLogitsLoss",)),
+    # integers asked for gradients
+    "integer-requires-grad": case(lambda: nn.Parameter(torch.tensor([1, 2])), "integer_operand",
+                                  fix=("is_floating_point()",)),
     # chained: the dtype error is the __cause__ / __context__ of a wrapper's error
     "chained-cause": case(_wrapped_by_cause, "matmul_dtype", "bf16", "f32"),
     "chained-context": case(_wrapped_by_context, "norm_param_dtype", "f32"),

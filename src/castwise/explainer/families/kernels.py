@@ -192,14 +192,23 @@ def _no_float64(failure: Failure, device: str) -> Explanation:
     )
 
 
-def _float_or_double(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """An op that takes only float32/float64 (``quantile() input tensor must be either float or double``) given the
-    16-bit dtype the paste names; declined when it names none (the input may be an integer)."""
-    names = low_precision_said(failure)
-    if not names:
-        return None
+def _float_or_double(found: re.Match[str], failure: Failure) -> Explanation:
+    """An op that takes only float32/float64 (``quantile() input tensor must be either float or double``): given the
+    16-bit dtype the paste names, or, when it names none, some other dtype (16-bit or integer) upcast the same way."""
     called = _CALLED.findall(failure.message[:found.start()])
-    return no_kernel(failure, called[-1] if called else "", names[:1], None, Confidence.LOW)
+    op = called[-1] if called else ""
+    names = low_precision_said(failure)
+    if names:
+        return no_kernel(failure, op, names[:1], None, Confidence.LOW)
+    shown = f"`{op}`" if op else "this op"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{shown} runs only in float32 or float64 and got a tensor of another dtype",
+        "a 16-bit tensor (a `.half()`/bf16 model's output, an autocast region) or an integer one reaching an op with "
+        "no kernel for it",
+        f"{_upcast(op or 'op')}; or {keep_rule('the module that calls it')}",
+        op=op or None, confidence=Confidence.LOW,
+    )
 
 
 _CALLED = re.compile(r"\b(\w{1,40})\(\)")
