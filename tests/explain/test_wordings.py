@@ -559,8 +559,38 @@ def test_a_symptom_the_report_shows_wins_over_its_words_about_support() -> None:
     "the noise schedule in fp16 is the same",
     "generated text: 'Hello!!!!' with fp32",
     "outputs are all 0 and 1 labels",
+    "Black images with --precision full",
     "a black image with a white cat",
     "no NaN when using fp16",
 ])
 def test_round_seven_prose_that_says_no_failure_stays_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtype"), [
+    ("fp16 generates NaNs for latents\n\nlatents are generated as all NaN.", Kind.NONFINITE, None),
+    ("Every output is completely solid black.", Kind.NONFINITE, None),
+    ("Pipelines loaded with `dtype=torch.fl", Kind.NO_KERNEL, "f16"),
+    ("RuntimeError: invalid dtype for bias - should match query's dtype", Kind.ATTN_MASK, None),
+    ("[Bfloat16] __bfloat2float Error\n\n`CUDA NVRTC compile error: ptxas application ptx input, line 9; error : "
+     "Arguments mismatch for instruction 'cvt'`", Kind.NO_KERNEL, "bf16"),
+    ("Failed to quantize linear_1: Expected dtype to be one of {_DTYPE_TO_BIT_WIDTH.keys()}", Kind.NO_KERNEL, None),
+    ("torch.tensor(1, dtype=torch.bfloat16) * torch.tensor(1, dtype=torch.double)\nRuntimeError: common_dtype_ != "
+     "ScalarType::Undefined INTERNAL ASSERT FAILED at TensorIterator.cpp:89", Kind.OP_DTYPE, "bf16"),
+])
+def test_round_eight_wordings(paste: str, kind: Kind, dtype: str | None) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and (dtype is None or dtype in explanation.dtypes)
+
+
+def test_a_low_confidence_mismatch_also_says_to_update_the_library_it_came_from() -> None:
+    unsure = cw.explain("RuntimeError: mat1 and mat2 must have the same dtype")
+    assert unsure.confidence is Confidence.LOW and "update it first" in unsure.fix
+    sure = cw.explain("RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half")
+    assert sure.confidence is Confidence.HIGH and "update it first" not in sure.fix
+
+
+def test_an_old_promotion_assert_names_the_dtypes_the_code_shows() -> None:
+    paste = ("a = torch.ones(1, dtype=torch.bfloat16) * torch.ones(1, dtype=torch.double)\n"
+             "RuntimeError: common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED")
+    assert set(cw.explain(paste).dtypes) == {"bf16", "f64"} and "promotion" in cw.explain(paste).cause

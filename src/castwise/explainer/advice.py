@@ -18,6 +18,11 @@ ONE_POLICY = (
 )
 
 
+LIBRARY_UPDATE = (
+    "if the innermost frames are a library's or an app's code, not yours, update it first: such mismatches are often "
+    "fixed in its later releases"
+)
+
 CPU_HALF_IN_NEWER_TORCH = (
     "or update torch: recent versions (2.13 measured) run fp16 matmul, convolution and layer norm on the CPU"
 )

@@ -1,13 +1,14 @@
 """A process killed by a signal while running in 16-bit: no Python error, no dtype in the message.
 
 ``Floating point exception (core dumped)``, ``Illegal instruction``, ``Signal 8 (SIGFPE)``: a native
-kernel crashed; ``LLVM ERROR: ...``: the compiler building one (Triton's, for torch.compile or vLLM)
-aborted. When the report ties it to a 16-bit dtype (``bf16 causes Floating point exception``, a model
-made ``.to(torch.bfloat16)``), the usual parent is a kernel for that dtype that is broken on that
-hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a cuBLAS/attention kernel on a new GPU with an
-older CUDA). The message names neither op nor dtype, so the answer is a low-confidence one and says how
-to confirm it. Tried only after no rule recognised any line, and only when the paste names a 16-bit
-dtype; a crash said in prose (``crashes with fp16``) only when the same line names it.
+kernel crashed; ``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one
+(Triton's for torch.compile or vLLM, nvfuser's) aborted. When the report ties it to a 16-bit dtype
+(``bf16 causes Floating point exception``, a model made ``.to(torch.bfloat16)``), the usual parent is a
+kernel for that dtype that is broken on that hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a
+cuBLAS/attention kernel on a new GPU with an older CUDA). The message names neither op nor dtype, so the
+answer is a low-confidence one and says how to confirm it. Tried only after no rule recognised any line,
+and only when the paste names a 16-bit dtype; a crash said in prose (``crashes with fp16``) only when the
+same line names it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
     if not names:
         return None
     said = found.group(0)
-    return _crashed(failure, names[0], f"the compiler aborted: {said}" if "LLVM" in said else f"killed by {said}")
+    compiler = any(word in said for word in ("LLVM", "NVRTC", "ptxas"))
+    return _crashed(failure, names[0], f"the compiler aborted: {said}" if compiler else f"killed by {said}")
 
 
 def _crash_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -49,7 +51,7 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
-         r"\bLLVM ERROR\b", _crash),
+         r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b", _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""
 

@@ -280,6 +280,32 @@ def _cutlass(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_diffusers_on_cpu = message_only(
+    Kind.NO_KERNEL,
+    "diffusers warns that a pipeline loaded in float16 cannot run on the CPU: torch has (or, in the versions it checks "
+    "for, had) no fp16 kernels for much of what a pipeline runs there",
+    "`torch_dtype=torch.float16` on a pipeline that ends up on the CPU (no `.to('cuda')`, no GPU visible, "
+    "`enable_model_cpu_offload` without an accelerator, or a CPU-only torch install)",
+    "run it on a GPU (`pipe.to('cuda')`; check `torch.cuda.is_available()`), or drop `torch_dtype=torch.float16` "
+    "(float32, or bfloat16 on a recent CPU) to run on the CPU",
+    op="diffusers pipeline on cpu", names=("f16",), device="cpu",
+)
+
+
+def _low_bit_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "torchao's low-bit quantization got a weight whose dtype it has no bit width for (it takes its own "
+        "uint1-uint7/int dtypes from a float weight)",
+        "a layer that is already quantized, or an adapter or weight in a dtype the quantizer does not expect, "
+        "handed to the quantizer again",
+        "quantize the plain floating weights once (load the model, quantize, then attach adapters), skip the layers "
+        "that hold other dtypes, or update torchao and the library that calls it together",
+        op="torchao quantize", confidence=Confidence.LOW,
+    )
+
+
 _unsafe_to_autocast = message_only(
     Kind.NO_KERNEL,
     "autocast refuses to run binary_cross_entropy (BCELoss) in 16-bit: a sigmoid's output rounded in fp16/bf16 "
@@ -326,6 +352,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),
     rule(r"FlashAttention only supports? Ampere GPUs or newer", _ampere_attention),
     rule(r"cutlassF: no kernel found to launch", _cutlass),
+    rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
+    rule(r"Expected dtype to be one of \{?_DTYPE_TO_BIT_WIDTH", _low_bit_dtype),
     rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
          r"that dtype", _backend_lacks_dtype),

@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, ONE_POLICY, a, dtype_list, keep_rule, mixed_story
+from castwise.explainer.advice import (
+    CPU_HALF_IN_NEWER_TORCH,
+    LIBRARY_UPDATE,
+    ONE_POLICY,
+    a,
+    dtype_list,
+    keep_rule,
+    mixed_story,
+)
 from castwise.explainer.clues import (
     ATTENTION,
     CONV,
@@ -33,7 +41,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import device_of, dtype_of, is_floating, is_fp8
+from castwise.explainer.spelling import device_of, dtype_of, is_floating, is_fp8, short_dtype
 
 
 def mixed_float(
@@ -46,11 +54,13 @@ def mixed_float(
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
     story_culprit, story_fix = mixed_story(names)
+    unsure = confidence is Confidence.LOW
     return explained(
         kind, failure,
         cause or f"{op} got {dtype_list(names) if names else 'tensors of two'} dtypes; torch never mixes floating "
         "dtypes in one op",
-        culprit or story_culprit, fix or story_fix, op=op, names=names, confidence=confidence,
+        culprit or story_culprit, f"{fix or story_fix}; {LIBRARY_UPDATE}" if unsure else fix or story_fix,
+        op=op, names=names, confidence=confidence,
     )
 
 
@@ -316,6 +326,27 @@ def _fp8(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_CODE_DTYPE = re.compile(r"\btorch\.(\w{1,20})\b")
+
+
+def _no_common_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """Old torch's ``common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED``: its type promotion had no entry
+    for the operands' dtypes (bf16 with any other, in torch 1.5 and older); the dtypes are the ones the code names."""
+    del found
+    said = (short_dtype(word) for line in failure.paste for word in _CODE_DTYPE.findall(line))
+    names = tuple(dict.fromkeys(name for name in said if name and is_floating(name)))
+    operands = dtype_list(names) if names else "two dtypes"
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"torch's type promotion found no common dtype for the operands ({operands}): the torch of that age had no "
+        "promotion rule for bf16 with any other dtype (an internal assert, a torch bug)",
+        "an op between a bf16 tensor and a tensor of another dtype (a double constant, an fp32 buffer)",
+        "convert one operand to the other's dtype before the op (`x.to(y.dtype)`), or update torch (1.6 and newer "
+        "promote bf16)",
+        op="type promotion", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     return mixed_float(
@@ -372,9 +403,7 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         f"an op expected {names[0]} tensors but one of its operands is {names[1]}" if len(names) == 2 else "",
         culprit=f"{story_culprit}; the traceback's innermost frames name the op (a norm, a convolution and a custom "
         "kernel each need a different fix)",
-        fix=f"{story_fix}; if the innermost frames are a library's code, not yours, update that library first: "
-        "such mismatches are often fixed in its later releases",
-        confidence=Confidence.LOW,
+        fix=story_fix, confidence=Confidence.LOW,
     )
 
 
@@ -483,6 +512,7 @@ RULES: tuple[Rule, ...] = (
          r"key\.dtype\s*:\s*(?P<k>{DTYPE});\s*value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"\bquery\.dtype\s*:\s*(?P<q>{DTYPE})[,;]?\s*key\.dtype\s*:\s*(?P<k>{DTYPE})[,;]?\s*(?:and\s+)?"
          r"value\.dtype\s*:\s*(?P<v>{DTYPE})", _sdpa_tail),
+    rule(r"invalid dtype for bias - should match query'?s dtype", _attn_mask),
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
@@ -503,6 +533,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _fp8),
+    rule(r"common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "

@@ -74,10 +74,14 @@ def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Black images: NaN outputs when the paste names a 16-bit dtype, or when numpy said NaN reached its cast."""
+    """Black images: NaN outputs when the paste names a 16-bit dtype, when numpy said NaN reached its cast, or when
+    every output is said to be black (``completely solid black``), which NaN leaves and a wrong model does not."""
     names = low_precision_said(failure)
-    cast = "cast" in found.group(0)
-    return broken_output(failure, names[0] if names else None, "black") if names or cast else None
+    sure = "cast" in found.group(0) or bool(_EVERY_OUTPUT.search(failure.message))
+    return broken_output(failure, names[0] if names else None, "black") if names or sure else None
+
+
+_EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely)\b[^\n.]{0,30}\bblack\b", re.I)
 
 
 def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -120,7 +124,7 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?{_WORD_END}[^\n.;]{{0,30}}?"
          rf"\b(?:when|with|in|under|using|for|on)\s+(?:the\s+)?{_SIXTEEN_BIT}\b", appeared),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
-         rf"causes?|leads? to|yields?)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
+         rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
@@ -128,14 +132,14 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}",
          _exclamations),
-    rule(r"\b(?:all[- ]|pure(?:ly)?[- ]|completely |fully |only )?black (?:images?|outputs?|frames?|videos?|results?|"
-         r"pictures?|screens?|pixels?)\b|\bimages? (?:are|is|come out|comes out|turns?|became) (?:all |completely )?"
-         r"black\b", _black),
+    rule(r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|screens?|pixels?)\b|\b(?:images?|outputs?) "
+         r"(?:are|is|come out|comes out|turns?|became) (?:all |completely )?(?:solid )?black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:as|for|in|on)\s+(?:the\s+|my\s+)?"
          rf"(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
-         rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?)\s+(?:to\s+|all\s+)?"
+         rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
+         rf"filled with)\s+(?:to\s+|as\s+)?(?:all\s+)?"
          rf"(?P<value>nan|inf){_WORD_END}", appeared),
     rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
