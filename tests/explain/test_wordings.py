@@ -594,3 +594,43 @@ def test_an_old_promotion_assert_names_the_dtypes_the_code_shows() -> None:
     paste = ("a = torch.ones(1, dtype=torch.bfloat16) * torch.ones(1, dtype=torch.double)\n"
              "RuntimeError: common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED")
     assert set(cw.explain(paste).dtypes) == {"bf16", "f64"} and "promotion" in cw.explain(paste).cause
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ('NotImplementedError: "angle_xpu" not implemented for \'BFloat16\' / NotImplementedError: "angle_xpu" not '
+     "implemented for 'Half'", Kind.NO_KERNEL, {"bf16", "f16"}),
+    ("gguf.GGMLQuantizationType.BF16\n AttributeError: BF16. Did you mean: 'F16'?", Kind.NO_KERNEL, {"bf16"}),
+    ("Error: input types 'tensor<20xf16>' and 'tensor<1xf32>' are not broadcast compatible", Kind.NO_KERNEL,
+     {"f16", "f32"}),
+    ("RuntimeError: Triton Error [ZE]: 0x70000004\nbf conversion instruction not supported!", Kind.NO_KERNEL, {"bf16"}),
+    ("GRPO load_in_4bit error\nAssertionError: mismatch dtype: src torch.uint8, dst torch.bfloat16",
+     Kind.INTEGER_OPERAND, {"uint8", "bf16"}),
+    ("RuntimeError: attempting to assign a gradient with dtype 'c10::BFloat16' to a tensor with dtype 'float'.",
+     Kind.LOSS_DTYPE, {"bf16", "f32"}),
+    ("AssertionError: FP16 mode cannot be used in single GPU training.", Kind.LOSS_SCALE, {"f16"}),
+    ("RuntimeError: Expected object if scalar type Float but got scalar type Half for argument #2 'mat2'",
+     Kind.MATMUL, {"f32", "f16"}),
+    ("RuntimeError: Expected object of scaLar type Long but got scalar type FLoat for argument #2 ' target' in call "
+     "to_ thnn_ nLL Loss_ forward", Kind.TARGET, {"f32"}),
+    ("you will hit the following error - float expected but received half or bfloat", Kind.SCALAR_TYPE, {"f32", "f16"}),
+    ("I use bfloat and the error is this doesn't want bfloat it wants half.", Kind.SCALAR_TYPE, {"bf16", "f16"}),
+    ("compile with AMP emits the wrong (float) dtype instead of bfloat16.", Kind.SCALAR_TYPE, {"bf16", "f32"}),
+    ("embedding反向调用的atomic_add不支持bf16", Kind.NO_KERNEL, {"bf16"}),
+    ("half precision xlmr error when model on cpu", Kind.NO_KERNEL, {"f16"}),
+    ("layer_norm needs fp32 for fp16 inputs, otherwise overflow happens.", Kind.VALUE_OVERFLOW, {"f16"}),
+    ("training on mps must occur with float32. Currently, the library supplies data in float64.", Kind.NO_KERNEL,
+     {"f64"}),
+])
+def test_round_nine_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "Trying the sample code using fp16 instead of bf16",
+    "the fp16 run on the GPU has no overflow, and the cpu run is fine",
+    "overflow happens in my int32 counter",
+    "mps is fast; float32 only",
+])
+def test_round_nine_prose_that_says_no_dtype_failure_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

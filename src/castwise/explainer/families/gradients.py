@@ -157,6 +157,31 @@ _unscaled_twice = message_only(
 )
 
 
+def _assigned_gradient(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.LOSS_DTYPE, failure,
+        f"a gradient of dtype {names[0] if names else 'another dtype'} was assigned to a tensor of dtype "
+        f"{names[1] if len(names) > 1 else 'its own'}: a parameter's `.grad` must have the parameter's dtype",
+        "code that sets `p.grad = g` with a gradient computed in another dtype, or FSDP mixed precision (with "
+        "torch.compile in some versions) writing 16-bit gradients into fp32 flat parameters",
+        "cast the gradient to the parameter's dtype (`p.grad = g.to(p.dtype)`); with FSDP keep `param_dtype`, "
+        "`reduce_dtype` and the compiled region consistent, and update torch if the assignment is its own",
+        op="gradient assignment", names=names,
+    )
+
+
+_fp16_hook_single_gpu = message_only(
+    Kind.LOSS_SCALE,
+    "mmcv's fp16 optimizer hook (loss scaling) was set up for distributed training and refuses a single-GPU run",
+    "`fp16 = dict(loss_scale=...)` in an mmdetection/mmsegmentation config, whose Fp16OptimizerHook defaults to "
+    "`distributed=True`, launched without the distributed launcher",
+    "set `distributed=False` for the hook (`optimizer_config = dict(type='Fp16OptimizerHook', distributed=False, "
+    "...)`), or launch with the distributed launcher (`dist_train.sh` with 1 GPU); newer mmcv handles one GPU",
+    op="Fp16OptimizerHook", names=("f16",),
+)
+
+
 SCALE_SAID: tuple[Rule, ...] = (
     rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
          r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|sudden(?:ly)?|changed?|goes to|went to)\b",
@@ -173,6 +198,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"_amp_foreach_non_finite_check_and_unscale\w{0,20}\W{0,2} not implemented for \\?'(?P<a>{DTYPE})",
          _scaler_kernel),
     rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),
+    rule(r"attempting to assign a gradient with dtype '?(?P<a>{DTYPE})'? to a tensor with dtype '?(?P<b>{DTYPE})'?",
+         _assigned_gradient),
+    rule(r"FP16 mode cannot be used in single GPU training", _fp16_hook_single_gpu),
     rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),

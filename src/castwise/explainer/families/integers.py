@@ -246,6 +246,26 @@ def _integer_gradient(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_FOUR_BIT = re.compile(r"4[ -_]?bit|nf4|bnb|bitsandbytes|qlora", re.IGNORECASE)
+
+
+def quantized_copy(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A weight copy from an integer source into a floating destination (``names``: source, destination): a quantized
+    weight (4-bit packed in uint8) sent where a real one belongs."""
+    packed = any(_FOUR_BIT.search(line) for line in (failure.message, *failure.paste))
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"a weight copy got {a(names[0])} source for {a(names[-1])} destination: an integer tensor where a floating "
+        "weight belongs" + (", which is a quantized weight (4-bit weights are packed in uint8)" if packed else ""),
+        "a model loaded quantized (`load_in_4bit`, QLoRA) whose packed weights are synced, broadcast or saved as if "
+        "they were real weights (weight sync to an inference engine, a state dict, a merge)",
+        "dequantize (or merge the adapters into a bf16 copy) before syncing or saving, or load the model unquantized "
+        "for that path; if a library does the copy, update it (or see whether it supports quantized models). Not a "
+        "precision-policy problem",
+        op="a weight copy", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), found.group("op"))
 

@@ -86,7 +86,16 @@ def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | No
     op, names = found["op"], dtypes(found, "dtype")
     if names and not is_low_precision(names[0]):
         return _wrong_kind_of_dtype(failure, op, names)
+    names = _every_dtype_of(op, failure, found.re) or names
     return no_kernel(failure, op, names, _device(op) or ("cpu" if cpu_said(failure) else None))
+
+
+def _every_dtype_of(op: str, failure: Failure, pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """The 16-bit dtypes the paste says ``op`` has no kernel for (``"angle_xpu" not implemented for 'BFloat16' /
+    ... for 'Half'``), in order, each once."""
+    said = (dtypes(other, "dtype") for line in (failure.message, *failure.paste) for other in pattern.finditer(line)
+            if other["op"] == op)
+    return tuple(dict.fromkeys(name for names in said for name in names if is_low_precision(name)))
 
 
 def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
@@ -161,7 +170,7 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     names, device = dtypes(found, "dtype"), found["device"].lower()
     dtype = names[0] if names else found["dtype"]
     if dtype == "f64":
-        return _no_float64(failure, device)
+        return no_float64(failure, device)
     mps_bf16 = device == "mps" and dtype == "bf16"
     return explained(
         Kind.NO_KERNEL, failure,
@@ -175,7 +184,7 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def _no_float64(failure: Failure, device: str) -> Explanation:
+def no_float64(failure: Failure, device: str, confidence: Confidence = Confidence.HIGH) -> Explanation:
     """A backend without float64 (Apple's MPS): float64 data or a float64 default moved to it."""
     shown = device.upper()
     return explained(
@@ -188,7 +197,7 @@ def _no_float64(failure: Failure, device: str) -> Explanation:
         f"convert to float32 before the move: `x.float().to('{device}')` (`.to('{device}', torch.float32)`), "
         "`torch.from_numpy(a.astype(np.float32))`, `model.float()` before `.to(...)`; keep "
         "`torch.set_default_dtype(torch.float32)`",
-        op=f"f64 on {device}", names=("f64",), device=device,
+        op=f"f64 on {device}", names=("f64",), device=device, confidence=confidence,
     )
 
 
@@ -306,6 +315,43 @@ def _low_bit_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_gguf_without_bf16 = message_only(
+    Kind.NO_KERNEL,
+    "the installed gguf package has no BF16 quantization type: it is older than the checkpoint (or the code loading "
+    "it), which stores bf16 tensors",
+    "a GGUF checkpoint with bf16 tensors read by an old `gguf` package (ComfyUI-GGUF, FramePack and llama.cpp's Python "
+    "tools read through it)",
+    "update the gguf package (`pip install -U gguf`) and the node or tool that loads the file; or use a GGUF file "
+    "quantized to another type (F16, Q8_0)",
+    op="gguf BF16", names=("bf16",),
+)
+
+
+def _mlir_broadcast(found: re.Match[str], failure: Failure) -> Explanation:
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"an MPS kernel built a graph that mixes {' and '.join(names)} (a 16-bit input with an f32 constant, or the "
+        "reverse): a torch bug in that op's MPS version for 16-bit inputs",
+        "a 16-bit tensor on MPS reaching an op whose MPS implementation creates its constants in another dtype",
+        "update torch (these are fixed op by op); until then run that op in float32 on MPS "
+        "(`op(x.float()).to(x.dtype)`)",
+        op="MPS graph", names=names, device="mps", confidence=Confidence.LOW,
+    )
+
+
+_no_bf16_conversion = message_only(
+    Kind.NO_KERNEL,
+    "the GPU's compiler backend (Intel's Level Zero, through Triton) has no bf16 conversion instruction for this GPU: "
+    "a kernel compiled for bf16 cannot be built",
+    "bf16 compute (autocast, a bf16 model, torch.compile's generated Triton kernels) on a GPU without native bf16 "
+    "conversions, with a Triton backend that emits them anyway",
+    "update torch and its Triton backend (newer ones emit bf16 conversions only where the GPU has them); until then "
+    "run in fp16 or fp32, or without torch.compile",
+    op="bf16 conversion", names=("bf16",),
+)
+
+
 _unsafe_to_autocast = message_only(
     Kind.NO_KERNEL,
     "autocast refuses to run binary_cross_entropy (BCELoss) in 16-bit: a sigmoid's output rounded in fp16/bf16 "
@@ -352,6 +398,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),
     rule(r"FlashAttention only supports? Ampere GPUs or newer", _ampere_attention),
     rule(r"cutlassF: no kernel found to launch", _cutlass),
+    rule(r"AttributeError: BF16\b|^BF16\. Did you mean", _gguf_without_bf16),
+    rule(r"input types '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and '?tensor<[\dx?]{0,40}?"
+         r"(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),
+    rule(r"\bbf conversion instruction not supported", _no_bf16_conversion),
     rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
     rule(r"Expected dtype to be one of \{?_DTYPE_TO_BIT_WIDTH", _low_bit_dtype),
     rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),

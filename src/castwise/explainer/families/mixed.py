@@ -326,6 +326,18 @@ def _fp8(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _source_and_destination(found: re.Match[str], failure: Failure) -> Explanation:
+    """``mismatch dtype: src A, dst B`` (a weight copied or broadcast into another)."""
+    names = dtypes(found, "src", "dst")
+    if integers.all_integer(names):
+        return integers.integer_pair(Kind.INTEGER_OPERAND, failure, names[::-1], "a weight copy")
+    if integers.integer_names(names):
+        return integers.quantized_copy(failure, names)
+    return mixed_float(Kind.SCALAR_TYPE, failure, names, "a weight copy",
+                       f"a weight copy got {a(names[0])} source for {a(names[-1])} destination" if names else "",
+                       confidence=Confidence.LOW)
+
+
 _CODE_DTYPE = re.compile(r"\btorch\.(\w{1,20})\b")
 
 
@@ -533,13 +545,15 @@ RULES: tuple[Rule, ...] = (
     rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _fp8),
+    rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
          r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
-    rule(r"Expected object of scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"
-         r"(?: for (?:argument|sequence element) #?\d+ '(?P<arg>\w+)'(?: in call to _th(?:nn)?_(?P<op>\w{1,40}))?"
+    rule(r"Expected object (?:of|if) scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"
+         r"(?: for (?:argument|sequence element) #?\d+ '\s?(?P<arg>\w+)\s?'(?: in call to _?\s?th(?:nn)?_\s?"
+         r"(?P<op>[\w ]{1,40}))?"
          r"| for (?P<seq>sequence element) \d+)?", _scalar_type),
     rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",
          _scalar_type),

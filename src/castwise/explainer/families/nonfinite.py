@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, rule
@@ -50,10 +51,13 @@ def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def appeared(found: re.Match[str], failure: Failure) -> Explanation:
-    """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss)."""
+    """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss); in fp16, said to be an
+    overflow most often."""
     value = "NaN" if found["value"].lower().startswith("nan") else "inf"
+    fp16 = "f16" in low_precision_said(failure)
     return explained(
-        Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite",
+        Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"
+        + ("; in fp16 that is most often an activation that overflowed past 65504" if fp16 else ""),
         _CAUSES, _FIX, op="a non-finite check", confidence=Confidence.LOW,
     )
 

@@ -20,7 +20,7 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families.kernels import no_kernel
+from castwise.explainer.families.kernels import no_float64, no_kernel
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.families.nonfinite import appeared, broken_output, nan_generation, nan_loss
 from castwise.explainer.families.overflow import range_exceeded
@@ -104,12 +104,55 @@ def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     return range_exceeded(failure, name or "f16")
 
 
+_PROSE_DTYPES = {"half": "f16", "fp16": "f16", "float16": "f16", "bfloat": "bf16", "bfloat16": "bf16", "bf16": "bf16",
+                 "float": "f32", "float32": "f32", "fp32": "f32", "double": "f64", "float64": "f64"}
+_PROSE_DTYPE = r"(?:half|fp16|float16|bfloat16|bfloat|bf16|float32|float|fp32|double|float64)"
+"""A floating dtype as people write it in prose (``wants half``, ``float expected but received half``)."""
+
+
+def _said_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Two floating dtypes said in prose to have met: one expected (``a``) and another received (``b``)."""
+    names = tuple(dict.fromkeys(_PROSE_DTYPES[found[group].lower()] for group in ("a", "b")))
+    if len(names) < 2:
+        return None
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an op",
+        f"an op (or a library's check) expected {names[0]} and got {names[1]}, as the report says",
+        confidence=Confidence.LOW,
+    )
+
+
+def _overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """An overflow said in prose on a line that names a 16-bit dtype (``fp16 inputs, otherwise overflow happens``)."""
+    del found
+    names = low_precision_said(Failure("", failure.message))
+    return range_exceeded(failure, names[0]) if names else None
+
+
+def _cpu_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A 16-bit run said to fail on the CPU (``half precision xlmr error when model on cpu``)."""
+    del found
+    names = low_precision_said(Failure("", failure.message))
+    return no_kernel(failure, "", names[:1], "cpu", Confidence.LOW) if names else None
+
+
+def _float64_on_mps(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return no_float64(failure, "mps", Confidence.LOW)
+
+
 _SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)"
 """A 16-bit dtype or the mode that brings it, as people write it in prose."""
 
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
+    rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
+         _said_mismatch),
+    rule(rf"(?:doesn't|does not|don't|do not) want (?P<b>{_PROSE_DTYPE})\b[^\n.]{{0,20}}?\bwants? "
+         rf"(?P<a>{_PROSE_DTYPE})\b", _said_mismatch),
+    rule(rf"\bwrong \(?(?P<b>{_PROSE_DTYPE})\)? (?:dtype |tensors? )?instead of (?:a )?(?P<a>{_PROSE_DTYPE})\b",
+         _said_mismatch),
 )
 """Two floating dtypes named beside a mismatch."""
 
@@ -145,6 +188,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
          r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
          r"(?P<dtype3>fp16|float16|half)\b", _range_said),
+    rule(r"\boverflow(?:s|ed|ing)? (?:happens|occurs|is (?:pretty much )?guaranteed)\b", _overflow_said),
     rule(r"(?:\.half\(\)|\b(?:fp16|float16|half[ -]precision))[^\n]{0,30}?(?:outputs?|results?|predictions?|输出)"
          r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![A-Za-z0-9.])",
          _range_said),
@@ -156,5 +200,9 @@ SUPPORT: tuple[Rule, ...] = (
          r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)\b", _support_said),
+    rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
+    rule(rf"\b{_SIXTEEN_BIT}\b[^\n.]{{0,60}}?\b(?:error|fails?|failed|failing|crash\w{{0,3}}|not working|"
+         r"doesn't work)\b[^\n.]{0,30}?\b(?:on|with) (?:the )?cpu\b", _cpu_said),
+    rule(r"\bmps\b[^\n]{0,80}?\b(?:float64|double)\b|\b(?:float64|double)\b[^\n]{0,80}?\bmps\b", _float64_on_mps),
 )
 """A 16-bit dtype named beside a missing kernel or support."""
