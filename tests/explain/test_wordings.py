@@ -634,3 +634,34 @@ def test_round_nine_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
 ])
 def test_round_nine_prose_that_says_no_dtype_failure_stays_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("Wan 2.2 gguf\nRuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.ByteTensor) should be "
+     "the same", Kind.CONV_WEIGHT, {"f16", "uint8"}),
+    ("xxx = torch.tanh(xxx @ tm_w1)\nRuntimeError: expected scalar type Half but found Byte", Kind.MATMUL,
+     {"f16", "uint8"}),
+    ("RuntimeError: TCNN was not compiled with half-precision support.", Kind.NO_KERNEL, {"f16"}),
+    ("16bit precision currently gives `no inf checks were recorded for this optimizer`", Kind.LOSS_SCALE, set()),
+    ("RuntimeError: output tensor must have the same type as input tensor", Kind.SCALAR_TYPE, set()),
+    ("AclNN_Parameter_Error(EZ1001): Tensor matB not implemented for DT_INT8", Kind.NO_KERNEL, {"int8"}),
+    ("[ONNXRuntimeError] : 1 : FAIL : Type Error: Type parameter (T) of Optype (Concat) bound to different types "
+     "(tensor(float) and tensor(float16) in node (Concat_307).", Kind.SCALAR_TYPE, {"f32", "f16"}),
+    ("RuntimeError: default_program(61): error: no suitable conversion function from \"__half\" to \"float\" exists",
+     Kind.NO_KERNEL, {"f16"}),
+    ("NaNs and default fp16\n\nI get NaNs when it's turned on.", Kind.NONFINITE, set()),
+    ("vae encoder的输出值全都变成了NAN", Kind.NONFINITE, set()),
+    ("fp16推理结果全是感叹号", Kind.NONFINITE, {"f16"}),
+    ("the following lines complain about mismatched dtypes (got float and float16)", Kind.SCALAR_TYPE, {"f32", "f16"}),
+])
+def test_round_ten_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_uint8_pixels_into_a_convolution_stay_integer_data_even_in_a_quantized_model() -> None:
+    paste = ("load_in_4bit=True\nRuntimeError: Input type (torch.cuda.ByteTensor) and weight type (CUDABFloat16Type) "
+             "should be the same")
+    assert cw.explain(paste).kind is Kind.INTEGER_OPERAND
+    pixels = "RuntimeError: expected scalar type Float but found Byte"
+    assert cw.explain(pixels).kind is not Kind.MATMUL

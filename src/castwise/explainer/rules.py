@@ -55,12 +55,13 @@ def rule(pattern: str, build: Build) -> Rule:
 
 def message_only(
     kind: Kind, cause: str, culprit: str, fix: str, *, op: str, names: tuple[str, ...] = (), device: str | None = None,
+    confidence: Confidence = Confidence.HIGH,
 ) -> Build:
     """A builder for a message that carries nothing more to read: the same explanation every time."""
 
     def build(found: re.Match[str], failure: Failure) -> Explanation:
         del found
-        return explained(kind, failure, cause, culprit, fix, op=op, names=names, device=device)
+        return explained(kind, failure, cause, culprit, fix, op=op, names=names, device=device, confidence=confidence)
 
     return build
 

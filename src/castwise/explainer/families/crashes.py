@@ -26,7 +26,7 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
     if not names:
         return None
     said = found.group(0)
-    compiler = any(word in said for word in ("LLVM", "NVRTC", "ptxas"))
+    compiler = any(word in said for word in ("LLVM", "NVRTC", "ptxas", "default_program"))
     return _crashed(failure, names[0], f"the compiler aborted: {said}" if compiler else f"killed by {said}")
 
 
@@ -51,7 +51,8 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
-         r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b", _crash),
+         r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b",
+         _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""
 

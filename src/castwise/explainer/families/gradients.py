@@ -182,6 +182,32 @@ _fp16_hook_single_gpu = message_only(
 )
 
 
+_no_inf_checks = message_only(
+    Kind.LOSS_SCALE,
+    "GradScaler.step found no inf/NaN check recorded for this optimizer: none of its parameters got a gradient from "
+    "a scaled loss before the step",
+    "an optimizer stepped without `scaler.scale(loss).backward()` reaching its parameters: GANs and other setups with "
+    "two optimizers under 16-bit precision (one loss that does not touch the other optimizer's parameters), manual "
+    "optimization that calls `loss.backward()` directly, or frozen parameters only",
+    "scale each loss with `scaler.scale(loss).backward()` before stepping its own optimizer (in Lightning's manual "
+    "optimization, `self.manual_backward(loss)`); skip `scaler.step` for an optimizer whose parameters got no "
+    "gradient; or train in bf16, which needs no scaler",
+    op="GradScaler.step", names=("f16",),
+)
+
+
+_collective_types = message_only(
+    Kind.SCALAR_TYPE,
+    "a collective (all_gather, reduce_scatter) got its output and input tensors in different dtypes",
+    "ranks or buffers that disagree on the dtype: a model or its gradients in bf16/fp16 while the communication "
+    "buffers stayed fp32 (a precision switch that did not take, such as a misspelled `bf16` key in a DeepSpeed "
+    "config), or one rank converted and another not",
+    "make the precision settings agree (check the config's `bf16`/`fp16` keys are spelled as the library expects and "
+    "are on); allocate the output with the input's dtype (`torch.empty_like(x)`)",
+    op="torch.distributed collective", confidence=Confidence.LOW,
+)
+
+
 SCALE_SAID: tuple[Rule, ...] = (
     rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
          r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|sudden(?:ly)?|changed?|goes to|went to)\b",
@@ -201,6 +227,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"attempting to assign a gradient with dtype '?(?P<a>{DTYPE})'? to a tensor with dtype '?(?P<b>{DTYPE})'?",
          _assigned_gradient),
     rule(r"FP16 mode cannot be used in single GPU training", _fp16_hook_single_gpu),
+    rule(r"no inf checks were recorded for this optimizer", _no_inf_checks),
+    rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),

@@ -57,11 +57,13 @@ def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | 
 
 def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
     """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data. Two integer dtypes and no
-    floating one are not float math: one is cast to the other's dtype (``integer_pair``)."""
+    floating one are not float math: one is cast to the other's dtype (``integer_pair``); an integer that is a quantized
+    weight (never a convolution's input, ``names[0]`` there) is answered as one."""
     if all_integer(names):
         return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
-    if quantized_weight(names):
-        return _quantized_matmul(failure, names, op)
+    integer_input = bool(op) and "conv" in str(op) and not is_floating(names[0])
+    if quantized_weight(names, failure) and not integer_input:
+        return quantized_weight_used(failure, names, op)
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"{op or 'a floating-point op'} got integer data ({dtype_list(names)}): float math needs floating inputs",
@@ -73,22 +75,42 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
     )
 
 
-def quantized_weight(names: tuple[str, ...]) -> bool:
-    """Whether the dtypes are one floating dtype and int8: data is almost never int8, a quantized weight is."""
-    return len(names) == 2 and sum(is_floating(name) for name in names) == 1 and "int8" in names
+_QUANTIZED = re.compile(r"[48][ _-]?bit|\bnf4\b|\bbnb\b|bitsandbytes|qlora|quantiz|\bgguf\b|\bawq\b|\bgptq\b|\bint4\b",
+                        re.IGNORECASE)
 
 
-def _quantized_matmul(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
-    """A float activation meets an int8 weight in a plain matmul: an 8-bit quantized layer's own kernel was bypassed."""
+def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
+    """Whether one floating dtype meets an integer one that is a quantized weight rather than data: int8 (data almost
+    never is), uint8 beside a 16-bit dtype (packed 4-bit weights; pixels meet f32 models), or any integer when the
+    paste speaks of quantization (GGUF, 4-bit, GPTQ, ...)."""
+    floating = [name for name in names if is_floating(name)]
+    integer = [name for name in names if not is_floating(name)]
+    if len(names) != 2 or len(floating) != 1:
+        return False
+    return integer == ["int8"] or (integer == ["uint8"] and is_low_precision(floating[0])) or any(
+        _QUANTIZED.search(line) for line in (failure.message, *failure.paste)
+    )
+
+
+def quantized_weight_used(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
+    """A float activation meets an integer (quantized) weight in a plain matmul or convolution: the quantized layer's
+    own kernel was bypassed."""
+    convolution = bool(op) and "conv" in str(op)
+    integer = next(name for name in names if not is_floating(name))
     return explained(
-        Kind.MATMUL, failure,
-        f"{op or 'a matrix multiply'} got {dtype_list(names)}: a floating activation met an int8 tensor, which is "
-        "almost always a quantized weight (8-bit loading, `load_in_8bit`, an int8 quantization library)",
-        "code that reads the quantized layer's `.weight` and multiplies it directly (`F.linear(x, layer.weight)`, "
-        "`x @ layer.weight.T`, an adapter or a model's custom forward), bypassing the layer's own int8 kernel",
+        Kind.CONV_WEIGHT if convolution else Kind.MATMUL, failure,
+        f"{op or 'a matrix multiply'} got {dtype_list(names)}: a floating activation met {a(integer)} tensor, which "
+        "here is most likely a quantized weight (8-bit loading, 4-bit weights packed in uint8, a GGUF or GPTQ "
+        "checkpoint)",
+        "code that uses the quantized layer's `.weight` directly (`F.linear(x, layer.weight)`, `x @ w`, a plain "
+        "convolution, an adapter or a model's custom forward), bypassing the layer's own dequantizing kernel; a "
+        "loader that quantized a layer it should have left alone",
         "call the quantized layer itself instead of its weight, or dequantize the weight first; if the code doing "
-        "it is a library's (a model's remote code, an adapter, a fine-tuning framework), update it or load the "
-        "model without 8-bit quantization. Not a precision-policy problem",
+        "it is a library's (a loader, a model's remote code, an adapter, a runtime), update it, or load the "
+        "model without quantization for that layer"
+        + (". If the uint8 tensor is data (image pixels), convert it instead: `x.float()`" if integer == "uint8"
+           else "")
+        + ". Not a precision-policy problem",
         op=op, names=names, confidence=Confidence.LOW,
     )
 
@@ -246,13 +268,10 @@ def _integer_gradient(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_FOUR_BIT = re.compile(r"4[ -_]?bit|nf4|bnb|bitsandbytes|qlora", re.IGNORECASE)
-
-
 def quantized_copy(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """A weight copy from an integer source into a floating destination (``names``: source, destination): a quantized
     weight (4-bit packed in uint8) sent where a real one belongs."""
-    packed = any(_FOUR_BIT.search(line) for line in (failure.message, *failure.paste))
+    packed = any(_QUANTIZED.search(line) for line in (failure.message, *failure.paste))
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"a weight copy got {a(names[0])} source for {a(names[-1])} destination: an integer tensor where a floating "

@@ -352,6 +352,48 @@ _no_bf16_conversion = message_only(
 )
 
 
+def _built_without(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype") or ("f16",)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the extension was compiled without {names[0]} kernels, so a {names[0]} run cannot use it",
+        "a CUDA extension (tiny-cuda-nn and the like) built for this GPU with its half-precision support turned off "
+        "(by its build flags, or automatically for a GPU or toolkit it judged too old)",
+        f"run that part in float32 (the extension's fp32 mode, or `.float()` on its inputs), or rebuild the extension "
+        f"with {names[0]} support enabled for this GPU",
+        op="extension kernels", names=names, confidence=Confidence.LOW,
+    )
+
+
+def _accelerator_refuses(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    dtype = names[0] if names else found["dtype"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the DeepSpeed accelerator ({found['device']}) does not list {dtype} among its supported dtypes, so "
+        f"{dtype} inference or training is refused before it runs",
+        f"`dtype={found['dtype']}` (for `init_inference`, or a config's precision) with a DeepSpeed version whose "
+        "accelerators do not list it",
+        f"use a dtype the accelerator lists (`get_accelerator().supported_dtypes()`: fp16/bf16/fp32), or update "
+        f"DeepSpeed (or pin the last version that accepted {dtype})",
+        op="deepspeed accelerator", names=names,
+    )
+
+
+def _npu_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    dtype = names[0] if names else found["dtype"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the NPU operator has no kernel for its `{found['op']}` input in {dtype} on this device/CANN version",
+        f"{dtype} tensors (an online-quantized model, a 16-bit model) reaching an Ascend operator that does not "
+        "implement that dtype",
+        f"turn off the {dtype} path (quantization, that dtype) for this model on this device, or update CANN, "
+        "torch_npu and the serving library together",
+        op=found["op"], names=names, device="npu", confidence=Confidence.LOW,
+    )
+
+
 _unsafe_to_autocast = message_only(
     Kind.NO_KERNEL,
     "autocast refuses to run binary_cross_entropy (BCELoss) in 16-bit: a sigmoid's output rounded in fp16/bf16 "
@@ -402,6 +444,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"input types '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and '?tensor<[\dx?]{0,40}?"
          r"(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),
     rule(r"\bbf conversion instruction not supported", _no_bf16_conversion),
+    rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
+    rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
+         _accelerator_refuses),
+    rule(r"\b(?P<op>\w{1,40}) not implemented for DT_(?P<dtype>[A-Z0-9]{2,12})\b", _npu_dtype),
     rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
     rule(r"Expected dtype to be one of \{?_DTYPE_TO_BIT_WIDTH", _low_bit_dtype),
     rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),

@@ -126,6 +126,8 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Expl
     if places[0] and places[1] and places[0] != places[1]:
         return devices.mismatch(failure, places, names, op="convolution")
     on_cpu_in_f16 = places == ("cpu", "cpu") and "f16" in names
+    if part == "weight" and len(names) == 2 and is_floating(names[0]) and not is_floating(names[1]):
+        return integers.quantized_weight_used(failure, names, "convolution")
     return mixed_float(
         kind, failure, names, "convolution",
         f"a convolution got {a(names[0])} input but {a(names[1])} {part}" if len(names) == 2 else "",

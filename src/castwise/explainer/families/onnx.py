@@ -122,8 +122,9 @@ def _integer_overflow(found: re.Match[str], failure: Failure) -> Explanation | N
 
 
 RULES: tuple[Rule, ...] = (
-    rule(r"Type parameter \(\w{1,20}\) bound to different types \(tensor\((?P<a>\w{1,20})\) and "
-         r"tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?", _type_parameter),
+    rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? bound to different types "
+         r"\(tensor\((?P<a>\w{1,20})\) and tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?",
+         _type_parameter),
     rule(rf"Type \(tensor\((?P<got>\w{{1,20}})\)\) of output arg \((?P<arg>{_NODE})\) of node "
          rf"\((?P<node>{_NODE})\) does not match expected type \(tensor\((?P<want>\w{{1,20}})\)\)", _output_type),
     rule(r"while running (?P<node>\w{1,40}) node\b[^\n]{0,400}?\bInteger overflow\b", _integer_overflow),

@@ -149,6 +149,8 @@ MISMATCH: tuple[Rule, ...] = (
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
+    rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
+         _said_mismatch),
     rule(rf"(?:doesn't|does not|don't|do not) want (?P<b>{_PROSE_DTYPE})\b[^\n.]{{0,20}}?\bwants? "
          rf"(?P<a>{_PROSE_DTYPE})\b", _said_mismatch),
     rule(rf"\bwrong \(?(?P<b>{_PROSE_DTYPE})\)? (?:dtype |tensors? )?instead of (?:a )?(?P<a>{_PROSE_DTYPE})\b",
@@ -173,8 +175,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
          r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy)\b|\b(?P<what2>garbage|gibberish|garbled|"
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
-    rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}",
-         _exclamations),
+    rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
+         r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
     rule(r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|screens?|pixels?)\b|\b(?:images?|outputs?) "
          r"(?:are|is|come out|comes out|turns?|became) (?:all |completely )?(?:solid )?black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:as|for|in|on)\s+(?:the\s+|my\s+)?"
@@ -183,7 +185,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
          rf"filled with)\s+(?:to\s+|as\s+)?(?:all\s+)?"
-         rf"(?P<value>nan|inf){_WORD_END}", appeared),
+         rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
+    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
          r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
