@@ -665,3 +665,23 @@ def test_uint8_pixels_into_a_convolution_stay_integer_data_even_in_a_quantized_m
     assert cw.explain(paste).kind is Kind.INTEGER_OPERAND
     pixels = "RuntimeError: expected scalar type Float but found Byte"
     assert cw.explain(pixels).kind is not Kind.MATMUL
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: found the dtype double but expect float", Kind.LOSS_DTYPE, {"f64", "f32"}),
+    ("AttributeError: 'torch.HalfTensor' object has no attribute 'uniform_'", Kind.NO_KERNEL, {"f16"}),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, "
+     "k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb)`", Kind.NO_KERNEL, {"f16"}),
+    ("error: 'mps.add' op requires the same element type for all operands and results\nnote: see current operation: "
+     "%7 = \"mps.add\"(%5, %arg2) : (tensor<1x5330x4096xf32>, tensor<4096xf16>) -> tensor<*xf32>", Kind.OP_DTYPE,
+     {"f32", "f16"}),
+    ("ValueError: Mixed precision training with AMP or APEX (`--fp16`) and FP16 evaluation can only be used on CUDA "
+     "devices.", Kind.NO_KERNEL, {"f16"}),
+    ("ValueError: Value bf_16 is not available in Precision", Kind.NO_KERNEL, {"bf16"}),
+    ("    assert len(set(t.dtype for t in tensors)) == 1\nAssertionError", Kind.SCALAR_TYPE, set()),
+    ("TypeError: cannot assign 'torch.cuda.BFloat16Tensor' as parameter 'weight' (torch.nn.Parameter or None "
+     "expected)", Kind.SCALAR_TYPE, {"bf16"}),
+])
+def test_round_eleven_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)

@@ -216,7 +216,7 @@ SCALE_SAID: tuple[Rule, ...] = (
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
 
 RULES: tuple[Rule, ...] = (
-    rule(r"Found dtype (?P<a>{DTYPE}) but expected (?P<b>{DTYPE})", _loss_dtype),
+    rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?P<b>[\w.]+) but got (?P<a>[\w.]+)",
          _invalid_gradient),

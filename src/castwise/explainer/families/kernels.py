@@ -24,7 +24,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import device_of, is_floating, is_low_precision
+from castwise.explainer.spelling import device_of, is_floating, is_low_precision, short_dtype
 
 _BY_DESIGN = (
     (re.compile(r"svd|gesvd|eig|qr|geqrf|lu|cholesky|inv|solve|lstsq|det|pinv|linalg|orgqr|triangular", re.I),
@@ -394,6 +394,64 @@ def _npu_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _cublas_failed(found: re.Match[str], failure: Failure) -> Explanation:
+    names = ("bf16",) if found["type"].upper() == "CUDA_R_16BF" else ("f16",)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"cuBLAS failed running a {names[0]} matrix multiply ({found['status']}): its 16-bit GEMM for these shapes "
+        "broke on this GPU, CUDA or driver (or an earlier kernel had already corrupted memory)",
+        f"a {names[0]} model or extension on a CUDA/cuBLAS version with a bug for it, or a GPU the build does not "
+        "fully support",
+        "update CUDA, the driver and torch (these cuBLAS failures were fixed in later versions); run once with "
+        "`CUDA_LAUNCH_BLOCKING=1` to see the op; meanwhile run that layer in float32",
+        op="cublasGemmEx", names=names, device="cuda", confidence=Confidence.LOW,
+    )
+
+
+_transformers_fp16_device = message_only(
+    Kind.NO_KERNEL,
+    "transformers' Trainer runs fp16 mixed precision (`--fp16`, AMP or apex) only on CUDA devices, and none is in use",
+    "`fp16=True` in TrainingArguments on the CPU, on MPS, or where torch does not see the GPU (a CPU-only torch, no "
+    "GPU in the runtime)",
+    "run on a GPU (check `torch.cuda.is_available()`), or drop `fp16=True` (use `bf16=True` on a CPU that has it, or "
+    "fp32)",
+    op="Trainer fp16", names=("f16",),
+)
+
+
+def _mps_element_type(found: re.Match[str], failure: Failure) -> Explanation:
+    said = (word for line in (failure.message, *failure.paste) for word in _MLIR_TYPE.findall(line))
+    names = tuple(dict.fromkeys(name for name in map(short_dtype, said) if name))
+    op = found["op"]
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"an MPS graph op (`{op}`) got operands of different element types ({', '.join(names) or 'two dtypes'}): "
+        "inside its graphs MPS does not promote",
+        "a 16-bit tensor meeting an f32 one on MPS (a model converted to fp16 with an input, buffer or constant left "
+        "f32), in an op whose MPS version does not cast first",
+        "give both operands one dtype before the op (`x.to(other.dtype)`), or update torch (such MPS ops gain the "
+        "cast); on MPS, float32 throughout avoids it",
+        op=op, names=names, device="mps", confidence=Confidence.LOW,
+    )
+
+
+_MLIR_TYPE = re.compile(r"tensor<[\dx?*]{0,40}?x?((?:b?f)\d{1,2})>")
+
+
+def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
+    value = found["value"]
+    names = ("bf16",) if "bf" in value.lower() else ("f16",) if "16" in value else ()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the precision name `{value}` is not one this trainer knows (Composer's `Precision` takes 'fp32', "
+        "'amp_fp16', 'amp_bf16', 'amp_fp8')",
+        "a precision written in another library's spelling (`bf16`, `bf_16`, `fp16`) in a Composer/LLM Foundry "
+        "config or `Trainer(precision=...)`",
+        "use the trainer's own name: `precision='amp_bf16'` for bf16 mixed precision (or 'amp_fp16')",
+        op="precision name", names=names,
+    )
+
+
 _unsafe_to_autocast = message_only(
     Kind.NO_KERNEL,
     "autocast refuses to run binary_cross_entropy (BCELoss) in 16-bit: a sigmoid's output rounded in fp16/bf16 "
@@ -412,8 +470,8 @@ _compute_capability = message_only(
     "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
     "a model or config that defaults to bf16 (`torch_dtype=torch.bfloat16`, `dtype='auto'` reading bf16 from "
     "config.json, `bf16=True`) run on an older GPU",
-    "use float16 instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', which adds "
-    "loss scaling), or float32",
+    "use float16 (fp16) instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', "
+    "which adds loss scaling), or float32",
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
@@ -444,6 +502,13 @@ RULES: tuple[Rule, ...] = (
     rule(r"input types '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and '?tensor<[\dx?]{0,40}?"
          r"(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),
     rule(r"\bbf conversion instruction not supported", _no_bf16_conversion),
+    rule(r"(?P<status>CUBLAS_STATUS_(?:EXECUTION_FAILED|INVALID_VALUE|INTERNAL_ERROR))\b[^\n]{0,300}?\b"
+         r"(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_failed),
+    rule(r"Mixed precision training with AMP or APEX \(`?--fp16`?\)[^\n]{0,60}?can only be used on CUDA devices",
+         _transformers_fp16_device),
+    rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
+    rule(r"Value (?P<value>\w{1,20}) is not available in Precision", _composer_precision),
+    rule(r"'torch\.(?:cuda\.)?(?P<dtype>(?:Half|BFloat16)Tensor)' object has no attribute '(?P<op>\w{1,40})'", _legacy),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
          _accelerator_refuses),

@@ -340,6 +340,33 @@ def _source_and_destination(found: re.Match[str], failure: Failure) -> Explanati
                        confidence=Confidence.LOW)
 
 
+def _flatten_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, (), "flattening a group of tensors",
+        "DeepSpeed flattens a group of parameters or gradients into one buffer and found several dtypes in it",
+        culprit="some parameters kept in fp32 beside bf16/fp16 ones (a module kept in fp32 on purpose, LoRA adapters "
+        "created in fp32, trainable norms or embeddings upcast), in one optimizer group under ZeRO",
+        fix="give every trained parameter the engine's dtype before `deepspeed.initialize` (or put the fp32 ones in "
+        "their own parameter group)",
+        confidence=Confidence.LOW,
+    )
+
+
+def _plain_tensor_as_parameter(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"a plain {names[0] if names else ''} tensor was assigned to a module's parameter `{found['name']}`: torch "
+        "takes only an `nn.Parameter` (or None) there",
+        "code that converts a weight by reassigning it (`module.weight = module.weight.to(torch.bfloat16)`: `.to()` "
+        "of a Parameter returns a plain tensor), often in a precision plugin or an FSDP wrapper",
+        "convert in place instead (`module.to(torch.bfloat16)`, or `param.data = param.data.to(dtype)`), or wrap it "
+        "(`nn.Parameter(w.to(dtype), requires_grad=w.requires_grad)`); if a library does it, update it",
+        op="parameter assignment", names=names, confidence=Confidence.LOW,
+    )
+
+
 _CODE_DTYPE = re.compile(r"\btorch\.(\w{1,20})\b")
 
 
@@ -547,6 +574,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _fp8),
+    rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),
+    rule(r"cannot assign '(?P<dtype>torch\.[\w.]{1,40})' as parameter '(?P<name>\w{1,60})'",
+         _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
