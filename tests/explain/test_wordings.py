@@ -685,3 +685,17 @@ def test_uint8_pixels_into_a_convolution_stay_integer_data_even_in_a_quantized_m
 def test_round_eleven_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_call_made_by_an_installed_library_is_told_to_update_that_library() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             '  File "/home/me/train.py", line 9, in <module>\n'
+             "    pipe(prompt)\n"
+             '  File "/opt/conda/lib/python3.10/site-packages/diffusers/models/attention.py", line 88, in forward\n'
+             "    out = F.linear(x, self.weight)\n"
+             '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/functional.py", line 12, in linear\n'
+             "    return torch._C._nn.linear(x, w)\n"
+             "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half\n")
+    assert "update diffusers" in cw.explain(paste).fix
+    own = paste.replace("/opt/conda/lib/python3.10/site-packages/diffusers/models/attention.py", "/home/me/model.py")
+    assert "update" not in cw.explain(own).fix

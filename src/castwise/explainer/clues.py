@@ -96,6 +96,24 @@ def module_called(failure: Failure) -> str | None:
     return None
 
 
+_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[A-Za-z_][\w.-]*?)(?:[/\\]|\.py$)")
+_NOT_A_LIBRARY = frozenset({"torch", "torchvision", "torchaudio", "_pytest", "pytest", "IPython", "ipykernel"})
+
+
+def library_calling(failure: Failure) -> str | None:
+    """The installed library (``diffusers``) whose code made the failing call: the innermost frame outside torch,
+    when it lies under site-packages and not in a test runner or notebook; None when it is the user's code."""
+    for frame in reversed(failure.frames):
+        if frame.in_torch or not frame.file:
+            continue
+        found = _INSTALLED.search(frame.file)
+        package = found["package"] if found else None
+        if package in _NOT_A_LIBRARY:
+            continue
+        return package
+    return None
+
+
 _LOW_PRECISION_WORD = re.compile(
     r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|float16|half[ -]precision|torch\.half|\.half\(\)|"
     r"dtype\s*=\s*[\"']half[\"'])(?![A-Za-z0-9])|\b__half\b|\b__nv_bfloat16\b"

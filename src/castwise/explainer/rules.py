@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from castwise.explainer.clues import module_called
+from castwise.explainer.clues import library_calling, module_called
 from castwise.explainer.explanation import Confidence, Explanation, Facts, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.spelling import short_dtype
@@ -77,6 +77,11 @@ def explained(
     kind: Kind, failure: Failure, cause: str, culprit: str, fix: str, *, op: str | None = None,
     names: tuple[str, ...] = (), device: str | None = None, confidence: Confidence = Confidence.HIGH,
 ) -> Explanation:
-    """An explanation of ``failure``, with the module its traceback shows calling the op."""
+    """An explanation of ``failure``, with the module its traceback shows calling the op; when an installed library's
+    code made the call, the fix also says to update it."""
     facts = Facts(confidence, op, names, device, module_called(failure))
+    library = library_calling(failure)
+    if library:
+        fix = (f"{fix}; the failing call is made by {library}'s own code: if the dtypes it gets do not come from your "
+               f"settings, update {library} (such bugs get fixed there)")
     return Explanation(kind, failure.message.strip(_WRAPPING), cause, culprit, fix, facts)
