@@ -699,3 +699,39 @@ def test_a_call_made_by_an_installed_library_is_told_to_update_that_library() ->
     assert "update diffusers" in cw.explain(paste).fix
     own = paste.replace("/opt/conda/lib/python3.10/site-packages/diffusers/models/attention.py", "/home/me/model.py")
     assert "update" not in cw.explain(own).fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("attn = torch.bmm(attn_probs, value_states)\nRuntimeError: expected scalar type Half but found Float",
+     Kind.BATCHED_MATMUL, {"f16", "f32"}),
+    ("fp16 attention\nAssertionError: All tensors must have the same dtype.", Kind.SDPA, set()),
+    ("OVERFLOW! Skipping step. Attempted loss scale: 65536.0", Kind.LOSS_SCALE, {"f16"}),
+    ("RuntimeError: dtype != ScalarType::Undefined INTERNAL ASSERT FAILED at aten/src/ATen/native/TensorIterator.cpp",
+     Kind.OP_DTYPE, set()),
+    ("bf16 input\nRuntimeError: !needs_dynamic_casting<func_t>::check(iter) INTERNAL ASSERT FAILED", Kind.OP_DTYPE,
+     {"bf16"}),
+    ("NotImplementedError: No operator found for `memory_efficient_attention_forward` ... bf16 is only supported on "
+     "A100+ GPUs", Kind.NO_KERNEL, {"bf16"}),
+    ("AttributeError: allow_fp16_accumulation is not available in this version of torch", Kind.NO_KERNEL, {"f16"}),
+    ("RuntimeError: Required aspect fp64 is not supported on the device", Kind.NO_KERNEL, {"f64"}),
+    ("Data types float32 and float16 must be equal for binary operators", Kind.SCALAR_TYPE, {"f32", "f16"}),
+    ("the result image is NaN", Kind.NONFINITE, set()),
+    ("fp16_run: true causes NaNs", Kind.NONFINITE, set()),
+    ("hidden outputs became overflowing to inf and nan", Kind.NONFINITE, set()),
+    ("有些token会输出nan", Kind.NONFINITE, set()),
+])
+def test_round_twelve_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_norm_check_without_its_prefix_is_said_with_low_confidence() -> None:
+    bare = cw.explain("expect input to have scalar type of BFloat16")
+    assert bare.kind is Kind.NORM_PARAM and bare.confidence is Confidence.LOW
+    full = cw.explain("RuntimeError: mixed dtype (CPU): expect input to have scalar type of BFloat16")
+    assert full.confidence is Confidence.HIGH
+
+
+@pytest.mark.parametrize("paste", ["the result is not NaN", "values are inferred from the config"])
+def test_round_twelve_prose_without_a_failure_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -42,6 +42,7 @@ NORM = _op("normalization layer",
            r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|/modules/normalization\.py")
 RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|/modules/rnn\.py")
 ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")
+BMM = _op("batched matrix multiply", r"\b(?:bmm|baddbmm)\s*\(")
 MATMUL = _op("matrix multiply",
              r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|/modules/linear\.py")
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"

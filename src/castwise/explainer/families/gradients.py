@@ -235,7 +235,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),
     rule(r"\b(?:loss|grad(?:ient)?)[ _]?scal(?:e|er)\b\s*[:=]?\s*(?P<scale>\d[\d.e+-]{0,20})(?![\w.])",
          _printed_scale),
-    rule(r"OVERFLOW!\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*[\d.e+-]+,?\s*reducing to "
-         r"(?P<scale>[\d.e+-]+)",
-         _skipped_step),
+    rule(r"OVERFLOW!\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*[\d.e+-]+(?:,?\s*reducing to "
+         r"(?P<scale>[\d.e+-]+))?", _skipped_step),
 )

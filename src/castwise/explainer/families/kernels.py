@@ -452,6 +452,35 @@ def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_no_fp16_accumulation = message_only(
+    Kind.NO_KERNEL,
+    "fp16 accumulation for matmuls (`torch.backends.cuda.matmul.allow_fp16_accumulation`) does not exist in this "
+    "torch: it arrived in torch 2.7",
+    "a node or script that turns on fp16 accumulation (a speed option) run with an older torch",
+    "update torch to 2.7 or newer, or turn the fp16-accumulation option off",
+    op="fp16 accumulation", names=("f16",),
+)
+
+
+def _xpu_without_float64(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return no_float64(failure, "xpu")
+
+
+def _no_casting_kernel(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    names = low_precision_said(failure)
+    return explained(
+        Kind.OP_DTYPE, failure,
+        "an op's CPU/GPU loop got a dtype its kernel was not compiled to cast (an internal assert): the op has no "
+        f"path for {names[0] if names else 'this dtype'} here",
+        f"a {names[0] if names else '16-bit'} tensor handed to an op that supports it only partly (quantization ops "
+        "such as `fake_quantize_per_channel_affine`, older versions of others)",
+        "call the op with float32 inputs (`op(x.float(), ...)`, then `.to(x.dtype)`), or update torch",
+        op="an op's kernel", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
 _unsafe_to_autocast = message_only(
     Kind.NO_KERNEL,
     "autocast refuses to run binary_cross_entropy (BCELoss) in 16-bit: a sigmoid's output rounded in fp16/bf16 "
@@ -526,4 +555,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
     rule(r"\b(?:CUDA|GPU)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
          _compute_capability),
+    rule(r"\bbf16 is only supported on A100\+? GPUs", _compute_capability),
+    rule(r"allow_fp16_accumulation is not available in this version of torch", _no_fp16_accumulation),
+    rule(r"Required aspect fp64 is not supported on the device", _xpu_without_float64),
+    rule(r"needs_dynamic_casting<func_t>::check\(iter\) INTERNAL ASSERT FAILED", _no_casting_kernel),
 )

@@ -26,6 +26,7 @@ from castwise.explainer.advice import (
 )
 from castwise.explainer.clues import (
     ATTENTION,
+    BMM,
     CONV,
     EXTENSION,
     FASTPATH,
@@ -35,6 +36,7 @@ from castwise.explainer.clues import (
     RNN,
     first_shown,
     innermost,
+    low_precision_said,
     shows,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
@@ -196,7 +198,11 @@ def _norm_name(failure: Failure) -> str:
 
 
 def _mixed_norm(found: re.Match[str], failure: Failure) -> Explanation:
-    return norm_param(failure, dtypes(found, "a"))
+    """The CPU norms' ``mixed dtype (CPU): expect input to have scalar type of A``; said with low confidence when the
+    prefix that names the norm check is not in the paste."""
+    explanation = norm_param(failure, dtypes(found, "a"))
+    return explanation if found.group(0).startswith("mixed") else explanation.less_sure(
+        "the message lacks its `mixed dtype (CPU)` prefix, which says the check is a normalization layer's")
 
 
 def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
@@ -367,6 +373,21 @@ def _plain_tensor_as_parameter(found: re.Match[str], failure: Failure) -> Explan
     )
 
 
+def _same_dtype_attention(found: re.Match[str], failure: Failure) -> Explanation:
+    """SageAttention's ``All tensors must have the same dtype`` (its kernels check q, k and v)."""
+    del found
+    names = low_precision_said(failure)
+    return mixed_float(
+        Kind.SDPA, failure, names, "attention",
+        "an attention kernel (SageAttention checks this) got query, key and value of different dtypes",
+        culprit="q/k/v computed in different precisions: one projection or a rotary embedding left in fp32 while the "
+        "others are 16-bit, or a model and its attention override loaded in different dtypes",
+        fix="cast q, k and v to one 16-bit dtype before the call (`k = k.to(q.dtype)`), or load every part in one "
+        "dtype",
+        confidence=Confidence.LOW,
+    )
+
+
 _CODE_DTYPE = re.compile(r"\btorch\.(\w{1,20})\b")
 
 
@@ -426,7 +447,7 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
                            "a batched matrix multiply (bmm)" if batched else "a matrix multiply")
     if argument in _WRITTEN_ARGUMENTS:
         return indexed_write(failure, names, found.groupdict().get("op") or "an indexed write")
-    op = first_shown(failure, NORM, CONV, RNN, ATTENTION, MATMUL, EXTENSION)
+    op = first_shown(failure, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION)
     if op is NORM:
         return norm_param(failure, names)
     if op is CONV:
@@ -434,8 +455,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
                            f"a convolution got {a(names[0])} input but {a(names[1])} weight" if len(names) == 2 else "")
     if op is RNN:
         return recurrent(failure, names)
-    if op in (ATTENTION, MATMUL):
-        return mixed_float(Kind.SDPA if op is ATTENTION else Kind.MATMUL, failure, names, op.name)
+    if op in (ATTENTION, BMM, MATMUL):
+        kind = {ATTENTION: Kind.SDPA, BMM: Kind.BATCHED_MATMUL}.get(op, Kind.MATMUL)
+        return mixed_float(kind, failure, names, op.name)
     if op is EXTENSION and len(names) == 2:
         return _extension(failure, names)
     story_culprit, story_fix = mixed_story(names)
@@ -546,7 +568,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected tensor for argument #\d+ '(?P<x>\w+)' to have the same type as tensor for argument #\d+ "
          r"'(?P<y>\w+)'(?:;?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
          r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?)?", _same_type),
-    rule(r"mixed dtype \(CPU\): expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
+    rule(r"(?:mixed dtype \(CPU\): )?expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
     rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
@@ -578,7 +600,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"cannot assign '(?P<dtype>torch\.[\w.]{1,40})' as parameter '(?P<name>\w{1,60})'",
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
-    rule(r"common_dtype_ != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
+    rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
+    rule(r"All tensors must have the same dtype", _same_dtype_attention),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "

@@ -141,12 +141,13 @@ def _float64_on_mps(found: re.Match[str], failure: Failure) -> Explanation:
     return no_float64(failure, "mps", Confidence.LOW)
 
 
-_SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)"
+_SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)(?:_[a-z]{1,10})?"
 """A 16-bit dtype or the mode that brings it, as people write it in prose."""
 
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
-         r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b", _mismatch),
+         r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
+         r"\bmust be (?:equal|the same)\b", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
     rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
@@ -184,14 +185,17 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
-         rf"filled with)\s+(?:to\s+|as\s+)?(?:all\s+)?"
+         rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+)?"
          rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
-    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
+    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
+    rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
+         r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
+         appeared),
     rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
          r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
          r"(?P<dtype3>fp16|float16|half)\b", _range_said),
-    rule(r"\boverflow(?:s|ed|ing)? (?:happens|occurs|is (?:pretty much )?guaranteed)\b", _overflow_said),
+    rule(r"\boverflow(?:s|ed|ing)? (?:happens|occurs|is (?:pretty much )?guaranteed)\b|溢出", _overflow_said),
     rule(r"(?:\.half\(\)|\b(?:fp16|float16|half[ -]precision))[^\n]{0,30}?(?:outputs?|results?|predictions?|输出)"
          r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![A-Za-z0-9.])",
          _range_said),
