@@ -12,11 +12,13 @@ With ``--reader REV`` it also grades every set with the reader castwise had at g
 after both revisions, that is a clean comparison on reports neither reader was written against.
 With ``--baseline REV`` it reads the pasted reports and the live errors with the first-line
 catalogue castwise had at REV (``doctor/catalogue.py``) and counts what it recognised with the
-right kind.
+right kind. With ``--cost`` it times the worst case instead, a 1 MB paste no rule recognises (every line is
+tried): best of three, with short lines and with long ones, for this reader and for ``--reader REV``'s.
 
     .venv/bin/python benchmarks/explain_corpus.py
     .venv/bin/python benchmarks/explain_corpus.py --reader c631d54
     .venv/bin/python benchmarks/explain_corpus.py --baseline 52f46d9
+    .venv/bin/python benchmarks/explain_corpus.py --cost --reader 9a09e9a
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ import importlib
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import types
 from collections import Counter
 from pathlib import Path
@@ -100,15 +104,54 @@ def _table(rows: dict[str, Graded], title: str) -> None:
 
 def _rows_at(revision: str) -> dict[str, Graded]:
     """Every row as the reader at git revision ``revision`` grades it (its ``src/`` in a subprocess)."""
+    return {name: [tuple(entry) for entry in graded] for name, graded in _answer_at(revision).items()}
+
+
+def _answer_at(revision: str, *flags: str) -> dict:
+    """What this script prints with ``--json`` (and ``flags``) when it runs the reader at git revision ``revision``
+    (its ``src/`` taken with ``git archive``, in a subprocess)."""
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "src"], check=True,
                              capture_output=True).stdout
     with tempfile.TemporaryDirectory() as folder:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(folder) / "src"), str(ROOT / "benchmarks")])}
-        output = subprocess.run([sys.executable, __file__, "--json"], check=True, capture_output=True, text=True,
-                                env=env, cwd=ROOT).stdout
-    return {name: [tuple(entry) for entry in graded] for name, graded in json.loads(output).items()}
+        output = subprocess.run([sys.executable, __file__, "--json", *flags], check=True, capture_output=True,
+                                text=True, env=env, cwd=ROOT).stdout
+    return dict(json.loads(output))
+
+
+_WORDS = "the model loss step epoch train value tensor shape cuda float expected got batch layer".split()
+"""Words of a training log that no rule recognises together (some start a rule's pattern, so lines are tried)."""
+
+
+def _worst_case_seconds() -> dict[str, float]:
+    """Best of three seconds ``cw.explain`` takes on a 1 MB paste no rule recognises: 20,000 short lines of eight
+    words, and 250 long lines of 700."""
+    draw = random.Random(0)
+    pastes = {
+        "short lines": "\n".join(" ".join(draw.choice(_WORDS) for _ in range(8)) for _ in range(20_000)),
+        "long lines": "\n".join(" ".join(draw.choice(_WORDS) for _ in range(700)) for _ in range(250)),
+    }
+    seconds = {}
+    for name, text in pastes.items():
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            assert cw.explain(text) is None
+            runs.append(time.perf_counter() - start)
+        seconds[name] = min(runs)
+    return seconds
+
+
+def _print_cost(revision: str | None) -> None:
+    rows = {"this reader": _worst_case_seconds()}
+    if revision:
+        rows[f"the reader at {revision}"] = _answer_at(revision, "--cost")
+    print(f"{machine()}; a 1 MB paste no rule recognises, best of three\n")
+    print("| reader | short lines | long lines |\n|---|---:|---:|")
+    for name, seconds in rows.items():
+        print(f"| {name} | {seconds['short lines']:.2f} s | {seconds['long lines']:.2f} s |")
 
 
 def _old_catalogue(revision: str) -> types.ModuleType:
@@ -136,8 +179,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reader", metavar="REV", help="also grade every set with the reader at git revision REV")
     parser.add_argument("--baseline", metavar="REV", help="also read the pasted reports with REV's catalogue")
+    parser.add_argument("--cost", action="store_true", help="time the worst case (a 1 MB paste nothing recognises)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the --reader subprocess's answer
     args = parser.parse_args()
+    if args.cost and args.json:
+        print(json.dumps(_worst_case_seconds()))
+        return
+    if args.cost:
+        _print_cost(args.reader)
+        return
     tests = _tests()
     rows = _graded_rows(tests)
     if args.json:
