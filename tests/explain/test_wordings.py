@@ -719,6 +719,7 @@ def test_a_call_made_by_an_installed_library_is_told_to_update_that_library() ->
     ("fp16_run: true causes NaNs", Kind.NONFINITE, set()),
     ("hidden outputs became overflowing to inf and nan", Kind.NONFINITE, set()),
     ("有些token会输出nan", Kind.NONFINITE, set()),
+    ("[QUESTION]NAN in output of model in O1/O2", Kind.NONFINITE, set()),
 ])
 def test_round_twelve_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
     explanation = cw.explain(paste)

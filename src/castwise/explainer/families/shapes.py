@@ -172,6 +172,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from) (?:the )?(?:outputs?|logits|activations|"
+         r"predictions?|latents?|results?)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
          r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy)\b|\b(?P<what2>garbage|gibberish|garbled|"
