@@ -1,0 +1,276 @@
+"""Missing support that a library, a backend or a GPU stack words its own way, each once per place it is raised.
+
+torch's own messages name a kernel and a dtype (``kernels``). The layers on top of it check first and say it in
+their own words: accelerate's and the Trainer's device checks, diffusers' fp16-on-cpu warning, DeepSpeed's
+accelerators, Composer's precision names, gguf without BF16, torchao's bit widths, xformers' and FlashAttention's
+GPU checks; and the stacks below it fail in theirs: cuBLAS statuses for 16-bit GEMMs, MPSGraph and MLIR type
+checks, Intel's Level Zero, Ascend's ``DT_`` dtypes, an XPU without fp64, an extension built without half support.
+Each reads as the missing kernel or support it is, with the fix that place has.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.clues import low_precision_said
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.families.kernels import no_float64, no_kernel
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import short_dtype
+
+
+def _mixed_precision_device(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    dtype = names[0] if names else found["dtype"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{dtype} mixed precision was asked for on a device that does not run it here ({found.group(0)})",
+        "a launcher or config (accelerate's `mixed_precision`, a Trainer's `fp16=True`/`bf16=True`) set for a GPU, "
+        "run where no GPU is visible (the CPU, MPS) or on a GPU without bf16",
+        "use a precision this device runs: 'bf16' mixed precision on a recent CPU, fp16 on a GPU older than Ampere, or "
+        "'no'; check that torch sees the GPU (`torch.cuda.is_available()`)",
+        op=f"{dtype} mixed precision", names=names,
+    )
+
+
+def _cublas_16bit(found: re.Match[str], failure: Failure) -> Explanation:
+    if found["type"].upper() == "CUDA_R_16BF":
+        return explained(
+            Kind.NO_KERNEL, failure,
+            "cuBLAS has no bf16 matmul for this GPU (CUBLAS_STATUS_NOT_SUPPORTED with CUDA_R_16BF): bf16 needs compute "
+            "capability 8.0 (Ampere) or newer, and a CUDA recent enough for it",
+            "a model or config in bf16 (`torch_dtype=torch.bfloat16`, `bf16=True`, `dtype='auto'` reading bf16) run on "
+            "an older GPU (T4, V100, P100, RTX 20xx)",
+            "use float16 on this GPU (`torch_dtype=torch.float16`, '16-mixed' for training) or float32",
+            op="cublasGemmEx (bf16)", names=("bf16",), device="cuda", confidence=Confidence.LOW,
+        )
+    return no_kernel(failure, "cublasGemmEx", ("f16",), "cuda", Confidence.LOW)
+
+
+_ampere_attention = message_only(
+    Kind.NO_KERNEL,
+    "FlashAttention's kernels exist only for Ampere (compute capability 8.0) or newer GPUs, in fp16/bf16",
+    "`attn_implementation='flash_attention_2'` (or a model that imports flash_attn) on an older GPU (T4, V100)",
+    "use another attention implementation (`attn_implementation='sdpa'`, or 'eager'), or run on an Ampere or newer GPU",
+    op="FlashAttention", device="cuda",
+)
+
+
+def _cutlass(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    names = low_precision_said(failure)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "xformers' memory-efficient attention (cutlass) has no kernel for these inputs on this GPU: their dtype "
+        "(fp32 on an older GPU, bf16 below Ampere), head size or alignment",
+        "attention inputs in a dtype this GPU's cutlass kernels lack, or an xformers build for another GPU or CUDA",
+        "run attention in fp16 (load the model with `torch_dtype=torch.float16`), or disable xformers and use torch's "
+        "sdpa; reinstall xformers built for this torch/CUDA",
+        op="xformers cutlass attention", names=names[:1], device="cuda", confidence=Confidence.LOW,
+    )
+
+
+_diffusers_on_cpu = message_only(
+    Kind.NO_KERNEL,
+    "diffusers warns that a pipeline loaded in float16 cannot run on the CPU: torch has (or, in the versions it checks "
+    "for, had) no fp16 kernels for much of what a pipeline runs there",
+    "`torch_dtype=torch.float16` on a pipeline that ends up on the CPU (no `.to('cuda')`, no GPU visible, "
+    "`enable_model_cpu_offload` without an accelerator, or a CPU-only torch install)",
+    "run it on a GPU (`pipe.to('cuda')`; check `torch.cuda.is_available()`), or drop `torch_dtype=torch.float16` "
+    "(float32, or bfloat16 on a recent CPU) to run on the CPU",
+    op="diffusers pipeline on cpu", names=("f16",), device="cpu",
+)
+
+
+def _low_bit_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "torchao's low-bit quantization got a weight whose dtype it has no bit width for (it takes its own "
+        "uint1-uint7/int dtypes from a float weight)",
+        "a layer that is already quantized, or an adapter or weight in a dtype the quantizer does not expect, "
+        "handed to the quantizer again",
+        "quantize the plain floating weights once (load the model, quantize, then attach adapters), skip the layers "
+        "that hold other dtypes, or update torchao and the library that calls it together",
+        op="torchao quantize", confidence=Confidence.LOW,
+    )
+
+
+_gguf_without_bf16 = message_only(
+    Kind.NO_KERNEL,
+    "the installed gguf package has no BF16 quantization type: it is older than the checkpoint (or the code loading "
+    "it), which stores bf16 tensors",
+    "a GGUF checkpoint with bf16 tensors read by an old `gguf` package (ComfyUI-GGUF, FramePack and llama.cpp's Python "
+    "tools read through it)",
+    "update the gguf package (`pip install -U gguf`) and the node or tool that loads the file; or use a GGUF file "
+    "quantized to another type (F16, Q8_0)",
+    op="gguf BF16", names=("bf16",),
+)
+
+
+def _mlir_broadcast(found: re.Match[str], failure: Failure) -> Explanation:
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"an MPS kernel built a graph that mixes {' and '.join(names)} (a 16-bit input with an f32 constant, or the "
+        "reverse): a torch bug in that op's MPS version for 16-bit inputs",
+        "a 16-bit tensor on MPS reaching an op whose MPS implementation creates its constants in another dtype",
+        "update torch (these are fixed op by op); until then run that op in float32 on MPS "
+        "(`op(x.float()).to(x.dtype)`)",
+        op="MPS graph", names=names, device="mps", confidence=Confidence.LOW,
+    )
+
+
+_no_bf16_conversion = message_only(
+    Kind.NO_KERNEL,
+    "the GPU's compiler backend (Intel's Level Zero, through Triton) has no bf16 conversion instruction for this GPU: "
+    "a kernel compiled for bf16 cannot be built",
+    "bf16 compute (autocast, a bf16 model, torch.compile's generated Triton kernels) on a GPU without native bf16 "
+    "conversions, with a Triton backend that emits them anyway",
+    "update torch and its Triton backend (newer ones emit bf16 conversions only where the GPU has them); until then "
+    "run in fp16 or fp32, or without torch.compile",
+    op="bf16 conversion", names=("bf16",),
+)
+
+
+def _built_without(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype") or ("f16",)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the extension was compiled without {names[0]} kernels, so a {names[0]} run cannot use it",
+        "a CUDA extension (tiny-cuda-nn and the like) built for this GPU with its half-precision support turned off "
+        "(by its build flags, or automatically for a GPU or toolkit it judged too old)",
+        f"run that part in float32 (the extension's fp32 mode, or `.float()` on its inputs), or rebuild the extension "
+        f"with {names[0]} support enabled for this GPU",
+        op="extension kernels", names=names, confidence=Confidence.LOW,
+    )
+
+
+def _accelerator_refuses(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    dtype = names[0] if names else found["dtype"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the DeepSpeed accelerator ({found['device']}) does not list {dtype} among its supported dtypes, so "
+        f"{dtype} inference or training is refused before it runs",
+        f"`dtype={found['dtype']}` (for `init_inference`, or a config's precision) with a DeepSpeed version whose "
+        "accelerators do not list it",
+        f"use a dtype the accelerator lists (`get_accelerator().supported_dtypes()`: fp16/bf16/fp32), or update "
+        f"DeepSpeed (or pin the last version that accepted {dtype})",
+        op="deepspeed accelerator", names=names,
+    )
+
+
+def _npu_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "dtype")
+    dtype = names[0] if names else found["dtype"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the NPU operator has no kernel for its `{found['op']}` input in {dtype} on this device/CANN version",
+        f"{dtype} tensors (an online-quantized model, a 16-bit model) reaching an Ascend operator that does not "
+        "implement that dtype",
+        f"turn off the {dtype} path (quantization, that dtype) for this model on this device, or update CANN, "
+        "torch_npu and the serving library together",
+        op=found["op"], names=names, device="npu", confidence=Confidence.LOW,
+    )
+
+
+def _cublas_failed(found: re.Match[str], failure: Failure) -> Explanation:
+    names = ("bf16",) if found["type"].upper() == "CUDA_R_16BF" else ("f16",)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"cuBLAS failed running a {names[0]} matrix multiply ({found['status']}): its 16-bit GEMM for these shapes "
+        "broke on this GPU, CUDA or driver (or an earlier kernel had already corrupted memory)",
+        f"a {names[0]} model or extension on a CUDA/cuBLAS version with a bug for it, or a GPU the build does not "
+        "fully support",
+        "update CUDA, the driver and torch (these cuBLAS failures were fixed in later versions); run once with "
+        "`CUDA_LAUNCH_BLOCKING=1` to see the op; meanwhile run that layer in float32",
+        op="cublasGemmEx", names=names, device="cuda", confidence=Confidence.LOW,
+    )
+
+
+_transformers_fp16_device = message_only(
+    Kind.NO_KERNEL,
+    "transformers' Trainer runs fp16 mixed precision (`--fp16`, AMP or apex) only on CUDA devices, and none is in use",
+    "`fp16=True` in TrainingArguments on the CPU, on MPS, or where torch does not see the GPU (a CPU-only torch, no "
+    "GPU in the runtime)",
+    "run on a GPU (check `torch.cuda.is_available()`), or drop `fp16=True` (use `bf16=True` on a CPU that has it, or "
+    "fp32)",
+    op="Trainer fp16", names=("f16",),
+)
+
+
+def _mps_element_type(found: re.Match[str], failure: Failure) -> Explanation:
+    said = (word for line in (failure.message, *failure.paste) for word in _MLIR_TYPE.findall(line))
+    names = tuple(dict.fromkeys(name for name in map(short_dtype, said) if name))
+    op = found["op"]
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"an MPS graph op (`{op}`) got operands of different element types ({', '.join(names) or 'two dtypes'}): "
+        "inside its graphs MPS does not promote",
+        "a 16-bit tensor meeting an f32 one on MPS (a model converted to fp16 with an input, buffer or constant left "
+        "f32), in an op whose MPS version does not cast first",
+        "give both operands one dtype before the op (`x.to(other.dtype)`), or update torch (such MPS ops gain the "
+        "cast); on MPS, float32 throughout avoids it",
+        op=op, names=names, device="mps", confidence=Confidence.LOW,
+    )
+
+
+_MLIR_TYPE = re.compile(r"tensor<[\dx?*]{0,40}?x?((?:b?f)\d{1,2})>")
+
+
+def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
+    value = found["value"]
+    names = ("bf16",) if "bf" in value.lower() else ("f16",) if "16" in value else ()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the precision name `{value}` is not one this trainer knows (Composer's `Precision` takes 'fp32', "
+        "'amp_fp16', 'amp_bf16', 'amp_fp8')",
+        "a precision written in another library's spelling (`bf16`, `bf_16`, `fp16`) in a Composer/LLM Foundry "
+        "config or `Trainer(precision=...)`",
+        "use the trainer's own name: `precision='amp_bf16'` for bf16 mixed precision (or 'amp_fp16')",
+        op="precision name", names=names,
+    )
+
+
+_no_fp16_accumulation = message_only(
+    Kind.NO_KERNEL,
+    "fp16 accumulation for matmuls (`torch.backends.cuda.matmul.allow_fp16_accumulation`) does not exist in this "
+    "torch: it arrived in torch 2.7",
+    "a node or script that turns on fp16 accumulation (a speed option) run with an older torch",
+    "update torch to 2.7 or newer, or turn the fp16-accumulation option off",
+    op="fp16 accumulation", names=("f16",),
+)
+
+
+def _xpu_without_float64(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return no_float64(failure, "xpu")
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",
+         _mixed_precision_device),
+    rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),
+    rule(r"FlashAttention only supports? Ampere GPUs or newer", _ampere_attention),
+    rule(r"cutlassF: no kernel found to launch", _cutlass),
+    rule(r"AttributeError: BF16\b|^BF16\. Did you mean", _gguf_without_bf16),
+    rule(r"input types '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and '?tensor<[\dx?]{0,40}?"
+         r"(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),
+    rule(r"\bbf conversion instruction not supported", _no_bf16_conversion),
+    rule(r"(?P<status>CUBLAS_STATUS_(?:EXECUTION_FAILED|INVALID_VALUE|INTERNAL_ERROR))\b[^\n]{0,300}?\b"
+         r"(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_failed),
+    rule(r"Mixed precision training with AMP or APEX \(`?--fp16`?\)[^\n]{0,60}?can only be used on CUDA devices",
+         _transformers_fp16_device),
+    rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
+    rule(r"Value (?P<value>\w{1,20}) is not available in Precision", _composer_precision),
+    rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
+    rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
+         _accelerator_refuses),
+    rule(r"\b(?P<op>\w{1,40}) not implemented for DT_(?P<dtype>[A-Z0-9]{2,12})\b", _npu_dtype),
+    rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
+    rule(r"Expected dtype to be one of \{?_DTYPE_TO_BIT_WIDTH", _low_bit_dtype),
+    rule(r"allow_fp16_accumulation is not available in this version of torch", _no_fp16_accumulation),
+    rule(r"Required aspect fp64 is not supported on the device", _xpu_without_float64),
+)
