@@ -736,3 +736,21 @@ def test_a_norm_check_without_its_prefix_is_said_with_low_confidence() -> None:
 @pytest.mark.parametrize("paste", ["the result is not NaN", "values are inferred from the config"])
 def test_round_twelve_prose_without_a_failure_stays_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("TypeError: Could not infer dtype of numpy.float32", Kind.NUMPY_DTYPE, {"f32"}),
+    ("RuntimeError: Tensors of the same index must be on the same device and the same dtype except `step` tensors that "
+     "can be CPU and float32 notwithstanding", Kind.SCALAR_TYPE, set()),
+    ("FP16 conversion of Huge model\n\nThe encoder (ViT-H) outputs garbage in this case.", Kind.NONFINITE, {"f16"}),
+    ("半精度训练的时候，这里会报overflow问题", Kind.VALUE_OVERFLOW, {"f16"}),
+    ("fp16 gradient overflow\n\nwe use apex and it is easy to fall into gradient overflow", Kind.LOSS_SCALE, {"f16"}),
+])
+def test_round_thirteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", ["stack overflow answer for fp32", "the output is noise-free", "integer overflow"])
+def test_round_thirteen_prose_without_a_16_bit_failure_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -116,7 +116,7 @@ def library_calling(failure: Failure) -> str | None:
 
 
 _LOW_PRECISION_WORD = re.compile(
-    r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|\.half\(\)|"
+    r"半精度|(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|\.half\(\)|"
     r"dtype\s*=\s*[\"']half[\"'])(?![A-Za-z0-9])|\b__half\b|\b__nv_bfloat16\b"
     r"|(?<![A-Za-z0-9])Half(?![A-Za-z0-9])", re.IGNORECASE,
 )
@@ -124,11 +124,13 @@ _HALF_IN_PROSE = re.compile(r"^half$")
 """Lowercase ``half`` alone is English (``half of the images``); only ``Half`` as torch prints it is a dtype."""
 
 
-def low_precision_said(failure: Failure) -> tuple[str, ...]:
+def low_precision_said(failure: Failure, within: int | None = None) -> tuple[str, ...]:
     """The 16-bit dtypes a paste names nearest its error: on the error line, else in the title (the first line), else
-    on the closest line that names one (``bf16 causes Floating point exception``, ``Float16`` in a title)."""
+    on the closest line that names one (``bf16 causes Floating point exception``, ``Float16`` in a title), no further
+    than ``within`` lines away when given."""
     lines = failure.paste or (failure.message,)
-    order = sorted(range(len(lines)), key=lambda index: abs(index - failure.line))
+    near = range(len(lines)) if within is None else range(max(0, failure.line - within), failure.line + within + 1)
+    order = sorted((index for index in near if index < len(lines)), key=lambda index: abs(index - failure.line))
     for text in (failure.message, lines[0], *(lines[index] for index in order)):
         names = tuple(dict.fromkeys(
             "bf16" if "b" in word.lower() else "f16"

@@ -388,6 +388,20 @@ def _same_dtype_attention(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+def _foreach_group(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, (), "a foreach optimizer step",
+        "a multi-tensor (foreach) optimizer groups each parameter with its gradient and states by index, and one of "
+        "them has another dtype or device than the rest",
+        culprit="a model converted (`.half()`, `.to(torch.bfloat16)`, moved to another device) after its optimizer was "
+        "built, or optimizer states loaded from a checkpoint in another dtype",
+        fix="build (or rebuild) the optimizer after converting the model, and load its state after that; keep "
+        "parameters, gradients and states in one dtype; `foreach=False` trades speed to step them one by one",
+        confidence=Confidence.LOW,
+    )
+
+
 _CODE_DTYPE = re.compile(r"\btorch\.(\w{1,20})\b")
 
 
@@ -602,6 +616,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
     rule(r"All tensors must have the same dtype", _same_dtype_attention),
+    rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "

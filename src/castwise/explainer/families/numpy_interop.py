@@ -1,4 +1,5 @@
-"""numpy has no bfloat16 and no float8: ``.numpy()`` on such a tensor raises a TypeError."""
+"""numpy has no bfloat16 and no float8: ``.numpy()`` on such a tensor raises a TypeError. The other way, torch could
+not read the dtype of numpy scalars inside a list (``Could not infer dtype of numpy.float32``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,21 @@ def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _numpy_scalars(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"torch could not read the dtype of a numpy scalar (`numpy.{found['a']}`) while building a tensor: the torch "
+        "of that age does not convert numpy scalars found inside a Python list or tuple",
+        "`torch.tensor([...])` or `torch.as_tensor` given a list that holds numpy scalars (values taken out of a numpy "
+        "array one by one, a metric, a loss computed in numpy)",
+        "stack them in numpy first (`torch.from_numpy(np.asarray(values, dtype=np.float32))`), or turn each into a "
+        "Python number (`float(v)`); newer torch converts them",
+        op="torch.tensor from numpy scalars", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
 )

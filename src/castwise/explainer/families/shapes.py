@@ -85,8 +85,8 @@ _EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely
 
 
 def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Garbage, gibberish or noise said of outputs on a line that names a 16-bit dtype."""
-    names = low_precision_said(Failure("", failure.message))
+    """Garbage, gibberish or noise said of outputs within three lines of (or in a title) naming a 16-bit dtype."""
+    names = low_precision_said(failure, within=3)
     return broken_output(failure, names[0], (found["what"] or found["what2"]).lower()) if names else None
 
 
@@ -197,7 +197,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
          r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
          r"(?P<dtype3>fp16|float16|half)\b", _range_said),
-    rule(r"\boverflow(?:s|ed|ing)? (?:happens|occurs|is (?:pretty much )?guaranteed)\b|溢出", _overflow_said),
+    rule(r"(?<!\bno )(?<!\bnot )(?<!\bwithout )(?<![A-Za-z])overflow(?:s|ed|ing)?(?![A-Za-z])|溢出", _overflow_said),
     rule(r"(?:\.half\(\)|\b(?:fp16|float16|half[ -]precision))[^\n]{0,30}?(?:outputs?|results?|predictions?|输出)"
          r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![A-Za-z0-9.])",
          _range_said),
