@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 import torch
@@ -52,3 +53,5 @@ def main() -> None:
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: torch's gloo threads can abort it ("terminate called ...") after the work

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import runpy
+import sys
 from pathlib import Path
 
 import deepspeed
@@ -88,3 +89,5 @@ def main() -> None:
 if __name__ == "__main__":
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: torch's gloo threads can abort it ("terminate called ...") after the work
