@@ -131,18 +131,16 @@ def _below_one(scale: str) -> bool:
         return False
 
 
-def _scale_fell(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.LOSS_SCALE, failure,
-        "the loss scaler's scale fell: it halves the scale (and skips the step) every time the gradients hold inf or "
-        "NaN, so a scale that drops far means fp16 gradients overflowed step after step",
-        "fp16 activations or gradients past 65504 (a large learning rate, a layer that overflows in fp16, a loss "
-        "computed in fp16), or NaN produced in the forward, on every step it drops",
-        f"find what overflows with {DOCTOR} and keep it in fp32; lower the learning rate or clip gradients after "
-        "`scaler.unscale_(optimizer)`; or train in bf16, which needs no loss scaling",
-        op="loss scaling", names=("f16",), confidence=Confidence.LOW,
-    )
+_scale_fell = message_only(
+    Kind.LOSS_SCALE,
+    "the loss scaler's scale fell: it halves the scale (and skips the step) every time the gradients hold inf or "
+    "NaN, so a scale that drops far means fp16 gradients overflowed step after step",
+    "fp16 activations or gradients past 65504 (a large learning rate, a layer that overflows in fp16, a loss "
+    "computed in fp16), or NaN produced in the forward, on every step it drops",
+    f"find what overflows with {DOCTOR} and keep it in fp32; lower the learning rate or clip gradients after "
+    "`scaler.unscale_(optimizer)`; or train in bf16, which needs no loss scaling",
+    op="loss scaling", names=("f16",), confidence=Confidence.LOW,
+)
 
 
 _unscaled_twice = message_only(

@@ -15,7 +15,7 @@ from castwise.explainer.advice import a, dtype_list
 from castwise.explainer.clues import CLASS_INDEX_LOSS, LOSS, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import dtype_of, is_floating, is_low_precision
 
 TRUE_PRECISION = (
@@ -252,20 +252,18 @@ def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def _integer_gradient(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.INTEGER_OPERAND, failure,
-        "a gradient was asked of a tensor that is not floating (an integer or bool tensor): only floating-point and "
-        "complex tensors can require gradients",
-        "a parameter or tensor that is integer made trainable: the int8/4-bit weights of a model loaded quantized "
-        "(`load_in_8bit`, a loop setting `requires_grad = True` on every parameter), or `torch.tensor([1, 2], "
-        "requires_grad=True)` built from integers",
-        "set `requires_grad` only where `p.is_floating_point()`; for a quantized model train adapters (LoRA, peft's "
-        "`prepare_model_for_kbit_training`) instead of its weights; for data, build it floating (`torch.tensor([1.0, "
-        "2.0])`, `x.float()`). Not a precision problem: a policy does not convert integer tensors",
-        op="requires_grad", confidence=Confidence.LOW,
-    )
+_integer_gradient = message_only(
+    Kind.INTEGER_OPERAND,
+    "a gradient was asked of a tensor that is not floating (an integer or bool tensor): only floating-point and "
+    "complex tensors can require gradients",
+    "a parameter or tensor that is integer made trainable: the int8/4-bit weights of a model loaded quantized "
+    "(`load_in_8bit`, a loop setting `requires_grad = True` on every parameter), or `torch.tensor([1, 2], "
+    "requires_grad=True)` built from integers",
+    "set `requires_grad` only where `p.is_floating_point()`; for a quantized model train adapters (LoRA, peft's "
+    "`prepare_model_for_kbit_training`) instead of its weights; for data, build it floating (`torch.tensor([1.0, "
+    "2.0])`, `x.float()`). Not a precision problem: a policy does not convert integer tensors",
+    op="requires_grad", confidence=Confidence.LOW,
+)
 
 
 def quantized_copy(failure: Failure, names: tuple[str, ...]) -> Explanation:

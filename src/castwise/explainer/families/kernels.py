@@ -224,18 +224,16 @@ _CALLED = re.compile(r"\b(\w{1,40})\(\)")
 """An op named as a call in a message (``quantile() input tensor must be ...``)."""
 
 
-def _cpu_autocast(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.NO_KERNEL, failure,
-        "CPU autocast in this torch takes only bfloat16: it was asked for another dtype (usually float16, a GPU "
-        "setting reused on the CPU)",
-        "`torch.autocast('cpu', dtype=torch.float16)` (or `torch.cpu.amp.autocast` / a framework's fp16 mixed "
-        "precision) running on the CPU",
-        "on the CPU use bf16 (`torch.autocast('cpu', dtype=torch.bfloat16)`, 'bf16-mixed'), or no autocast; update "
-        "torch for fp16 CPU autocast (2.13 measured takes it)",
-        op="autocast on cpu", names=("bf16",), device="cpu",
-    )
+_cpu_autocast = message_only(
+    Kind.NO_KERNEL,
+    "CPU autocast in this torch takes only bfloat16: it was asked for another dtype (usually float16, a GPU "
+    "setting reused on the CPU)",
+    "`torch.autocast('cpu', dtype=torch.float16)` (or `torch.cpu.amp.autocast` / a framework's fp16 mixed "
+    "precision) running on the CPU",
+    "on the CPU use bf16 (`torch.autocast('cpu', dtype=torch.bfloat16)`, 'bf16-mixed'), or no autocast; update "
+    "torch for fp16 CPU autocast (2.13 measured takes it)",
+    op="autocast on cpu", names=("bf16",), device="cpu",
+)
 
 
 def _no_casting_kernel(found: re.Match[str], failure: Failure) -> Explanation:

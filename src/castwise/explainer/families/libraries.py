@@ -83,18 +83,16 @@ _diffusers_on_cpu = message_only(
 )
 
 
-def _low_bit_dtype(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.NO_KERNEL, failure,
-        "torchao's low-bit quantization got a weight whose dtype it has no bit width for (it takes its own "
-        "uint1-uint7/int dtypes from a float weight)",
-        "a layer that is already quantized, or an adapter or weight in a dtype the quantizer does not expect, "
-        "handed to the quantizer again",
-        "quantize the plain floating weights once (load the model, quantize, then attach adapters), skip the layers "
-        "that hold other dtypes, or update torchao and the library that calls it together",
-        op="torchao quantize", confidence=Confidence.LOW,
-    )
+_low_bit_dtype = message_only(
+    Kind.NO_KERNEL,
+    "torchao's low-bit quantization got a weight whose dtype it has no bit width for (it takes its own "
+    "uint1-uint7/int dtypes from a float weight)",
+    "a layer that is already quantized, or an adapter or weight in a dtype the quantizer does not expect, "
+    "handed to the quantizer again",
+    "quantize the plain floating weights once (load the model, quantize, then attach adapters), skip the layers "
+    "that hold other dtypes, or update torchao and the library that calls it together",
+    op="torchao quantize", confidence=Confidence.LOW,
+)
 
 
 _gguf_without_bf16 = message_only(

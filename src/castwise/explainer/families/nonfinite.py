@@ -16,7 +16,7 @@ import re
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, explained, rule
+from castwise.explainer.rules import Rule, explained, message_only, rule
 
 _CAUSES = (
     "under fp16 the usual cause is overflow (a value past 65504 becomes inf, and inf - inf or 0 * inf is NaN); "
@@ -76,19 +76,17 @@ def broken_output(failure: Failure, dtype: str | None, shown: str) -> Explanatio
     )
 
 
-def _sampling(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.NONFINITE, failure,
-        "sampling (`torch.multinomial`, which `generate(do_sample=True)` runs) got probabilities with inf, NaN or a "
-        "negative value: the logits the model produced were not finite",
-        "a model run in float16 whose activations overflow (past 65504) to inf/NaN, common with models trained in "
-        "bf16 and loaded with `torch_dtype=torch.float16` or `.half()`; less often a logits processor or temperature "
-        "that leaves no finite logit, or broken (quantized, merged) weights",
-        "load the model in bf16 (`torch_dtype=torch.bfloat16`) or fp32 instead of fp16; `castwise doctor` finds the "
-        "first module that overflows in fp16 (keep it in fp32); check the sampling settings (temperature > 0)",
-        op="torch.multinomial (sampling)", confidence=Confidence.LOW,
-    )
+_sampling = message_only(
+    Kind.NONFINITE,
+    "sampling (`torch.multinomial`, which `generate(do_sample=True)` runs) got probabilities with inf, NaN or a "
+    "negative value: the logits the model produced were not finite",
+    "a model run in float16 whose activations overflow (past 65504) to inf/NaN, common with models trained in "
+    "bf16 and loaded with `torch_dtype=torch.float16` or `.half()`; less often a logits processor or temperature "
+    "that leaves no finite logit, or broken (quantized, merged) weights",
+    "load the model in bf16 (`torch_dtype=torch.bfloat16`) or fp32 instead of fp16; `castwise doctor` finds the "
+    "first module that overflows in fp16 (keep it in fp32); check the sampling settings (temperature > 0)",
+    op="torch.multinomial (sampling)", confidence=Confidence.LOW,
+)
 
 
 def nan_generation(failure: Failure, dtype: str) -> Explanation:
@@ -106,18 +104,16 @@ def nan_generation(failure: Failure, dtype: str) -> Explanation:
     )
 
 
-def _probabilities_out_of_range(found: re.Match[str], failure: Failure) -> Explanation:
-    del found
-    return explained(
-        Kind.NONFINITE, failure,
-        "binary_cross_entropy got inputs outside [0, 1]: a NaN fails that check, and so do logits passed where "
-        "probabilities belong",
-        "NaN predictions from a sigmoid computed in 16-bit (" + _CAUSES + "); or logits given to BCELoss without a "
-        "sigmoid",
-        "use `BCEWithLogitsLoss` / `binary_cross_entropy_with_logits` on the logits (stable, and safe under autocast); "
-        "if the predictions are NaN, " + _FIX,
-        op="binary_cross_entropy", confidence=Confidence.LOW,
-    )
+_probabilities_out_of_range = message_only(
+    Kind.NONFINITE,
+    "binary_cross_entropy got inputs outside [0, 1]: a NaN fails that check, and so do logits passed where "
+    "probabilities belong",
+    "NaN predictions from a sigmoid computed in 16-bit (" + _CAUSES + "); or logits given to BCELoss without a "
+    "sigmoid",
+    "use `BCEWithLogitsLoss` / `binary_cross_entropy_with_logits` on the logits (stable, and safe under autocast); "
+    "if the predictions are NaN, " + _FIX,
+    op="binary_cross_entropy", confidence=Confidence.LOW,
+)
 
 
 RULES: tuple[Rule, ...] = (
