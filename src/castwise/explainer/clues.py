@@ -131,12 +131,12 @@ def low_precision_said(failure: Failure, within: int | None = None) -> tuple[str
     lines = failure.paste or (failure.message,)
     near = range(len(lines)) if within is None else range(max(0, failure.line - within), failure.line + within + 1)
     order = sorted((index for index in near if index < len(lines)), key=lambda index: abs(index - failure.line))
-    for text in (failure.message, lines[0], *(lines[index] for index in order)):
-        names = tuple(dict.fromkeys(
-            "bf16" if "b" in word.lower() else "f16"
-            for word in (found.group(0) for found in _LOW_PRECISION_WORD.finditer(text))
-            if not _HALF_IN_PROSE.match(word)
-        ))
-        if names:
-            return names
-    return ()
+    texts = (failure.message, lines[0], *(lines[index] for index in order))
+    return next(filter(None, map(low_precision_in, texts)), ())
+
+
+def low_precision_in(text: str) -> tuple[str, ...]:
+    """The 16-bit dtypes one line names (``bf16``, ``Float16``, ``.half()``, ``半精度``), each once, in order."""
+    words = (found.group(0) for found in _LOW_PRECISION_WORD.finditer(text))
+    return tuple(dict.fromkeys("bf16" if "b" in word.lower() else "f16" for word in words
+                               if not _HALF_IN_PROSE.match(word)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, rule
@@ -32,7 +32,7 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 def _crash_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A crash said in prose on the same line as a 16-bit dtype (``crashes with fp16``)."""
-    names = low_precision_said(Failure("", failure.message))
+    names = low_precision_in(failure.message)
     return _crashed(failure, names[0], "a crash, as the report says") if names else None
 
 

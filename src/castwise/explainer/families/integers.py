@@ -61,7 +61,7 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
     weight (never a convolution's input, ``names[0]`` there) is answered as one."""
     if all_integer(names):
         return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
-    integer_input = bool(op) and "conv" in str(op) and not is_floating(names[0])
+    integer_input = "conv" in (op or "") and not is_floating(names[0])
     if quantized_weight(names, failure) and not integer_input:
         return quantized_weight_used(failure, names, op)
     return explained(
@@ -79,6 +79,11 @@ _QUANTIZED = re.compile(r"[48][ _-]?bit|\bnf4\b|\bbnb\b|bitsandbytes|qlora|quant
                         re.IGNORECASE)
 
 
+def _speaks_of_quantization(failure: Failure) -> bool:
+    """Whether the error line or the paste around it speaks of quantization (GGUF, 4-bit, GPTQ, bitsandbytes, ...)."""
+    return any(_QUANTIZED.search(line) for line in (failure.message, *failure.paste))
+
+
 def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
     """Whether one floating dtype meets an integer one that is a quantized weight rather than data: int8 (data almost
     never is), uint8 beside a 16-bit dtype (packed 4-bit weights; pixels meet f32 models), or any integer when the
@@ -87,15 +92,14 @@ def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
     integer = [name for name in names if not is_floating(name)]
     if len(names) != 2 or len(floating) != 1:
         return False
-    return integer == ["int8"] or (integer == ["uint8"] and is_low_precision(floating[0])) or any(
-        _QUANTIZED.search(line) for line in (failure.message, *failure.paste)
-    )
+    packed_beside_16_bit = integer == ["uint8"] and is_low_precision(floating[0])
+    return integer == ["int8"] or packed_beside_16_bit or _speaks_of_quantization(failure)
 
 
 def quantized_weight_used(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
     """A float activation meets an integer (quantized) weight in a plain matmul or convolution: the quantized layer's
     own kernel was bypassed."""
-    convolution = bool(op) and "conv" in str(op)
+    convolution = "conv" in (op or "")
     integer = next(name for name in names if not is_floating(name))
     return explained(
         Kind.CONV_WEIGHT if convolution else Kind.MATMUL, failure,
@@ -269,7 +273,7 @@ _integer_gradient = message_only(
 def quantized_copy(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """A weight copy from an integer source into a floating destination (``names``: source, destination): a quantized
     weight (4-bit packed in uint8) sent where a real one belongs."""
-    packed = any(_QUANTIZED.search(line) for line in (failure.message, *failure.paste))
+    packed = _speaks_of_quantization(failure)
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"a weight copy got {a(names[0])} source for {a(names[-1])} destination: an integer tensor where a floating "

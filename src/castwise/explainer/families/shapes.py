@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
@@ -55,22 +55,22 @@ def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _device_named(failure: Failure) -> str | None:
+    """The device the error line names (``cpu``, ``cuda``, ``mps``, ...), if any."""
+    device = _DEVICE.search(failure.message)
+    return device.group(1).lower() if device else None
+
+
 def _missing_support(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = tuple(name for name in _printed_dtypes(failure.message) if is_low_precision(name))
     del found
-    if not names:
-        return None
-    device = _DEVICE.search(failure.message)
-    return no_kernel(failure, "", names[:1], device.group(1).lower() if device else None, Confidence.LOW)
+    return no_kernel(failure, "", names[:1], _device_named(failure), Confidence.LOW) if names else None
 
 
 def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A missing kernel said in prose with the dtype in lowercase (``dot not being implemented for half``)."""
     name = short_dtype(found["dtype"])
-    device = _DEVICE.search(failure.message)
-    return None if name is None else no_kernel(
-        failure, "", (name,), device.group(1).lower() if device else None, Confidence.LOW,
-    )
+    return None if name is None else no_kernel(failure, "", (name,), _device_named(failure), Confidence.LOW)
 
 
 def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -99,9 +99,8 @@ def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
 def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Values said in prose to pass a 16-bit dtype's range (``beyond the max num of fp16``), or outputs all zero
     after a conversion to fp16."""
-    word = found["dtype"] or found["dtype2"] or found["dtype3"] if "dtype" in found.groupdict() else "f16"
-    name = short_dtype(word or "f16")
-    return range_exceeded(failure, name or "f16")
+    said = next((found[group] for group in ("dtype", "dtype2", "dtype3") if found.groupdict().get(group)), "f16")
+    return range_exceeded(failure, short_dtype(said) or "f16")
 
 
 _PROSE_DTYPES = {"half": "f16", "fp16": "f16", "float16": "f16", "bfloat": "bf16", "bfloat16": "bf16", "bf16": "bf16",
@@ -125,14 +124,14 @@ def _said_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None
 def _overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """An overflow said in prose on a line that names a 16-bit dtype (``fp16 inputs, otherwise overflow happens``)."""
     del found
-    names = low_precision_said(Failure("", failure.message))
+    names = low_precision_in(failure.message)
     return range_exceeded(failure, names[0]) if names else None
 
 
 def _cpu_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A 16-bit run said to fail on the CPU (``half precision xlmr error when model on cpu``)."""
     del found
-    names = low_precision_said(Failure("", failure.message))
+    names = low_precision_in(failure.message)
     return no_kernel(failure, "", names[:1], "cpu", Confidence.LOW) if names else None
 
 
