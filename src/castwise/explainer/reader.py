@@ -43,7 +43,7 @@ def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Ex
     them (what the report is about; the later ones are what its attempts at a fix ran into), with low confidence
     and the other named, since which one matters cannot be told from the text."""
     errors = islice((other for other in from_lines(lines) if other.error_type), MAX_OTHER_ERRORS)
-    others = [read for read in (_first(RULES, (other,)) for other in errors)
+    others = [read for read in (_first(RULES, (other,)) for other in errors if other.line != failure.line)
               if read is not None and read[1].kind is not found.kind]
     if not others:
         return found
