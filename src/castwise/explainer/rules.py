@@ -73,6 +73,13 @@ def dtypes(found: re.Match[str], *groups: str) -> tuple[str, ...]:
     return tuple(name for name in names if name is not None)
 
 
+def dtype_read(found: re.Match[str], group: str) -> tuple[tuple[str, ...], str]:
+    """The short name of the dtype in ``group`` (as ``dtypes`` gives it) and how to show it: that name, else the word
+    as the message printed it."""
+    names = dtypes(found, group)
+    return names, names[0] if names else found[group]
+
+
 def explained(
     kind: Kind, failure: Failure, cause: str, culprit: str, fix: str, *, op: str | None = None,
     names: tuple[str, ...] = (), device: str | None = None, confidence: Confidence = Confidence.HIGH,

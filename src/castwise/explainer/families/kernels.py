@@ -23,7 +23,7 @@ from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown, lo
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
-from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import device_of, is_floating, is_low_precision
 
 _BY_DESIGN = (
@@ -167,8 +167,7 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
-    names, device = dtypes(found, "dtype"), found["device"].lower()
-    dtype = names[0] if names else found["dtype"]
+    (names, dtype), device = dtype_read(found, "dtype"), found["device"].lower()
     if dtype == "f64":
         return no_float64(failure, device)
     mps_bf16 = device == "mps" and dtype == "bf16"

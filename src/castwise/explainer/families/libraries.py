@@ -16,13 +16,12 @@ from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
-from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import short_dtype
 
 
 def _mixed_precision_device(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "dtype")
-    dtype = names[0] if names else found["dtype"]
+    names, dtype = dtype_read(found, "dtype")
     return explained(
         Kind.NO_KERNEL, failure,
         f"{dtype} mixed precision was asked for on a device that does not run it here ({found.group(0)})",
@@ -146,8 +145,7 @@ def _built_without(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _accelerator_refuses(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "dtype")
-    dtype = names[0] if names else found["dtype"]
+    names, dtype = dtype_read(found, "dtype")
     return explained(
         Kind.NO_KERNEL, failure,
         f"the DeepSpeed accelerator ({found['device']}) does not list {dtype} among its supported dtypes, so "
@@ -161,8 +159,7 @@ def _accelerator_refuses(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _npu_dtype(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "dtype")
-    dtype = names[0] if names else found["dtype"]
+    names, dtype = dtype_read(found, "dtype")
     return explained(
         Kind.NO_KERNEL, failure,
         f"the NPU operator has no kernel for its `{found['op']}` input in {dtype} on this device/CANN version",

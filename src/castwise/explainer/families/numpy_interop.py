@@ -8,12 +8,11 @@ import re
 from castwise.explainer.advice import a
 from castwise.explainer.explanation import Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "a")
-    dtype = names[0] if names else found["a"]
+    names, dtype = dtype_read(found, "a")
     return explained(
         Kind.NUMPY_DTYPE, failure,
         f"numpy has no {dtype} dtype, so {a(dtype)} tensor cannot become a numpy array",

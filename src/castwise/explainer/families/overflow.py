@@ -12,15 +12,14 @@ import re
 from castwise.explainer.advice import a
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtype_read, explained, rule
 from castwise.explainer.spelling import is_floating
 
 _RANGES = {"f16": "±65504", "bf16": "about ±3.39e38, fp32's range", "f32": "about ±3.4e38"}
 
 
 def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "t")
-    dtype = names[0] if names else found["t"]
+    names, dtype = dtype_read(found, "t")
     if not is_floating(dtype):
         return explained(
             Kind.VALUE_OVERFLOW, failure,
