@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import importlib
 import sys
+from dataclasses import replace
 
 import pytest
 
 import castwise as cw
 from castwise.explainer import Kind
-from castwise.explainer.failures import from_exception, from_text
+from castwise.explainer.clues import low_precision_said
+from castwise.explainer.failures import Failure, from_exception, from_text
 from castwise.explainer.families import FALLBACKS, RULES
 from castwise.explainer.logtext import MAX_CHARS, MAX_LINE, clean_lines
 from castwise.explainer.spelling import device_of, short_dtype
@@ -239,3 +241,12 @@ def test_a_paste_of_long_unbroken_lines_is_read_through(unit: str) -> None:
     line = (unit * (MAX_LINE // len(unit) + 1))[:MAX_LINE - 1]
     assert cw.explain((line + "\n") * 64) is None
     assert cw.explain((line + "\n") * 64 + MESSAGE).kind is Kind.MATMUL
+
+
+def test_the_16_bit_dtype_said_nearest_an_error_is_read_nearest_first_and_within_its_bound() -> None:
+    lines = ("a title", "run in bf16", "x", "RuntimeError: boom", "x", "then fp16", "x")
+    failure = Failure("RuntimeError", "boom", paste=lines, line=3)
+    assert low_precision_said(failure) == ("bf16",)
+    assert low_precision_said(replace(failure, line=4)) == ("f16",)
+    assert low_precision_said(failure, within=1) == ()
+    assert low_precision_said(replace(failure, paste=("fp16 title", *lines[1:]))) == ("f16",)

@@ -11,7 +11,9 @@ prose can name the device a kernel name does not (``inference on cpu``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from castwise.explainer.failures import Failure, Frame
 
@@ -129,10 +131,17 @@ def low_precision_said(failure: Failure, within: int | None = None) -> tuple[str
     on the closest line that names one (``bf16 causes Floating point exception``, ``Float16`` in a title), no further
     than ``within`` lines away when given."""
     lines = failure.paste or (failure.message,)
-    near = range(len(lines)) if within is None else range(max(0, failure.line - within), failure.line + within + 1)
-    order = sorted((index for index in near if index < len(lines)), key=lambda index: abs(index - failure.line))
-    texts = (failure.message, lines[0], *(lines[index] for index in order))
-    return next(filter(None, map(low_precision_in, texts)), ())
+    nearest = (lines[index] for index in _outwards(failure.line, len(lines), within))
+    return next(filter(None, map(low_precision_in, chain((failure.message, lines[0]), nearest))), ())
+
+
+def _outwards(centre: int, count: int, within: int | None) -> Iterator[int]:
+    """Indices of ``range(count)`` from ``centre`` outwards, no further than ``within``: the nearer first, and of two
+    at one distance the earlier (read lazily, so a long log is not sorted for a dtype said on the next line)."""
+    for distance in range((count if within is None else within) + 1):
+        for index in dict.fromkeys((centre - distance, centre + distance)):
+            if 0 <= index < count:
+                yield index
 
 
 def low_precision_in(text: str) -> tuple[str, ...]:

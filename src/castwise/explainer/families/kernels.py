@@ -91,10 +91,10 @@ def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | No
 
 
 def _every_dtype_of(op: str, failure: Failure, pattern: re.Pattern[str]) -> tuple[str, ...]:
-    """The 16-bit dtypes the paste says ``op`` has no kernel for (``"angle_xpu" not implemented for 'BFloat16' /
-    ... for 'Half'``), in order, each once."""
-    said = (dtypes(other, "dtype") for line in (failure.message, *failure.paste) for other in pattern.finditer(line)
-            if other["op"] == op)
+    """The 16-bit dtypes the error line and the title say ``op`` has no kernel for (``"angle_xpu" not implemented for
+    'BFloat16' / ... for 'Half'``), in order, each once; the rest of a long log is not rescanned for each error."""
+    said = (dtypes(other, "dtype") for line in (failure.message, *failure.paste[:1])
+            for other in pattern.finditer(line) if other["op"] == op)
     return tuple(dict.fromkeys(name for names in said for name in names if is_low_precision(name)))
 
 
