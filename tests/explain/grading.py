@@ -47,6 +47,7 @@ class PastedCase:
     grade: str
     why: str = ""
     grade_at_freeze: str = ""
+    in_view: str = ""
     text: str = field(default="", repr=False)
 
 
