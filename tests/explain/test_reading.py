@@ -11,7 +11,7 @@ import pytest
 
 import castwise as cw
 from castwise.explainer import Kind
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.failures import Failure, from_exception, from_text
 from castwise.explainer.families import FALLBACKS, RULES
 from castwise.explainer.logtext import MAX_CHARS, MAX_LINE, clean_lines
@@ -250,3 +250,11 @@ def test_the_16_bit_dtype_said_nearest_an_error_is_read_nearest_first_and_within
     assert low_precision_said(replace(failure, line=4)) == ("f16",)
     assert low_precision_said(failure, within=1) == ()
     assert low_precision_said(replace(failure, paste=("fp16 title", *lines[1:]))) == ("f16",)
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("model.half() gives garbage", ("f16",)), ("x = y.half()", ("f16",)), ("run it with bf16 and torch.half", ("bf16", "f16")),
+    ("amp_bf16 fail_accuracy", ("bf16",)), ("half of the images", ()), ("mixed precision", ()),
+])
+def test_a_16_bit_dtype_is_read_however_a_line_spells_it(line: str, said: tuple[str, ...]) -> None:
+    assert low_precision_in(line) == said

@@ -754,3 +754,33 @@ def test_round_thirteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> No
 @pytest.mark.parametrize("paste", ["stack overflow answer for fp32", "the output is noise-free", "integer overflow"])
 def test_round_thirteen_prose_without_a_16_bit_failure_stays_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("Chameleon in bf16 on cpu\n\nWhen I load the weights (bf16), inference fails due to dtype mismatch.",
+     Kind.SCALAR_TYPE, {"bf16"}),
+    ("Model fails with bf16\n\nsome lines\nI get a data type mismatch when I run it", Kind.SCALAR_TYPE, {"bf16"}),
+    ("fp16 dtype mismatch\n\nFile \"m.py\", line 3, in forward\n    x = F.conv2d(x, self.weight)", Kind.CONV_WEIGHT,
+     {"f16"}),
+    ("改用fp16之后精度不一致", Kind.SCALAR_TYPE, {"f16"}),
+    ("The loss nans immediately with precision 16", Kind.NONFINITE, set()),
+    ("I see a NaN value in loss after a few steps", Kind.NONFINITE, set()),
+    ("the fp16 model outputs `-inf`'s during the forward pass", Kind.NONFINITE, set()),
+    ("the gradients are set to nan after a few steps", Kind.NONFINITE, set()),
+    ("timm_models_accuracy_training_bfloat16 resnet50 fail_accuracy", Kind.NONFINITE, {"bf16"}),
+    ("Converting to FP16 gives bad results", Kind.NONFINITE, {"f16"}),
+    ("Calling model.half() gives different GPT-2 outputs than fp32", Kind.NONFINITE, {"f16"}),
+])
+def test_round_fourteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+    assert explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("paste", [
+    "there is a dtype mismatch somewhere in my int64 labels", "the type mismatch was fixed in 1.2",
+    "fail_accuracy for resnet50 in float32", "we set the padding to -inf in the mask", "bad results after 3 epochs",
+    "I set to nan the missing values",
+])
+def test_round_fourteen_prose_without_a_16_bit_failure_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

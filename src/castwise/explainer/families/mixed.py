@@ -461,6 +461,22 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
                            "a batched matrix multiply (bmm)" if batched else "a matrix multiply")
     if argument in _WRITTEN_ARGUMENTS:
         return indexed_write(failure, names, found.groupdict().get("op") or "an indexed write")
+    shown = shown_op(failure, names)
+    if shown is not None:
+        return shown
+    story_culprit, story_fix = mixed_story(names)
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an op",
+        f"an op expected {names[0]} tensors but one of its operands is {names[1]}" if len(names) == 2 else "",
+        culprit=f"{story_culprit}; the traceback's innermost frames name the op (a norm, a convolution and a custom "
+        "kernel each need a different fix)",
+        fix=story_fix, confidence=Confidence.LOW,
+    )
+
+
+def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
+    """Floating dtypes ``names`` met in the op the innermost frames show (a norm, a convolution, a recurrent layer,
+    an attention, a matrix multiply or an extension kernel); None when they show none of them."""
     op = first_shown(failure, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION)
     if op is NORM:
         return norm_param(failure, names)
@@ -474,14 +490,7 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return mixed_float(kind, failure, names, op.name)
     if op is EXTENSION and len(names) == 2:
         return _extension(failure, names)
-    story_culprit, story_fix = mixed_story(names)
-    return mixed_float(
-        Kind.SCALAR_TYPE, failure, names, "an op",
-        f"an op expected {names[0]} tensors but one of its operands is {names[1]}" if len(names) == 2 else "",
-        culprit=f"{story_culprit}; the traceback's innermost frames name the op (a norm, a convolution and a custom "
-        "kernel each need a different fix)",
-        fix=story_fix, confidence=Confidence.LOW,
-    )
+    return None
 
 
 _FLOAT_ONLY_KERNEL = re.compile(r"\(data_ptr<\w+>")

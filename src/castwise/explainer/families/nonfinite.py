@@ -89,6 +89,21 @@ _sampling = message_only(
 )
 
 
+def drifted(failure: Failure, dtype: str, shown: str) -> Explanation:
+    """Outputs said to be finite but wrong (``shown``: a failed accuracy check, bad results) in the 16-bit ``dtype``:
+    precision lost in a layer that needs fp32, or a value that overflowed on the way."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"the outputs in {dtype} are said to be wrong ({shown}), not to fail: a layer loses more precision in "
+        f"{dtype} than the model tolerates, or some value overflowed or underflowed on the way (no NaN is said)",
+        f"a model or export run in {dtype} end to end: reductions, softmax, norms and long sums are the usual layers "
+        "that need fp32",
+        "run `castwise doctor` on the model: it compares every module with fp32 and names the first that drifts or "
+        "overflows; keep that module in fp32 (a keep rule), or run in bf16 (fp32's range) or fp32",
+        op="model outputs", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
 def nan_generation(failure: Failure, dtype: str) -> Explanation:
     """A language model in the 16-bit ``dtype`` that generates only ``!!!!``: token 0 of most vocabularies, what the
     argmax picks when every logit is NaN."""

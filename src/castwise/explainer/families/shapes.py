@@ -6,9 +6,11 @@ floating dtypes named beside a mismatch (``same dtype``, ``different precisions`
 ... got B``); a 16-bit dtype named beside a missing kernel or support (``not implemented``, ``not
 supported``, ``only supports``); and NaN or inf said to have appeared, said of a loss or a gradient in
 prose (``the loss is always nan``, ``a nan loss``, ``nan as train loss``, ``loss一直为nan``), or said to be
-what something became (``training goes NaN``, ``getting inf``). These rules are tried only
-after no rule recognised any line of the paste, and they answer with low confidence: the family is
-likely, the details are not known. Dtypes are taken only as torch and libraries print them
+what something became (``training goes NaN``, ``getting inf``). Two weaker shapes come from reports whose error
+line is not in the paste at all: a mismatch said in words near a 16-bit dtype (``fails due to dtype mismatch``),
+and outputs said to be wrong rather than broken (``fail_accuracy``, ``bad results``) in 16-bit. These rules
+are tried only after no rule recognised any line of the paste, and they answer with low confidence:
+the family is likely, the details are not known. Dtypes are taken only as torch and libraries print them
 (``Half``, ``BFloat16``, ``torch.float16``, ``fp16``), never from lowercase prose (``half of``).
 """
 
@@ -21,8 +23,8 @@ from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
-from castwise.explainer.families.mixed import mixed_float
-from castwise.explainer.families.nonfinite import appeared, broken_output, nan_generation, nan_loss
+from castwise.explainer.families.mixed import mixed_float, shown_op
+from castwise.explainer.families.nonfinite import appeared, broken_output, drifted, nan_generation, nan_loss
 from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
@@ -90,6 +92,13 @@ def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
     return broken_output(failure, names[0], (found["what"] or found["what2"]).lower()) if names else None
 
 
+def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Outputs said to be wrong but not broken (``fail_accuracy``, ``gives bad results``) within three lines of (or in
+    a title) naming a 16-bit dtype."""
+    names = low_precision_said(failure, within=3)
+    return drifted(failure, names[0], found.group(0).strip()) if names else None
+
+
 def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
     del found
     names = low_precision_said(failure)
@@ -117,6 +126,27 @@ def _said_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
         f"an op (or a library's check) expected {names[0]} and got {names[1]}, as the report says",
+        confidence=Confidence.LOW,
+    )
+
+
+def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A dtype mismatch said in words (``inference fails due to dtype mismatch``, ``bf16/float RuntimeError - dtype
+    incompatibility``, ``精度不一致``) on a line that names a floating dtype, or within three lines of (or in a title)
+    naming a 16-bit one: the op the frames show, else any op."""
+    del found
+    printed = _printed_dtypes(failure.message)
+    said = () if any(map(is_low_precision, printed)) else low_precision_said(failure, within=3)
+    names = tuple(dict.fromkeys(said + printed))
+    if not names:
+        return None
+    shown = shown_op(failure, names)
+    if shown is not None:
+        return shown.less_sure("the report says the mismatch in words: the error line itself is not in the paste")
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an op",
+        f"the report says tensors of two dtypes ({dtype_list(names)} among them) met in one op; the error line "
+        "itself is not in the paste",
         confidence=Confidence.LOW,
     )
 
@@ -155,14 +185,17 @@ MISMATCH: tuple[Rule, ...] = (
          rf"(?P<a>{_PROSE_DTYPE})\b", _said_mismatch),
     rule(rf"\bwrong \(?(?P<b>{_PROSE_DTYPE})\)? (?:dtype |tensors? )?instead of (?:a )?(?P<a>{_PROSE_DTYPE})\b",
          _said_mismatch),
+    rule(r"\b(?:d|data |tensor )types? (?:mismatch\w{0,3}|incompatib\w{1,6}|errors?|conflicts?)\b|"
+         r"\bmismatch\w{0,3} (?:d|data |tensor )?types?\b|\btype mismatch\w{0,3}\b|"
+         r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)", _mismatch_in_words),
 )
-"""Two floating dtypes named beside a mismatch."""
+"""Two floating dtypes named beside a mismatch, or a mismatch said in words near a 16-bit dtype."""
 
 SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appeared)\b", appeared),
     rule(rf"{_WORD_START}loss(?:es)?{_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
-         rf"(?P<value>nan|inf){_WORD_END}", nan_loss),
+         rf"(?P<value>nan|inf)s?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?\s+"
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
     rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
@@ -181,13 +214,14 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
     rule(r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|screens?|pixels?)\b|\b(?:images?|outputs?) "
          r"(?:are|is|come out|comes out|turns?|became) (?:all |completely )?(?:solid )?black\b", _black),
-    rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:as|for|in|on)\s+(?:the\s+|my\s+)?"
-         rf"(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
+    rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:values?\s+)?(?:as|for|in|on)\s+"
+         rf"(?:the\s+|my\s+)?(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
-         rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+)?"
+         rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+)?[`'\"]?-?"
          rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
+    rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
@@ -200,8 +234,12 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"(?:\.half\(\)|\b(?:fp16|float16|half[ -]precision))[^\n]{0,30}?(?:outputs?|results?|predictions?|输出)"
          r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![A-Za-z0-9.])",
          _range_said),
+    rule(r"\bfail_accuracy\b|\baccuracy (?:check )?fail\w{0,3}\b|\baccuracy (?:drops?|degrad\w{0,6})\b|"
+         r"\b(?:bad|poor|wrong|incorrect|inaccurate|degraded) (?:results?|outputs?|accuracy|predictions?)\b|"
+         r"\bdifferent (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from)\b", _drift),
 )
-"""NaN, inf or values out of range said in prose, and the outputs they leave (black images, all zeros)."""
+"""NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
+said to be wrong (a failed accuracy check)."""
 
 SUPPORT: tuple[Rule, ...] = (
     rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
