@@ -784,3 +784,22 @@ def test_round_fourteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> No
 ])
 def test_round_fourteen_prose_without_a_16_bit_failure_stays_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("AssertionError: inputs must have the same dtype\n\nwe train with bf16", Kind.SCALAR_TYPE, {"bf16"}),
+    ("FP16 training randomly nan's hundreds of iterations in", Kind.NONFINITE, {"f16"}),
+    ("training using FP16\nstep:12 - actor/grad_norm:nan - critic/score:0.1", Kind.NONFINITE, {"f16"}),
+    ("I used fp16 for training\nloss is nan after 100 steps", Kind.NONFINITE, {"f16"}),
+])
+def test_round_fourteen_checks_and_logs(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "AssertionError: inputs must have the same dtype", "the model without nans is fine",
+    "step:12 - actor/grad_norm:nan - critic/score:0.1", "sizes must be the same in fp16",
+])
+def test_round_fourteen_checks_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -41,12 +41,13 @@ def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
-    """The loss said to be NaN or inf (``found["value"]``; empty when the words say only non-finite)."""
+    """The loss said to be NaN or inf (``found["value"]``; empty when the words say only non-finite), with the 16-bit
+    dtype the paste names nearest."""
     return explained(
         Kind.NONFINITE, failure,
         f"the loss became {found['value'].lower() or 'non-finite'}: some value in the forward or backward is not "
         "finite",
-        _CAUSES, _FIX, op="loss", confidence=Confidence.LOW,
+        _CAUSES, _FIX, op="loss", names=low_precision_said(failure)[:1], confidence=Confidence.LOW,
     )
 
 
@@ -54,11 +55,11 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss); in fp16, said to be an
     overflow most often."""
     value = "NaN" if found["value"].lower().startswith("nan") else "inf"
-    fp16 = "f16" in low_precision_said(failure)
+    said = low_precision_said(failure)[:1]
     return explained(
         Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"
-        + ("; in fp16 that is most often an activation that overflowed past 65504" if fp16 else ""),
-        _CAUSES, _FIX, op="a non-finite check", confidence=Confidence.LOW,
+        + ("; in fp16 that is most often an activation that overflowed past 65504" if said == ("f16",) else ""),
+        _CAUSES, _FIX, op="a non-finite check", names=said, confidence=Confidence.LOW,
     )
 
 

@@ -46,15 +46,21 @@ def _printed_dtypes(text: str) -> tuple[str, ...]:
 
 
 def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
-    del found
+    """Two floating dtypes printed beside a mismatch; a check that says only ``same dtype`` or ``dtype mismatch`` is
+    read as a mismatch said in words."""
     names = _printed_dtypes(failure.message)
     if len(names) < 2:
-        return None
+        said_only = _DTYPE_CHECK.search(found.group(0)) and len(_PRINTED_DTYPE.findall(failure.message)) < 2
+        return _mismatch_in_words(found, failure) if said_only else None
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
         f"an op (or a library's check before it) got {dtype_list(names)} tensors where it needs one dtype",
         confidence=Confidence.LOW,
     )
+
+
+_DTYPE_CHECK = re.compile(r"type", re.IGNORECASE)
+"""A check said of dtypes (``must have the same dtype``, ``dtypes do not match``), not of sizes (``must be equal``)."""
 
 
 def _device_named(failure: Failure) -> str | None:
@@ -97,6 +103,11 @@ def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
     a title) naming a 16-bit dtype."""
     names = low_precision_said(failure, within=3)
     return drifted(failure, names[0], found.group(0).strip()) if names else None
+
+
+def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A metric logged as NaN or inf (``actor/grad_norm:nan``) in a paste that names a 16-bit dtype."""
+    return appeared(found, failure) if low_precision_said(failure) else None
 
 
 def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -222,6 +233,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+)?[`'\"]?-?"
          rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
+    rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
+    rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
     rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
