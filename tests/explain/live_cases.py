@@ -70,6 +70,11 @@ def _huber_backward() -> None:
     F.huber_loss(prediction.to(bf16), torch.rand(3)).backward()
 
 
+def _gradient_of_another_dtype() -> None:
+    weight = nn.Parameter(torch.randn(3))
+    weight.grad = torch.randn(3).half()
+
+
 def _anomaly() -> None:
     x = torch.tensor([-1.0, 4.0], requires_grad=True)
     with torch.autograd.detect_anomaly():
@@ -166,6 +171,7 @@ LIVE: dict[str, LiveCase] = {
                              fix=("set_fastpath_enabled(False)", "cw.apply")),
     # gradients and loss scaling
     "huber-backward": case(_huber_backward, "loss_dtype", "f32", "bf16", fix=("pred.float()",)),
+    "grad-assigned-f16": case(_gradient_of_another_dtype, "loss_dtype", "f16", "f32", fix=("p.dtype",)),
     "unscale-fp16": case(_unscale_fp16, "unscale_fp16", "f16", fix=("fp32",)),
     # integer, bool and index dtypes
     "target-float": case(lambda: F.cross_entropy(torch.randn(3, 5), torch.tensor([1.0, 2.0, 0.0])), "target_dtype",
@@ -185,6 +191,7 @@ LIVE: dict[str, LiveCase] = {
                                 fix=(".long()",)),
     "index-select-float": case(lambda: torch.randn(3).index_select(0, torch.tensor([0.0])), "index_tensor_dtype"),
     "float-index": case(lambda: torch.randn(3)[torch.tensor([0.0])], "index_tensor_dtype"),
+    "one-hot-float": case(lambda: F.one_hot(torch.tensor([0.0, 1.0])), "index_tensor_dtype", fix=("long()",)),
     "masked-fill-float-mask": case(lambda: torch.randn(3).masked_fill(torch.tensor([1.0, 0.0, 0.0]), 0.0),
                                    "mask_dtype", "f32", fix=("bool",)),
     "sdpa-long-mask": case(lambda: F.scaled_dot_product_attention(
@@ -216,6 +223,8 @@ LIVE: dict[str, LiveCase] = {
     "fft-half": case(lambda: torch.fft.rfft(torch.randn(8).half()), "no_kernel", "f16"),
     "stft-half": case(lambda: torch.stft(torch.randn(64).half(), 16, return_complex=True), "no_kernel", "f16"),
     "cdist-half": case(lambda: torch.cdist(torch.randn(2, 3).half(), torch.randn(2, 3).half()), "no_kernel", "f16"),
+    "quantize-half": case(lambda: torch.quantize_per_tensor(torch.ones(3).half(), 0.1, 0, torch.qint8), "no_kernel",
+                          "f16"),
     "quantile-half": case(lambda: torch.quantile(torch.randn(4).half(), 0.5), "no_kernel", fix=("float()",)),
     # tensors on two devices
     "meta-and-cpu": case(lambda: torch.cat([torch.randn(2), torch.randn(2, device="meta")]), "device_mismatch",

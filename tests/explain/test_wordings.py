@@ -803,3 +803,37 @@ def test_round_fourteen_checks_and_logs(paste: str, kind: Kind, dtypes: set[str]
 ])
 def test_round_fourteen_checks_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: where(): expected condition to be a boolean tensor, but got a tensor with dtype Float", Kind.MASK,
+     {"f32"}),
+    ("RuntimeError: Expected a floating point or complex tensor as input. Got Long", Kind.INTEGER_OPERAND, {"int64"}),
+    ("RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or ROCm "
+     "MI300+", Kind.NO_KERNEL, set()),
+    ("RuntimeError: Expected q_dtype == at::kHalf || q_dtype == at::kBFloat16 to be true, but got false.",
+     Kind.NO_KERNEL, set()),
+    ("AssertionError: Expected input dtype torch.float16 to match weight dtype torch.float32", Kind.SCALAR_TYPE,
+     {"f16", "f32"}),
+    ("the model runs in fp16\nRuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you "
+     "passed in a non-contiguous input.", Kind.NO_KERNEL, {"f16"}),
+    ("bf16 training\nRuntimeError: Expected A.dtype() == B.dtype() to be true, but got false.", Kind.SCALAR_TYPE,
+     {"bf16"}),
+])
+def test_round_fourteen_torch_and_kernel_checks(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_check_that_names_no_dtype_says_which_the_paste_names_not_that_its_error_is_missing() -> None:
+    explanation = cw.explain("model in fp16\nRuntimeError: query and key must have the same dtype")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16",)
+    assert "without naming them" in explanation.cause and "not in the paste" not in explanation.cause
+
+
+@pytest.mark.parametrize("paste", [
+    "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+    "input.", "RuntimeError: Expected A.dtype() == B.dtype() to be true, but got false.",
+])
+def test_round_fourteen_checks_with_no_16_bit_dtype_near_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -5,7 +5,9 @@ kernel crashed; ``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: th
 (Triton's for torch.compile or vLLM, nvfuser's) aborted. When the report ties it to a 16-bit dtype
 (``bf16 causes Floating point exception``, a model made ``.to(torch.bfloat16)``), the usual parent is a
 kernel for that dtype that is broken on that hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a
-cuBLAS/attention kernel on a new GPU with an older CUDA). The message names neither op nor dtype, so the
+cuBLAS/attention kernel on a new GPU with an older CUDA). cuDNN's own refusals (``CUDNN_STATUS_NOT_SUPPORTED``,
+``unable to find an engine``) are read the same way: a layer it has no 16-bit kernel for. The message names
+neither op nor dtype, so the
 answer is a low-confidence one and says how to confirm it. Tried only after no rule recognised any line,
 and only when the paste names a 16-bit dtype; a crash said in prose (``crashes with fp16``) only when the
 same line names it.
@@ -26,8 +28,23 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
     if not names:
         return None
     said = found.group(0)
-    compiler = any(word in said for word in ("LLVM", "NVRTC", "ptxas", "default_program"))
-    return _crashed(failure, names[0], f"the compiler aborted: {said}" if compiler else f"killed by {said}")
+    if any(word in said for word in ("LLVM", "NVRTC", "ptxas", "default_program")):
+        return _crashed(failure, names[0], f"the compiler aborted: {said}")
+    if "CUDNN" in said.upper() or "engine" in said:
+        return _cudnn_refused(failure, names[0], said)
+    return _crashed(failure, names[0], f"killed by {said}")
+
+
+def _cudnn_refused(failure: Failure, dtype: str, said: str) -> Explanation:
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"cuDNN has no kernel for this layer in {dtype} on this GPU, or failed running it (`{said}`)",
+        f"a {dtype} convolution or RNN with a shape, memory layout or GPU that the installed cuDNN has no {dtype} "
+        "kernel for (a non-contiguous input, a pre-Volta GPU in fp16, bf16 before Ampere, an old cuDNN)",
+        "confirm it by running that layer once in float32; then make its input contiguous (`x.contiguous()`), "
+        "update torch (which ships cuDNN), or keep that layer in fp32 (a keep rule)",
+        op="a cuDNN kernel", names=(dtype,), confidence=Confidence.LOW,
+    )
 
 
 def _crash_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -51,7 +68,8 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
-         r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b",
+         r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b|"
+         r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR)\b|\bunable to find an engine to execute\b",
          _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""

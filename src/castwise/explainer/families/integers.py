@@ -207,6 +207,22 @@ def _mask(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _condition(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a")
+    return explained(
+        Kind.MASK, failure,
+        f"torch.where got {a(dtype_list(names)) if names else 'a non-bool'} condition; its condition must be bool",
+        "a condition built with arithmetic or kept as 0/1 numbers (`mask.float()`, an integer attention mask), or "
+        "cast with the inputs to a 16-bit dtype",
+        "pass a bool condition: `torch.where(cond.bool(), x, y)` (or build it with a comparison, `cond = mask > 0`)",
+        op="torch.where", names=names,
+    )
+
+
+def _float_input(found: re.Match[str], failure: Failure) -> Explanation:
+    return integer_operand(failure, dtypes(found, "a"), None)
+
+
 def mask_argument(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """An op's ``mask`` argument of another dtype than the one it takes (``names``: expected, got); old torch took
     uint8 masks where newer torch takes bool."""
@@ -298,9 +314,13 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected tensor for argument #\d+ 'indices' to have (?:one of the following )?scalar types?:?\s*"
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
+    rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype int(?:32|64)",
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
+    rule(r"where\(\): expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
+         _condition),
+    rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<a>{DTYPE})", _float_input),
     rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "

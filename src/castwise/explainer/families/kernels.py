@@ -141,7 +141,7 @@ def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), device_of(found["dtype"]))
 
 
-def _low_precision_linalg(found: re.Match[str], failure: Failure) -> Explanation:
+def _op_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
 
 
@@ -155,7 +155,7 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     op = found.groupdict().get("op") or ("FlashAttention" if "flash" in failure.message.lower() else "this kernel")
     return explained(
         Kind.NO_KERNEL, failure,
-        f"{op} has kernels only for fp16 and bf16 and got tensors in another dtype (almost always fp32)",
+        f"{op} runs only in fp16 and bf16 and got tensors in another dtype (almost always fp32)",
         "a model loaded in fp32 (transformers' default without `torch_dtype`) or trained without 16-bit mixed "
         "precision, so the op's inputs (attention's q, k and v) reach the kernel in fp32; or a norm or an upcast "
         "right before it that returns fp32",
@@ -272,7 +272,15 @@ _compute_capability = message_only(
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
-
+_fp8_capability = message_only(
+    Kind.NO_KERNEL,
+    "this GPU (or the CPU) has no fp8 matrix multiply: `torch._scaled_mm`, which fp8 layers run, needs compute "
+    "capability 8.9 or 9.0 (Ada: L4, RTX 40xx; Hopper: H100) or an MI300",
+    "an fp8 recipe (torchao's float8 training, `Float8Linear`, an fp8-quantized checkpoint) run on an older GPU",
+    "run in bf16 on this GPU (skip the fp8 conversion, or load the checkpoint dequantized to bf16), or move the run "
+    "to an fp8-capable GPU",
+    op="torch._scaled_mm", device="cuda",
+)
 
 
 RULES: tuple[Rule, ...] = (
@@ -280,13 +288,15 @@ RULES: tuple[Rule, ...] = (
          _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
-         _low_precision_linalg),
-    rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _low_precision_linalg),
+         _op_lacks_dtype),
+    rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _op_lacks_dtype),
+    rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
+    rule(r"q_dtype == at::kHalf \|\| q_dtype == at::kBFloat16", _only_low_precision),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
@@ -302,6 +312,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
+    rule(r"_scaled_mm is only supported on (?:CUDA )?devices with compute capability|\b(?:fp8|float8)\b[^\n]{0,40}?"
+         r"only supported on (?:sm_?8\.?9|sm_?9\.?0|H100|Hopper|Ada)", _fp8_capability),
     rule(r"\b(?:CUDA|GPU)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
          _compute_capability),
     rule(r"\bbf16 is only supported on A100\+? GPUs", _compute_capability),

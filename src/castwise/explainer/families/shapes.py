@@ -151,15 +151,13 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
     names = tuple(dict.fromkeys(said + printed))
     if not names:
         return None
+    unnamed = (f"a check refused tensors of two dtypes without naming them ({dtype_list(names)} named nearest)"
+               if failure.error_type else f"the report says tensors of two dtypes ({dtype_list(names)} among them) "
+               "met in one op; its error line is not in the paste")
     shown = shown_op(failure, names)
     if shown is not None:
-        return shown.less_sure("the report says the mismatch in words: the error line itself is not in the paste")
-    return mixed_float(
-        Kind.SCALAR_TYPE, failure, names, "an op",
-        f"the report says tensors of two dtypes ({dtype_list(names)} among them) met in one op; the error line "
-        "itself is not in the paste",
-        confidence=Confidence.LOW,
-    )
+        return shown.less_sure(unnamed)
+    return mixed_float(Kind.SCALAR_TYPE, failure, names, "an op", unnamed, confidence=Confidence.LOW)
 
 
 def _overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -187,7 +185,7 @@ _SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
-         r"\bmust be (?:equal|the same)\b", _mismatch),
+         r"\bmust be (?:equal|the same)\b|\bto match\b", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
     rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
@@ -198,7 +196,8 @@ MISMATCH: tuple[Rule, ...] = (
          _said_mismatch),
     rule(r"\b(?:d|data |tensor )types? (?:mismatch\w{0,3}|incompatib\w{1,6}|errors?|conflicts?)\b|"
          r"\bmismatch\w{0,3} (?:d|data |tensor )?types?\b|\btype mismatch\w{0,3}\b|"
-         r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)", _mismatch_in_words),
+         r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)|\bhas_different_input_dtypes\b|"
+         r"\.(?:dtype|scalar_type)\(\) == \w{1,20}\.(?:dtype|scalar_type)\(\)", _mismatch_in_words),
 )
 """Two floating dtypes named beside a mismatch, or a mismatch said in words near a 16-bit dtype."""
 
