@@ -837,3 +837,36 @@ def test_a_check_that_names_no_dtype_says_which_the_paste_names_not_that_its_err
 ])
 def test_round_fourteen_checks_with_no_16_bit_dtype_near_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("ValueError: Must flatten tensors with uniform dtype but got torch.float16 and torch.float32", Kind.SCALAR_TYPE,
+     {"f16", "f32"}),
+    ("AssertionError: FSDP expects uniform original parameter dtype but got {torch.float32, torch.bfloat16}",
+     Kind.SCALAR_TYPE, {"f32", "bf16"}),
+    ("RuntimeError: mixed dtype (CPU): all inputs must share same datatype.", Kind.NORM_PARAM, set()),
+    ("TypeError: Cannot interpret 'torch.bfloat16' as a data type", Kind.NUMPY_DTYPE, {"bf16"}),
+    ("RuntimeError: Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 "
+     "'weight'; but device 1 does not equal 0 (while checking arguments for cudnn_convolution)", Kind.DEVICE_MISMATCH,
+     set()),
+    ("[ONNXRuntimeError] : 10 : INVALID_GRAPH : Load model from m.onnx failed:This is an invalid model. Type Error: "
+     "Type 'tensor(float16)' of input parameter (x) of operator (Resize) in node (Resize_12) is invalid.",
+     Kind.NO_KERNEL, {"f16"}),
+    ("exported model_fp16.onnx\n[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for "
+     "ConvTranspose(11) node with name 'ConvTranspose_3'", Kind.NO_KERNEL, {"f16"}),
+    ("RuntimeError: input must have the type torch.cuda.HalfTensor, got type torch.cuda.FloatTensor",
+     Kind.SCALAR_TYPE, {"f16", "f32"}),
+])
+def test_round_fourteen_wrappers_and_runtimes(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvTranspose(11) node with name "
+    "'ConvTranspose_3'",
+    "Type Error: Type 'tensor(int64)' of input parameter (x) of operator (Resize) in node (Resize_12) is invalid.",
+    "ValueError: Expected input batch_size (4) to match target batch_size (8).",
+])
+def test_round_fourteen_runtime_errors_without_a_16_bit_dtype_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -63,5 +63,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Tensor for argument #\d+ '(?P<arg>\w+)' is on (?P<a>CPU|GPU|cuda:?\d*|cpu)\b.{0,40}?but expected "
          r"(?:it|them) to be on (?P<b>CPU|GPU|cuda:?\d*|cpu)", _pair),
     rule(r"Expected object of device type (?P<a>\w+) but got device type (?P<b>\w+)", _pair),
+    rule(r"to have the same device as tensor for argument #\d+ '(?P<arg>\w+)';? but device (?P<a>[\w:]+) does not "
+         r"equal (?P<b>[\w:]+)", _pair),
     rule(r"can't convert (?P<a>[\w:]+) device type tensor to numpy", _numpy_device),
 )

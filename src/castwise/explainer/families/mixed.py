@@ -174,7 +174,8 @@ def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None) 
     cause = (
         f"a normalization layer ({op}) got {a(names[0])} input but weight/bias of another dtype; torch's CPU norm "
         "kernels take 16-bit parameters only with a matching input" if len(names) == 1
-        else f"a normalization layer ({op}) got {dtype_list(names)} tensors (input and weight)"
+        else f"a normalization layer ({op}) got {dtype_list(names)} tensors (input and weight)" if names
+        else f"a normalization layer ({op}) got its input and its weight/bias in different dtypes"
     )
     return mixed_float(
         Kind.NORM_PARAM, failure, names, op, cause,
@@ -203,6 +204,12 @@ def _mixed_norm(found: re.Match[str], failure: Failure) -> Explanation:
     explanation = norm_param(failure, dtypes(found, "a"))
     return explanation if found.group(0).startswith("mixed") else explanation.less_sure(
         "the message lacks its `mixed dtype (CPU)` prefix, which says the check is a normalization layer's")
+
+
+def _norm_inputs(found: re.Match[str], failure: Failure) -> Explanation:
+    """The CPU norms' ``mixed dtype (CPU): all inputs must share same datatype``: the input, weight and bias differ."""
+    del found
+    return norm_param(failure, ())
 
 
 def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
@@ -356,6 +363,22 @@ def _flatten_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
         fix="give every trained parameter the engine's dtype before `deepspeed.initialize` (or put the fp32 ones in "
         "their own parameter group)",
         confidence=Confidence.LOW,
+    )
+
+
+def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
+    """FSDP's ``Must flatten tensors with uniform dtype`` (FSDP1) and ``FSDP expects uniform original parameter
+    dtype`` (FSDP2): one wrapped module holds parameters of two dtypes."""
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "FSDP's wrapping of a module's parameters",
+        f"FSDP flattens (FSDP1) or shards (FSDP2) a wrapped module's parameters together and needs one dtype among "
+        f"them; this module holds {dtype_list(names) if names else 'two dtypes'}",
+        culprit="parameters kept in fp32 beside bf16/fp16 ones in one wrapped module: a norm kept in fp32, LoRA "
+        "adapters created in fp32, a model partly converted with `.half()`/`.to(torch.bfloat16)`",
+        fix="give every parameter one dtype before wrapping (keep them fp32 and let FSDP's `MixedPrecision` / "
+        "`MixedPrecisionPolicy(param_dtype=torch.bfloat16)` cast for compute), or wrap the odd ones as their own "
+        "FSDP unit",
     )
 
 
@@ -592,6 +615,7 @@ RULES: tuple[Rule, ...] = (
          r"'(?P<y>\w+)'(?:;?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
          r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?)?", _same_type),
     rule(r"(?:mixed dtype \(CPU\): )?expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
+    rule(r"mixed dtype \(CPU\): all inputs must share (?:the )?same datatype", _norm_inputs),
     rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
@@ -620,6 +644,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _fp8),
     rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),
+    rule(r"Must flatten tensors with uniform dtype but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _fsdp_uniform),
+    rule(r"FSDP expects uniform original parameter dtype but got \{(?P<a>{DTYPE}), (?P<b>{DTYPE})\}", _fsdp_uniform),
     rule(r"cannot assign '(?P<dtype>torch\.[\w.]{1,40})' as parameter '(?P<name>\w{1,60})'",
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),

@@ -1,5 +1,6 @@
 """numpy has no bfloat16 and no float8: ``.numpy()`` on such a tensor raises a TypeError. The other way, torch could
-not read the dtype of numpy scalars inside a list (``Could not infer dtype of numpy.float32``)."""
+not read the dtype of numpy scalars inside a list (``Could not infer dtype of numpy.float32``), and numpy cannot read
+a torch dtype (``Cannot interpret 'torch.bfloat16' as a data type``)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,21 @@ def _numpy_scalars(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _torch_dtype_to_numpy(found: re.Match[str], failure: Failure) -> Explanation:
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"numpy was given a torch dtype (`{found['a']}`) where it needs one of its own",
+        "`np.zeros(..., dtype=tensor.dtype)`, `np.array(x, dtype=torch.float16)` or `.astype(torch.float32)`: a torch "
+        "dtype passed to numpy",
+        f"pass a numpy dtype (`np.float32`, `np.float16`; numpy has no bfloat16, so use `np.float32` for {dtype}), or "
+        "convert with torch first (`x.to(torch.float32).numpy()`)",
+        op="numpy dtype", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
+    rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
 )

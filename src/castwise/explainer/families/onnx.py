@@ -8,7 +8,9 @@ declares for it (``Type (tensor(A)) of output arg (X) of node (N) does not match
 fed in another dtype than the one declared (``Unexpected input data type. Actual: (A) , expected: (B)``,
 a model exported with fp16 inputs fed fp32 arrays). A float16 graph can also fail as arithmetic: a node that
 turns float16 values into sizes or indices (Resize's scales, Range, shape arithmetic) overflows
-(``... running Resize node ... Integer overflow``). onnxruntime spells dtypes ``tensor(float16)``.
+(``... running Resize node ... Integer overflow``), or find an operator with no float16 version in its opset or
+execution provider (``Type 'tensor(float16)' of input parameter ... is invalid``, ``Could not find an
+implementation for ConvTranspose(11) node``). onnxruntime spells dtypes ``tensor(float16)``.
 Messages naming integer dtypes only in the last two are declined: which integer the graph wants is not
 a precision question castwise reads.
 """
@@ -23,7 +25,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import full_name, is_floating
+from castwise.explainer.spelling import full_name, is_floating, is_low_precision
 
 _ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
              ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM))
@@ -121,6 +123,33 @@ def _integer_overflow(found: re.Match[str], failure: Failure) -> Explanation | N
     )
 
 
+def _invalid_input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Type 'tensor(float16)' of input parameter (x) of operator (Resize) ... is invalid``: an operator that, in the
+    exported opset, takes no 16-bit input."""
+    names = tuple(name for name in dtypes(found, "a") if is_low_precision(name))
+    return _operator_lacks(failure, found["op"], names, "the graph's opset") if names else None
+
+
+def _no_implementation(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Could not find an implementation for ConvTranspose(11) node``: the execution provider has no kernel for that
+    operator in the graph's dtype; read only when the paste names a 16-bit dtype."""
+    names = low_precision_said(failure)[:1]
+    return _operator_lacks(failure, found["op"], names, "onnxruntime's execution provider (the CPU one most often)",
+                           Confidence.LOW) if names else None
+
+
+def _operator_lacks(failure: Failure, op: str, names: tuple[str, ...], where: str,
+                    confidence: Confidence = Confidence.HIGH) -> Explanation:
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the ONNX operator {op} has no {names[0]} version in {where}",
+        f"a model exported or converted to {names[0]} whole, including an operator that only runs in float32 there",
+        f"keep {op} in float32 when converting (`convert_float_to_float16(model, op_block_list=['{op}'])`), export "
+        "with a newer opset, or run the float16 model on the CUDA execution provider (the float32 model on the CPU)",
+        op=f"ONNX {op}", names=names, confidence=confidence,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? bound to different types "
          r"\(tensor\((?P<a>\w{1,20})\) and tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?",
@@ -130,4 +159,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"while running (?P<node>\w{1,40}) node\b[^\n]{0,400}?\bInteger overflow\b", _integer_overflow),
     rule(r"Unexpected input data type\.?\s*Actual:\s*\(tensor\((?P<got>\w{1,20})\)\)\s*,\s*expected:\s*"
          r"\(tensor\((?P<want>\w{1,20})\)\)", _input_type),
+    rule(r"Type '?tensor\((?P<a>\w{1,20})\)'? of input parameter \([^)\n]{1,200}\) of operator \((?P<op>\w{1,40})\)"
+         r"[^\n]{0,300}?is invalid", _invalid_input_type),
+    rule(r"Could not find an implementation for (?P<op>\w{1,40})\(\d{1,3}\) node", _no_implementation),
 )
