@@ -701,6 +701,14 @@ def test_a_call_made_by_an_installed_library_is_told_to_update_that_library() ->
     assert "update" not in cw.explain(own).fix
 
 
+@pytest.mark.parametrize("folder", ["ComfyUI/custom_nodes/ComfyUI-Node-Pack", "stable-diffusion-webui/extensions/sd-ext"])
+def test_a_call_made_by_an_app_s_plugin_is_told_to_update_that_plugin(folder: str) -> None:
+    paste = (f'  File "/home/me/{folder}/nodes.py", line 88, in forward\n'
+             "    out = F.linear(x, self.weight)\n"
+             "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half\n")
+    assert f"update {folder.rsplit('/', 1)[-1]}" in cw.explain(paste).fix
+
+
 @pytest.mark.parametrize(("paste", "kind", "dtypes"), [
     ("attn = torch.bmm(attn_probs, value_states)\nRuntimeError: expected scalar type Half but found Float",
      Kind.BATCHED_MATMUL, {"f16", "f32"}),

@@ -99,18 +99,21 @@ def module_called(failure: Failure) -> str | None:
     return None
 
 
-_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[A-Za-z_][\w.-]*?)(?:[/\\]|\.py$)")
+_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[A-Za-z_][\w.-]*?)(?:[/\\]|\.py$)|"
+                        r"[/\\](?:custom_nodes|extensions)[/\\](?P<plugin>[A-Za-z_][\w.-]*?)[/\\]")
+"""An installed package, or an app's plugin (a ComfyUI custom node, a web UI extension) installed the same way."""
 _NOT_A_LIBRARY = frozenset({"torch", "torchvision", "torchaudio", "_pytest", "pytest", "IPython", "ipykernel"})
 
 
 def library_calling(failure: Failure) -> str | None:
-    """The installed library (``diffusers``) whose code made the failing call: the innermost frame outside torch,
-    when it lies under site-packages and not in a test runner or notebook; None when it is the user's code."""
+    """The installed library (``diffusers``, or an app's plugin such as a ComfyUI custom node) whose code made the
+    failing call: the innermost frame outside torch, when it lies under site-packages (or the app's plugin folder)
+    and not in a test runner or notebook; None when it is the user's code."""
     for frame in reversed(failure.frames):
         if frame.in_torch or not frame.file:
             continue
         found = _INSTALLED.search(frame.file)
-        package = found["package"] if found else None
+        package = (found["package"] or found["plugin"]) if found else None
         if package in _NOT_A_LIBRARY:
             continue
         return package
