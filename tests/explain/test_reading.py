@@ -258,3 +258,11 @@ def test_the_16_bit_dtype_said_nearest_an_error_is_read_nearest_first_and_within
 ])
 def test_a_16_bit_dtype_is_read_however_a_line_spells_it(line: str, said: tuple[str, ...]) -> None:
     assert low_precision_in(line) == said
+
+
+@pytest.mark.parametrize(("word", "short"), [
+    ("Float32", "f32"), ("torch::kFloat16", "f16"), ("at::kHalf", "f16"), ("kBFloat16", "bf16"),
+    ("thunder.dtypes.bfloat16", "bf16"), ("np.float16", "f16"), ("torch.cuda.HalfTensor", "f16"), ("kernel", None),
+])
+def test_other_libraries_and_c_plus_plus_spellings_of_a_dtype_are_read(word: str, short: str | None) -> None:
+    assert short_dtype(word) == short

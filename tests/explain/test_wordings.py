@@ -878,3 +878,37 @@ def test_round_fourteen_wrappers_and_runtimes(paste: str, kind: Kind, dtypes: se
 ])
 def test_round_fourteen_runtime_errors_without_a_16_bit_dtype_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: grid_sampler(): expected input and grid to have same dtype, but input has float and grid has "
+     "c10::Half", Kind.OP_DTYPE, {"f32", "f16"}),
+    ("RuntimeError: Expected q_dtype == torch::kFloat16 || ((is_sm8x || is_sm90) && q_dtype == torch::kBFloat16) to be "
+     "true, but got false.", Kind.NO_KERNEL, set()),
+    ("ValueError: You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: --dtype=half.",
+     Kind.NO_KERNEL, {"bf16"}),
+    ('RuntimeError: "where_cpu" not implemented for \'BFloat16\'\n\nand in half:\n\nRuntimeError: "where_cpu" not '
+     "implemented for 'Half'", Kind.NO_KERNEL, {"bf16", "f16"}),
+    ("Incompatibilidad de dtypes (Half vs. Float)", Kind.SCALAR_TYPE, {"f16", "f32"}),
+    ("[Bug] dtype mismatch (Half vs Float) in matrix multiplication operations", Kind.MATMUL, {"f16", "f32"}),
+    ("AssertionError: Data types for parameters must match. Found input dtype: thunder.dtypes.float32 and 'weight' "
+     "dtype: thunder.dtypes.bfloat16", Kind.SCALAR_TYPE, {"f32", "bf16"}),
+    ("RuntimeError: Tensor 1 - data type mismatch: expected Float32, got BFloat16", Kind.SCALAR_TYPE, {"f32", "bf16"}),
+    ("float16 grid_sample gives a very large numeric error against float64", Kind.NONFINITE, {"f16"}),
+    ("fp16 parity issue with traced code on GPU", Kind.NONFINITE, {"f16"}),
+    ("RuntimeError: Unsupported input data type for quantize_to_fp4", Kind.NO_KERNEL, set()),
+    ("python train.py --precision half\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM", Kind.NO_KERNEL, {"f16"}),
+    ("使用AMP训练时偶尔会遇到梯度 NaN", Kind.NONFINITE, set()),
+    ("MelSpectrogram in float16 produces some `inf` values", Kind.NONFINITE, {"f16"}),
+])
+def test_round_fourteen_after_freeze_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "fp16 vs fp32 throughput on an A100", "the unsupported data type list is in the docs", "parity with the paper",
+    "FSDP is incompatible with BF16", "the grid has float coordinates",
+])
+def test_round_fourteen_after_freeze_prose_stays_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

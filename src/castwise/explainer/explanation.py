@@ -166,6 +166,13 @@ class Explanation:
         facts = replace(self._read, confidence=Confidence.LOW)
         return Explanation(self.kind, self.message, self.cause, f"{self.culprit}; {because}", self.fix, facts)
 
+    def also_naming(self, names: tuple[str, ...]) -> Explanation:
+        """The same explanation with ``names``, which other lines of the paste say the same of, added to its dtypes."""
+        facts = replace(self._read, dtypes=self.dtypes + names)
+        return Explanation(self.kind, self.message, self.cause,
+                           f"{self.culprit}; the paste's other error lines say the same of {', '.join(names)}",
+                           self.fix, facts)
+
     def as_dict(self) -> dict[str, Any]:
         """Everything, for JSON: the five contract strings and what was read."""
         return {

@@ -39,12 +39,17 @@ def explain(error: BaseException | str) -> Explanation | None:
 
 
 def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Explanation:
-    """``found``, unless another of the paste's error lines is a dtype error of another kind: then the earliest of
-    them (what the report is about; the later ones are what its attempts at a fix ran into), with low confidence
-    and the other named, since which one matters cannot be told from the text."""
+    """``found``, with the dtypes the paste's other error lines of the same kind name; unless another of them is a
+    dtype error of another kind: then the earliest of them (what the report is about; the later ones are what its
+    attempts at a fix ran into), with low confidence and the other named, since which one matters cannot be told
+    from the text."""
     errors = islice((other for other in from_lines(lines) if other.error_type), MAX_OTHER_ERRORS)
-    others = [read for read in (_first(RULES, (other,)) for other in errors if other.line != failure.line)
-              if read is not None and read[1].kind is not found.kind]
+    reads = [read for read in (_first(RULES, (other,)) for other in errors if other.line != failure.line) if read]
+    more = tuple(dict.fromkeys(name for _, read in reads if read.kind is found.kind for name in read.dtypes
+                               if name not in found.dtypes))
+    if more:
+        found = found.also_naming(more)
+    others = [read for read in reads if read[1].kind is not found.kind]
     if not others:
         return found
     (_, answer), (second, other) = sorted([(failure, found), min(others, key=_line)], key=_line)

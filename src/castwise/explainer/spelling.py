@@ -1,13 +1,13 @@
 """Every way torch has spelled a dtype or a device in an error message, read back to one name.
 
-torch's messages name dtypes through several generations of its own vocabulary: ``Float``,
-``float``, ``c10::Half``, ``struct c10::BFloat16``, ``at::Half``, ``long int``, ``torch.bfloat16``,
-``'BFloat16'``, ``torch.cuda.HalfTensor``, ``CPUBFloat16Type``, ``CUDAFloatTensor``, and users retype
-them (``c 10::BFloat16``). The legacy tensor-type names also carry the device. Triton, which compiled
-kernels (torch.compile's among them) raise from, has its own: ``triton.language.float64``, ``tl.bfloat16``,
-``fp16``, ``i32``, a pointer's ``pointer<fp16>``. Dtypes come out as
-castwise's short names (``policy.dtype_name``: ``bf16``, ``f16``, ``f32``, ``f64``, otherwise
-torch's own name such as ``int64``).
+torch's messages name dtypes through several generations of its own vocabulary: ``Float``, ``float``,
+``c10::Half``, ``struct c10::BFloat16``, ``at::Half``, ``long int``, ``torch.bfloat16``, ``'BFloat16'``,
+``torch.cuda.HalfTensor``, ``CPUBFloat16Type``, ``CUDAFloatTensor``, its C++ constants (``at::kHalf``,
+``torch::kBFloat16``), and users retype them (``c 10::BFloat16``). Other libraries qualify them with their own
+namespace (``np.float16``, ``thunder.dtypes.bfloat16``). The legacy tensor-type names also carry the device.
+Triton, which compiled kernels (torch.compile's among them) raise from, has its own: ``triton.language.float64``,
+``tl.bfloat16``, ``fp16``, ``i32``, a pointer's ``pointer<fp16>``. Dtypes come out as castwise's short names
+(``policy.dtype_name``: ``bf16``, ``f16``, ``f32``, ``f64``, otherwise torch's own name such as ``int64``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _WORDS: dict[str, torch.dtype] = {
     "float": torch.float32, "float32": torch.float32, "fp32": torch.float32, "f32": torch.float32,
     "double": torch.float64, "float64": torch.float64, "fp64": torch.float64, "f64": torch.float64,
     "half": torch.float16, "float16": torch.float16, "fp16": torch.float16, "f16": torch.float16,
-    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
+    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16, "bfloat": torch.bfloat16,
     "long": torch.int64, "longint": torch.int64, "int64": torch.int64, "longlong": torch.int64,
     "int": torch.int32, "int32": torch.int32,
     "short": torch.int16, "int16": torch.int16,
@@ -37,8 +37,10 @@ _WORDS: dict[str, torch.dtype] = {
 }
 
 _DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")
-_NOISE = re.compile(r"\b(?:struct|class)\s+|\b(?:c\s*10|at|std)\s*::|^(?:torch|triton\.language|tl)\.|^pointer<|>$|"
-                    r"['\"`()\[\]{}]")
+_NOISE = re.compile(r"\b(?:struct|class)\s+|\b(?:c\s*10|at|std|torch)\s*::|^(?:torch|triton\.language|tl)\.|"
+                    r"^pointer<|>$|^(?:[a-z_]{1,12}\.){1,2}(?=b?float|half|double)|['\"`()\[\]{}]")
+_CONSTANT = re.compile(r"^k(?=[A-Z])")
+"""ATen's C++ constants (``at::kHalf``, ``torch::kBFloat16``) once their namespace is taken off."""
 _DEVICE_DOT = re.compile(rf"^({'|'.join(_DEVICES)})\.", re.IGNORECASE)
 _DEVICE_PREFIX = re.compile(rf"^({'|'.join(_DEVICES)})(?=[A-Z])", re.IGNORECASE)
 _LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$")
@@ -46,7 +48,7 @@ _LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$")
 
 def _parts(word: str) -> tuple[str | None, str, bool]:
     """(device named by the spelling, the bare dtype word, whether it was a legacy tensor-type name)."""
-    text = _NOISE.sub("", word.strip()).strip().rstrip(".,;:!").removeprefix("torch.")
+    text = _CONSTANT.sub("", _NOISE.sub("", word.strip()).strip().rstrip(".,;:!").removeprefix("torch."))
     legacy = bool(_LEGACY_SUFFIX.search(text)) and text not in ("Tensor", "Type")
     device = None
     for pattern in (_DEVICE_DOT, _DEVICE_PREFIX):

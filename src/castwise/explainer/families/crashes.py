@@ -69,7 +69,8 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
          r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b|"
-         r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR)\b|\bunable to find an engine to execute\b",
+         r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM)\b|"
+         r"\bunable to find an engine to execute\b",
          _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""

@@ -77,7 +77,8 @@ def no_kernel(
         f"{a(dtype)} tensor reaching an op that only runs in higher precision"
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
-        "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)",
+        "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)"
+        + ("" if reason else "; each torch release adds 16-bit kernels, so updating torch may also fix it"),
         op=op or None, names=names, device=device, confidence=confidence,
     )
 
@@ -152,7 +153,8 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
-    op = found.groupdict().get("op") or ("FlashAttention" if "flash" in failure.message.lower() else "this kernel")
+    flash = "flash" in failure.message.lower() or "q_dtype" in failure.message
+    op = found.groupdict().get("op") or ("FlashAttention" if flash else "this kernel")
     return explained(
         Kind.NO_KERNEL, failure,
         f"{op} runs only in fp16 and bf16 and got tensors in another dtype (almost always fp32)",
@@ -296,7 +298,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
-    rule(r"q_dtype == at::kHalf \|\| q_dtype == at::kBFloat16", _only_low_precision),
+    rule(r"q_dtype == (?:at|torch)::k(?:Half|Float16) \|\|", _only_low_precision),
+    rule(r"You can use float16 instead by explicitly setting the ?`dtype` flag", _compute_capability),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),

@@ -456,6 +456,19 @@ def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _grid_sample(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "grid_sample",
+        f"grid_sample got {a(names[0]) if names else 'an'} input and {a(names[-1]) if names else 'a'} grid; it "
+        "samples only with a grid of its input's dtype",
+        culprit="a sampling grid built in fp32 (`F.affine_grid`, `torch.linspace`, a flow field) for 16-bit "
+        "activations, or a 16-bit grid for an fp32 input (a library's deformable/warping op under autocast)",
+        fix="make the grid the input's dtype (`F.grid_sample(x, grid.to(x.dtype))`); if a library makes the call, "
+        "update it (newer versions cast the grid)",
+    )
+
+
 _MATMUL_ARGUMENTS = ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2")
 """torch's argument names for a matmul's operands (older messages say ``for argument #2 'mat2'``)."""
 
@@ -652,6 +665,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
     rule(r"All tensors must have the same dtype", _same_dtype_attention),
     rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),
+    rule(r"grid_sampler\(\): expected input and grid to have (?:the )?same dtype,? but input has (?P<a>{DTYPE}) and "
+         r"grid has (?P<b>{DTYPE})", _grid_sample),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "

@@ -30,8 +30,9 @@ from castwise.explainer.rules import Rule, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
 _PRINTED_DTYPE = re.compile(
-    r"(?<![\w.])(?:(?:c10|at)::|torch\.(?:cuda\.)?)?(?:Half|BFloat16|Float|Double|Float8_\w{1,12}|float16|bfloat16|"
-    r"float32|float64|fp16|bf16|fp32|FP16|BF16|FP32)(?:Tensor|Type)?(?![\w])"
+    r"(?<![\w.])(?:(?:c10|at|torch)::k?|torch\.(?:cuda\.)?|(?:[a-z_]{1,12}\.){1,2}(?=b?float))?(?:Half|BFloat16|"
+    r"Float(?:16|32|64)?|Double|Float8_\w{1,12}|float16|bfloat16|float32|float64|fp16|bf16|fp32|FP16|BF16|FP32)"
+    r"(?:Tensor|Type)?(?![\w])"
 )
 _WORD_START = r"(?<![A-Za-z0-9])"
 _WORD_END = r"(?![A-Za-z0-9])"
@@ -52,11 +53,8 @@ def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
     if len(names) < 2:
         said_only = _DTYPE_CHECK.search(found.group(0)) and len(_PRINTED_DTYPE.findall(failure.message)) < 2
         return _mismatch_in_words(found, failure) if said_only else None
-    return mixed_float(
-        Kind.SCALAR_TYPE, failure, names, "an op",
-        f"an op (or a library's check before it) got {dtype_list(names)} tensors where it needs one dtype",
-        confidence=Confidence.LOW,
-    )
+    cause = f"an op (or a library's check before it) got {dtype_list(names)} tensors where it needs one dtype"
+    return _in_op_named(failure, names, cause)
 
 
 _DTYPE_CHECK = re.compile(r"type", re.IGNORECASE)
@@ -73,6 +71,15 @@ def _missing_support(found: re.Match[str], failure: Failure) -> Explanation | No
     names = tuple(name for name in _printed_dtypes(failure.message) if is_low_precision(name))
     del found
     return no_kernel(failure, "", names[:1], _device_named(failure), Confidence.LOW) if names else None
+
+
+def _unsupported_input(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """An error that says an op does not support its input's data type without naming it (``Unsupported input data
+    type for quantize_to_fp4``): the op has no kernel for the dtype it got (the 16-bit one the paste names, if any)."""
+    del found
+    if not failure.error_type:
+        return None
+    return no_kernel(failure, "", low_precision_said(failure)[:1], _device_named(failure), Confidence.LOW)
 
 
 def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -147,7 +154,8 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
     naming a 16-bit one: the op the frames show, else any op."""
     del found
     printed = _printed_dtypes(failure.message)
-    said = () if any(map(is_low_precision, printed)) else low_precision_said(failure, within=3)
+    near = None if failure.error_type else 3
+    said = () if any(map(is_low_precision, printed)) else low_precision_said(failure, within=near)
     names = tuple(dict.fromkeys(said + printed))
     if not names:
         return None
@@ -155,9 +163,22 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
                if failure.error_type else f"the report says tensors of two dtypes ({dtype_list(names)} among them) "
                "met in one op; its error line is not in the paste")
     shown = shown_op(failure, names)
-    if shown is not None:
-        return shown.less_sure(unnamed)
-    return mixed_float(Kind.SCALAR_TYPE, failure, names, "an op", unnamed, confidence=Confidence.LOW)
+    return shown.less_sure(unnamed) if shown is not None else _in_op_named(failure, names, unnamed)
+
+
+def _in_op_named(failure: Failure, names: tuple[str, ...], cause: str) -> Explanation:
+    """Two dtypes met in the op the line names in words (``in matrix multiplication``), else in some op."""
+    kind, op = next((op for pattern, op in _OP_WORDS if pattern.search(failure.message)), (Kind.SCALAR_TYPE, "an op"))
+    return mixed_float(kind, failure, names, op, cause, confidence=Confidence.LOW)
+
+
+_OP_WORDS = tuple((re.compile(pattern, re.IGNORECASE), op) for pattern, op in (
+    (r"\bmatrix multiplications?\b|\bmatmul\b|\bF\.linear\b|\bnn\.Linear\b|\blinear layers?\b",
+     (Kind.MATMUL, "a matrix multiply")),
+    (r"\bconv(?:olution)?(?:al)?(?: ?[123]d)?(?: layers?)?\b", (Kind.CONV_WEIGHT, "convolution")),
+    (r"\b(?:layer|group|rms) ?norm\b", (Kind.NORM_PARAM, "a normalization layer")),
+))
+"""An op named in the words of a mismatch said in prose (``dtype mismatch in matrix multiplication``)."""
 
 
 def _overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -182,10 +203,14 @@ def _float64_on_mps(found: re.Match[str], failure: Failure) -> Explanation:
 _SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)(?:_[a-z]{1,10})?"
 """A 16-bit dtype or the mode that brings it, as people write it in prose."""
 
+_VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
+"""A dtype on either side of ``(Half vs. Float)``, as a title or a prose line sets two against each other."""
+
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
          r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
-         r"\bmust be (?:equal|the same)\b|\bto match\b|\bmust (?:have|be of) the type\b", _mismatch),
+         r"\bmust be (?:equal|the same)\b|\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
+         rf"\({_VERSUS} vs\.? {_VERSUS}\)", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
     rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
@@ -229,12 +254,12 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
-         rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+)?[`'\"]?-?"
+         rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+|some\s+)?[`'\"]?-?"
          rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
     rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
-    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
+    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出|梯度|损失)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
          appeared),
@@ -248,7 +273,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          _range_said),
     rule(r"\bfail_accuracy\b|\baccuracy (?:check )?fail\w{0,3}\b|\baccuracy (?:drops?|degrad\w{0,6})\b|"
          r"\b(?:bad|poor|wrong|incorrect|inaccurate|degraded) (?:results?|outputs?|accuracy|predictions?)\b|"
-         r"\bdifferent (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from)\b", _drift),
+         r"\bdifferent (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from)\b|"
+         r"\b(?:large|big|huge|significant) (?:numeric(?:al)?|precision|relative) errors?\b|\bimprecision\b|"
+         r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b", _drift),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
 said to be wrong (a failed accuracy check)."""
@@ -257,7 +284,8 @@ SUPPORT: tuple[Rule, ...] = (
     rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
          r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
-         r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)\b", _support_said),
+         r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
+    rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
     rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.]{{0,60}}?\b(?:error|fails?|failed|failing|crash\w{{0,3}}|not working|"
          r"doesn't work)\b[^\n.]{0,30}?\b(?:on|with) (?:the )?cpu\b", _cpu_said),
