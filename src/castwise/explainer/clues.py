@@ -121,7 +121,8 @@ def library_calling(failure: Failure) -> str | None:
 
 
 _LOW_PRECISION_WORD = re.compile(
-    r"半精度|\.half\(\)|\bprecision[\s=:'\"]{1,3}half\b|(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|"
+    r"半精度|\.half\(\)|\bprecision[\s=:'\"]{1,3}half\b|"
+    r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|"
     r"dtype\s*=\s*[\"']half[\"'])(?![A-Za-z0-9])|\b__half\b|\b__nv_bfloat16\b"
     r"|(?<![A-Za-z0-9])Half(?![A-Za-z0-9])", re.IGNORECASE,
 )
