@@ -5,7 +5,8 @@ collected while the reader was written, and the held-out sets ``held_out``, ``he
 each collected after the rules were frozen and graded then, kept as ``grade_at_freeze``) and the
 live cases of ``tests/explain/live_cases.py`` (errors torch raises on this CPU), grades every
 explanation the way the tests do, and prints the counts: correct / partly / wrong (and how many of
-those were confident) / not recognised, each held-out set beside its frozen-rules measurement.
+those were confident) / not recognised, each held-out set beside its frozen-rules measurement, and the
+frozen measurements by what of the failure each text shows (its error line, a symptom, or neither).
 
 With ``--reader REV`` it also grades every set with the reader castwise had at git revision REV
 (its ``src/`` taken with ``git archive``, run in a subprocess), side by side: on a set collected
@@ -48,6 +49,10 @@ OLD_KINDS = {"index_dtype": "indexed_write_dtype"}
 """Kinds the old catalogue named differently (the rest kept their names)."""
 LIVE = "live (torch 2.13 CPU)"
 
+TAGGED_AFTER = CORPUS / "in_view_tagged_after.json"
+"""What of the failure each report of held_out_12 to held_out_34 shows, tagged after grading by a helper that read
+only the texts (later sets write ``in_view`` with their expectations, before castwise runs)."""
+
 Graded = list[tuple[str, bool]]
 """(grade, whether a wrong grade was given with high confidence) for each case of a row."""
 
@@ -59,7 +64,7 @@ def _tests() -> types.ModuleType:
 
 def _sets() -> list[str]:
     """The corpus sets, ``pasted`` first, then the held-out sets in the order they were collected."""
-    names = sorted(path.stem for path in CORPUS.glob("*.json"))
+    names = sorted(path.stem for path in CORPUS.glob("*.json") if path != TAGGED_AFTER)
     return sorted(names, key=lambda name: (name != "pasted", len(name), name))
 
 
@@ -84,6 +89,19 @@ def _frozen_rows(tests: types.ModuleType) -> dict[str, Graded]:
     return {f"{corpus}, when collected (rules frozen)": [(case.grade_at_freeze, False)
                                                          for case in tests.pasted_cases(corpus)]
             for corpus in _sets() if corpus != "pasted"}
+
+
+def _in_view_rows(tests: types.ModuleType) -> dict[str, Graded]:
+    """The frozen grades by what of the failure the text shows (the error line, a symptom, or neither)."""
+    tagged_after = json.loads(TAGGED_AFTER.read_text(encoding="utf-8"))
+    rows: dict[str, Graded] = {}
+    for corpus in _sets():
+        for case in tests.pasted_cases(corpus) if corpus != "pasted" else ():
+            shown = case.in_view or tagged_after.get(f"{corpus}/{case.id}")
+            when = "written before grading" if case.in_view else "tagged after grading"
+            if shown:
+                rows.setdefault(f"{shown} in view ({when})", []).append((case.grade_at_freeze, False))
+    return rows
 
 
 def _cells(graded: Graded) -> list[str]:
@@ -195,6 +213,8 @@ def main() -> None:
         return
     print(f"{machine()}; castwise from {Path(cw.__file__).parent}")
     _table({**rows, **_frozen_rows(tests)}, "now (each held-out set beside its frozen-rules measurement)")
+    _table(dict(sorted(_in_view_rows(tests).items())),
+           "when collected (rules frozen), by what of the failure the text shows")
     if args.reader:
         _table(_rows_at(args.reader), f"the reader at {args.reader}, on the same sets")
     if args.baseline:
