@@ -912,3 +912,28 @@ def test_round_fourteen_after_freeze_wordings(paste: str, kind: Kind, dtypes: se
 ])
 def test_round_fourteen_after_freeze_prose_stays_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: Mismatch dtype between input and weight: input dtype = c10::BFloat16, weight dtype = float, please "
+     "use the same dtype", Kind.SCALAR_TYPE, {"bf16", "f32"}),
+    ("RuntimeError: Input dtypes must be the same, got: input c10::Half, weight: float", Kind.SCALAR_TYPE,
+     {"f16", "f32"}),
+    ("RuntimeError: Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float, Key "
+     "dtype: float, and Value dtype: float instead.", Kind.NO_KERNEL, set()),
+    ("RuntimeError: All tensors must have the same dtype, got input1: Half, input2: Float", Kind.SCALAR_TYPE,
+     {"f16", "f32"}),
+    ("RuntimeError: torch.take_along_dim(): dtype of indices should be Long but got Float", Kind.INDEX_TENSOR, {"f32"}),
+    ("RuntimeError: Function MmBackward0 returned an invalid gradient at index 0 - expected type TensorOptions("
+     "dtype=float, device=cuda:0, layout=Strided, requires_grad=false) but got TensorOptions(dtype=c10::Half, "
+     "device=cuda:0, layout=Strided, requires_grad=false)", Kind.LOSS_DTYPE, {"f32", "f16"}),
+    ("RuntimeError: expected common dtype to be floating point, yet common dtype is Long", Kind.INTEGER_OPERAND,
+     {"int64"}),
+])
+def test_torch_s_own_dtype_checks_read_from_its_binary_s_messages(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_floating_only_check_naming_a_floating_dtype_is_not_read_as_integer_data() -> None:
+    assert cw.explain("RuntimeError: cdist only supports floating-point dtypes, X1 got: Half") is None

@@ -61,12 +61,13 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
     weight (never a convolution's input, ``names[0]`` there) is answered as one."""
     if all_integer(names):
         return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
-    integer_input = "conv" in (op or "") and not is_floating(names[0])
+    integer_input = "conv" in (op or "") and bool(names) and not is_floating(names[0])
     if quantized_weight(names, failure) and not integer_input:
         return quantized_weight_used(failure, names, op)
     return explained(
         Kind.INTEGER_OPERAND, failure,
-        f"{op or 'a floating-point op'} got integer data ({dtype_list(names)}): float math needs floating inputs",
+        f"{op or 'a floating-point op'} got integer data{f' ({dtype_list(names)})' if names else ''}: float math "
+        "needs floating inputs",
         "inputs built from integer data (token counts, pixel values, a numpy int array, `torch.tensor([1, 2])`) "
         "fed straight to a layer",
         "convert the data where it is made: `x.float()` (or `x.to(weight.dtype)`); if it is token ids, pass them "
@@ -223,6 +224,17 @@ def _float_input(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), None)
 
 
+def _float_only_op(found: re.Match[str], failure: Failure) -> Explanation:
+    return integer_operand(failure, (), found["op"])
+
+
+def _float_only(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """An op that takes only floating tensors (``cdist only supports floating-point dtypes``) given an integer one;
+    declined when the dtype named is floating (another check's wording)."""
+    names = dtypes(found, "a", "b", "c")
+    return integer_operand(failure, names, None) if names and not is_floating(names[0]) else None
+
+
 def mask_argument(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """An op's ``mask`` argument of another dtype than the one it takes (``names``: expected, got); old torch took
     uint8 masks where newer torch takes bool."""
@@ -321,6 +333,12 @@ RULES: tuple[Rule, ...] = (
     rule(r"where\(\): expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
          _condition),
     rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<a>{DTYPE})", _float_input),
+    rule(r"\bonly supports? floating-point dtypes\b[^\n]{0,40}?got:?\s*(?P<a>{DTYPE})|expected common dtype to be "
+         r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "
+         r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
+    rule(r"\b(?P<op>std and var) only support floating point and complex dtypes", _float_only_op),
+    rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",
+         _index_tensor),
     rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "

@@ -456,6 +456,18 @@ def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _input_and_weight(found: re.Match[str], failure: Failure) -> Explanation:
+    """oneDNN's ``Mismatch dtype between input and weight`` (CPU linear and convolution kernels): the op the frames
+    show, else a layer whose weight has another dtype than its input."""
+    names = dtypes(found, "a", "b")
+    return shown_op(failure, names) or mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "a layer with a weight (oneDNN's linear or convolution on the CPU)",
+        f"a layer got {a(names[0]) if names else 'an'} input and {a(names[-1]) if names else 'a'} weight; the CPU's "
+        "oneDNN kernels take one dtype for both",
+        confidence=Confidence.LOW,
+    )
+
+
 def _grid_sample(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     return mixed_float(
@@ -663,7 +675,9 @@ RULES: tuple[Rule, ...] = (
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
-    rule(r"All tensors must have the same dtype", _same_dtype_attention),
+    rule(r"All tensors must have the same dtype(?!,? got)", _same_dtype_attention),
+    rule(r"(?:Mismatch dtype between input and weight: input dtype = |Input dtypes must be the same, got: input )"
+         r"(?P<a>{DTYPE}),? weight(?: dtype =|:) (?P<b>{DTYPE})", _input_and_weight),
     rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),
     rule(r"grid_sampler\(\): expected input and grid to have (?:the )?same dtype,? but input has (?P<a>{DTYPE}) and "
          r"grid has (?P<b>{DTYPE})", _grid_sample),
