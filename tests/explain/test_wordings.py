@@ -852,6 +852,8 @@ def test_round_fourteen_checks_with_no_16_bit_dtype_near_stay_unrecognised(paste
      {"f16", "f32"}),
     ("AssertionError: FSDP expects uniform original parameter dtype but got {torch.float32, torch.bfloat16}",
      Kind.SCALAR_TYPE, {"f32", "bf16"}),
+    ("AssertionError: FSDP expects uniform reduce dtype but got {torch.float32, torch.bfloat16}", Kind.SCALAR_TYPE,
+     {"f32", "bf16"}),
     ("RuntimeError: mixed dtype (CPU): all inputs must share same datatype.", Kind.NORM_PARAM, set()),
     ("TypeError: Cannot interpret 'torch.bfloat16' as a data type", Kind.NUMPY_DTYPE, {"bf16"}),
     ("RuntimeError: Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 "
