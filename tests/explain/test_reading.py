@@ -14,7 +14,7 @@ from castwise.explainer import Kind
 from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.failures import Failure, from_exception, from_text
 from castwise.explainer.families import FALLBACKS, RULES
-from castwise.explainer.logtext import MAX_CHARS, MAX_LINE, clean_lines
+from castwise.explainer.logtext import MAX_CHARS, MAX_LINE, WRAP_INDENT, WRAP_WIDTH, clean_lines
 from castwise.explainer.spelling import device_of, short_dtype
 
 MESSAGE = "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16"
@@ -266,3 +266,19 @@ def test_a_16_bit_dtype_is_read_however_a_line_spells_it(line: str, said: tuple[
 ])
 def test_other_libraries_and_c_plus_plus_spellings_of_a_dtype_are_read(word: str, short: str | None) -> None:
     assert short_dtype(word) == short
+
+
+def test_a_log_record_a_console_wrapped_is_read_as_one_line() -> None:
+    head = "17:07:45-760315 ERROR    Processing: args={'prompt': ['woman'], 'width': 1536} Input type (struct"
+    paste = f"{head.ljust(WRAP_WIDTH)}\n{' ' * 25}c10::BFloat16) and bias type (float) should be the same\nnext"
+    lines = clean_lines(paste)
+    assert lines[0].endswith("Input type (struct c10::BFloat16) and bias type (float) should be the same")
+    assert lines[1] == "next"
+
+
+@pytest.mark.parametrize("paste", [
+    "short line\n" + " " * 30 + "indented code",
+    "x" * 100 + "\n" + " " * (WRAP_INDENT - 4) + "traceback code line",
+])
+def test_lines_that_were_not_wrapped_by_a_console_stay_apart(paste: str) -> None:
+    assert len(clean_lines(paste)) == 2

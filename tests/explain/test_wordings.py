@@ -939,3 +939,32 @@ def test_torch_s_own_dtype_checks_read_from_its_binary_s_messages(paste: str, ki
 
 def test_a_floating_only_check_naming_a_floating_dtype_is_not_read_as_integer_data() -> None:
     assert cw.explain("RuntimeError: cdist only supports floating-point dtypes, X1 got: Half") is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: Expected A.dtype() == at::kBFloat16 to be true, but got false.", Kind.NO_KERNEL, {"bf16"}),
+    ("ValueError: Value bf16 not found in Precision", Kind.NO_KERNEL, {"bf16"}),
+    ("ValueError: Buffer dtype mismatch, expected 'float' but got 'double'", Kind.SCALAR_TYPE, {"f32", "f64"}),
+    ("`gemv_4bit` with NF4 has huge `bfloat16` error compared with `float16`", Kind.NONFINITE, {"bf16"}),
+    ("there is a loss of accuracy when converting to bf16", Kind.NONFINITE, {"bf16"}),
+    ('with torch_dtype=torch.float16\nthe latents output is "Nan" value', Kind.NONFINITE, {"f16"}),
+    ("the model runs in fp16\nRuntimeError: scatter add only supports float, bfloat16, int, int64 and double type",
+     Kind.NO_KERNEL, {"f16"}),
+    ("RuntimeError: scatter add only supports float, bfloat16, int, int64 and double type", Kind.NO_KERNEL, set()),
+])
+def test_round_fifteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_kernel_that_takes_only_fp32_is_not_read_as_one_that_takes_only_16_bit() -> None:
+    explanation = cw.explain("RuntimeError: Expected self.scalar_type() == ScalarType::Float to be true, but got false.")
+    assert explanation.kind is Kind.SCALAR_TYPE
+
+
+def test_an_error_quoted_inside_prose_is_read_with_low_confidence() -> None:
+    message = ("TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. "
+               "Please use float32 instead.")
+    assert cw.explain(message).confidence is Confidence.HIGH
+    quoted = cw.explain(f'whereas with double precision it correctly fails with\n\n`"{message}"`\n\nI would expect')
+    assert quoted.kind is Kind.NO_KERNEL and quoted.confidence is Confidence.LOW

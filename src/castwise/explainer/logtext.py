@@ -4,8 +4,9 @@ What users paste is rarely a bare traceback: distributed launchers prefix every 
 (``[rank7]:``), loggers add timestamps and levels (``2024-01-20 14:53:22,980 INFO``,
 ``ERROR:root:``, ``[2024-08-30 06:31] ERROR``), docker-compose adds ``service-1   |``, rich draws
 boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, prose opens a code
-span right before an error (``I am getting ```ValueError: ...``), and copied
-notebooks keep markdown links around paths. The reader needs the plain lines (code-line markers
+span right before an error (``I am getting ```ValueError: ...``), copied
+notebooks keep markdown links around paths, and loggers that wrap at the console's width (SD.Next's rich log)
+break one message over several indented lines. The reader needs the plain lines (code-line markers
 such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is bounded: only its
 tail (where the error is) is read.
 """
@@ -43,15 +44,34 @@ _PREFIXES = tuple(re.compile(pattern) for pattern in (
 
 def clean_lines(text: str) -> list[str]:
     """The lines of a paste with log prefixes, colours, rich boxes and markdown taken off (and full-width
-    punctuation, as some keyboards type it, folded to ASCII)."""
+    punctuation, as some keyboards type it, folded to ASCII); a log record a console wrapped over several lines is
+    one line again."""
     text = _ANSI.sub("", unicodedata.normalize("NFKC", text[-MAX_CHARS:]))
-    lines = []
+    lines: list[str] = []
+    previous = ""
     for raw in text.splitlines():
         line = _LINK.sub(r"\1", raw[:MAX_LINE])
         if _BOX_RULE.match(line):
             continue
-        lines.append(_strip_prefixes(_BOX_EDGE.sub("", line)))
+        if lines and _continues(previous, line):
+            lines[-1] = f"{lines[-1]} {line.strip()}"[:MAX_LINE]
+        else:
+            lines.append(_strip_prefixes(_BOX_EDGE.sub("", line)))
+        previous = line
     return lines
+
+
+WRAP_WIDTH = 72
+"""A line at least this long, followed by one indented past ``WRAP_INDENT``, was wrapped by a console (loguru, rich)."""
+
+WRAP_INDENT = 20
+
+
+def _continues(previous: str, line: str) -> bool:
+    """Whether ``line`` is the rest of ``previous``, a log record wrapped at the console's width: ``previous`` fills
+    the width and ``line`` is indented to the record's message column (far deeper than a traceback's code)."""
+    indent = len(line) - len(line.lstrip(" "))
+    return len(previous) >= WRAP_WIDTH and indent >= WRAP_INDENT and bool(line.strip())
 
 
 def _strip_prefixes(line: str) -> str:

@@ -11,6 +11,7 @@ is worse than none.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from itertools import islice
 from textwrap import shorten
@@ -35,7 +36,14 @@ def explain(error: BaseException | str) -> Explanation | None:
     found = _first(RULES, from_lines(lines))
     if found is None:
         return _explained(_by_priority(FALLBACKS, from_lines(lines)))
+    if _QUOTED.match(found[0].message):
+        found = found[0], found[1].less_sure("the paste quotes this error inside its prose, where it may be cited "
+                                             "rather than raised")
     return _weighed(*found, lines)
+
+
+_QUOTED = re.compile(r"""^[`\s]*["“][^"“”]{8,}["”][`\s.,;:]*$""")
+"""A whole error message inside quotation marks: a report's prose citing it (possibly as another case)."""
 
 
 def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Explanation:

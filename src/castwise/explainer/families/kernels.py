@@ -24,7 +24,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import device_of, is_floating, is_low_precision
+from castwise.explainer.spelling import device_of, full_name, is_floating, is_low_precision
 
 _BY_DESIGN = (
     (re.compile(r"svd|gesvd|eig|qr|geqrf|lu|cholesky|inv|solve|lstsq|det|pinv|linalg|orgqr|triangular", re.I),
@@ -73,7 +73,8 @@ def no_kernel(
         )
     return explained(
         Kind.NO_KERNEL, failure,
-        f"{shown} has no {dtype} kernel{on}" + (f": {reason}" if reason else ""),
+        (f"{shown} has no {dtype} kernel{on}" if names else f"{shown} has no kernel{on} for the dtype it got")
+        + (f": {reason}" if reason else ""),
         f"{a(dtype)} tensor reaching an op that only runs in higher precision"
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
@@ -165,6 +166,22 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
         "precision (`bf16=True`, 'bf16-mixed'); or cast the op's inputs to bf16 just before the call; to stay in "
         "fp32, use another implementation (for attention, `attn_implementation='sdpa'`)",
         op=op,
+    )
+
+
+def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
+    """A kernel's own check that its input has one 16-bit dtype (``Expected A.dtype() == at::kBFloat16``): it got
+    another (fp32 most often)."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"this kernel runs only in {dtype} and got a tensor of another dtype (fp32 most often)",
+        f"a model, adapter or activation left in fp32 (or converted to the other 16-bit dtype) reaching a kernel "
+        f"written for {dtype} only (an int4/fp8 GEMM, a fused attention or quantization kernel)",
+        f"cast its input to {dtype} just before the call (`x.to(torch.{full_name(names[0]) if names else dtype})`), "
+        f"or load the model in {dtype} (`torch_dtype=torch.{full_name(names[0]) if names else dtype}`); update the "
+        "library if it makes the call",
+        op="a kernel", names=names,
     )
 
 
@@ -270,7 +287,7 @@ _compute_capability = message_only(
     "a model or config that defaults to bf16 (`torch_dtype=torch.bfloat16`, `dtype='auto'` reading bf16 from "
     "config.json, `bf16=True`) run on an older GPU",
     "use float16 (fp16) instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', "
-    "which adds loss scaling), or float32",
+    "which adds loss scaling), or float32 (fp32)",
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
@@ -286,8 +303,8 @@ _fp8_capability = message_only(
 
 
 RULES: tuple[Rule, ...] = (
-    rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for [\"“”'‘’](?P<dtype>{DTYPE})[\"“”'‘’]?",
-         _not_implemented),
+    rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
+         r"\\?[\"“”'‘’]?", _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
@@ -303,6 +320,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>view_as_complex) is only supported for half, float and double tensors,? but got a tensor of scalar "
          r"type:?\s*(?P<dtype>{DTYPE})", _op_lacks_dtype),
     rule(r"You can use float16 instead by explicitly setting the ?`dtype` flag", _compute_capability),
+    rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
+         r"(?P<dtype>BFloat16|Half|Float16) to be true", _only_in),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),

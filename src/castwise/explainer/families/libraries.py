@@ -259,7 +259,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Mixed precision training with AMP or APEX \(`?--fp16`?\)[^\n]{0,60}?can only be used on CUDA devices",
          _transformers_fp16_device),
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
-    rule(r"Value (?P<value>\w{1,20}) is not available in Precision", _composer_precision),
+    rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
          _accelerator_refuses),

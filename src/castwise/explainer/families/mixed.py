@@ -43,7 +43,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import device_of, dtype_of, is_floating, is_fp8, short_dtype
+from castwise.explainer.spelling import device_of, dtype_of, full_name, is_floating, is_fp8, short_dtype
 
 
 def mixed_float(
@@ -468,6 +468,19 @@ def _input_and_weight(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _buffer_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a", "b")
+    convert = "convert the array to the dtype the extension takes before the call"
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "a Cython extension",
+        f"a Cython extension's typed buffer takes {names[0] if names else 'one dtype'} and got "
+        f"{a(names[-1]) if names else 'another'} array (numpy arrays are float64 unless told otherwise)",
+        culprit="a numpy array (or a tensor's `.numpy()`) of another dtype handed to a compiled extension (NMS, "
+        "mesh rendering, a C/Cython post-processing step)",
+        fix=f"{convert} (`arr.astype(np.{full_name(names[0])})`)" if names else convert,
+    )
+
+
 def _grid_sample(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     return mixed_float(
@@ -682,6 +695,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),
     rule(r"grid_sampler\(\): expected input and grid to have (?:the )?same dtype,? but input has (?P<a>{DTYPE}) and "
          r"grid has (?P<b>{DTYPE})", _grid_sample),
+    rule(r"Buffer dtype mismatch, expected '(?P<a>[\w ]{1,20})' but got '(?P<b>[\w ]{1,20})'", _buffer_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "

@@ -82,6 +82,16 @@ def _unsupported_input(found: re.Match[str], failure: Failure) -> Explanation | 
     return no_kernel(failure, "", low_precision_said(failure)[:1], _device_named(failure), Confidence.LOW)
 
 
+def _listed_support(found: re.Match[str], failure: Failure) -> Explanation:
+    """An op that lists the dtypes it supports (``scatter add only supports float, bfloat16, int, int64 and double``):
+    it got another, the 16-bit dtype the paste names when that one is not listed."""
+    listed = {short_dtype(word) for word in re.split(r"[,/\s]+|\band\b|\bor\b", found["listed"]) if word}
+    lines = (failure.message.replace(found["listed"], ""), *(line for index, line in enumerate(failure.paste)
+                                                              if index != failure.line))
+    missing = next((name for line in lines for name in low_precision_in(line) if name not in listed), None)
+    return no_kernel(failure, "", (missing,) if missing else (), _device_named(failure), Confidence.LOW)
+
+
 def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A missing kernel said in prose with the dtype in lowercase (``dot not being implemented for half``)."""
     name = short_dtype(found["dtype"])
@@ -261,7 +271,7 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
     rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出|梯度|损失)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
-         r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
+         r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?[\"'`]?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
          appeared),
     rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
@@ -275,7 +285,10 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:bad|poor|wrong|incorrect|inaccurate|degraded) (?:results?|outputs?|accuracy|predictions?)\b|"
          r"\bdifferent (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from)\b|"
          r"\b(?:large|big|huge|significant) (?:numeric(?:al)?|precision|relative) errors?\b|\bimprecision\b|"
-         r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b", _drift),
+         r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b|"
+         r"\b(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
+         r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b",
+         _drift),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
 said to be wrong (a failed accuracy check)."""
@@ -286,6 +299,8 @@ SUPPORT: tuple[Rule, ...] = (
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
+    rule(r"\bonly supports? (?P<listed>(?:(?:float|double|bfloat16|half|bf16|fp16|fp32|float16|float32|int|int32|int64|"
+         r"long|bool)(?:,\s*|\s+and\s+|\s+or\s+|\s*/\s*)?){2,8})", _listed_support),
     rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.]{{0,60}}?\b(?:error|fails?|failed|failing|crash\w{{0,3}}|not working|"
          r"doesn't work)\b[^\n.]{0,30}?\b(?:on|with) (?:the )?cpu\b", _cpu_said),
