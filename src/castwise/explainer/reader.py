@@ -20,7 +20,7 @@ from castwise.explainer.explanation import Explanation
 from castwise.explainer.failures import Failure, from_exception, from_lines
 from castwise.explainer.families import FALLBACKS, RULES
 from castwise.explainer.logtext import clean_lines
-from castwise.explainer.rules import Rule, screen
+from castwise.explainer.rules import Rule
 
 MAX_OTHER_ERRORS = 16
 """Error lines of a paste compared with the one explained (a long log's repeated errors are not all read)."""
@@ -75,8 +75,7 @@ def _explained(found: tuple[Failure, Explanation] | None) -> Explanation | None:
 
 def _by_priority(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[Failure, Explanation] | None:
     """The first of ``rules``, in their order, that explains any of ``failures``, with that explanation."""
-    any_rule = screen(rules)
-    candidates = [failure for failure in failures if any_rule.search(failure.message)]
+    candidates = [failure for failure in failures if any(rule.pattern.search(failure.message) for rule in rules)]
     for rule in rules:
         for failure in candidates:
             explanation = rule.explain(failure)
@@ -87,10 +86,7 @@ def _by_priority(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[
 
 def _first(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[Failure, Explanation] | None:
     """The first failure that any of ``rules`` explains, with its explanation."""
-    any_rule = screen(rules)
     for failure in failures:
-        if not any_rule.search(failure.message):
-            continue
         for rule in rules:
             explanation = rule.explain(failure)
             if explanation is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from castwise.explainer.clues import library_calling, module_called
 from castwise.explainer.explanation import Confidence, Explanation, Facts, Kind
@@ -38,14 +37,6 @@ class Rule:
         """The explanation of ``failure`` if its message matches and the builder accepts it."""
         found = self.pattern.search(failure.message)
         return None if found is None else self.build(found, failure)
-
-
-@lru_cache(maxsize=8)
-def screen(rules: tuple[Rule, ...]) -> re.Pattern[str]:
-    """One pattern that matches a line exactly when one of ``rules`` would: every rule's pattern as an alternative,
-    its named groups made plain, so a line no rule can match costs one search, not one per rule."""
-    plain = (re.sub(r"\(\?P<\w+>", "(?:", rule.pattern.pattern) for rule in rules)
-    return re.compile("|".join(f"(?:{pattern})" for pattern in plain), re.IGNORECASE)
 
 
 def rule(pattern: str, build: Build) -> Rule:
