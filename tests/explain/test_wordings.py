@@ -957,9 +957,10 @@ def test_round_fifteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> Non
     assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
 
 
-def test_a_kernel_that_takes_only_fp32_is_not_read_as_one_that_takes_only_16_bit() -> None:
+def test_a_kernel_that_takes_only_fp32_is_told_to_run_in_fp32_not_to_cast_to_16_bit() -> None:
     explanation = cw.explain("RuntimeError: Expected self.scalar_type() == ScalarType::Float to be true, but got false.")
-    assert explanation.kind is Kind.SCALAR_TYPE
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32",)
+    assert "x.float()" in explanation.fix and "bfloat16" not in explanation.fix
 
 
 def test_an_error_quoted_inside_prose_is_read_with_low_confidence() -> None:
@@ -968,3 +969,32 @@ def test_an_error_quoted_inside_prose_is_read_with_low_confidence() -> None:
     assert cw.explain(message).confidence is Confidence.HIGH
     quoted = cw.explain(f'whereas with double precision it correctly fails with\n\n`"{message}"`\n\nI would expect')
     assert quoted.kind is Kind.NO_KERNEL and quoted.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: Promotion for Float8 Types is not supported, attempted to promote Float8_e4m3fn and Bool",
+     Kind.FP8_PROMOTION, {"float8_e4m3fn", "bool"}),
+    ("ValueError: Precision 'bf16-true' is invalid. Allowed precision values: ('16-mixed', 'bf16-mixed', '32-true')",
+     Kind.NO_KERNEL, {"bf16"}),
+    ("TypeError: __init__() got an unexpected keyword argument 'fp16'", Kind.NO_KERNEL, {"f16"}),
+    ("MisconfigurationException: `precision='bf16'` does not use a scaler, found <ShardedGradScaler object>",
+     Kind.LOSS_SCALE, {"bf16"}),
+    ("ValueError: Expected dtype ['fp32', 'fp64'] but got bf16", Kind.NO_KERNEL, {"bf16"}),
+    ("NotImplementedError: Unsloth: We do not support dtype = float16 yet!", Kind.NO_KERNEL, {"f16"}),
+    ("TypeError: Cannot handle this data type: (1, 1, 3), <f4", Kind.INTEGER_OPERAND, {"f32"}),
+    ("error `RuntimeError: expected scalar type Float but found Half` at `I3DHead.fc_cls` `addmm op`.", Kind.MATMUL,
+     {"f32", "f16"}),
+    ("fp16 polygraphy check: `PASSED | Output: 'pooler_output' | FAILED | Output: 'last_hidden_state'`",
+     Kind.NONFINITE, {"f16"}),
+])
+def test_round_sixteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "TypeError: Cannot handle this data type: (1, 1, 5), |u1", "ValueError: Expected dtype ['fp32', 'fp64'] but got i32",
+    "TypeError: __init__() got an unexpected keyword argument 'lr'",
+])
+def test_round_sixteen_checks_that_are_not_about_16_bit_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -39,7 +39,8 @@ def _op(name: str, pattern: str) -> Op:
 
 FASTPATH = _op("torch's fused transformer fast path",
                r"_transformer_encoder_layer_fwd|_native_multi_head_attention")
-CONV = _op("convolution", r"\bconv(?:_transpose)?[123]d\b|_conv_forward|\bconvolution\b|/modules/conv\.py")
+CONV = _op("convolution", r"\bconv(?:_transpose)?[123]d\b|_conv_forward|\bconvolution\b|/modules/conv\.py|"
+                          r"\bindice_conv\w*|/spconv/")
 NORM = _op("normalization layer",
            r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|/modules/normalization\.py")
 RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|/modules/rnn\.py")

@@ -220,6 +220,28 @@ def _condition(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_NUMPY_FLOAT_CODES = {"f2": "f16", "f4": "f32", "f8": "f64"}
+"""numpy's type codes for its floating dtypes (``<f4`` is a little-endian float32), as PIL prints them."""
+
+
+def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """PIL's ``Cannot handle this data type: (1, 1, 3), <f4``: an image made from a float array; declined for a uint8
+    one (then the channel count, not the dtype, is what PIL refused)."""
+    name = _NUMPY_FLOAT_CODES.get(found["code"])
+    if name is None:
+        return None
+    names = (name,)
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"PIL makes images from uint8 arrays (0-255) and got {a(names[0])} array",
+        "a tensor's values (floats in 0-1, a 16-bit model's output) turned into a PIL image without scaling them "
+        "to 0-255 and converting to uint8",
+        "scale and convert first: `Image.fromarray((x.float().clamp(0, 1) * 255).round().to(torch.uint8)"
+        ".cpu().numpy())`",
+        op="PIL Image.fromarray", names=names,
+    )
+
+
 def _float_input(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), None)
 
@@ -337,6 +359,7 @@ RULES: tuple[Rule, ...] = (
          r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
     rule(r"\b(?P<op>std and var) only support floating point and complex dtypes", _float_only_op),
+    rule(r"Cannot handle this data type: \(1, 1, \d{1,2}\), [<>|=]?(?P<code>[fiub]\d{1,2})", _image_array),
     rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",
          _index_tensor),
     rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),

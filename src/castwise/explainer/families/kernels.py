@@ -169,10 +169,28 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _triton_listed(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Triton's ``Expected dtype ['fp32', 'fp64'] but got bf16`` (a libdevice function with no 16-bit version)."""
+    names = dtypes(found, "dtype")
+    if not names or not is_low_precision(names[0]):
+        return None
+    return no_kernel(failure, "a Triton kernel's math function", names, None)
+
+
 def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
-    """A kernel's own check that its input has one 16-bit dtype (``Expected A.dtype() == at::kBFloat16``): it got
-    another (fp32 most often)."""
+    """A kernel's own check that its input has one dtype (``Expected A.dtype() == at::kBFloat16``): a 16-bit-only
+    kernel got another (fp32 most often); a float32-only one got a 16-bit tensor."""
     names, dtype = dtype_read(found, "dtype")
+    if names and not is_low_precision(names[0]):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            f"this kernel runs only in {dtype} and got a tensor of another dtype (16-bit most often)",
+            f"a 16-bit tensor (a `.half()`/bf16 model's activation, an autocast region) reaching a kernel written for "
+            f"{dtype} only (a custom CUDA/C++ op, an extension's kernel)",
+            f"{_upcast('op')}; or {keep_rule('the module that calls it')}; update the extension if a version with "
+            "16-bit kernels exists",
+            op="a kernel", names=names, confidence=Confidence.LOW,
+        )
     return explained(
         Kind.NO_KERNEL, failure,
         f"this kernel runs only in {dtype} and got a tensor of another dtype (fp32 most often)",
@@ -320,8 +338,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>view_as_complex) is only supported for half, float and double tensors,? but got a tensor of scalar "
          r"type:?\s*(?P<dtype>{DTYPE})", _op_lacks_dtype),
     rule(r"You can use float16 instead by explicitly setting the ?`dtype` flag", _compute_capability),
+    rule(r"Expected dtype \[(?P<listed>[^\]\n]{1,80})\] but got (?P<dtype>\w{1,20})", _triton_listed),
     rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
-         r"(?P<dtype>BFloat16|Half|Float16) to be true", _only_in),
+         r"(?P<dtype>BFloat16|Half|Float16|Float|Double) to be true", _only_in),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),

@@ -229,6 +229,40 @@ def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _lightning_precision(found: re.Match[str], failure: Failure) -> Explanation:
+    value = found["value"]
+    names = ("bf16",) if "bf" in value.lower() else ("f16",) if "16" in value else ()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the precision `{value}` is not one this Lightning version knows: 2.0 renamed `16` and `'bf16'` to "
+        "'16-mixed' and 'bf16-mixed' and added 'bf16-true', and an older Lightning lists only the old names",
+        "code or a config written for another Lightning version than the one installed (a repo pinned to an old "
+        "pytorch_lightning, or old names passed to Lightning 2)",
+        f"update Lightning (`pip install -U lightning`) to use `precision='{value}'`, or pass the name this version "
+        "lists in the message (`16`, `'bf16'`)",
+        op="precision name", names=names,
+    )
+
+
+_accelerate_fp16_argument = message_only(
+    Kind.NO_KERNEL,
+    "this accelerate has no `fp16=` argument: `Accelerator(fp16=True)` was replaced by `mixed_precision`",
+    "a script written for an old accelerate (before 0.6) run with a newer one",
+    "use `Accelerator(mixed_precision='fp16')` (or 'bf16'; `--mixed_precision fp16` with `accelerate launch`)",
+    op="Accelerator(fp16=...)", names=("f16",),
+)
+
+_scaler_under_bf16 = message_only(
+    Kind.LOSS_SCALE,
+    "Lightning's bf16 precision takes no gradient scaler (bf16 has fp32's range), but a scaler was handed to it: "
+    "in that version the sharded strategies added FairScale's ShardedGradScaler whatever the precision",
+    "`precision='bf16'` with a sharded strategy (`ddp_sharded`, `fsdp` through FairScale) in a Lightning release "
+    "with that bug",
+    "update Lightning (the fix landed in the next releases), or pass no scaler with bf16 (use `precision=16` if "
+    "the strategy needs one)",
+    op="Lightning's precision plugin", names=("bf16",),
+)
+
 _no_fp16_accumulation = message_only(
     Kind.NO_KERNEL,
     "fp16 accumulation for matmuls (`torch.backends.cuda.matmul.allow_fp16_accumulation`) does not exist in this "
@@ -260,6 +294,9 @@ RULES: tuple[Rule, ...] = (
          _transformers_fp16_device),
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
+    rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid", _lightning_precision),
+    rule(r"__init__\(\) got an unexpected keyword argument '(?:fp16|bf16)'", _accelerate_fp16_argument),
+    rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
          _accelerator_refuses),

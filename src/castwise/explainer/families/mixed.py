@@ -334,6 +334,17 @@ def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _fp8(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
+    if integers.integer_names(names):
+        return explained(
+            Kind.FP8_PROMOTION, failure,
+            f"an op mixed {dtype_list(names)}: torch has no type promotion for float8, so an fp8 tensor cannot meet "
+            "another dtype in arithmetic, a mask or an index included",
+            "an fp8 weight or activation (fp8 is a storage format) used directly in arithmetic with a bool mask or "
+            "an integer tensor, often in a model's own fp8 code path on a backend it was not written for",
+            "dequantize before the op (`x.to(torch.bfloat16)`, times its scale) and apply the mask to the result; if a "
+            "library makes the call, update it",
+            op="arithmetic on an fp8 tensor", names=names,
+        )
     return mixed_float(
         Kind.FP8_PROMOTION, failure, names, "arithmetic on an fp8 tensor",
         f"an op mixed {dtype_list(names)}: torch has no type promotion for float8, so an fp8 tensor cannot meet "
@@ -525,6 +536,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     shown = shown_op(failure, names)
     if shown is not None:
         return shown
+    named = op_named_in(failure.message)
+    if named is not None:
+        return mixed_float(named[0], failure, names, named[1], confidence=Confidence.LOW)
     story_culprit, story_fix = mixed_story(names)
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
@@ -552,6 +566,20 @@ def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     if op is EXTENSION and len(names) == 2:
         return _extension(failure, names)
     return None
+
+
+_OP_WORDS = tuple((re.compile(pattern, re.IGNORECASE), op) for pattern, op in (
+    (r"\bmatrix multiplications?\b|\bmatmul\b|\baddmm\b|\bF\.linear\b|\bnn\.Linear\b|\blinear layers?\b",
+     (Kind.MATMUL, "a matrix multiply")),
+    (r"\bconv(?:olution)?(?:al)?(?: ?[123]d)?(?: layers?)?\b", (Kind.CONV_WEIGHT, "convolution")),
+    (r"\b(?:layer|group|rms) ?norm\b", (Kind.NORM_PARAM, "a normalization layer")),
+))
+
+
+def op_named_in(text: str) -> tuple[Kind, str] | None:
+    """The kind and op of a two-dtype error in the op a line names in words (``in matrix multiplication``,
+    ``at `fc_cls` `addmm op```), when it names one."""
+    return next((op for pattern, op in _OP_WORDS if pattern.search(text)), None)
 
 
 _FLOAT_ONLY_KERNEL = re.compile(r"\(data_ptr<\w+>")

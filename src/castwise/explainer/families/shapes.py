@@ -23,7 +23,7 @@ from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
-from castwise.explainer.families.mixed import mixed_float, shown_op
+from castwise.explainer.families.mixed import mixed_float, op_named_in, shown_op
 from castwise.explainer.families.nonfinite import appeared, broken_output, drifted, nan_generation, nan_loss
 from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, rule
@@ -57,7 +57,7 @@ def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
     return _in_op_named(failure, names, cause)
 
 
-_DTYPE_CHECK = re.compile(r"type", re.IGNORECASE)
+_DTYPE_CHECK = re.compile(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)", re.IGNORECASE)
 """A check said of dtypes (``must have the same dtype``, ``dtypes do not match``), not of sizes (``must be equal``)."""
 
 
@@ -178,17 +178,8 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
 
 def _in_op_named(failure: Failure, names: tuple[str, ...], cause: str) -> Explanation:
     """Two dtypes met in the op the line names in words (``in matrix multiplication``), else in some op."""
-    kind, op = next((op for pattern, op in _OP_WORDS if pattern.search(failure.message)), (Kind.SCALAR_TYPE, "an op"))
+    kind, op = op_named_in(failure.message) or (Kind.SCALAR_TYPE, "an op")
     return mixed_float(kind, failure, names, op, cause, confidence=Confidence.LOW)
-
-
-_OP_WORDS = tuple((re.compile(pattern, re.IGNORECASE), op) for pattern, op in (
-    (r"\bmatrix multiplications?\b|\bmatmul\b|\bF\.linear\b|\bnn\.Linear\b|\blinear layers?\b",
-     (Kind.MATMUL, "a matrix multiply")),
-    (r"\bconv(?:olution)?(?:al)?(?: ?[123]d)?(?: layers?)?\b", (Kind.CONV_WEIGHT, "convolution")),
-    (r"\b(?:layer|group|rms) ?norm\b", (Kind.NORM_PARAM, "a normalization layer")),
-))
-"""An op named in the words of a mismatch said in prose (``dtype mismatch in matrix multiplication``)."""
 
 
 def _overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -253,7 +244,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"predictions?|latents?|results?)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
-         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy)\b|\b(?P<what2>garbage|gibberish|garbled|"
+         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?)\b|\b(?P<what2>garbage|gibberish|garbled|"
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
@@ -287,14 +278,15 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:large|big|huge|significant) (?:numeric(?:al)?|precision|relative) errors?\b|\bimprecision\b|"
          r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b|"
          r"\b(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
-         r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b",
+         r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b|"
+         r"\bFAILED \| Output\b|\b(?:not|isn't) within (?:the )?tolerance\b",
          _drift),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
 said to be wrong (a failed accuracy check)."""
 
 SUPPORT: tuple[Rule, ...] = (
-    rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdoes(?: not|n't) (?:have )?support\b|"
+    rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdo(?:es)?(?: not|n't) (?:have )?support\b|"
          r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
