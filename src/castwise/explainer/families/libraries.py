@@ -215,9 +215,13 @@ def _mps_element_type(found: re.Match[str], failure: Failure) -> Explanation:
 _MLIR_TYPE = re.compile(r"tensor<[\dx?*]{0,40}?x?((?:b?f)\d{1,2})>")
 
 
+def _precision_dtype(value: str) -> tuple[str, ...]:
+    """The 16-bit dtype a trainer's precision name stands for (``bf16-true``, ``amp_fp16``), if any."""
+    return ("bf16",) if "bf" in value.lower() else ("f16",) if "16" in value else ()
+
+
 def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
     value = found["value"]
-    names = ("bf16",) if "bf" in value.lower() else ("f16",) if "16" in value else ()
     return explained(
         Kind.NO_KERNEL, failure,
         f"the precision name `{value}` is not one this trainer knows (Composer's `Precision` takes 'fp32', "
@@ -225,13 +229,12 @@ def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
         "a precision written in another library's spelling (`bf16`, `bf_16`, `fp16`) in a Composer/LLM Foundry "
         "config or `Trainer(precision=...)`",
         "use the trainer's own name: `precision='amp_bf16'` for bf16 mixed precision (or 'amp_fp16')",
-        op="precision name", names=names,
+        op="precision name", names=_precision_dtype(value),
     )
 
 
 def _lightning_precision(found: re.Match[str], failure: Failure) -> Explanation:
     value = found["value"]
-    names = ("bf16",) if "bf" in value.lower() else ("f16",) if "16" in value else ()
     return explained(
         Kind.NO_KERNEL, failure,
         f"the precision `{value}` is not one this Lightning version knows: 2.0 renamed `16` and `'bf16'` to "
@@ -240,7 +243,7 @@ def _lightning_precision(found: re.Match[str], failure: Failure) -> Explanation:
         "pytorch_lightning, or old names passed to Lightning 2)",
         f"update Lightning (`pip install -U lightning`) to use `precision='{value}'`, or pass the name this version "
         "lists in the message (`16`, `'bf16'`)",
-        op="precision name", names=names,
+        op="precision name", names=_precision_dtype(value),
     )
 
 
