@@ -5,8 +5,9 @@ exception's chain from the innermost) is tried against every family's rules; the
 wins. Only when no rule recognised any of them are the fallback shapes tried (low confidence: a
 wording no rule knows), each over every line, in their order of priority. A paste whose error lines
 hold dtype errors of several kinds (a report of several attempts, each failing its own way) is
-answered for the earliest, with low confidence. Nothing recognised is None: a confident wrong fix
-is worse than none.
+answered for the earliest, with low confidence; error lines of the same kind add their dtypes. An
+error quoted inside a report's prose (``"TypeError: ..."``) is answered with low confidence: it may be
+cited rather than raised. Nothing recognised is None: a confident wrong fix is worse than none.
 """
 
 from __future__ import annotations
