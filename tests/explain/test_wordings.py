@@ -998,3 +998,32 @@ def test_round_sixteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> Non
 ])
 def test_round_sixteen_checks_that_are_not_about_16_bit_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("---> 17 boxes[:, 0] = torch.where(boxes[:, 0] < threshold, 0, boxes[:, 0])\nRuntimeError: expected scalar type "
+     "long int but found float", Kind.INTEGER_OPERAND, {"int64", "f32"}),
+    ("我们一直会遇到 expected scalar type Float but found BFloat16的报错", Kind.SCALAR_TYPE, {"f32", "bf16"}),
+    ("Invalid argument: unexpected datatype TYPE_FP32 for inference input 'images', expecting TYPE_FP16",
+     Kind.SCALAR_TYPE, {"f32", "f16"}),
+    ("Argument element types are inconsistent.\nWhile validating node 'v1::Multiply Multiply_1288 (Slice_562[0]:f16"
+     "{1000,4}, Mul_565/mul[0]:f32{1,4}) -> ()'", Kind.SCALAR_TYPE, {"f16", "f32"}),
+    ("In op, of type batch_norm, named input.3, the named input `epsilon` must have the same data type as the named "
+     "input `mean`. However, epsilon has dtype fp32 whereas mean has dtype fp16.", Kind.NORM_PARAM, {"f32", "f16"}),
+    ("model_fp16.onnx\n[ONNXRuntimeError] : 1 : FAIL : Failed to find kernel for Sub", Kind.NO_KERNEL, {"f16"}),
+    ("fp16 ensemble\nPyTorch execute failure: MALFORMED INPUT: bad dtype in CompareSelect", Kind.NO_KERNEL, {"f16"}),
+    ("half.h:46:5: error: ‘_Float16’ does not name a type; did you mean ‘BFloat16’?", Kind.NO_KERNEL, {"f16"}),
+    ("There appears to be image corruption using `fp16`, `fp32` works fine", Kind.NONFINITE, {"f16"}),
+    ('"Nan" arised when TRT uses fp16', Kind.NONFINITE, {"f16"}),
+])
+def test_round_seventeen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "Argument element types are inconsistent.", "[ONNXRuntimeError] : 1 : FAIL : Failed to find kernel for Sub",
+    "the file got corrupted during download", "no NaN arose in fp32",
+])
+def test_round_seventeen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

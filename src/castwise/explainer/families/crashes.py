@@ -1,16 +1,16 @@
 """A process killed by a signal while running in 16-bit: no Python error, no dtype in the message.
 
-``Floating point exception (core dumped)``, ``Illegal instruction``, ``Signal 8 (SIGFPE)``: a native
-kernel crashed; ``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one
-(Triton's for torch.compile or vLLM, nvfuser's) aborted. When the report ties it to a 16-bit dtype
-(``bf16 causes Floating point exception``, a model made ``.to(torch.bfloat16)``), the usual parent is a
-kernel for that dtype that is broken on that hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a
-cuBLAS/attention kernel on a new GPU with an older CUDA). cuDNN's own refusals (``CUDNN_STATUS_NOT_SUPPORTED``,
-``unable to find an engine``) are read the same way: a layer it has no 16-bit kernel for. The message names
-neither op nor dtype, so the
-answer is a low-confidence one and says how to confirm it. Tried only after no rule recognised any line,
-and only when the paste names a 16-bit dtype; a crash said in prose (``crashes with fp16``) only when the
-same line names it.
+``Floating point exception (core dumped)``, ``Illegal instruction``, ``Signal 8 (SIGFPE)``: a native kernel
+crashed; ``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one (Triton's for
+torch.compile or vLLM, nvfuser's) aborted. When the report ties it to a 16-bit dtype (``bf16 causes Floating
+point exception``, a model made ``.to(torch.bfloat16)``), the usual parent is a kernel for that dtype that is
+broken on that hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a cuBLAS/attention kernel on a new GPU
+with an older CUDA). A compiler that cannot build the 16-bit code at all (TorchScript's fuser: ``MALFORMED
+INPUT: bad dtype``; a C++ toolchain without ``_Float16``) reads the same. cuDNN's own refusals
+(``CUDNN_STATUS_NOT_SUPPORTED``, ``unable to find an engine``) are read the same way: a layer it has no 16-bit
+kernel for. The message names neither op nor dtype, so the answer is a low-confidence one and says how to
+confirm it. Tried only after no rule recognised any line, and only when the paste names a 16-bit dtype; a
+crash said in prose (``crashes with fp16``) only when the same line names it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
     if not names:
         return None
     said = found.group(0)
-    if any(word in said for word in ("LLVM", "NVRTC", "ptxas", "default_program")):
+    if any(word in said for word in ("LLVM", "NVRTC", "ptxas", "default_program", "MALFORMED", "_Float16")):
         return _crashed(failure, names[0], f"the compiler aborted: {said}")
     if "CUDNN" in said.upper() or "engine" in said:
         return _cudnn_refused(failure, names[0], said)
@@ -70,7 +70,7 @@ SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
          r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b|"
          r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM)\b|"
-         r"\bunable to find an engine to execute\b",
+         r"\bunable to find an engine to execute\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type",
          _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""

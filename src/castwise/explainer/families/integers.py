@@ -242,6 +242,20 @@ def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def number_in_where(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """``torch.where(cond, 0, x)`` in a torch that did not promote there: the Python number became an int64 tensor
+    that meets a floating one."""
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"torch.where got a Python integer and a floating tensor ({dtype_list(names)}): this torch turns the number "
+        "into an int64 tensor and does not promote the two",
+        "an integer literal as one of `torch.where`'s values (`torch.where(mask, 0, x)`)",
+        "write the number as a float (`torch.where(mask, 0.0, x)`) or as a tensor of the other value's dtype "
+        "(`torch.zeros_like(x)`); newer torch promotes here",
+        op="torch.where", names=names,
+    )
+
+
 def _float_input(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), None)
 

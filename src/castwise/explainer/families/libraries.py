@@ -16,8 +16,9 @@ from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
+from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import short_dtype
+from castwise.explainer.spelling import full_name, is_floating, short_dtype
 
 
 def _mixed_precision_device(found: re.Match[str], failure: Failure) -> Explanation:
@@ -266,6 +267,41 @@ _scaler_under_bf16 = message_only(
     op="Lightning's precision plugin", names=("bf16",),
 )
 
+def _served_input_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """Triton Inference Server's ``unexpected datatype TYPE_FP32 for inference input 'images', expecting TYPE_FP16``."""
+    names = dtypes(found, "got", "want")
+    got, want = (names + ("another dtype", "the declared one"))[:2] if len(names) == 2 else ("another dtype", "its own")
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"the served model declares input '{found['name']}' as {want} and the request sent {got}; the server never "
+        "converts inputs",
+        f"a model exported or deployed in {want} (an fp16 TensorRT/ONNX engine, `half=True` export) called by a "
+        f"client that still builds {got} arrays",
+        f"send the declared dtype (`np.asarray(x, dtype=np.{full_name(want) if len(names) == 2 else 'float16'})` and "
+        "the matching datatype in the request), or deploy a model that declares the client's dtype",
+        op="inference server input", names=names,
+    )
+
+
+def _element_types(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """OpenVINO's ``Argument element types are inconsistent`` (a node given f16 and f32), with the element types the
+    paste prints near it."""
+    del found
+    said = (line for index, line in enumerate(failure.paste) if abs(index - failure.line) <= 3)
+    names = tuple(dict.fromkeys(name for line in (failure.message, *said) for name in map(short_dtype,
+                                _ELEMENT_TYPE.findall(line)) if name and is_floating(name)))
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an OpenVINO graph node",
+        f"an OpenVINO graph node got inputs of different element types ({', '.join(names) or 'two dtypes'}): "
+        "OpenVINO does not promote inside its graph",
+        confidence=Confidence.LOW,
+    ) if len(names) == 2 else None
+
+
+_ELEMENT_TYPE = re.compile(r"[:<](bf16|f16|f32|f64)[{>\s]")
+"""An element type as OpenVINO prints a node's input (``Mul_565/mul[0]:f32{1,4}``)."""
+
+
 _no_fp16_accumulation = message_only(
     Kind.NO_KERNEL,
     "fp16 accumulation for matmuls (`torch.backends.cuda.matmul.allow_fp16_accumulation`) does not exist in this "
@@ -298,6 +334,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid", _lightning_precision),
+    rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "
+         r"TYPE_(?P<want>\w{1,10})", _served_input_type),
+    rule(r"Argument element types are inconsistent", _element_types),
     rule(r"__init__\(\) got an unexpected keyword argument '(?:fp16|bf16)'", _accelerate_fp16_argument),
     rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),

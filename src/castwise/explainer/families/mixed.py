@@ -34,6 +34,7 @@ from castwise.explainer.clues import (
     MATMUL,
     NORM,
     RNN,
+    WHERE,
     first_shown,
     innermost,
     low_precision_said,
@@ -572,7 +573,7 @@ _OP_WORDS = tuple((re.compile(pattern, re.IGNORECASE), op) for pattern, op in (
     (r"\bmatrix multiplications?\b|\bmatmul\b|\baddmm\b|\bF\.linear\b|\bnn\.Linear\b|\blinear layers?\b",
      (Kind.MATMUL, "a matrix multiply")),
     (r"\bconv(?:olution)?(?:al)?(?: ?[123]d)?(?: layers?)?\b", (Kind.CONV_WEIGHT, "convolution")),
-    (r"\b(?:layer|group|rms) ?norm\b", (Kind.NORM_PARAM, "a normalization layer")),
+    (r"\b(?:layer|group|rms|batch)_? ?norm\b", (Kind.NORM_PARAM, "a normalization layer")),
 ))
 
 
@@ -656,6 +657,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
     if shows(failure, LOSS, everywhere=True) and is_floating(names[0]):
         return integers.target(failure, names[1:], wants_float=True)
+    if shows(failure, WHERE):
+        return integers.number_in_where(failure, names)
     op = first_shown(failure, RNN, CONV, MATMUL, EXTENSION)
     if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL):
         return integers.integer_operand(failure, names, op.name if op else None)

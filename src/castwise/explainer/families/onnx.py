@@ -131,11 +131,12 @@ def _invalid_input_type(found: re.Match[str], failure: Failure) -> Explanation |
 
 
 def _no_implementation(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """``Could not find an implementation for ConvTranspose(11) node``: the execution provider has no kernel for that
-    operator in the graph's dtype; read only when the paste names a 16-bit dtype."""
+    """``Could not find an implementation for ConvTranspose(11) node`` (older: ``Failed to find kernel for Sub``): the
+    execution provider has no kernel for that operator in the graph's dtype; read only when the paste names a 16-bit
+    dtype."""
     names = low_precision_said(failure)[:1]
-    return _operator_lacks(failure, found["op"], names, "onnxruntime's execution provider (the CPU one most often)",
-                           Confidence.LOW) if names else None
+    where = "onnxruntime's execution provider (the CPU one most often)"
+    return _operator_lacks(failure, found["op"] or found["op2"], names, where, Confidence.LOW) if names else None
 
 
 def _operator_lacks(failure: Failure, op: str, names: tuple[str, ...], where: str,
@@ -161,5 +162,6 @@ RULES: tuple[Rule, ...] = (
          r"\(tensor\((?P<want>\w{1,20})\)\)", _input_type),
     rule(r"Type '?tensor\((?P<a>\w{1,20})\)'? of input parameter \([^)\n]{1,200}\) of operator \((?P<op>\w{1,40})\)"
          r"[^\n]{0,300}?is invalid", _invalid_input_type),
-    rule(r"Could not find an implementation for (?P<op>\w{1,40})\(\d{1,3}\) node", _no_implementation),
+    rule(r"Could not find an implementation for (?P<op>\w{1,40})\(\d{1,3}\) node|Failed to find kernel for "
+         r"(?P<op2>\w{1,40})\b", _no_implementation),
 )

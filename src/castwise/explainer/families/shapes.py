@@ -57,7 +57,8 @@ def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
     return _in_op_named(failure, names, cause)
 
 
-_DTYPE_CHECK = re.compile(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)", re.IGNORECASE)
+_DTYPE_CHECK = re.compile(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)",
+                          re.IGNORECASE)
 """A check said of dtypes (``must have the same dtype``, ``dtypes do not match``), not of sizes (``must be equal``)."""
 
 
@@ -208,8 +209,9 @@ _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
 """A dtype on either side of ``(Half vs. Float)``, as a title or a prose line sets two against each other."""
 
 MISMATCH: tuple[Rule, ...] = (
-    rule(r"\bsame (?:scalar )?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|\bmixed (?:precision|dtypes?) "
-         r"(?:is )?(?:not|disallowed)|\bdifferent precisions?\b|\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
+    rule(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|"
+         r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|\bdifferent precisions?\b|"
+         r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
          r"\bmust be (?:equal|the same)\b|\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
          rf"\({_VERSUS} vs\.? {_VERSUS}\)", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
@@ -229,7 +231,8 @@ MISMATCH: tuple[Rule, ...] = (
 
 SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
-         r"(?:produced|found|detected|encountered|appeared)\b", appeared),
+         r"(?:produced|found|detected|encountered|appeared|aris(?:e|es|en|ed|ing)|arose|occurr?(?:s|ed|ing)?)\b",
+         appeared),
     rule(rf"{_WORD_START}loss(?:es)?{_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
          rf"(?P<value>nan|inf)s?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?\s+"
@@ -244,7 +247,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"predictions?|latents?|results?)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
-         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?)\b|\b(?P<what2>garbage|gibberish|garbled|"
+         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?|corrupt(?:ed|ion))\b|\b(?P<what2>garbage|gibberish|garbled|"
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
@@ -279,7 +282,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b|"
          r"\b(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
          r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b|"
-         r"\bFAILED \| Output\b|\b(?:not|isn't) within (?:the )?tolerance\b",
+         r"\bFAILED \| Output\b|\b(?:not|isn't) within (?:the )?tolerance\b|"
+         r"\b(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b",
          _drift),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
