@@ -1027,3 +1027,28 @@ def test_round_seventeen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> N
 ])
 def test_round_seventeen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it is",
+     Kind.NO_KERNEL, set()),
+    ("AttributeError: 'BF16_Optimizer' object has no attribute 'fp16_groups'", Kind.NO_KERNEL, {"bf16"}),
+    ("x = x.half()\nRuntimeError: CUDNN_STATUS_ARCH_MISMATCH", Kind.NO_KERNEL, {"f16"}),
+    ("bf16 training will occurs NaN problem", Kind.NONFINITE, {"bf16"}),
+    ("much more broken output when half precision was used", Kind.NONFINITE, {"f16"}),
+    ("with fp16 the images are just black", Kind.NONFINITE, {"f16"}),
+    ("AMP is used, occasionally resulting in NaNs", Kind.NONFINITE, set()),
+    ("半精度训练的时候这里会报overflow问题", Kind.VALUE_OVERFLOW, {"f16"}),
+])
+def test_round_eighteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_an_overflow_answer_says_overflow() -> None:
+    assert "overflow" in cw.explain("fp16 inputs, otherwise overflow happens").cause
+
+
+@pytest.mark.parametrize("paste", ["RuntimeError: CUDNN_STATUS_ARCH_MISMATCH", "the broken link in the docs"])
+def test_round_eighteen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -69,7 +69,7 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
          r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b|"
-         r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM)\b|"
+         r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
          r"\bunable to find an engine to execute\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type",
          _crash),
 )

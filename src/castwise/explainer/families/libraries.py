@@ -302,6 +302,28 @@ _ELEMENT_TYPE = re.compile(r"[:<](bf16|f16|f32|f64)[{>\s]")
 """An element type as OpenVINO prints a node's input (``Mul_565/mul[0]:f32{1,4}``)."""
 
 
+_quantized_model_cast = message_only(
+    Kind.NO_KERNEL,
+    "a model loaded in 4-bit or 8-bit by bitsandbytes cannot be cast or moved with `.to(...)`: its weights are "
+    "packed integers whose dtype and device transformers set at load time",
+    "`model.to(device)`, `model.half()` or `.to(torch.bfloat16)` called on a model loaded with `load_in_4bit`/"
+    "`load_in_8bit` (a `quantization_config`), often by a pipeline or a library's own code",
+    "drop the `.to(...)` call and pass the dtype and device at load time (`torch_dtype=...`, `device_map=...`, "
+    "`bnb_4bit_compute_dtype`); if a library makes the call, update it or load the model without quantization",
+    op="`.to` on a quantized model",
+)
+
+_bf16_optimizer = message_only(
+    Kind.NO_KERNEL,
+    "DeepSpeed's bf16 optimizer wrapper lacks an attribute its fp16 one has: code (a trainer, a checkpoint or "
+    "logging hook) that assumes the fp16 optimizer ran with `bf16` enabled",
+    "`bf16: {enabled: true}` in a DeepSpeed config with a trainer (GPT-NeoX, a fork) or DeepSpeed version whose "
+    "code still reads the fp16 optimizer's fields",
+    "use versions of DeepSpeed and the trainer made for each other (update both), or train with fp16 until they "
+    "are",
+    op="DeepSpeed BF16_Optimizer", names=("bf16",),
+)
+
 _no_fp16_accumulation = message_only(
     Kind.NO_KERNEL,
     "fp16 accumulation for matmuls (`torch.backends.cuda.matmul.allow_fp16_accumulation`) does not exist in this "
@@ -337,6 +359,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "
          r"TYPE_(?P<want>\w{1,10})", _served_input_type),
     rule(r"Argument element types are inconsistent", _element_types),
+    rule(r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models", _quantized_model_cast),
+    rule(r"'BF16_Optimizer' object has no attribute '(?P<attribute>\w{1,40})'", _bf16_optimizer),
     rule(r"__init__\(\) got an unexpected keyword argument '(?:fp16|bf16)'", _accelerate_fp16_argument),
     rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),

@@ -51,7 +51,8 @@ def range_exceeded(failure: Failure, dtype: str) -> Explanation:
     return explained(
         Kind.VALUE_OVERFLOW, failure,
         f"values in some layer are outside {dtype}'s range ({_RANGES.get(dtype, 'its finite range')}): past it they "
-        "become inf (then NaN), and the tiniest flush to 0, so the outputs come out wrong (NaN, inf or all zeros)",
+        "overflow to inf (then NaN), and the tiniest flush to 0, so the outputs come out wrong (NaN, inf or all "
+        "zeros)",
         f"a model converted whole to {dtype} (`.half()`) whose activations, statistics (a BatchNorm's running "
         "variance) or intermediate sums (a LayerNorm's `(x - u).pow(2)`) exceed what it holds",
         "use mixed precision (autocast: parameters stay fp32 and range-sensitive ops run in fp32) instead of "

@@ -243,22 +243,24 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:outputs?|problems?|issues?)\b", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from) (?:the )?(?:outputs?|logits|activations|"
          r"predictions?|latents?|results?)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
-         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?|corrupt(?:ed|ion))\b|\b(?P<what2>garbage|gibberish|garbled|"
+         r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?|corrupt(?:ed|ion))\b|"
+         r"\b(?P<what2>garbage|gibberish|garbled|broken|"
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
     rule(r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|screens?|pixels?)\b|\b(?:images?|outputs?) "
-         r"(?:are|is|come out|comes out|turns?|became) (?:all |completely )?(?:solid )?black\b", _black),
+         r"(?:are|is|come out|comes out|turns?|became) (?:all |just |completely |pure )?(?:solid )?black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:values?\s+)?(?:as|for|in|on)\s+"
          rf"(?:the\s+|my\s+)?(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
-         rf"filled with|overflow(?:s|ed|ing)? to)\s+(?:to\s+|as\s+)?(?:all\s+|some\s+)?[`'\"]?-?"
+         rf"filled with|overflow(?:s|ed|ing)? to|result(?:s|ed|ing)? in)\s+(?:to\s+|as\s+)?(?:all\s+|some\s+)?[`'\"]?-?"
          rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
@@ -283,7 +285,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
          r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b|"
          r"\bFAILED \| Output\b|\b(?:not|isn't) within (?:the )?tolerance\b|"
-         r"\b(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b",
+         r"\b(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b|\baccuracy (?:is )?(?:much )?"
+         r"(?:worse|lower)\b",
          _drift),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
