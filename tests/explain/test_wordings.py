@@ -1052,3 +1052,20 @@ def test_an_overflow_answer_says_overflow() -> None:
 @pytest.mark.parametrize("paste", ["RuntimeError: CUDNN_STATUS_ARCH_MISMATCH", "the broken link in the docs"])
 def test_round_eighteen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("The dtype of attention mask (torch.int64) is not bool", Kind.MASK, {"int64"}),
+    ("ValueError: invalid literal for int() with base 10: '16-true'", Kind.NO_KERNEL, {"f16"}),
+    ("ThunderFX in BF16 mode shows a larger divergence\nError: Tensor-likes are not close!", Kind.NONFINITE, {"bf16"}),
+    ("bf16 precision was requested but not available on this hardware", Kind.NO_KERNEL, {"bf16"}),
+    ("with fp16_mode=True I get lot's of nan for box rotation predictions", Kind.NONFINITE, set()),
+])
+def test_round_nineteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", ["Error: Tensor-likes are not close!", "the file is not available on the mirror"])
+def test_round_nineteen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -271,6 +271,20 @@ def _float_only(found: re.Match[str], failure: Failure) -> Explanation | None:
     return integer_operand(failure, names, None) if names and not is_floating(names[0]) else None
 
 
+def _attention_mask(found: re.Match[str], failure: Failure) -> Explanation:
+    names = dtypes(found, "a")
+    return explained(
+        Kind.MASK, failure,
+        f"the attention mask is {a(dtype_list(names)) if names else 'a non-bool'} tensor and this model takes a bool "
+        "mask (True where attention is allowed or masked, as the model defines it)",
+        "a tokenizer's 0/1 integer `attention_mask` passed straight to a model whose own code (ChatGLM's, a "
+        "custom attention) builds or expects a bool mask",
+        "pass a bool mask (`attention_mask.bool()`, or `attention_mask == 0` if the model marks masked positions "
+        "with True), or update the model's code / transformers version it was written for",
+        op="attention mask", names=names,
+    )
+
+
 def mask_argument(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """An op's ``mask`` argument of another dtype than the one it takes (``names``: expected, got); old torch took
     uint8 masks where newer torch takes bool."""
@@ -366,6 +380,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype int(?:32|64)",
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
+    rule(r"dtype of (?:the )?attention mask \((?P<a>{DTYPE})\) is not bool", _attention_mask),
     rule(r"where\(\): expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
          _condition),
     rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<a>{DTYPE})", _float_input),

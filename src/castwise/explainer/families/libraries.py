@@ -235,7 +235,7 @@ def _composer_precision(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _lightning_precision(found: re.Match[str], failure: Failure) -> Explanation:
-    value = found["value"]
+    value = found["value"] or found["value2"]
     return explained(
         Kind.NO_KERNEL, failure,
         f"the precision `{value}` is not one this Lightning version knows: 2.0 renamed `16` and `'bf16'` to "
@@ -355,7 +355,8 @@ RULES: tuple[Rule, ...] = (
          _transformers_fp16_device),
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
-    rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid", _lightning_precision),
+    rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
+         r"'(?P<value2>(?:bf)?16-(?:true|mixed))'", _lightning_precision),
     rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "
          r"TYPE_(?P<want>\w{1,10})", _served_input_type),
     rule(r"Argument element types are inconsistent", _element_types),

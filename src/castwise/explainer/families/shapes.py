@@ -244,8 +244,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:outputs?|problems?|issues?)\b", appeared),
-    rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from) (?:the )?(?:outputs?|logits|activations|"
-         r"predictions?|latents?|results?)\b", appeared),
+    rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from|for) (?:the )?(?:[\w-]{1,20} ){0,3}"
+         r"(?:outputs?|logits|activations|predictions?|latents?|results?)\b", appeared),
     rule(r"\binvalid value encountered in cast\b", _black),
     rule(r"\b(?:outputs?|results?|images?|text|generat\w{0,5}|produc\w{0,5}|gives?|returns?)\b[^\n]{0,30}?"
          r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?|corrupt(?:ed|ion))\b|"
@@ -286,15 +286,16 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b|"
          r"\bFAILED \| Output\b|\b(?:not|isn't) within (?:the )?tolerance\b|"
          r"\b(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b|\baccuracy (?:is )?(?:much )?"
-         r"(?:worse|lower)\b",
+         r"(?:worse|lower)\b|\b(?:Tensor-likes|Scalars) are not close\b|\bnumerical discrepanc(?:y|ies)\b",
          _drift),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
 said to be wrong (a failed accuracy check)."""
 
 SUPPORT: tuple[Rule, ...] = (
-    rule(r"\bnot (?:implemented|supported)\b|\bno (?:kernel|support)\b|\bdo(?:es)?(?: not|n't) (?:have )?support\b|"
-         r"\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b", _missing_support),
+    rule(r"\bnot (?:implemented|supported)\b|\bnot available (?:on|in|for)\b|\bno (?:kernel|support)\b|"
+         r"\bdo(?:es)?(?: not|n't) (?:have )?support\b|\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b",
+         _missing_support),
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
