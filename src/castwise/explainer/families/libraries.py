@@ -267,6 +267,7 @@ _scaler_under_bf16 = message_only(
     op="Lightning's precision plugin", names=("bf16",),
 )
 
+
 def _served_input_type(found: re.Match[str], failure: Failure) -> Explanation:
     """Triton Inference Server's ``unexpected datatype TYPE_FP32 for inference input 'images', expecting TYPE_FP16``."""
     names = dtypes(found, "got", "want")
