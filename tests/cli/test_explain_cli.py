@@ -40,10 +40,12 @@ def test_json_carries_everything_read():
     assert {"family", "confidence", "message", "cause", "culprit", "fix", "op", "device", "module"} <= set(data)
 
 
-def test_an_unrecognised_log_exits_1_and_says_so_on_one_line():
+def test_an_unrecognised_log_exits_1_and_says_so_and_what_to_paste_instead():
     result = runner.invoke(app, ["explain"], input="Epoch 1: loss 0.3\nKeyError: 'labels'\n")
     assert result.exit_code == 1
-    assert result.output.strip() == "castwise does not recognise a dtype or precision error in this text."
+    first, *rest = result.output.strip().splitlines()
+    assert first == "castwise does not recognise a dtype or precision error in this text."
+    assert "paste the whole log" in " ".join(rest) and "castwise doctor" in " ".join(rest)
     result = runner.invoke(app, ["explain", "--json"], input="nothing here\n")
     assert result.exit_code == 1 and json.loads(result.output) == {"explained": False}
 

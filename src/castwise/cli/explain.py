@@ -1,8 +1,8 @@
 """``castwise explain [FILE]``: read a pasted log (a file or stdin) and say what the error means.
 
 Exit status: 0 when the error was explained, 1 when castwise does not recognise one (nothing is
-guessed), 2 for a user mistake (a missing or unreadable file). Only the tail of a big log is read
-(``castwise.explainer.logtext.MAX_CHARS``), where the error is.
+guessed; it says what to paste instead), 2 for a user mistake (a missing or unreadable file). Only
+the tail of a big log is read (``castwise.explainer.logtext.MAX_CHARS``), where the error is.
 """
 
 from __future__ import annotations
@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from castwise.explainer import Explanation
 
 
+NOT_RECOGNISED_HINT = (
+    "It reads the error line a traceback ends with (`...Error: ...`): paste the whole log, not a summary or a "
+    "screenshot. For NaN, inf or wrong outputs with no error, `castwise doctor` measures the model layer by layer."
+)
+"""What to try next when nothing is recognised: most reports it cannot read hold no error line at all."""
+
+
 def explain_command(
     file: Path | None = typer.Argument(None, metavar="FILE", help="A log or traceback to read; default: stdin."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
@@ -32,6 +39,7 @@ def explain_command(
         print_json({"explained": explanation is not None, **(explanation.as_dict() if explanation else {})})
     elif explanation is None:
         err_console.print("castwise does not recognise a dtype or precision error in this text.", highlight=False)
+        err_console.print(NOT_RECOGNISED_HINT, highlight=False, markup=False)
     else:
         _print(explanation)
     if explanation is None:
