@@ -1069,3 +1069,30 @@ def test_round_nineteen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> No
 @pytest.mark.parametrize("paste", ["Error: Tensor-likes are not close!", "the file is not available on the mirror"])
 def test_round_nineteen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("ValueError: Blockwise quantization only supports 16/32-bit floats, but got torch.bfloat16", Kind.NO_KERNEL,
+     {"bf16"}),
+    ("a = torch.randn(8, 8).cuda().half()\nRuntimeError: cublas runtime error : unknown error", Kind.NO_KERNEL,
+     {"f16"}),
+    ("python train.py --fp16\nRuntimeError: CUDA error: an illegal memory access was encountered", Kind.NO_KERNEL,
+     {"f16"}),
+    ("I get a nan value when model,img half", Kind.NONFINITE, set()),
+    ("TypeError: argument 'dtype' must be torch.dtype, not type", Kind.NUMPY_DTYPE, set()),
+])
+def test_round_twenty_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_an_overflow_said_in_prose_outranks_an_illegal_memory_access_beside_fp16() -> None:
+    paste = "fp16 overflow happens in the attention\nRuntimeError: CUDA error: an illegal memory access was encountered"
+    assert cw.explain(paste).kind is Kind.VALUE_OVERFLOW
+
+
+@pytest.mark.parametrize("paste", [
+    "RuntimeError: CUDA error: an illegal memory access was encountered", "RuntimeError: cublas runtime error",
+])
+def test_round_twenty_crashes_without_a_16_bit_dtype_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

@@ -126,7 +126,7 @@ _LOW_PRECISION_WORD = re.compile(
     r"半精度|\.half\(\)|\bprecision[\s=:'\"]{1,3}half\b|"
     r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|"
     r"dtype\s*=\s*[\"']half[\"'])(?![A-Za-z0-9])|\b__half\b|\b__nv_bfloat16\b"
-    r"|(?<![A-Za-z0-9])Half(?![A-Za-z0-9])", re.IGNORECASE,
+    r"|(?<![A-Za-z0-9])(?:Half|BFloat16)(?:Tensor)?(?![A-Za-z0-9])", re.IGNORECASE,
 )
 _HALF_IN_PROSE = re.compile(r"^half$")
 """Lowercase ``half`` alone is English (``half of the images``); only ``Half`` as torch prints it is a dtype."""

@@ -70,12 +70,15 @@ SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
          r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b|"
          r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
-         r"\bunable to find an engine to execute\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type",
+         r"\bunable to find an engine to execute\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type|"
+         r"\bcublas runtime error\b",
          _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""
 
 SAID: tuple[Rule, ...] = (
+    rule(r"\billegal memory access\b", _crash),
     rule(r"\bcrash(?:es|ed|ing)?\b", _crash_said),
 )
-"""A crash said in prose, with a 16-bit dtype on the same line: the weakest reading, tried last."""
+"""The weakest readings, tried last: a CUDA illegal memory access (a crash with many other causes) with a 16-bit
+dtype named near, and a crash said in prose with a 16-bit dtype on the same line."""

@@ -328,6 +328,8 @@ RULES: tuple[Rule, ...] = (
          _op_lacks_dtype),
     rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _op_lacks_dtype),
     rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _op_lacks_dtype),
+    rule(r"\b(?P<op>Blockwise quantization) only supports 16/32-bit floats,? but got (?P<dtype>{DTYPE})",
+         _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),

@@ -52,8 +52,21 @@ def _torch_dtype_to_numpy(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+def _numpy_dtype_to_torch(found: re.Match[str], failure: Failure) -> Explanation:
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"torch was given a numpy or Python type (a `{found['given']}`) where it needs a `torch.dtype`",
+        "`dtype=np.float32` (or `dtype=float`, a dtype read from a numpy array) passed to a torch function, often a "
+        "library's code meeting a newer numpy or torch",
+        "pass a torch dtype (`torch.float32`, `torch.bfloat16`; `torch.from_numpy(arr).dtype` reads one from an "
+        "array); if a library makes the call, update it",
+        op="torch dtype argument",
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
+    rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
 )

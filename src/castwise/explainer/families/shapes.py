@@ -239,7 +239,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
     rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?{_WORD_END}[^\n.;]{{0,30}}?"
-         rf"\b(?:when|with|in|under|using|for|on)\s+(?:the\s+)?{_SIXTEEN_BIT}\b", appeared),
+         rf"\b(?:when|with|in|under|using|for|on)\s+(?:the\s+)?(?:[\w,]{{1,20}}\s+){{0,2}}?{_SIXTEEN_BIT}\b", appeared),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
