@@ -76,9 +76,9 @@ def _explained(found: tuple[Failure, Explanation] | None) -> Explanation | None:
 
 def _by_priority(rules: tuple[Rule, ...], failures: Iterable[Failure]) -> tuple[Failure, Explanation] | None:
     """The first of ``rules``, in their order, that explains any of ``failures``, with that explanation."""
-    candidates = [failure for failure in failures if any(rule.pattern.search(failure.message) for rule in rules)]
+    failures = tuple(failures)
     for rule in rules:
-        for failure in candidates:
+        for failure in failures:
             explanation = rule.explain(failure)
             if explanation is not None:
                 return failure, explanation

@@ -27,10 +27,10 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = low_precision_said(failure)
     if not names:
         return None
-    said = found.group(0)
-    if any(word in said for word in ("LLVM", "NVRTC", "ptxas", "default_program", "MALFORMED", "_Float16")):
+    said, groups = found.group(0), found.groupdict()
+    if groups.get("compiler"):
         return _crashed(failure, names[0], f"the compiler aborted: {said}")
-    if "CUDNN" in said.upper() or "engine" in said:
+    if groups.get("cudnn"):
         return _cudnn_refused(failure, names[0], said)
     return _crashed(failure, names[0], f"killed by {said}")
 
@@ -68,10 +68,11 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
-         r"\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|\bdefault_program\(\d+\): error\b|"
-         r"\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
-         r"\bunable to find an engine to execute\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type|"
-         r"\bcublas runtime error\b",
+         r"\bcublas runtime error\b|"
+         r"(?P<compiler>\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|"
+         r"\bdefault_program\(\d+\): error\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type)|"
+         r"(?P<cudnn>\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
+         r"\bunable to find an engine to execute\b)",
          _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""

@@ -256,10 +256,6 @@ def number_in_where(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
-def _float_input(found: re.Match[str], failure: Failure) -> Explanation:
-    return integer_operand(failure, dtypes(found, "a"), None)
-
-
 def _float_only_op(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, (), found["op"])
 
@@ -267,7 +263,7 @@ def _float_only_op(found: re.Match[str], failure: Failure) -> Explanation:
 def _float_only(found: re.Match[str], failure: Failure) -> Explanation | None:
     """An op that takes only floating tensors (``cdist only supports floating-point dtypes``) given an integer one;
     declined when the dtype named is floating (another check's wording)."""
-    names = dtypes(found, "a", "b", "c")
+    names = dtypes(found, "a", "b", "c", "d")
     return integer_operand(failure, names, None) if names and not is_floating(names[0]) else None
 
 
@@ -383,8 +379,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"dtype of (?:the )?attention mask \((?P<a>{DTYPE})\) is not bool", _attention_mask),
     rule(r"where\(\): expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
          _condition),
-    rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<a>{DTYPE})", _float_input),
-    rule(r"\bonly supports? floating-point dtypes\b[^\n]{0,40}?got:?\s*(?P<a>{DTYPE})|expected common dtype to be "
+    rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<d>{DTYPE})|"
+         r"\bonly supports? floating-point dtypes\b[^\n]{0,40}?got:?\s*(?P<a>{DTYPE})|expected common dtype to be "
          r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
     rule(r"\b(?P<op>std and var) only support floating point and complex dtypes", _float_only_op),

@@ -178,10 +178,12 @@ def _triton_listed(found: re.Match[str], failure: Failure) -> Explanation | None
 
 
 def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
-    """A kernel's own check that its input has one dtype (``Expected A.dtype() == at::kBFloat16``): a 16-bit-only
-    kernel got another (fp32 most often); a float32-only one got a 16-bit tensor."""
-    names, dtype = dtype_read(found, "dtype")
-    if names and not is_low_precision(names[0]):
+    """A kernel's own check that its input has one dtype (``Expected A.dtype() == at::kBFloat16``; the pattern admits
+    only dtypes torch's spellings read): a 16-bit-only kernel got another (fp32 most often); a float32-only one got a
+    16-bit tensor."""
+    names = dtypes(found, "dtype")
+    dtype, torch_name = names[0], full_name(names[0])
+    if not is_low_precision(dtype):
         return explained(
             Kind.NO_KERNEL, failure,
             f"this kernel runs only in {dtype} and got a tensor of another dtype (16-bit most often)",
@@ -196,9 +198,8 @@ def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
         f"this kernel runs only in {dtype} and got a tensor of another dtype (fp32 most often)",
         f"a model, adapter or activation left in fp32 (or converted to the other 16-bit dtype) reaching a kernel "
         f"written for {dtype} only (an int4/fp8 GEMM, a fused attention or quantization kernel)",
-        f"cast its input to {dtype} just before the call (`x.to(torch.{full_name(names[0]) if names else dtype})`), "
-        f"or load the model in {dtype} (`torch_dtype=torch.{full_name(names[0]) if names else dtype}`); update the "
-        "library if it makes the call",
+        f"cast its input to {dtype} just before the call (`x.to(torch.{torch_name})`), or load the model in {dtype} "
+        f"(`torch_dtype=torch.{torch_name}`); update the library if it makes the call",
         op="a kernel", names=names,
     )
 

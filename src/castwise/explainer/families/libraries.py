@@ -271,15 +271,16 @@ _scaler_under_bf16 = message_only(
 def _served_input_type(found: re.Match[str], failure: Failure) -> Explanation:
     """Triton Inference Server's ``unexpected datatype TYPE_FP32 for inference input 'images', expecting TYPE_FP16``."""
     names = dtypes(found, "got", "want")
-    got, want = (names + ("another dtype", "the declared one"))[:2] if len(names) == 2 else ("another dtype", "its own")
+    got, want = names if len(names) == 2 else ("another dtype", "its own")
+    declared = f"np.{full_name(want)}" if len(names) == 2 else "the declared dtype"
     return explained(
         Kind.SCALAR_TYPE, failure,
         f"the served model declares input '{found['name']}' as {want} and the request sent {got}; the server never "
         "converts inputs",
         f"a model exported or deployed in {want} (an fp16 TensorRT/ONNX engine, `half=True` export) called by a "
         f"client that still builds {got} arrays",
-        f"send the declared dtype (`np.asarray(x, dtype=np.{full_name(want) if len(names) == 2 else 'float16'})` and "
-        "the matching datatype in the request), or deploy a model that declares the client's dtype",
+        f"send the declared dtype (`np.asarray(x, dtype={declared})` and the matching datatype in the request), or "
+        "deploy a model that declares the client's dtype",
         op="inference server input", names=names,
     )
 
@@ -288,13 +289,13 @@ def _element_types(found: re.Match[str], failure: Failure) -> Explanation | None
     """OpenVINO's ``Argument element types are inconsistent`` (a node given f16 and f32), with the element types the
     paste prints near it."""
     del found
-    said = (line for index, line in enumerate(failure.paste) if abs(index - failure.line) <= 3)
-    names = tuple(dict.fromkeys(name for line in (failure.message, *said) for name in map(short_dtype,
+    near = failure.paste[max(0, failure.line - 3):failure.line + 4]
+    names = tuple(dict.fromkeys(name for line in (failure.message, *near) for name in map(short_dtype,
                                 _ELEMENT_TYPE.findall(line)) if name and is_floating(name)))
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an OpenVINO graph node",
-        f"an OpenVINO graph node got inputs of different element types ({', '.join(names) or 'two dtypes'}): "
-        "OpenVINO does not promote inside its graph",
+        f"an OpenVINO graph node got inputs of different element types ({', '.join(names)}): OpenVINO does not "
+        "promote inside its graph",
         confidence=Confidence.LOW,
     ) if len(names) == 2 else None
 

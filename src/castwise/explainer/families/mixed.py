@@ -537,9 +537,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     shown = shown_op(failure, names)
     if shown is not None:
         return shown
-    named = op_named_in(failure.message)
+    named = in_op_named(failure, names)
     if named is not None:
-        return mixed_float(named[0], failure, names, named[1], confidence=Confidence.LOW)
+        return named
     story_culprit, story_fix = mixed_story(names)
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
@@ -577,10 +577,11 @@ _OP_WORDS = tuple((re.compile(pattern, re.IGNORECASE), op) for pattern, op in (
 ))
 
 
-def op_named_in(text: str) -> tuple[Kind, str] | None:
-    """The kind and op of a two-dtype error in the op a line names in words (``in matrix multiplication``,
-    ``at `fc_cls` `addmm op```), when it names one."""
-    return next((op for pattern, op in _OP_WORDS if pattern.search(text)), None)
+def in_op_named(failure: Failure, names: tuple[str, ...], cause: str = "") -> Explanation | None:
+    """Floating dtypes ``names`` met in the op the error line names in words (``in matrix multiplication``, ``at
+    `fc_cls` `addmm op```), with low confidence; None when it names none."""
+    named = next((op for pattern, op in _OP_WORDS if pattern.search(failure.message)), None)
+    return None if named is None else mixed_float(named[0], failure, names, named[1], cause, confidence=Confidence.LOW)
 
 
 _FLOAT_ONLY_KERNEL = re.compile(r"\(data_ptr<\w+>")

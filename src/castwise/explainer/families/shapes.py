@@ -17,16 +17,17 @@ the family is likely, the details are not known. Dtypes are taken only as torch 
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
-from castwise.explainer.families.mixed import mixed_float, op_named_in, shown_op
+from castwise.explainer.families.mixed import in_op_named, mixed_float, shown_op
 from castwise.explainer.families.nonfinite import appeared, broken_output, drifted, nan_generation, nan_loss
 from castwise.explainer.families.overflow import range_exceeded
-from castwise.explainer.rules import Rule, rule
+from castwise.explainer.rules import Rule, dtypes, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
 _PRINTED_DTYPE = re.compile(
@@ -87,8 +88,8 @@ def _listed_support(found: re.Match[str], failure: Failure) -> Explanation:
     """An op that lists the dtypes it supports (``scatter add only supports float, bfloat16, int, int64 and double``):
     it got another, the 16-bit dtype the paste names when that one is not listed."""
     listed = {short_dtype(word) for word in re.split(r"[,/\s]+|\band\b|\bor\b", found["listed"]) if word}
-    lines = (failure.message.replace(found["listed"], ""), *(line for index, line in enumerate(failure.paste)
-                                                              if index != failure.line))
+    lines = chain((failure.message.replace(found["listed"], ""),),
+                  (line for index, line in enumerate(failure.paste) if index != failure.line))
     missing = next((name for line in lines for name in low_precision_in(line) if name not in listed), None)
     return no_kernel(failure, "", (missing,) if missing else (), _device_named(failure), Confidence.LOW)
 
@@ -141,15 +142,13 @@ def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     return range_exceeded(failure, short_dtype(said) or "f16")
 
 
-_PROSE_DTYPES = {"half": "f16", "fp16": "f16", "float16": "f16", "bfloat": "bf16", "bfloat16": "bf16", "bf16": "bf16",
-                 "float": "f32", "float32": "f32", "fp32": "f32", "double": "f64", "float64": "f64"}
 _PROSE_DTYPE = r"(?:half|fp16|float16|bfloat16|bfloat|bf16|float32|float|fp32|double|float64)"
 """A floating dtype as people write it in prose (``wants half``, ``float expected but received half``)."""
 
 
 def _said_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Two floating dtypes said in prose to have met: one expected (``a``) and another received (``b``)."""
-    names = tuple(dict.fromkeys(_PROSE_DTYPES[found[group].lower()] for group in ("a", "b")))
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
     if len(names) < 2:
         return None
     return mixed_float(
@@ -179,8 +178,8 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
 
 def _in_op_named(failure: Failure, names: tuple[str, ...], cause: str) -> Explanation:
     """Two dtypes met in the op the line names in words (``in matrix multiplication``), else in some op."""
-    kind, op = op_named_in(failure.message) or (Kind.SCALAR_TYPE, "an op")
-    return mixed_float(kind, failure, names, op, cause, confidence=Confidence.LOW)
+    return in_op_named(failure, names, cause) or mixed_float(Kind.SCALAR_TYPE, failure, names, "an op", cause,
+                                                             confidence=Confidence.LOW)
 
 
 def _overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
