@@ -472,6 +472,20 @@ def test_a_process_killed_by_a_signal_in_16_bit_is_a_broken_kernel_said_with_low
     assert explanation.confidence is Confidence.LOW and "float32" in explanation.fix
 
 
+@pytest.mark.parametrize(("paste", "said", "unsaid"), [
+    ("model = model.to(torch.bfloat16)\nIllegal instruction (core dumped)", "no Python error", "raised"),
+    ("a = torch.randn(8, 8).cuda().half()\nRuntimeError: cublas runtime error : unknown error", "raised",
+     "no Python error"),
+    ("python train.py --fp16\nRuntimeError: CUDA error: an illegal memory access was encountered", "raised",
+     "no Python error"),
+    ("the model crashes with fp16 on my GPU", "the report says it crashed", "no Python error"),
+])
+def test_a_crash_is_described_as_what_happened_a_signal_a_raised_error_or_a_report(paste: str, said: str,
+                                                                                   unsaid: str) -> None:
+    cause = cw.explain(paste).cause
+    assert said in cause and unsaid not in cause
+
+
 @pytest.mark.parametrize("paste", [
     "Segmentation fault (core dumped)",
     "Training crashes\n\nIllegal instruction (core dumped) when I import the package",

@@ -1,7 +1,8 @@
-"""A process killed by a signal while running in 16-bit: no Python error, no dtype in the message.
+"""A native kernel that crashed while running in 16-bit: no dtype in the message.
 
 ``Floating point exception (core dumped)``, ``Illegal instruction``, ``Signal 8 (SIGFPE)``: a native kernel
-crashed; ``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one (Triton's for
+crashed with no Python error; ``cublas runtime error``, ``an illegal memory access``: one failed and raised;
+``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one (Triton's for
 torch.compile or vLLM, nvfuser's) aborted. When the report ties it to a 16-bit dtype (``bf16 causes Floating
 point exception``, a model made ``.to(torch.bfloat16)``), the usual parent is a kernel for that dtype that is
 broken on that hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a cuBLAS/attention kernel on a new GPU
@@ -32,7 +33,10 @@ def _crash(found: re.Match[str], failure: Failure) -> Explanation | None:
         return _crashed(failure, names[0], f"the compiler aborted: {said}")
     if groups.get("cudnn"):
         return _cudnn_refused(failure, names[0], said)
-    return _crashed(failure, names[0], f"killed by {said}")
+    if groups.get("raised"):
+        return _crashed(failure, names[0], f"a native kernel failed and raised `{said}`")
+    return _crashed(failure, names[0], f"the process died in a native kernel (killed by {said}) with no "
+                                       "Python error")
 
 
 def _cudnn_refused(failure: Failure, dtype: str, said: str) -> Explanation:
@@ -50,14 +54,14 @@ def _cudnn_refused(failure: Failure, dtype: str, said: str) -> Explanation:
 def _crash_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A crash said in prose on the same line as a 16-bit dtype (``crashes with fp16``)."""
     names = low_precision_in(failure.message)
-    return _crashed(failure, names[0], "a crash, as the report says") if names else None
+    return _crashed(failure, names[0], "the report says it crashed") if names else None
 
 
 def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
     return explained(
         Kind.NO_KERNEL, failure,
-        f"the process died in a native kernel ({how}) while running in {dtype}, with no "
-        f"Python error: a {dtype} kernel (a matmul, attention or convolution) crashed on this hardware or build",
+        f"{how} while running in {dtype}: a {dtype} kernel (a matmul, attention or convolution) failed on this "
+        "hardware or build",
         f"a {dtype} kernel of torch or of a library that is broken for this GPU/CPU (a torch, CUDA, cuBLAS or oneDNN "
         "bug, or a build older than the hardware), not a wrong dtype in your code",
         f"confirm it by running once in float32 (and once in fp16 instead of {dtype}); then keep only the layers that "
@@ -68,7 +72,7 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 SIGNALS: tuple[Rule, ...] = (
     rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
-         r"\bcublas runtime error\b|"
+         r"(?P<raised>\bcublas runtime error\b)|"
          r"(?P<compiler>\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|"
          r"\bdefault_program\(\d+\): error\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type)|"
          r"(?P<cudnn>\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
@@ -78,7 +82,7 @@ SIGNALS: tuple[Rule, ...] = (
 """A signal's own words, with a 16-bit dtype named anywhere near."""
 
 SAID: tuple[Rule, ...] = (
-    rule(r"\billegal memory access\b", _crash),
+    rule(r"(?P<raised>\billegal memory access\b)", _crash),
     rule(r"\bcrash(?:es|ed|ing)?\b", _crash_said),
 )
 """The weakest readings, tried last: a CUDA illegal memory access (a crash with many other causes) with a 16-bit
