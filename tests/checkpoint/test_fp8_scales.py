@@ -387,6 +387,33 @@ def test_quantizing_inf_or_nan_is_refused_unless_clamped_and_counted(tmp_path, b
     assert back[7, 9].item() == pytest.approx(-(finite[:128, :128] if block == "128" else finite).max().item(), rel=2**-7)
 
 
+def test_the_cli_clamps_inf_and_nan_only_when_asked_and_says_how_many(tmp_path):
+    weight = torch.randn(64, 32, generator=torch.Generator().manual_seed(3))
+    weight[0, 0], weight[9, 9], weight[40, 1] = float("nan"), float("inf"), float("-inf")
+    save_file({"l.weight": weight}, tmp_path / "in.safetensors")
+    src, dst = str(tmp_path / "in.safetensors"), str(tmp_path / "fp8.safetensors")
+    refused = CliRunner().invoke(app, ["convert", src, dst, "-d", "fp8"])
+    assert refused.exit_code == 2 and "3 values are inf or nan" in refused.output
+    assert "--clamp-nonfinite" in refused.output and "Traceback" not in refused.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors"]
+    done = CliRunner().invoke(app, ["convert", src, dst, "-d", "fp8", "--clamp-nonfinite"])
+    assert done.exit_code == 0 and "1 Linear weights quantized to fp8 e4m3 with scales, 3 inf/nan values clamped" in (
+        " ".join(done.output.split()))
+    again = CliRunner().invoke(app, ["convert", src, dst, "-d", "fp8", "--clamp-nonfinite", "--force", "--json"])
+    assert again.exit_code == 0 and json.loads(again.output)["nonfinite_clamped"] == 3
+    assert cw.load(dst)["l.weight"].dtype == E4M3
+
+
+def test_clamping_inf_and_nan_without_quantizing_is_refused_before_anything_is_written(tmp_path):
+    save_file({"l.weight": torch.full((4, 4), float("inf"))}, tmp_path / "in.safetensors")
+    with pytest.raises(CheckpointError, match="applies only when quantizing to fp8; a cast to bf16 keeps them"):
+        cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf16", clamp_nonfinite=True)
+    done = CliRunner().invoke(app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"),
+                                    "-d", "f16", "--clamp-nonfinite"])
+    assert done.exit_code == 2 and "applies only when quantizing to fp8" in done.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors"]
+
+
 @pytest.mark.parametrize("shape", [(0, 5), (5, 0), (0, 0)])
 @pytest.mark.parametrize("block", ["128", "tensor"])
 def test_empty_weights_quantize_to_empty_weights_and_back(tmp_path, shape, block):

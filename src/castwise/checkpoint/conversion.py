@@ -115,7 +115,7 @@ def convert(
     folder writes its model weights (``key`` picks another state group); ``max_shard_size``
     (bytes or ``"5GB"``) splits a folder's output; ``config`` names a config.json to write beside.
     Quantizing refuses inf and nan unless ``clamp_nonfinite`` (nan to 0, inf to the block's largest
-    finite magnitude; the result counts them).
+    finite magnitude; the result counts them), which any other ``dtype`` refuses.
     """
     layout = resolve(src)
     guard = SourceGuard.of(layout)  # before anything is read: a change while reading refuses the output

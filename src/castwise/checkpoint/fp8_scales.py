@@ -269,8 +269,8 @@ class NonFinite:
         if found and not self.clamp:
             raise CheckpointError(
                 f"tensor {weight!r}: {found:,} values are inf or nan, which fp8 cannot scale; nothing was "
-                "written (cw.convert(..., clamp_nonfinite=True) writes nan as 0 and inf as the block's "
-                "largest finite magnitude, and counts them)"
+                "written (`castwise convert --clamp-nonfinite`, or cw.convert(..., clamp_nonfinite=True), "
+                "writes nan as 0 and inf as the block's largest finite magnitude, and counts them)"
             )
         self.count += found if counted else 0
         return block.abs().masked_fill_(bad, 0.0) if found else block.abs()

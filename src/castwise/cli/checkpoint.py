@@ -73,6 +73,12 @@ def convert_command(
     fp8_block: str = typer.Option(
         "128", "--fp8-block", help="With --dtype fp8: square scale block size, or 'tensor' for one scale per weight."
     ),
+    clamp_nonfinite: bool = typer.Option(
+        False,
+        "--clamp-nonfinite",
+        help="With --dtype fp8: write nan as 0 and inf as its block's largest finite magnitude, and count them "
+        "(refused otherwise).",
+    ),
     force: bool = typer.Option(False, "--force", "-f", help="Replace DST if it exists."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -94,6 +100,7 @@ def convert_command(
                 config=config,
                 max_shard_size=max_shard_size,
                 fp8_block=fp8_block,
+                clamp_nonfinite=clamp_nonfinite,
             )
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -140,7 +147,8 @@ def _keep_line(rule: str, word: str, globs: list[str] | None) -> str:
 
 def _fp8_note(result: ConvertResult) -> str:
     if result.quantized:
-        return f"; {result.quantized} Linear weights quantized to fp8 e4m3 with scales"
+        clamped = f", {result.nonfinite_clamped:,} inf/nan values clamped" if result.nonfinite_clamped else ""
+        return f"; {result.quantized} Linear weights quantized to fp8 e4m3 with scales{clamped}"
     if result.dequantized or result.scales_dropped:
         return f"; {result.dequantized} fp8 weights dequantized, {result.scales_dropped} scale tensors dropped"
     return ""
