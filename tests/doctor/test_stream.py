@@ -388,7 +388,8 @@ def test_unsupported_architecture_says_it_needs_the_in_memory_doctor(tmp_path: P
 
 @pytest.mark.parametrize("change, message", [
     ({"train_steps": 2}, "trial training (train_steps, batches) is in-memory only"),
-    ({"policies": ["fp8-mixed"]}, "fp8 policies (fp8-mixed) are diagnosed in memory only"),
+    ({"policies": ["fp8-mixed"]}, "fp8 policies (fp8-mixed) are diagnosed in memory only: drop them, or diagnose "
+                                  "the model in memory (stream=False"),
     ({"checkpoint": "/no/such/folder"}, "pass checkpoint=DIR (/no/such/folder is not a folder)"),
 ])
 def test_settings_streaming_cannot_take_say_so(folders: dict[str, Path], change: dict, message: str) -> None:

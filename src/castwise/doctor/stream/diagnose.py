@@ -103,7 +103,8 @@ def _check_skeleton(skeleton: nn.Module, policies: Sequence[Policy]) -> None:
         )
     fp8 = [str(p) for p in policies if p.fp8]
     if fp8:
-        raise StreamError(f"fp8 policies ({', '.join(fp8)}) are diagnosed in memory only: drop them or stream=True")
+        raise StreamError(f"fp8 policies ({', '.join(fp8)}) are diagnosed in memory only: drop them, or diagnose "
+                          "the model in memory (stream=False; on the command line, without --stream)")
 
 
 def _checkpoint(skeleton: nn.Module, checkpoint: str | Path | None) -> Path:
