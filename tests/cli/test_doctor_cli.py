@@ -289,6 +289,18 @@ def test_train_on_a_core_install_names_the_extra_that_really_adds_it(tmp_path: P
     assert any(requirement.startswith("torch-optimi") for requirement in extras["training"])
 
 
+def test_a_policy_missing_its_extra_is_not_blamed_on_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("optimi")
+    monkeypatch.setitem(sys.modules, "torchao.float8", None)  # torchao not installed, torch-optimi installed
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "fp8-mixed", "--mode", "eval",
+                                 "--train", "2", "--out", str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "error: policy fp8-mixed needs torchao for its fp8 linears: pip install 'castwise[fp8]'" in result.stderr
+    assert "--train" not in result.stderr and not out.exists()
+
+
 def test_the_commands_defaults_are_the_doctors(tmp_path: Path) -> None:
     from castwise.cli import doctor as command
     from castwise.doctor import DEFAULT_POLICIES, DEFAULT_TOLERANCE

@@ -83,6 +83,8 @@ def doctor_command(
         fail("--stream reads a transformers checkpoint folder one block at a time: give it with --hf DIR")
     if stream and train_steps:
         fail("--train: trial training runs the whole model in memory, so it cannot be combined with --stream")
+    if train_steps:
+        _check_training_installed()
     modes = _modes(mode)
     policies = _policies(policy)
     for path, option in ((out, "--out"), (html_file, "--html")):
@@ -124,13 +126,21 @@ def _diagnose(target: str | None, hf: Path | None, stream: bool, policies: tuple
             report = diagnose(loaded.model, loaded.inputs, policies=policies, modes=modes, tolerance=tolerance,
                               progress=update, name=label, train_steps=train_steps, batches=loaded.batches,
                               loss_fn=loaded.loss_fn, lr=lr, stream=streaming, checkpoint=hf if streaming else None)
-    except ImportError as exc:
-        fail(f"--train: {exc}" if train_steps else str(exc))
-    except ValueError as exc:
+    except (ImportError, ValueError) as exc:
         fail(str(exc))
     _check_reference(report)
     report.parity = rows
     return report, rows
+
+
+def _check_training_installed() -> None:
+    """--train builds castwise's optimizers: a missing extra is one line naming --train, before any work."""
+    from castwise.training.optimizers import load_optimizer_classes
+
+    try:
+        load_optimizer_classes()
+    except ImportError as exc:
+        fail(f"--train: {exc}")
 
 
 def _modes(chosen: list[str] | None) -> tuple[str, ...]:
