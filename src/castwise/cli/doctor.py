@@ -113,7 +113,7 @@ def _diagnose(target: str | None, hf: Path | None, stream: bool, policies: tuple
 
     warnings.simplefilter("ignore", PrecisionWarning)
     warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
-    streaming = hf is not None and (stream or _too_big(hf, modes, train_steps))
+    streaming = hf is not None and (stream or _too_big(hf, modes, train_steps, policies))
     loaded, label = _load(target, hf, streaming)
     try:
         with work_progress(quiet) as update:
@@ -163,10 +163,11 @@ def _policies(chosen: list[str] | None) -> tuple[str, ...]:
     return names
 
 
-def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int) -> bool:
+def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int, policies: tuple[str, ...]) -> bool:
     """True (and says so on stderr) when the in-memory doctor would not fit and streaming can take over."""
     from castwise.doctor.report.formatting import human_bytes
     from castwise.doctor.stream.budget import in_memory_fit, streams
+    from castwise.policy import Policy
 
     if not streams(hf):
         return False
@@ -178,6 +179,10 @@ def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int) -> bool:
     if train_steps:
         fail(f"{need}, and trial training (--train) is in-memory only: drop --train to diagnose the checkpoint "
              "one block at a time (--stream)")
+    fp8 = [name for name in policies if Policy.parse(name).fp8]
+    if fp8:
+        fail(f"{need}, and fp8 policies ({', '.join(fp8)}) are diagnosed in memory only: drop them to diagnose the "
+             "checkpoint one block at a time (--stream)")
     err_console.print(f"note: {need}: streaming the checkpoint one block at a time (--stream)", highlight=False)
     return True
 
