@@ -223,6 +223,32 @@ def test_train_n_with_a_factory_that_gives_batches_and_a_loss(tmp_path: Path) ->
     assert all(abs(run["losses"][0] - first) < 0.05 * first for run in training["runs"])
 
 
+ARGMAX = '''
+import torch
+from torch import nn
+
+
+class Argmax(nn.Module):
+    def forward(self, x):
+        return x.argmax(-1)
+
+
+def build():
+    return nn.Sequential(nn.Linear(4, 3), Argmax()), torch.randn(2, 4)
+'''
+
+
+def test_train_on_a_model_with_no_floating_output_says_where_a_command_line_loss_goes(tmp_path: Path) -> None:
+    pytest.importorskip("optimi")
+    (tmp_path / "argmax.py").write_text(ARGMAX)
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'argmax.py'}:build", "-p", "bf16-mixed", "--mode", "eval",
+                                 "--train", "2", "--json"])
+    reference = json.loads(result.stdout)["training"]["reference"]
+    assert reference["exception"].startswith("ValueError: the model returned no floating tensor to compute a "
+                                             "training loss from: pass loss_fn (castwise doctor: the factory's dict "
+                                             "with 'loss_fn')")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--mode", "predict"], "unknown mode 'predict'"),
     (["--train", "2", "--lr", "-1"], "lr must be a positive number"),
