@@ -141,6 +141,23 @@ def test_load_into_shape_mismatch_is_a_clear_error(tmp_path):
         cw.load_into(Block(), tmp_path / "wrong.safetensors")
 
 
+@pytest.mark.parametrize("strict, refused", [
+    (True, r"1 missing keys \(head.bias\) and 0 unexpected keys \(\); nothing was loaded: pass strict=False to load"),
+    (False, r"ln.weight: the checkpoint holds shape \[3\] but the model expects \[8\]"),
+])
+def test_a_refused_load_into_leaves_the_model_untouched(tmp_path, strict, refused):
+    state = {k: torch.full_like(v, 7) for k, v in Block().state_dict().items() if k != "head.bias"}
+    if not strict:
+        state["ln.weight"] = torch.ones(3)
+    cw.save(state, tmp_path / "partial.safetensors", dtype="bf16")
+    model = Block()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(CheckpointError, match=refused):
+        cw.load_into(model, tmp_path / "partial.safetensors", strict=strict)
+    after = model.state_dict()
+    assert all(after[k].dtype == v.dtype and after[k].equal(v) for k, v in before.items())
+
+
 def test_tied_weights_load_once_and_stay_tied(tmp_path):
     model = nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False))
     model[1].weight = model[0].weight

@@ -67,6 +67,19 @@ def test_a_keep_glob_that_matches_no_tensor_is_refused_and_nothing_written(bert:
     assert _convert(str(bert), str(tmp_path / "f32"), "--dtype", "f32", "-k", "*nothing*").exit_code == 0
 
 
+@pytest.mark.parametrize("destination", ["out.safetensors", "out"])
+def test_max_shard_size_on_one_file_says_to_drop_it_whatever_the_destination(tmp_path: Path, destination: str) -> None:
+    source = tmp_path / "one.safetensors"
+    cw.save({"proj.weight": torch.ones(4, 4)}, source)
+    result = _convert(str(source), str(tmp_path / destination), "--dtype", "bf16", "--max-shard-size", "1KB")
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "--max-shard-size (max_shard_size) splits a folder's output, and one file converts to one file: drop it" \
+        in result.stderr
+    with pytest.raises(CheckpointError, match="one file converts to one file: drop it"):
+        cw.convert(source, tmp_path / destination, "bf16", max_shard_size="1KB")
+    assert [p.name for p in tmp_path.iterdir()] == ["one.safetensors"]
+
+
 @pytest.mark.parametrize("destination, says", [
     ("a_file/out", "a_file is not a folder"),
     ("/proc/castwise-out.safetensors", "cannot write there"),

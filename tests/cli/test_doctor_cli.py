@@ -223,6 +223,32 @@ def test_train_n_with_a_factory_that_gives_batches_and_a_loss(tmp_path: Path) ->
     assert all(abs(run["losses"][0] - first) < 0.05 * first for run in training["runs"])
 
 
+ARGMAX = '''
+import torch
+from torch import nn
+
+
+class Argmax(nn.Module):
+    def forward(self, x):
+        return x.argmax(-1)
+
+
+def build():
+    return nn.Sequential(nn.Linear(4, 3), Argmax()), torch.randn(2, 4)
+'''
+
+
+def test_train_on_a_model_with_no_floating_output_says_where_a_command_line_loss_goes(tmp_path: Path) -> None:
+    pytest.importorskip("optimi")
+    (tmp_path / "argmax.py").write_text(ARGMAX)
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'argmax.py'}:build", "-p", "bf16-mixed", "--mode", "eval",
+                                 "--train", "2", "--json"])
+    reference = json.loads(result.stdout)["training"]["reference"]
+    assert reference["exception"].startswith("ValueError: the model returned no floating tensor to compute a "
+                                             "training loss from: pass loss_fn (castwise doctor: the factory's dict "
+                                             "with 'loss_fn')")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--mode", "predict"], "unknown mode 'predict'"),
     (["--train", "2", "--lr", "-1"], "lr must be a positive number"),
@@ -287,6 +313,18 @@ def test_train_on_a_core_install_names_the_extra_that_really_adds_it(tmp_path: P
     extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     assert any(requirement.startswith("torch-optimi") for requirement in extras["training"])
+
+
+def test_a_policy_missing_its_extra_is_not_blamed_on_train(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("optimi")
+    monkeypatch.setitem(sys.modules, "torchao.float8", None)  # torchao not installed, torch-optimi installed
+    (tmp_path / "net.py").write_text(BUFFER_MODEL)
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["doctor", f"{tmp_path / 'net.py'}:build", "-p", "fp8-mixed", "--mode", "eval",
+                                 "--train", "2", "--out", str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "error: policy fp8-mixed needs torchao for its fp8 linears: pip install 'castwise[fp8]'" in result.stderr
+    assert "--train" not in result.stderr and not out.exists()
 
 
 def test_the_commands_defaults_are_the_doctors(tmp_path: Path) -> None:

@@ -452,6 +452,18 @@ def test_cli_streams_by_itself_when_the_in_memory_doctor_would_not_fit(
     assert refused.exit_code == 2 and "drop --train to diagnose the checkpoint one block at a time" in refused.output
 
 
+def test_cli_streaming_by_itself_refuses_fp8_policies_without_naming_the_stream_flag_it_was_not_given(
+        folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(budget, "available_memory", lambda: 1 << 20)
+    out = tmp_path / "r.json"
+    refused = runner.invoke(app, ["doctor", "--hf", str(folders["llama"]), "-p", "bf16-mixed", "-p", "fp8",
+                                  "--mode", "eval", "--out", str(out)], env={"COLUMNS": "200"})
+    assert refused.exit_code == 2 and len(refused.stderr.splitlines()) == 1
+    assert "and fp8 policies (fp8) are diagnosed in memory only: drop them to diagnose the checkpoint one block " \
+           "at a time (--stream)" in refused.stderr
+    assert "without --stream" not in refused.stderr and not out.exists()
+
+
 def test_cli_stays_in_memory_when_it_fits(folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(budget, "available_memory", lambda: 1 << 40)
     result = runner.invoke(app, ["doctor", "--hf", str(folders["llama"]), "-p", "bf16-mixed", "--mode", "eval",

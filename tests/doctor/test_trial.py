@@ -138,6 +138,18 @@ def test_a_policy_that_raises_in_training_is_reported_not_fatal() -> None:
     assert report.training.reference.ok and len(report.training.reference.losses) == 3
 
 
+def test_training_that_fails_in_fp32_too_is_not_blamed_on_the_policy() -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 3), nn.Softmax(-1))
+    model[1].register_forward_hook(lambda module, args, out: out.argmax(-1))  # no floating output to train on
+    report = cw.diagnose(model, torch.randn(4, 8), policies=["bf16-mixed"], modes=["eval"], train_steps=2)
+    assert not report.training.reference.ok
+    failed = [f for f in report.findings if f.kind == "training_failed"]
+    assert [f.policy for f in failed] == ["bf16-mixed"]
+    assert failed[0].fix == ("the fp32 trial training fails too: make the model train in float32 first (this is "
+                             "not a precision problem)")
+
+
 def test_progress_counts_up_to_the_total() -> None:
     seen: list[tuple[str, int, int]] = []
     cw.diagnose(nn.Linear(4, 2), torch.randn(3, 4), policies=["bf16-mixed"], modes=["eval"], train_steps=4,

@@ -189,6 +189,17 @@ def test_bad_calls_raise_clear_errors():
         scaler.load_state_dict([("scale", 2.0)])
 
 
+def test_a_bad_scale_is_named_by_the_argument_or_key_that_carried_it():
+    scaler = cw.LossScaler("16-mixed")
+    with pytest.raises(ValueError, match=r"^new_scale must be a positive finite number, got -1.0$"):
+        scaler.update(new_scale=-1.0)
+    with pytest.raises(ValueError, match=r"^the state's scale must be a positive finite number, got nan$"):
+        scaler.load_state_dict({**scaler.state_dict(), "scale": math.nan})
+    with pytest.raises(ValueError, match=r"^init_scale must be a positive finite number, got 0$"):
+        cw.LossScaler("16-mixed", init_scale=0)
+    assert scaler.get_scale() == cw.LossScaler("16-mixed").get_scale()
+
+
 def test_fp16_true_training_with_scaler_and_kahan_learns_without_nan():
     model = cw.apply(small_net(), "16-true")
     optimizer = cw.make_optimizer(model, lr=1e-2)  # auto: Kahan for fp16 weights

@@ -125,6 +125,11 @@ def convert(
         raise CheckpointError(
             f"{layout.path}: --key picks a state group of a DCP folder; this is a {layout.format} checkpoint"
         )
+    if max_shard_size is not None and not layout.is_folder:
+        raise CheckpointError(
+            f"{layout.path}: --max-shard-size (max_shard_size) splits a folder's output, and one file converts to "
+            "one file: drop it"
+        )
     # dtype checked before a skeleton is built
     target = parse_target(dtype, KeepRule(keep_globs(keep_fp32)), fp8_block, clamp_nonfinite)
     config_path = Path(config) if config is not None else layout.config

@@ -84,12 +84,13 @@ def load(path: str | Path, dtype: str | torch.dtype | None = None) -> dict[str, 
 
 
 def load_into(model: nn.Module, path: str | Path, strict: bool = False) -> LoadResult:
-    """Load a checkpoint into ``model``, each parameter and buffer taking its stored dtype."""
+    """Load a checkpoint into ``model``, each parameter and buffer taking its stored dtype; a refusal
+    (a shape that differs, or with ``strict`` a missing or unexpected key) leaves ``model`` untouched."""
     target = _unwrapped(model)
     state = load(path)
     parameters = dict(target.named_parameters(remove_duplicate=False))
     buffers = dict(target.named_buffers(remove_duplicate=False))
-    loaded, changed, unexpected = set(), {}, []
+    matched, unexpected = {}, []
     for name, tensor in state.items():
         current = parameters.get(name, buffers.get(name))
         if current is None:
@@ -100,19 +101,20 @@ def load_into(model: nn.Module, path: str | Path, strict: bool = False) -> LoadR
                 f"{name}: the checkpoint holds shape {list(tensor.shape)} but the model expects "
                 f"{list(current.shape)}; is this checkpoint for another model or config?"
             )
-        if current.dtype != tensor.dtype:
-            changed[name] = (torch_name(current.dtype), torch_name(tensor.dtype))
-        _assign(target, name, current, tensor)
-        loaded.add(id(current))
-    expected = target.state_dict(keep_vars=True)
-    missing = [n for n, v in expected.items() if n not in state and id(v) not in loaded]
-    result = LoadResult(tuple(missing), tuple(unexpected), changed)
+        matched[name] = current
+    loaded = {id(current) for current in matched.values()}
+    missing = [n for n, v in target.state_dict(keep_vars=True).items() if n not in state and id(v) not in loaded]
     if strict and (missing or unexpected):
         raise CheckpointError(
             f"{path}: {len(missing)} missing keys ({', '.join(missing[:3])}) and {len(unexpected)} "
-            f"unexpected keys ({', '.join(unexpected[:3])}); pass strict=False to load the rest"
+            f"unexpected keys ({', '.join(unexpected[:3])}); nothing was loaded: pass strict=False to load the rest"
         )
-    return result
+    changed = {}
+    for name, current in matched.items():
+        if current.dtype != state[name].dtype:
+            changed[name] = (torch_name(current.dtype), torch_name(state[name].dtype))
+        _assign(target, name, current, state[name])
+    return LoadResult(tuple(missing), tuple(unexpected), changed)
 
 
 def _unwrapped(model: nn.Module) -> nn.Module:

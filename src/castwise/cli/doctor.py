@@ -83,6 +83,8 @@ def doctor_command(
         fail("--stream reads a transformers checkpoint folder one block at a time: give it with --hf DIR")
     if stream and train_steps:
         fail("--train: trial training runs the whole model in memory, so it cannot be combined with --stream")
+    if train_steps:
+        _check_training_installed()
     modes = _modes(mode)
     policies = _policies(policy)
     for path, option in ((out, "--out"), (html_file, "--html")):
@@ -111,7 +113,7 @@ def _diagnose(target: str | None, hf: Path | None, stream: bool, policies: tuple
 
     warnings.simplefilter("ignore", PrecisionWarning)
     warnings.filterwarnings("ignore", message=".*nested tensors is in prototype.*")
-    streaming = hf is not None and (stream or _too_big(hf, modes, train_steps))
+    streaming = hf is not None and (stream or _too_big(hf, modes, train_steps, policies))
     loaded, label = _load(target, hf, streaming)
     try:
         with work_progress(quiet) as update:
@@ -124,13 +126,21 @@ def _diagnose(target: str | None, hf: Path | None, stream: bool, policies: tuple
             report = diagnose(loaded.model, loaded.inputs, policies=policies, modes=modes, tolerance=tolerance,
                               progress=update, name=label, train_steps=train_steps, batches=loaded.batches,
                               loss_fn=loaded.loss_fn, lr=lr, stream=streaming, checkpoint=hf if streaming else None)
-    except ImportError as exc:
-        fail(f"--train: {exc}" if train_steps else str(exc))
-    except ValueError as exc:
+    except (ImportError, ValueError) as exc:
         fail(str(exc))
     _check_reference(report)
     report.parity = rows
     return report, rows
+
+
+def _check_training_installed() -> None:
+    """--train builds castwise's optimizers: a missing extra is one line naming --train, before any work."""
+    from castwise.training.optimizers import load_optimizer_classes
+
+    try:
+        load_optimizer_classes()
+    except ImportError as exc:
+        fail(f"--train: {exc}")
 
 
 def _modes(chosen: list[str] | None) -> tuple[str, ...]:
@@ -153,10 +163,11 @@ def _policies(chosen: list[str] | None) -> tuple[str, ...]:
     return names
 
 
-def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int) -> bool:
+def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int, policies: tuple[str, ...]) -> bool:
     """True (and says so on stderr) when the in-memory doctor would not fit and streaming can take over."""
     from castwise.doctor.report.formatting import human_bytes
     from castwise.doctor.stream.budget import in_memory_fit, streams
+    from castwise.policy import Policy
 
     if not streams(hf):
         return False
@@ -168,6 +179,10 @@ def _too_big(hf: Path, modes: tuple[str, ...], train_steps: int) -> bool:
     if train_steps:
         fail(f"{need}, and trial training (--train) is in-memory only: drop --train to diagnose the checkpoint "
              "one block at a time (--stream)")
+    fp8 = [name for name in policies if Policy.parse(name).fp8]
+    if fp8:
+        fail(f"{need}, and fp8 policies ({', '.join(fp8)}) are diagnosed in memory only: drop them to diagnose the "
+             "checkpoint one block at a time (--stream)")
     err_console.print(f"note: {need}: streaming the checkpoint one block at a time (--stream)", highlight=False)
     return True
 

@@ -189,7 +189,7 @@ class LossScaler:
             return
         if new_scale is not None:
             value = float(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
-            _check_factors(value, self.growth_factor, self.backoff_factor, self.growth_interval)
+            _check_factors(value, self.growth_factor, self.backoff_factor, self.growth_interval, "new_scale")
             self._scale = value
             self._stages.clear()
             return
@@ -248,6 +248,7 @@ class LossScaler:
             state["growth_factor"],
             state["backoff_factor"],
             state["growth_interval"],
+            "the state's scale",
         )
         self._scale = float(state["scale"])
         self.growth_factor = float(state["growth_factor"])
@@ -306,9 +307,9 @@ def _check_mode(mode: str) -> str:
     raise ValueError(f"unknown loss scaling mode {mode!r}.{hint} Valid modes: {', '.join(MODES)}")
 
 
-def _check_factors(init_scale: float, growth: float, backoff: float, interval: int) -> None:
-    if not (isinstance(init_scale, (int, float)) and math.isfinite(init_scale) and init_scale > 0):
-        raise ValueError(f"init_scale must be a positive finite number, got {init_scale!r}")
+def _check_factors(scale: float, growth: float, backoff: float, interval: int, scale_name: str = "init_scale") -> None:
+    if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"{scale_name} must be a positive finite number, got {scale!r}")
     if not growth > 1.0:
         raise ValueError(f"growth_factor must be > 1, got {growth!r}")
     if not 0.0 < backoff < 1.0:

@@ -41,7 +41,8 @@ OPTIMIZERS: tuple[str, ...] = ("adamw", "adam", "sgd", "lion")
 Params: TypeAlias = nn.Module | Iterable[Tensor] | Iterable[dict[str, Any]]
 
 
-def _optimizer_classes() -> Any:
+def load_optimizer_classes() -> Any:
+    """The module of castwise's optimizer classes; ImportError naming the extra when torch-optimi is missing."""
     try:
         from castwise.training import optimizer_classes
     except ImportError as exc:
@@ -79,7 +80,7 @@ def make_optimizer(
     state_precision.check(storage, dtypes)
     if mode == "auto":
         mode = "kahan" if dtypes & set(LOW_PRECISION) else "none"
-    classes = _optimizer_classes()
+    classes = load_optimizer_classes()
     cls = (classes.STOCHASTIC if mode == "stochastic" else classes.PLAIN)[key]
     optimizer = cls(groups, lr=lr, kahan_sum=mode == "kahan", state_precision=storage, **kwargs)
     for group in groups:

@@ -272,8 +272,11 @@ def _training(training: Training, run: TrainingRun) -> Iterator[Finding]:
     name, steps = run.label, training.steps
     if not run.ok or run.nonfinite:
         what = f"raised {run.exception}" if not run.ok else f"failed: {run.nonfinite}"
+        reference = training.reference
         yield Finding(
             Kind.TRAINING_FAILED, Severity.ERROR, f"{name}: trial training {what}",
+            "the fp32 trial training fails too: make the model train in float32 first (this is not a precision "
+            "problem)" if not reference.ok or reference.nonfinite else
             "use bf16 (the range of fp32) or a mixed policy, or keep the module that overflows in fp32",
             policy=run.policy,
         )

@@ -80,7 +80,8 @@ class DefaultLoss:
     def __call__(self, output: Any, target: Any) -> torch.Tensor:
         tensors = floating_tensors(output)
         if not tensors:
-            raise ValueError("the model returned no floating tensor to compute a training loss from: pass loss_fn")
+            raise ValueError("the model returned no floating tensor to compute a training loss from: pass loss_fn "
+                             "(castwise doctor: the factory's dict with 'loss_fn')")
         prediction = tensors[0].float()
         if target is None:
             return F.mse_loss(prediction, self._fixed_target(prediction))
