@@ -411,6 +411,9 @@ def test_clamping_inf_and_nan_without_quantizing_is_refused_before_anything_is_w
     done = CliRunner().invoke(app, ["convert", str(tmp_path / "in.safetensors"), str(tmp_path / "out.safetensors"),
                                     "-d", "f16", "--clamp-nonfinite"])
     assert done.exit_code == 2 and "applies only when quantizing to fp8" in done.output
+    with pytest.raises(CheckpointError, match="bf17") as unknown:
+        cw.convert(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "bf17", clamp_nonfinite=True)
+    assert "clamping" not in str(unknown.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors"]
 
 

@@ -88,13 +88,14 @@ def parse_target(
         raise CheckpointError(f"fp8 block {fp8_block!r}: give a positive number of rows and columns (128) or 'tensor'")
     if quantize:
         return Target(torch.bfloat16, keep, block, True, NonFinite(clamp_nonfinite))
+    try:
+        storage = dtype_from_name(dtype)
+    except ValueError as exc:
+        raise CheckpointError(f"{exc}, or fp8 to quantize Linear weights") from None
     if clamp_nonfinite:
         raise CheckpointError(f"clamping inf and nan applies only when quantizing to fp8; a cast to {dtype} keeps "
                               "them as they are (drop clamp_nonfinite / --clamp-nonfinite, or convert to fp8)")
-    try:
-        return Target(dtype_from_name(dtype), keep, block, False)
-    except ValueError as exc:
-        raise CheckpointError(f"{exc}, or fp8 to quantize Linear weights") from None
+    return Target(storage, keep, block, False)
 
 
 def parse_size(size: int | str | None) -> int | None:
