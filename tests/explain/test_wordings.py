@@ -1110,3 +1110,64 @@ def test_an_overflow_said_in_prose_outranks_an_illegal_memory_access_beside_fp16
 ])
 def test_round_twenty_crashes_without_a_16_bit_dtype_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("#> Error in (function (self, mat1, mat2, beta, alpha) : expected scalar type Float but found Half",
+     Kind.SCALAR_TYPE, {"f32", "f16"}),
+    ("`object` threw an unexpected error.\nMessage: \"LayerNormKernelImpl\" not implemented for 'Half'",
+     Kind.NO_KERNEL, {"f16"}),
+    ("RuntimeError: FWD: Unsupported hidden_size or types: 5120BFloat16FloatFloatFloatFloat", Kind.NORM_PARAM,
+     {"bf16", "f32"}),
+    ("RuntimeError: gather(): Expected dtype int64 for index, but got torch.float64", Kind.INDEX_TENSOR,
+     {"int64", "f64"}),
+    ("the align_module's weight is fp32, but the student's outputs are fp16, it will crash", Kind.SCALAR_TYPE,
+     {"f32", "f16"}),
+    ("float16 cumsum on the GPU is 11x less accurate", Kind.NONFINITE, {"f16"}),
+    ("with model.half() the model's output is empty", Kind.NONFINITE, {"f16"}),
+    ("Accuracy metric for preds at half precision is zero", Kind.NONFINITE, {"f16"}),
+])
+def test_round_twenty_one_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_an_r_paste_with_two_errors_of_two_kinds_is_answered_for_the_earliest_with_low_confidence() -> None:
+    paste = ("`object` threw an unexpected error.\nMessage: \"LayerNormKernelImpl\" not implemented for 'Half'\n"
+             "#> Error in (function (self, mat1, mat2, beta, alpha) : expected scalar type Float but found Half")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+
+
+def test_a_fused_norm_with_one_dtype_throughout_is_refused_for_its_hidden_size_not_a_dtype() -> None:
+    explanation = cw.explain("RuntimeError: FWD: Unsupported hidden_size or types: 5120BFloat16BFloat16BFloat16"
+                             "BFloat16Float")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+    assert "hidden size 5120" in explanation.cause and "nn.LayerNorm" in explanation.fix
+
+
+def test_a_bf16_refusal_says_an_ampere_gpu_has_bf16_and_the_check_may_be_wrong() -> None:
+    explanation = cw.explain("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere "
+                             "GPU with cuda>=11.0")
+    assert "judged to lack" in explanation.cause and "is_bf16_supported()" in explanation.fix
+    assert "update" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "named"), [
+    ("fp16 training: loss is nan after 100 steps\nepsilon = 1e-8", True),
+    ("bf16 training: loss is nan after 100 steps\nepsilon = 1e-8", False),
+    ("fp16 training: loss is nan after 100 steps\nepsilon = 1e-4", False),
+])
+def test_a_nan_in_fp16_names_an_epsilon_too_small_for_fp16(paste: str, named: bool) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and ("rounds to 0 in fp16" in explanation.cause) is named
+
+
+@pytest.mark.parametrize("paste", [
+    "Error in read.csv(file) : cannot open the connection",
+    "the new release is less accurate on my benchmark",
+    "the output is empty when the prompt is too long",
+    "the weights are fp32, but the optimizer is AdamW",
+])
+def test_round_twenty_one_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

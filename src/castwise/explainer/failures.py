@@ -36,7 +36,12 @@ FRAMES_BELOW = 200
 
 _ERROR_LINE = re.compile(
     r"^(?P<type>(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception|Interrupt|Failure))\s*:\s*(?P<message>\S.*)$"
+    r"|^(?P<r_type>Error) in .{1,300}? : (?P<r_message>\S.*)$"
 )
+"""Python's error line, or R's (torch for R: ``Error in (function (self, mat1, ...) : expected scalar type ...``)."""
+_R_UNEXPECTED = re.compile(r"threw an unexpected error\.?$")
+_R_MESSAGE = re.compile(r"^Message: (?P<message>\S.*)$")
+"""testthat's report of an R error: ```object` threw an unexpected error.`` and, on the next line, ``Message: ...``."""
 _FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
     r"^(?:File )?\"?(?P<file>[^\"\n]+?\.py)\"?, line \d+, in (?P<function>[\w.<>]+)",  # Python (also cut short)
     r"^File (?P<file>\S[^\n]*?\.py):\d+, in (?P<function>[\w.<>]+)",  # IPython >= 8
@@ -92,16 +97,22 @@ def from_text(text: str) -> Iterator[Failure]:
 
 def from_lines(lines: tuple[str, ...]) -> Iterator[Failure]:
     """The errors in a paste's cleaned lines (``logtext.clean_lines``), most likely first."""
-    error_lines = [i for i, line in enumerate(lines) if _ERROR_LINE.match(line)]
-    for index in reversed(error_lines):
-        found = _ERROR_LINE.match(lines[index])
-        assert found is not None
-        message = _with_details(found["message"].strip(), lines[index + 1:index + 1 + MAX_DETAILS])
-        yield Failure(found["type"].rsplit(".", 1)[-1], message, paste=lines, line=index)
-    skip = set(error_lines)
+    errors = {index: error for index, error in enumerate(map(_error_at, lines, ("", *lines))) if error}
+    for index, (error_type, said) in reversed(errors.items()):
+        message = _with_details(said.strip(), lines[index + 1:index + 1 + MAX_DETAILS])
+        yield Failure(error_type.rsplit(".", 1)[-1], message, paste=lines, line=index)
     for index in reversed(range(len(lines))):
-        if lines[index] and index not in skip:
+        if lines[index] and index not in errors:
             yield Failure("", lines[index], paste=lines, line=index)
+
+
+def _error_at(line: str, above: str) -> tuple[str, str] | None:
+    """The error type and message ``line`` shows (``above`` is the line before it), or None."""
+    found = _ERROR_LINE.match(line)
+    if found:
+        return (found["type"], found["message"]) if found["type"] else ("Error", found["r_message"])
+    said = _R_MESSAGE.match(line) if _R_UNEXPECTED.search(above) else None
+    return ("Error", said["message"]) if said else None
 
 
 def from_exception(error: BaseException) -> Iterator[Failure]:

@@ -3,10 +3,10 @@
 What users paste is rarely a bare traceback: distributed launchers prefix every line
 (``[rank7]:``), loggers add timestamps and levels (``2024-01-20 14:53:22,980 INFO``,
 ``ERROR:root:``, ``[2024-08-30 06:31] ERROR``), docker-compose adds ``service-1   |``, rich draws
-boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, prose opens a code
-span right before an error (``I am getting ```ValueError: ...``), copied
-notebooks keep markdown links around paths, and loggers that wrap at the console's width (SD.Next's rich log)
-break one message over several indented lines. The reader needs the plain lines (code-line markers
+boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, a reprex marks
+its output with ``#>``, prose opens a code span right before an error (``I am getting ```ValueError: ...``),
+copied notebooks keep markdown links around paths, and loggers that wrap at the console's width (SD.Next's
+rich log) break one message over several indented lines. The reader needs the plain lines (code-line markers
 such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is bounded: only its
 tail (where the error is) is read.
 """
@@ -38,6 +38,7 @@ _PREFIXES = tuple(re.compile(pattern) for pattern in (
     r"^!!! ERROR[^:\n]{0,80}:\s*",
     r"^E {2,}",  # pytest's failure lines
     r"^>\s",  # quoted on GitHub
+    r"^#>\s?",  # a reprex's output (R's reprex, torch for R)
     r"^[^`\n]{0,200}?`{1,3}\s*(?=(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception)\s*:)",  # I got ```ValueError:
 ))
 

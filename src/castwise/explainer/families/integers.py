@@ -179,7 +179,7 @@ def _probability_target(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "a") if "a" in found.groupdict() else ()
+    names = dtypes(found, "a")
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
     floated = bool(names) and is_floating(names[0])
     culprit = (
@@ -193,7 +193,7 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
         culprit,
         "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
         "compute dtype (castwise's input casts never touch integer tensors)",
-        op=op, names=names,
+        op=op, names=names + (dtypes(found, "want") if names else ()),
     )
 
 
@@ -373,8 +373,8 @@ RULES: tuple[Rule, ...] = (
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
-    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype int(?:32|64)",
-         _index_tensor),
+    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype (?P<want>int(?:32|64))"
+         r"(?: for index,? but got (?P<a>{DTYPE}))?", _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
     rule(r"dtype of (?:the )?attention mask \((?P<a>{DTYPE})\) is not bool", _attention_mask),
     rule(r"where\(\): expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",

@@ -302,11 +302,14 @@ _unsafe_to_autocast = message_only(
 
 _compute_capability = message_only(
     Kind.NO_KERNEL,
-    "this GPU has no native bf16 (compute capability below 8.0: T4, V100, P100, RTX 20xx); bf16 needs Ampere or newer",
+    "bf16 was refused because this setup was judged to lack native bf16: GPUs below compute capability 8.0 (T4, "
+    "V100, P100, RTX 20xx) have none; bf16 needs Ampere or newer",
     "a model or config that defaults to bf16 (`torch_dtype=torch.bfloat16`, `dtype='auto'` reading bf16 from "
     "config.json, `bf16=True`) run on an older GPU",
     "use float16 (fp16) instead (e.g. `dtype='half'` / `torch_dtype=torch.float16`; for training use '16-mixed', "
-    "which adds loss scaling), or float32 (fp32)",
+    "which adds loss scaling), or float32 (fp32); if the GPU is Ampere or newer (A100, A10, L4, RTX 30xx/40xx, H100), "
+    "it has bf16 and the check is wrong for it (`torch.cuda.is_bf16_supported()` tells): update torch (a CUDA 11+ "
+    "build) and the library that made the check",
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 

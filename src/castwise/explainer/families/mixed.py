@@ -213,6 +213,23 @@ def _norm_inputs(found: re.Match[str], failure: Failure) -> Explanation:
     return norm_param(failure, ())
 
 
+def _fused_norm(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A fused layer norm's (flash-attn's, apex's) ``Unsupported hidden_size or types: 5120BFloat16FloatFloat...``:
+    its weight, input, residual, output and compute types run together; a weight of another dtype than the input
+    is the refusal, else it is the hidden size."""
+    weight, given, size = dtypes(found, "weight"), dtypes(found, "input"), found["size"]
+    op = f"a fused layer norm (hidden size {size})"
+    if weight != given:
+        return norm_param(failure, given + weight, op=op)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the fused layer norm has no kernel for hidden size {size} with {a(weight[0])} weight and input",
+        "a fused norm (flash-attn's or apex's) compiled for a fixed list of hidden sizes",
+        "run this layer with torch's own `nn.LayerNorm`, or use a build of the fused norm that lists this hidden size",
+        op=op, names=weight, confidence=Confidence.LOW,
+    )
+
+
 def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "q", "k", "v")
     xformers = found.group(0).startswith("Query/")
@@ -686,6 +703,8 @@ RULES: tuple[Rule, ...] = (
          r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?)?", _same_type),
     rule(r"(?:mixed dtype \(CPU\): )?expect (?:parameter|input) to have scalar type of (?P<a>{DTYPE})", _mixed_norm),
     rule(r"mixed dtype \(CPU\): all inputs must share (?:the )?same datatype", _norm_inputs),
+    rule(r"Unsupported hidden_size or types: (?P<size>\d+)(?P<weight>BFloat16|Half|Float)(?P<input>BFloat16|Half|Float)"
+         r"(?:BFloat16|Half|Float){2,3}", _fused_norm),
     rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"

@@ -30,6 +30,22 @@ _FIX = (
 )
 
 
+_TINY_EPS = re.compile(r"\beps(?:ilon)?\b[^\n]{0,40}?(?<![\d.])(?P<a>1e-0?(?:8|9|1\d))\b|"
+                       r"(?<![\d.])(?P<b>1e-0?(?:8|9|1\d))\b[^\n]{0,20}?\beps(?:ilon)?\b", re.IGNORECASE)
+"""An epsilon below fp16's smallest value (about 6e-8), named in the paste: ``epsilon = 1e-8``, ``1e-10 eps``."""
+
+
+def _vanished_eps(failure: Failure, names: tuple[str, ...]) -> str:
+    """When the paste runs in fp16 and names an epsilon too small for it: the cause that says so, else nothing."""
+    if names != ("f16",):
+        return ""
+    found = next(filter(None, map(_TINY_EPS.search, failure.paste or (failure.message,))), None)
+    return "" if found is None else (
+        f"; the paste names an epsilon of {found['a'] or found['b']}, which rounds to 0 in fp16 (its smallest value "
+        "is about 6e-8), so the division, sqrt or log it guards can meet 0"
+    )
+
+
 def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
     function = found["function"]
     return explained(
@@ -43,11 +59,12 @@ def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
 def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
     """The loss said to be NaN or inf (``found["value"]``; empty when the words say only non-finite), with the 16-bit
     dtype the paste names nearest."""
+    said = low_precision_said(failure)[:1]
     return explained(
         Kind.NONFINITE, failure,
         f"the loss became {found['value'].lower() or 'non-finite'}: some value in the forward or backward is not "
-        "finite",
-        _CAUSES, _FIX, op="loss", names=low_precision_said(failure)[:1], confidence=Confidence.LOW,
+        f"finite{_vanished_eps(failure, said)}",
+        _CAUSES, _FIX, op="loss", names=said, confidence=Confidence.LOW,
     )
 
 
@@ -58,7 +75,8 @@ def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     said = low_precision_said(failure)[:1]
     return explained(
         Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"
-        + ("; in fp16 that is most often an activation that overflowed past 65504" if said == ("f16",) else ""),
+        + (_vanished_eps(failure, said) or "; in fp16 that is most often an activation that overflowed past 65504"
+           if said == ("f16",) else ""),
         _CAUSES, _FIX, op="a non-finite check", names=said, confidence=Confidence.LOW,
     )
 

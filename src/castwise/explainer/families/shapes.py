@@ -221,6 +221,9 @@ MISMATCH: tuple[Rule, ...] = (
          rf"(?P<a>{_PROSE_DTYPE})\b", _said_mismatch),
     rule(rf"\bwrong \(?(?P<b>{_PROSE_DTYPE})\)? (?:dtype |tensors? )?instead of (?:a )?(?P<a>{_PROSE_DTYPE})\b",
          _said_mismatch),
+    rule(rf"\b(?:weights?|parameters?|params|inputs?|outputs?|activations?|features?|tensors?)\b[^\n.,]{{0,20}}? "
+         rf"(?:is|are) (?:in )?(?P<a>{_PROSE_DTYPE}),? but\b[^\n.]{{0,60}}?\b(?:weights?|parameters?|params|inputs?|"
+         rf"outputs?|activations?|features?|tensors?) (?:is|are) (?:in )?(?P<b>{_PROSE_DTYPE})\b", _said_mismatch),
     rule(r"\b(?:d|data |tensor )types? (?:mismatch\w{0,3}|incompatib\w{1,6}|errors?|conflicts?)\b|"
          r"\bmismatch\w{0,3} (?:d|data |tensor )?types?\b|\btype mismatch\w{0,3}\b|"
          r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)|\bhas_different_input_dtypes\b|"
@@ -278,7 +281,11 @@ SYMPTOMS: tuple[Rule, ...] = (
          _range_said),
     rule(r"\bfail_accuracy\b|\baccuracy (?:check )?fail\w{0,3}\b|\baccuracy (?:drops?|degrad\w{0,6})\b|"
          r"\b(?:bad|poor|wrong|incorrect|inaccurate|degraded) (?:results?|outputs?|accuracy|predictions?)\b|"
-         r"\bdifferent (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from)\b|"
+         r"\bdifferent (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from|for|between)\b|"
+         r"\bless (?:accurate|precise)\b|\b(?:weird|strange|odd) (?:results?|outputs?|predictions?)\b|"
+         r"\binconsisten(?:t|cy|cies) (?:results?|outputs?|when|between)\b|"
+         r"\b(?:outputs?|results?) (?:is|are) empty\b|\bno results? (?:is |are )?(?:generated|produced|returned)\b|"
+         r"\baccuracy\b[^\n.]{0,40}?\bis (?:zero|0(?:\.0)?)\b|"
          r"\b(?:large|big|huge|significant) (?:numeric(?:al)?|precision|relative) errors?\b|\bimprecision\b|"
          r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b|"
          r"\b(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
