@@ -181,8 +181,8 @@ def test_grad_scaler_public_methods():
         (lambda s: s.set_growth_factor(1.0), "growth_factor"),
         (lambda s: s.set_backoff_factor(2.0), "backoff_factor"),
         (lambda s: s.set_growth_interval(0), "growth_interval"),
-        (lambda s: s.update(new_scale=float("inf")), "init_scale"),
-        (lambda s: s.update(new_scale=-1.0), "init_scale"),
+        (lambda s: s.update(new_scale=float("inf")), "new_scale must be a positive finite number"),
+        (lambda s: s.update(new_scale=-1.0), "new_scale must be a positive finite number"),
     ],
 )
 def test_bad_settings_raise_and_leave_the_scaler_as_it_was(call, message):
