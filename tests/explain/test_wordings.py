@@ -1171,3 +1171,50 @@ def test_a_nan_in_fp16_names_an_epsilon_too_small_for_fp16(paste: str, named: bo
 ])
 def test_round_twenty_one_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("AMP checks failed ❌, disabling Automatic Mixed Precision.", Kind.NONFINITE, set()),
+    ("AssertionError: the min value is -9223372036854775808", Kind.NONFINITE, set()),
+    ("this causes the \"index put requires the source and destination dtypes match\" error", Kind.INDEXED_WRITE,
+     set()),
+    ("encoder = encoder.cuda().half()\nRuntimeError: data() cast to unexpected type.", Kind.NO_KERNEL, {"f16"}),
+    ("with apex 16-bit training _C.rasterize_meshes expected Float but got Half", Kind.NO_KERNEL, {"f32", "f16"}),
+    ("I use apex.amp O1, but the loss does't decrease during training", Kind.NONFINITE, {"f16"}),
+    ("with --mixed-precision I don't see any decrease in the WER. It just stays at 100", Kind.NONFINITE, {"f16"}),
+    ("推理时使用BF16和FP32结果差异较大", Kind.NONFINITE, {"bf16"}),
+    ("FP16 and FP32 predictions are completely different", Kind.NONFINITE, {"f16"}),
+    ("with bf16, torch.allclose returns False against fp32", Kind.NONFINITE, {"bf16"}),
+])
+def test_round_twenty_two_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_compiled_and_eager_outputs_that_differ_in_bf16_are_told_how_inductor_rounds() -> None:
+    explanation = cw.explain("Large numeric divergence for torch.compile vs eager in bf16")
+    assert explanation.kind is Kind.NONFINITE and explanation.op == "torch.compile"
+    assert "emulate_precision_casts = True" in explanation.fix and "keeps their intermediates in fp32" in (
+        explanation.cause)
+    eager = cw.explain("Large numeric divergence in bf16 against fp32")
+    assert eager.op == "model outputs" and "emulate_precision_casts" not in eager.fix
+
+
+def test_a_kernel_with_no_16_bit_version_says_update_torch_and_upcast_to_float32() -> None:
+    fix = cw.explain("RuntimeError: \"eye\" not implemented for 'BFloat16'").fix
+    assert "update torch" in fix and "upcast to float32" in fix
+
+
+def test_torch_own_ops_expecting_float_are_not_read_as_an_extension_kernel() -> None:
+    explanation = cw.explain("torch._C._nn.linear expected Float but got Half")
+    assert explanation.kind is Kind.SCALAR_TYPE
+
+
+@pytest.mark.parametrize("paste", [
+    "AMP is enabled and the checks passed",
+    "the loss doesn't decrease after epoch 3",
+    "x = 9223372036854775808",
+    "the outputs are completely different after the refactor",
+])
+def test_round_twenty_two_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

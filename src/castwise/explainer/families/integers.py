@@ -49,7 +49,7 @@ def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | 
         "must be int64 (Long)",
         "class labels stored as floats or int32 (read from numpy/pandas, or built with `torch.tensor([1.0, 2.0])`)"
         + _cast_by_batch(got),
-        "convert the target: `loss_fn(logits, target.long())`; cast only the inputs, not the targets, to the "
+        "convert the target to int64: `loss_fn(logits, target.long())`; cast only the inputs, not the targets, to the "
         "precision's dtype. Not a precision-policy problem: `cw.apply` does not change targets",
         op=op, names=got,
     )

@@ -49,7 +49,7 @@ def _device(op: str) -> str | None:
 
 
 def _upcast(op: str) -> str:
-    return f"upcast around the op (`{op}(x.float())`, then `.to(x.dtype)` on the result)"
+    return f"upcast to float32 around the op (`{op}(x.float())`, then `.to(x.dtype)` on the result)"
 
 
 def no_kernel(
@@ -79,9 +79,17 @@ def no_kernel(
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
         "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)"
-        + ("" if reason else "; each torch release adds 16-bit kernels, so updating torch may also fix it"),
+        + ("" if reason else "; or update torch: each release adds 16-bit kernels"),
         op=op or None, names=names, device=device, confidence=confidence,
     )
+
+
+def _typed_data(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Old torch's ``data() cast to unexpected type`` (a kernel reading a tensor as another type, most often a 16-bit
+    tensor in an op with no kernel for it), when the paste names a 16-bit dtype."""
+    del found
+    names = low_precision_said(failure)
+    return no_kernel(failure, "", names[:1], None, Confidence.LOW) if names else None
 
 
 def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -177,6 +185,21 @@ def _triton_listed(found: re.Match[str], failure: Failure) -> Explanation | None
     return no_kernel(failure, "a Triton kernel's math function", names, None)
 
 
+def higher_only(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """A kernel (``op``) written for ``names[0]`` only (fp32 most often) that got a 16-bit tensor (``names[1]``, when
+    named): a custom or extension op without 16-bit kernels."""
+    dtype, given = names[0], (names[1] if len(names) > 1 else "a tensor of another dtype (16-bit most often)")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{op} runs only in {dtype} and got {given}",
+        f"a 16-bit tensor (a `.half()`/bf16 model's activation, an autocast region) reaching a kernel written for "
+        f"{dtype} only (a custom CUDA/C++ op, an extension's kernel)",
+        f"{_upcast('op')}; or {keep_rule('the module that calls it')}; update the extension if a version with "
+        "16-bit kernels exists",
+        op=op, names=names, confidence=Confidence.LOW,
+    )
+
+
 def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
     """A kernel's own check that its input has one dtype (``Expected A.dtype() == at::kBFloat16``; the pattern admits
     only dtypes torch's spellings read): a 16-bit-only kernel got another (fp32 most often); a float32-only one got a
@@ -184,15 +207,7 @@ def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "dtype")
     dtype, torch_name = names[0], full_name(names[0])
     if not is_low_precision(dtype):
-        return explained(
-            Kind.NO_KERNEL, failure,
-            f"this kernel runs only in {dtype} and got a tensor of another dtype (16-bit most often)",
-            f"a 16-bit tensor (a `.half()`/bf16 model's activation, an autocast region) reaching a kernel written for "
-            f"{dtype} only (a custom CUDA/C++ op, an extension's kernel)",
-            f"{_upcast('op')}; or {keep_rule('the module that calls it')}; update the extension if a version with "
-            "16-bit kernels exists",
-            op="a kernel", names=names, confidence=Confidence.LOW,
-        )
+        return higher_only(failure, names, "a kernel")
     return explained(
         Kind.NO_KERNEL, failure,
         f"this kernel runs only in {dtype} and got a tensor of another dtype (fp32 most often)",
@@ -335,6 +350,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>Blockwise quantization) only supports 16/32-bit floats,? but got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
+    rule(r"\bdata\(\) cast to unexpected type\b", _typed_data),
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),

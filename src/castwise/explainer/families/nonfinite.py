@@ -108,9 +108,27 @@ _sampling = message_only(
 )
 
 
+_COMPILED = re.compile(r"torch\.compile|\binductor\b|\bcompiled\b", re.IGNORECASE)
+_COMPILED_WITHIN = 200
+"""Lines of a paste (from its top: the title and the report) searched for torch.compile."""
+
+
 def drifted(failure: Failure, dtype: str, shown: str) -> Explanation:
     """Outputs said to be finite but wrong (``shown``: a failed accuracy check, bad results) in the 16-bit ``dtype``:
-    precision lost in a layer that needs fp32, or a value that overflowed on the way."""
+    precision lost in a layer that needs fp32, or a value that overflowed on the way; under torch.compile, fused
+    intermediates that inductor keeps in fp32 where eager rounds each op."""
+    if any(map(_COMPILED.search, failure.paste[:_COMPILED_WITHIN] or (failure.message,))):
+        return explained(
+            Kind.NONFINITE, failure,
+            f"the compiled and eager outputs in {dtype} are said to differ ({shown}): inductor fuses ops and keeps "
+            f"their intermediates in fp32 where eager rounds each op's result to {dtype}, so the two round "
+            "differently; neither is the fp32 answer",
+            f"torch.compile (inductor) of a model run in {dtype}: long reductions, softmax and chains of small ops "
+            "amplify the difference",
+            "set `torch._inductor.config.emulate_precision_casts = True` to make compiled code round like eager; "
+            "judge both against fp32, not against each other (`castwise doctor` compares every module with fp32)",
+            op="torch.compile", names=(dtype,), confidence=Confidence.LOW,
+        )
     return explained(
         Kind.NONFINITE, failure,
         f"the outputs in {dtype} are said to be wrong ({shown}), not to fail: a layer loses more precision in "
@@ -150,8 +168,49 @@ _probabilities_out_of_range = message_only(
 )
 
 
+_amp_check_failed = message_only(
+    Kind.NONFINITE,
+    "YOLO's AMP check ran a model on a sample image in fp32 and under AMP and the two did not agree, or the run "
+    "failed (YOLOv5 reports any error there the same way, such as a model changed for another input channel "
+    "count), so it disabled AMP and trains in fp32",
+    "a GPU, driver or torch build whose fp16 kernels give wrong results (what the check is for: some GTX 16xx cards, "
+    "some torch nightlies); or, in YOLOv5, your own model failing on the check's RGB sample image (grayscale input)",
+    "run the check's comparison yourself (`check_amp` in ultralytics' utils) to see whether the outputs differ or the "
+    "run raises; if your model takes other input (channels, size), the warning is not about precision; otherwise "
+    "update torch and the GPU driver, or train with `amp=False`; `castwise doctor` compares fp16 with fp32 per layer",
+    op="YOLO's AMP check", confidence=Confidence.LOW,
+)
+
+
+_int64_minimum = message_only(
+    Kind.NONFINITE,
+    "a value printed as -9223372036854775808 (int64's minimum) is what NaN or inf becomes when converted to int64: "
+    "the floating values before that conversion were not finite",
+    _CAUSES, _FIX, op="a conversion to int64", confidence=Confidence.LOW,
+)
+
+
+def stalled(failure: Failure, dtype: str, shown: str) -> Explanation:
+    """Training said not to progress (``shown``: a loss that does not decrease, a metric stuck) in the 16-bit
+    ``dtype``: updates lost to the dtype, or steps skipped by a loss scaler."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"training in {dtype} is said not to progress ({shown}): its updates are lost or skipped, not failing",
+        "in fp16, gradients that underflow to 0 without loss scaling, or a loss scaler that skips most steps because "
+        "some gradient is inf; in bf16, weights stored in bf16 whose small updates round away (bf16 keeps 8 bits of "
+        "precision)",
+        "use loss scaling in fp16 (`torch.amp.GradScaler`, '16-mixed'; a loss scale that keeps falling means inf "
+        "gradients and skipped steps); keep master "
+        "weights in fp32 ('bf16-mixed'), or for pure bf16 use `cw.make_optimizer` (Kahan-summed updates); "
+        "`castwise doctor --train 20` runs 20 steps per policy against fp32",
+        op="training", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
+    rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),
+    rule(r"(?<![\w.])-9223372036854775808\b", _int64_minimum),
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
     rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
          r"(?P<value>nan|inf)\b", nan_loss),

@@ -23,9 +23,16 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families.kernels import no_float64, no_kernel
+from castwise.explainer.families.kernels import higher_only, no_float64, no_kernel
 from castwise.explainer.families.mixed import in_op_named, mixed_float, shown_op
-from castwise.explainer.families.nonfinite import appeared, broken_output, drifted, nan_generation, nan_loss
+from castwise.explainer.families.nonfinite import (
+    appeared,
+    broken_output,
+    drifted,
+    nan_generation,
+    nan_loss,
+    stalled,
+)
 from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, dtypes, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
@@ -54,8 +61,15 @@ def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
     if len(names) < 2:
         said_only = _DTYPE_CHECK.search(found.group(0)) and len(_PRINTED_DTYPE.findall(failure.message)) < 2
         return _mismatch_in_words(found, failure) if said_only else None
+    extension = _EXTENSION_OP.search(failure.message)
+    if extension and not is_low_precision(names[0]) and is_low_precision(names[1]):
+        return higher_only(failure, names[:2], f"`{extension.group(0)}`")
     cause = f"an op (or a library's check before it) got {dtype_list(names)} tensors where it needs one dtype"
     return _in_op_named(failure, names, cause)
+
+
+_EXTENSION_OP = re.compile(r"(?<![\w.])(?:(?!torch\.)\w+\.)?_C\.\w+")
+"""A library's compiled extension op (``_C.rasterize_meshes``), not torch's own ``torch._C``."""
 
 
 _DTYPE_CHECK = re.compile(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)",
@@ -122,6 +136,17 @@ def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
     a title) naming a 16-bit dtype."""
     names = low_precision_said(failure, within=3)
     return drifted(failure, names[0], found.group(0).strip()) if names else None
+
+
+def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Training said not to progress (``the loss doesn't decrease``, ``WER stays at 100``) within three lines of (or in
+    a title) naming a 16-bit dtype or mixed precision (fp16 when only AMP is named)."""
+    names = low_precision_said(failure, within=3) or (("f16",) if _AMP_SAID.search(failure.message) or any(
+        _AMP_SAID.search(line) for line in failure.paste[:1]) else ())
+    return stalled(failure, names[0], found.group(0).strip()) if names else None
+
+
+_AMP_SAID = re.compile(r"\b(?:amp|mixed[ -]precision)\b", re.IGNORECASE)
 
 
 def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -287,13 +312,22 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:outputs?|results?) (?:is|are) empty\b|\bno results? (?:is |are )?(?:generated|produced|returned)\b|"
          r"\baccuracy\b[^\n.]{0,40}?\bis (?:zero|0(?:\.0)?)\b|"
          r"\b(?:large|big|huge|significant) (?:numeric(?:al)?|precision|relative) errors?\b|\bimprecision\b|"
-         r"\bprecision (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b|"
+         r"\b(?:precision|accuracy) (?:loss|issues?|problems?)\b|\bparity (?:issues?|problems?|failures?)\b|"
+         r"\b(?:outputs?|results?|predictions?) (?:are|is) (?:\w+ )?different\b|"
+         r"\b(?:disparit(?:y|ies)|differences?) (?:between|in) (?:the )?(?:outputs?|results?|predictions?)\b|"
+         r"\b(?:significant|large|big|huge) differences?\b|\ballclose\b[^\n]{0,30}?\b(?:returns?|returned|is|gives?) "
+         r"False\b|\bnumeric(?:al)? (?:divergences?|differences?|mismatch(?:es)?|discrepanc(?:y|ies))\b|"
+         r"结果(?:差距|差异)(?:较大|很大)|结果不一致|精度(?:下降|损失)|"
          r"\b(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
          r"\b(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|\baccuracy (?:is )?(?:misaligned|differs?)\b|"
          r"\bFAILED \| Output\b|\b(?:not|isn't) within (?:the )?tolerance\b|"
          r"\b(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b|\baccuracy (?:is )?(?:much )?"
-         r"(?:worse|lower)\b|\b(?:Tensor-likes|Scalars) are not close\b|\bnumerical discrepanc(?:y|ies)\b",
-         _drift),
+         r"(?:worse|lower)\b|\b(?:Tensor-likes|Scalars) are not close\b", _drift),
+    rule(r"\b(?:loss|wer|cer|accuracy|metrics?|mAP)\b[^\n.]{0,30}?\b(?:does(?:n'?t| not|'t)|do(?:n'?t| not)|not|never|"
+         r"won'?t|stopped|stops)\s+(?:\w+\s+)?(?:decreas\w*|go(?:es|ing)? down|converg\w*|improv\w*)\b|"
+         r"\b(?:don'?t|do not|didn'?t) see any (?:decrease|improvement)\b|"
+         r"\b(?:loss|wer|cer|accuracy|mAP)\b[^\n.]{0,20}?\b(?:stays?|stayed|stuck|remains?|remained) (?:at|the same)\b",
+         _stall),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
 said to be wrong (a failed accuracy check)."""
