@@ -34,11 +34,6 @@ class Rule:
     pattern: re.Pattern[str]
     build: Build
 
-    def explain(self, failure: Failure) -> Explanation | None:
-        """The explanation of ``failure`` if its message matches and the builder accepts it."""
-        found = self.pattern.search(failure.message)
-        return None if found is None else self.build(found, failure)
-
 
 def rule(pattern: str, build: Build) -> Rule:
     """A rule from a pattern (``{DTYPE}`` stands for one dtype spelling) and a builder."""

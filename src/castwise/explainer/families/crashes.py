@@ -71,12 +71,12 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 
 SIGNALS: tuple[Rule, ...] = (
-    rule(r"\bSIG(?:FPE|ILL|SEGV)\b|\bFloating[ -]point exception\b|\bIllegal instruction\b|\bSegmentation fault\b|"
-         r"(?P<raised>\bcublas runtime error\b)|"
-         r"(?P<compiler>\bLLVM ERROR\b|\bNVRTC compile error\b|\bptxas\b[^\n]{0,80}?\berror\b|"
-         r"\bdefault_program\(\d+\): error\b|\bMALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type)|"
-         r"(?P<cudnn>\bCUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
-         r"\bunable to find an engine to execute\b)",
+    rule(r"\b(?:SIG(?:FPE|ILL|SEGV)\b|Floating[ -]point exception\b|Illegal instruction\b|Segmentation fault\b|"
+         r"(?P<raised>cublas runtime error\b)|"
+         r"(?P<compiler>LLVM ERROR\b|NVRTC compile error\b|ptxas\b[^\n]{0,80}?\berror\b|"
+         r"default_program\(\d+\): error\b|MALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type)|"
+         r"(?P<cudnn>CUDNN_STATUS_(?:NOT_SUPPORTED|EXECUTION_FAILED|INTERNAL_ERROR|BAD_PARAM|ARCH_MISMATCH)\b|"
+         r"unable to find an engine to execute\b))",
          _crash),
 )
 """A signal's own words, with a 16-bit dtype named anywhere near."""
