@@ -1218,3 +1218,35 @@ def test_torch_own_ops_expecting_float_are_not_read_as_an_extension_kernel() -> 
 ])
 def test_round_twenty_two_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("'llvm.fcmp' op operand #0 must be floating point LLVM type or LLVM dialect-compatible vector of floating point "
+     "LLVM type, but got 'i16'", Kind.NO_KERNEL, {"bf16"}),
+    ("TypeError: Expected input of [torch.float16, torch.float32, torch.float64]. Got torch.bfloat16", Kind.NO_KERNEL,
+     {"bf16"}),
+    ("RuntimeError: Expected input tensors to have type Half, found type float", Kind.SCALAR_TYPE, {"f16", "f32"}),
+    ("Inconsistency in conv_transpose2d for float16 between CPU and CUDA", Kind.NONFINITE, {"f16"}),
+    ("Explore grid_sample_2d fp16/bf16 accuracy error", Kind.NONFINITE, {"f16"}),
+    ("with BF16, the accuracy is significantly worse than FP32", Kind.NONFINITE, {"bf16"}),
+    ("Enable FP16 and set max_length to 2048\nObserve that all loses reported are NaN", Kind.NONFINITE, {"f16"}),
+    ("FP16 微调overflow\n换成BF16后梯度为nan", Kind.NONFINITE, set()),
+    ("--fp16 --reset-optimizer\nThe result is an overflow gradient.", Kind.LOSS_SCALE, {"f16"}),
+])
+def test_round_twenty_three_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_dtype_check_that_lists_the_dtype_it_got_is_not_read_as_leaving_it_off_its_list() -> None:
+    explanation = cw.explain("TypeError: Expected input of [torch.float16, torch.bfloat16]. Got torch.bfloat16")
+    assert explanation.kind is not Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("paste", [
+    "'llvm.fcmp' op operand #0 must be floating point LLVM type, but got 'f32'",
+    "the loses of the team were heavy",
+    "accuracy errors in the docs",
+])
+def test_round_twenty_three_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

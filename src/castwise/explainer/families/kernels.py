@@ -24,7 +24,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import device_of, full_name, is_floating, is_low_precision
+from castwise.explainer.spelling import device_of, full_name, is_floating, is_low_precision, short_dtype
 
 _BY_DESIGN = (
     (re.compile(r"svd|gesvd|eig|qr|geqrf|lu|cholesky|inv|solve|lstsq|det|pinv|linalg|orgqr|triangular", re.I),
@@ -174,6 +174,24 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
         "precision (`bf16=True`, 'bf16-mixed'); or cast the op's inputs to bf16 just before the call; to stay in "
         "fp32, use another implementation (for attention, `attn_implementation='sdpa'`)",
         op=op,
+    )
+
+
+def _allowlist(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A library's input check that lists the dtypes it accepts and names the one it got (``Expected input of
+    [torch.float16, torch.float32, torch.float64]. Got torch.bfloat16``): a 16-bit dtype left off its list."""
+    names, listed = dtypes(found, "dtype"), found["listed"]
+    accepted = {name for name in map(short_dtype, re.split(r"[\s,'\"]+", listed)) if name}
+    if not names or not is_low_precision(names[0]) or names[0] in accepted:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a library's input check accepts only {listed.strip()} and got {names[0]}: {names[0]} is not on its list",
+        f"a {names[0]} tensor (a model or an input run in {names[0]}) handed to a library function whose dtype check "
+        "was written before it supported that dtype",
+        f"update the library (a newer version may accept {names[0]}); meanwhile cast the input to a listed dtype for "
+        "that call (`x.float()`) and the result back",
+        op="a library's dtype check", names=names, confidence=Confidence.LOW,
     )
 
 
@@ -361,6 +379,8 @@ RULES: tuple[Rule, ...] = (
          r"type:?\s*(?P<dtype>{DTYPE})", _op_lacks_dtype),
     rule(r"You can use float16 instead by explicitly setting the ?`dtype` flag", _compute_capability),
     rule(r"Expected dtype \[(?P<listed>[^\]\n]{1,80})\] but got (?P<dtype>\w{1,20})", _triton_listed),
+    rule(r"Expected (?:input|tensor|dtype)s? (?:of|in|to be(?: one of)?)\s*\[(?P<listed>[^\]\n]{1,160})\]\.?,?\s*"
+         r"(?:but )?got:?\s*(?P<dtype>{DTYPE})", _allowlist),
     rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
          r"(?P<dtype>BFloat16|Half|Float16|Float|Double) to be true", _only_in),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"

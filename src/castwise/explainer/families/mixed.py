@@ -761,4 +761,5 @@ RULES: tuple[Rule, ...] = (
     rule(r"expected type (?P<a>(?:CUDA|CPU)\w{1,20}Type) but (?:found|got) (?:type )?(?P<b>(?:CUDA|CPU)\w{1,20}Type)",
          _legacy_type),
     rule(r"expected (?P<a>\w+) tensor \(got (?P<b>\w+) tensor\)", _scalar_type),
+    rule(r"Expected input tensors? to have type (?P<a>{DTYPE}),? (?:but )?found type (?P<b>{DTYPE})", _scalar_type),
 )

@@ -260,7 +260,7 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appeared|aris(?:e|es|en|ed|ing)|arose|occurr?(?:s|ed|ing)?)\b",
          appeared),
-    rule(rf"{_WORD_START}loss(?:es)?{_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
+    rule(rf"{_WORD_START}(?:loss(?:es)?|loses){_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
          rf"(?P<value>nan|inf)s?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?\s+"
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
@@ -292,7 +292,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
     rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
-    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|输出|梯度|损失)\s*(?P<value>nan|inf)(?![A-Za-z])", appeared),
+    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|(?:输出|梯度|损失)(?:为|是|变成)?)\s*(?P<value>nan|inf)(?![A-Za-z])",
+         appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?[\"'`]?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
          appeared),
@@ -308,7 +309,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:bad|poor|wrong|incorrect|inaccurate|degraded) (?:results?|outputs?|accuracy|predictions?)\b|"
          r"different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from|for|between)\b|"
          r"less (?:accurate|precise)\b|(?:weird|strange|odd) (?:results?|outputs?|predictions?)\b|"
-         r"inconsisten(?:t|cy|cies) (?:results?|outputs?|when|between)\b|"
+         r"inconsisten(?:t|cy|cies) (?:results?|outputs?|when|between|in)\b|accuracy errors?\b|"
          r"(?:outputs?|results?) (?:is|are) empty\b|no results? (?:is |are )?(?:generated|produced|returned)\b|"
          r"accuracy\b[^\n.]{0,40}?\bis (?:zero|0(?:\.0)?)\b|"
          r"(?:large|big|huge|significant) (?:numeric(?:al)?|precision|relative) errors?\b|imprecision\b|"
@@ -320,8 +321,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:large|big|huge|significant) [`'\"]?(?:bf16|bfloat16|fp16|float16)[`'\"]? errors?\b|"
          r"(?:loss of|los(?:e|es|ing|t)) (?:accuracy|precision)\b|accuracy (?:is )?(?:misaligned|differs?)\b|"
          r"FAILED \| Output\b|(?:not|isn't) within (?:the )?tolerance\b|"
-         r"(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b|accuracy (?:is )?(?:much )?"
-         r"(?:worse|lower)\b|(?:Tensor-likes|Scalars) are not close\b)|"
+         r"(?:outputs?|results?) (?:is|are) (?:wrong|incorrect|inaccurate)\b|accuracy (?:is )?(?:much |significantly "
+         r"|far |a lot )?(?:worse|lower)\b|lost (?:a lot of|much|some) accuracy\b|"
+         r"(?:Tensor-likes|Scalars) are not close\b)|"
          r"结果(?:差距|差异)(?:较大|很大)|结果不一致|精度(?:下降|损失)", _drift),
     rule(r"\b(?:loss|wer|cer|accuracy|metrics?|mAP)\b[^\n.]{0,30}?\b(?:does(?:n'?t| not|'t)|do(?:n'?t| not)|not|never|"
          r"won'?t|stopped|stops)\s+(?:\w+\s+)?(?:decreas\w*|go(?:es|ing)? down|converg\w*|improv\w*)\b|"

@@ -5,7 +5,9 @@ inductor) are type-checked when they compile, and Triton names types its own way
 ``triton.language.float64``, ``fp32``. Two wordings state a dtype mismatch: ``invalid operands of type A and B``
 (arithmetic between a pointer or value and a value of another dtype) and ``tl.dot``'s ``Both operands must be
 same dtype. Got A and B``. Each is read only when two different dtypes are named; a compiler crash that names
-none (an LLVM or PTX assertion) is left alone, since its text cannot say what went wrong.
+none (an LLVM or PTX assertion) is left alone, since its text cannot say what went wrong, except one: an LLVM op
+that needs a floating operand and got ``i16`` is a bf16 value Triton lowered as its 16-bit storage, for an op it
+has no bf16 lowering for.
 """
 
 from __future__ import annotations
@@ -69,7 +71,21 @@ def _dot(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _bf16_as_i16(found: re.Match[str], failure: Failure) -> Explanation:
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Triton has no bf16 lowering for `{op}` in this version: it handed the op bf16 values as their 16-bit "
+        "integer storage (`i16`), which a floating-point op refuses",
+        "a Triton kernel (or `tl.sort`, `tl.max` and the like) run on bf16 tensors, where fp16 and fp32 work",
+        "update Triton (newer versions lower more ops for bf16); meanwhile cast the values to fp32 inside the kernel "
+        "before the op (`x.to(tl.float32)`) and back after",
+        op=op, names=("bf16",), confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
     rule(rf"invalid operands of type (?P<a>{_TRITON_TYPE}) and (?P<b>{_TRITON_TYPE})", _operands),
     rule(r"Both operands must be same dtype\.?\s*Got (?P<a>\w{1,20}) and (?P<b>\w{1,20})", _dot),
 )
