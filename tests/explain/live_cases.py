@@ -102,6 +102,17 @@ def _classifier_step_true_precision() -> None:
     F.cross_entropy(batch["x"], batch["y"])
 
 
+def _restricted_attention() -> object:
+    q = torch.randn(1, 2, 4, 8)
+    with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.EFFICIENT_ATTENTION):
+        return F.scaled_dot_product_attention(q, q, q)
+
+
+def _quantized_add() -> object:
+    x = torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.qint8)
+    return x + x
+
+
 def case(action: Callable[[], object], kind: str, *dtypes: str, cause: tuple[str, ...] = (),
          fix: tuple[str, ...] = (), culprit: tuple[str, ...] = ()) -> LiveCase:
     return LiveCase(action, Expect(kind, dtypes, cause, fix, culprit))
@@ -232,6 +243,8 @@ LIVE: dict[str, LiveCase] = {
     "view-as-complex-bf16": case(lambda: torch.view_as_complex(torch.randn(2, 2).to(bf16)), "no_kernel", "bf16"),
     "quantize-half": case(lambda: torch.quantize_per_tensor(torch.ones(3).half(), 0.1, 0, torch.qint8), "no_kernel",
                           "f16"),
+    "sdpa-no-backend": case(_restricted_attention, "no_kernel", fix=("sdpa_kernel",)),
+    "quantized-add": case(_quantized_add, "no_kernel", "int8", fix=("FloatFunctional",)),
     "quantile-half": case(lambda: torch.quantile(torch.randn(4).half(), 0.5), "no_kernel", fix=("float()",)),
     # tensors on two devices
     "meta-and-cpu": case(lambda: torch.cat([torch.randn(2), torch.randn(2, device="meta")]), "device_mismatch",

@@ -1250,3 +1250,30 @@ def test_a_dtype_check_that_lists_the_dtype_it_got_is_not_read_as_leaving_it_off
 ])
 def test_round_twenty_three_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: No available kernel. Aborting execution.", Kind.NO_KERNEL, set()),
+    ("UserWarning: ComplexHalf support is experimental and many operators don't support it yet.", Kind.NO_KERNEL,
+     {"complex32"}),
+    ("NotImplementedError: Could not run 'aten::add_.Tensor' with arguments from the 'QuantizedCPU' backend.",
+     Kind.NO_KERNEL, {"int8"}),
+    ("RuntimeError: Could not run 'aten::thnn_conv2d_forward' with arguments from the 'QuantizedCPUTensorId' backend.",
+     Kind.NO_KERNEL, {"int8"}),
+    ("onnxruntime: LSTM operator does not support double yet", Kind.NO_KERNEL, {"f64"}),
+    ("triton.compiler.errors.CompilationError: type fp8e4nv not supported in this architecture", Kind.NO_KERNEL,
+     {"float8_e4m3fn"}),
+    ("with --fp16 we get **nan** losses", Kind.NONFINITE, {"f16"}),
+])
+def test_round_twenty_four_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+@pytest.mark.parametrize("paste", [
+    "Could not run 'aten::add' with arguments from the 'CUDA' backend.",
+    "the Conv operator does not support grouped input yet",
+    "**Describe the bug** the app crashes",
+])
+def test_round_twenty_four_messages_without_a_dtype_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None

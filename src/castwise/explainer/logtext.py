@@ -5,10 +5,10 @@ What users paste is rarely a bare traceback: distributed launchers prefix every 
 ``ERROR:root:``, ``[2024-08-30 06:31] ERROR``), docker-compose adds ``service-1   |``, rich draws
 boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, a reprex marks
 its output with ``#>``, prose opens a code span right before an error (``I am getting ```ValueError: ...``),
-copied notebooks keep markdown links around paths, and loggers that wrap at the console's width (SD.Next's
-rich log) break one message over several indented lines. The reader needs the plain lines (code-line markers
-such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is bounded: only its
-tail (where the error is) is read.
+copied notebooks keep markdown links around paths, prose sets words in bold, and loggers that wrap at the
+console's width (SD.Next's rich log) break one message over several indented lines. The reader needs the plain
+lines (code-line markers such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is
+bounded: only its tail (where the error is) is read.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ MAX_LINE = 4_000
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[\d{1,3}(?:;\d{1,3})*m")
 _LINK = re.compile(r"\[([^\]\n]{0,400})\]\((?:https?|vscode|file)[^)\s]{0,2000}\)")
+_BOLD = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{1,80}?)(?<=\S)\*\*(?![\w*])")
+"""Markdown bold around words (``**nan** losses``); ``f(*args, **kwargs)`` has no closing pair and stays."""
 _BOX_EDGE = re.compile(r"^[\s│┃║]+|[\s│┃║]+$")
 _BOX_RULE = re.compile(r"^[\s╭╰─━═┌└┐┘├┤┬┴┼]+(?:Traceback.*)?[\s╮╯─━═]*$")
 
@@ -51,7 +53,7 @@ def clean_lines(text: str) -> list[str]:
     lines: list[str] = []
     previous = ""
     for raw in text.splitlines():
-        line = _LINK.sub(r"\1", raw[:MAX_LINE])
+        line = _BOLD.sub(r"\1", _LINK.sub(r"\1", raw[:MAX_LINE]))
         if _BOX_RULE.match(line):
             continue
         if lines and _continues(previous, line):

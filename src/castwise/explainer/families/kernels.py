@@ -356,8 +356,59 @@ _fp8_capability = message_only(
     op="torch._scaled_mm", device="cuda",
 )
 
+_triton_fp8 = message_only(
+    Kind.NO_KERNEL,
+    "Triton cannot compile this fp8 type for this GPU: its fp8 types (fp8e4nv is float8_e4m3fn, fp8e5 float8_e5m2) "
+    "need compute capability 8.9 or newer (Ada: L4, RTX 40xx; Hopper: H100)",
+    "an fp8 recipe (torchao's or torchtitan's float8, a compiled fp8 model) run on an older GPU",
+    "run in bf16 on this GPU (leave out the float8 conversion), or move the run to an fp8-capable GPU",
+    op="a Triton kernel in fp8", names=("float8_e4m3fn",), device="cuda",
+)
+
+_no_sdpa_backend = message_only(
+    Kind.NO_KERNEL,
+    "scaled_dot_product_attention found no backend it may use for these inputs: each one allowed refused them "
+    "(flash attention takes only fp16/bf16 q, k, v, no arbitrary attn_mask, head dims up to 256, Ampere or newer)",
+    "flash attention forced on (`sdpa_kernel(SDPBackend.FLASH_ATTENTION)`, `torch.backends.cuda.enable_math_sdp("
+    "False)`, or a library's `flash=True` option) with fp32 inputs, a mask, or an unsupported GPU or head dim",
+    "read the warnings printed just above the error (each backend says why it refused); cast q, k and v to "
+    "bf16/fp16 for flash, or allow another backend (`sdpa_kernel([SDPBackend.FLASH_ATTENTION, "
+    "SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])`), or turn off the library's flash option",
+    op="scaled_dot_product_attention",
+)
+
+_complex_half = message_only(
+    Kind.NO_KERNEL,
+    "an FFT or complex op ran on fp16 data, which makes complex32 (ComplexHalf) tensors: torch supports them only "
+    "experimentally, and many ops have no complex32 kernel",
+    "an FFT (`torch.fft.fftn`, FreeU's filter, a spectral layer) or `torch.view_as_complex` in a model run in fp16",
+    "run the FFT in float32 and cast back (`torch.fft.fftn(x.float()).real.to(x.dtype)`, or keep the spectral module "
+    "in fp32 with a keep rule); update the library if a newer version upcasts it",
+    op="an FFT in fp16", names=("complex32",), confidence=Confidence.LOW,
+)
+
+
+def _quantized_backend(found: re.Match[str], failure: Failure) -> Explanation:
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no kernel for quantized (int8) tensors: a quantized tensor reached an op that only takes floats",
+        "a quantized model (after `torch.ao.quantization.convert`) whose forward still runs a float op on a "
+        "quantized tensor: a missing `DeQuantStub` before it, a `+`/`torch.cat` on quantized tensors, or a layer "
+        "left out of the conversion",
+        "dequantize before that op (a `DeQuantStub`, `x.dequantize()`), or use `torch.ao.nn.quantized.FloatFunctional` "
+        "for additions and concatenations in the model; make sure every module the forward runs was converted",
+        op=op, names=("int8",),
+    )
+
 
 RULES: tuple[Rule, ...] = (
+    rule(r"No available kernel\.\s+Aborting execution|No viable backend for scaled_dot_product_attention was found",
+         _no_sdpa_backend),
+    rule(r"ComplexHalf support is experimental", _complex_half),
+    rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
+         _quantized_backend),
+    rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture", _triton_fp8),
     rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),

@@ -151,7 +151,20 @@ def _operator_lacks(failure: Failure, op: str, names: tuple[str, ...], where: st
     )
 
 
+def _no_double(found: re.Match[str], failure: Failure) -> Explanation:
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"onnxruntime's {op} operator has no float64 (double) kernel",
+        "a model exported in float64 (a `.double()` model, or float64 example inputs from numpy)",
+        "export in float32: `model.float()` and float32 example inputs before `torch.onnx.export`, and feed the "
+        "session float32 arrays (`x.astype(np.float32)`)",
+        op=f"ONNX {op}", names=("f64",),
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
     rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? bound to different types "
          r"\(tensor\((?P<a>\w{1,20})\) and tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?",
          _type_parameter),
