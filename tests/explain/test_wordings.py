@@ -848,7 +848,7 @@ def test_round_fourteen_torch_and_kernel_checks(paste: str, kind: Kind, dtypes: 
 
 
 def test_a_check_that_names_no_dtype_says_which_the_paste_names_not_that_its_error_is_missing() -> None:
-    explanation = cw.explain("model in fp16\nRuntimeError: query and key must have the same dtype")
+    explanation = cw.explain("model in fp16\nRuntimeError: tensors must have the same dtype")
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16",)
     assert "without naming them" in explanation.cause and "not in the paste" not in explanation.cause
 
@@ -1276,4 +1276,39 @@ def test_round_twenty_four_wordings(paste: str, kind: Kind, dtypes: set[str]) ->
     "**Describe the bug** the app crashes",
 ])
 def test_round_twenty_four_messages_without_a_dtype_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("  File \"svox2.py\", line 429, in __init__\n    points = torch.addcmul(\n"
+     "RuntimeError: Found dtype Long but expected Float", Kind.INTEGER_OPERAND, {"int64", "f32"}),
+    ("--kv-cache-dtype fp8\nERROR core.py:270] query and key must have the same dtype", Kind.NO_KERNEL,
+     {"float8_e4m3fn"}),
+    ("ValueError: fp8_e5m2 kv-cache is not supported with fp8 checkpoints.", Kind.NO_KERNEL, {"float8_e5m2"}),
+    ("ValueError: torch.bfloat16 is not supported for quantization method awq. Supported dtypes: [torch.float16]",
+     Kind.NO_KERNEL, {"bf16"}),
+    ("[BUG] Mixed-Precision training using BF16 leads to `float != c10::BFloat16` error", Kind.MATMUL,
+     {"f32", "bf16"}),
+    ("bf16 in the title\nRuntimeError: f must be float32", Kind.NO_KERNEL, {"f32", "bf16"}),
+    ("Zero3 with bf16 yields much higher losses than Zero2", Kind.NONFINITE, {"bf16"}),
+])
+def test_round_twenty_five_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_loss_target_refusal_stays_a_target_when_a_loss_is_in_the_frames() -> None:
+    paste = ("  File \"train.py\", line 3, in step\n    loss = criterion(out, y)\n"
+             "RuntimeError: Found dtype Long but expected Float")
+    assert cw.explain(paste).kind is Kind.TARGET
+
+
+def test_query_and_key_of_two_dtypes_without_an_fp8_cache_is_an_attention_mismatch() -> None:
+    assert cw.explain("RuntimeError: query and key must have the same dtype").kind is Kind.SDPA
+
+
+@pytest.mark.parametrize("paste", [
+    "assert x != y", "float != float", "the weight must be float32 for export",
+])
+def test_round_twenty_five_messages_without_a_dtype_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None

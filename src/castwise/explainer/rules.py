@@ -60,6 +60,16 @@ def dtypes(found: re.Match[str], *groups: str) -> tuple[str, ...]:
     return tuple(name for name in names if name is not None)
 
 
+_LAST_WORD = re.compile(r"([\w.:]{1,40})\s*$")
+
+
+def word_before(found: re.Match[str]) -> str:
+    """The word right before the match (``torch.bfloat16`` in ``torch.bfloat16 is not supported``): a pattern that
+    starts at its literal words is far cheaper to search for than one that starts with a dtype alternation."""
+    before = _LAST_WORD.search(found.string[max(0, found.start() - 41):found.start()])
+    return before.group(1) if before else ""
+
+
 def dtype_read(found: re.Match[str], group: str) -> tuple[tuple[str, ...], str]:
     """The short name of the dtype in ``group`` (as ``dtypes`` gives it) and how to show it: that name, else the word
     as the message printed it."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, mixed_story
-from castwise.explainer.clues import UNSCALE, shows
+from castwise.explainer.clues import UNSCALE, innermost, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -26,6 +26,9 @@ DOCTOR = "`castwise doctor` (it reports the first module whose values overflow u
 def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     if integers.integer_names(names):
+        op = _math_op_called(failure)
+        if op is not None:
+            return integers.integer_operand(failure, names, op)
         return integers.target(failure, names[:1], wants_float=True, op="BCE/MSE-style loss")
     pair = f"{a(names[0])} gradient where the output is {names[1]}" if len(names) == 2 else "gradients of two dtypes"
     low = any(is_low_precision(name) for name in names)
@@ -39,6 +42,20 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         "fp32 by default, `output_dtype`)",
         op="loss backward", names=names,
     )
+
+
+_TORCH_CALL = re.compile(r"\b(?:torch|F)\.(?P<op>[a-z]\w{1,40})\(")
+_LOSS_OR_BACKWARD = re.compile(r"loss|backward|criterion|entropy|nll|mse|kl_div|ctc|margin|huber", re.IGNORECASE)
+
+
+def _math_op_called(failure: Failure) -> str | None:
+    """The torch op the innermost frames call (``torch.addcmul(``) when no frame is a loss or a backward: the integer
+    tensor met float math there, not a loss's target."""
+    if any(_LOSS_OR_BACKWARD.search(f"{frame.function} {frame.code}") for frame in failure.frames):
+        return None
+    called = (_TORCH_CALL.search(frame.code) for frame in reversed(innermost(failure)))
+    found = next(filter(None, called), None)
+    return f"torch.{found['op']}" if found else None
 
 
 def _invalid_gradient(found: re.Match[str], failure: Failure) -> Explanation:

@@ -23,7 +23,7 @@ from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown, lo
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
-from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule, word_before
 from castwise.explainer.spelling import device_of, full_name, is_floating, is_low_precision, short_dtype
 
 _BY_DESIGN = (
@@ -179,8 +179,10 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _allowlist(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A library's input check that lists the dtypes it accepts and names the one it got (``Expected input of
-    [torch.float16, torch.float32, torch.float64]. Got torch.bfloat16``): a 16-bit dtype left off its list."""
-    names, listed = dtypes(found, "dtype"), found["listed"]
+    [torch.float16, torch.float32, torch.float64]. Got torch.bfloat16``; vLLM's ``torch.bfloat16 is not supported for
+    quantization method awq. Supported dtypes: [torch.float16]``): a 16-bit dtype left off its list."""
+    said = found["dtype"] or word_before(found)
+    names, listed = tuple(filter(None, [short_dtype(said)])), found["listed"] or found["listed2"]
     accepted = {name for name in map(short_dtype, re.split(r"[\s,'\"]+", listed)) if name}
     if not names or not is_low_precision(names[0]) or names[0] in accepted:
         return None
@@ -189,8 +191,9 @@ def _allowlist(found: re.Match[str], failure: Failure) -> Explanation | None:
         f"a library's input check accepts only {listed.strip()} and got {names[0]}: {names[0]} is not on its list",
         f"a {names[0]} tensor (a model or an input run in {names[0]}) handed to a library function whose dtype check "
         "was written before it supported that dtype",
-        f"update the library (a newer version may accept {names[0]}); meanwhile cast the input to a listed dtype for "
-        "that call (`x.float()`) and the result back",
+        "use a listed dtype: for one call cast the input (`x.float()`) and the result back; for a whole model load it "
+        f"in one (`torch_dtype=torch.float16`, vLLM's `--dtype half`); or update the library (a newer version may "
+        f"accept {names[0]})",
         op="a library's dtype check", names=names, confidence=Confidence.LOW,
     )
 
@@ -216,6 +219,14 @@ def higher_only(failure: Failure, names: tuple[str, ...], op: str) -> Explanatio
         "16-bit kernels exists",
         op=op, names=names, confidence=Confidence.LOW,
     )
+
+
+def _custom_float32(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A custom op's own check that an argument is float32 (``f must be float32``) in a paste that runs in 16-bit."""
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    return higher_only(failure, (*dtypes(found, "dtype"), names[0]), f"a custom op (its '{word_before(found)}' check)")
 
 
 def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
@@ -365,6 +376,15 @@ _triton_fp8 = message_only(
     op="a Triton kernel in fp8", names=("float8_e4m3fn",), device="cuda",
 )
 
+_e5m2_cache_with_fp8_weights = message_only(
+    Kind.NO_KERNEL,
+    "vLLM refuses an e5m2 KV cache with an fp8-quantized checkpoint: its fp8 path (and any KV-cache scales the "
+    "checkpoint carries) is e4m3",
+    "`--kv-cache-dtype fp8_e5m2` (`kv_cache_dtype='fp8_e5m2'`) given with a model quantized to fp8",
+    "use `--kv-cache-dtype fp8` (or `fp8_e4m3`) with an fp8 checkpoint, or `auto` for a cache in the model's dtype",
+    op="vLLM's KV cache", names=("float8_e5m2",),
+)
+
 _no_sdpa_backend = message_only(
     Kind.NO_KERNEL,
     "scaled_dot_product_attention found no backend it may use for these inputs: each one allowed refused them "
@@ -406,6 +426,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"No available kernel\.\s+Aborting execution|No viable backend for scaled_dot_product_attention was found",
          _no_sdpa_backend),
     rule(r"ComplexHalf support is experimental", _complex_half),
+    rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
     rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
          _quantized_backend),
     rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture", _triton_fp8),
@@ -431,12 +452,14 @@ RULES: tuple[Rule, ...] = (
     rule(r"You can use float16 instead by explicitly setting the ?`dtype` flag", _compute_capability),
     rule(r"Expected dtype \[(?P<listed>[^\]\n]{1,80})\] but got (?P<dtype>\w{1,20})", _triton_listed),
     rule(r"Expected (?:input|tensor|dtype)s? (?:of|in|to be(?: one of)?)\s*\[(?P<listed>[^\]\n]{1,160})\]\.?,?\s*"
-         r"(?:but )?got:?\s*(?P<dtype>{DTYPE})", _allowlist),
+         r"(?:but )?got:?\s*(?P<dtype>{DTYPE})|is not supported for quantization method "
+         r"\w{1,30}\.?\s*Supported dtypes:?\s*\[(?P<listed2>[^\]\n]{1,160})\]", _allowlist),
     rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
          r"(?P<dtype>BFloat16|Half|Float16|Float|Double) to be true", _only_in),
     rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
+    rule(r"must be (?:a )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),
     rule(r"'torch\.(?:cuda\.)?(?P<dtype>(?:Half|BFloat16)Tensor)' object has no attribute '(?P<op>\w{1,40})'", _legacy),

@@ -43,7 +43,7 @@ from castwise.explainer.clues import (
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers
-from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtypes, explained, rule, word_before
 from castwise.explainer.spelling import device_of, dtype_of, full_name, is_floating, is_fp8, short_dtype
 
 
@@ -112,6 +112,17 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
         f"{op} got {dtype_list(names)} operands; torch never mixes floating dtypes in one matmul" if names else "",
         confidence=Confidence.HIGH if names else Confidence.LOW,
     )
+
+
+def _matmul_tail(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Only the tail of torch's matmul check (``float != c10::BFloat16``, from ``expected mat1 and mat2 to have the
+    same dtype, but got: ...``) in the paste: two floating dtypes of a matmul, said with low confidence."""
+    names = tuple(filter(None, [short_dtype(word_before(found)), *dtypes(found, "b")]))
+    if len(set(names)) != 2 or not all(map(is_floating, names)):
+        return None
+    return mixed_float(Kind.MATMUL, failure, names, "a matrix multiply",
+                       f"a matmul got {dtype_list(names)} operands (torch prints its two operands' dtypes as "
+                       "`A != B`); only that tail of the message is in the paste", confidence=Confidence.LOW)
 
 
 def _batched(found: re.Match[str], failure: Failure) -> Explanation:
@@ -423,6 +434,26 @@ def _plain_tensor_as_parameter(found: re.Match[str], failure: Failure) -> Explan
         "(`nn.Parameter(w.to(dtype), requires_grad=w.requires_grad)`); if a library does it, update it",
         op="parameter assignment", names=names, confidence=Confidence.LOW,
     )
+
+
+def _query_and_key(found: re.Match[str], failure: Failure) -> Explanation:
+    """flash-attn's ``query and key must have the same dtype``: with an fp8 KV cache configured (vLLM's
+    ``--kv-cache-dtype fp8``), an attention backend that does not take fp8 keys; else q and k of two dtypes."""
+    if any(_FP8_KV_CACHE.search(line) for line in failure.paste or (failure.message,)):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            "the attention backend got keys from an fp8 KV cache and queries in the model's 16-bit dtype: it has no "
+            "fp8 KV-cache kernel, so it refuses the two dtypes",
+            "`--kv-cache-dtype fp8` (`kv_cache_dtype='fp8'`) with an attention backend or engine version that does "
+            "not support an fp8 KV cache",
+            "use the KV-cache dtype `auto` (the model's dtype), or an attention backend and vLLM version that list fp8 "
+            "KV caches (update vLLM)",
+            op="attention with an fp8 KV cache", names=("float8_e4m3fn",), confidence=Confidence.LOW,
+        )
+    return _same_dtype_attention(found, failure)
+
+
+_FP8_KV_CACHE = re.compile(r"kv[-_]cache[-_]dtype[\s=:'\"]{1,3}fp8", re.IGNORECASE)
 
 
 def _same_dtype_attention(found: re.Match[str], failure: Failure) -> Explanation:
@@ -741,6 +772,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
     rule(r"All tensors must have the same dtype(?!,? got)", _same_dtype_attention),
+    rule(r"query and key must have the same dtype", _query_and_key),
+    rule(r" != (?P<b>float|double|c10::(?:Half|BFloat16)|c10::Float8_\w{1,10})(?![\w:])", _matmul_tail),
     rule(r"(?:Mismatch dtype between input and weight: input dtype = |Input dtypes must be the same, got: input )"
          r"(?P<a>{DTYPE}),? weight(?: dtype =|:) (?P<b>{DTYPE})", _input_and_weight),
     rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),

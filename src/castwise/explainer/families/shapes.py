@@ -328,6 +328,7 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:loss|wer|cer|accuracy|metrics?|mAP)\b[^\n.]{0,30}?\b(?:does(?:n'?t| not|'t)|do(?:n'?t| not)|not|never|"
          r"won'?t|stopped|stops)\s+(?:\w+\s+)?(?:decreas\w*|go(?:es|ing)? down|converg\w*|improv\w*)\b|"
          r"\b(?:don'?t|do not|didn'?t) see any (?:decrease|improvement)\b|"
+         r"\b(?:much |significantly |far )higher loss(?:es)?\b|"
          r"\b(?:loss|wer|cer|accuracy|mAP)\b[^\n.]{0,20}?\b(?:stays?|stayed|stuck|remains?|remained) (?:at|the same)\b",
          _stall),
 )
