@@ -1312,3 +1312,19 @@ def test_query_and_key_of_two_dtypes_without_an_fp8_cache_is_an_attention_mismat
 ])
 def test_round_twenty_five_messages_without_a_dtype_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+@pytest.mark.parametrize(("paste", "device_words"), [
+    ("RuntimeError: The GPU device does not support Double (Float64) operations!", "DirectML"),
+    ("RuntimeError: FP64 data type is unsupported on current platform.", "Intel GPU"),
+    ("RuntimeError: Required aspect fp64 is not supported on the device", "Intel GPU"),
+])
+def test_a_device_without_float64_is_told_as_that_device_not_as_metal(paste: str, device_words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f64",)
+    assert device_words in explanation.cause and "Metal" not in explanation.cause
+
+
+def test_an_older_safetensors_reading_fp8_is_told_to_update() -> None:
+    explanation = cw.explain("safetensors_rust.SafetensorError: Dtype not understood: F8_E4M3")
+    assert explanation.kind is Kind.NO_KERNEL and "update safetensors" in explanation.fix

@@ -265,13 +265,22 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_NO_DOUBLE = {
+    "mps": "Metal has no double precision",
+    "xpu": "this Intel GPU has no fp64 hardware (Arc and most client GPUs; data-center Max GPUs have it)",
+    "directml": "this GPU's DirectML driver offers no double precision",
+}
+
+
 def no_float64(failure: Failure, device: str, confidence: Confidence = Confidence.HIGH) -> Explanation:
-    """A backend without float64 (Apple's MPS): float64 data or a float64 default moved to it."""
+    """A backend without float64 (Apple's MPS; an Intel GPU without fp64 hardware): float64 data or a float64 default
+    moved to it."""
     shown = device.upper()
+    why = _NO_DOUBLE.get(device, "the device has no double precision")
     return explained(
         Kind.NO_KERNEL, failure,
-        f"the {shown} backend has no float64 at all (Metal has no double precision): a float64 tensor cannot be "
-        f"moved to {device} or created there",
+        f"the {shown} backend has no float64 at all ({why}): a float64 tensor cannot be moved to {device} or created "
+        "there",
         "float64 data moved to the device: numpy arrays are float64 by default (`torch.from_numpy`, "
         "`torch.tensor(array)`), Python/pandas values, `torch.set_default_dtype(torch.float64)`, or a module made "
         "`.double()` (or holding float64 buffers) when `model.to('mps')` runs",

@@ -341,6 +341,20 @@ def _xpu_without_float64(found: re.Match[str], failure: Failure) -> Explanation:
     return no_float64(failure, "xpu")
 
 
+def _directml_without_float64(found: re.Match[str], failure: Failure) -> Explanation:
+    del found
+    return no_float64(failure, "directml")
+
+
+_old_safetensors_fp8 = message_only(
+    Kind.NO_KERNEL,
+    "this safetensors cannot read fp8 tensors (`F8_E4M3`, `F8_E5M2`): older versions do not know those dtypes",
+    "an fp8 checkpoint (a Flux or SD3 fp8 file, a quantized LLM) opened with an older safetensors",
+    "update safetensors (`pip install -U safetensors`) and torch (2.1 or newer has the float8 dtypes)",
+    op="safetensors", names=("float8_e4m3fn",),
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",
          _mixed_precision_device),
@@ -373,5 +387,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
     rule(r"Expected dtype to be one of \{?_DTYPE_TO_BIT_WIDTH", _low_bit_dtype),
     rule(r"allow_fp16_accumulation is not available in this version of torch", _no_fp16_accumulation),
-    rule(r"Required aspect fp64 is not supported on the device", _xpu_without_float64),
+    rule(r"Required aspect fp64 is not supported on the device|FP64 data type is unsupported on current platform",
+         _xpu_without_float64),
+    rule(r"The GPU device does not support Double \(Float64\) operations", _directml_without_float64),
+    rule(r"Dtype not understood: F8_E[45]M[23]", _old_safetensors_fp8),
 )
