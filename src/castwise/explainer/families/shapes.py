@@ -141,8 +141,9 @@ def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
 def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Training said not to progress (``the loss doesn't decrease``, ``WER stays at 100``) within three lines of (or in
     a title) naming a 16-bit dtype or mixed precision (fp16 when only AMP is named)."""
-    names = low_precision_said(failure, within=3) or (("f16",) if _AMP_SAID.search(failure.message) or any(
-        _AMP_SAID.search(line) for line in failure.paste[:1]) else ())
+    names = low_precision_said(failure, within=3)
+    if not names and any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))):
+        names = ("f16",)
     return stalled(failure, names[0], found.group(0).strip()) if names else None
 
 
