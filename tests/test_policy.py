@@ -162,6 +162,17 @@ def test_transformer_engine_is_refused_with_what_to_use_instead():
         Policy.parse("transformer-engine")
 
 
+def test_8_true_is_refused_naming_the_fp8_policy_that_exists():
+    with pytest.raises(ValueError, match="not supported yet.*'fp8-mixed' \\(bf16 weights, fp8 matmuls\\)"):
+        Policy.parse("8-true")
+
+
+def test_an_integer_dtype_is_refused_as_a_storage_dtype_naming_the_float_ones():
+    with pytest.raises(ValueError, match=r"torch.int8 is not a floating dtype; only floating dtypes are accepted "
+                                         r"\(bf16, f16, f32, f64\)"):
+        dtype_from_name(torch.int8)
+
+
 def test_fp8_policies_carry_a_recipe_and_keep_out_rules():
     tensorwise, rowwise = Policy.parse("fp8-mixed"), Policy.parse("fp8-rowwise-mixed")
     assert (tensorwise.fp8, rowwise.fp8) == ("tensorwise", "rowwise")

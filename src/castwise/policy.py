@@ -66,7 +66,7 @@ def dtype_from_name(name: str | torch.dtype) -> torch.dtype:
     """Resolve a floating dtype from a name such as ``bf16``, ``float32`` or ``torch.float16``."""
     if isinstance(name, torch.dtype):
         if not name.is_floating_point:
-            raise ValueError(f"{name} is not a floating dtype; policies take float dtypes only")
+            raise ValueError(f"{name} is not a floating dtype; only floating dtypes are accepted (bf16, f16, f32, f64)")
         return name
     key = str(name).strip().lower().removeprefix("torch.")
     if key not in _DTYPE_NAMES:
@@ -272,7 +272,7 @@ _ALIASES: dict[str, str] = {
 
 _UNSUPPORTED: dict[str, str] = {
     "transformer-engine": "castwise runs fp8 through torchao; use 'fp8-mixed'",
-    "8-true": "int8/fp8 weights are planned; use bf16-true today",
+    "8-true": "fp8 compute is 'fp8-mixed' (bf16 weights, fp8 matmuls); int8/fp8 weights are planned",
 }
 
 _TRIPLE_KEYS: dict[str, str] = {

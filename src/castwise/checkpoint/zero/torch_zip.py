@@ -52,7 +52,7 @@ class TorchArchive:
         except (zipfile.BadZipFile, OSError) as exc:
             raise CheckpointError(
                 f"{path}: not a readable torch zip archive ({exc}); the file is truncated, corrupt, or "
-                "in torch's legacy format (re-save it with a torch newer than 1.6)"
+                "in torch's legacy format (re-save it with torch 1.6 or newer, which writes the zip format)"
             ) from None
         pickles = [name for name in self._zip.namelist() if name.endswith("/data.pkl") and name.count("/") == 1]
         if len(pickles) != 1:
