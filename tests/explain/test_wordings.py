@@ -1328,3 +1328,21 @@ def test_a_device_without_float64_is_told_as_that_device_not_as_metal(paste: str
 def test_an_older_safetensors_reading_fp8_is_told_to_update() -> None:
     explanation = cw.explain("safetensors_rust.SafetensorError: Dtype not understood: F8_E4M3")
     assert explanation.kind is Kind.NO_KERNEL and "update safetensors" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("  File \"train.py\", line 9, in step\n    loss = loss_fn(pred.long(), y_batch)\n"
+     "RuntimeError: \"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'", Kind.INTEGER_OPERAND, {"int64"}),
+    ("NotImplementedError: \"upsample_bicubic2d_xpu\" not implemented for 'Byte'", Kind.NO_KERNEL, {"uint8"}),
+    ("TypeError: FP16_Optimizer is not an Optimizer", Kind.LOSS_SCALE, {"f16"}),
+])
+def test_round_twenty_seven_wordings(paste: str, kind: Kind, dtypes: set[str]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and dtypes <= set(explanation.dtypes)
+
+
+def test_a_kernel_whose_name_holds_eig_in_another_word_is_not_called_linear_algebra() -> None:
+    cause = cw.explain("RuntimeError: \"_embedding_bag_per_sample_weights_backward_cuda\" not implemented for "
+                       "'BFloat16'").cause
+    assert "linear algebra" not in cause
+    assert "linear algebra" in cw.explain("RuntimeError: \"linalg_eigh_cpu\" not implemented for 'Half'").cause

@@ -223,6 +223,18 @@ _collective_types = message_only(
 )
 
 
+_wrapper_in_scheduler = message_only(
+    Kind.LOSS_SCALE,
+    "a learning-rate scheduler got apex's (or DeepSpeed's) FP16_Optimizer, a loss-scaling wrapper around the "
+    "optimizer that is not itself a torch Optimizer",
+    "`FP16_Optimizer(optimizer, ...)` (fp16 training with static or dynamic loss scaling) passed where "
+    "`torch.optim.lr_scheduler` expects an Optimizer",
+    "give the scheduler the wrapped optimizer (`scheduler = StepLR(optimizer.optimizer, ...)`); or drop the wrapper "
+    "for `torch.amp` (autocast with a GradScaler, or `cw.LossScaler`), which leaves the optimizer as it is",
+    op="FP16_Optimizer", names=("f16",),
+)
+
+
 SCALE_SAID: tuple[Rule, ...] = (
     rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
          r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|sudden(?:ly)?|changed?|goes to|went to)\b",
@@ -232,6 +244,7 @@ SCALE_SAID: tuple[Rule, ...] = (
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
 
 RULES: tuple[Rule, ...] = (
+    rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),
     rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?:TensorOptions\(dtype=)?(?P<b>{DTYPE})"

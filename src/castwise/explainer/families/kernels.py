@@ -27,7 +27,8 @@ from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, messag
 from castwise.explainer.spelling import device_of, full_name, is_floating, is_low_precision, short_dtype
 
 _BY_DESIGN = (
-    (re.compile(r"svd|gesvd|eig|qr|geqrf|lu|cholesky|inv|solve|lstsq|det|pinv|linalg|orgqr|triangular", re.I),
+    (re.compile(r"(?<![a-z])(?:g?e?svd|eigh?|eigvalsh?|qr|geqrf|lu|cholesky|inv|inverse|solve|lstsq|(?:slog|log)?det|"
+                r"pinv|linalg|orgqr|triangular)(?![a-z])", re.I),
      "linear algebra has no 16-bit kernels by design (LAPACK, cuSOLVER and MAGMA work in fp32/fp64)"),
     (re.compile(r"fft|stft", re.I), "FFTs have no bf16 kernels, and fp16 only on CUDA for power-of-two sizes"),
     (re.compile(r"ctc", re.I), "CTC loss has no 16-bit kernels"),
@@ -110,6 +111,8 @@ def _every_dtype_of(op: str, failure: Failure, pattern: re.Pattern[str]) -> tupl
 
 def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
     """A kernel missing for an integer or full-precision dtype: the tensor has the wrong kind of dtype."""
+    if "softmax" in op:
+        return integers.integer_operand(failure, names, op)
     if first_shown(failure, CLASS_INDEX_LOSS) or "nll_loss" in op:
         return integers.target(failure, names, wants_float=False, op="nll_loss/cross_entropy")
     if "bitwise" in op or "logical" in op:
@@ -124,7 +127,13 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         return no_kernel(failure, op, names, _device(op))
     if _RANDOM_FILL.search(op):
         return _random_integers(failure, op, names)
+    if names[0] == "uint8" and _RESIZE.search(op):
+        return no_kernel(failure, op, names, _device(op), Confidence.LOW)
     return integers.integer_operand(failure, names, op)
+
+
+_RESIZE = re.compile(r"upsample|interpolate|resize", re.I)
+"""Image resizing: uint8 images are what it is given, and some devices lack uint8 kernels for some modes."""
 
 
 _RANDOM_FILL = re.compile(r"normal|uniform|bernoulli|exponential|geometric|cauchy|random_|randn")
