@@ -71,6 +71,12 @@ def cpu_said(failure: Failure) -> bool:
     return bool(_CPU_WORD.search(text)) and not _GPU_WORD.search(text)
 
 
+def paste_search(failure: Failure, pattern: re.Pattern[str], lines: int | None = None) -> re.Match[str] | None:
+    """The first match of ``pattern`` in the paste's lines (only its first ``lines`` when given), or in the message
+    of a live exception, which has no paste."""
+    return next(filter(None, map(pattern.search, failure.paste[:lines] or (failure.message,))), None)
+
+
 def innermost(failure: Failure) -> tuple[Frame, ...]:
     """The innermost frames, where the op that raised shows."""
     return failure.frames[-INNERMOST:]

@@ -111,8 +111,8 @@ def _error_at(line: str, above: str) -> tuple[str, str] | None:
     found = _ERROR_LINE.match(line)
     if found:
         return (found["type"], found["message"]) if found["type"] else ("Error", found["r_message"])
-    said = _R_MESSAGE.match(line) if _R_UNEXPECTED.search(above) else None
-    return ("Error", said["message"]) if said else None
+    said = _R_MESSAGE.match(line)
+    return ("Error", said["message"]) if said and _R_UNEXPECTED.search(above) else None
 
 
 def from_exception(error: BaseException) -> Iterator[Failure]:

@@ -38,6 +38,7 @@ from castwise.explainer.clues import (
     first_shown,
     innermost,
     low_precision_said,
+    paste_search,
     shows,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
@@ -439,7 +440,7 @@ def _plain_tensor_as_parameter(found: re.Match[str], failure: Failure) -> Explan
 def _query_and_key(found: re.Match[str], failure: Failure) -> Explanation:
     """flash-attn's ``query and key must have the same dtype``: with an fp8 KV cache configured (vLLM's
     ``--kv-cache-dtype fp8``), an attention backend that does not take fp8 keys; else q and k of two dtypes."""
-    if any(_FP8_KV_CACHE.search(line) for line in failure.paste or (failure.message,)):
+    if paste_search(failure, _FP8_KV_CACHE):
         return explained(
             Kind.NO_KERNEL, failure,
             "the attention backend got keys from an fp8 KV cache and queries in the model's 16-bit dtype: it has no "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, message_only, rule
@@ -39,7 +39,7 @@ def _vanished_eps(failure: Failure, names: tuple[str, ...]) -> str:
     """When the paste runs in fp16 and names an epsilon too small for it: the cause that says so, else nothing."""
     if names != ("f16",):
         return ""
-    found = next(filter(None, map(_TINY_EPS.search, failure.paste or (failure.message,))), None)
+    found = paste_search(failure, _TINY_EPS)
     return "" if found is None else (
         f"; the paste names an epsilon of {found['a'] or found['b']}, which rounds to 0 in fp16 (its smallest value "
         "is about 6e-8), so the division, sqrt or log it guards can meet 0"
@@ -117,7 +117,7 @@ def drifted(failure: Failure, dtype: str, shown: str) -> Explanation:
     """Outputs said to be finite but wrong (``shown``: a failed accuracy check, bad results) in the 16-bit ``dtype``:
     precision lost in a layer that needs fp32, or a value that overflowed on the way; under torch.compile, fused
     intermediates that inductor keeps in fp32 where eager rounds each op."""
-    if any(map(_COMPILED.search, failure.paste[:_COMPILED_WITHIN] or (failure.message,))):
+    if paste_search(failure, _COMPILED, _COMPILED_WITHIN):
         return explained(
             Kind.NONFINITE, failure,
             f"the compiled and eager outputs in {dtype} are said to differ ({shown}): inductor fuses ops and keeps "
