@@ -1346,3 +1346,81 @@ def test_a_kernel_whose_name_holds_eig_in_another_word_is_not_called_linear_alge
                        "'BFloat16'").cause
     assert "linear algebra" not in cause
     assert "linear algebra" in cw.explain("RuntimeError: \"linalg_eigh_cpu\" not implemented for 'Half'").cause
+
+
+def _xformers_refusal(dtype: str, *reasons: str) -> str:
+    """xformers' refusal as it prints it: the inputs, then each operator with the reasons it declined them."""
+    listed = "".join(f"`{operator}` is not supported because:\n    {reason}\n" for operator, reason in reasons)
+    return ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            f"     query       : shape=(2, 64, 8, 40) ({dtype})\n     key         : shape=(2, 64, 8, 40) ({dtype})\n"
+            "     attn_bias   : <class 'NoneType'>\n" + listed)
+
+
+@pytest.mark.parametrize(("paste", "dtypes", "cause_words", "fix_words"), [
+    (_xformers_refusal("torch.float16", ("cutlassF", "xFormers wasn't build with CUDA support"),
+                       ("smallkF", "dtype=torch.float16 (supported: {torch.float32})")),
+     ("f16",), "no CUDA kernels", "reinstall xformers"),
+    (_xformers_refusal("torch.float32", ("fa2F", "dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})"),
+                       ("cutlassF", "unsupported embed per head: 40")),
+     ("f32",), "float32 inputs", "autocast"),
+    (_xformers_refusal("torch.float16", ("fa2F", "attn_bias type is <class 'torch.Tensor'>"),
+                       ("cutlassF", "attn_bias.stride(-2) % 8 != 0")),
+     ("f16",), "not for the dtype alone", "multiple of 8"),
+])
+def test_xformers_refusal_is_read_with_the_reasons_its_operators_list(
+        paste: str, dtypes: tuple[str, ...], cause_words: str, fix_words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == dtypes
+    assert cause_words in explanation.cause and fix_words in explanation.fix
+    assert "scaled_dot_product_attention" in explanation.fix
+
+
+def test_xformers_refusing_bf16_below_ampere_is_left_to_the_compute_capability_answer() -> None:
+    explanation = cw.explain(_xformers_refusal("torch.bfloat16", ("fa2F", "bf16 is only supported on A100+ GPUs")))
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert "Ampere" in explanation.cause and "float16" in explanation.fix
+
+
+def test_xformers_build_without_cuda_is_read_where_the_refusal_s_first_line_was_cut() -> None:
+    explanation = cw.explain("...\np : 0.0\nflshattF is not supported because:\nxFormers wasn't build with CUDA support\n"
+                             "dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32",)
+    assert "reinstall xformers" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "fix_words"), [
+    ("RuntimeError: No precision set", Kind.NO_KERNEL, (), "update Lightning"),
+    ("NotImplementedError: Only fp16 and bf16 are supported", Kind.NO_KERNEL, (), "torch_dtype=torch.bfloat16"),
+    ("[Bug] OP Kernel Not Found Error\nthe model runs in FP32 but fails when loaded in BF16", Kind.NO_KERNEL,
+     ("bf16",), ""),
+    ("Batched NMS keeps overlapping boxes once the detector runs in fp16", Kind.VALUE_OVERFLOW, ("f16",),
+     "boxes.float()"),
+])
+def test_round_twenty_seven_third_set_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], fix_words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and fix_words in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "[Bug] OP Kernel Not Found Error when the plugin loads",
+    "NMS returns the same boxes on every run",
+])
+def test_round_twenty_seven_third_set_texts_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_nms_said_in_fp16_beside_a_raised_error_is_not_read_as_the_overflow() -> None:
+    explanation = cw.explain("ValueError: batched_nms got fp16 boxes of the wrong shape")
+    assert explanation is None or explanation.kind is not Kind.VALUE_OVERFLOW
+
+
+@pytest.mark.parametrize(("where", "code"), [
+    ("boxes.py\", line 41, in nms", "return torch.ops.torchvision.nms(boxes, scores, iou_threshold)"),
+    ("roi_align.py\", line 60, in roi_align", "return torch.ops.torchvision.roi_align(input, rois, scale)"),
+])
+def test_torchvision_s_nms_wanting_integers_is_a_torchvision_build_that_does_not_match_torch(where: str,
+                                                                                               code: str) -> None:
+    explanation = cw.explain(f"Traceback (most recent call last):\n  File \"/site-packages/torchvision/ops/{where}\n"
+                             f"    {code}\nRuntimeError: expected scalar type Long but found Float")
+    assert explanation.kind is Kind.INDEX_TENSOR
+    assert ("torchvision release made for the installed torch" in explanation.fix) is ("nms" in code)

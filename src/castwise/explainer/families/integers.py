@@ -170,6 +170,22 @@ def integer_required(failure: Failure, names: tuple[str, ...], op: str | None, c
     )
 
 
+def mismatched_vision(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """torchvision's compiled nms wanting an integer tensor: it takes float boxes and scores, so a build of torchvision
+    that does not match torch's is what reads them wrongly."""
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        f"torchvision's compiled nms refused its arguments ({dtype_list(names)}), yet it takes float boxes and "
+        "scores and returns int64 indices: a torchvision build that does not match the installed torch reads its "
+        "arguments wrongly",
+        "torchvision installed separately from torch (a pre-release or source build of one, a pip wheel of the other, "
+        "or an upgrade of only one of them)",
+        "install the torchvision release made for the installed torch (the pairs are listed in torchvision's README; "
+        "`pip install torch==X torchvision==Y` together). Not a precision problem",
+        op="torchvision.ops.nms", names=names,
+    )
+
+
 def _classification_target(found: re.Match[str], failure: Failure) -> Explanation:
     return target(failure, dtypes(found, "a"), wants_float=False, op="cross_entropy/nll_loss")
 

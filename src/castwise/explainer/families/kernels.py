@@ -463,6 +463,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
+    rule(r"\bOnly (?:fp16|float16|half) and (?:bf16|bfloat16) are supported\b", _only_low_precision),
     rule(r"q_dtype == (?:at|torch)::k(?:Half|Float16) \|\||Expected query, key and value to all be of dtype: "
          r"\{Half, BFloat16\}", _only_low_precision),
     rule(r"(?P<op>view_as_complex) is only supported for half, float and double tensors,? but got a tensor of scalar "

@@ -71,6 +71,61 @@ def _cutlass(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_XFORMERS_QUERY = re.compile(r"\bquery\s*:\s*shape=\([^)\n]{0,60}\)\s*\((?P<dtype>torch\.\w{1,20})\)")
+_XFORMERS_FLOAT32 = re.compile(r"dtype=torch\.float32 \(supported: \{torch\.(?:float16|bfloat16)")
+_XFORMERS_WITHOUT_CUDA = re.compile(r"xFormers wasn't buil[dt] with CUDA support", re.IGNORECASE)
+_XFORMERS_BF16_BELOW_AMPERE = re.compile(r"bf16 is only supported on A100\+? GPUs", re.IGNORECASE)
+_XFORMERS_LISTING = 40
+"""Lines around xformers' refusal read for its inputs and each operator's reasons (printed below the error line)."""
+_NO_XFORMERS = ("or disable xformers and use torch's own attention (`F.scaled_dot_product_attention`; drop "
+                "`enable_xformers_memory_efficient_attention()` / `--xformers`)")
+
+
+def _xformers_no_operator(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """xformers' ``No operator found for `memory_efficient_attention_forward` with inputs:``, read with the inputs and
+    each operator's reasons it lists: a build without CUDA kernels, float32 inputs, or 16-bit inputs refused for other
+    reasons. bf16 refused below Ampere is left to its own rule."""
+    del found
+    lines = failure.paste or (failure.message,)
+    listing = "\n".join(lines[max(0, failure.line - _XFORMERS_LISTING):failure.line + _XFORMERS_LISTING])
+    if _XFORMERS_BF16_BELOW_AMPERE.search(listing):
+        return None
+    query = _XFORMERS_QUERY.search(listing)
+    names = dtypes(query, "dtype") if query else ("f32",) if _XFORMERS_FLOAT32.search(listing) else ()
+    if _XFORMERS_WITHOUT_CUDA.search(listing):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            "the installed xformers has no CUDA kernels (\"xFormers wasn't built with CUDA support\"), so none of its "
+            "attention operators can run these inputs",
+            "an xformers wheel built for another torch or CUDA version than the installed one (its compiled ops do not "
+            "load), or a CPU-only build; common when a venv is copied or xformers is upgraded without torch",
+            f"reinstall xformers built for the installed torch (the release made for that torch version; `python -m "
+            f"xformers.info` shows which operators load), {_NO_XFORMERS}",
+            op="xformers' memory_efficient_attention", names=names, device="cuda",
+        )
+    if names == ("f32",):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            "xformers' memory-efficient attention got float32 inputs: its fast kernels take only fp16/bf16, and its "
+            "float32 kernels refused these inputs too (for the GPU, the head size or the alignment they list)",
+            "attention run in fp32: a model loaded or trained without fp16/bf16 (no autocast around the call), or an "
+            "upcast right before it",
+            "run attention in fp16/bf16 (train with '16-mixed'/'bf16-mixed' or under `torch.autocast`, or load with "
+            f"`torch_dtype=torch.float16`), {_NO_XFORMERS}, which takes float32",
+            op="xformers' memory_efficient_attention", names=names, device="cuda",
+        )
+    dtype = names[0] if names else "these"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"no xformers attention operator accepts these {dtype} inputs: each refused them for the reasons it lists (an "
+        f"attn_bias type or alignment, the head size, the GPU), not for the dtype alone",
+        "an attention call (its bias, head size or GPU) outside what the installed xformers' kernels cover",
+        f"meet what the operators list (an attn_bias allocated with a last dimension that is a multiple of 8, then "
+        f"sliced; a supported head size), update xformers, {_NO_XFORMERS}",
+        op="xformers' memory_efficient_attention", names=names, device="cuda",
+    )
+
+
 _diffusers_on_cpu = message_only(
     Kind.NO_KERNEL,
     "diffusers warns that a pipeline loaded in float16 cannot run on the CPU: torch has (or, in the versions it checks "
@@ -248,6 +303,18 @@ def _lightning_precision(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_no_precision_set = message_only(
+    Kind.NO_KERNEL,
+    "Lightning found no precision plugin for the precision it was given: its connector tried every precision it "
+    "knows and none matched",
+    "a precision name from another Lightning version (`'16-mixed'` and `'bf16-mixed'` are Lightning 2.0's names; "
+    "1.x knows 16, 32, 64 and 'bf16') or a precision/`amp_backend` pair that version does not handle, often set by a "
+    "library or config built on Lightning",
+    "update Lightning (`pip install -U lightning`, or the pytorch_lightning version the code was written for), or "
+    "pass a precision this version knows (`precision=16`, `'bf16'`, 32)",
+    op="precision name",
+)
+
 _accelerate_fp16_argument = message_only(
     Kind.NO_KERNEL,
     "this accelerate has no `fp16=` argument: `Accelerator(fp16=True)` was replaced by `mixed_precision`",
@@ -373,6 +440,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
          r"'(?P<value2>(?:bf)?16-(?:true|mixed))'", _lightning_precision),
+    rule(r"\bNo precision set\b", _no_precision_set),
+    rule(r"No operator found for `?memory_efficient_attention(?:_forward|_backward)?`?|"
+         r"xFormers wasn't buil[dt] with CUDA support", _xformers_no_operator),
     rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "
          r"TYPE_(?P<want>\w{1,10})", _served_input_type),
     rule(r"Argument element types are inconsistent", _element_types),

@@ -34,6 +34,7 @@ from castwise.explainer.clues import (
     MATMUL,
     NORM,
     RNN,
+    VISION_NMS,
     WHERE,
     first_shown,
     innermost,
@@ -709,6 +710,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
         return integers.target(failure, names[1:], wants_float=True)
     if shows(failure, WHERE):
         return integers.number_in_where(failure, names)
+    if shows(failure, VISION_NMS) and not is_floating(names[0]):
+        return integers.mismatched_vision(failure, names)
     op = first_shown(failure, RNN, CONV, MATMUL, EXTENSION)
     if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL):
         return integers.integer_operand(failure, names, op.name if op else None)

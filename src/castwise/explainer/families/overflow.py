@@ -2,7 +2,8 @@
 
 The usual source is a mask constant written for fp32 (``-1e9``, ``-1e10``, ``float(2**30)``,
 ``-torch.finfo(torch.float32).max``) meeting fp16 data; bf16 has fp32's range, so only constants
-beyond about 3.4e38 overflow it.
+beyond about 3.4e38 overflow it. One overflow is only ever said, never raised: non-maximum suppression on
+fp16 boxes (box areas past 65504) that stops suppressing overlapping boxes.
 """
 
 from __future__ import annotations
@@ -62,6 +63,31 @@ def range_exceeded(failure: Failure, dtype: str) -> Explanation:
     )
 
 
+def _nms_in_half(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """NMS on fp16 boxes said (not raised) to behave unlike fp32: its box arithmetic overflows or rounds in fp16."""
+    del found
+    if failure.error_type:
+        return None
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        "non-maximum suppression's box arithmetic overflows or rounds in fp16: torchvision before early 2021 computed "
+        "box areas (width × height) in the boxes' dtype, and pixel-sized areas pass fp16's largest value (65504), "
+        "making IoUs inf or NaN; `batched_nms` still shifts each class's boxes by label × (largest coordinate + 1), "
+        "past what fp16 holds exactly. Either way overlapping boxes are not suppressed",
+        "boxes and scores in fp16 (`.half()`, a model run in fp16 or under autocast) handed to "
+        "`torchvision.ops.nms`/`batched_nms` or a detector's postprocessing",
+        "run NMS on float32 boxes and scores (`nms(boxes.float(), scores.float(), iou_threshold)`), and update "
+        "torchvision (its fix for the area overflow is PR #3383)",
+        op="torchvision.ops.nms", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"value cannot be converted to type (?P<t>{DTYPE}) without overflow", _overflow),
 )
+
+SAID: tuple[Rule, ...] = (
+    rule(r"\b(?:batched_)?nms\b[^\n]{0,80}?\b(?:fp16|float16|half)\b|\b(?:fp16|float16|half)\b[^\n]{0,80}?"
+         r"\b(?:batched_)?nms\b", _nms_in_half),
+)
+"""NMS said to misbehave on fp16 boxes, in prose: tried only when no rule recognised any line."""

@@ -108,6 +108,14 @@ def _listed_support(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, "", (missing,) if missing else (), _device_named(failure), Confidence.LOW)
 
 
+def _kernel_not_found(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A kernel said not to be found (OneFlow's ``OP Kernel Not Found``, ``Cannot find the kernel matching``): a missing
+    kernel for the 16-bit dtype the paste names nearest, declined when it names none."""
+    del found
+    names = low_precision_said(failure)
+    return no_kernel(failure, "", names[:1], _device_named(failure), Confidence.LOW) if names else None
+
+
 def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A missing kernel said in prose with the dtype in lowercase (``dot not being implemented for half``)."""
     name = short_dtype(found["dtype"])
@@ -343,6 +351,7 @@ SUPPORT: tuple[Rule, ...] = (
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
+    rule(r"\bkernel (?:was )?not found\b|\bcannot find (?:the |a )?kernel\b", _kernel_not_found),
     rule(r"\bonly supports? (?P<listed>(?:(?:float|double|bfloat16|half|bf16|fp16|fp32|float16|float32|int|int32|int64|"
          r"long|bool)(?:,\s*|\s+and\s+|\s+or\s+|\s*/\s*)?){2,8})", _listed_support),
     rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
