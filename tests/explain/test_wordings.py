@@ -1424,3 +1424,21 @@ def test_torchvision_s_nms_wanting_integers_is_a_torchvision_build_that_does_not
                              f"    {code}\nRuntimeError: expected scalar type Long but found Float")
     assert explanation.kind is Kind.INDEX_TENSOR
     assert ("torchvision release made for the installed torch" in explanation.fix) is ("nms" in code)
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Promotion for Float8 Types is not supported", Kind.FP8_PROMOTION, (), "stops before naming"),
+    ("AttributeError: 'module' object has no attribute 'HalfTensor'", Kind.NO_KERNEL, ("f16",), "predates"),
+    ("AttributeError: module 'torch' has no attribute 'BFloat16Tensor'", Kind.NO_KERNEL, ("bf16",), "predates"),
+    ("fp8 rowwise matmul fails\nRuntimeError: cutlass cannot initialize", Kind.NO_KERNEL, (), "GPU architecture"),
+    ("Float16 prediction fails on an Intel Mac\nNSLocalizedDescription = \"Error computing NN outputs.\"",
+     Kind.NO_KERNEL, ("f16",), "Core ML's runtime"),
+])
+def test_errors_left_from_earlier_rounds_read_into_their_families(paste: str, kind: Kind, dtypes: tuple[str, ...],
+                                                                   words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.cause
+
+
+def test_core_ml_failing_with_no_16_bit_dtype_said_stays_unrecognised() -> None:
+    assert cw.explain("NSLocalizedDescription = \"Error computing NN outputs.\"") is None

@@ -160,6 +160,20 @@ def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), device_of(found["dtype"]))
 
 
+def _missing_tensor_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """``'module' object has no attribute 'HalfTensor'``: a torch older than that tensor type (early torch had no CPU
+    HalfTensor, so `.cpu()` or `torch.save` of a CUDA half tensor failed)."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"this torch has no `{found['dtype']}` type: it predates {dtype} support there (early torch had no CPU "
+        "HalfTensor, so moving a CUDA half tensor to the CPU or saving it failed)",
+        f"a {dtype} tensor moved to the CPU, saved, or built by name with a torch release older than the code expects",
+        "update torch; on an old torch, convert to float32 before `.cpu()`/`torch.save` (`x.float()`)",
+        op=f"torch.{found['dtype']}", names=names,
+    )
+
+
 def _op_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
 
@@ -481,6 +495,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"must be (?:a )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),
+    rule(r"(?:'module'|module '?torch(?:\.cuda)?'?) (?:object )?has no attribute '(?P<dtype>(?:Half|BFloat16)Tensor)'",
+         _missing_tensor_type),
     rule(r"'torch\.(?:cuda\.)?(?P<dtype>(?:Half|BFloat16)Tensor)' object has no attribute '(?P<op>\w{1,40})'", _legacy),
     rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "

@@ -126,6 +126,37 @@ def _xformers_no_operator(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+_cutlass_gemm = message_only(
+    Kind.NO_KERNEL,
+    "a CUTLASS kernel (a low-precision GEMM: fp8, int8, int4) could not start on this GPU: such kernels are built for "
+    "one GPU architecture (fp8 rowwise and several int4 kernels need Hopper's TMA, sm90) or need more shared memory "
+    "than this GPU has",
+    "an fp8/int8/int4 matmul (`torch._scaled_mm`, torchao's or a library's quantized linear) run on a GPU older than "
+    "its kernel was written for",
+    "run it on a GPU the kernel supports (Hopper for fp8 rowwise), or choose a dtype or quantization this GPU runs "
+    "(bf16/fp16 weights, another quantization config); update the library if it should fall back by itself",
+    op="CUTLASS GEMM", device="cuda", confidence=Confidence.LOW,
+)
+
+
+def _core_ml_outputs(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Core ML's ``Error computing NN outputs`` with a 16-bit dtype said near it; declined without one."""
+    del found
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Core ML's runtime failed computing the model's outputs in {names[0]}: a layer it cannot run in "
+        f"{names[0]} on this device or OS version (the same model in float32 runs)",
+        f"a PyTorch model converted to Core ML with {names[0]} compute precision (coremltools' default for ML "
+        "programs), run where that layer has no 16-bit kernel",
+        "convert with `compute_precision=ct.precision.FLOAT32`, or run with `compute_units=ct.ComputeUnit.CPU_ONLY`; "
+        "update macOS and coremltools",
+        op="Core ML prediction", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
 _diffusers_on_cpu = message_only(
     Kind.NO_KERNEL,
     "diffusers warns that a pipeline loaded in float16 cannot run on the CPU: torch has (or, in the versions it checks "
@@ -441,6 +472,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
          r"'(?P<value2>(?:bf)?16-(?:true|mixed))'", _lightning_precision),
     rule(r"\bNo precision set\b", _no_precision_set),
+    rule(r"\bcutlass cannot (?:initialize|implement|run)\b", _cutlass_gemm),
+    rule(r"\bError computing NN outputs\b", _core_ml_outputs),
     rule(r"No operator found for `?memory_efficient_attention(?:_forward|_backward)?`?|"
          r"xFormers wasn't buil[dt] with CUDA support", _xformers_no_operator),
     rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "

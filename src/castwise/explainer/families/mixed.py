@@ -365,6 +365,17 @@ def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _fp8(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
+    if not names:
+        return explained(
+            Kind.FP8_PROMOTION, failure,
+            "an op mixed a float8 tensor with another dtype (the message shown stops before naming them): torch has "
+            "no type promotion for float8, so an fp8 tensor cannot meet another dtype in arithmetic",
+            "an fp8 weight (fp8 is a storage format) used directly in arithmetic, often through a UI's or library's "
+            "fp8 option (`--unet-in-fp8-e4m3fn`, an fp8 checkpoint) on a torch or code path it was not written for",
+            "dequantize before the op (`x.to(torch.bfloat16)`, times its scale), or run without the fp8 option; if a "
+            "library makes the call, update it and torch together",
+            op="arithmetic on an fp8 tensor",
+        )
     if integers.integer_names(names):
         return explained(
             Kind.FP8_PROMOTION, failure,
@@ -765,7 +776,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
     rule(r"Expected out tensor to have dtype (?P<a>{DTYPE}),?\s*but got (?P<b>{DTYPE})", _out_tensor),
     rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
-    rule(r"Promotion for Float8 Types is not supported,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
+    rule(r"Promotion for Float8 Types is not supported(?:,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _fp8),
     rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),
     rule(r"Must flatten tensors with uniform dtype but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _fsdp_uniform),
