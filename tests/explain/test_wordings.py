@@ -1442,3 +1442,17 @@ def test_errors_left_from_earlier_rounds_read_into_their_families(paste: str, ki
 
 def test_core_ml_failing_with_no_16_bit_dtype_said_stays_unrecognised() -> None:
     assert cw.explain("NSLocalizedDescription = \"Error computing NN outputs.\"") is None
+
+
+@pytest.mark.parametrize("paste", [
+    "Cumsum on float16 gives wrong values",
+    "With half precision my matmuls do not return the correct answer; float32 is fine",
+    "Huge numerical precision error when a model runs in bfloat16",
+])
+def test_wrong_values_said_of_16_bit_math_read_as_drift(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.confidence is Confidence.LOW
+
+
+def test_wrong_values_said_with_no_16_bit_dtype_stay_unrecognised() -> None:
+    assert cw.explain("My parser gives wrong values for dates") is None
