@@ -1456,3 +1456,41 @@ def test_wrong_values_said_of_16_bit_math_read_as_drift(paste: str) -> None:
 
 def test_wrong_values_said_with_no_16_bit_dtype_stay_unrecognised() -> None:
     assert cw.explain("My parser gives wrong values for dates") is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "fix_words"), [
+    ("RuntimeError: Expected object of scalar type Byte but got scalar type Bool for argument #2 'other' in call to "
+     "_th_or", Kind.MASK, ("uint8", "bool"), "mask.bool()"),
+    ("ERROR:eval:Error while evaluating a task: self and mat2 must have the same dtype,\n but got BFloat16 and Float",
+     Kind.MATMUL, ("bf16", "f32"), ""),
+    ("  File \"flash_attn_interface.py\", line 40, in forward\n    assert qkv.dtype in [torch.float16, torch.bfloat16]\n"
+     "The dtype of qkv is torch.float32 here", Kind.NO_KERNEL, ("f32",), "torch_dtype=torch.bfloat16"),
+    ("Please correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
+     "- ds bf16.enabled=True vs hf bf16|bf16_full_eval=False", Kind.NO_KERNEL, ("bf16",), "--bf16"),
+    ("fp16_run=True\nAfter resuming, the loss and grad norm become very large", Kind.NONFINITE, ("f16",),
+     "dynamic loss scaling"),
+])
+def test_round_twenty_eight_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], fix_words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and fix_words in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "After resuming, the loss and grad norm become very large",
+    "assert x.dtype in [torch.float32, torch.float64]",
+])
+def test_round_twenty_eight_texts_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_a_title_that_cuts_the_error_short_is_the_same_error_not_another_kind() -> None:
+    message = ("RuntimeError: Expected tensor for argument #1 'input' to have the same type as tensor for argument #2 "
+               "'weight'; but type torch.cuda.FloatTensor does not equal torch.cuda.HalfTensor")
+    explanation = cw.explain(f"{message} (while checking arg\n\n{message} (while checking arguments for "
+                             "cudnn_batch_norm)")
+    assert explanation.kind is Kind.NORM_PARAM and explanation.confidence is Confidence.HIGH
+
+
+def test_a_terminal_wrap_is_joined_only_after_a_comma() -> None:
+    explanation = cw.explain("self and mat2 must have the same dtype\n but got BFloat16 and Float")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ()

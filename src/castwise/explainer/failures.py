@@ -51,6 +51,8 @@ _FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
 _CHAINED = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 _BOUNDARY = re.compile(rf"^Traceback \(most recent call last\)|{_CHAINED.pattern}")
 _DETAIL = re.compile(r"^[A-Za-z_][\w.\[\]]{0,40}?(?:dtype|shape|device)\s*:\s*\S")
+_WRAPPED_REST = re.compile(r"^(?:but|and|got|expected|found)\b")
+"""The start of an error message's rest on the next line, after a terminal wrapped it at a comma."""
 _CODE = re.compile(r"[\w.\]]\(")
 _CARETS = re.compile(r"^[\s~^]+$")
 _RAN_MARKER = re.compile(r"^(?:-+>|❱)\s*\d*\s*│?\s*")
@@ -103,7 +105,7 @@ def from_lines(lines: tuple[str, ...]) -> Iterator[Failure]:
         yield Failure(error_type.rsplit(".", 1)[-1], message, paste=lines, line=index)
     for index in reversed(range(len(lines))):
         if lines[index] and index not in errors:
-            yield Failure("", lines[index], paste=lines, line=index)
+            yield Failure("", _unwrapped(lines[index], lines[index + 1:index + 2]), paste=lines, line=index)
 
 
 def _error_at(line: str, above: str) -> tuple[str, str] | None:
@@ -133,9 +135,21 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:
-    """The message with the field lines printed right below it (``query.dtype: torch.float32``) joined on."""
-    details = takewhile(lambda line: bool(_DETAIL.match(line)) and not _ERROR_LINE.match(line), below)
-    return "; ".join([message, *details])
+    """The message (``_unwrapped``) with the field lines printed right below it (``query.dtype: torch.float32``)
+    joined on."""
+    wrapped = _is_wrapped(message, below)
+    details = takewhile(lambda line: bool(_DETAIL.match(line)) and not _ERROR_LINE.match(line), below[wrapped:])
+    return "; ".join([_unwrapped(message, below), *details])
+
+
+def _unwrapped(message: str, below: Sequence[str]) -> str:
+    """The message with its rest when a terminal wrapped it after a comma (``... same dtype,`` then ``but got
+    BFloat16 and Float`` on the next line)."""
+    return f"{message} {below[0]}" if _is_wrapped(message, below) else message
+
+
+def _is_wrapped(message: str, below: Sequence[str]) -> bool:
+    return bool(below) and message.endswith(",") and bool(_WRAPPED_REST.match(below[0]))
 
 
 def _frames_of(lines: tuple[str, ...], line: int) -> tuple[Frame, ...]:

@@ -49,11 +49,11 @@ _QUOTED = re.compile(r"""^[`\s]*["“][^"“”]{8,}["”][`\s.,;:]*$""")
 
 def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Explanation:
     """``found``, with the dtypes the paste's other error lines of the same kind name; unless another of them is a
-    dtype error of another kind: then the earliest of them (what the report is about; the later ones are what its
-    attempts at a fix ran into), with low confidence and the other named, since which one matters cannot be told
-    from the text."""
+    dtype error of another kind (a copy of the same error cut short, as a title, is not another): then the earliest
+    of them (what the report is about; the later ones are what its attempts at a fix ran into), with low confidence
+    and the other named, since which one matters cannot be told from the text."""
     errors = islice((other for other in from_lines(lines) if other.error_type), MAX_OTHER_ERRORS)
-    reads = [read for read in (_first(RULES, (other,)) for other in errors if other.line != failure.line) if read]
+    reads = [read for read in (_first(RULES, (other,)) for other in errors if not _same_error(other, failure)) if read]
     more = tuple(dict.fromkeys(name for _, read in reads if read.kind is found.kind for name in read.dtypes
                                if name not in found.dtypes))
     if more:
@@ -64,6 +64,11 @@ def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Ex
     (_, answer), (second, other) = sorted([(failure, found), min(others, key=_line)], key=_line)
     return answer.less_sure(f"the paste also holds another dtype error ({other.kind.value}: "
                             f"`{shorten(second.message, 120)}`), which needs its own fix")
+
+
+def _same_error(other: Failure, failure: Failure) -> bool:
+    """Whether ``other`` is the explained error itself, or a copy of it cut short (a title that stops mid-message)."""
+    return other.line == failure.line or failure.message.startswith(other.message)
 
 
 def _line(pair: tuple[Failure, Explanation]) -> int:

@@ -314,6 +314,21 @@ def mask_argument(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
+def masks_combined(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """Old torch's bitwise op (``_th_or``, ``_th_and``) refusing a bool mask beside a uint8 one: masks of the two eras
+    met without promotion."""
+    return explained(
+        Kind.MASK, failure,
+        f"a bitwise op (`{op}`: `|`, `&`, `^`) combined a bool mask with a uint8 one: torch 1.2 made comparisons "
+        "return bool where masks had been uint8, and torch of that age did not promote between the two",
+        "code written for torch before 1.2 (uint8 masks, `.byte()`) run on a newer torch, or one mask made by a "
+        "comparison (bool) and another built or converted as uint8",
+        "make both masks bool before combining them (`mask.bool()`), and replace the code's `.byte()` masks with "
+        "bool ones; current torch promotes there",
+        op=op, names=names,
+    )
+
+
 def attention_mask(failure: Failure, mask: tuple[str, ...], query: tuple[str, ...]) -> Explanation:
     """An integer attention mask given to scaled_dot_product_attention."""
     return explained(

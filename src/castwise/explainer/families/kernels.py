@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
-from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown, low_precision_said
+from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown, low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -186,17 +186,33 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     flash = "flash" in failure.message.lower() or "q_dtype" in failure.message
-    op = found.groupdict().get("op") or ("FlashAttention" if flash else "this kernel")
+    return _sixteen_bit_only(failure, found.groupdict().get("op") or ("FlashAttention" if flash else "this kernel"), ())
+
+
+_FLASH = re.compile(r"flash", re.IGNORECASE)
+_FLOAT32_SAID = re.compile(r"\b(?:torch\.float32|float32|fp32)\b", re.IGNORECASE)
+
+
+def _asserted_sixteen_bit(found: re.Match[str], failure: Failure) -> Explanation:
+    """A kernel's own ``assert qkv.dtype in [torch.float16, torch.bfloat16]`` (FlashAttention's Python wrapper), with
+    float32 named when the paste says that is what the tensor was."""
+    del found
+    op = "FlashAttention" if paste_search(failure, _FLASH) else "this kernel"
+    return _sixteen_bit_only(failure, op, ("f32",) if paste_search(failure, _FLOAT32_SAID) else ())
+
+
+def _sixteen_bit_only(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
     return explained(
         Kind.NO_KERNEL, failure,
-        f"{op} runs only in fp16 and bf16 and got tensors in another dtype (almost always fp32)",
+        f"{op} runs only in fp16 and bf16 and got tensors in another dtype "
+        f"({names[0] if names else 'almost always fp32'})",
         "a model loaded in fp32 (transformers' default without `torch_dtype`) or trained without 16-bit mixed "
         "precision, so the op's inputs (attention's q, k and v) reach the kernel in fp32; or a norm or an upcast "
         "right before it that returns fp32",
         "load the model in bf16/fp16 (`torch_dtype=torch.bfloat16`, or `'auto'`) or train with bf16/fp16 mixed "
         "precision (`bf16=True`, 'bf16-mixed'); or cast the op's inputs to bf16 just before the call; to stay in "
         "fp32, use another implementation (for attention, `attn_implementation='sdpa'`)",
-        op=op,
+        op=op, names=names,
     )
 
 
@@ -478,6 +494,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
     rule(r"\bOnly (?:fp16|float16|half) and (?:bf16|bfloat16) are supported\b", _only_low_precision),
+    rule(r"\bassert [\w.]{1,40}\.dtype in [\[(]\s*torch\.(?:float16|half|bfloat16),\s*"
+         r"torch\.(?:float16|half|bfloat16)\s*[\])]", _asserted_sixteen_bit),
     rule(r"q_dtype == (?:at|torch)::k(?:Half|Float16) \|\||Expected query, key and value to all be of dtype: "
          r"\{Half, BFloat16\}", _only_low_precision),
     rule(r"(?P<op>view_as_complex) is only supported for half, float and double tensors,? but got a tensor of scalar "

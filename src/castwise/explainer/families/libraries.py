@@ -346,6 +346,23 @@ _no_precision_set = message_only(
     op="precision name",
 )
 
+def _deepspeed_config_mismatch(found: re.Match[str], failure: Failure) -> Explanation:
+    """transformers' ``ds fp16.enabled=True vs hf fp16|fp16_full_eval+fp16_backend(amp)=False``: the DeepSpeed config
+    and the Trainer's arguments disagree on a precision."""
+    key = found["key"]
+    flag = "--bf16" if key.startswith("bf16") else "--fp16"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the DeepSpeed config sets `{key}={found['ds']}` but the Trainer's arguments say {found['value']}: "
+        "transformers refuses to start when the two disagree on a precision",
+        f"a DeepSpeed JSON with `{key}` written by hand (true or false) beside Trainer arguments that say the "
+        "opposite (no `--fp16`/`--bf16`, or the other one)",
+        f"set the config's value to \"auto\" (the Trainer fills it from its arguments), or pass the matching "
+        f"argument (`{flag}` when the config enables it)",
+        op="DeepSpeed config", names=_precision_dtype(key),
+    )
+
+
 _accelerate_fp16_argument = message_only(
     Kind.NO_KERNEL,
     "this accelerate has no `fp16=` argument: `Accelerator(fp16=True)` was replaced by `mixed_precision`",
@@ -472,6 +489,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
          r"'(?P<value2>(?:bf)?16-(?:true|mixed))'", _lightning_precision),
     rule(r"\bNo precision set\b", _no_precision_set),
+    rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
+         _deepspeed_config_mismatch),
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b", _cutlass_gemm),
     rule(r"\bError computing NN outputs\b", _core_ml_outputs),
     rule(r"No operator found for `?memory_efficient_attention(?:_forward|_backward)?`?|"

@@ -176,6 +176,8 @@ def _same_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     op = found["op"] or ("a convolution's backward" if backward else "an op")
     if places[0] and places[1] and places[0] != places[1]:
         return devices.mismatch(failure, places, names, op=op)
+    if "norm" in op and found["y"] in ("weight", "bias"):
+        return norm_param(failure, names, op)
     kind = Kind.CONV_WEIGHT if "conv" in op or shows(failure, CONV) else Kind.SCALAR_TYPE
     cause = f"{op} got its '{found['x']}' as {names[0]} but its '{found['y']}' as {names[1]}" if len(names) == 2 else ""
     return mixed_float(kind, failure, names, op, cause)
@@ -570,6 +572,9 @@ def _grid_sample(found: re.Match[str], failure: Failure) -> Explanation:
 _MATMUL_ARGUMENTS = ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2")
 """torch's argument names for a matmul's operands (older messages say ``for argument #2 'mat2'``)."""
 
+_BITWISE = re.compile(r"i?(?:or|and|xor)_?")
+"""Old torch's bitwise ops as its messages name them (``in call to _th_or``, ``_th_ior_``)."""
+
 _WRITTEN_ARGUMENTS = ("source", "src", "values")
 """torch's argument names for the values an indexed write (index_add_, index_put_, scatter) stores."""
 
@@ -583,6 +588,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return devices.mismatch(failure, places, names, op=f"argument '{argument}'" if argument else "an op")
     if found.groupdict().get("seq") and len(set(names)) == 2:
         return _sequence(failure, names)
+    op = found.groupdict().get("op") or ""
+    if set(names) == {"bool", "uint8"} and _BITWISE.fullmatch(op):
+        return integers.masks_combined(failure, names, f"_th_{op}")
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
     if _FLOAT_ONLY_KERNEL.search(failure.message) and len(names) == 2:
@@ -590,11 +598,11 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
     if argument in _MATMUL_ARGUMENTS:
-        batched = "bmm" in (found.groupdict().get("op") or "") or argument.startswith("batch")
+        batched = "bmm" in op or argument.startswith("batch")
         return mixed_float(Kind.BATCHED_MATMUL if batched else Kind.MATMUL, failure, names,
                            "a batched matrix multiply (bmm)" if batched else "a matrix multiply")
     if argument in _WRITTEN_ARGUMENTS:
-        return indexed_write(failure, names, found.groupdict().get("op") or "an indexed write")
+        return indexed_write(failure, names, op or "an indexed write")
     shown = shown_op(failure, names)
     if shown is not None:
         return shown

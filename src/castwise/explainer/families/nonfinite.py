@@ -190,6 +190,23 @@ _int64_minimum = message_only(
 )
 
 
+def diverged(failure: Failure, dtype: str, shown: str) -> Explanation:
+    """Training said to blow up (``shown``: a loss or gradient norm grown very large) in the 16-bit ``dtype``: values
+    heading for the dtype's range before they show as inf or NaN."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"training in {dtype} is said to blow up ({shown}): losses or gradients heading for {dtype}'s range, the step "
+        "before they show as inf or NaN",
+        "in fp16, a fixed or too-high loss scale (dynamic loss scaling off, or a scale restored from another run) "
+        "that makes scaled gradients overflow, or activations near fp16's largest value (65504); a learning rate or "
+        "optimizer state lost on resuming makes it worse",
+        "use dynamic loss scaling in fp16 (`torch.amp.GradScaler`, '16-mixed', apex's `dynamic_loss_scale=True`), or "
+        "bf16, which has fp32's range; `castwise doctor --train 20` runs 20 steps per policy against fp32 and shows "
+        "where it first overflows",
+        op="training", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
 def stalled(failure: Failure, dtype: str, shown: str) -> Explanation:
     """Training said not to progress (``shown``: a loss that does not decrease, a metric stuck) in the 16-bit
     ``dtype``: updates lost to the dtype, or steps skipped by a loss scaler."""

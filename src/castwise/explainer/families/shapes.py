@@ -28,6 +28,7 @@ from castwise.explainer.families.mixed import in_op_named, mixed_float, shown_op
 from castwise.explainer.families.nonfinite import (
     appeared,
     broken_output,
+    diverged,
     drifted,
     nan_generation,
     nan_loss,
@@ -156,6 +157,15 @@ def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 _AMP_SAID = re.compile(r"\b(?:amp|mixed[ -]precision)\b", re.IGNORECASE)
+
+
+def _diverge(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Training said to blow up (``the loss becomes very large``, ``exploding gradients``) within three lines of (or in
+    a title) naming a 16-bit dtype or mixed precision (fp16 when only AMP is named)."""
+    names = low_precision_said(failure, within=3)
+    if not names and any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))):
+        names = ("f16",)
+    return diverged(failure, names[0], found.group(0).strip()) if names else None
 
 
 def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -344,9 +354,12 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:much |significantly |far )higher loss(?:es)?\b|"
          r"\b(?:loss|wer|cer|accuracy|mAP)\b[^\n.]{0,20}?\b(?:stays?|stayed|stuck|remains?|remained) (?:at|the same)\b",
          _stall),
+    rule(r"\b(?:loss(?:es)?|grad(?:ient)?s?(?: norms?)?)\b[^\n.]{0,40}?\b(?:become|becomes|became|get|gets|got|"
+         r"grow|grows|grew|goes|went)\s+(?:very |extremely |really |too |so )?(?:large|huge|big|high)\b|"
+         r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b", _diverge),
 )
-"""NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), and outputs
-said to be wrong (a failed accuracy check)."""
+"""NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), outputs said to
+be wrong (a failed accuracy check), and training said to stall or to blow up."""
 
 SUPPORT: tuple[Rule, ...] = (
     rule(r"\bnot (?:implemented|supported)\b|\bnot available (?:on|in|for)\b|\bno (?:kernel|support)\b|"
