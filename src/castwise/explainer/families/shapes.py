@@ -148,24 +148,27 @@ def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Training said not to progress (``the loss doesn't decrease``, ``WER stays at 100``) within three lines of (or in
-    a title) naming a 16-bit dtype or mixed precision (fp16 when only AMP is named)."""
-    names = low_precision_said(failure, within=3)
-    if not names and any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))):
-        names = ("f16",)
-    return stalled(failure, names[0], found.group(0).strip()) if names else None
+    """Training said not to progress (``the loss doesn't decrease``, ``WER stays at 100``) near a training dtype."""
+    dtype = _training_dtype(failure)
+    return stalled(failure, dtype, found.group(0).strip()) if dtype else None
+
+
+def _diverge(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Training said to blow up (``the loss becomes very large``, ``exploding gradients``) near a training dtype."""
+    dtype = _training_dtype(failure)
+    return diverged(failure, dtype, found.group(0).strip()) if dtype else None
 
 
 _AMP_SAID = re.compile(r"\b(?:amp|mixed[ -]precision)\b", re.IGNORECASE)
 
 
-def _diverge(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Training said to blow up (``the loss becomes very large``, ``exploding gradients``) within three lines of (or in
-    a title) naming a 16-bit dtype or mixed precision (fp16 when only AMP is named)."""
+def _training_dtype(failure: Failure) -> str | None:
+    """The 16-bit dtype named within three lines of (or in a title) a training symptom; fp16 when only mixed precision
+    (AMP) is named there; None when neither is."""
     names = low_precision_said(failure, within=3)
-    if not names and any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))):
-        names = ("f16",)
-    return diverged(failure, names[0], found.group(0).strip()) if names else None
+    if names:
+        return names[0]
+    return "f16" if any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))) else None
 
 
 def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
