@@ -1494,3 +1494,14 @@ def test_a_title_that_cuts_the_error_short_is_the_same_error_not_another_kind() 
 def test_a_terminal_wrap_is_joined_only_after_a_comma() -> None:
     explanation = cw.explain("self and mat2 must have the same dtype\n but got BFloat16 and Float")
     assert explanation.kind is Kind.MATMUL and explanation.dtypes == ()
+
+
+def test_a_kernel_name_missing_half_without_quotes_is_read_with_its_device() -> None:
+    explanation = cw.explain("Please open an issue for the `baddbmm_with_gemm not implemented for Half` failure")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert explanation.op == "baddbmm_with_gemm" and explanation.device == "cpu"
+
+
+def test_prose_saying_not_implemented_for_half_is_not_read_as_a_kernel_name() -> None:
+    explanation = cw.explain("it is not implemented for half precision")
+    assert explanation.op is None and explanation.confidence is Confidence.LOW

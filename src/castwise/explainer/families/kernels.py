@@ -36,7 +36,7 @@ _BY_DESIGN = (
 _CPU_FP16 = re.compile(r"addmm|conv|unfold|LayerNorm|baddbmm|bmm|matmul|gemm", re.I)
 
 
-_CPU_KERNELS = ("LayerNormKernelImpl",)
+_CPU_KERNELS = ("LayerNormKernelImpl", "baddbmm_with_gemm")
 """Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them)."""
 
 
@@ -480,6 +480,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture", _triton_fp8),
     rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),
+    rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}_\w{1,40}) not implemented for (?P<dtype>Half|BFloat16)\b",
+         _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
