@@ -1505,3 +1505,22 @@ def test_a_kernel_name_missing_half_without_quotes_is_read_with_its_device() -> 
 def test_prose_saying_not_implemented_for_half_is_not_read_as_a_kernel_name() -> None:
     explanation = cw.explain("it is not implemented for half precision")
     assert explanation.op is None and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("AssertionError: Type mismatch input: torch.cuda.FloatTensor != kernel: torch.cuda.HalfTensor", Kind.CONV_WEIGHT,
+     ("f32", "f16")),
+    ("training in fp16\nRuntimeError: src/convolution_gpu.cu:69, assertion (in_feat.scalar_type() == "
+     "kernel.scalar_type()) failed. type mismatch", Kind.CONV_WEIGHT, ("f16",)),
+    ("Using fp16 mixed precision\nConvTunerSimple_tune_and_cache.cc -> can't find suitable algorithm for 0",
+     Kind.CONV_WEIGHT, ("f16",)),
+    ("sddmm.cuh(113): error: more than one conversion function from \"const half\" to a built-in type applies:",
+     Kind.NO_KERNEL, ("f16",)),
+])
+def test_round_twenty_nine_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+def test_spconv_finding_no_algorithm_with_no_16_bit_dtype_said_stays_unrecognised() -> None:
+    assert cw.explain("ConvTunerSimple_tune_and_cache.cc -> can't find suitable algorithm for 0") is None

@@ -157,6 +157,52 @@ def _core_ml_outputs(found: re.Match[str], failure: Failure) -> Explanation | No
     )
 
 
+def _sparse_conv_types(found: re.Match[str], failure: Failure) -> Explanation:
+    """A sparse-convolution library (MinkowskiEngine) refusing input features and a kernel of two dtypes; the dtypes
+    from its message, else the 16-bit dtype the paste names."""
+    names = dtypes(found, "a", "b") or low_precision_said(failure)[:1]
+    return mixed_float(
+        Kind.CONV_WEIGHT, failure, names, "a sparse convolution",
+        "a sparse convolution (MinkowskiEngine) got its input features and its kernel (weight) in different dtypes; "
+        "its kernels take one dtype for both, and some versions no 16-bit at all",
+        culprit="a model converted to 16-bit (`.half()`, a `-true` precision) fed float32 features, or 16-bit "
+        "features from autocast or Lightning's 16-bit precision meeting a float32 kernel",
+        fix="give the features the kernel's dtype (`features.to(conv.kernel.dtype)`), or keep the sparse network in "
+        "float32 (outside autocast); if the library has no 16-bit kernels, run it in float32",
+        confidence=Confidence.LOW,
+    )
+
+
+def _sparse_conv_algorithm(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """spconv's tuner finding no algorithm, when the paste runs in 16-bit: most often input and weight of two
+    dtypes under autocast."""
+    del found
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    return explained(
+        Kind.CONV_WEIGHT, failure,
+        f"spconv found no implicit-GEMM algorithm for this sparse convolution: under {names[0]} mixed precision its "
+        f"input arrives in {names[0]} while its weight (and output) stay float32, a combination no algorithm covers",
+        "autocast or a 16-bit precision (Lightning's '16-mixed') around spconv layers, which autocast does not cast",
+        "give input and weight one dtype (convert the sparse network and its inputs to half together, or run it in "
+        "float32 outside autocast), or use `algo=ConvAlgo.Native`",
+        op="spconv sparse convolution", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
+_half_conversion_in_build = message_only(
+    Kind.NO_KERNEL,
+    "an extension's half-precision CUDA code does not compile with this toolkit: more than one conversion of `half` "
+    "applies (CUDA's headers define several), so the fp16 kernels cannot be built",
+    "building a project's fp16 kernels (an fp16 build option, a GPU arch list) with a CUDA toolkit or for a GPU "
+    "architecture its code was not written for",
+    "build without the fp16 option (e.g. `USE_FP16=OFF`) or with the toolkit and GPU architectures the project "
+    "supports; update the project, whose newer code may cast `half` explicitly",
+    op="nvcc build of half kernels", names=("f16",), device="cuda", confidence=Confidence.LOW,
+)
+
+
 _diffusers_on_cpu = message_only(
     Kind.NO_KERNEL,
     "diffusers warns that a pipeline loaded in float16 cannot run on the CPU: torch has (or, in the versions it checks "
@@ -489,6 +535,11 @@ RULES: tuple[Rule, ...] = (
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
          r"'(?P<value2>(?:bf)?16-(?:true|mixed))'", _lightning_precision),
     rule(r"\bNo precision set\b", _no_precision_set),
+    rule(r"\bin_feat\.scalar_type\(\) == kernel\.scalar_type\(\)|\bType mismatch input:\s*(?P<a>{DTYPE})\s*!=\s*"
+         r"kernel:\s*(?P<b>{DTYPE})", _sparse_conv_types),
+    rule(r"\bcan't find suitable algorithm for \d+", _sparse_conv_algorithm),
+    rule(r"more than one conversion function from \"const (?:__)?half\" to a built-in type applies",
+         _half_conversion_in_build),
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b", _cutlass_gemm),
