@@ -1524,3 +1524,22 @@ def test_round_twenty_nine_wordings(paste: str, kind: Kind, dtypes: tuple[str, .
 
 def test_spconv_finding_no_algorithm_with_no_16_bit_dtype_said_stays_unrecognised() -> None:
     assert cw.explain("ConvTunerSimple_tune_and_cache.cc -> can't find suitable algorithm for 0") is None
+
+
+def test_complex_half_without_a_kernel_is_a_missing_kernel_not_an_integer() -> None:
+    explanation = cw.explain("RuntimeError: \"sigmoid_xpu\" not implemented for 'ComplexHalf'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("complex32",)
+
+
+def test_a_cpu_kernel_named_kernel_impl_is_told_as_the_cpu() -> None:
+    explanation = cw.explain("RuntimeError: \"log_softmax_lastdim_kernel_impl\" not implemented for 'Half'")
+    assert explanation.device == "cpu" and "bfloat16" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "recognised"), [
+    ("bf16 all_reduce with the gloo backend fails\nRuntimeError: Invalid scalar type", True),
+    ("RuntimeError: Invalid scalar type", False),
+])
+def test_gloo_refusing_a_dtype_is_read_only_where_gloo_is_named(paste: str, recognised: bool) -> None:
+    explanation = cw.explain(paste)
+    assert (explanation is not None and explanation.kind is Kind.NO_KERNEL and "gloo" in explanation.cause) is recognised

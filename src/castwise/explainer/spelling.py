@@ -93,6 +93,12 @@ def is_floating(name: str) -> bool:
     return dtype is not None and dtype.is_floating_point
 
 
+def is_complex(name: str) -> bool:
+    """Whether a short dtype name is a complex dtype (complex32 included)."""
+    dtype = dtype_of(name)
+    return dtype is not None and dtype.is_complex
+
+
 def is_low_precision(name: str) -> bool:
     """Whether a short dtype name is a floating dtype narrower than 32 bits (f16, bf16, fp8)."""
     dtype = dtype_of(name)

@@ -16,7 +16,7 @@ from castwise.explainer.clues import CLASS_INDEX_LOSS, LOSS, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import dtype_of, is_floating, is_low_precision
+from castwise.explainer.spelling import dtype_of, is_complex, is_floating, is_low_precision
 
 TRUE_PRECISION = (
     "a `-true` precision (Lightning's `bf16-true`/`16-true`, or `batch.to(dtype)`) casts every floating tensor "
@@ -426,13 +426,18 @@ RULES: tuple[Rule, ...] = (
 
 
 def all_integer(names: tuple[str, ...]) -> bool:
-    """Whether there are at least two short dtype names and none is floating (integers and bools only)."""
-    return len(names) >= 2 and not any(is_floating(name) for name in names)
+    """Whether there are at least two short dtype names and all are integers or bools."""
+    return len(names) >= 2 and all(_integer(name) for name in names)
 
 
 def integer_names(names: tuple[str, ...]) -> bool:
     """Whether any of the short dtype names is an integer or bool dtype."""
-    return any(not is_floating(name) for name in names)
+    return any(_integer(name) for name in names)
+
+
+def _integer(name: str) -> bool:
+    """Neither floating nor complex: an integer or bool dtype, or a name torch has no dtype for."""
+    return not (is_floating(name) or is_complex(name))
 
 
 def class_index_loss(failure: Failure) -> bool:

@@ -24,7 +24,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule, word_before
-from castwise.explainer.spelling import device_of, full_name, is_floating, is_low_precision, short_dtype
+from castwise.explainer.spelling import device_of, full_name, is_complex, is_floating, is_low_precision, short_dtype
 
 _BY_DESIGN = (
     (re.compile(r"(?<![a-z])(?:g?e?svd|eigh?|eigvalsh?|qr|geqrf|lu|cholesky|inv|inverse|solve|lstsq|(?:slog|log)?det|"
@@ -37,11 +37,12 @@ _CPU_FP16 = re.compile(r"addmm|conv|unfold|LayerNorm|baddbmm|bmm|matmul|gemm", r
 
 
 _CPU_KERNELS = ("LayerNormKernelImpl", "baddbmm_with_gemm")
-"""Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them)."""
+"""Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them); so do the CPU kernels
+named ``..._kernel_impl`` (``log_softmax_lastdim_kernel_impl``)."""
 
 
 def _device(op: str) -> str | None:
-    if op in _CPU_KERNELS:
+    if op in _CPU_KERNELS or op.endswith("_kernel_impl"):
         return "cpu"
     lowered = op.lower()
     if "cuda" in lowered or "cudnn" in lowered or "cufft" in lowered:
@@ -79,7 +80,7 @@ def no_kernel(
         f"{a(dtype)} tensor reaching an op that only runs in higher precision"
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
-        "or use another dtype for it (bf16 instead of fp16 on the CPU, fp32 where nothing else has a kernel)"
+        "or use another dtype for it (bf16, bfloat16, instead of fp16 on the CPU; fp32 where nothing else has a kernel)"
         + ("" if reason else "; or update torch: each release adds 16-bit kernels"),
         op=op or None, names=names, device=device, confidence=confidence,
     )
@@ -123,7 +124,7 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
             "keep masks bool (`mask.bool()`, or build them with comparisons) before combining them",
             op=op, names=names,
         )
-    if is_floating(names[0]):
+    if is_floating(names[0]) or is_complex(names[0]):
         return no_kernel(failure, op, names, _device(op))
     if _RANDOM_FILL.search(op):
         return _random_integers(failure, op, names)
