@@ -1543,3 +1543,18 @@ def test_a_cpu_kernel_named_kernel_impl_is_told_as_the_cpu() -> None:
 def test_gloo_refusing_a_dtype_is_read_only_where_gloo_is_named(paste: str, recognised: bool) -> None:
     explanation = cw.explain(paste)
     assert (explanation is not None and explanation.kind is Kind.NO_KERNEL and "gloo" in explanation.cause) is recognised
+
+
+@pytest.mark.parametrize(("paste", "dtype"), [
+    ("Answer repetition with FP8 models\nGenerated text: '!!!!!!!!!!!!!!!!!!!!'", "float8_e4m3fn"),
+    ("Bug: FP8 forward, then Nan appears in the backward", "float8_e4m3fn"),
+    ("float8_e5m2 training: NaN appears after 100 steps", "float8_e5m2"),
+])
+def test_fp8_said_beside_a_non_finite_symptom_is_named(paste: str, dtype: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == (dtype,)
+
+
+def test_half_in_prose_still_names_no_dtype_beside_fp8_words() -> None:
+    explanation = cw.explain("half of the outputs are '!!!!!!!!' in generated text")
+    assert explanation is None

@@ -133,16 +133,17 @@ _LOW_PRECISION_WORD = re.compile(
     r"半精度|\.half\(\)|\bprecision[\s=:'\"]{1,3}half\b|"
     r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|"
     r"dtype\s*=\s*[\"']half[\"'])(?![A-Za-z0-9])|\b__half\b|\b__nv_bfloat16\b"
-    r"|(?<![A-Za-z0-9])(?:Half|BFloat16)(?:Tensor)?(?![A-Za-z0-9])", re.IGNORECASE,
+    r"|(?<![A-Za-z0-9])(?:Half|BFloat16)(?:Tensor)?(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9])(?:fp8|float8)(?:_e4m3fn|_e5m2)?(?![A-Za-z0-9])", re.IGNORECASE,
 )
 _HALF_IN_PROSE = re.compile(r"^half$")
 """Lowercase ``half`` alone is English (``half of the images``); only ``Half`` as torch prints it is a dtype."""
 
 
 def low_precision_said(failure: Failure, within: int | None = None) -> tuple[str, ...]:
-    """The 16-bit dtypes a paste names nearest its error: on the error line, else in the title (the first line), else
-    on the closest line that names one (``bf16 causes Floating point exception``, ``Float16`` in a title), no further
-    than ``within`` lines away when given."""
+    """The low-precision dtypes (16-bit or fp8) a paste names nearest its error: on the error line, else in the title
+    (the first line), else on the closest line that names one (``bf16 causes Floating point exception``, ``Float16`` in
+    a title), no further than ``within`` lines away when given."""
     lines = failure.paste or (failure.message,)
     nearest = (lines[index] for index in _outwards(failure.line, len(lines), within))
     return next(filter(None, map(low_precision_in, chain((failure.message, lines[0]), nearest))), ())
@@ -158,7 +159,14 @@ def _outwards(centre: int, count: int, within: int | None) -> Iterator[int]:
 
 
 def low_precision_in(text: str) -> tuple[str, ...]:
-    """The 16-bit dtypes one line names (``bf16``, ``Float16``, ``.half()``, ``半精度``), each once, in order."""
+    """The low-precision dtypes one line names (``bf16``, ``Float16``, ``.half()``, ``半精度``, ``FP8``), each once, in
+    order."""
     words = (found.group(0) for found in _LOW_PRECISION_WORD.finditer(text))
-    return tuple(dict.fromkeys("bf16" if "b" in word.lower() else "f16" for word in words
-                               if not _HALF_IN_PROSE.match(word)))
+    return tuple(dict.fromkeys(_low_precision_name(word.lower()) for word in words if not _HALF_IN_PROSE.match(word)))
+
+
+def _low_precision_name(word: str) -> str:
+    """The short name of a low-precision dtype word (``fp8`` is read as e4m3, the fp8 most models store)."""
+    if "8" in word:
+        return "float8_e5m2" if "e5m2" in word else "float8_e4m3fn"
+    return "bf16" if "b" in word else "f16"

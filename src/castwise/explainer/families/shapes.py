@@ -280,7 +280,7 @@ MISMATCH: tuple[Rule, ...] = (
 
 SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
-         r"(?:produced|found|detected|encountered|appeared|aris(?:e|es|en|ed|ing)|arose|occurr?(?:s|ed|ing)?)\b",
+         r"(?:produced|found|detected|encountered|appear(?:s|ed|ing)?|aris(?:e|es|en|ed|ing)|arose|occurr?(?:s|ed|ing)?)\b",
          appeared),
     rule(rf"{_WORD_START}(?:loss(?:es)?|loses){_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
          rf"(?P<value>nan|inf)s?{_WORD_END}", nan_loss),
