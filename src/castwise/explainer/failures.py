@@ -105,7 +105,8 @@ def from_lines(lines: tuple[str, ...]) -> Iterator[Failure]:
         yield Failure(error_type.rsplit(".", 1)[-1], message, paste=lines, line=index)
     for index in reversed(range(len(lines))):
         if lines[index] and index not in errors:
-            yield Failure("", _unwrapped(lines[index], lines[index + 1:index + 2]), paste=lines, line=index)
+            rest = lines[index + 1] if index + 1 < len(lines) else ""
+            yield Failure("", _unwrapped(lines[index], rest), paste=lines, line=index)
 
 
 def _error_at(line: str, above: str) -> tuple[str, str] | None:
@@ -137,19 +138,20 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
 def _with_details(message: str, below: Sequence[str]) -> str:
     """The message (``_unwrapped``) with the field lines printed right below it (``query.dtype: torch.float32``)
     joined on."""
-    wrapped = _is_wrapped(message, below)
+    rest = below[0] if below else ""
+    wrapped = _is_wrapped(message, rest)
     details = takewhile(lambda line: bool(_DETAIL.match(line)) and not _ERROR_LINE.match(line), below[wrapped:])
-    return "; ".join([_unwrapped(message, below), *details])
+    return "; ".join([f"{message} {rest}" if wrapped else message, *details])
 
 
-def _unwrapped(message: str, below: Sequence[str]) -> str:
-    """The message with its rest when a terminal wrapped it after a comma (``... same dtype,`` then ``but got
-    BFloat16 and Float`` on the next line)."""
-    return f"{message} {below[0]}" if _is_wrapped(message, below) else message
+def _unwrapped(message: str, rest: str) -> str:
+    """The message with its rest (the next line) when a terminal wrapped it after a comma (``... same dtype,`` then
+    ``but got BFloat16 and Float``)."""
+    return f"{message} {rest}" if _is_wrapped(message, rest) else message
 
 
-def _is_wrapped(message: str, below: Sequence[str]) -> bool:
-    return bool(below) and message.endswith(",") and bool(_WRAPPED_REST.match(below[0]))
+def _is_wrapped(message: str, rest: str) -> bool:
+    return message.endswith(",") and bool(_WRAPPED_REST.match(rest))
 
 
 def _frames_of(lines: tuple[str, ...], line: int) -> tuple[Frame, ...]:
