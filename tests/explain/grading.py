@@ -9,6 +9,7 @@ records the grade each case is expected to get, so a regression changes a grade 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,9 +72,16 @@ def grade(expect: Expect, explanation: Explanation | None) -> str:
         return "wrong"
     said = {"cause": explanation.cause, "fix": explanation.fix, "culprit": explanation.culprit}
     complete = all(name in explanation.dtypes for name in expect.dtypes) and all(
-        word.lower() in said[part].lower() for part in said for word in getattr(expect, part)
+        _says(said[part], word) for part in said for word in getattr(expect, part)
     )
     return "correct" if complete else "partly"
+
+
+def _says(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` at the start of a word, in any case (``amp`` is not in ``clamp``, ``float16`` not
+    in ``bfloat16``); a word that starts with punctuation (``.long()``) may follow anything."""
+    start = r"(?<![a-z0-9])" if word[:1].isalnum() else ""
+    return re.search(start + re.escape(word.lower()), text.lower()) is not None
 
 
 def confidently_wrong(expect: Expect, explanation: Explanation | None) -> bool:

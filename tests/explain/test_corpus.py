@@ -1,7 +1,6 @@
 """The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
 
-The pasted reports are 35 sets: those collected while the reader was written, and 34 held-out
-sets, each collected after the rules were frozen (their grades then are kept as ``grade_at_freeze``). A
+The pasted reports are the set collected while the reader was written and the held-out sets, each collected after the rules were frozen (their grades then are kept as ``grade_at_freeze``). A
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, two integer dtypes never with a float cast, and
@@ -16,7 +15,7 @@ import castwise as cw
 from castwise.explainer import Explanation, Family
 from castwise.explainer.spelling import is_floating
 
-from .grading import GRADES, confidently_wrong, grade, pasted_cases
+from .grading import GRADES, Expect, confidently_wrong, grade, pasted_cases
 from .live_cases import LIVE, raised
 
 HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7",
@@ -49,6 +48,14 @@ def test_each_live_error_gets_its_grade(name: str) -> None:
     case = LIVE[name]
     explanation = cw.explain(raised(case.action))
     assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
+
+
+@pytest.mark.parametrize(("word", "expected"), [("cast", "correct"), ("CAST", "correct"), ("ast", "partly"),
+                                              ("dd", "partly"), (".to(", "correct"), ("(`x.to", "correct")])
+def test_an_expected_word_counts_only_at_the_start_of_a_word(word: str, expected: str) -> None:
+    explanation = cw.explain("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: float != c10::Half")
+    assert explanation is not None and "cast the odd one (`x.to(" in explanation.fix
+    assert grade(Expect(explanation.kind.value, fix=(word,)), explanation) == expected
 
 
 def test_the_corpus_is_real_reports_with_their_findings() -> None:
