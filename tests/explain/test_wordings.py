@@ -1558,3 +1558,48 @@ def test_fp8_said_beside_a_non_finite_symptom_is_named(paste: str, dtype: str) -
 def test_half_in_prose_still_names_no_dtype_beside_fp8_words() -> None:
     explanation = cw.explain("half of the outputs are '!!!!!!!!' in generated text")
     assert explanation is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("CompilationError: AssertionError('Block element type(bf16) and value element type(fp32) mismatch')",
+     Kind.NO_KERNEL, ("bf16", "f32")),
+    ("### Exception: Dtypes torch.float16 and torch.float32 are not equal!", Kind.SCALAR_TYPE, ("f16", "f32")),
+    ("CheckpointError with checkpoint(..., use_reentrant=False) & autocast()\ntorch.utils.checkpoint.CheckpointError: "
+     "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata than during the "
+     "forward pass.", Kind.SCALAR_TYPE, ()),
+    ("Exceptions.DeviceCannotSupportHalfPrecisionException: 'Device cannot support half precision.'", Kind.NO_KERNEL,
+     ("f16",)),
+    ("load_trt=True + fp16=True produces non-finite (NaN) audio", Kind.NONFINITE, ("f16",)),
+    ("A model with PyTorch AMP produces different results when used with CUDA graphs.", Kind.NONFINITE, ("f16",)),
+    ("jit.script give uncertain results using torch.half", Kind.NONFINITE, ("f16",)),
+    ("[bf16] Gradient mismatch between Eager mode and torch.compile", Kind.NONFINITE, ("bf16",)),
+])
+def test_round_thirty_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+@pytest.mark.parametrize("paste", [
+    "CompilationError: AssertionError('Block element type(fp32) and value element type(fp32) mismatch')",
+    "AssertionError: Shapes torch.Size([2]) and torch.Size([3]) are not equal!",
+    "torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: Recomputed values for the following tensors have "
+    "different metadata than during the forward pass.",
+    "the model produces different results when run twice",
+])
+def test_round_thirty_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_non_finite_said_is_told_as_nan_or_inf() -> None:
+    explanation = cw.explain("fp16 produces non-finite outputs")
+    assert explanation.kind is Kind.NONFINITE and explanation.cause.startswith("NaN or inf values appeared")
+
+
+def test_a_vae_called_in_the_paste_is_told_to_take_latents_in_its_own_dtype() -> None:
+    paste = ("RuntimeError:\nInput type (struct c10::BFloat16) and bias type (struct c10::Half) should be the same\n"
+             "image = self.vae.decode(latents, return_dict=False)[0]")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.CONV_BIAS and explanation.dtypes == ("bf16", "f16")
+    assert "VAE" in explanation.cause and "latents.to(vae.dtype)" in explanation.fix
+    plain = cw.explain(paste.splitlines()[1])
+    assert plain.kind is Kind.CONV_BIAS and "VAE" not in plain.cause

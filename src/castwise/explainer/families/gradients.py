@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, mixed_story
-from castwise.explainer.clues import UNSCALE, innermost, shows
+from castwise.explainer.clues import UNSCALE, innermost, low_precision_said, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -243,7 +243,30 @@ SCALE_SAID: tuple[Rule, ...] = (
 )
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
 
+def _recomputed_differently(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Activation checkpointing's recompute check failing where the paste names autocast or a 16-bit dtype."""
+    del found
+    if not (_AUTOCAST.search("\n".join(failure.paste)) or low_precision_said(failure)):
+        return None
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        "activation checkpointing recomputed a tensor with other metadata (its dtype) than the forward saved: the "
+        "recompute in backward ran under another autocast state than the forward",
+        "a checkpointed function whose forward ran under `torch.autocast` but whose recompute did not (or the other "
+        "way round): autocast entered inside the checkpointed function, or around the forward but not the backward",
+        "enter autocast outside the `checkpoint(...)` call, around the whole forward, so the recompute sees the same "
+        "state, and update torch (checkpoint restores the forward's autocast state, and its bugs here get fixed); "
+        "`determinism_check='none'` only hides the check",
+        op="torch.utils.checkpoint", confidence=Confidence.LOW,
+    )
+
+
+_AUTOCAST = re.compile(r"\bautocast\b|\bamp\b|mixed[ -]precision", re.IGNORECASE)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Recomputed values for the following tensors have different metadata than during the forward pass",
+         _recomputed_differently),
     rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),
     rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),

@@ -529,6 +529,17 @@ def _directml_without_float64(found: re.Match[str], failure: Failure) -> Explana
     return no_float64(failure, "directml")
 
 
+_device_without_half = message_only(
+    Kind.NO_KERNEL,
+    "the app's own check found this GPU cannot run half precision (fp16), so it refuses to load the model in fp16",
+    "a GPU the app judges too old or too small for fp16 (a laptop MX or GTX 10-series card, or an ONNX/DirectML build "
+    "whose fp16 check fails)",
+    "turn off half precision in the app's settings (full precision, fp32), or update the app: newer versions fall back "
+    "to fp32 by themselves",
+    op="the app's fp16 check", names=("f16",),
+)
+
+
 _old_safetensors_fp8 = message_only(
     Kind.NO_KERNEL,
     "this safetensors cannot read fp8 tensors (`F8_E4M3`, `F8_E5M2`): older versions do not know those dtypes",
@@ -586,5 +597,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Required aspect fp64 is not supported on the device|FP64 data type is unsupported on current platform",
          _xpu_without_float64),
     rule(r"The GPU device does not support Double \(Float64\) operations", _directml_without_float64),
+    rule(r"DeviceCannotSupportHalfPrecision|"
+         r"\b(?:device|GPU) (?:cannot|can't|does not|doesn't) support half[ -]precision", _device_without_half),
     rule(r"Dtype not understood: F8_E[45]M[23]", _old_safetensors_fp8),
 )

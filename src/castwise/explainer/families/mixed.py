@@ -144,12 +144,30 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Expl
     on_cpu_in_f16 = places == ("cpu", "cpu") and "f16" in names
     if part == "weight" and len(names) == 2 and is_floating(names[0]) and not is_floating(names[1]):
         return integers.quantized_weight_used(failure, names, "convolution")
+    if len(names) == 2 and paste_search(failure, _VAE_CALL):
+        return _vae(failure, names, part, kind)
     return mixed_float(
         kind, failure, names, "convolution",
         f"a convolution got {a(names[0])} input but {a(names[1])} {part}" if len(names) == 2 else "",
         fix="both are CPU tensors, and older torch has no fp16 convolution on the CPU: use fp32 there (`model.float()` "
         f"and `x.float()`), or run on the GPU; {CPU_HALF_IN_NEWER_TORCH}" if on_cpu_in_f16 else "",
     )
+
+
+def _vae(failure: Failure, names: tuple[str, ...], part: str, kind: Kind) -> Explanation:
+    """A convolution of a diffusion pipeline's VAE, called in the paste, given latents of another dtype than its own."""
+    return mixed_float(
+        kind, failure, names, "convolution",
+        f"the VAE's convolution got {a(names[0])} input but {a(names[1])} {part}: the latents reach the VAE in another "
+        "dtype than the VAE was loaded in",
+        culprit="a VAE loaded in its own precision (an fp16 or fp32 VAE setting, an upcast VAE) decoding or encoding "
+        "latents that the UNet or transformer left in another dtype",
+        fix="cast the latents to the VAE's dtype right before the call (`latents.to(vae.dtype)`), or load the VAE in "
+        "the same dtype as the rest of the pipeline",
+    )
+
+
+_VAE_CALL = re.compile(r"\bvae\.(?:decode|encode)\(", re.IGNORECASE)
 
 
 def _conv_weight(found: re.Match[str], failure: Failure) -> Explanation:

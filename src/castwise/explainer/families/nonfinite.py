@@ -71,7 +71,7 @@ def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
 def appeared(found: re.Match[str], failure: Failure) -> Explanation:
     """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss); in fp16, said to be an
     overflow most often."""
-    value = "NaN" if found["value"].lower().startswith("nan") else "inf"
+    value = {"nan": "NaN", "inf": "inf"}.get(found["value"][:3].lower(), "NaN or inf")
     said = low_precision_said(failure)[:1]
     return explained(
         Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"

@@ -142,9 +142,9 @@ def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Outputs said to be wrong but not broken (``fail_accuracy``, ``gives bad results``) within three lines of (or in
-    a title) naming a 16-bit dtype."""
-    names = low_precision_said(failure, within=3)
-    return drifted(failure, names[0], found.group(0).strip()) if names else None
+    a title) naming a 16-bit dtype, or AMP (read as fp16)."""
+    dtype = _training_dtype(failure)
+    return drifted(failure, dtype, found.group(0).strip()) if dtype else None
 
 
 def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -163,8 +163,8 @@ _AMP_SAID = re.compile(r"\b(?:amp|mixed[ -]precision)\b", re.IGNORECASE)
 
 
 def _training_dtype(failure: Failure) -> str | None:
-    """The 16-bit dtype named within three lines of (or in a title) a training symptom; fp16 when only mixed precision
-    (AMP) is named there; None when neither is."""
+    """The 16-bit dtype named within three lines of (or in a title) a symptom; fp16 when only mixed precision (AMP) is
+    named there; None when neither is."""
     names = low_precision_said(failure, within=3)
     if names:
         return names[0]
@@ -258,7 +258,8 @@ MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|"
          r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|\bdifferent precisions?\b|"
          r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
-         r"\bmust be (?:equal|the same)\b|\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
+         r"\bmust be (?:equal|the same)\b|\bd?types?\b[^\n]{0,80}?\bare not (?:equal|the same)\b|"
+         r"\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
          rf"\({_VERSUS} vs\.? {_VERSUS}\)", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
@@ -290,7 +291,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?{_WORD_END}[^\n.;]{{0,30}}?"
          rf"\b(?:when|with|in|under|using|for|on)\s+(?:the\s+)?(?:[\w,]{{1,20}}\s+){{0,2}}?{_SIXTEEN_BIT}\b", appeared),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
-         rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf)s?{_WORD_END}", appeared),
+         rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf|non-?finite)s?{_WORD_END}",
+         appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:outputs?|problems?|issues?)\b", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from|for) (?:the )?(?:[\w-]{1,20} ){0,3}"
@@ -310,7 +312,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
          rf"filled with|overflow(?:s|ed|ing)? to|result(?:s|ed|ing)? in)\s+(?:to\s+|as\s+)?(?:all\s+|some\s+)?[`'\"]?-?"
-         rf"(?P<value>nan|inf)s?{_WORD_END}", appeared),
+         rf"(?P<value>nan|inf|non-?finite)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
     rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
@@ -332,8 +334,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:results?|outputs?|accuracy|predictions?|values|answers?)\b|"
          r"(?:do(?:es)?n'?t|do(?:es)? not|never) (?:return|give|produce) (?:the )?(?:correct|right|expected) "
          r"(?:answers?|results?|outputs?|values)\b|"
-         r"different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from|for|between)\b|"
-         r"less (?:accurate|precise)\b|(?:weird|strange|odd) (?:results?|outputs?|predictions?)\b|"
+         r"different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from|for|between|"
+         r"when)\b|(?:outputs?|results?|gradients?|grads?) mismatch(?:es)? between\b|"
+         r"less (?:accurate|precise)\b|(?:weird|strange|odd|uncertain) (?:results?|outputs?|predictions?)\b|"
          r"inconsisten(?:t|cy|cies) (?:results?|outputs?|when|between|in)\b|accuracy errors?\b|"
          r"(?:outputs?|results?) (?:is|are) empty\b|no results? (?:is |are )?(?:generated|produced|returned)\b|"
          r"accuracy\b[^\n.]{0,40}?\bis (?:zero|0(?:\.0)?)\b|"
