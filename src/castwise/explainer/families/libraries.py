@@ -489,7 +489,8 @@ _ELEMENT_TYPE = re.compile(r"[:<](bf16|f16|f32|f64)[{>\s]")
 
 _quantized_model_cast = message_only(
     Kind.NO_KERNEL,
-    "a model loaded in 4-bit or 8-bit by bitsandbytes cannot be cast or moved with `.to(...)`: its weights are "
+    "a model loaded in 4-bit or 8-bit by bitsandbytes cannot be cast or moved with `.to(...)` or `.float()`: its "
+    "weights are "
     "packed integers whose dtype and device transformers set at load time",
     "`model.to(device)`, `model.half()` or `.to(torch.bfloat16)` called on a model loaded with `load_in_4bit`/"
     "`load_in_8bit` (a `quantization_config`), often by a pipeline or a library's own code",
@@ -583,7 +584,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "
          r"TYPE_(?P<want>\w{1,10})", _served_input_type),
     rule(r"Argument element types are inconsistent", _element_types),
-    rule(r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models", _quantized_model_cast),
+    rule(r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models|"
+         r"`?\.(?:float|half|bfloat16)\(\)`? is not supported for quantized models?", _quantized_model_cast),
     rule(r"'BF16_Optimizer' object has no attribute '(?P<attribute>\w{1,40})'", _bf16_optimizer),
     rule(r"__init__\(\) got an unexpected keyword argument '(?:fp16|bf16)'", _accelerate_fp16_argument),
     rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),

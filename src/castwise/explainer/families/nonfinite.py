@@ -141,6 +141,21 @@ def drifted(failure: Failure, dtype: str, shown: str) -> Explanation:
     )
 
 
+def zero_loss(failure: Failure, dtype: str, shown: str) -> Explanation:
+    """A training loss said to be 0 (``shown``) in the 16-bit ``dtype``: a non-finite loss or gradient that the
+    trainer skipped or logged as 0, or a loss that underflowed."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"the training loss is said to be 0 in {dtype} ({shown}): a loss of exactly 0 in 16-bit training is most often "
+        "a non-finite loss or gradient the trainer skipped or logged as 0 (every step skipped by the loss scaler), or "
+        "a loss that underflowed",
+        f"a model trained in {dtype} whose activations or loss overflow (a model pretrained in bf16 fine-tuned in fp16 "
+        "is the usual one), or a loss too small for fp16",
+        f"train in bf16 (fp32's range) where the GPU has it, or in fp32, and compare; then {_FIX[0].lower()}{_FIX[1:]}",
+        op="the training loss", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
 def nan_generation(failure: Failure, dtype: str) -> Explanation:
     """A language model in the 16-bit ``dtype`` that generates only ``!!!!``: token 0 of most vocabularies, what the
     argmax picks when every logit is NaN."""

@@ -33,6 +33,7 @@ from castwise.explainer.families.nonfinite import (
     nan_generation,
     nan_loss,
     stalled,
+    zero_loss,
 )
 from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, dtypes, rule
@@ -151,6 +152,14 @@ def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Training said not to progress (``the loss doesn't decrease``, ``WER stays at 100``) near a training dtype."""
     dtype = _training_dtype(failure)
     return stalled(failure, dtype, found.group(0).strip()) if dtype else None
+
+
+def _zero_loss(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A training loss said to be exactly 0 in a paste that names a 16-bit dtype anywhere (a ``--fp16`` flag in the
+    command counts), or AMP near it."""
+    names = low_precision_said(failure)
+    dtype = names[0] if names else _training_dtype(failure)
+    return zero_loss(failure, dtype, found.group(0).strip()) if dtype else None
 
 
 def _diverge(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -304,8 +313,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
-    rule(r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|screens?|pixels?)\b|\b(?:images?|outputs?) "
-         r"(?:are|is|come out|comes out|turns?|became) (?:all |just |completely |pure )?(?:solid )?black\b", _black),
+    rule(r"黑图|\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?)\b|"
+         r"\b(?:images?|outputs?) (?:are|is|come out|comes out|turns?|became) (?:all |just |completely |pure )?"
+         r"(?:solid )?black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:values?\s+)?(?:as|for|in|on)\s+"
          rf"(?:the\s+|my\s+)?(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
@@ -336,6 +346,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:answers?|results?|outputs?|values)\b|"
          r"different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from|for|between|"
          r"when)\b|(?:outputs?|results?|gradients?|grads?) mismatch(?:es)? between\b|"
+         r"(?:causes?|caused|gives?|produces?|gets?) different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?)\b|"
          r"less (?:accurate|precise)\b|(?:weird|strange|odd|uncertain) (?:results?|outputs?|predictions?)\b|"
          r"inconsisten(?:t|cy|cies) (?:results?|outputs?|when|between|in)\b|accuracy errors?\b|"
          r"(?:outputs?|results?) (?:is|are) empty\b|no results? (?:is |are )?(?:generated|produced|returned)\b|"
@@ -354,6 +365,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"|far |a lot )?(?:worse|lower)\b|lost (?:a lot of|much|some) accuracy\b|"
          r"(?:Tensor-likes|Scalars) are not close\b)|"
          r"结果(?:差距|差异)(?:较大|很大)|结果不一致|精度(?:下降|损失)", _drift),
+    rule(r"\bloss(?:es)?\b[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became|goes to|went to|stays? at)\s+"
+         r"(?:always\s+|all\s+)?0(?:\.0+)?(?![\d.])|loss\s*值?\s*(?:全|一直|都)?\s*(?:为|是|变成|等于)\s*0(?![\d.])",
+         _zero_loss),
     rule(r"\b(?:loss|wer|cer|accuracy|metrics?|mAP)\b[^\n.]{0,30}?\b(?:does(?:n'?t| not|'t)|do(?:n'?t| not)|not|never|"
          r"won'?t|stopped|stops)\s+(?:\w+\s+)?(?:decreas\w*|go(?:es|ing)? down|converg\w*|improv\w*)\b|"
          r"\b(?:don'?t|do not|didn'?t) see any (?:decrease|improvement)\b|"
@@ -365,7 +379,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b", _diverge),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), outputs said to
-be wrong (a failed accuracy check), and training said to stall or to blow up."""
+be wrong (a failed accuracy check), and training said to stall, to blow up or to log a loss of 0."""
 
 SUPPORT: tuple[Rule, ...] = (
     rule(r"\bnot (?:implemented|supported)\b|\bnot available (?:on|in|for)\b|\bno (?:kernel|support)\b|"
