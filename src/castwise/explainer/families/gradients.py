@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, mixed_story
-from castwise.explainer.clues import UNSCALE, innermost, low_precision_said, shows
+from castwise.explainer.clues import UNSCALE, innermost, low_precision_said, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -243,10 +243,11 @@ SCALE_SAID: tuple[Rule, ...] = (
 )
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
 
+
 def _recomputed_differently(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Activation checkpointing's recompute check failing where the paste names autocast or a 16-bit dtype."""
     del found
-    if not (_AUTOCAST.search("\n".join(failure.paste)) or low_precision_said(failure)):
+    if not (paste_search(failure, _AUTOCAST) or low_precision_said(failure)):
         return None
     return explained(
         Kind.SCALAR_TYPE, failure,

@@ -157,8 +157,7 @@ def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
 def _zero_loss(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A training loss said to be exactly 0 in a paste that names a 16-bit dtype anywhere (a ``--fp16`` flag in the
     command counts), or AMP near it."""
-    names = low_precision_said(failure)
-    dtype = names[0] if names else _training_dtype(failure)
+    dtype = _training_dtype(failure, within=None)
     return zero_loss(failure, dtype, found.group(0).strip()) if dtype else None
 
 
@@ -171,10 +170,10 @@ def _diverge(found: re.Match[str], failure: Failure) -> Explanation | None:
 _AMP_SAID = re.compile(r"\b(?:amp|mixed[ -]precision)\b", re.IGNORECASE)
 
 
-def _training_dtype(failure: Failure) -> str | None:
-    """The 16-bit dtype named within three lines of (or in a title) a symptom; fp16 when only mixed precision (AMP) is
-    named there; None when neither is."""
-    names = low_precision_said(failure, within=3)
+def _training_dtype(failure: Failure, within: int | None = 3) -> str | None:
+    """The 16-bit dtype named within ``within`` lines of (or in a title) a symptom, anywhere in the paste when None;
+    fp16 when only mixed precision (AMP) is named on the symptom's line or in the title; None when neither is."""
+    names = low_precision_said(failure, within=within)
     if names:
         return names[0]
     return "f16" if any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))) else None
