@@ -1613,3 +1613,37 @@ def test_a_vae_called_in_the_paste_is_told_to_take_latents_in_its_own_dtype() ->
     assert "VAE" in explanation.cause and "latents.to(vae.dtype)" in explanation.fix
     plain = cw.explain(paste.splitlines()[1])
     assert plain.kind is Kind.CONV_BIAS and "VAE" not in plain.cause
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("ValueError: Input tensors must be in dtype of torch.float16 or torch.bfloat16", Kind.NO_KERNEL, ()),
+    ("- Exception Message: Input type float32 is not supported", Kind.INTEGER_OPERAND, ("f32",)),
+    ("RuntimeError: image must have dtype torch.uint8\nthe loaded videos are `float32` already", Kind.INTEGER_OPERAND,
+     ("uint8", "f32")),
+    ("img = cv2.resize(img, size)\nTypeError: Expected Ptr<cv::UMat> for argument 'src'\nthe model runs in float16",
+     Kind.NUMPY_DTYPE, ("f16",)),
+    ("my GPUs do not support BF16 data type, so I met the dtype error", Kind.NO_KERNEL, ("bf16",)),
+    ("I get an overflow error, and the loss scale tries to adjust", Kind.LOSS_SCALE, ("f16",)),
+    ("expect scalar Float type but input BFloat16", Kind.SCALAR_TYPE, ("f32", "bf16")),
+    ('exllamav2_ext/cuda/h_gemm.cu(29): error: identifier "__hfma2" is undefined', Kind.NO_KERNEL, ("f16",)),
+])
+def test_round_thirty_one_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+@pytest.mark.parametrize("paste", [
+    "TypeError: Expected Ptr<cv::UMat> for argument 'src'",
+    "TypeError: Input type uint8 is not supported",
+    "Input tensors must be in dtype of torch.float32",
+    "the frame must have dtype torch.float32",
+    'error: identifier "cudaMallocAsync" is undefined',
+])
+def test_round_thirty_one_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_sixteen_bit_only_kernel_is_named_sage_attention_when_the_paste_calls_it() -> None:
+    message = "ValueError: Input tensors must be in dtype of torch.float16 or torch.bfloat16"
+    assert cw.explain(f"x = sageattn(q, k, v, tensor_layout='HND')\n{message}").op == "SageAttention"
+    assert cw.explain(message).op == "this kernel"

@@ -72,6 +72,10 @@ def cpu_said(failure: Failure) -> bool:
     return bool(_CPU_WORD.search(text)) and not _GPU_WORD.search(text)
 
 
+FLOAT32_SAID = re.compile(r"\b(?:torch\.float32|float32|fp32)\b", re.IGNORECASE)
+"""float32 named in words (``the loaded videos is `float32` already``, ``q and k dtypes seem to be fp32``)."""
+
+
 def paste_search(failure: Failure, pattern: re.Pattern[str], lines: int | None = None) -> re.Match[str] | None:
     """The first match of ``pattern`` in the paste's lines (only its first ``lines`` when given), or in the message
     of a live exception, which has no paste."""

@@ -6,7 +6,8 @@ What users paste is rarely a bare traceback: distributed launchers prefix every 
 boxes (``│ ❱ 197 │``), pytest marks failures with ``E   ``, GitHub quotes with ``>``, a reprex marks
 its output with ``#>``, prose opens a code span right before an error (``I am getting ```ValueError: ...``),
 copied notebooks keep markdown links around paths, prose sets words in bold, and loggers that wrap at the
-console's width (SD.Next's rich log) break one message over several indented lines. The reader needs the plain
+console's width (SD.Next's rich log) break one message over several indented lines, and ComfyUI's error
+report writes ``- Exception Message:`` before the message. The reader needs the plain
 lines (code-line markers such as Jupyter's ``--->`` stay: they say which line of a frame ran). A paste is
 bounded: only its tail (where the error is) is read.
 """
@@ -38,6 +39,7 @@ _PREFIXES = tuple(re.compile(pattern) for pattern in (
     r"^[\w.-]{1,60}-\d+\s+\|\s?",  # docker-compose service prefix
     r"^!!![^!\n]{0,80}!!!\s*",  # ComfyUI "!!! Exception during processing !!!"
     r"^!!! ERROR[^:\n]{0,80}:\s*",
+    r"^-\s+Exception Message:\s*",  # ComfyUI's error report
     r"^E {2,}",  # pytest's failure lines
     r"^>\s",  # quoted on GitHub
     r"^#>\s?",  # a reprex's output (R's reprex, torch for R)

@@ -237,7 +237,8 @@ _wrapper_in_scheduler = message_only(
 
 SCALE_SAID: tuple[Rule, ...] = (
     rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
-         r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|sudden(?:ly)?|changed?|goes to|went to)\b",
+         r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|adjust\w{0,4}|sudden(?:ly)?|changed?|goes to|"
+         r"went to)\b",
          _scale_fell),
     rule(r"\bgradients? overflow(?:s|ed)?\b|\boverflow(?:ed|ing)? gradients?\b", _scale_fell),
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, dtype_list
-from castwise.explainer.clues import CLASS_INDEX_LOSS, LOSS, shows
+from castwise.explainer.clues import CLASS_INDEX_LOSS, FLOAT32_SAID, LOSS, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
@@ -244,9 +244,15 @@ def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
     """PIL's ``Cannot handle this data type: (1, 1, 3), <f4``: an image made from a float array; declined for a uint8
     one (then the channel count, not the dtype, is what PIL refused)."""
     name = _NUMPY_FLOAT_CODES.get(found["code"])
-    if name is None:
-        return None
-    names = (name,)
+    return None if name is None else _float_image(failure, (name,), "PIL Image.fromarray")
+
+
+def _pil_input_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchvision's ``to_pil_image`` refusing a float numpy array (``Input type float32 is not supported``)."""
+    return _float_image(failure, dtypes(found, "a"), "to_pil_image")
+
+
+def _float_image(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"PIL makes images from uint8 arrays (0-255) and got {a(names[0])} array",
@@ -254,7 +260,21 @@ def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
         "to 0-255 and converting to uint8",
         "scale and convert first: `Image.fromarray((x.float().clamp(0, 1) * 255).round().to(torch.uint8)"
         ".cpu().numpy())`",
-        op="PIL Image.fromarray", names=names,
+        op=op, names=names,
+    )
+
+
+def _uint8_image(found: re.Match[str], failure: Failure) -> Explanation:
+    """A transform that converts uint8 images to floats (``image must have dtype torch.uint8``) given a float one, named
+    float32 when the paste says so."""
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"a transform that takes uint8 images (0-255) and converts them to floats got a floating {found['what']}",
+        "a uint8-to-float step (`ConvertUint8ToFloat`, `ConvertImageDtype`) left in a pipeline whose loader already "
+        "returns floats (a video dataset decoding to float32, a tensor already divided by 255)",
+        "drop the uint8-to-float step when the data is already float (pytorchvideo's `create_video_transform(..., "
+        "convert_to_float=False)`), or hand it uint8 data",
+        op="a uint8 image transform", names=("uint8", "f32") if paste_search(failure, FLOAT32_SAID) else ("uint8",),
     )
 
 
@@ -416,6 +436,8 @@ RULES: tuple[Rule, ...] = (
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
     rule(r"\b(?P<op>std and var) only support floating point and complex dtypes", _float_only_op),
     rule(r"Cannot handle this data type: \(1, 1, \d{1,2}\), [<>|=]?(?P<code>[fiub]\d{1,2})", _image_array),
+    rule(r"^Input type (?P<a>float(?:16|32|64)) is not supported", _pil_input_type),
+    rule(r"\b(?P<what>image|video|frame|clip) must (?:have|be of) dtype (?:torch\.)?uint8\b", _uint8_image),
     rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",
          _index_tensor),
     rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),

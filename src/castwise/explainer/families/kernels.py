@@ -19,7 +19,14 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
-from castwise.explainer.clues import CLASS_INDEX_LOSS, cpu_said, first_shown, low_precision_said, paste_search
+from castwise.explainer.clues import (
+    CLASS_INDEX_LOSS,
+    FLOAT32_SAID,
+    cpu_said,
+    first_shown,
+    low_precision_said,
+    paste_search,
+)
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
@@ -187,19 +194,26 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     flash = "flash" in failure.message.lower() or "q_dtype" in failure.message
-    return _sixteen_bit_only(failure, found.groupdict().get("op") or ("FlashAttention" if flash else "this kernel"), ())
+    return _sixteen_bit_only(failure, found.groupdict().get("op") or _kernel_named(failure, flash), ())
 
 
 _FLASH = re.compile(r"flash", re.IGNORECASE)
-_FLOAT32_SAID = re.compile(r"\b(?:torch\.float32|float32|fp32)\b", re.IGNORECASE)
+_SAGE = re.compile(r"\bsage_?attn|\bSageAttention\b", re.IGNORECASE)
+
+
+def _kernel_named(failure: Failure, flash: bool) -> str:
+    """FlashAttention when ``flash`` is true, else SageAttention when the paste names it, else "this kernel"."""
+    if flash:
+        return "FlashAttention"
+    return "SageAttention" if paste_search(failure, _SAGE) else "this kernel"
 
 
 def _asserted_sixteen_bit(found: re.Match[str], failure: Failure) -> Explanation:
     """A kernel's own ``assert qkv.dtype in [torch.float16, torch.bfloat16]`` (FlashAttention's Python wrapper), with
     float32 named when the paste says that is what the tensor was."""
     del found
-    op = "FlashAttention" if paste_search(failure, _FLASH) else "this kernel"
-    return _sixteen_bit_only(failure, op, ("f32",) if paste_search(failure, _FLOAT32_SAID) else ())
+    op = _kernel_named(failure, bool(paste_search(failure, _FLASH)))
+    return _sixteen_bit_only(failure, op, ("f32",) if paste_search(failure, FLOAT32_SAID) else ())
 
 
 def _sixteen_bit_only(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
@@ -510,7 +524,8 @@ RULES: tuple[Rule, ...] = (
          r"\w{1,30}\.?\s*Supported dtypes:?\s*\[(?P<listed2>[^\]\n]{1,160})\]", _allowlist),
     rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
          r"(?P<dtype>BFloat16|Half|Float16|Float|Double) to be true", _only_in),
-    rule(r"\b(?:requires?|must be|expects?|supports? only)\s+(?:torch\.)?(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
+    rule(r"\b(?:requires?|must be(?: in(?: (?:the )?dtypes? of)?)?|expects?|supports? only)\s+(?:torch\.)?"
+         r"(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"must be (?:a )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
@@ -530,7 +545,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
     rule(r"_scaled_mm is only supported on (?:CUDA )?devices with compute capability|\b(?:fp8|float8)\b[^\n]{0,40}?"
          r"only supported on (?:sm_?8\.?9|sm_?9\.?0|H100|Hopper|Ada)", _fp8_capability),
-    rule(r"\b(?:CUDA|GPU)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
+    rule(r"\b(?:CUDA|GPUs?)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
          _compute_capability),
     rule(r"\bbf16 is only supported on A100\+? GPUs", _compute_capability),
     rule(r"needs_dynamic_casting<func_t>::check\(iter\) INTERNAL ASSERT FAILED", _no_casting_kernel),

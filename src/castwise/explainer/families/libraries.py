@@ -203,6 +203,19 @@ _half_conversion_in_build = message_only(
 )
 
 
+_half_intrinsic_undefined = message_only(
+    Kind.NO_KERNEL,
+    "an extension's CUDA code calls half-precision intrinsics (`__hfma2`, `__hadd2`, `__hmul`) that nvcc did not "
+    "define: they exist only when compiling for GPUs of compute capability 5.3 or newer (bf16 ones 8.0), or with "
+    "`cuda_fp16.h` included",
+    "an extension built for an old GPU architecture (`-gencode=arch=compute_52` when `TORCH_CUDA_ARCH_LIST` is unset "
+    "and no GPU was visible at build time) or a source file that misses the fp16 header",
+    "build for your GPU's architecture: set `TORCH_CUDA_ARCH_LIST` to its compute capability (`\"7.0\"` for a V100, "
+    "`torch.cuda.get_device_capability()`) and rebuild; update the extension if its build flags force an old arch",
+    op="nvcc build of half kernels", names=("f16",), device="cuda", confidence=Confidence.LOW,
+)
+
+
 _GLOO = re.compile(r"\bgloo\b", re.IGNORECASE)
 
 
@@ -575,6 +588,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bcan't find suitable algorithm for \d+", _sparse_conv_algorithm),
     rule(r"more than one conversion function from \"const (?:__)?half\" to a built-in type applies",
          _half_conversion_in_build),
+    rule(r"\bidentifier \"__h(?:fma|add|sub|mul|div|max|min|neg|abs|exp|log|sqrt)\w{0,6}\" is undefined",
+         _half_intrinsic_undefined),
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b", _cutlass_gemm),

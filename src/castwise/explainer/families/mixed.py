@@ -823,6 +823,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Buffer dtype mismatch, expected '(?P<a>[\w ]{1,20})' but got '(?P<b>[\w ]{1,20})'", _buffer_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
+    rule(r"\bexpect(?:ed)? scalar (?P<a>{DTYPE}) type,? but (?:input|found|got) (?P<b>{DTYPE})", _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
          r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
     rule(r"Expected object (?:of|if) scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"

@@ -1,13 +1,15 @@
 """numpy has no bfloat16 and no float8: ``.numpy()`` on such a tensor raises a TypeError. The other way, torch could
 not read the dtype of numpy scalars inside a list (``Could not infer dtype of numpy.float32``), and numpy cannot read
-a torch dtype (``Cannot interpret 'torch.bfloat16' as a data type``)."""
+a torch dtype (``Cannot interpret 'torch.bfloat16' as a data type``). OpenCV, fed numpy arrays, takes no
+float16 ones."""
 
 from __future__ import annotations
 
 import re
 
 from castwise.explainer.advice import a
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.clues import low_precision_said
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
 
@@ -64,9 +66,27 @@ def _numpy_dtype_to_torch(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """OpenCV refusing an array it has no type for (``Expected Ptr<cv::UMat> for argument 'src'``) where the paste says
+    fp16; declined otherwise (then a tensor or a list, not a dtype, is what OpenCV refused)."""
+    del found
+    if "f16" not in low_precision_said(failure):
+        return None
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        "OpenCV takes no float16 arrays (it takes uint8, int16, float32 and float64), so a float16 numpy array from "
+        "an fp16 model is refused as if it were not an array",
+        "the output of a model run in fp16 (`.half()`, autocast) turned into numpy as it is and handed to `cv2` "
+        "(`cv2.resize`, `cv2.applyColorMap`)",
+        "convert to float32 before going to numpy: `x.float().cpu().numpy()` (or `arr.astype(np.float32)`)",
+        op="OpenCV", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
+    rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
 )
