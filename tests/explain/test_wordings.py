@@ -1626,8 +1626,11 @@ def test_a_vae_called_in_the_paste_is_told_to_take_latents_in_its_own_dtype() ->
     ("I get an overflow error, and the loss scale tries to adjust", Kind.LOSS_SCALE, ("f16",)),
     ("expect scalar Float type but input BFloat16", Kind.SCALAR_TYPE, ("f32", "bf16")),
     ('exllamav2_ext/cuda/h_gemm.cu(29): error: identifier "__hfma2" is undefined', Kind.NO_KERNEL, ("f16",)),
+    ("expect scalar type half but fund float", Kind.SCALAR_TYPE, ("f16", "f32")),
+    ("With `precision: 16-mixed`, some task metrics are `NaN`: an fp16 overflow appears to happen", Kind.NONFINITE,
+     ("f16",)),
 ])
-def test_round_thirty_one_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+def test_rounds_thirty_one_and_thirty_two_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is kind and explanation.dtypes == dtypes
 
@@ -1639,7 +1642,7 @@ def test_round_thirty_one_wordings(paste: str, kind: Kind, dtypes: tuple[str, ..
     "the frame must have dtype torch.float32",
     'error: identifier "cudaMallocAsync" is undefined',
 ])
-def test_round_thirty_one_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
+def test_rounds_thirty_one_and_thirty_two_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
     assert cw.explain(paste) is None
 
 
@@ -1647,3 +1650,26 @@ def test_sixteen_bit_only_kernel_is_named_sage_attention_when_the_paste_calls_it
     message = "ValueError: Input tensors must be in dtype of torch.float16 or torch.bfloat16"
     assert cw.explain(f"x = sageattn(q, k, v, tensor_layout='HND')\n{message}").op == "SageAttention"
     assert cw.explain(message).op == "this kernel"
+
+
+_EXTENSION_FRAME = ('  File "/site-packages/depthwise_conv3d.py", line 46, in backward\n'
+                    "    grad_input, grad_weight, grad_bias = DWCONV_CUDA.conv_depthwise3d_backward_cuda(\n")
+
+
+def test_an_extension_expecting_a_16_bit_dtype_was_handed_two_dtypes() -> None:
+    explanation = cw.explain(f"{_EXTENSION_FRAME}RuntimeError: expected scalar type Half but found Float")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")
+    assert "two dtypes" in explanation.cause and "cast_inputs=torch.float32" in explanation.fix
+
+
+def test_an_extension_expecting_fp32_lacks_the_16_bit_kernel() -> None:
+    explanation = cw.explain(f"{_EXTENSION_FRAME}RuntimeError: expected scalar type Float but found BFloat16")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32", "bf16")
+    assert "has no bf16 version" in explanation.cause
+
+
+def test_any_fp16_op_missing_on_the_cpu_is_told_to_run_on_the_gpu_or_in_bf16() -> None:
+    explanation = cw.explain("RuntimeError: _th_index_select is not implemented for type torch.HalfTensor")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert "on the CPU" in explanation.cause and "model.cuda()" in explanation.fix
+    assert "torch.bfloat16" in explanation.fix

@@ -40,7 +40,6 @@ _BY_DESIGN = (
     (re.compile(r"fft|stft", re.I), "FFTs have no bf16 kernels, and fp16 only on CUDA for power-of-two sizes"),
     (re.compile(r"ctc", re.I), "CTC loss has no 16-bit kernels"),
 )
-_CPU_FP16 = re.compile(r"addmm|conv|unfold|LayerNorm|baddbmm|bmm|matmul|gemm", re.I)
 
 
 _CPU_KERNELS = ("LayerNormKernelImpl", "baddbmm_with_gemm")
@@ -69,15 +68,15 @@ def no_kernel(
     on = f" on {device.upper() if device == 'cpu' else device}" if device else ""
     shown = f"`{op}`" if op.strip("_ ") else "an op (or a library's kernel)"
     reason = next((text for pattern, text in _BY_DESIGN if pattern.search(op)), "")
-    if not reason and device == "cpu" and dtype == "f16" and _CPU_FP16.search(op):
+    if not reason and device == "cpu" and dtype == "f16":
         return explained(
             Kind.NO_KERNEL, failure,
-            f"`{op}` has no fp16 kernel on the CPU in this torch: an fp16 model is running on the CPU",
+            f"{shown} has no fp16 kernel on the CPU in this torch: an fp16 model is running on the CPU",
             "a model converted to fp16 (`.half()`, `torch_dtype=torch.float16`) that is not on a GPU: no "
             "`.cuda()`/`device_map`, no GPU visible, or a CPU-only torch install (`torch.cuda.is_available()` is "
             "False)",
             f"run it on the GPU (`model.cuda()`; install a CUDA build of torch if `torch.cuda.is_available()` is "
-            f"False), or use fp32 (`model.float()`) or bf16 on the CPU; {CPU_HALF_IN_NEWER_TORCH}",
+            f"False), or use fp32 (`model.float()`) or bf16 (`torch.bfloat16`) on the CPU; {CPU_HALF_IN_NEWER_TORCH}",
             op=op, names=names, device=device, confidence=confidence,
         )
     return explained(

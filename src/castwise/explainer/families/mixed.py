@@ -46,7 +46,15 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers
 from castwise.explainer.rules import Rule, dtypes, explained, rule, word_before
-from castwise.explainer.spelling import device_of, dtype_of, full_name, is_floating, is_fp8, short_dtype
+from castwise.explainer.spelling import (
+    device_of,
+    dtype_of,
+    full_name,
+    is_floating,
+    is_fp8,
+    is_low_precision,
+    short_dtype,
+)
 
 
 def mixed_float(
@@ -724,11 +732,27 @@ def _device_and_dtype(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A custom extension's dtype check, raised in its frame: expecting fp32 it lacks the 16-bit kernel; expecting a
+    16-bit dtype it has one, and another of its inputs arrived in fp32."""
     frame = next(frame for frame in reversed(failure.frames) if EXTENSION.seen_in(frame))
+    call = frame.code or frame.function
+    if is_low_precision(names[0]):
+        return explained(
+            Kind.SCALAR_TYPE, failure,
+            f"a custom extension kernel (`{call}`) runs in its first input's dtype ({names[0]}) and got another input "
+            f"in {names[1]}: it was handed tensors of two dtypes",
+            f"autocast or a 16-bit model giving the extension {a(names[0])} input while another of its tensors (a "
+            f"weight, offsets, rois, a buffer made in {names[1]}) stays {names[1]}: autocast does not cast the inputs "
+            "of custom ops",
+            "give all its inputs one dtype before the call: run it in fp32 (`@torch.amp.custom_fwd(device_type="
+            "'cuda', cast_inputs=torch.float32)` on its autograd Function's forward, or `op(x.float(), w.float())."
+            f"to(x.dtype)`), or cast the odd tensor to {names[0]}",
+            op=frame.function, names=names, confidence=Confidence.LOW,
+        )
     return explained(
         Kind.NO_KERNEL, failure,
-        f"a custom extension kernel (`{frame.code or frame.function}`) checks that its inputs are {names[0]} and "
-        f"got {names[1]}: it has no {names[1]} version, or it was handed tensors of two dtypes",
+        f"a custom extension kernel (`{call}`) checks that its inputs are {names[0]} and got {names[1]}: it has no "
+        f"{names[1]} version, or it was handed tensors of two dtypes",
         f"a compiled extension (a CUDA/C++ op outside torch) run inside {a(names[1])} model or autocast region",
         f"run that op in {names[0]}: upcast its inputs and cast the result back (`op(x.float()).to(x.dtype)`), or "
         f"{keep_rule('the module that calls it')}",
@@ -822,8 +846,8 @@ RULES: tuple[Rule, ...] = (
          r"grid has (?P<b>{DTYPE})", _grid_sample),
     rule(r"Buffer dtype mismatch, expected '(?P<a>[\w ]{1,20})' but got '(?P<b>[\w ]{1,20})'", _buffer_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
-    rule(r"expected scalar type (?P<a>{DTYPE}) but (?:found|got) (?P<b>{DTYPE})", _scalar_type),
-    rule(r"\bexpect(?:ed)? scalar (?P<a>{DTYPE}) type,? but (?:input|found|got) (?P<b>{DTYPE})", _scalar_type),
+    rule(r"expect(?:ed)? scalar (?:type )?(?P<a>{DTYPE})(?: type)?,? but (?:found|got|input|fund) (?P<b>{DTYPE})",
+         _scalar_type),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
          r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
     rule(r"Expected object (?:of|if) scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"

@@ -327,7 +327,7 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
     rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|(?:输出|梯度|损失)(?:为|是|变成)?)\s*(?P<value>nan|inf)(?![A-Za-z])",
          appeared),
-    rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?)\b"
+    rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?|metrics?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?[\"'`]?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
          appeared),
     rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
