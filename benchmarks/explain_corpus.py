@@ -3,7 +3,9 @@
 Reads ``tests/explain/corpus`` (real reports as pasted, each with what its thread found: ``pasted``,
 collected while the reader was written, and the held-out sets ``held_out``, ``held_out_2``, ...,
 each collected after the rules were frozen and graded then, kept as ``grade_at_freeze``) and the
-live cases of ``tests/explain/live_cases.py`` (errors torch raises on this CPU), grades every
+live cases of ``tests/explain/live_cases.py`` (errors torch raises on this CPU) with the held-out
+live sets ``tests/explain/live_held_out_*.py`` (defects planted by helpers who never read the rules, graded when
+written, kept as ``grade_at_freeze``), grades every
 explanation the way the tests do, and prints the counts: correct / partly / wrong (and how many of
 those were confident) / not recognised, each held-out set beside its frozen-rules measurement, and the
 frozen measurements by what of the failure each text shows (its error line, a symptom, or neither).
@@ -47,7 +49,8 @@ CORPUS = ROOT / "tests" / "explain" / "corpus"
 OLD_CATALOGUE = "src/castwise/doctor/catalogue.py"
 OLD_KINDS = {"index_dtype": "indexed_write_dtype"}
 """Kinds the old catalogue named differently (the rest kept their names)."""
-LIVE = "live (torch 2.13 CPU)"
+LIVE_WHERE = "torch 2.13 CPU"
+LIVE = f"live ({LIVE_WHERE})"
 
 TAGGED_AFTER = CORPUS / "in_view_tagged_after.json"
 """What of the failure each report of held_out_12 to held_out_34 shows, tagged after grading by a helper that read
@@ -77,18 +80,26 @@ def _graded_rows(tests: types.ModuleType) -> dict[str, Graded]:
             entry = (tests.grade(case.expect, explanation), tests.confidently_wrong(case.expect, explanation))
             rows.setdefault(f"{corpus}, all", []).append(entry)
             rows.setdefault(f"{corpus}, graded against the {case.graded_against}", []).append(entry)
-    for case in tests.LIVE.values():
-        explanation = cw.explain(tests.raised(case.action))
-        rows.setdefault(LIVE, []).append((tests.grade(case.expect, explanation),
-                                          tests.confidently_wrong(case.expect, explanation)))
+    live_sets = {LIVE: tests.LIVE, **{f"{name} ({LIVE_WHERE})": tests.live_held_out(name)
+                                      for name in tests.LIVE_HELD_OUT}}
+    for row, cases in live_sets.items():
+        for case in cases.values():
+            explanation = cw.explain(tests.raised(case.action))
+            rows.setdefault(row, []).append((tests.grade(case.expect, explanation),
+                                             tests.confidently_wrong(case.expect, explanation)))
     return rows
 
 
 def _frozen_rows(tests: types.ModuleType) -> dict[str, Graded]:
-    """Each held-out set as graded when it was collected (confidence was not recorded then: counted as not)."""
-    return {f"{corpus}, when collected (rules frozen)": [(case.grade_at_freeze, False)
-                                                         for case in tests.pasted_cases(corpus)]
-            for corpus in _sets() if corpus != "pasted"}
+    """Each held-out set as graded when it was collected or written (confidence was not recorded then: counted as
+    not)."""
+    pasted = {f"{corpus}, when collected (rules frozen)": [(case.grade_at_freeze, False)
+                                                           for case in tests.pasted_cases(corpus)]
+              for corpus in _sets() if corpus != "pasted"}
+    live = {f"{name}, when written (rules frozen)": [(case.grade_at_freeze, False)
+                                                     for case in tests.live_held_out(name).values()]
+            for name in tests.LIVE_HELD_OUT}
+    return {**pasted, **live}
 
 
 def _in_view_rows(tests: types.ModuleType) -> dict[str, Graded]:

@@ -23,11 +23,14 @@ E4M3 = torch.float8_e4m3fn
 
 @dataclass(frozen=True)
 class LiveCase:
-    """What raises, what a right explanation holds, and the grade it is expected to get."""
+    """What raises, what a right explanation holds, and the grade it is expected to get; a held-out live case also
+    keeps the grade it got from the rules frozen when it was written, and why, unless correct."""
 
     action: Callable[[], object]
     expect: Expect
     grade: str = "correct"
+    grade_at_freeze: str | None = None
+    why: str = ""
 
 
 def raised(action: Callable[[], object]) -> BaseException:
@@ -114,8 +117,10 @@ def _quantized_add() -> object:
 
 
 def case(action: Callable[[], object], kind: str, *dtypes: str, cause: tuple[str, ...] = (),
-         fix: tuple[str, ...] = (), culprit: tuple[str, ...] = ()) -> LiveCase:
-    return LiveCase(action, Expect(kind, dtypes, cause, fix, culprit))
+         fix: tuple[str, ...] = (), culprit: tuple[str, ...] = (), grade: str = "correct",
+         grade_at_freeze: str | None = None, why: str = "") -> LiveCase:
+    """A live case: ``action`` raises, and a right explanation has ``kind``, ``dtypes`` and the words given."""
+    return LiveCase(action, Expect(kind, dtypes, cause, fix, culprit), grade, grade_at_freeze, why)
 
 
 LIVE: dict[str, LiveCase] = {

@@ -1,6 +1,8 @@
 """The corpus: real reports as pasted, and errors torch raises live, each with the grade it gets.
 
-The pasted reports are the set collected while the reader was written and the held-out sets, each collected after the rules were frozen (their grades then are kept as ``grade_at_freeze``). A
+The pasted reports are the set collected while the reader was written and the held-out sets, each collected after
+the rules were frozen (their grades then are kept as ``grade_at_freeze``). The live errors are the team's own and the
+held-out live sets, defects planted by helpers who never read the rules, graded once when written. A
 changed grade fails its case, so a regression (or an improvement, whose grade should then be
 raised in the corpus) shows. The advice must fit the situation: integer and device
 errors are never answered with a precision policy, two integer dtypes never with a float cast, and
@@ -9,6 +11,8 @@ nothing is confidently wrong.
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 import castwise as cw
@@ -16,7 +20,7 @@ from castwise.explainer import Explanation, Family
 from castwise.explainer.spelling import is_floating
 
 from .grading import GRADES, Expect, confidently_wrong, grade, pasted_cases
-from .live_cases import LIVE, raised
+from .live_cases import LIVE, LiveCase, raised
 
 HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7",
             "held_out_8", "held_out_9", "held_out_10", "held_out_11", "held_out_12", "held_out_13",
@@ -33,6 +37,17 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_80", "held_out_81", "held_out_82", "held_out_83", "held_out_84",
             "held_out_85", "held_out_86", "held_out_87", "held_out_88", "held_out_89", "held_out_90", "held_out_91")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
+LIVE_HELD_OUT: tuple[str, ...] = ()
+"""Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
+the rules frozen at ``FROZEN_AT`` gave each."""
+
+
+def live_held_out(name: str) -> dict[str, LiveCase]:
+    """The cases of one held-out live set."""
+    return importlib.import_module(f".{name}", __package__).CASES
+
+
+LIVE_ALL = {**LIVE, **{f"{name}/{key}": case for name in LIVE_HELD_OUT for key, case in live_held_out(name).items()}}
 POLICY_ADVICE = ("one policy", "cw.apply(model, 'bf16")
 FLOAT_CASTS = (".float()", ".half()", "torch.float", "torch.bfloat16")
 
@@ -44,9 +59,9 @@ def test_each_pasted_report_gets_its_grade(case) -> None:
     assert not confidently_wrong(case.expect, explanation)
 
 
-@pytest.mark.parametrize("name", list(LIVE))
+@pytest.mark.parametrize("name", list(LIVE_ALL))
 def test_each_live_error_gets_its_grade(name: str) -> None:
-    case = LIVE[name]
+    case = LIVE_ALL[name]
     explanation = cw.explain(raised(case.action))
     assert grade(case.expect, explanation) == case.grade, explanation and explanation.as_dict()
 
@@ -72,18 +87,23 @@ def test_the_corpus_is_real_reports_with_their_findings() -> None:
         assert held_out and all(case.grade_at_freeze in GRADES for case in held_out)
     sources = [case.source["url"] for case in PASTED]
     assert len(set(sources)) == len(sources)
+    for name in LIVE_HELD_OUT:
+        for case in live_held_out(name).values():
+            assert case.grade in GRADES and case.grade_at_freeze in GRADES
+            assert case.grade_at_freeze == "correct" or case.why
 
 
 def test_the_live_goal_holds() -> None:
-    """The issue's goal for live exceptions (90%). Its goal for pasted reports (85%) is measured on each held-out
-    set when first met (``grade_at_freeze``, reported in BENCHMARKS.md); the grades the sets have now, after their
-    misses were fixed, are asserted case by case above, and their sum is not that measure."""
-    live = sum(case.grade == "correct" for case in LIVE.values()) / len(LIVE)
+    """The issue's goal for live exceptions (90%), over every live error as graded now. On errors the rules had not
+    met it is measured on each held-out live set when written, as the goal for pasted reports (85%) is on each
+    held-out set when first met (``grade_at_freeze``, reported in BENCHMARKS.md); the grades the sets have now, after
+    their misses were fixed, are asserted case by case above, and their sum is not that measure."""
+    live = sum(case.grade == "correct" for case in LIVE_ALL.values()) / len(LIVE_ALL)
     assert live >= 0.90
 
 
 def _explanations() -> list[Explanation]:
-    found = [cw.explain(case.text) for case in PASTED] + [cw.explain(raised(case.action)) for case in LIVE.values()]
+    found = [cw.explain(case.text) for case in PASTED] + [cw.explain(raised(case.action)) for case in LIVE_ALL.values()]
     return [explanation for explanation in found if explanation is not None]
 
 
