@@ -484,71 +484,114 @@ def _numpy_rank_in_bf16_model() -> None:
 
 CASES: dict[str, LiveCase] = {
     # rotary cos/sin built from an fp32 attribute in a bf16 model: q and k become fp32, v stays bf16
-    "rotary-cache-fp32": case(_rotary_cache_in_fp32, "sdpa_dtype", "f32", "bf16"),
+    "rotary-cache-fp32": case(_rotary_cache_in_fp32, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a causal mask from nn.Transformer.generate_square_subsequent_mask (fp32) given to a bf16 MultiheadAttention
-    "mha-subsequent-mask-fp32": case(_subsequent_mask_in_bf16_attention, "attn_mask_dtype", "f32", "bf16"),
+    "mha-subsequent-mask-fp32": case(_subsequent_mask_in_bf16_attention, "attn_mask_dtype", "f32", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (91069b4) castwise gave batched_matmul_dtype [f32, bf16, bf16] (high confidence). baddbmm's message raised inside MultiheadAttention was read as a plain batched matmul, though its fp32 operand is the attention mask from generate_square_subsequent_mask."),
     # ALiBi slopes kept as an fp32 attribute, added to bf16 scores through baddbmm
-    "alibi-bias-fp32": case(_alibi_bias_in_fp32, "batched_matmul_dtype", "f32", "bf16"),
+    "alibi-bias-fp32": case(_alibi_bias_in_fp32, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # softmax upcast to fp32 for stability and never cast back before multiplying by bf16 values
-    "softmax-upcast-times-bf16-values": case(_softmax_upcast_not_cast_back, "batched_matmul_dtype", "f32", "bf16"),
+    "softmax-upcast-times-bf16-values": case(_softmax_upcast_not_cast_back, "batched_matmul_dtype", "f32", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (91069b4) castwise gave matmul_dtype [f32, bf16] (high confidence). The `probs @ v` that raised multiplies 4-D attention tensors (a batched matmul), but the generic 'expected scalar type' message was taken for a 2-D matrix multiply."),
     # a sinusoidal position table stored as a plain attribute stays fp32 after .to(bf16) and promotes the hidden
-    "position-table-attribute-fp32": case(_position_table_attribute, "matmul_dtype", "f32", "bf16"),
+    "position-table-attribute-fp32": case(_position_table_attribute, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # LoRA adapters created in fp32 after the base model was cast to bf16
-    "lora-adapter-fp32": case(_lora_adapter_in_fp32, "matmul_dtype", "bf16", "f32"),
+    "lora-adapter-fp32": case(_lora_adapter_in_fp32, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a tiny Llama in bf16 whose lm_head was moved back to fp32 for the logits
-    "llama-lm-head-fp32": case(_llama_lm_head_upcast, "matmul_dtype", "bf16", "f32"),
+    "llama-lm-head-fp32": case(_llama_lm_head_upcast, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a tiny GPT-2 whose attention and MLP were cast to bf16 while its layer norms stayed fp32, no autocast
-    "gpt2-blocks-cast-norms-fp32": case(_gpt2_blocks_cast_norms_kept, "matmul_dtype", "f32", "bf16"),
+    "gpt2-blocks-cast-norms-fp32": case(_gpt2_blocks_cast_norms_kept, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a custom autograd Function used under autocast without custom_fwd/custom_bwd: its backward mixes dtypes
-    "custom-function-backward": case(_custom_function_backward_outside_autocast, "matmul_dtype", "bf16", "f32"),
+    "custom-function-backward": case(_custom_function_backward_outside_autocast, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a new single-channel stem conv added to a bf16 audio model after the cast
-    "conv1d-stem-after-cast": case(_conv1d_stem_added_after_cast, "conv_weight_dtype", "bf16", "f32"),
+    "conv1d-stem-after-cast": case(_conv1d_stem_added_after_cast, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # only matrices cast to bf16 (1-D params kept fp32): a transposed conv's bias stays fp32
-    "conv-transpose-bias-kept-fp32": case(_conv_transpose_matrices_only_cast, "conv_bias_dtype", "bf16", "f32"),
+    "conv-transpose-bias-kept-fp32": case(_conv_transpose_matrices_only_cast, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # parameters cast one by one, so BatchNorm's running statistics (buffers) stay fp32
-    "batchnorm-running-stats-fp32": case(_batchnorm_params_cast_buffers_left, "norm_param_dtype", "bf16", "f32"),
+    "batchnorm-running-stats-fp32": case(_batchnorm_params_cast_buffers_left, "norm_param_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # prompt tuning: an fp32 soft prompt concatenated to bf16 word embeddings of a bf16 BERT
-    "bert-soft-prompt-fp32": case(_bert_soft_prompt_in_fp32, "norm_param_dtype", "f32"),
+    "bert-soft-prompt-fp32": case(_bert_soft_prompt_in_fp32, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 activation that left the autocast region fed to an fp32 GRU decoder
-    "gru-after-autocast": case(_gru_decoder_after_autocast, "rnn_dtype", "bf16", "f32"),
+    "gru-after-autocast": case(_gru_decoder_after_autocast, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 router (custom_fwd cast_inputs) gates bf16 expert outputs written back into a bf16 buffer
-    "moe-fp32-router-gates": case(_moe_fp32_router_gates, "indexed_write_dtype", "bf16", "f32"),
+    "moe-fp32-router-gates": case(_moe_fp32_router_gates, "indexed_write_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # graph readout: bf16 node features from autocast scatter-added into an fp32 zeros buffer
-    "graph-readout-scatter-add": case(_graph_readout_scatter_add, "indexed_write_dtype"),
+    "graph-readout-scatter-add": case(_graph_readout_scatter_add, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the model cast to bf16 mid-training while AdamW's moments stay fp32
-    "adamw-state-fp32-after-cast": case(_adam_state_then_model_cast, "lerp_dtype", "f32", "bf16"),
+    "adamw-state-fp32-after-cast": case(_adam_state_then_model_cast, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # EMA over the whole state_dict, BatchNorm's integer num_batches_tracked included
-    "ema-state-dict-num-batches": case(_ema_over_state_dict, "result_cast", "f32", "int64"),
+    "ema-state-dict-num-batches": case(_ema_over_state_dict, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 embedding tables with fp32 per-sample weights from the data pipeline
-    "embedding-bag-fp32-weights": case(_embedding_bag_weights_in_fp32, "op_dtype", "bf16", "f32"),
+    "embedding-bag-fp32-weights": case(_embedding_bag_weights_in_fp32, "op_dtype", "bf16", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (91069b4) castwise gave scalar_type [bf16, f32] (high confidence). embedding_bag's weight/per_sample_weights message was filed under the generic scalar-type kind, though its cause names the op and both dtypes right."),
     # BCELoss on bf16 probabilities with fp32 labels
-    "bce-bf16-probs-fp32-labels": case(_bce_on_bf16_probabilities, "op_dtype", "f32", "bf16"),
+    "bce-bf16-probs-fp32-labels": case(_bce_on_bf16_probabilities, "op_dtype", "f32", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (91069b4) castwise gave loss_dtype [f32, bf16] (high confidence). binary_cross_entropy's 'Found dtype Float but expected BFloat16' was read as a loss backward's gradient mismatch, while it is raised in the forward pass by a bf16 prediction and an fp32 target (its fix, the loss in fp32, would still work)."),
     # class weights computed from label counts in fp32 for a bf16 model's cross-entropy
-    "class-weights-fp32": case(_class_weighted_cross_entropy, "op_dtype", "bf16", "f32"),
+    "class-weights-fp32": case(_class_weighted_cross_entropy, "op_dtype", "bf16", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (91069b4) castwise gave scalar_type [bf16, f32] (low confidence). The message names no op, and the cross_entropy frame and its fp32 class weights were not used to name the op that raised."),
     # validation through a bf16 TransformerEncoder in eval/no_grad with fp32 features: the fastpath raises
-    "encoder-eval-fp32-features": case(_encoder_validation_fp32_features, "transformer_fastpath", "f32", "bf16"),
+    "encoder-eval-fp32-features": case(_encoder_validation_fp32_features, "transformer_fastpath", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 causal mask filled with float32's minimum
-    "fp16-mask-float32-min": case(_fp16_mask_with_fp32_minimum, "half_overflow", "f16"),
+    "fp16-mask-float32-min": case(_fp16_mask_with_fp32_minimum, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # GradScaler: unscale_ called in the step and again in a clipping helper
-    "grad-scaler-unscale-twice": case(_grad_scaler_unscaled_twice, "loss_scale"),
+    "grad-scaler-unscale-twice": case(_grad_scaler_unscaled_twice, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # a Shampoo-style preconditioner kept in the parameters' bf16 and eigendecomposed
-    "shampoo-eigh-bf16": case(_shampoo_preconditioner_bf16, "no_kernel", "bf16"),
+    "shampoo-eigh-bf16": case(_shampoo_preconditioner_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # multi-label BERT fine-tuning with multi-hot labels left as integers
-    "bert-multilabel-int-labels": case(_bert_multilabel_integer_labels, "target_dtype", "int64", fix=("float",)),
+    "bert-multilabel-int-labels": case(_bert_multilabel_integer_labels, "target_dtype", "int64", fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # a bf16-true precision casts the whole batch: BERT's input_ids become bf16
-    "bert-input-ids-cast-bf16": case(_bert_batch_cast_by_true_precision, "index_tensor_dtype", "bf16"),
+    "bert-input-ids-cast-bf16": case(_bert_batch_cast_by_true_precision, "index_tensor_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DPO-style per-token log-probabilities gathered with labels the batch cast made bf16
-    "logprob-gather-labels-bf16": case(_sequence_logprobs_labels_cast, "index_tensor_dtype"),
+    "logprob-gather-labels-bf16": case(_sequence_logprobs_labels_cast, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a boolean padding mask cast to bf16 with the batch, then inverted with ~
-    "padding-mask-cast-inverted": case(_padding_mask_cast_then_inverted, "mask_dtype"),
+    "padding-mask-cast-inverted": case(_padding_mask_cast_then_inverted, "mask_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (91069b4) castwise gave nothing. The TypeError of `~` on a bf16 tensor (a bool mask cast with the batch) is not a message the rules read."),
     # the tokenizer's 0/1 integer attention_mask passed as MultiheadAttention's key_padding_mask
-    "mha-key-padding-int-mask": case(_mha_tokenizer_mask, "mask_dtype"),
+    "mha-key-padding-int-mask": case(_mha_tokenizer_mask, "mask_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (91069b4) castwise gave nothing. MultiheadAttention's AssertionError on an integer key_padding_mask is not a message the rules read."),
     # integer count features from numpy straight into a BatchNorm1d-first tabular model
-    "tabular-int-features-batchnorm": case(_tabular_count_features, "integer_operand", "int64"),
+    "tabular-int-features-batchnorm": case(_tabular_count_features, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 regression without loss scaling on raw features: the gradients overflow and clipping refuses
-    "clip-fp16-gradients-nonfinite": case(_clip_fp16_gradients, "nonfinite"),
+    "clip-fp16-gradients-nonfinite": case(_clip_fp16_gradients, "nonfinite",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (91069b4) castwise gave nothing. clip_grad_norm_'s non-finite total norm error (fp16 gradients that overflowed) is not a message the rules read."),
     # near-greedy sampling in fp16: logits divided by a tiny temperature overflow, Categorical sees NaN
-    "policy-fp16-temperature-nan": case(_policy_sampling_fp16_temperature, "nonfinite"),
+    "policy-fp16-temperature-nan": case(_policy_sampling_fp16_temperature, "nonfinite",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (91069b4) castwise gave nothing. torch.distributions' invalid-values ValueError on NaN logits (fp16 overflow) is not a message the rules read."),
     # a custom autograd Function computing ranks with numpy, inside a bf16 model
-    "numpy-rank-function-bf16": case(_numpy_rank_in_bf16_model, "numpy_dtype", "bf16"),
+    "numpy-rank-function-bf16": case(_numpy_rank_in_bf16_model, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
