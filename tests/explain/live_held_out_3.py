@@ -244,10 +244,10 @@ CASES: dict[str, LiveCase] = {
     # features read with numpy (float64) fed straight into a GRU cast to bf16
     "numpy-features-bf16-gru": case(_numpy_features_into_bf16_gru, "rnn_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # a sampling grid computed with numpy (float64) for an fp32 frame
-    "numpy-grid-sample-f64": case(_numpy_flow_grid, "op_dtype", "f32", "f64", grade="wrong", grade_at_freeze="wrong",
+    "numpy-grid-sample-f64": case(_numpy_flow_grid, "op_dtype", "f32", "f64", grade="correct", grade_at_freeze="wrong",
         why="At freeze (91069b4) castwise gave scalar_type [f32, f64] (low confidence). grid_sample's bare 'expected scalar type Float but found Double' names no op, so it was read as a generic scalar-type check rather than grid_sample's input/grid dtype check (its float32 fix is still the right one)."),
     # ragged token lists become a numpy object array that torch cannot take
-    "numpy-object-array": case(_ragged_numpy_batch, "numpy_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+    "numpy-object-array": case(_ragged_numpy_batch, "numpy_dtype", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. torch.tensor's TypeError for a numpy object_ array (numpy to torch, the reverse of the bf16/fp8 .numpy() errors) is not a message it reads."),
     # calibration statistics taken with numpy on bf16 activations
     "numpy-percentile-bf16": case(_calibrate_bf16_activations_with_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
@@ -260,10 +260,10 @@ CASES: dict[str, LiveCase] = {
     # a scatter index computed with true division (float) instead of //
     "scatter-add-float-index": case(_pair_index_by_true_division, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # a TTS length regulator repeating by float durations
-    "repeat-interleave-float-durations": case(_length_regulator_float_durations, "index_tensor_dtype", "f32", grade="wrong", grade_at_freeze="wrong",
+    "repeat-interleave-float-durations": case(_length_regulator_float_durations, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="wrong",
         why="At freeze (91069b4) castwise gave no_kernel [f32] (high confidence). The 'not implemented for Float' wording was read as a missing float kernel, but repeat_interleave's repeats must be integer counts, so its upcast-to-float32 fix is wrong."),
     # class frequencies counted from float labels
-    "bincount-float-labels": case(_bincount_of_float_labels, "index_tensor_dtype", "f32", grade="wrong", grade_at_freeze="wrong",
+    "bincount-float-labels": case(_bincount_of_float_labels, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="wrong",
         why="At freeze (91069b4) castwise gave no_kernel [f32] (high confidence). The 'not implemented for Float' wording was read as a missing float kernel, but bincount counts integer labels, so its upcast-to-float32 fix is wrong."),
     # bincount's int64 counts normalised in place into frequencies
     "counts-divided-in-place": case(_normalise_counts_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
@@ -273,22 +273,22 @@ CASES: dict[str, LiveCase] = {
     # accuracy as the mean of a bool comparison
     "accuracy-bool-mean": case(_accuracy_from_comparison, "integer_operand", "bool", grade="correct", grade_at_freeze="correct"),
     # a legacy uint8 keep-mask from numpy used to select
-    "masked-select-uint8-mask": case(_legacy_uint8_mask_select, "mask_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+    "masked-select-uint8-mask": case(_legacy_uint8_mask_select, "mask_dtype", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. masked_select's 'expected BoolTensor for mask' is not a wording it reads."),
     # the tokenizer's int64 attention mask used as torch.where's condition
-    "where-int-attention-mask": case(_tokenizer_mask_as_condition, "mask_dtype", "int64", grade="not_recognised", grade_at_freeze="not_recognised",
+    "where-int-attention-mask": case(_tokenizer_mask_as_condition, "mask_dtype", "int64", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. torch.where's 'expected condition to be a boolean tensor' is not a wording it reads."),
     # the tokenizer's int64 padding mask given to MultiheadAttention
-    "mha-int-key-padding-mask": case(_tokenizer_mask_as_key_padding, "mask_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+    "mha-int-key-padding-mask": case(_tokenizer_mask_as_key_padding, "mask_dtype", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. MultiheadAttention's AssertionError 'only bool and floating types of key_padding_mask are supported' is not a wording it reads."),
     # an additive float64 padding mask from numpy given to a bf16 MultiheadAttention
-    "mha-f64-key-padding-mask-bf16": case(_numpy_float_key_padding_in_bf16, "attn_mask_dtype", "f64", "bf16", grade="wrong", grade_at_freeze="wrong",
+    "mha-f64-key-padding-mask-bf16": case(_numpy_float_key_padding_in_bf16, "attn_mask_dtype", "f64", "bf16", grade="correct", grade_at_freeze="wrong",
         why="At freeze (91069b4) castwise gave batched_matmul_dtype [f64, bf16, bf16] (high confidence). The error comes from the baddbmm that adds the mask inside MultiheadAttention, so the op was read and not the mask's role: its fix converts to float32 or the model to float64 instead of casting the mask to the query's dtype."),
     # an extended attention mask built as (1 - mask) from a bool mask
-    "extended-mask-from-bool": case(_extended_mask_from_bool, "mask_dtype", "bool", grade="not_recognised", grade_at_freeze="not_recognised",
+    "extended-mask-from-bool": case(_extended_mask_from_bool, "mask_dtype", "bool", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. torch's 'Subtraction ... with a bool tensor is not supported' is not a wording it reads."),
     # a regression loss given a bool target
-    "l1-loss-bool-target": case(_regression_on_bool_target, "target_dtype", "bool", grade="not_recognised", grade_at_freeze="not_recognised",
+    "l1-loss-bool-target": case(_regression_on_bool_target, "target_dtype", "bool", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. torch's 'Subtraction ... with a bool tensor is not supported', raised inside the loss, is not a wording it reads."),
     # a causal mask built with a -1e9 fill directly in fp16
     "causal-mask-full-f16": case(_causal_mask_filled_in_half, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
@@ -303,19 +303,19 @@ CASES: dict[str, LiveCase] = {
     # a GNN's fp32 sparse adjacency multiplied with bf16 node features
     "sparse-adjacency-bf16-features": case(_sparse_adjacency_bf16_features, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # rotary frequencies turned complex with torch.polar in bf16
-    "rotary-polar-bf16": case(_rotary_polar_in_bf16, "no_kernel", "bf16", grade="wrong", grade_at_freeze="wrong",
+    "rotary-polar-bf16": case(_rotary_polar_in_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="wrong",
         why="At freeze (91069b4) castwise gave scalar_type [f16, f32, f64, bf16] (low confidence). polar's 'Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16' lists the dtypes it accepts, which were read as dtypes meeting in one op rather than bf16 having no kernel."),
     # a quantized activation sent to a float Linear head without dequantising
     "quantized-into-float-linear": case(_quantized_activation_into_float_head, "matmul_dtype", "f32",
-                                        fix=("dequantize",), grade="partly", grade_at_freeze="partly",
+                                        fix=("dequantize",), grade="correct", grade_at_freeze="partly",
         why="At freeze (91069b4) castwise gave matmul_dtype [f32] (high confidence). The kind is right, but QUInt8 was not read as a quantized tensor, so the fix casts dtypes instead of calling dequantize() (or a DeQuantStub)."),
     # a float input sent to a quantized Linear without quantising it
-    "float-into-quantized-linear": case(_float_input_into_quantized_linear, "no_kernel", fix=("quantize",), grade="not_recognised", grade_at_freeze="not_recognised",
+    "float-into-quantized-linear": case(_float_input_into_quantized_linear, "no_kernel", fix=("quantize",), grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. 'Could not run quantized::linear with arguments from the CPU backend' (a float tensor reaching a quantized op) is not a wording it reads."),
     # a quantized tensor exported with .numpy()
     "quantized-to-numpy": case(_quantized_tensor_to_numpy, "numpy_dtype", grade="correct", grade_at_freeze="correct"),
     # a model built on the meta device moved with .to("cpu")
-    "meta-model-to-cpu": case(_meta_model_moved_to_cpu, "device_mismatch", grade="not_recognised", grade_at_freeze="not_recognised",
+    "meta-model-to-cpu": case(_meta_model_moved_to_cpu, "device_mismatch", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (91069b4) castwise gave nothing. 'Cannot copy out of meta tensor; no data!' is not read as a device problem."),
     # a non-persistent buffer stays on meta after load_state_dict(assign=True)
     "meta-buffer-after-assign": case(_non_persistent_buffer_left_on_meta, "device_mismatch", grade="correct", grade_at_freeze="correct"),

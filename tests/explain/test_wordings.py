@@ -1673,3 +1673,55 @@ def test_any_fp16_op_missing_on_the_cpu_is_told_to_run_on_the_gpu_or_in_bf16() -
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
     assert "on the CPU" in explanation.cause and "model.cuda()" in explanation.fix
     assert "torch.bfloat16" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: masked_select: expected BoolTensor for mask", Kind.MASK, ()),
+    ("AssertionError: only bool and floating types of key_padding_mask are supported", Kind.MASK, ()),
+    ("RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+     "a mask, use the `~` or `logical_not()` operator instead.", Kind.MASK, ("bool",)),
+    ('  File "/site-packages/torch/nn/functional.py", line 3800, in l1_loss\nRuntimeError: Subtraction, the `-` '
+     "operator, with a bool tensor is not supported.", Kind.TARGET, ("bool",)),
+    ("TypeError: ~ (operator.invert) is only implemented on integer and Boolean-type tensors", Kind.MASK, ()),
+    ("RuntimeError: elements in indices should be type int64 but got: Int", Kind.INDEX_TENSOR, ("int32",)),
+    ("NotImplementedError: \"bincount_cpu\" not implemented for 'Float'", Kind.INDEX_TENSOR, ("int64", "f32")),
+    ("NotImplementedError: Could not run 'quantized::linear' with arguments from the 'CPU' backend.", Kind.NO_KERNEL,
+     ()),
+    ("RuntimeError: mat1 and mat2 must have the same dtype, but got QUInt8 and Float", Kind.MATMUL, ("f32",)),
+    ("RuntimeError: Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
+     Kind.NO_KERNEL, ("bf16",)),
+    ("RuntimeError: Expected both inputs to be Half, Float or Double tensors but got Float and Double", Kind.OP_DTYPE,
+     ("f32", "f64")),
+    ("TypeError: can't convert np.ndarray of type numpy.object_. The only supported types are: float64, float32",
+     Kind.NUMPY_DTYPE, ()),
+    ("NotImplementedError: Cannot copy out of meta tensor; no data!", Kind.DEVICE_MISMATCH, ()),
+    ("RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be "
+     "clipped.", Kind.NONFINITE, ()),
+    ("ValueError: Expected parameter logits (Tensor of shape (2, 3)) of distribution Categorical(logits: "
+     "torch.Size([2, 3])) to satisfy the constraint IndependentConstraint(Real(), 1), but found invalid values:\n"
+     "tensor([[nan, nan, 1.]], dtype=torch.float16)", Kind.NONFINITE, ("f16",)),
+])
+def test_held_out_live_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+@pytest.mark.parametrize("paste", [
+    "ValueError: Expected parameter scale (Tensor of shape (2,)) of distribution Normal(loc: torch.Size([2]), scale: "
+    "torch.Size([2])) to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values:\n"
+    "tensor([-1.,  2.])",
+    "AssertionError: only bool and floating types of masks are supported",
+    "TypeError: can't convert np.ndarray of type numpy.str_.",
+])
+def test_held_out_live_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_a_padding_mask_from_a_tokenizer_is_told_to_be_inverted() -> None:
+    explanation = cw.explain("AssertionError: only bool and floating types of key_padding_mask are supported")
+    assert "key_padding_mask=(attention_mask == 0)" in explanation.fix
+
+
+def test_a_quantized_tensor_in_a_float_linear_is_told_to_dequantize() -> None:
+    explanation = cw.explain("RuntimeError: mat1 and mat2 must have the same dtype, but got QUInt8 and Float")
+    assert "dequantize" in explanation.fix and "quantized" in explanation.cause

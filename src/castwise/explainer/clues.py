@@ -52,6 +52,8 @@ MATMUL = _op("matrix multiply",
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
                    r"/modules/loss\.py")
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
+GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
+"""Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""
 UNSCALE = _op("GradScaler.unscale_", r"unscale_|_unscale_grads")
 VISION_NMS = _op("torchvision's nms", r"\btorchvision(?:\.|::)nms\b|^nms\b.*torchvision[/\\]ops[/\\]boxes\.py")
 EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(|"

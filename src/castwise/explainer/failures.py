@@ -119,7 +119,8 @@ def _error_at(line: str, above: str) -> tuple[str, str] | None:
 
 
 def from_exception(error: BaseException) -> Iterator[Failure]:
-    """The errors of a live exception chain, the innermost (``__cause__``/``__context__``) first."""
+    """The errors of a live exception chain, the innermost (``__cause__``/``__context__``) first; each keeps its
+    message's lines as its paste (a tensor printed below a message, read like a pasted one)."""
     chain: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and current not in chain and len(chain) < MAX_CHAIN:
@@ -130,9 +131,10 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
             Frame(summary.filename, summary.name, (summary.line or "").strip())
             for summary in traceback.extract_tb(exc.__traceback__)
         )
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+        lines = tuple(line.strip() for line in str(exc).splitlines() if line.strip()) or (type(exc).__name__,)
         for index, line in enumerate(lines):
-            yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames)
+            yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames,
+                          paste=lines, line=index)
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:

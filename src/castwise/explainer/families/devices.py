@@ -12,7 +12,7 @@ import re
 from castwise.explainer.advice import dtype_list
 from castwise.explainer.explanation import Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
@@ -53,6 +53,18 @@ def _numpy_device(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_meta_copy = message_only(
+    Kind.DEVICE_MISMATCH,
+    "a module built on the meta device (shapes only, no data) was moved with `.to(...)`, which would copy data it "
+    "does not have; this is a device problem, not a dtype problem",
+    "a model created under `torch.device('meta')` or `init_empty_weights()` (to load a large checkpoint cheaply) and "
+    "then moved or cast before its weights were loaded",
+    "allocate it on the device first, then load the weights: `model.to_empty(device='cpu')` followed by "
+    "`model.load_state_dict(state_dict)` (or `load_state_dict(state_dict, assign=True)` on the meta model)",
+    op="Module.to on meta tensors", device="meta",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Expected all tensors to be on the same device,?\s*but found at least two devices,?\s*(?P<a>[\w:]+) and "
          r"(?P<b>[\w:]+)", _pair),
@@ -66,4 +78,5 @@ RULES: tuple[Rule, ...] = (
     rule(r"to have the same device as tensor for argument #\d+ '(?P<arg>\w+)';? but device (?P<a>[\w:]+) does not "
          r"equal (?P<b>[\w:]+)", _pair),
     rule(r"can't convert (?P<a>[\w:]+) device type tensor to numpy", _numpy_device),
+    rule(r"Cannot copy out of meta tensor;? no data", _meta_copy),
 )

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, mixed_story
-from castwise.explainer.clues import UNSCALE, innermost, low_precision_said, paste_search, shows
+from castwise.explainer.clues import LOSS, UNSCALE, innermost, low_precision_said, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families import integers
+from castwise.explainer.families import integers, mixed
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import is_low_precision
 
@@ -30,6 +30,9 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         if op is not None:
             return integers.integer_operand(failure, names, op)
         return integers.target(failure, names[:1], wants_float=True, op="BCE/MSE-style loss")
+    forward = not any(_BACKWARD.search(frame.function) for frame in failure.frames)
+    if len(names) == 2 and forward and shows(failure, LOSS):
+        return mixed.loss_operands(failure, names)
     pair = f"{a(names[0])} gradient where the output is {names[1]}" if len(names) == 2 else "gradients of two dtypes"
     low = any(is_low_precision(name) for name in names)
     return explained(
@@ -44,6 +47,8 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_BACKWARD = re.compile(r"backward")
+"""A frame of autograd's backward (``backward``, ``run_backward``): without one, a loss check was raised forward."""
 _TORCH_CALL = re.compile(r"\b(?:torch|F)\.(?P<op>[a-z]\w{1,40})\(")
 _LOSS_OR_BACKWARD = re.compile(r"loss|backward|criterion|entropy|nll|mse|kl_div|ctc|margin|huber", re.IGNORECASE)
 

@@ -186,6 +186,24 @@ def mismatched_vision(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
+QUANTIZED_DTYPE = re.compile(r"\bQU?Int(?:8|32)\b|\bq(?:u)?int(?:8|32)\b")
+"""torch.ao's quantized dtypes as messages print them (``QUInt8``, ``torch.qint8``)."""
+
+
+def quantized_activation(failure: Failure, kind: Kind, names: tuple[str, ...], op: str) -> Explanation:
+    """A quantized tensor (torch.ao: ``QUInt8``) reaching a float op such as a plain Linear: it was not dequantized."""
+    return explained(
+        kind, failure,
+        f"{op} got a quantized tensor (torch.ao's quint8/qint8) beside a float one: quantized tensors go only into "
+        "quantized layers",
+        "the output of a quantized layer (after `torch.ao.quantization.convert`) fed to a float layer left out of the "
+        "conversion (a head added later, a layer whose qconfig is None) without dequantizing it",
+        "dequantize before the float layer: a `DeQuantStub` in the model (converted with it), or `x.dequantize()`; or "
+        "include that layer in the quantization",
+        op=op, names=names,
+    )
+
+
 def _classification_target(found: re.Match[str], failure: Failure) -> Explanation:
     return target(failure, dtypes(found, "a"), wants_float=False, op="cross_entropy/nll_loss")
 
@@ -215,13 +233,86 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _mask(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a")
+    op = found.groupdict().get("op") or "masked_fill"
     return explained(
         Kind.MASK, failure,
-        f"masked_fill got {a(dtype_list(names)) if names else 'a non-bool'} mask; masks must be bool",
-        "a mask built with arithmetic or loaded as 0/1 numbers (`(x > 0).float()`, `attention_mask` of ints)",
-        "pass a bool mask: `x.masked_fill(mask.bool(), value)` (or build it with a comparison, `mask = ids == pad`)",
-        op="masked_fill", names=names,
+        f"{op} got {a(dtype_list(names)) if names else 'a non-bool'} mask; masks must be bool",
+        "a mask built with arithmetic or loaded as 0/1 numbers (`(x > 0).float()`, `attention_mask` of ints), or "
+        "a uint8 mask from code written before torch 1.2",
+        f"pass a bool mask: `x.{op}(mask.bool(), ...)` (or build it with a comparison, `mask = ids == pad`)",
+        op=op, names=names,
     )
+
+
+def _padding_mask(found: re.Match[str], failure: Failure) -> Explanation:
+    """MultiheadAttention's or a Transformer's ``only bool and floating types of key_padding_mask are supported``."""
+    argument = found["arg"]
+    return explained(
+        Kind.MASK, failure,
+        f"nn.MultiheadAttention (or a Transformer layer) got an integer `{argument}`; it takes a bool mask (True = "
+        "padding, ignored) or a float bias",
+        "a tokenizer's `attention_mask` (int64, 1 = a real token) passed as the padding mask as it is",
+        f"convert it, inverting it: `{argument}=(attention_mask == 0)` (True where there is padding); a tokenizer's "
+        "mask marks real tokens with 1, the padding mask marks padding with True",
+        op="nn.MultiheadAttention", names=(),
+    )
+
+
+def _bool_arithmetic(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Subtraction, the `-` operator, with a bool tensor is not supported``: a mask inverted with ``1 - mask``, or a
+    bool target in a regression loss."""
+    del found
+    if shows(failure, LOSS):
+        return target(failure, ("bool",), wants_float=True)
+    return explained(
+        Kind.MASK, failure,
+        "a bool tensor was subtracted from (or negated): torch has no arithmetic on bool masks",
+        "a mask inverted with arithmetic (`1 - mask`, `-mask`), or an extended attention mask built from a bool mask "
+        "(`(1.0 - mask) * min_value`)",
+        "invert a bool mask with `~mask` (or `mask.logical_not()`); to build an additive mask, convert first: "
+        "`(1.0 - mask.to(x.dtype)) * torch.finfo(x.dtype).min`",
+        op="subtraction on a bool tensor", names=("bool",),
+    )
+
+
+def _int64_indices(found: re.Match[str], failure: Failure) -> Explanation:
+    """max_unpool's ``elements in indices should be type int64 but got: Int``."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        f"max_unpool got pooling indices of {dtype_list(names) if names else 'another dtype'}; they must be int64, "
+        "as max_pool's `return_indices=True` returns them",
+        "indices converted on the way (stored as int32 to save memory, cast with the activations, exported)",
+        "pass the indices max_pool returned as they are, or convert them back: `indices.long()`",
+        op="max_unpool", names=names,
+    )
+
+
+def _inverted_float(found: re.Match[str], failure: Failure) -> Explanation:
+    """``~ (operator.invert) is only implemented on integer and Boolean-type tensors``: a mask that became floats."""
+    del found
+    return explained(
+        Kind.MASK, failure,
+        "`~` (invert) was applied to a floating tensor: it inverts only bool (and integer) tensors, so a mask became "
+        "floats before it was inverted",
+        "a mask cast with the rest of a batch or the model's inputs (a `-true` precision, `batch.to(dtype)`, `.half()` "
+        "on every tensor) or built as 0.0/1.0 values",
+        "keep masks bool: cast only floating inputs (leave masks and ids alone), or convert back before inverting: "
+        "`~mask.bool()`; for a 0/1 float mask, `1 - mask`",
+        op="~ (invert)", names=(),
+    )
+
+
+_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|[lr]shift|randperm")
+"""Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic."""
+
+
+def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation | None:
+    """A kernel torch has only for integers (``"bincount_cpu" not implemented for 'Float'``) given a floating tensor;
+    None for other ops."""
+    if not _INTEGER_ONLY.search(op):
+        return None
+    return integer_required(failure, ("int64", *names), op, confident=True)
 
 
 def _condition(found: re.Match[str], failure: Failure) -> Explanation:
@@ -427,8 +518,14 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype (?P<want>int(?:32|64))"
          r"(?: for index,? but got (?P<a>{DTYPE}))?", _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
+    rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor for mask", _mask),
+    rule(r"only bool and floating types of (?P<arg>(?:src_|tgt_|memory_)?key_padding_mask|attn_mask) are supported",
+         _padding_mask),
+    rule(r"~ \(operator\.invert\) is only implemented on integer and Boolean-type tensors", _inverted_float),
+    rule(r"(?:Subtraction|Negation), the `-` operator, (?:with|on) a bool tensor is not supported", _bool_arithmetic),
+    rule(r"elements in indices should be type int64 but got:? (?P<a>{DTYPE})", _int64_indices),
     rule(r"dtype of (?:the )?attention mask \((?P<a>{DTYPE})\) is not bool", _attention_mask),
-    rule(r"where\(\): expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
+    rule(r"where(?:\(\))?:? expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
          _condition),
     rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<d>{DTYPE})|"
          r"\bonly supports? floating-point dtypes\b[^\n]{0,40}?got:?\s*(?P<a>{DTYPE})|expected common dtype to be "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, keep_rule
+from castwise.explainer.advice import CPU_HALF_IN_NEWER_TORCH, a, dtype_list, keep_rule
 from castwise.explainer.clues import (
     CLASS_INDEX_LOSS,
     FLOAT32_SAID,
@@ -130,6 +130,9 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
             "keep masks bool (`mask.bool()`, or build them with comparisons) before combining them",
             op=op, names=names,
         )
+    integer_only = integers.integer_only_op(failure, op, names)
+    if integer_only is not None:
+        return integer_only
     if is_floating(names[0]) or is_complex(names[0]):
         return no_kernel(failure, op, names, _device(op))
     if _RANDOM_FILL.search(op):
@@ -484,6 +487,37 @@ def _quantized_backend(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _float_into_quantized(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Could not run 'quantized::linear' with arguments from the 'CPU' backend``: a float tensor reached an op of a
+    converted (quantized) model."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` takes quantized tensors and got a plain float one: the input was not quantized before a layer of a "
+        "converted (int8) model",
+        "a model converted with `torch.ao.quantization.convert` whose forward has no `QuantStub` before its first "
+        "quantized layer, or a float tensor fed past it (a skip connection, a layer added after conversion)",
+        "quantize the input first: a `QuantStub` at the start of `forward` (prepared and converted with the model), or "
+        "`torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)`; dequantize again before float ops",
+        op=op, names=(),
+    )
+
+
+def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16`` (torch.polar,
+    torch.complex): one dtype outside the list is a missing kernel for it; two different ones meet in one op."""
+    names = dtypes(found, "a", "b")
+    if len(set(names)) == 1:
+        return no_kernel(failure, "torch.polar/torch.complex", names[:1], None)
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"torch.polar/torch.complex got inputs of {dtype_list(names)}; both must have one dtype (fp16, fp32 or fp64)",
+        "a magnitude and an angle (or real and imaginary parts) made in different dtypes",
+        "convert both to one of those dtypes: `torch.polar(abs.float(), angle.float())`",
+        op="torch.polar/torch.complex", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"No available kernel\.\s+Aborting execution|No viable backend for scaled_dot_product_attention was found",
          _no_sdpa_backend),
@@ -491,6 +525,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
     rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
          _quantized_backend),
+    rule(r"Could not run '(?P<op>quantized::\w{1,60})' with arguments from the '(?:CPU|CUDA|Meta)' backend",
+         _float_into_quantized),
+    rule(r"Expected both inputs to be (?:Half, )?Float or Double tensors but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
+         _listed_pair),
     rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture", _triton_fp8),
     rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),

@@ -30,6 +30,7 @@ from castwise.explainer.clues import (
     CONV,
     EXTENSION,
     FASTPATH,
+    GRID_SAMPLE,
     LOSS,
     MATMUL,
     NORM,
@@ -106,6 +107,8 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     message = found.group(0)
     op = next(name for words, name in _MATMUL_OPS if words in message)
     names = dtypes(found, "a", "b", "c")
+    if integers.QUANTIZED_DTYPE.search(message):
+        return integers.quantized_activation(failure, Kind.MATMUL, names, op)
     if first_shown(failure, RNN, ATTENTION) is RNN:
         return recurrent(failure, names)
     if message.startswith("self and mat2") and len(names) == 2 and not any(is_fp8(name) for name in names):
@@ -137,10 +140,25 @@ def _matmul_tail(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 def _batched(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b", "c")
+    if len(names) == 3 and names[1] == names[2] != names[0] and shows(failure, ATTENTION, everywhere=True):
+        return _attention_bias(failure, names)
     return mixed_float(
         Kind.BATCHED_MATMUL, failure, names, "baddbmm",
         f"a batched matmul (baddbmm/addbmm) got operands of {dtype_list(names)}",
         culprit="an attention bias or accumulator kept in one dtype while the matmul operands are in another",
+    )
+
+
+def _attention_bias(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """nn.MultiheadAttention adding its float mask to the scores with baddbmm: the mask (``names[0]``) is not in the
+    scores' dtype (``names[1]``)."""
+    return mixed_float(
+        Kind.ATTN_MASK, failure, names, "nn.MultiheadAttention",
+        f"nn.MultiheadAttention added {a(names[0])} mask (`attn_mask`, or a float `key_padding_mask`) to "
+        f"{names[1]} attention scores (with baddbmm); a float mask must have the query's dtype",
+        culprit="a mask built in another dtype (`torch.full(..., float('-inf'))`, `generate_square_subsequent_mask()`, "
+        "a numpy array) than the model runs in (a 16-bit model, or autocast)",
+        fix="build the mask in the query's dtype (`mask.to(x.dtype)`), or pass a bool mask (True = not attended)",
     )
 
 
@@ -204,7 +222,8 @@ def _same_type(found: re.Match[str], failure: Failure) -> Explanation | None:
         return devices.mismatch(failure, places, names, op=op)
     if "norm" in op and found["y"] in ("weight", "bias"):
         return norm_param(failure, names, op)
-    kind = Kind.CONV_WEIGHT if "conv" in op or shows(failure, CONV) else Kind.SCALAR_TYPE
+    kind = (Kind.CONV_WEIGHT if "conv" in op or shows(failure, CONV)
+            else Kind.OP_DTYPE if found["op"] else Kind.SCALAR_TYPE)
     cause = f"{op} got its '{found['x']}' as {names[0]} but its '{found['y']}' as {names[1]}" if len(names) == 2 else ""
     return mixed_float(kind, failure, names, op, cause)
 
@@ -583,7 +602,11 @@ def _buffer_dtype(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _grid_sample(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "a", "b")
+    return grid_sample(failure, dtypes(found, "a", "b"))
+
+
+def grid_sample(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """grid_sample given an input and a grid of two dtypes (``names``: input, grid)."""
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "grid_sample",
         f"grid_sample got {a(names[0]) if names else 'an'} input and {a(names[-1]) if names else 'a'} grid; it "
@@ -646,9 +669,13 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
-    """Floating dtypes ``names`` met in the op the innermost frames show (a norm, a convolution, a recurrent layer,
-    an attention, a matrix multiply or an extension kernel); None when they show none of them."""
-    op = first_shown(failure, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION)
+    """Floating dtypes ``names`` met in the op the innermost frames show (grid_sample, a norm, a convolution, a
+    recurrent layer, an attention, a matrix multiply or an extension kernel); None when they show none of them."""
+    op = first_shown(failure, GRID_SAMPLE, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
+    if op is GRID_SAMPLE:
+        return grid_sample(failure, names)
+    if op is LOSS and len(names) == 2:
+        return loss_operands(failure, names)
     if op is NORM:
         return norm_param(failure, names)
     if op is CONV:
@@ -662,6 +689,21 @@ def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     if op is EXTENSION and len(names) == 2:
         return _extension(failure, names)
     return None
+
+
+def loss_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A loss's forward given tensors of two floating dtypes (``names``): its input and its target or class weight."""
+    loss = next((frame.function for frame in reversed(failure.frames) if LOSS.seen_in(frame) and frame.function),
+                "the loss")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, loss,
+        f"{loss} got tensors of {dtype_list(names)}: its input and its target (or class `weight`, `pos_weight`) must "
+        "have one dtype",
+        culprit="a 16-bit prediction (a 16-bit model, or autocast output) meeting an fp32 target or class-weight "
+        "tensor built with the default dtype, or the reverse",
+        fix="compute the loss in fp32 with every tensor it takes: `loss_fn(pred.float(), target.float())`, class "
+        "weights `.float()` too (or give them the prediction's dtype)",
+    )
 
 
 _OP_WORDS = tuple((re.compile(pattern, re.IGNORECASE), op) for pattern, op in (
@@ -765,7 +807,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     integer is expected only when it is a matmul's or layer's first operand), or a float where integers belong."""
     if argument == "mask":
         return integers.mask_argument(failure, names)
-    if argument == "target" or (integers.class_index_loss(failure) and not is_floating(names[0])):
+    if argument == "target" or (
+            (integers.class_index_loss(failure) or shows(failure, LOSS)) and not is_floating(names[0])):
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
     if shows(failure, LOSS, everywhere=True) and is_floating(names[0]):
         return integers.target(failure, names[1:], wants_float=True)

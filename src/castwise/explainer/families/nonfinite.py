@@ -239,6 +239,39 @@ def stalled(failure: Failure, dtype: str, shown: str) -> Explanation:
     )
 
 
+def _gradient_norm(found: re.Match[str], failure: Failure) -> Explanation:
+    """``clip_grad_norm_``'s ``The total norm ... is non-finite, so it cannot be clipped``."""
+    del found
+    return explained(
+        Kind.NONFINITE, failure,
+        "gradient clipping found the gradients' total norm not finite: some gradient holds inf or NaN",
+        "fp16 gradients that overflowed: fp16 training without a GradScaler, or clipping before "
+        "`scaler.unscale_(optimizer)` (the norm of scaled gradients); or a NaN made in the forward",
+        "with fp16, use a GradScaler and clip after `scaler.unscale_(optimizer)` (`scaler.step` then skips the steps "
+        f"whose gradients are not finite), or train in bf16; {_FIX}",
+        op="clip_grad_norm_", names=low_precision_said(failure)[:1],
+    )
+
+
+_NON_FINITE_VALUE = re.compile(r"\b(?:nan|inf)\b", re.IGNORECASE)
+
+
+def _invalid_parameter(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """torch.distributions refusing a parameter (``Expected parameter logits ... but found invalid values:``) that
+    the values printed with it show to hold NaN or inf; declined for other invalid values (a negative scale)."""
+    shown = (failure.message, *failure.paste[failure.line + 1:failure.line + 4])
+    if not any(_NON_FINITE_VALUE.search(text) for text in shown):
+        return None
+    return explained(
+        Kind.NONFINITE, failure,
+        f"torch.distributions refused the `{found['param']}` of a distribution because it holds NaN or inf",
+        "logits or probabilities computed in fp16 that overflowed (a division by a small temperature, a large "
+        "activation) or a NaN that came from upstream",
+        f"build the distribution from fp32 values (`Categorical(logits=logits.float())`); {_FIX}",
+        op="torch.distributions", names=low_precision_said(failure)[:1], confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),
@@ -248,5 +281,8 @@ RULES: tuple[Rule, ...] = (
          r"(?P<value>nan|inf)\b", nan_loss),
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),
     rule(r"(?P<value>NaN) or Inf found in input tensor", nan_loss),
+    rule(r"The total norm of order [\w.+-]{1,10} for gradients from .?parameters.? is non-finite", _gradient_norm),
+    rule(r"Expected parameter (?P<param>\w{1,40}) \(Tensor of shape \([^)\n]{0,60}\)\) of distribution [^\n]{0,200}?to "
+         r"satisfy the constraint [^\n]{0,120}?but found invalid values", _invalid_parameter),
     rule(r"probability tensor contains either [`'\"]?inf[`'\"]?,\s*[`'\"]?nan[`'\"]? or element\s*<\s*0", _sampling),
 )

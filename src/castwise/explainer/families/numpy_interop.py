@@ -11,7 +11,7 @@ from castwise.explainer.advice import a
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
@@ -83,10 +83,23 @@ def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+_object_array = message_only(
+    Kind.NUMPY_DTYPE,
+    "torch cannot make a tensor from a numpy array of dtype object: its elements are Python objects (arrays of "
+    "different lengths, mixed types, None), not numbers of one dtype",
+    "a batch of variable-length items (token lists, boxes, waveforms) gathered with `np.array(items)`, or a column "
+    "that holds None or strings",
+    "pad or stack the items to one shape and a numeric dtype first (`np.stack(items).astype(np.float32)`, or "
+    "`torch.nn.utils.rnn.pad_sequence([torch.as_tensor(i) for i in items], batch_first=True)`)",
+    op="torch.tensor from a numpy object array",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
+    rule(r"can't convert np\.ndarray of type numpy\.object_?", _object_array),
 )
