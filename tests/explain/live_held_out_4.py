@@ -364,70 +364,73 @@ def _perplexity_uint16_token_shard() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a static KV cache allocated with torch.zeros (fp32) for a bf16 decoder, read back into SDPA
-    "static-kv-cache-default-dtype": case(_static_kv_cache_default_dtype, "sdpa_dtype", "bf16", "f32"),
+    "static-kv-cache-default-dtype": case(_static_kv_cache_default_dtype, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # continuous batching writes a bf16 model's keys into an fp16 cache by advanced indexing
-    "continuous-batching-kv-write-f16": case(_continuous_batching_cache_in_f16, "indexed_write_dtype", "f16", "bf16"),
+    "continuous-batching-kv-write-f16": case(_continuous_batching_cache_in_f16, "indexed_write_dtype", "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # a paged KV cache written through an int32 slot mapping made in numpy
-    "paged-kv-slot-mapping-int32": case(_paged_cache_slot_mapping_int32, "index_tensor_dtype", "int32"),
+    "paged-kv-slot-mapping-int32": case(_paged_cache_slot_mapping_int32, "index_tensor_dtype", "int32", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (c1ca11e) castwise gave nothing. index_copy_'s demand for a long index was not read as an index-dtype error: the slot mapping built in numpy is int32 and index_copy_ takes only int64 indices."),
     # bf16 keys written into an fp8 KV cache without quantising them
-    "fp8-kv-cache-write-bf16": case(_fp8_cache_written_unquantized, "indexed_write_dtype", "float8_e4m3fn", "bf16"),
+    "fp8-kv-cache-write-bf16": case(_fp8_cache_written_unquantized, "indexed_write_dtype", "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # an fp8 KV cache read into SDPA with bf16 queries without dequantising
-    "fp8-kv-cache-read-into-sdpa": case(_fp8_cache_read_without_dequant, "sdpa_dtype", "bf16", "float8_e4m3fn"),
+    "fp8-kv-cache-read-into-sdpa": case(_fp8_cache_read_without_dequant, "sdpa_dtype", "bf16", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # attention scores against an int8 key cache that was never dequantised
-    "int8-kv-cache-scores": case(_int8_cache_scores, "batched_matmul_dtype", "bf16", "int8"),
+    "int8-kv-cache-scores": case(_int8_cache_scores, "batched_matmul_dtype", "bf16", "int8", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (c1ca11e) castwise gave matmul_dtype [bf16, int8] (low confidence). The 4-D q @ k product is a batched matmul (bmm raises it), and its int8 operand is a KV cache read without dequantising, not a quantized weight used directly."),
     # a top-p filter whose mask is not shifted right removes every token, and sampling gets NaN
-    "top-p-mask-not-shifted": case(_top_p_mask_not_shifted, "nonfinite"),
+    "top-p-mask-not-shifted": case(_top_p_mask_not_shifted, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a frequency penalty applied in place to the int64 token counts
-    "frequency-penalty-counts-in-place": case(_frequency_penalty_in_place, "result_cast", "f32", "int64"),
+    "frequency-penalty-counts-in-place": case(_frequency_penalty_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # a logit_bias processor in generate() keeps its bias in the model's bf16 while scores are fp32
-    "generate-logit-bias-bf16": case(_generate_with_logit_bias_in_model_dtype, "indexed_write_dtype", "f32", "bf16"),
+    "generate-logit-bias-bf16": case(_generate_with_logit_bias_in_model_dtype, "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # preallocated fp32 top-k output buffers for a bf16 model's logits
     "static-top-k-buffers-f32": case(_static_top_k_buffers_f32, "indexed_write_dtype", "bf16", "f32",
-                                     cause=("out=",)),
+                                     cause=("out=",), grade="correct", grade_at_freeze="correct"),
     # prompt logprobs gathered with the tokenizer's int32 ids
-    "prompt-logprobs-int32-ids": case(_prompt_logprobs_int32_ids, "index_tensor_dtype", "int32"),
+    "prompt-logprobs-int32-ids": case(_prompt_logprobs_int32_ids, "index_tensor_dtype", "int32", grade="correct", grade_at_freeze="correct"),
     # beam scores initialised at -1e9 in an fp16 model's dtype
-    "beam-scores-fp16-minus-1e9": case(_beam_scores_in_model_dtype, "half_overflow", "f16"),
+    "beam-scores-fp16-minus-1e9": case(_beam_scores_in_model_dtype, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # int8 weight-only quantization dequantised with fp16 scales in a bf16 model
-    "int8-weight-f16-scales-bf16": case(_int8_weight_f16_scales_bf16_activations, "matmul_dtype", "bf16", "f16"),
+    "int8-weight-f16-scales-bf16": case(_int8_weight_f16_scales_bf16_activations, "matmul_dtype", "bf16", "f16", grade="correct", grade_at_freeze="correct"),
     # a uint8-style zero point of 128 put in int8 storage
-    "int8-zero-point-128": case(_int8_zero_point_128, "half_overflow", "int8"),
+    "int8-zero-point-128": case(_int8_zero_point_128, "half_overflow", "int8", grade="correct", grade_at_freeze="correct"),
     # fp8 activations clamped after the cast instead of before
-    "fp8-clamp-after-cast": case(_fp8_clamp_after_cast, "no_kernel", "float8_e4m3fn"),
+    "fp8-clamp-after-cast": case(_fp8_clamp_after_cast, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # int4-packed int32 weights turned fp16 by a blanket checkpoint conversion, then unpacked with bit ops
-    "int4-unpack-after-half-checkpoint": case(_int4_unpack_after_half_checkpoint, "mask_dtype", "f16"),
+    "int4-unpack-after-half-checkpoint": case(_int4_unpack_after_half_checkpoint, "mask_dtype", "f16", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (c1ca11e) castwise gave no_kernel [f16] (high confidence). It read the bit shift's missing fp16 kernel as an fp16 model on the CPU, when an int32 packed weight was turned fp16 by a blanket checkpoint conversion: bit operations need the integer tensor back, not a GPU or fp32."),
     # a LLaVA-style fp32 vision projector feeding an fp16 tiny Llama through inputs_embeds
-    "llava-projector-fp32-into-half-llama": case(_llava_projector_left_fp32, "matmul_dtype", "f32", "f16"),
+    "llava-projector-fp32-into-half-llama": case(_llava_projector_left_fp32, "matmul_dtype", "f32", "f16", grade="correct", grade_at_freeze="correct"),
     # left-padding position ids computed from a float attention mask for a tiny GPT-2
-    "left-padding-float-position-ids": case(_left_padding_float_position_ids, "index_tensor_dtype", "f32"),
+    "left-padding-float-position-ids": case(_left_padding_float_position_ids, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a speculative draft head in fp16 feeding the bf16 target's lm_head
-    "draft-hidden-f16-into-bf16-head": case(_draft_hidden_f16_into_bf16_head, "matmul_dtype", "f16", "bf16"),
+    "draft-hidden-f16-into-bf16-head": case(_draft_hidden_f16_into_bf16_head, "matmul_dtype", "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # an embedding service turning bf16 embeddings into a JSON list through numpy
-    "embedding-service-numpy-bf16": case(_embedding_service_numpy_bf16, "numpy_dtype", "bf16"),
+    "embedding-service-numpy-bf16": case(_embedding_service_numpy_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a streaming bf16 GRUCell decoder whose first state is fp32 zeros
-    "streaming-grucell-state-f32": case(_streaming_tts_grucell_state_f32, "rnn_dtype", "f32", "bf16"),
+    "streaming-grucell-state-f32": case(_streaming_tts_grucell_state_f32, "rnn_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # DDIM with float64 alphas_cumprod from numpy promotes the fp16 latents, and the UNet gets float64
-    "ddim-alphas-cumprod-f64": case(_ddim_alphas_cumprod_f64, "conv_weight_dtype", "f64", "f16"),
+    "ddim-alphas-cumprod-f64": case(_ddim_alphas_cumprod_f64, "conv_weight_dtype", "f64", "f16", grade="correct", grade_at_freeze="correct"),
     # an fp16 VAE decoder whose first convs were upcast to fp32 while its GroupNorm stayed fp16
-    "vae-partial-upcast-groupnorm": case(_vae_partial_upcast, "norm_param_dtype", "f32"),
+    "vae-partial-upcast-groupnorm": case(_vae_partial_upcast, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # classifier-free guidance with negative prompt embeddings cached in fp32 before the text encoder was halved
-    "cfg-negative-embeds-cached-f32": case(_cfg_negative_embeds_cached_f32, "matmul_dtype", "f32", "f16"),
+    "cfg-negative-embeds-cached-f32": case(_cfg_negative_embeds_cached_f32, "matmul_dtype", "f32", "f16", grade="correct", grade_at_freeze="correct"),
     # Karras sigmas from numpy (float64) into an fp16 time embedding MLP
-    "karras-sigmas-f64-time-embedding": case(_karras_sigmas_f64_time_embedding, "matmul_dtype", "f64", "f16"),
+    "karras-sigmas-f64-time-embedding": case(_karras_sigmas_f64_time_embedding, "matmul_dtype", "f64", "f16", grade="correct", grade_at_freeze="correct"),
     # img2img indexing alphas_cumprod with an Euler scheduler's float timesteps
-    "euler-float-timesteps-index": case(_euler_timesteps_index_alphas, "index_tensor_dtype"),
+    "euler-float-timesteps-index": case(_euler_timesteps_index_alphas, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # inpainting blends fp32 noised init latents with fp16 latents through lerp
-    "inpainting-lerp-blend": case(_inpainting_lerp_blend, "lerp_dtype", "f32", "f16"),
+    "inpainting-lerp-blend": case(_inpainting_lerp_blend, "lerp_dtype", "f32", "f16", grade="correct", grade_at_freeze="correct"),
     # ImageNet mean/std from numpy (float64) normalise the pixels for an fp16 stem conv
-    "image-mean-std-numpy-f64": case(_image_mean_std_from_numpy, "conv_weight_dtype", "f64", "f16"),
+    "image-mean-std-numpy-f64": case(_image_mean_std_from_numpy, "conv_weight_dtype", "f64", "f16", grade="correct", grade_at_freeze="correct"),
     # a uint8 image normalised in place
-    "uint8-image-normalized-in-place": case(_uint8_image_normalized_in_place, "result_cast", "f32", "uint8"),
+    "uint8-image-normalized-in-place": case(_uint8_image_normalized_in_place, "result_cast", "f32", "uint8", grade="correct", grade_at_freeze="correct"),
     # raw int16 PCM from a request into an fp16 speech feature encoder
-    "pcm-int16-into-feature-encoder": case(_pcm_int16_into_feature_encoder, "integer_operand", "int16", "f16"),
+    "pcm-int16-into-feature-encoder": case(_pcm_int16_into_feature_encoder, "integer_operand", "int16", "f16", grade="correct", grade_at_freeze="correct"),
     # a mel filterbank built in numpy (float64) applied to an fp32 power spectrogram
-    "mel-filterbank-numpy-f64": case(_mel_filterbank_from_numpy, "matmul_dtype", "f64", "f32"),
+    "mel-filterbank-numpy-f64": case(_mel_filterbank_from_numpy, "matmul_dtype", "f64", "f32", grade="correct", grade_at_freeze="correct"),
     # ALiBi slopes from numpy make a float64 bias passed as SDPA's mask with bf16 queries
-    "alibi-numpy-slopes-sdpa-mask": case(_alibi_slopes_from_numpy, "attn_mask_dtype", "f64", "bf16"),
+    "alibi-numpy-slopes-sdpa-mask": case(_alibi_slopes_from_numpy, "attn_mask_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # perplexity over a uint16 token shard whose targets were not converted to int64
-    "perplexity-uint16-targets": case(_perplexity_uint16_token_shard, "target_dtype"),
+    "perplexity-uint16-targets": case(_perplexity_uint16_token_shard, "target_dtype", grade="correct", grade_at_freeze="correct"),
 }
