@@ -413,74 +413,113 @@ def _gan_samples_to_numpy() -> None:
 
 CASES: dict[str, LiveCase] = {
     # CLIP: the frozen text tower halved to save memory, the image tower trained in fp32; the similarity matmul
-    "clip-half-text-tower-fp32-image": case(_clip_frozen_half_text_tower, "matmul_dtype", "f32", "f16"),
+    "clip-half-text-tower-fp32-image": case(_clip_frozen_half_text_tower, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # CLIP contrastive loss in bf16 with its labels made by arange in the logits' dtype
-    "clip-labels-arange-logits-dtype": case(_clip_labels_in_logits_dtype, "target_dtype", "bf16", fix=("long",)),
+    "clip-labels-arange-logits-dtype": case(_clip_labels_in_logits_dtype, "target_dtype", "bf16", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 VAE whose reparameterisation noise comes from torch.randn(shape) in fp32, promoting z
-    "vae-noise-default-dtype": case(_vae_noise_in_default_dtype, "matmul_dtype", "f32", "bf16"),
+    "vae-noise-default-dtype": case(_vae_noise_in_default_dtype, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a log-mel front end computes its STFT in fp32 (no bf16 FFT) but the mel filterbank buffer was cast to bf16
-    "mel-filterbank-buffer-bf16": case(_mel_filterbank_buffer_cast, "matmul_dtype", "f32", "bf16"),
+    "mel-filterbank-buffer-bf16": case(_mel_filterbank_buffer_cast, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Lovasz-softmax with the foreground in the bf16 probabilities' dtype, its Jaccard gradient in fp32
-    "lovasz-softmax-dot-bf16": case(_lovasz_softmax_in_bf16, "matmul_dtype", "bf16", "f32"),
+    "lovasz-softmax-dot-bf16": case(_lovasz_softmax_in_bf16, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PointNet cast to bf16 with its T-Net kept in fp32: the predicted transform meets bf16 points in bmm
-    "pointnet-tnet-kept-fp32": case(_pointnet_tnet_kept_fp32, "batched_matmul_dtype", "bf16", "f32"),
+    "pointnet-tnet-kept-fp32": case(_pointnet_tnet_kept_fp32, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # WGAN-GP: the interpolation weight alpha is drawn in fp32, promoting the interpolates fed to a bf16 critic
-    "wgan-gp-alpha-fp32": case(_wgan_gp_interpolates, "conv_weight_dtype", "f32", "bf16"),
+    "wgan-gp-alpha-fp32": case(_wgan_gp_interpolates, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 video model's clip normalised with fp32 mean/std tensors before the first Conv3d
-    "video-clip-fp32-normalisation": case(_video_clip_normalised_with_fp32_stats, "conv_weight_dtype", "f32", "bf16"),
+    "video-clip-fp32-normalisation": case(_video_clip_normalised_with_fp32_stats, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a weight-standardised conv casts its standardised weight to the input's dtype but not its bias
-    "ws-conv-bias-fp32": case(_weight_standardised_conv_bias, "conv_bias_dtype", "bf16", "f32"),
+    "ws-conv-bias-fp32": case(_weight_standardised_conv_bias, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cross-attention: queries from an fp32 text model, keys and values from a bf16 vision encoder
-    "cross-attention-fp32-text-bf16-image": case(_cross_attention_text_fp32_vision_bf16, "sdpa_dtype", "f32", "bf16"),
+    "cross-attention-fp32-text-bf16-image": case(_cross_attention_text_fp32_vision_bf16, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a Swin-style shifted-window mask built in fp32 for an fp16 MultiheadAttention
     "swin-window-mask-fp32-half-attention": case(_swin_window_mask_in_half_attention, "attn_mask_dtype", "f32",
-                                                 "f16"),
+                                                 "f16", grade="correct", grade_at_freeze="correct"),
     # an image captioner's LSTM decoder in bf16, its first step the fp32 CNN encoder's feature
-    "captioner-lstm-fp32-image-step": case(_captioner_image_step_fp32, "rnn_dtype", "f32", "bf16"),
+    "captioner-lstm-fp32-image-step": case(_captioner_image_step_fp32, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # LLaVA-style merge: fp32 projector outputs scattered into the bf16 language model's input embeddings
-    "llava-image-features-masked-scatter": case(_llava_merge_image_features, "indexed_write_dtype", "bf16", "f32"),
+    "llava-image-features-masked-scatter": case(_llava_merge_image_features, "indexed_write_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 detection head's boxes copied into a padded fp32 output buffer
-    "detections-index-copy-padded-fp32": case(_detections_into_padded_output, "indexed_write_dtype", "f32", "bf16"),
+    "detections-index-copy-padded-fp32": case(_detections_into_padded_output, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a GAN's EMA generator kept in fp32 and updated with lerp from the bf16 generator
-    "gan-ema-generator-lerp": case(_stylegan_ema_generator_fp32, "lerp_dtype", "bf16", "f32"),
+    "gan-ema-generator-lerp": case(_stylegan_ema_generator_fp32, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # image retrieval against a gallery of embeddings cached in fp8, scored by a bf16 query
-    "retrieval-fp8-gallery-bf16-query": case(_retrieval_fp8_embedding_cache, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "retrieval-fp8-gallery-bf16-query": case(_retrieval_fp8_embedding_cache, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # VQA bilinear fusion in bf16 fed a frozen fp32 text encoder's question features
-    "vqa-bilinear-fusion-fp32-text": case(_vqa_bilinear_fusion, "op_dtype", "bf16", "f32"),
+    "vqa-bilinear-fusion-fp32-text": case(_vqa_bilinear_fusion, "op_dtype", "bf16", "f32",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (c1ca11e) castwise gave nothing. nn.Bilinear's own dtype check (\"All tensors must have the same dtype, got input1: ..., input2: ...\") is a wording the rules had not met, though it names both dtypes."),
     # semantic segmentation with the uint8 label map read from a PNG as the target
-    "segmentation-uint8-label-map": case(_segmentation_uint8_mask, "target_dtype", "uint8", fix=("long",)),
+    "segmentation-uint8-label-map": case(_segmentation_uint8_mask, "target_dtype", "uint8", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # binary segmentation with a bool mask as BCEWithLogitsLoss's target
-    "binary-segmentation-bool-target": case(_binary_segmentation_bool_mask, "target_dtype", "bool", fix=("float",)),
+    "binary-segmentation-bool-target": case(_binary_segmentation_bool_mask, "target_dtype", "bool", fix=("float",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (c1ca11e) castwise gave nothing. A bool target makes binary_cross_entropy_with_logits subtract two bool tensors inside the loss, and that message names neither the loss nor the target."),
     # dice loss building its one-hot target from a uint8 label map
-    "dice-one-hot-uint8-labels": case(_dice_one_hot_uint8_mask, "index_tensor_dtype", fix=("long",)),
+    "dice-one-hot-uint8-labels": case(_dice_one_hot_uint8_mask, "index_tensor_dtype", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # video frame sampling with indices from torch.linspace (float)
-    "video-frames-linspace-indices": case(_video_frame_sampling_linspace, "index_tensor_dtype"),
+    "video-frames-linspace-indices": case(_video_frame_sampling_linspace, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # anchor centres on an integer (arange) grid shifted in place by half a stride
-    "anchor-centres-int-grid-half-stride": case(_anchors_on_integer_grid, "result_cast", "f32", "int64"),
+    "anchor-centres-int-grid-half-stride": case(_anchors_on_integer_grid, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # 16-bit PCM from a wav file normalised in place by 32768
-    "pcm-int16-normalised-in-place": case(_pcm_normalised_in_place, "result_cast", "f32", "int16"),
+    "pcm-int16-normalised-in-place": case(_pcm_normalised_in_place, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # 16-bit PCM passed straight to torch.stft
-    "stft-on-int16-pcm": case(_stft_on_int16_pcm, "integer_operand", "int16"),
+    "stft-on-int16-pcm": case(_stft_on_int16_pcm, "integer_operand", "int16",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (c1ca11e) castwise gave nothing. torch.stft's \"expected a tensor of floating point or complex values\" after its signature (torch.ShortTensor) is a wording the rules had not met."),
     # a motion score as the mean absolute difference of uint8 video frames
-    "video-motion-uint8-mean": case(_video_motion_score_uint8, "integer_operand", "uint8"),
+    "video-motion-uint8-mean": case(_video_motion_score_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # an int64 label map resized with nearest interpolation to the logits' size
-    "label-map-nearest-resize-int64": case(_label_map_resized_nearest, "integer_operand", "int64"),
+    "label-map-nearest-resize-int64": case(_label_map_resized_nearest, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a bool segmentation mask dilated with max_pool2d
-    "mask-dilation-max-pool-bool": case(_mask_dilation_max_pool, "integer_operand", "bool"),
+    "mask-dilation-max-pool-bool": case(_mask_dilation_max_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # farthest point sampling on fp16 points, its distances initialised to 1e10 in the points' dtype
-    "fps-distance-init-1e10-half": case(_farthest_point_sampling_half, "half_overflow", "f16"),
+    "fps-distance-init-1e10-half": case(_farthest_point_sampling_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a ground plane fitted by least squares to an fp16 LiDAR sweep
-    "ground-plane-lstsq-half": case(_ground_plane_lstsq_half, "no_kernel"),
+    "ground-plane-lstsq-half": case(_ground_plane_lstsq_half, "no_kernel",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (c1ca11e) castwise gave nothing. torch.linalg.lstsq's \"doesn't handle types other than float and double\" names no dtype and was a wording the rules had not met."),
     # a homography for video stabilisation solved from fp16 point matches
-    "homography-solve-half": case(_homography_solve_half, "no_kernel", "f16"),
+    "homography-solve-half": case(_homography_solve_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook on fp32 backbone features that returns bf16 gradients
-    "feature-grad-hook-bf16": case(_feature_gradient_hook_bf16, "loss_dtype", "f32", "bf16"),
+    "feature-grad-hook-bf16": case(_feature_gradient_hook_bf16, "loss_dtype", "f32", "bf16",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (c1ca11e) castwise gave nothing. A tensor hook returning a gradient of another dtype raises \"hook ... has changed the type of value\", a wording the rules had not met."),
     # a GAN's generator step reuses the detached fake, so GradScaler finds no gradients for its optimizer
-    "gan-generator-detached-scaler-step": case(_gan_generator_step_on_detached_fake, "loss_scale"),
+    "gan-generator-detached-scaler-step": case(_gan_generator_step_on_detached_fake, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # a VAE halved with .half() and trained with GradScaler
-    "vae-halved-grad-scaler": case(_vae_halved_with_grad_scaler, "unscale_fp16", "f16"),
+    "vae-halved-grad-scaler": case(_vae_halved_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 VAE whose log-variance overflows exp, so the decoder's Bernoulli logits are NaN
-    "vae-half-logvar-overflow-nan": case(_vae_half_logvar_overflow, "nonfinite", "f16"),
+    "vae-half-logvar-overflow-nan": case(_vae_half_logvar_overflow, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 GAN samples turned into a uint8 image grid through numpy
-    "gan-samples-bf16-to-numpy": case(_gan_samples_to_numpy, "numpy_dtype", "bf16"),
+    "gan-samples-bf16-to-numpy": case(_gan_samples_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
