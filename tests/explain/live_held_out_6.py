@@ -326,71 +326,164 @@ def _orthogonal_init_after_bf16_cast() -> None:
 
 CASES: dict[str, LiveCase] = {
     # AdamW fused, with its moments pre-created in fp32 for bf16 parameters
-    "fused-adamw-fp32-moments": case(_fused_adamw_fp32_moments, "scalar_type", "bf16", "f32"),
+    "fused-adamw-fp32-moments": case(
+        _fused_adamw_fp32_moments, "scalar_type", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # foreach Adam resumed with each state's step rebuilt as torch.tensor(global_step), an int64
-    "foreach-adam-int-step": case(_foreach_adam_step_restored_as_int, "integer_operand", fix=("float",)),
+    "foreach-adam-int-step": case(
+        _foreach_adam_step_restored_as_int, "integer_operand", fix=("float",), grade="wrong", grade_at_freeze="wrong",
+        why=(
+        "At freeze (c1ca11e) castwise gave scalar_type [] (low confidence). It read the foreach grouping "
+        "check as parameters and states left in another dtype or device by a model converted after its "
+        "optimizer was built, not as the `step` state rebuilt as an int64 tensor where float32 is required."
+        )),
     # SWA's update_bn run over the fp32 training loader for a bf16 model
-    "swa-update-bn-bf16-model": case(_swa_update_bn_bf16_model, "matmul_dtype", "f32", "bf16"),
+    "swa-update-bn-bf16-model": case(
+        _swa_update_bn_bf16_model, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # gradient accumulation calling GradScaler.update() every micro-batch but step() only every 4th
-    "scaler-update-every-micro-batch": case(_scaler_update_every_micro_batch, "loss_scale"),
+    "scaler-update-every-micro-batch": case(
+        _scaler_update_every_micro_batch, "loss_scale", grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. GradScaler's 'No inf checks were recorded prior to "
+        "update' (update() called without a step() since the last update) is not a message it reads."
+        )),
     # gradients zeroed (set to None) before scaler.step at the end of an accumulation window
-    "scaler-step-after-zero-grad": case(_scaler_step_after_zero_grad, "loss_scale"),
+    "scaler-step-after-zero-grad": case(
+        _scaler_step_after_zero_grad, "loss_scale", grade="correct", grade_at_freeze="correct"),
     # pure fp16 training with a static loss scale of 2**16: the clip value is scaled too and given to fp16 gradients
-    "clip-value-times-loss-scale-fp16": case(_clip_value_times_static_loss_scale, "half_overflow", "f16"),
+    "clip-value-times-loss-scale-fp16": case(
+        _clip_value_times_static_loss_scale, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # pure fp16 Adam with eps=1e-8: the update divides by zero, the next backward gives NaN under anomaly mode
-    "fp16-adam-eps-underflow": case(_fp16_adam_default_eps, "nonfinite"),
+    "fp16-adam-eps-underflow": case(_fp16_adam_default_eps, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a full backward hook clipping grad_input in fp32 and returning it for a bf16 layer
-    "backward-hook-upcasts-grad-input": case(_backward_hook_upcasts_grad_input, "loss_dtype", "bf16", "f32"),
+    "backward-hook-upcasts-grad-input": case(
+        _backward_hook_upcasts_grad_input, "loss_dtype", "bf16", "f32",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. Autograd's \"hook 'hook' has changed the type of value "
+        "(was CPUBFloat16Type got torch.FloatTensor)\", a gradient hook returning another dtype, is not a "
+        "message it reads."
+        )),
     # parameter hooks returning fp32 gradients to accumulate micro-batches in fp32
-    "param-hook-fp32-grad-accumulation": case(_param_hook_accumulates_in_fp32, "loss_dtype", "bf16", "f32"),
+    "param-hook-fp32-grad-accumulation": case(
+        _param_hook_accumulates_in_fp32, "loss_dtype", "bf16", "f32",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. Autograd's \"hook '<lambda>' has changed the type of "
+        "value\" from a parameter hook returning fp32 gradients for bf16 parameters is not a message it reads."
+        )),
     # a forward pre-hook halving images for a stem conv that stays fp32
-    "pre-hook-halves-conv-input": case(_pre_hook_halves_conv_input, "conv_weight_dtype", "f16", "f32"),
+    "pre-hook-halves-conv-input": case(
+        _pre_hook_halves_conv_input, "conv_weight_dtype", "f16", "f32", grade="correct", grade_at_freeze="correct"),
     # a forward hook storing the encoder's output in fp16, fed to an fp32 LSTM decoder
-    "forward-hook-halves-encoder-output": case(_forward_hook_halves_encoder_output, "rnn_dtype", "f16", "f32"),
+    "forward-hook-halves-encoder-output": case(
+        _forward_hook_halves_encoder_output, "rnn_dtype", "f16", "f32", grade="correct", grade_at_freeze="correct"),
     # WGAN-GP interpolation weights drawn with torch.rand (fp32) for a bf16 critic
-    "wgan-gp-fp32-interpolation": case(_wgan_gradient_penalty_fp32_eps, "matmul_dtype", "f32", "bf16"),
+    "wgan-gp-fp32-interpolation": case(
+        _wgan_gradient_penalty_fp32_eps, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # Meta-SGD: fp32 learned inner learning rates make the fast weights fp32
-    "meta-sgd-fp32-inner-lr": case(_meta_sgd_fp32_learning_rates, "matmul_dtype", "bf16", "f32"),
+    "meta-sgd-fp32-inner-lr": case(
+        _meta_sgd_fp32_learning_rates, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # an fp32 ensemble stacked for vmap, given bf16 features
-    "vmap-ensemble-bf16-features": case(_ensemble_vmap_bf16_inputs, "matmul_dtype", "bf16", "f32"),
+    "vmap-ensemble-bf16-features": case(
+        _ensemble_vmap_bf16_inputs, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # input saliency with jacfwd taken directly on a uint8 image
-    "jacfwd-uint8-image": case(_jacfwd_wrt_uint8_image, "integer_operand", "uint8"),
+    "jacfwd-uint8-image": case(
+        _jacfwd_wrt_uint8_image, "integer_operand", "uint8", grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. torch.func's 'Expected primal to be floating point or "
+        "complex, but got: torch.uint8' (forward-mode AD asked of integer data) is not a message it reads."
+        )),
     # parameters cast one by one, so spectral norm's power-iteration vectors stay fp32
-    "spectral-norm-vectors-fp32": case(_spectral_norm_params_cast_one_by_one, "matmul_dtype", "f32", "bf16"),
+    "spectral-norm-vectors-fp32": case(
+        _spectral_norm_params_cast_one_by_one, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an orthogonal parametrization with the Cayley map in a bf16 model
-    "orthogonal-cayley-bf16": case(_cayley_orthogonal_bf16, "no_kernel", "bf16"),
+    "orthogonal-cayley-bf16": case(
+        _cayley_orthogonal_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a custom parametrization normalising a bf16 weight in fp32 and returning fp32
-    "parametrization-returns-fp32": case(_parametrization_upcasts_weight, "op_dtype", "bf16", "f32"),
+    "parametrization-returns-fp32": case(
+        _parametrization_upcasts_weight, "op_dtype", "bf16", "f32",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. parametrize's ValueError 'Registering a parametrization "
+        "may not change the dtype of the tensor' (bf16 in, fp32 out) is not a message it reads."
+        )),
     # a torch.library custom op with a numpy kernel called on bf16 activations
-    "custom-op-numpy-kernel-bf16": case(_custom_op_numpy_kernel_bf16, "numpy_dtype", "bf16"),
+    "custom-op-numpy-kernel-bf16": case(
+        _custom_op_numpy_kernel_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a custom op whose kernel returns fp32 while its fake says the input's bf16, caught by opcheck
-    "custom-op-fake-dtype-differs": case(_custom_op_fake_dtype_differs, "op_dtype", "f32", "bf16", fix=("fake",)),
+    "custom-op-fake-dtype-differs": case(
+        _custom_op_fake_dtype_differs, "op_dtype", "f32", "bf16", fix=("fake",), grade="wrong", grade_at_freeze="wrong",
+        why=(
+        "At freeze (c1ca11e) castwise gave scalar_type [f32, bf16] (low confidence). It read the dtypes but "
+        "took opcheck's fake-versus-real output mismatch for two operands of one op, so its fix casts "
+        "operands and never names the fake (register_fake) registration that disagrees with the kernel."
+        )),
     # a model cast with .to(torch.int8) to shrink its checkpoint
-    "module-to-int8-checkpoint": case(_module_cast_to_int8_for_checkpoint, "integer_operand", "int8"),
+    "module-to-int8-checkpoint": case(
+        _module_cast_to_int8_for_checkpoint, "integer_operand", "int8",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. Module.to's TypeError 'only accepts floating point or "
+        "complex dtypes, but got desired dtype=torch.int8' is not a message it reads."
+        )),
     # int8 checkpoint weights dequantized in place by their fp32 scales
-    "int8-checkpoint-dequant-in-place": case(_int8_checkpoint_dequantized_in_place, "result_cast", "f32", "int8"),
+    "int8-checkpoint-dequant-in-place": case(
+        _int8_checkpoint_dequantized_in_place, "result_cast", "f32", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 state dict exported through safetensors' numpy API
-    "safetensors-numpy-bf16": case(_safetensors_numpy_export_bf16, "numpy_dtype", "bf16"),
+    "safetensors-numpy-bf16": case(
+        _safetensors_numpy_export_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a checkpoint converted with .half() on every tensor, the bool causal-mask buffer too, loaded with assign=True
-    "checkpoint-halved-bool-buffer": case(_causal_mask_buffer_halved_in_checkpoint, "mask_dtype", "f16", fix=("bool",)),
+    "checkpoint-halved-bool-buffer": case(
+        _causal_mask_buffer_halved_in_checkpoint, "mask_dtype", "f16", fix=("bool",),
+        grade="correct", grade_at_freeze="correct"),
     # a running loss started as torch.tensor(0), an int64, accumulating bf16 losses in place
-    "running-loss-int-zero": case(_running_loss_from_int_zero, "result_cast", "bf16", "int64"),
+    "running-loss-int-zero": case(
+        _running_loss_from_int_zero, "result_cast", "bf16", "int64", grade="correct", grade_at_freeze="correct"),
     # an exponentially smoothed accuracy lerped toward an int64 count of correct predictions
-    "smoothed-metric-lerp-int-count": case(_smoothed_correct_count_lerp, "lerp_dtype", "f32", "int64"),
+    "smoothed-metric-lerp-int-count": case(
+        _smoothed_correct_count_lerp, "lerp_dtype", "f32", "int64", grade="wrong", grade_at_freeze="wrong",
+        why=(
+        "At freeze (c1ca11e) castwise gave integer_operand [f32, int64] (high confidence). It read lerp_'s "
+        "int64 `end` as integer data needing a float cast, which is the right cure; the expectation files it "
+        "under lerp, the op that raised, so the kind differs though its fix (`.float()`) would work."
+        )),
     # weight histograms for logging taken with torch.histogram on bf16 parameters
-    "weight-histogram-bf16": case(_weight_histograms_bf16, "no_kernel", "bf16"),
+    "weight-histogram-bf16": case(
+        _weight_histograms_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # an activation histogram logged with histc after an fp16 overflow to inf
-    "histc-fp16-overflow-inf": case(_activation_histc_after_overflow, "nonfinite"),
+    "histc-fp16-overflow-inf": case(
+        _activation_histc_after_overflow, "nonfinite", grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. torch.histc's 'range of [-27, inf] is not finite' (an "
+        "fp16 overflow to inf reaching a histogram) is not among the non-finite messages it reads."
+        )),
     # keypoint error as the norm of argmax (int64) coordinates minus integer targets
-    "keypoint-norm-int-coords": case(_keypoint_error_on_argmax_coords, "integer_operand", "int64"),
+    "keypoint-norm-int-coords": case(
+        _keypoint_error_on_argmax_coords, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # MLM masking drawn with torch.rand_like on the int64 input_ids
-    "mlm-mask-rand-like-ids": case(_mlm_mask_from_rand_like_ids, "integer_operand", "int64"),
+    "mlm-mask-rand-like-ids": case(
+        _mlm_mask_from_rand_like_ids, "integer_operand", "int64", grade="wrong", grade_at_freeze="wrong",
+        why=(
+        "At freeze (c1ca11e) castwise gave no_kernel [int64] (low confidence). It took check_uniform_bounds "
+        "on int64 for an integer weight being initialised (a quantized model) rather than random floats drawn "
+        "like the int64 ids; its fix does mention torch.randint but not drawing the mask in a float dtype."
+        )),
     # word dropout applied with nn.Dropout to the token ids
-    "word-dropout-on-ids": case(_word_dropout_on_ids, "result_cast", "f32", "int64"),
+    "word-dropout-on-ids": case(
+        _word_dropout_on_ids, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # random replacement tokens drawn into int16 for a 50257-token vocabulary
-    "random-tokens-int16-vocab": case(_random_tokens_int16, "half_overflow", "int16"),
+    "random-tokens-int16-vocab": case(
+        _random_tokens_int16, "half_overflow", "int16", grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+        "At freeze (c1ca11e) castwise gave nothing. randint's 'to - 1 is out of bounds for short int' (a "
+        "50257-token vocabulary past int16's range) is not read as a value outside the dtype's range."
+        )),
     # binomial thinning (count downsampling) given int64 counts
-    "binomial-thinning-int-counts": case(_binomial_thinning_int_counts, "integer_operand", "int64"),
+    "binomial-thinning-int-counts": case(
+        _binomial_thinning_int_counts, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # orthogonal initialisation applied after the policy was cast to bf16
-    "orthogonal-init-after-bf16-cast": case(_orthogonal_init_after_bf16_cast, "no_kernel", "bf16"),
+    "orthogonal-init-after-bf16-cast": case(
+        _orthogonal_init_after_bf16_cast, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
 }
