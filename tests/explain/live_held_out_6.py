@@ -341,7 +341,7 @@ CASES: dict[str, LiveCase] = {
         _swa_update_bn_bf16_model, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # gradient accumulation calling GradScaler.update() every micro-batch but step() only every 4th
     "scaler-update-every-micro-batch": case(
-        _scaler_update_every_micro_batch, "loss_scale", grade="not_recognised", grade_at_freeze="not_recognised",
+        _scaler_update_every_micro_batch, "loss_scale", grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. GradScaler's 'No inf checks were recorded prior to "
         "update' (update() called without a step() since the last update) is not a message it reads."
@@ -357,7 +357,7 @@ CASES: dict[str, LiveCase] = {
     # a full backward hook clipping grad_input in fp32 and returning it for a bf16 layer
     "backward-hook-upcasts-grad-input": case(
         _backward_hook_upcasts_grad_input, "loss_dtype", "bf16", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. Autograd's \"hook 'hook' has changed the type of value "
         "(was CPUBFloat16Type got torch.FloatTensor)\", a gradient hook returning another dtype, is not a "
@@ -366,7 +366,7 @@ CASES: dict[str, LiveCase] = {
     # parameter hooks returning fp32 gradients to accumulate micro-batches in fp32
     "param-hook-fp32-grad-accumulation": case(
         _param_hook_accumulates_in_fp32, "loss_dtype", "bf16", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. Autograd's \"hook '<lambda>' has changed the type of "
         "value\" from a parameter hook returning fp32 gradients for bf16 parameters is not a message it reads."
@@ -388,7 +388,7 @@ CASES: dict[str, LiveCase] = {
         _ensemble_vmap_bf16_inputs, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # input saliency with jacfwd taken directly on a uint8 image
     "jacfwd-uint8-image": case(
-        _jacfwd_wrt_uint8_image, "integer_operand", "uint8", grade="not_recognised", grade_at_freeze="not_recognised",
+        _jacfwd_wrt_uint8_image, "integer_operand", "uint8", grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. torch.func's 'Expected primal to be floating point or "
         "complex, but got: torch.uint8' (forward-mode AD asked of integer data) is not a message it reads."
@@ -403,7 +403,7 @@ CASES: dict[str, LiveCase] = {
     # a custom parametrization normalising a bf16 weight in fp32 and returning fp32
     "parametrization-returns-fp32": case(
         _parametrization_upcasts_weight, "op_dtype", "bf16", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. parametrize's ValueError 'Registering a parametrization "
         "may not change the dtype of the tensor' (bf16 in, fp32 out) is not a message it reads."
@@ -413,7 +413,7 @@ CASES: dict[str, LiveCase] = {
         _custom_op_numpy_kernel_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a custom op whose kernel returns fp32 while its fake says the input's bf16, caught by opcheck
     "custom-op-fake-dtype-differs": case(
-        _custom_op_fake_dtype_differs, "op_dtype", "f32", "bf16", fix=("fake",), grade="wrong", grade_at_freeze="wrong",
+        _custom_op_fake_dtype_differs, "op_dtype", "f32", "bf16", fix=("fake",), grade="correct", grade_at_freeze="wrong",
         why=(
         "At freeze (c1ca11e) castwise gave scalar_type [f32, bf16] (low confidence). It read the dtypes but "
         "took opcheck's fake-versus-real output mismatch for two operands of one op, so its fix casts "
@@ -422,7 +422,7 @@ CASES: dict[str, LiveCase] = {
     # a model cast with .to(torch.int8) to shrink its checkpoint
     "module-to-int8-checkpoint": case(
         _module_cast_to_int8_for_checkpoint, "integer_operand", "int8",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. Module.to's TypeError 'only accepts floating point or "
         "complex dtypes, but got desired dtype=torch.int8' is not a message it reads."
@@ -443,7 +443,7 @@ CASES: dict[str, LiveCase] = {
         _running_loss_from_int_zero, "result_cast", "bf16", "int64", grade="correct", grade_at_freeze="correct"),
     # an exponentially smoothed accuracy lerped toward an int64 count of correct predictions
     "smoothed-metric-lerp-int-count": case(
-        _smoothed_correct_count_lerp, "lerp_dtype", "f32", "int64", grade="wrong", grade_at_freeze="wrong",
+        _smoothed_correct_count_lerp, "lerp_dtype", "f32", "int64", grade="correct", grade_at_freeze="wrong",
         why=(
         "At freeze (c1ca11e) castwise gave integer_operand [f32, int64] (high confidence). It read lerp_'s "
         "int64 `end` as integer data needing a float cast, which is the right cure; the expectation files it "
@@ -454,7 +454,7 @@ CASES: dict[str, LiveCase] = {
         _weight_histograms_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # an activation histogram logged with histc after an fp16 overflow to inf
     "histc-fp16-overflow-inf": case(
-        _activation_histc_after_overflow, "nonfinite", grade="not_recognised", grade_at_freeze="not_recognised",
+        _activation_histc_after_overflow, "nonfinite", grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. torch.histc's 'range of [-27, inf] is not finite' (an "
         "fp16 overflow to inf reaching a histogram) is not among the non-finite messages it reads."
@@ -475,7 +475,7 @@ CASES: dict[str, LiveCase] = {
         _word_dropout_on_ids, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # random replacement tokens drawn into int16 for a 50257-token vocabulary
     "random-tokens-int16-vocab": case(
-        _random_tokens_int16, "half_overflow", "int16", grade="not_recognised", grade_at_freeze="not_recognised",
+        _random_tokens_int16, "half_overflow", "int16", grade="correct", grade_at_freeze="not_recognised",
         why=(
         "At freeze (c1ca11e) castwise gave nothing. randint's 'to - 1 is out of bounds for short int' (a "
         "50257-token vocabulary past int16's range) is not read as a value outside the dtype's range."

@@ -937,7 +937,7 @@ def test_round_fourteen_after_freeze_prose_stays_unrecognised(paste: str) -> Non
      {"f16", "f32"}),
     ("RuntimeError: Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float, Key "
      "dtype: float, and Value dtype: float instead.", Kind.NO_KERNEL, set()),
-    ("RuntimeError: All tensors must have the same dtype, got input1: Half, input2: Float", Kind.SCALAR_TYPE,
+    ("RuntimeError: All tensors must have the same dtype, got input1: Half, input2: Float", Kind.OP_DTYPE,
      {"f16", "f32"}),
     ("RuntimeError: torch.take_along_dim(): dtype of indices should be Long but got Float", Kind.INDEX_TENSOR, {"f32"}),
     ("RuntimeError: Function MmBackward0 returned an invalid gradient at index 0 - expected type TensorOptions("
@@ -1700,6 +1700,31 @@ def test_any_fp16_op_missing_on_the_cpu_is_told_to_run_on_the_gpu_or_in_bf16() -
     ("ValueError: Expected parameter logits (Tensor of shape (2, 3)) of distribution Categorical(logits: "
      "torch.Size([2, 3])) to satisfy the constraint IndependentConstraint(Real(), 1), but found invalid values:\n"
      "tensor([[nan, nan, 1.]], dtype=torch.float16)", Kind.NONFINITE, ("f16",)),
+    ("RuntimeError: index_copy_(): Expected a long tensor for index, but got Int", Kind.INDEX_TENSOR, ("int32",)),
+    ("NotImplementedError: \"rshift_cpu\" not implemented for 'Half'", Kind.NO_KERNEL, ("f16",)),
+    ("RuntimeError: All tensors must have the same dtype, got input1: c10::BFloat16, input2: float, weight: "
+     "c10::BFloat16, bias: c10::BFloat16", Kind.OP_DTYPE, ("bf16", "f32")),
+    ("RuntimeError: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+     "`logical_xor()` operator instead.", Kind.MASK, ("bool",)),
+    ("RuntimeError: stft(torch.ShortTensor[1856], n_fft=256, hop_length=128) : expected a tensor of floating point "
+     "or complex values", Kind.INTEGER_OPERAND, ("int16",)),
+    ("RuntimeError: This function doesn't handle types other than float and double", Kind.NO_KERNEL, ()),
+    ("RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBFloat16Type)",
+     Kind.LOSS_DTYPE, ("f32", "bf16")),
+    ("AssertionError: No inf checks were recorded prior to update.", Kind.LOSS_SCALE, ("f16",)),
+    ("ValueError: Expected primal to be floating point or complex, but got: torch.uint8", Kind.INTEGER_OPERAND,
+     ("uint8",)),
+    ("ValueError: Registering a parametrization may not change the dtype of the tensor, unless `unsafe` flag is "
+     "enabled.\nunparametrized dtype: torch.bfloat16\nparametrized dtype: torch.float32", Kind.OP_DTYPE,
+     ("bf16", "f32")),
+    ("OpCheckError: opcheck(op, ...): test_faketensor failed with When comparing the output of mylib.scale.default "
+     "on FakeTensor and concrete Tensors, found mismatched tensor metadata: Dtypes torch.float32 and torch.bfloat16 "
+     "are not equal!", Kind.OP_DTYPE, ("f32", "bf16")),
+    ("TypeError: nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.int8",
+     Kind.INTEGER_OPERAND, ("int8",)),
+    ("RuntimeError: expected dtype float for `end` but got dtype long int", Kind.LERP, ("f32", "int64")),
+    ("RuntimeError: torch.histc: range of [-27, inf] is not finite", Kind.NONFINITE, ()),
+    ("RuntimeError: to - 1 is out of bounds for short int", Kind.VALUE_OVERFLOW, ("int16",)),
 ])
 def test_held_out_live_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
     explanation = cw.explain(paste)
@@ -1711,6 +1736,7 @@ def test_held_out_live_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...])
     "torch.Size([2])) to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values:\n"
     "tensor([-1.,  2.])",
     "AssertionError: only bool and floating types of masks are supported",
+    "RuntimeError: torch.histc: range of [-27, 3] is not finite",
     "TypeError: can't convert np.ndarray of type numpy.str_.",
 ])
 def test_held_out_live_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
@@ -1725,3 +1751,9 @@ def test_a_padding_mask_from_a_tokenizer_is_told_to_be_inverted() -> None:
 def test_a_quantized_tensor_in_a_float_linear_is_told_to_dequantize() -> None:
     explanation = cw.explain("RuntimeError: mat1 and mat2 must have the same dtype, but got QUInt8 and Float")
     assert "dequantize" in explanation.fix and "quantized" in explanation.cause
+
+
+def test_a_bit_shift_on_a_16_bit_tensor_is_packed_data_converted_to_floats() -> None:
+    explanation = cw.explain("NotImplementedError: \"rshift_cpu\" not implemented for 'Half'")
+    assert "converted to floats" in explanation.cause and "is_floating_point()" in explanation.fix
+    assert "GPU" not in explanation.fix

@@ -271,11 +271,40 @@ def _recomputed_differently(found: re.Match[str], failure: Failure) -> Explanati
 _AUTOCAST = re.compile(r"\bautocast\b|\bamp\b|mixed[ -]precision", re.IGNORECASE)
 
 
+def _hook_changed_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """``hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBFloat16Type)``."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.LOSS_DTYPE, failure,
+        f"a gradient hook returned {a(names[1]) if len(names) == 2 else 'a'} gradient for "
+        f"{a(names[0]) if names else 'a'} tensor: a hook may change a gradient's values but not its dtype",
+        "a `register_hook` (or a module's backward hook) that casts the gradient it gets (`grad.to(torch.bfloat16)`, "
+        "`grad.half()`) or computes a new one in another dtype",
+        "return the gradient in the dtype it came in: `lambda grad: f(grad).to(grad.dtype)`",
+        op="gradient hook", names=names,
+    )
+
+
+_no_inf_checks = message_only(
+    Kind.LOSS_SCALE,
+    "GradScaler.update() found no inf checks: no `scaler.step(optimizer)` (or `scaler.unscale_`) ran since the last "
+    "update, so it has nothing to adjust the scale with",
+    "`scaler.update()` called on every micro-batch of gradient accumulation, or a step skipped in the training loop "
+    "(a condition, an exception caught), or an optimizer whose parameters got no gradients",
+    "call `scaler.step(optimizer)` and then `scaler.update()` once per optimizer step (with accumulation, only at "
+    "the step boundary), and check that the optimizer's parameters receive gradients",
+    op="GradScaler.update", names=("f16",),
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Recomputed values for the following tensors have different metadata than during the forward pass",
          _recomputed_differently),
     rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),
     rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
+    rule(r"No inf checks were recorded prior to update", _no_inf_checks),
+    rule(r"hook '[^'\n]{1,80}' has changed the type of value \(was (?P<a>[\w.]{1,40}) got (?P<b>[\w.]{1,40})\)",
+         _hook_changed_dtype),
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?:TensorOptions\(dtype=)?(?P<b>{DTYPE})"
          r"[^\n]{0,200}? but got (?:TensorOptions\(dtype=)?(?P<a>{DTYPE})", _invalid_gradient),

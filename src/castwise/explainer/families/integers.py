@@ -303,7 +303,22 @@ def _inverted_float(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|[lr]shift|randperm")
+def _module_to_integer(found: re.Match[str], failure: Failure) -> Explanation:
+    """``nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.int8``."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"`model.to({dtype_of(names[0]) if names else 'an integer dtype'})` asks to convert a model to an integer "
+        "dtype, which `Module.to` refuses: casting weights to integers is not quantization",
+        "an attempt to make an int8 (or int4) model, or to match a checkpoint that stores quantized weights, with "
+        "`model.to(torch.int8)`",
+        "quantize instead: `torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)`, or load "
+        "the checkpoint with the library that wrote it (bitsandbytes, torchao); keep `model.to` for float dtypes",
+        op="nn.Module.to", names=names,
+    )
+
+
+_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|randperm")
 """Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic."""
 
 
@@ -515,14 +530,15 @@ RULES: tuple[Rule, ...] = (
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
-    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected dtype (?P<want>int(?:32|64))"
-         r"(?: for index,? but got (?P<a>{DTYPE}))?", _index_tensor),
+    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected "
+         r"(?:dtype (?P<want>int(?:32|64))|a long tensor)(?: for index,? but got (?P<a>{DTYPE}))?", _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
     rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor for mask", _mask),
     rule(r"only bool and floating types of (?P<arg>(?:src_|tgt_|memory_)?key_padding_mask|attn_mask) are supported",
          _padding_mask),
     rule(r"~ \(operator\.invert\) is only implemented on integer and Boolean-type tensors", _inverted_float),
-    rule(r"(?:Subtraction|Negation), the `-` operator, (?:with|on) a bool tensor is not supported", _bool_arithmetic),
+    rule(r"(?:Subtraction|Negation), the `-` operator, (?:with|on) (?:a|two) bool tensors? (?:is|are) not supported",
+         _bool_arithmetic),
     rule(r"elements in indices should be type int64 but got:? (?P<a>{DTYPE})", _int64_indices),
     rule(r"dtype of (?:the )?attention mask \((?P<a>{DTYPE})\) is not bool", _attention_mask),
     rule(r"where(?:\(\))?:? expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
@@ -532,6 +548,11 @@ RULES: tuple[Rule, ...] = (
          r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
     rule(r"\b(?P<op>std and var) only support floating point and complex dtypes", _float_only_op),
+    rule(r"Expected (?P<op>primal) to be floating point or complex,? but got:? (?P<a>{DTYPE})", _no_output_dtype),
+    rule(r"nn\.Module\.to only accepts floating point or complex dtypes,? but got desired dtype=(?P<a>{DTYPE})",
+         _module_to_integer),
+    rule(r"\b(?P<op>stft|istft)\((?P<a>[\w.]{1,30}Tensor)\b[^\n]{0,300}?expected a tensor of floating point or complex "
+         r"values", _no_output_dtype),
     rule(r"Cannot handle this data type: \(1, 1, \d{1,2}\), [<>|=]?(?P<code>[fiub]\d{1,2})", _image_array),
     rule(r"^Input type (?P<a>float(?:16|32|64)) is not supported", _pil_input_type),
     rule(r"\b(?P<what>image|video|frame|clip) must (?:have|be of) dtype (?:torch\.)?uint8\b", _uint8_image),

@@ -104,8 +104,26 @@ def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | No
     op, names = found["op"], dtypes(found, "dtype")
     if names and not is_low_precision(names[0]):
         return _wrong_kind_of_dtype(failure, op, names)
+    if names and _BIT_OP.search(op):
+        return _bit_op_in_sixteen_bit(failure, op, names)
     names = _every_dtype_of(op, failure, found.re) or names
     return no_kernel(failure, op, names, _device(op) or ("cpu" if cpu_said(failure) else None))
+
+
+def _bit_op_in_sixteen_bit(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """A bit operation (``"rshift_cpu" not implemented for 'Half'``) given a 16-bit tensor: packed integer data or a
+    mask that was converted to floats."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no {names[0]} kernel: bit operations (`&`, `|`, `<<`, `>>`) run on integers and bool, so "
+        f"{a(names[0])} tensor here is integer data that was converted to floats",
+        "packed quantized weights (4-bit weights packed in int32/uint8, GPTQ/AWQ `qweight`, `qzeros`) or a bool mask "
+        "cast to 16-bit with everything else: a checkpoint or model converted as a whole (`model.half()`, "
+        "`torch_dtype=...` applied to quantized buffers)",
+        "keep packed weights and masks integer: cast only floating tensors (`t.to(dtype) if t.is_floating_point() "
+        "else t`); if a library converted them, update it or load the quantized model the way it documents",
+        op=op, names=names,
+    )
 
 
 def _every_dtype_of(op: str, failure: Failure, pattern: re.Pattern[str]) -> tuple[str, ...]:
@@ -122,7 +140,7 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         return integers.integer_operand(failure, names, op)
     if first_shown(failure, CLASS_INDEX_LOSS) or "nll_loss" in op:
         return integers.target(failure, names, wants_float=False, op="nll_loss/cross_entropy")
-    if "bitwise" in op or "logical" in op:
+    if _BIT_OP.search(op):
         return explained(
             Kind.MASK, failure,
             f"`{op}` (`&`, `|`, `~`) got {a(names[0])} tensor; bitwise ops need bool or integer masks",
@@ -141,6 +159,9 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         return no_kernel(failure, op, names, _device(op), Confidence.LOW)
     return integers.integer_operand(failure, names, op)
 
+
+_BIT_OP = re.compile(r"bitwise|logical|[lr]shift")
+"""Bit operations: they take bool or integer tensors, so a floating one is integer data converted to floats."""
 
 _RESIZE = re.compile(r"upsample|interpolate|resize", re.I)
 """Image resizing: uint8 images are what it is given, and some devices lack uint8 kernels for some modes."""
@@ -565,6 +586,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
+    rule(r"This function doesn't handle types other than float and double", _float_or_double),
     rule(r"must be (?:a )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),

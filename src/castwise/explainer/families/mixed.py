@@ -399,6 +399,16 @@ def _out_tensor(found: re.Match[str], failure: Failure) -> Explanation:
 def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     argument = found["arg"]
+    if integers.integer_names(names) and len(names) == 2:
+        return explained(
+            Kind.LERP, failure,
+            f"lerp_ needs `{argument}` in {names[0]}, the dtype of the tensor it updates, but got an integer tensor "
+            f"({names[1]})",
+            "a running average (a smoothed metric, an EMA) updated from an integer value: a count, a number of "
+            "correct predictions, a step",
+            f"convert it to the average's dtype first: `avg.lerp_({argument}.to(avg.dtype), weight)`",
+            op="lerp_", names=names,
+        )
     return mixed_float(
         Kind.LERP, failure, names, "lerp_",
         f"lerp_ (`a.lerp_(end, weight)`, the update EMAs and optimizers use) needs `{argument}` in {names[0]}, the "
@@ -823,6 +833,56 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
                                      confident=argument in ("index", "indices") or op is EXTENSION)
 
 
+def _bilinear(found: re.Match[str], failure: Failure) -> Explanation:
+    """nn.Bilinear's ``All tensors must have the same dtype, got input1: A, input2: B, weight: C, bias: D``."""
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b", "w")))
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "nn.Bilinear",
+        f"nn.Bilinear got its inputs and weight in {dtype_list(names)}; it takes one dtype for both inputs and its "
+        "weight",
+        culprit="two branches of a model (an image and a text encoder) whose outputs come in different dtypes, one "
+        "of them kept in fp32 or run outside autocast",
+        fix="give both inputs the layer's dtype: `fusion(x1.to(fusion.weight.dtype), x2.to(fusion.weight.dtype))`",
+    )
+
+
+def _fake_output(found: re.Match[str], failure: Failure) -> Explanation:
+    """``opcheck``'s fake-tensor test: a custom op's fake (meta) implementation returns another dtype than its real
+    kernel."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"a custom op's fake implementation and its real kernel return different dtypes ({dtype_list(names)}): "
+        "torch.compile and export trace with the fake one, so they would see the wrong dtype",
+        "a `register_fake` (or `impl_abstract`) that allocates its output with a fixed or default dtype while the "
+        "real kernel returns its input's dtype (or the reverse: a kernel that upcasts to fp32)",
+        "make the fake return what the kernel returns: `torch.empty_like(x)` (or `x.new_empty(shape, dtype=...)` with "
+        "the kernel's dtype) in the `register_fake` function",
+        op="a custom op's fake implementation", names=names,
+    )
+
+
+_PARAMETRIZED = re.compile(r"\b(?P<which>un)?parametrized dtype:\s*(?P<dtype>[\w.]{1,30})")
+
+
+def _parametrization(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Registering a parametrization may not change the dtype of the tensor``, with the two dtypes printed below."""
+    del found
+    shown = dict((said["which"] or "", said["dtype"]) for line in failure.paste[failure.line:failure.line + 4]
+                 for said in _PARAMETRIZED.finditer(line))
+    names = tuple(name for name in (short_dtype(shown.get("un", "")), short_dtype(shown.get("", ""))) if name)
+    return explained(
+        Kind.OP_DTYPE, failure,
+        "a parametrization (`torch.nn.utils.parametrize.register_parametrization`) returns another dtype than the "
+        "parameter it replaces" + (f" ({' instead of '.join(reversed(names))})" if len(names) == 2 else ""),
+        "a parametrization's `forward` that computes in fp32 (a norm, an orthogonal map, `torch.linalg` calls) for a "
+        "16-bit parameter, or a module converted to 16-bit before the parametrization was registered",
+        "return the input's dtype from the parametrization (`return out.to(X.dtype)`), or register it while the "
+        "module is fp32 and convert afterwards",
+        op="register_parametrization", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
@@ -879,7 +939,12 @@ RULES: tuple[Rule, ...] = (
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
+    rule(r"test_faketensor failed[^\n]{0,300}?mismatched tensor metadata:?\s*Dtypes (?P<a>{DTYPE}) and (?P<b>{DTYPE}) "
+         r"are not equal", _fake_output),
+    rule(r"Registering a parametrization may not change the dtype of the tensor", _parametrization),
     rule(r"All tensors must have the same dtype(?!,? got)", _same_dtype_attention),
+    rule(r"All tensors must have the same dtype,? got input1: (?P<a>{DTYPE}),? input2: (?P<b>{DTYPE})"
+         r"(?:,? weight: (?P<w>{DTYPE}))?", _bilinear),
     rule(r"query and key must have the same dtype", _query_and_key),
     rule(r" != (?P<b>float|double|c10::(?:Half|BFloat16)|c10::Float8_\w{1,10})(?![\w:])", _matmul_tail),
     rule(r"(?:Mismatch dtype between input and weight: input dtype = |Input dtypes must be the same, got: input )"

@@ -272,6 +272,18 @@ def _invalid_parameter(found: re.Match[str], failure: Failure) -> Explanation | 
     )
 
 
+def _histogram_range(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.histc: range of [-27, inf] is not finite``: the values binned hold inf or NaN."""
+    del found
+    return explained(
+        Kind.NONFINITE, failure,
+        "torch.histc was given values that hold inf or NaN, so the range it bins over is not finite",
+        "activations, gradients or weights logged as a histogram after they overflowed (fp16 past 65504) or became NaN",
+        f"log finite values (`x[torch.isfinite(x)]`), or in fp32 (`x.float()`); find where they overflow: {_FIX}",
+        op="torch.histc", names=low_precision_said(failure)[:1], confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),
@@ -281,6 +293,7 @@ RULES: tuple[Rule, ...] = (
          r"(?P<value>nan|inf)\b", nan_loss),
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),
     rule(r"(?P<value>NaN) or Inf found in input tensor", nan_loss),
+    rule(r"torch\.histc: range of \[[^\]\n]{0,80}\b(?:inf|nan)\b[^\]\n]{0,80}\] is not finite", _histogram_range),
     rule(r"The total norm of order [\w.+-]{1,10} for gradients from .?parameters.? is non-finite", _gradient_norm),
     rule(r"Expected parameter (?P<param>\w{1,40}) \(Tensor of shape \([^)\n]{0,60}\)\) of distribution [^\n]{0,200}?to "
          r"satisfy the constraint [^\n]{0,120}?but found invalid values", _invalid_parameter),

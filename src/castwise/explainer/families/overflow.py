@@ -14,7 +14,7 @@ from castwise.explainer.advice import a
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, explained, rule
-from castwise.explainer.spelling import is_floating
+from castwise.explainer.spelling import is_floating, short_dtype
 
 _RANGES = {"f16": "±65504", "bf16": "about ±3.39e38, fp32's range", "f32": "about ±3.4e38"}
 
@@ -82,8 +82,25 @@ def _nms_in_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _bounds(found: re.Match[str], failure: Failure) -> Explanation:
+    """``random_``/``randint``'s ``to - 1 is out of bounds for short int``: a bound the tensor's dtype cannot hold."""
+    said = found["t"]
+    names = tuple(filter(None, [short_dtype("short" if said.startswith("short") else said)]))
+    dtype = names[0] if names else "this dtype"
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"a random integer range (`randint`/`random_`) goes past what {dtype} holds",
+        f"ids, labels or indices drawn into {a(dtype)} tensor (`dtype=torch.int16`, `torch.half`) with a bound such "
+        "as a vocabulary size larger than its maximum (int16 holds up to 32767)",
+        "draw them as int64 (the default for `randint`) and convert only if the values fit",
+        op="randint", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"value cannot be converted to type (?P<t>{DTYPE}) without overflow", _overflow),
+    rule(r"\b(?:from|to)(?: - 1)? is out of bounds for (?P<t>short int|short|signed char|unsigned char|int|Half|"
+         r"BFloat16|c10::Half|c10::BFloat16|float)\b", _bounds),
 )
 
 SAID: tuple[Rule, ...] = (
