@@ -119,8 +119,9 @@ def _error_at(line: str, above: str) -> tuple[str, str] | None:
 
 
 def from_exception(error: BaseException) -> Iterator[Failure]:
-    """The errors of a live exception chain, the innermost (``__cause__``/``__context__``) first; each keeps its
-    message's lines as its paste (a tensor printed below a message, read like a pasted one)."""
+    """The errors of a live exception chain, the innermost (``__cause__``/``__context__``) first; each raised one keeps
+    its message's lines as its paste (a tensor printed below a message, read like a pasted one), while its frames
+    come from its traceback."""
     chain: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and current not in chain and len(chain) < MAX_CHAIN:
@@ -134,7 +135,7 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
         lines = tuple(line.strip() for line in str(exc).splitlines() if line.strip()) or (type(exc).__name__,)
         for index, line in enumerate(lines):
             yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames,
-                          paste=lines, line=index)
+                          paste=lines if frames else (), line=index)
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:
