@@ -41,7 +41,7 @@ def _gcn_sparse_adjacency_fp32() -> None:
     src, dst = _EDGES
     deg = torch.bincount(dst, minlength=_NODES).float().clamp(min=1)
     values = deg[src].rsqrt() * deg[dst].rsqrt()
-    adjacency = torch.sparse_coo_tensor(torch.stack([dst, src]), values, (_NODES, _NODES)).coalesce()  # built once, fp32
+    adjacency = torch.sparse_coo_tensor(torch.stack([dst, src]), values, (_NODES, _NODES)).coalesce()  # once, fp32
     model = nn.Linear(8, 8).to(bf16)
     h = model(torch.randn(_NODES, 8).to(bf16))
     torch.sparse.mm(adjacency, h)
@@ -378,73 +378,123 @@ def _per_priorities_fp16() -> None:
 
 CASES: dict[str, LiveCase] = {
     # GCN normalisation D^-1/2 computed in place on the int64 degrees from bincount
-    "gcn-degree-pow-in-place": case(_gcn_degree_pow_in_place, "result_cast", "f32", "int64"),
+    "gcn-degree-pow-in-place": case(_gcn_degree_pow_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # node degrees counted into an int64 buffer by scatter_add_ of float ones
-    "degree-scatter-add-float-ones": case(_pyg_style_degree_scatter_add, "indexed_write_dtype"),
+    "degree-scatter-add-float-ones": case(_pyg_style_degree_scatter_add, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a normalised sparse adjacency built once in fp32, multiplied with a bf16 model's node features
-    "gcn-sparse-adjacency-fp32-bf16-features": case(_gcn_sparse_adjacency_fp32, "matmul_dtype", "f32", "bf16"),
+    "gcn-sparse-adjacency-fp32-bf16-features": case(_gcn_sparse_adjacency_fp32, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an edge network in bf16 whose messages concatenate fp32 edge features from the dataset
-    "mpnn-edge-attr-fp32": case(_mpnn_edge_attr_fp32, "matmul_dtype", "f32", "bf16"),
+    "mpnn-edge-attr-fp32": case(_mpnn_edge_attr_fp32, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a graph transformer given a uint8 adjacency matrix from numpy as SDPA's mask
     "graph-transformer-uint8-adjacency-mask": case(_graph_transformer_uint8_adjacency, "mask_dtype", "uint8",
-                                                   fix=("bool",)),
+        fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # Laplacian positional encodings: eigh on a Laplacian built from an int64 adjacency
-    "laplacian-eigh-int-adjacency": case(_spectral_laplacian_integer, "integer_operand", "int64"),
+    "laplacian-eigh-int-adjacency": case(_spectral_laplacian_integer, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a GCN without self loops: an isolated node's degree 0 gives inf, NaN in backward under anomaly mode
-    "gcn-isolated-node-inf-degree": case(_gcn_isolated_node_inf_degree, "nonfinite"),
+    "gcn-isolated-node-inf-degree": case(_gcn_isolated_node_inf_degree, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # link prediction labels made with edge_index.new_ones / new_zeros, so int64
     "link-prediction-labels-new-ones": case(_link_prediction_labels_from_edge_index, "target_dtype", "int64",
-                                            fix=("float",)),
+        fix=("float",), grade="correct", grade_at_freeze="correct"),
     # a neural ODE in bf16 given the float64 solver time concatenated to its state
-    "neural-ode-time-f64-concat": case(_neural_ode_time_f64, "matmul_dtype", "f64", "bf16"),
+    "neural-ode-time-f64-concat": case(_neural_ode_time_f64, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PINN collocation points from an integer arange marked requires_grad
-    "pinn-collocation-arange-requires-grad": case(_pinn_collocation_arange, "integer_operand"),
+    "pinn-collocation-arange-requires-grad": case(_pinn_collocation_arange, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # a finite-difference stencil from numpy (float64) convolved with an fp32 field
-    "fd-stencil-numpy-f64-conv1d": case(_finite_difference_stencil_numpy, "conv_weight_dtype", "f32", "f64"),
+    "fd-stencil-numpy-f64-conv1d": case(_finite_difference_stencil_numpy, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # GP: float64 jitter promotes the Cholesky factor, then cholesky_solve with fp32 targets
-    "gp-jitter-f64-cholesky-solve": case(_gp_jitter_f64, "op_dtype", "f32", "f64"),
+    "gp-jitter-f64-cholesky-solve": case(_gp_jitter_f64, "op_dtype", "f32", "f64",
+        grade="wrong", grade_at_freeze="wrong",
+        why=(
+            "At freeze (e4b0263) castwise gave scalar_type [f32, f64] (low confidence). It named both dtypes and "
+            "the float64 culprit but read cholesky_solve's own same-dtype check on b and A as a generic 'one "
+            "dtype expected' error, not as the op's dtype error from a factor promoted to float64 by the jitter.")),
     # an exact GP cast to bf16 for serving: triangular solve with its cached Cholesky factor
-    "gp-cached-cholesky-bf16-solve": case(_gp_cached_cholesky_bf16, "no_kernel", "bf16"),
+    "gp-cached-cholesky-bf16-solve": case(_gp_cached_cholesky_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # deep-kernel sparse GP: fp32 inducing points against bf16 features in cdist
-    "sparse-gp-inducing-points-cdist": case(_sparse_gp_inducing_points, "op_dtype", "f32", "bf16"),
+    "sparse-gp-inducing-points-cdist": case(_sparse_gp_inducing_points, "op_dtype", "f32", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=(
+            "At freeze (e4b0263) castwise gave scalar_type [f32, bf16] (low confidence). It read cdist's "
+            "'expected scalar type Float but found BFloat16' as the generic expected-scalar-type error without "
+            "tying it to cdist, an op whose two operands must share a dtype.")),
     # two-tower recommender: bf16 user tower, item tower left fp32, scored by bmm
-    "two-tower-bmm-fp32-item-tower": case(_two_tower_bmm_score, "batched_matmul_dtype", "bf16", "f32"),
+    "two-tower-bmm-fp32-item-tower": case(_two_tower_bmm_score, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DLRM embedding tables stored in fp8, looked up and summed with the bf16 dense features
-    "dlrm-fp8-tables-plus-bf16-dense": case(_dlrm_fp8_embedding_tables, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "dlrm-fp8-tables-plus-bf16-dense": case(_dlrm_fp8_embedding_tables, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SASRec: fp32 position embeddings added after the cast, to the queries only
-    "sasrec-fp32-positions-on-queries": case(_sasrec_position_fp32_query, "sdpa_dtype", "f32", "bf16"),
+    "sasrec-fp32-positions-on-queries": case(_sasrec_position_fp32_query, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # 32-bit feature hashes put into an int32 tensor
-    "feature-hash-int32-overflow": case(_feature_hash_int32, "half_overflow", "int32"),
+    "feature-hash-int32-overflow": case(_feature_hash_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a tabular classifier's target from pandas category codes (int8)
-    "pandas-category-codes-int8-target": case(_pandas_category_codes_target, "target_dtype", "int8"),
+    "pandas-category-codes-int8-target": case(_pandas_category_codes_target, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # categorical embeddings looked up with pandas' int16 codes of a high-cardinality column
-    "category-codes-int16-embedding": case(_high_cardinality_codes_int16, "index_tensor_dtype", "int16"),
+    "category-codes-int16-embedding": case(_high_cardinality_codes_int16, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # FT-Transformer numeric tokenizer in bf16 fed the DataFrame's float64 values
-    "ft-transformer-numeric-f64": case(_ft_transformer_numeric_f64, "norm_param_dtype"),
+    "ft-transformer-numeric-f64": case(_ft_transformer_numeric_f64, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # missing values imputed with float64 medians into fp16 features by boolean indexing
-    "imputation-f64-medians-into-f16": case(_imputation_medians_f64, "indexed_write_dtype", "f16", "f64"),
+    "imputation-f64-medians-into-f16": case(_imputation_medians_f64, "indexed_write_dtype", "f16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # target encoding looked up with torch.take and int32 category codes
-    "target-encoding-take-int32-codes": case(_target_encoding_take_int32, "index_tensor_dtype", "int32"),
+    "target-encoding-take-int32-codes": case(_target_encoding_take_int32, "index_tensor_dtype", "int32",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+            "At freeze (e4b0263) castwise gave nothing. take()'s own index check, 'Expected a long tensor for "
+            "index, but got Int', is not among the index-dtype errors it reads.")),
     # sliding windows of a float64 numpy series fed to an fp32 RNN
-    "rnn-numpy-f64-windows": case(_elman_rnn_f64_windows, "rnn_dtype", "f64", "f32"),
+    "rnn-numpy-f64-windows": case(_elman_rnn_f64_windows, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a causal TCN given integer sales counts
-    "tcn-int32-sales-counts": case(_tcn_integer_counts, "integer_operand", "int32", "f32"),
+    "tcn-int32-sales-counts": case(_tcn_integer_counts, "integer_operand", "int32", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 TCN whose conv bias was re-initialised as an fp32 parameter after the cast
-    "tcn-bias-reinit-after-cast": case(_tcn_bias_reinit_after_cast, "conv_bias_dtype", "bf16", "f32"),
+    "tcn-bias-reinit-after-cast": case(_tcn_bias_reinit_after_cast, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DQN: actions stored in a float64 numpy replay buffer used as gather's index
-    "dqn-replay-actions-f64-gather": case(_dqn_replay_actions_f64, "index_tensor_dtype"),
+    "dqn-replay-actions-f64-gather": case(_dqn_replay_actions_f64, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 world model fed one-hot (int64) actions
-    "world-model-one-hot-actions": case(_world_model_one_hot_actions, "integer_operand", "int64", "bf16"),
+    "world-model-one-hot-actions": case(_world_model_one_hot_actions, "integer_operand", "int64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # A3C: a bf16 worker's gradients assigned to the fp32 shared model's parameters
-    "a3c-bf16-worker-grads-to-shared": case(_a3c_shared_gradients, "loss_dtype", "bf16", "f32"),
+    "a3c-bf16-worker-grads-to-shared": case(_a3c_shared_gradients, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PPO with GradScaler: step() per minibatch, update() once per epoch
-    "ppo-scaler-step-per-minibatch": case(_ppo_scaler_step_per_minibatch, "loss_scale", fix=("update",)),
+    "ppo-scaler-step-per-minibatch": case(_ppo_scaler_step_per_minibatch, "loss_scale", fix=("update",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+            "At freeze (e4b0263) castwise gave nothing. GradScaler's 'step() has already been called since the "
+            "last update()', from stepping each minibatch but updating once per epoch, is not read.")),
     # Polyak target update with _foreach_lerp_: fp32 target network, bf16 online network
-    "polyak-foreach-lerp-bf16-online": case(_polyak_foreach_lerp, "lerp_dtype", "f32", "bf16"),
+    "polyak-foreach-lerp-bf16-online": case(_polyak_foreach_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # n-step returns by conv1d of float64 env rewards with an fp32 discount kernel
-    "nstep-returns-conv1d-f64-rewards": case(_nstep_returns_conv1d, "conv_weight_dtype", "f64", "f32"),
+    "nstep-returns-conv1d-f64-rewards": case(_nstep_returns_conv1d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SAC: a bf16 actor's action turned into numpy for env.step
-    "sac-bf16-action-numpy": case(_sac_bf16_actions_to_env, "numpy_dtype", "bf16"),
+    "sac-bf16-action-numpy": case(_sac_bf16_actions_to_env, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # prioritized replay: fp16 priorities overflow to inf and multinomial refuses them
-    "per-fp16-priorities-overflow": case(_per_priorities_fp16, "nonfinite"),
+    "per-fp16-priorities-overflow": case(_per_priorities_fp16, "nonfinite",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+            "At freeze (e4b0263) castwise gave nothing. multinomial's replacement=True wording, 'invalid "
+            "multinomial distribution (encountering probability entry = infinity or NaN)', from fp16 priorities "
+            "overflowing to inf, is not read as a non-finite input.")),
 }
