@@ -359,67 +359,69 @@ def _ner_metrics_bf16_logits_numpy() -> None:
 
 CASES: dict[str, LiveCase] = {
     # merging fp32 LoRA factors into a bf16 q_proj with addmm
-    "lora-merge-addmm-fp32-factors": case(_lora_merge_addmm_fp32_factors, "matmul_dtype", "bf16", "f32"),
+    "lora-merge-addmm-fp32-factors": case(_lora_merge_addmm_fp32_factors, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # prefix tuning: an fp32 prefix encoder's keys/values put in the cache of an eager-attention bf16 Mistral
     "prefix-tuning-fp32-prefix-eager-mistral": case(_prefix_tuning_fp32_prefix_eager_mistral, "batched_matmul_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (e4b0263) castwise gave matmul_dtype [bf16, f32] (high confidence). The generic 'expected scalar type BFloat16 but found Float' comes from eager attention's torch.matmul of 4-D query and key tensors, a batched matmul; it was read as a plain matrix multiply, the op's batch dimensions not taken from the frames."),
     # (IA)^3 scaling vectors created in fp32 on the keys and values of a bf16 Llama (SDPA attention)
-    "ia3-vectors-fp32-bf16-llama": case(_ia3_vectors_fp32_on_bf16_llama, "sdpa_dtype", "bf16", "f32"),
+    "ia3-vectors-fp32-bf16-llama": case(_ia3_vectors_fp32_on_bf16_llama, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # prompt tuning: an fp32 soft prompt prepended to a bf16 Qwen2's embeddings, then generate(inputs_embeds=...)
-    "qwen2-soft-prompt-fp32-generate": case(_qwen2_soft_prompt_fp32_generate, "matmul_dtype", "f32", "bf16"),
+    "qwen2-soft-prompt-fp32-generate": case(_qwen2_soft_prompt_fp32_generate, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # P-tuning: an fp32 LSTM prompt encoder fed virtual-token embeddings from the bf16 model
-    "p-tuning-lstm-prompt-encoder-fp32": case(_p_tuning_lstm_prompt_encoder_fp32, "rnn_dtype", "bf16", "f32"),
+    "p-tuning-lstm-prompt-encoder-fp32": case(_p_tuning_lstm_prompt_encoder_fp32, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # PiSSA initialisation with torch.svd_lowrank on a bf16 base weight
-    "pissa-init-svd-lowrank-bf16": case(_pissa_init_svd_lowrank_bf16, "matmul_dtype", "bf16", "f32", fix=("float",)),
+    "pissa-init-svd-lowrank-bf16": case(_pissa_init_svd_lowrank_bf16, "matmul_dtype", "bf16", "f32", fix=("float",), grade="partly", grade_at_freeze="partly",
+        why="At freeze (e4b0263) castwise gave matmul_dtype [bf16, f32] (high confidence). The mismatch is inside torch.svd_lowrank, which has no bf16 path (it makes its random projection in fp32), so the fix is to run it on the weight in float32; castwise's fix, cast the odd operand or apply a policy, points at user operands the caller cannot reach."),
     # a bf16 LoRA delta merged into an fp8-stored base weight without dequantising
-    "lora-merge-into-fp8-base": case(_lora_merge_into_fp8_base, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "lora-merge-into-fp8-base": case(_lora_merge_into_fp8_base, "fp8_promotion", "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # LoRA adapters made in the fp16 base model's dtype and trained with GradScaler
-    "lora-fp16-base-grad-scaler": case(_lora_fp16_base_grad_scaler, "unscale_fp16", "f16"),
+    "lora-fp16-base-grad-scaler": case(_lora_fp16_base_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # a cross-attention adapter written for fp16 builds its additive media mask in fp16, now run with bf16 q/k/v
-    "cross-attention-adapter-mask-f16": case(_cross_attention_adapter_mask_f16, "attn_mask_dtype", "f16", "bf16"),
+    "cross-attention-adapter-mask-f16": case(_cross_attention_adapter_mask_f16, "attn_mask_dtype", "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # a halved GPT-2 whose token embeddings were put back to fp32, generating
-    "gpt2-embeddings-kept-fp32-generate": case(_gpt2_embeddings_kept_fp32_generate, "norm_param_dtype", "f32"),
+    "gpt2-embeddings-kept-fp32-generate": case(_gpt2_embeddings_kept_fp32_generate, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # T5 encoder outputs cached in fp32 before the model was cast to bf16, then generate(encoder_outputs=...)
     "t5-encoder-outputs-cached-before-cast": case(_t5_encoder_outputs_cached_before_cast, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # a ViT classifier with only its transformer layers halved, the patch embeddings left fp32
-    "vit-only-layers-halved": case(_vit_only_layers_halved, "norm_param_dtype", "f32"),
+    "vit-only-layers-halved": case(_vit_only_layers_halved, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a Mistral cast whole to float8_e4m3fn to fit memory, then run
-    "mistral-stored-in-fp8": case(_mistral_stored_in_fp8, "no_kernel", "float8_e4m3fn"),
+    "mistral-stored-in-fp8": case(_mistral_stored_in_fp8, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # a model with massive-activation channels (fine in bf16) served in fp16 with sampling: the logits become NaN
-    "fp16-serving-massive-activations-nan": case(_fp16_serving_of_massive_activations, "nonfinite", fix=("bfloat16",)),
+    "fp16-serving-massive-activations-nan": case(_fp16_serving_of_massive_activations, "nonfinite", fix=("bfloat16",), grade="correct", grade_at_freeze="correct"),
     # a value head added in fp32 after the policy was cast to bf16
-    "value-head-added-after-cast": case(_value_head_added_after_cast, "matmul_dtype", "bf16", "f32"),
+    "value-head-added-after-cast": case(_value_head_added_after_cast, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # DPO: an fp16 reference model given the bf16 policy's inputs_embeds
     "dpo-reference-fp16-fed-policy-embeds": case(_dpo_reference_fp16_fed_policy_embeds, "matmul_dtype", "f32",
-                                                 "f16"),
+                                                 "f16", grade="correct", grade_at_freeze="correct"),
     # TR-DPO: an fp16 reference soft-updated toward the bf16 policy with lerp_
-    "tr-dpo-reference-sync-lerp": case(_tr_dpo_reference_sync_lerp, "lerp_dtype", "f16", "bf16"),
+    "tr-dpo-reference-sync-lerp": case(_tr_dpo_reference_sync_lerp, "lerp_dtype", "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # a reward classifier (sequence classification) given int32 preference labels from numpy
     "reward-classifier-numpy-int32-labels": case(_reward_classifier_numpy_int32_labels, "target_dtype", "int32",
-                                                 fix=("long",)),
+                                                 fix=("long",), grade="correct", grade_at_freeze="correct"),
     # PPO: bf16 values written into an fp32 rollout buffer through a boolean response mask
-    "ppo-rollout-values-masked-write": case(_ppo_rollout_values_masked_write, "indexed_write_dtype", "f32", "bf16"),
+    "ppo-rollout-values-masked-write": case(_ppo_rollout_values_masked_write, "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # PPO: per-token rewards allocated with zeros_like(response_ids), an int64, the bf16 score added in place
-    "ppo-rewards-zeros-like-response": case(_ppo_rewards_zeros_like_response, "result_cast", "bf16", "int64"),
+    "ppo-rewards-zeros-like-response": case(_ppo_rewards_zeros_like_response, "result_cast", "bf16", "int64", grade="correct", grade_at_freeze="correct"),
     # PPO: sampled tokens stored in a default-dtype (float) rollout buffer, then used to gather log-probs
-    "ppo-rollout-token-buffer-float": case(_ppo_rollout_token_buffer_float, "index_tensor_dtype"),
+    "ppo-rollout-token-buffer-float": case(_ppo_rollout_token_buffer_float, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # RLHF reward clipping at the 5th/95th percentiles of bf16 rewards
-    "reward-percentile-clip-bf16": case(_reward_percentile_clip_bf16, "no_kernel", fix=("float",)),
+    "reward-percentile-clip-bf16": case(_reward_percentile_clip_bf16, "no_kernel", fix=("float",), grade="correct", grade_at_freeze="correct"),
     # a BERT span tagger given its token labels as a bool comparison
-    "token-tagging-bool-labels": case(_token_tagging_bool_labels, "target_dtype", "bool", fix=("long",)),
+    "token-tagging-bool-labels": case(_token_tagging_bool_labels, "target_dtype", "bool", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # causal-LM labels built with torch.where(mask, input_ids, -100.0): the float -100 makes them float
-    "causal-lm-labels-where-float": case(_causal_lm_labels_where_float, "target_dtype", "f32", fix=("long",)),
+    "causal-lm-labels-where-float": case(_causal_lm_labels_where_float, "target_dtype", "f32", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # a byte-level model's collator padding uint8 byte labels with -100
-    "byte-level-collator-pad-labels-uint8": case(_byte_level_collator_pad_labels_uint8, "half_overflow", "uint8"),
+    "byte-level-collator-pad-labels-uint8": case(_byte_level_collator_pad_labels_uint8, "half_overflow", "uint8", grade="correct", grade_at_freeze="correct"),
     # an MLM collator using the tokenizer's 0/1 special_tokens_mask (int64) in masked_fill_
-    "mlm-collator-special-tokens-mask-int": case(_mlm_collator_special_tokens_mask_int, "mask_dtype", "int64"),
+    "mlm-collator-special-tokens-mask-int": case(_mlm_collator_special_tokens_mask_int, "mask_dtype", "int64", grade="correct", grade_at_freeze="correct"),
     # SFT loss masking with masked_select and the tokenizer's int64 attention_mask
-    "sft-loss-masked-select-attention-mask": case(_sft_loss_masked_select_attention_mask, "mask_dtype"),
+    "sft-loss-masked-select-attention-mask": case(_sft_loss_masked_select_attention_mask, "mask_dtype", grade="correct", grade_at_freeze="correct"),
     # SFT: the int64 attention mask reused as a loss mask and multiplied in place by float token weights
-    "sft-loss-mask-weighted-in-place": case(_sft_loss_mask_weighted_in_place, "result_cast", "f32", "int64"),
+    "sft-loss-mask-weighted-in-place": case(_sft_loss_mask_weighted_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # sentence-embedding mean pooling with bmm between the int64 attention mask and bf16 hidden states
-    "sentence-embedding-mean-pool-bmm": case(_sentence_embedding_mean_pool_bmm, "integer_operand", "int64", "bf16"),
+    "sentence-embedding-mean-pool-bmm": case(_sentence_embedding_mean_pool_bmm, "integer_operand", "int64", "bf16", grade="correct", grade_at_freeze="correct"),
     # NER evaluation turning a bf16 token classifier's logits into numpy for the metrics
-    "ner-metrics-bf16-logits-numpy": case(_ner_metrics_bf16_logits_numpy, "numpy_dtype", "bf16"),
+    "ner-metrics-bf16-logits-numpy": case(_ner_metrics_bf16_logits_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
 }
