@@ -412,7 +412,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # GP: float64 jitter promotes the Cholesky factor, then cholesky_solve with fp32 targets
     "gp-jitter-f64-cholesky-solve": case(_gp_jitter_f64, "op_dtype", "f32", "f64",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=(
             "At freeze (e4b0263) castwise gave scalar_type [f32, f64] (low confidence). It named both dtypes and "
             "the float64 culprit but read cholesky_solve's own same-dtype check on b and A as a generic 'one "
@@ -422,7 +422,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # deep-kernel sparse GP: fp32 inducing points against bf16 features in cdist
     "sparse-gp-inducing-points-cdist": case(_sparse_gp_inducing_points, "op_dtype", "f32", "bf16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=(
             "At freeze (e4b0263) castwise gave scalar_type [f32, bf16] (low confidence). It read cdist's "
             "'expected scalar type Float but found BFloat16' as the generic expected-scalar-type error without "
@@ -453,7 +453,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # target encoding looked up with torch.take and int32 category codes
     "target-encoding-take-int32-codes": case(_target_encoding_take_int32, "index_tensor_dtype", "int32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
             "At freeze (e4b0263) castwise gave nothing. take()'s own index check, 'Expected a long tensor for "
             "index, but got Int', is not among the index-dtype errors it reads.")),
@@ -477,7 +477,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # PPO with GradScaler: step() per minibatch, update() once per epoch
     "ppo-scaler-step-per-minibatch": case(_ppo_scaler_step_per_minibatch, "loss_scale", fix=("update",),
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
             "At freeze (e4b0263) castwise gave nothing. GradScaler's 'step() has already been called since the "
             "last update()', from stepping each minibatch but updating once per epoch, is not read.")),
@@ -492,7 +492,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # prioritized replay: fp16 priorities overflow to inf and multinomial refuses them
     "per-fp16-priorities-overflow": case(_per_priorities_fp16, "nonfinite",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=(
             "At freeze (e4b0263) castwise gave nothing. multinomial's replacement=True wording, 'invalid "
             "multinomial distribution (encountering probability entry = infinity or NaN)', from fp16 priorities "

@@ -1725,6 +1725,14 @@ def test_any_fp16_op_missing_on_the_cpu_is_told_to_run_on_the_gpu_or_in_bf16() -
     ("RuntimeError: expected dtype float for `end` but got dtype long int", Kind.LERP, ("f32", "int64")),
     ("RuntimeError: torch.histc: range of [-27, inf] is not finite", Kind.NONFINITE, ()),
     ("RuntimeError: to - 1 is out of bounds for short int", Kind.VALUE_OVERFLOW, ("int16",)),
+    ("RuntimeError: Expected b and A to have the same dtype, but found b of type Float and A of type Double instead.",
+     Kind.OP_DTYPE, ("f32", "f64")),
+    ('  File "/site-packages/torch/functional.py", line 1505, in cdist\n    return _VF.cdist(x1, x2, p, None)\n'
+     "RuntimeError: expected scalar type Float but found BFloat16", Kind.OP_DTYPE, ("f32", "bf16")),
+    ("RuntimeError: take(): Expected a long tensor for index, but got Int", Kind.INDEX_TENSOR, ("int32",)),
+    ("RuntimeError: step() has already been called since the last update().", Kind.LOSS_SCALE, ("f16",)),
+    ("RuntimeError: invalid multinomial distribution (encountering probability entry = infinity or NaN)",
+     Kind.NONFINITE, ()),
 ])
 def test_held_out_live_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
     explanation = cw.explain(paste)
@@ -1757,3 +1765,11 @@ def test_a_bit_shift_on_a_16_bit_tensor_is_packed_data_converted_to_floats() -> 
     explanation = cw.explain("NotImplementedError: \"rshift_cpu\" not implemented for 'Half'")
     assert "converted to floats" in explanation.cause and "is_floating_point()" in explanation.fix
     assert "GPU" not in explanation.fix
+
+
+def test_a_low_rank_svd_of_a_16_bit_weight_is_told_to_run_in_float32() -> None:
+    paste = ('  File "/site-packages/torch/_lowrank.py", line 160, in svd_lowrank\n'
+             '  File "/site-packages/torch/_linalg_utils.py", line 16, in matmul\n'
+             "RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != float")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.MATMUL and "w.float()" in explanation.fix

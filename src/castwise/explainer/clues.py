@@ -54,6 +54,9 @@ LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
 GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 """Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""
+LOWRANK = _op("torch's low-rank SVD/PCA", r"[/\\]_lowrank\.py")
+CDIST = _op("cdist", r"^cdist\b")
+"""Anchored as grid_sample is: a frame of torch.cdist itself."""
 UNSCALE = _op("GradScaler.unscale_", r"unscale_|_unscale_grads")
 VISION_NMS = _op("torchvision's nms", r"\btorchvision(?:\.|::)nms\b|^nms\b.*torchvision[/\\]ops[/\\]boxes\.py")
 EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(|"

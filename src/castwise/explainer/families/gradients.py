@@ -297,12 +297,24 @@ _no_inf_checks = message_only(
 )
 
 
+_stepped_twice = message_only(
+    Kind.LOSS_SCALE,
+    "GradScaler.step() was called twice without a `scaler.update()` between: each step must be followed by an update",
+    "a loop that calls `scaler.step(optimizer)` on every minibatch (PPO epochs, gradient accumulation) but "
+    "`scaler.update()` once per epoch or outer loop",
+    "call `scaler.update()` right after every `scaler.step(optimizer)` (with several optimizers, step each, then one "
+    "update)",
+    op="GradScaler.step", names=("f16",),
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Recomputed values for the following tensors have different metadata than during the forward pass",
          _recomputed_differently),
     rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),
     rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
     rule(r"No inf checks were recorded prior to update", _no_inf_checks),
+    rule(r"step\(\) has already been called since the last update\(\)", _stepped_twice),
     rule(r"hook '[^'\n]{1,80}' has changed the type of value \(was (?P<a>[\w.]{1,40}) got (?P<b>[\w.]{1,40})\)",
          _hook_changed_dtype),
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),

@@ -530,7 +530,7 @@ RULES: tuple[Rule, ...] = (
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
-    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*)\(\): Expected "
+    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)\(\): Expected "
          r"(?:dtype (?P<want>int(?:32|64))|a long tensor)(?: for index,? but got (?P<a>{DTYPE}))?", _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
     rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor for mask", _mask),

@@ -27,11 +27,13 @@ from castwise.explainer.advice import (
 from castwise.explainer.clues import (
     ATTENTION,
     BMM,
+    CDIST,
     CONV,
     EXTENSION,
     FASTPATH,
     GRID_SAMPLE,
     LOSS,
+    LOWRANK,
     MATMUL,
     NORM,
     RNN,
@@ -109,6 +111,16 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b", "c")
     if integers.QUANTIZED_DTYPE.search(message):
         return integers.quantized_activation(failure, Kind.MATMUL, names, op)
+    if shows(failure, LOWRANK, everywhere=True):
+        return mixed_float(
+            Kind.MATMUL, failure, names, "torch.svd_lowrank/pca_lowrank",
+            f"torch.svd_lowrank (or pca_lowrank) got {a(names[0]) if names else 'a 16-bit'} matrix and multiplied it "
+            "by a random projection it made in the default float32: it does not run in 16-bit",
+            culprit="a low-rank factorisation of a 16-bit weight (a LoRA/PiSSA initialisation, a compression step) "
+            "called on the weight as it is",
+            fix="run it in float32 and cast the factors back: `U, S, V = torch.svd_lowrank(w.float(), q=r)`, then "
+            "`.to(w.dtype)`",
+        )
     if first_shown(failure, RNN, ATTENTION) is RNN:
         return recurrent(failure, names)
     if message.startswith("self and mat2") and len(names) == 2 and not any(is_fp8(name) for name in names):
@@ -681,9 +693,12 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
 def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     """Floating dtypes ``names`` met in the op the innermost frames show (grid_sample, a norm, a convolution, a
     recurrent layer, an attention, a matrix multiply or an extension kernel); None when they show none of them."""
-    op = first_shown(failure, GRID_SAMPLE, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
+    op = first_shown(failure, GRID_SAMPLE, CDIST, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
     if op is GRID_SAMPLE:
         return grid_sample(failure, names)
+    if op is CDIST:
+        return mixed_float(Kind.OP_DTYPE, failure, names, "torch.cdist",
+                           f"torch.cdist got its two point sets in {dtype_list(names)}; it takes one dtype for both")
     if op is LOSS and len(names) == 2:
         return loss_operands(failure, names)
     if op is NORM:
@@ -883,6 +898,21 @@ def _parametrization(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
+    """torch.linalg's solvers' ``Expected b and A to have the same dtype, but found b of type Float and A of type
+    Double instead``."""
+    names = dtypes(found, "b", "a")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "a linear solve (cholesky_solve, solve, triangular_solve)",
+        f"a linear solve got its right-hand side `b` in {names[0]} and its matrix `A` in {names[1]}; both must have "
+        "one dtype" if len(names) == 2 else "",
+        culprit="a matrix built in float64 (a jitter or regulariser from numpy or a Python float tensor, "
+        "`torch.eye(..., dtype=torch.float64)`) while the right-hand side stays float32, or the reverse",
+        fix="build both in one dtype (float64 for a numerically delicate solve: `torch.cholesky_solve(b.double(), "
+        "L)`, else `A.to(b.dtype)`)",
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
@@ -942,6 +972,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"test_faketensor failed[^\n]{0,300}?mismatched tensor metadata:?\s*Dtypes (?P<a>{DTYPE}) and (?P<b>{DTYPE}) "
          r"are not equal", _fake_output),
     rule(r"Registering a parametrization may not change the dtype of the tensor", _parametrization),
+    rule(r"Expected b and A to have the same dtype,? but found b of type (?P<b>{DTYPE}) and A of type (?P<a>{DTYPE})",
+         _solve_operands),
     rule(r"All tensors must have the same dtype(?!,? got)", _same_dtype_attention),
     rule(r"All tensors must have the same dtype,? got input1: (?P<a>{DTYPE}),? input2: (?P<b>{DTYPE})"
          r"(?:,? weight: (?P<w>{DTYPE}))?", _bilinear),

@@ -297,5 +297,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"The total norm of order [\w.+-]{1,10} for gradients from .?parameters.? is non-finite", _gradient_norm),
     rule(r"Expected parameter (?P<param>\w{1,40}) \(Tensor of shape \([^)\n]{0,60}\)\) of distribution [^\n]{0,200}?to "
          r"satisfy the constraint [^\n]{0,120}?but found invalid values", _invalid_parameter),
+    rule(r"invalid multinomial distribution \(encountering probability entry = infinity or NaN\)", _sampling),
     rule(r"probability tensor contains either [`'\"]?inf[`'\"]?,\s*[`'\"]?nan[`'\"]? or element\s*<\s*0", _sampling),
 )
