@@ -525,82 +525,139 @@ def _pressure_in_pascal_16_true_policy() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a bf16-true retrieval model's backbone submodule called directly with fp32 images
-    "backbone-submodule-called-directly": case(_backbone_called_directly, "matmul_dtype", "f32", "bf16"),
+    "backbone-submodule-called-directly": case(
+        _backbone_called_directly, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a bf16-true LM's fp32 hidden states multiplied by the unwrapped model's tied bf16 embedding table
-    "tied-logits-from-unwrapped-embedding": case(_tied_logits_from_unwrapped_embedding, "matmul_dtype", "f32",
-                                                 "bf16"),
+    "tied-logits-from-unwrapped-embedding": case(
+        _tied_logits_from_unwrapped_embedding, "matmul_dtype", "f32", "bf16", grade="correct",
+        grade_at_freeze="correct"),
     # a bf16-true checkpoint loaded with cw.load_into into a plain fp32 model evaluated on fp32 inputs
-    "load-into-plain-model-for-eval": case(_load_into_plain_model_for_eval, "matmul_dtype", "f32", "bf16"),
+    "load-into-plain-model-for-eval": case(
+        _load_into_plain_model_for_eval, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # two bf16-true runs' saved weights evaluated on fp32 audio with torch.func.functional_call
-    "functional-call-with-saved-bf16-weights": case(_functional_call_with_saved_weights, "conv_weight_dtype", "f32",
-                                                     "bf16"),
+    "functional-call-with-saved-bf16-weights": case(
+        _functional_call_with_saved_weights, "conv_weight_dtype", "f32", "bf16", grade="correct",
+        grade_at_freeze="correct"),
     # hand-written AMP: fp32 attention scores in an autocast-disabled block, the query upcast but not the key
-    "autocast-disabled-scores-key-left-bf16": case(_attention_scores_autocast_disabled, "batched_matmul_dtype",
-                                                   "f32", "bf16"),
+    "autocast-disabled-scores-key-left-bf16": case(
+        _attention_scores_autocast_disabled, "batched_matmul_dtype", "f32", "bf16", grade="wrong",
+        grade_at_freeze="wrong",
+        why=(
+            'At freeze (e4b0263) castwise gave matmul_dtype [f32, bf16] (high confidence). torch.bmm raised with '
+            "the same 'expected m1 and m2 to have the same dtype' wording as mm, and castwise took the kind from "
+            'that wording rather than from the batched matmul (torch.bmm) the traceback calls.'
+        )),
     # a policy with bf16 outputs, its keypoints projected with fp32 camera intrinsics by bmm
-    "bf16-output-policy-camera-projection": case(_bf16_outputs_into_camera_projection, "batched_matmul_dtype",
-                                                 "bf16", "f32"),
+    "bf16-output-policy-camera-projection": case(
+        _bf16_outputs_into_camera_projection, "batched_matmul_dtype", "bf16", "f32", grade="correct",
+        grade_at_freeze="correct"),
     # test-time augmentation casting images to bf16 for a model trained under bf16 autocast, run without it
-    "tta-images-bf16-without-autocast": case(_resnet_tta_inputs_bf16_without_autocast, "conv_weight_dtype", "bf16",
-                                             "f32"),
+    "tta-images-bf16-without-autocast": case(
+        _resnet_tta_inputs_bf16_without_autocast, "conv_weight_dtype", "bf16", "f32", grade="correct",
+        grade_at_freeze="correct"),
     # a custom always-fp32 norm class no keep-fp32 glob matches: its weight cast to bf16, its input upcast
-    "custom-fp32-norm-class-cast-by-policy": case(_custom_fp32_norm_cast_by_policy, "norm_param_dtype", "f32"),
+    "custom-fp32-norm-class-cast-by-policy": case(
+        _custom_fp32_norm_cast_by_policy, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a residual block holding its own group-norm weights (cast to bf16), normalising an upcast input
-    "group-norm-params-on-block-cast": case(_group_norm_params_on_block, "norm_param_dtype", "f32"),
+    "group-norm-params-on-block-cast": case(
+        _group_norm_params_on_block, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # mixed precision patched onto forward only: a decode method's fp32 query meets the bf16 cached keys
-    "accelerate-forward-autocast-decode-step": case(_accelerate_style_forward_autocast_decode, "sdpa_dtype", "f32",
-                                                    "bf16"),
+    "accelerate-forward-autocast-decode-step": case(
+        _accelerate_style_forward_autocast_decode, "sdpa_dtype", "f32", "bf16", grade="correct",
+        grade_at_freeze="correct"),
     # a rerank head on the policy's fp32 outputs reuses the model's relative-bias submodule (bf16) as SDPA's mask
-    "rerank-head-reuses-relative-bias": case(_rerank_head_reuses_relative_bias, "attn_mask_dtype", "bf16", "f32"),
+    "rerank-head-reuses-relative-bias": case(
+        _rerank_head_reuses_relative_bias, "attn_mask_dtype", "bf16", "f32", grade="correct",
+        grade_at_freeze="correct"),
     # the eval loop halves the inputs of a model trained under fp16 autocast but runs without autocast
-    "eval-halved-inputs-lstm-no-autocast": case(_eval_halved_inputs_lstm, "rnn_dtype", "f16", "f32"),
+    "eval-halved-inputs-lstm-no-autocast": case(
+        _eval_halved_inputs_lstm, "rnn_dtype", "f16", "f32", grade="correct", grade_at_freeze="correct"),
     # a MoCo queue allocated in the model's param dtype (bf16) written with the policy's fp32 outputs
-    "moco-queue-param-dtype-fp32-keys": case(_moco_queue_in_param_dtype, "indexed_write_dtype", "bf16", "f32"),
+    "moco-queue-param-dtype-fp32-keys": case(
+        _moco_queue_in_param_dtype, "indexed_write_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # few-shot prototypes kept in a buffer the policy cast to bf16, averaged from fp32 outputs with index_reduce_
-    "prototype-buffer-index-reduce": case(_prototype_means_index_reduce, "indexed_write_dtype", "bf16", "f32"),
+    "prototype-buffer-index-reduce": case(
+        _prototype_means_index_reduce, "indexed_write_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        why=(
+            "At freeze (e4b0263) castwise gave scalar_type [bf16, f32] (low confidence). index_reduce_'s 'self "
+            "(BFloat16) and source (Float) must have the same scalar type' was not read as an indexed write into "
+            'a buffer of another dtype, only as a generic two-dtype mismatch.'
+        )),
     # a custom op's kernel preallocates an fp32 output for addmm while the policy feeds it bf16
-    "custom-op-fp32-out-buffer": case(_custom_op_fp32_out_buffer, "indexed_write_dtype", "bf16", "f32",
-                                      cause=("out",)),
+    "custom-op-fp32-out-buffer": case(
+        _custom_op_fp32_out_buffer, "indexed_write_dtype", "bf16", "f32", cause=("out",), grade="correct",
+        grade_at_freeze="correct"),
     # BYOL: the target network under bf16-mixed (fp32 weights), the online one under bf16-true, foreach lerp EMA
-    "byol-target-other-policy-foreach-lerp": case(_byol_target_under_another_policy, "lerp_dtype", "f32", "bf16"),
+    "byol-target-other-policy-foreach-lerp": case(
+        _byol_target_under_another_policy, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # class weights for the loss created inside cw.init_module (default dtype bf16), fp32 logits from the policy
-    "class-weights-made-in-init-module": case(_class_weights_made_inside_init_module, "op_dtype", "f32", "bf16"),
+    "class-weights-made-in-init-module": case(
+        _class_weights_made_inside_init_module, "op_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a VQ codebook buffer cast to bf16 by the policy, looked up with cdist from the fp32 outputs
-    "vq-codebook-buffer-cdist": case(_codebook_lookup_on_outputs, "matmul_dtype", "f32", "bf16"),
+    "vq-codebook-buffer-cdist": case(
+        _codebook_lookup_on_outputs, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # bool multi-hot genre features into a bf16-true model (the policy casts only floating inputs)
-    "multi-hot-bool-features": case(_multi_hot_bool_features, "integer_operand", "bool", "bf16"),
+    "multi-hot-bool-features": case(
+        _multi_hot_bool_features, "integer_operand", "bool", "bf16", grade="correct", grade_at_freeze="correct"),
     # int64 bag-of-words counts L2-normalised before the model
-    "bag-of-words-counts-normalize": case(_bag_of_words_normalised, "integer_operand", "int64"),
+    "bag-of-words-counts-normalize": case(
+        _bag_of_words_normalised, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # item ids from a float64 pandas column, cast to bf16 by the policy's input cast, into an embedding
-    "item-ids-float-column-cast-bf16": case(_item_ids_from_float_column, "index_tensor_dtype", "bf16",
-                                            fix=("long",)),
+    "item-ids-float-column-cast-bf16": case(
+        _item_ids_from_float_column, "index_tensor_dtype", "bf16", fix=("long",), grade="correct",
+        grade_at_freeze="correct"),
     # learned position ids made with arange in the activations' dtype (bf16 under bf16-true)
-    "positions-arange-activation-dtype": case(_positions_in_activation_dtype, "index_tensor_dtype", "bf16"),
+    "positions-arange-activation-dtype": case(
+        _positions_in_activation_dtype, "index_tensor_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # float labels passed to a Hugging Face-style forward that computes its loss: the policy casts them to bf16
-    "labels-through-wrapped-forward-nll": case(_labels_passed_through_wrapped_forward, "target_dtype", "bf16",
-                                               fix=("long",)),
+    "labels-through-wrapped-forward-nll": case(
+        _labels_passed_through_wrapped_forward, "target_dtype", "bf16", fix=("long",), grade="correct",
+        grade_at_freeze="correct"),
     # integer star ratings as a Huber regression target for the policy's fp32 predictions
-    "star-ratings-int-huber-target": case(_star_ratings_huber, "target_dtype", "int64", fix=("float",)),
+    "star-ratings-int-huber-target": case(
+        _star_ratings_huber, "target_dtype", "int64", fix=("float",), grade="correct", grade_at_freeze="correct"),
     # an MAE reconstruction loss masked with a uint8 visibility mask from numpy
-    "mae-uint8-visibility-mask": case(_mae_mask_from_numpy_uint8, "mask_dtype", "uint8", fix=("bool",)),
+    "mae-uint8-visibility-mask": case(
+        _mae_mask_from_numpy_uint8, "mask_dtype", "uint8", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # mixup mixing F.one_hot's int64 targets in place
-    "mixup-one-hot-in-place": case(_mixup_one_hot_in_place, "result_cast", "f32", "int64"),
+    "mixup-one-hot-in-place": case(
+        _mixup_one_hot_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # uint8 segmentation label maps padded to a batch with ignore_index -100
-    "uint8-label-maps-pad-ignore-index": case(_label_maps_padded_with_ignore_index, "half_overflow", "uint8"),
+    "uint8-label-maps-pad-ignore-index": case(
+        _label_maps_padded_with_ignore_index, "half_overflow", "uint8", grade="correct", grade_at_freeze="correct"),
     # micro-batch gradients accumulated in fp32 buffers and assigned back to bf16-true parameters
-    "fp32-grad-accumulation-assigned": case(_fp32_gradient_accumulation_assigned, "loss_dtype", "f32", "bf16"),
+    "fp32-grad-accumulation-assigned": case(
+        _fp32_gradient_accumulation_assigned, "loss_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # torch's GradScaler and AdamW with a 16-true policy instead of castwise's optimizer and scaler
-    "torch-grad-scaler-with-16-true": case(_torch_grad_scaler_with_16_true, "unscale_fp16", "f16"),
+    "torch-grad-scaler-with-16-true": case(
+        _torch_grad_scaler_with_16_true, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # castwise's LossScaler stepping the same optimizer once per task loss, updated once per batch
-    "loss-scaler-step-per-task": case(_loss_scaler_step_per_task, "loss_scale"),
+    "loss-scaler-step-per-task": case(
+        _loss_scaler_step_per_task, "loss_scale", grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+            "At freeze (e4b0263) castwise gave nothing. The error is castwise's own LossScaler refusing a second "
+            "step() of one optimizer before update() (GradScaler's wording), which its rules do not recognise as "
+            'a loss-scaling misuse.'
+        )),
     # backbone features captured by a forward hook (bf16: only outputs are cast) exported to numpy
-    "hooked-features-to-numpy": case(_feature_hook_to_numpy, "numpy_dtype", "bf16"),
+    "hooked-features-to-numpy": case(
+        _feature_hook_to_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a closed-form ridge readout with pinv on bf16 backbone features
-    "ridge-readout-pinv-bf16": case(_ridge_readout_with_pinv, "no_kernel", "bf16"),
+    "ridge-readout-pinv-bf16": case(
+        _ridge_readout_with_pinv, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a callback logging each weight's spectral norm (matrix_norm ord=2) of a bf16-true model
-    "spectral-norm-monitor-bf16": case(_spectral_norm_monitor, "no_kernel", "bf16"),
+    "spectral-norm-monitor-bf16": case(
+        _spectral_norm_monitor, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a LoRA delta (bf16) merged in place into weights stored as fp8
-    "lora-merge-into-fp8-storage": case(_lora_merged_into_fp8_storage, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "lora-merge-into-fp8-storage": case(
+        _lora_merged_into_fp8_storage, "fp8_promotion", "float8_e4m3fn", "bf16", grade="correct",
+        grade_at_freeze="correct"),
     # a 16-true actor given air pressure in pascals (past fp16's range): NaN std into torch.normal
-    "pressure-pascal-16-true-normal-nan": case(_pressure_in_pascal_16_true_policy, "nonfinite"),
+    "pressure-pascal-16-true-normal-nan": case(
+        _pressure_in_pascal_16_true_policy, "nonfinite", grade="not_recognised", grade_at_freeze="not_recognised",
+        why=(
+            "At freeze (e4b0263) castwise gave nothing. torch.normal's 'normal expects all elements of std >= "
+            "0.0' is what a NaN std (101325 Pa overflowing fp16 under 16-true) raises, and the rules do not read "
+            'that check as a non-finite value.'
+        )),
 }
