@@ -540,7 +540,7 @@ CASES: dict[str, LiveCase] = {
         grade_at_freeze="correct"),
     # hand-written AMP: fp32 attention scores in an autocast-disabled block, the query upcast but not the key
     "autocast-disabled-scores-key-left-bf16": case(
-        _attention_scores_autocast_disabled, "batched_matmul_dtype", "f32", "bf16", grade="wrong",
+        _attention_scores_autocast_disabled, "batched_matmul_dtype", "f32", "bf16", grade="correct",
         grade_at_freeze="wrong",
         why=(
             'At freeze (e4b0263) castwise gave matmul_dtype [f32, bf16] (high confidence). torch.bmm raised with '
@@ -577,7 +577,7 @@ CASES: dict[str, LiveCase] = {
         _moco_queue_in_param_dtype, "indexed_write_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # few-shot prototypes kept in a buffer the policy cast to bf16, averaged from fp32 outputs with index_reduce_
     "prototype-buffer-index-reduce": case(
-        _prototype_means_index_reduce, "indexed_write_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        _prototype_means_index_reduce, "indexed_write_dtype", "bf16", "f32", grade="correct", grade_at_freeze="wrong",
         why=(
             "At freeze (e4b0263) castwise gave scalar_type [bf16, f32] (low confidence). index_reduce_'s 'self "
             "(BFloat16) and source (Float) must have the same scalar type' was not read as an indexed write into "
@@ -633,7 +633,7 @@ CASES: dict[str, LiveCase] = {
         _torch_grad_scaler_with_16_true, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # castwise's LossScaler stepping the same optimizer once per task loss, updated once per batch
     "loss-scaler-step-per-task": case(
-        _loss_scaler_step_per_task, "loss_scale", grade="not_recognised", grade_at_freeze="not_recognised",
+        _loss_scaler_step_per_task, "loss_scale", grade="correct", grade_at_freeze="not_recognised",
         why=(
             "At freeze (e4b0263) castwise gave nothing. The error is castwise's own LossScaler refusing a second "
             "step() of one optimizer before update() (GradScaler's wording), which its rules do not recognise as "
@@ -654,7 +654,7 @@ CASES: dict[str, LiveCase] = {
         grade_at_freeze="correct"),
     # a 16-true actor given air pressure in pascals (past fp16's range): NaN std into torch.normal
     "pressure-pascal-16-true-normal-nan": case(
-        _pressure_in_pascal_16_true_policy, "nonfinite", grade="not_recognised", grade_at_freeze="not_recognised",
+        _pressure_in_pascal_16_true_policy, "nonfinite", grade="correct", grade_at_freeze="not_recognised",
         why=(
             "At freeze (e4b0263) castwise gave nothing. torch.normal's 'normal expects all elements of std >= "
             "0.0' is what a NaN std (101325 Pa overflowing fp16 under 16-true) raises, and the rules do not read "

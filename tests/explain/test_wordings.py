@@ -1733,6 +1733,12 @@ def test_any_fp16_op_missing_on_the_cpu_is_told_to_run_on_the_gpu_or_in_bf16() -
     ("RuntimeError: step() has already been called since the last update().", Kind.LOSS_SCALE, ("f16",)),
     ("RuntimeError: invalid multinomial distribution (encountering probability entry = infinity or NaN)",
      Kind.NONFINITE, ()),
+    ("    scores = torch.bmm(q.float(), k.transpose(1, 2))\nRuntimeError: expected m1 and m2 to have the same dtype, "
+     "but got: float != c10::BFloat16", Kind.BATCHED_MATMUL, ("f32", "bf16")),
+    ("RuntimeError: index_reduce_(): self (BFloat16) and source (Float) must have the same scalar type",
+     Kind.INDEXED_WRITE, ("bf16", "f32")),
+    ("RuntimeError: step() was already called on this optimizer since the last update()", Kind.LOSS_SCALE, ("f16",)),
+    ("RuntimeError: normal expects all elements of std >= 0.0", Kind.NONFINITE, ()),
 ])
 def test_held_out_live_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
     explanation = cw.explain(paste)

@@ -123,6 +123,10 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
         )
     if first_shown(failure, RNN, ATTENTION) is RNN:
         return recurrent(failure, names)
+    if first_shown(failure, BMM, MATMUL) is BMM:
+        return mixed_float(Kind.BATCHED_MATMUL, failure, names, "a batched matrix multiply (bmm)",
+                           f"bmm got {dtype_list(names)} operands; torch never mixes floating dtypes in one matmul"
+                           if names else "")
     if message.startswith("self and mat2") and len(names) == 2 and not any(is_fp8(name) for name in names):
         return mixed_float(
             Kind.MATMUL, failure, names, op,
@@ -913,6 +917,10 @@ def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
+    return indexed_write(failure, dtypes(found, "a", "b"), found["op"])
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
@@ -972,6 +980,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"test_faketensor failed[^\n]{0,300}?mismatched tensor metadata:?\s*Dtypes (?P<a>{DTYPE}) and (?P<b>{DTYPE}) "
          r"are not equal", _fake_output),
     rule(r"Registering a parametrization may not change the dtype of the tensor", _parametrization),
+    rule(r"\b(?P<op>index_reduce_?|index_add_?|index_copy_?|scatter\w{0,12})\(\): self \((?P<a>{DTYPE})\) and source "
+         r"\((?P<b>{DTYPE})\) must have the same scalar type", _self_and_source),
     rule(r"Expected b and A to have the same dtype,? but found b of type (?P<b>{DTYPE}) and A of type (?P<a>{DTYPE})",
          _solve_operands),
     rule(r"All tensors must have the same dtype(?!,? got)", _same_dtype_attention),

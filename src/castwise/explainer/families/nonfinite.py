@@ -284,6 +284,16 @@ def _histogram_range(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_negative_or_nan_std = message_only(
+    Kind.NONFINITE,
+    "torch.normal was given a standard deviation that is NaN or negative (NaN fails its `std >= 0` check)",
+    "a std computed in 16-bit that overflowed to inf and then NaN (`log_std.exp()`, a variance of large values, an "
+    "input in raw units such as pascals past fp16's 65504), or a std that can go negative (no `softplus`/`exp`)",
+    f"compute the std in fp32 and keep it positive (`F.softplus(raw).float() + 1e-6`, `log_std.float().exp()`); {_FIX}",
+    op="torch.normal", confidence=Confidence.LOW,
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),
@@ -293,6 +303,7 @@ RULES: tuple[Rule, ...] = (
          r"(?P<value>nan|inf)\b", nan_loss),
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),
     rule(r"(?P<value>NaN) or Inf found in input tensor", nan_loss),
+    rule(r"normal expects all elements of std >= 0\.0", _negative_or_nan_std),
     rule(r"torch\.histc: range of \[[^\]\n]{0,80}\b(?:inf|nan)\b[^\]\n]{0,80}\] is not finite", _histogram_range),
     rule(r"The total norm of order [\w.+-]{1,10} for gradients from .?parameters.? is non-finite", _gradient_norm),
     rule(r"Expected parameter (?P<param>\w{1,40}) \(Tensor of shape \([^)\n]{0,60}\)\) of distribution [^\n]{0,200}?to "
