@@ -34,13 +34,19 @@ class LiveCase:
 
 
 def raised(action: Callable[[], object]) -> BaseException:
-    """The exception ``action`` raises (warnings silenced); AssertionError if it raises none."""
+    """The exception ``action`` raises (warnings silenced), run with torch.distributions' argument checks on as a
+    fresh process has them (torch.compile turns them off for the rest of a process); AssertionError if it raises
+    none."""
+    validating = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             action()
     except Exception as error:  # noqa: BLE001 - every error is data here
         return error
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(validating)
     raise AssertionError("expected an error")
 
 
