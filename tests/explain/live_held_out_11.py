@@ -347,69 +347,107 @@ def _grad_scaler_clip_after_step() -> None:
 CASES: dict[str, LiveCase] = {
     # a tutorial Dataset hands back numpy float64 rows; the default collate keeps float64 for an fp32 MLP
     "dataloader-numpy-float64-mlp": case(_dataloader_numpy_float64_mlp, "matmul_dtype", "f64", "f32",
-                                         fix=("float",)),
+                                         fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # a house-price regression: the float64 columns turned into tensors with .double() for an fp32 model
-    "regression-double-columns": case(_regression_double_columns, "matmul_dtype", "f64", "f32", fix=("float",)),
+    "regression-double-columns": case(_regression_double_columns, "matmul_dtype", "f64", "f32", fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # logistic regression from scratch, its weights drawn with numpy (float64), fp32 images
-    "scratch-logreg-numpy-weights": case(_scratch_logreg_numpy_weights, "matmul_dtype", "f32", "f64"),
+    "scratch-logreg-numpy-weights": case(_scratch_logreg_numpy_weights, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # set_default_dtype(float64) at the top, images made with the legacy torch.FloatTensor (always float32)
     "default-float64-floattensor-images": case(_default_float64_floattensor_images, "conv_weight_dtype", "f32",
-                                               "f64"),
+                                               "f64",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave conv_bias_dtype [f32, f64] (high confidence). The whole conv (weight and bias) was made float64 by set_default_dtype while the legacy FloatTensor input is float32; torch's CPU message names only the bias, and castwise read it as a bias-only mismatch and blamed numpy data instead of the default dtype."),
     # set_default_dtype(float16) to "train in half", an LSTM fed float32 numpy sequences
-    "default-float16-lstm-numpy-sequences": case(_default_float16_lstm_numpy_sequences, "rnn_dtype", "f32", "f16"),
+    "default-float16-lstm-numpy-sequences": case(_default_float16_lstm_numpy_sequences, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a padded batch of token ids made with np.zeros (float64) for an embedding
-    "padded-batch-np-zeros-ids": case(_padded_batch_np_zeros_ids, "index_tensor_dtype", "f64"),
+    "padded-batch-np-zeros-ids": case(_padded_batch_np_zeros_ids, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the text-classification tutorial's EmbeddingBag given ids made with torch.Tensor(list) (float32)
-    "embedding-bag-legacy-tensor-ids": case(_embedding_bag_legacy_tensor_ids, "index_tensor_dtype", "f32"),
+    "embedding-bag-legacy-tensor-ids": case(_embedding_bag_legacy_tensor_ids, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # labels stored as numpy int32, one-hot encoded with F.one_hot
-    "one-hot-int32-labels": case(_one_hot_int32_labels, "index_tensor_dtype"),
+    "one-hot-int32-labels": case(_one_hot_int32_labels, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a CSV read with the csv module and np.array: every field a string
-    "csv-rows-as-strings": case(_csv_rows_as_strings, "numpy_dtype"),
+    "csv-rows-as-strings": case(_csv_rows_as_strings, "numpy_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (f0752d3) castwise gave nothing. torch.from_numpy's TypeError on a numpy str_ array (a CSV read as strings) names no torch dtype: it is numpy's dtype torch cannot take (the reverse of bf16/fp8 into numpy), and castwise did not recognise it."),
     # a from-scratch regression weight initialised with torch.tensor(0, requires_grad=True)
-    "scratch-regression-int-weight": case(_scratch_regression_int_weights, "integer_operand"),
+    "scratch-regression-int-weight": case(_scratch_regression_int_weights, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # images built with the legacy torch.LongTensor from integer pixel lists, into a CNN
     "legacy-long-tensor-pixels-conv": case(_legacy_long_tensor_pixels_conv, "integer_operand", "int64",
-                                           fix=("float",)),
+                                           fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # images from nested Python lists of ints (int64) resized bilinearly to LeNet's 32x32
-    "python-list-images-resized": case(_python_list_images_resized, "integer_operand", "int64", fix=("float",)),
+    "python-list-images-resized": case(_python_list_images_resized, "integer_operand", "int64", fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # tabular features turned double with .type(torch.DoubleTensor) before a BatchNorm1d-first model
-    "tabular-type-double-batchnorm": case(_tabular_type_double_batchnorm, "norm_param_dtype", fix=("float",)),
+    "tabular-type-double-batchnorm": case(_tabular_type_double_batchnorm, "norm_param_dtype", fix=("float",),
+        grade="partly", grade_at_freeze="partly",
+        why="At freeze (f0752d3) castwise gave norm_param_dtype [] (high confidence). The kind is right but batch_norm's CPU message names no dtype, and castwise's cause and fix assume a 16-bit norm (keep norms in fp32) instead of telling that the input was made float64 by .type(torch.DoubleTensor) and must go back to float."),
     # a tabular MLP halved with .half() on the CPU, fed float32 features
-    "half-tabular-model-float-features": case(_half_tabular_model_float_features, "matmul_dtype", "f32", "f16"),
+    "half-tabular-model-float-features": case(_half_tabular_model_float_features, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # torch.save(model.half().state_dict()) for a smaller file; .half() halved the model in place before validation
-    "save-half-state-dict-in-place": case(_save_half_state_dict_in_place, "conv_weight_dtype", "f32", "f16"),
+    "save-half-state-dict-in-place": case(_save_half_state_dict_in_place, "conv_weight_dtype", "f32", "f16",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave conv_bias_dtype [f32, f16] (high confidence). .half() inside torch.save halved the whole conv (weight and bias) in place while the input stays float32; torch's CPU message names only the bias, and castwise read it as a bias-only mismatch."),
     # a training-image cache written halved with torch.save, loaded and fed to an fp32 MLP
-    "cached-half-images-mlp": case(_cached_half_images_mlp, "matmul_dtype", "f16", "f32"),
+    "cached-half-images-mlp": case(_cached_half_images_mlp, "matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an AlexNet-style CNN with LocalResponseNorm halved and run on the CPU
-    "lrn-alexnet-half-cpu": case(_lrn_alexnet_half_cpu, "no_kernel", "f16"),
+    "lrn-alexnet-half-cpu": case(_lrn_alexnet_half_cpu, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # an MLP with RReLU halved and trained on the CPU
-    "rrelu-half-cpu": case(_rrelu_half_cpu, "no_kernel", "f16"),
+    "rrelu-half-cpu": case(_rrelu_half_cpu, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # nearest-neighbour accuracy with F.pdist on a halved encoder's embeddings
-    "knn-accuracy-pdist-half": case(_knn_accuracy_pdist_half, "no_kernel", "f16"),
+    "knn-accuracy-pdist-half": case(_knn_accuracy_pdist_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # set_default_dtype(float16), then a toy house-price range made with linspace
-    "default-float16-linspace-prices": case(_default_float16_linspace_prices, "half_overflow", "f16"),
+    "default-float16-linspace-prices": case(_default_float16_linspace_prices, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # BCELoss given a float64 label column
-    "bce-float64-label-column": case(_bce_float64_label_column, "loss_dtype", "f64", "f32", fix=("float",)),
+    "bce-float64-label-column": case(_bce_float64_label_column, "loss_dtype", "f64", "f32", fix=("float",),
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave op_dtype [f64, f32] (high confidence). binary_cross_entropy's forward 'Found dtype Double but expected Float' was read as a mixed-float op (its fix, target.float(), is right) where this set expected the loss kind; the two kinds meet at this message and the expectation's choice of loss_dtype for a forward loss error is itself arguable."),
     # CrossEntropyLoss given class labels read as a float64 column
     "cross-entropy-float64-label-column": case(_cross_entropy_float64_label_column, "target_dtype", "f64",
-                                               fix=("long",)),
+                                               fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # MultiMarginLoss ("a multi-class SVM") given labels made with torch.Tensor(list)
     "multi-margin-legacy-tensor-labels": case(_multi_margin_legacy_tensor_labels, "target_dtype", "f32",
-                                              fix=("long",)),
+                                              fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # KLDivLoss given F.one_hot's int64 targets
-    "kl-div-one-hot-targets": case(_kl_div_one_hot_targets, "target_dtype", fix=("float",)),
+    "kl-div-one-hot-targets": case(_kl_div_one_hot_targets, "target_dtype", fix=("float",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (f0752d3) castwise gave nothing. kl_div's 'Integral inputs not supported.' (F.one_hot's int64 target) names no dtype and castwise has no reading for it."),
     # class labels kept as numpy int8 to save memory, into cross_entropy
-    "cross-entropy-int8-labels": case(_cross_entropy_int8_labels, "target_dtype", "int8", fix=("long",)),
+    "cross-entropy-int8-labels": case(_cross_entropy_int8_labels, "target_dtype", "int8", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # accuracy computed as correct /= len(labels) on the int64 count
-    "accuracy-true-divide-in-place": case(_accuracy_true_divide_in_place, "result_cast", "f32", "int64"),
+    "accuracy-true-divide-in-place": case(_accuracy_true_divide_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a confusion matrix accumulated with index_put_ of float ones into an int64 matrix
-    "confusion-matrix-index-put-ones": case(_confusion_matrix_index_put_ones, "indexed_write_dtype", "int64", "f32"),
+    "confusion-matrix-index-put-ones": case(_confusion_matrix_index_put_ones, "indexed_write_dtype", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # masked mean pooling of review embeddings with a padding mask made by torch.ByteTensor
-    "masked-mean-byte-tensor-mask": case(_masked_mean_byte_tensor_mask, "mask_dtype", "uint8"),
+    "masked-mean-byte-tensor-mask": case(_masked_mean_byte_tensor_mask, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # the classifier head called one indent outside the autocast block, on bf16 features
-    "autocast-head-outside-block": case(_autocast_head_outside_block, "matmul_dtype", "bf16", "f32"),
+    "autocast-head-outside-block": case(_autocast_head_outside_block, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GradScaler added but optimizer.step() kept instead of scaler.step(optimizer), then scaler.update()
-    "grad-scaler-without-scaler-step": case(_grad_scaler_without_scaler_step, "loss_scale"),
+    "grad-scaler-without-scaler-step": case(_grad_scaler_without_scaler_step, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # gradient clipping added after scaler.step, with scaler.unscale_ there
-    "grad-scaler-clip-after-step": case(_grad_scaler_clip_after_step, "loss_scale"),
+    "grad-scaler-clip-after-step": case(_grad_scaler_clip_after_step, "loss_scale",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (f0752d3) castwise gave nothing. GradScaler's 'unscale_() is being called after step().' (clipping placed after scaler.step) is an ordering error castwise does not read."),
 }
