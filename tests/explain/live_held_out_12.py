@@ -502,80 +502,84 @@ CASES: dict[str, LiveCase] = {
     # --- state-space models and linear attention
     # a reference selective scan run on bf16 inputs without its .float() upcasts: its state from torch.zeros is fp32
     "selective-scan-state-default-dtype": case(_selective_scan_state_default_dtype, "batched_matmul_dtype", "f32",
-                                               "bf16"),
+                                               "bf16", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave matmul_dtype [f32, bf16] (high confidence). einsum's contraction runs as a batched matmul (bmm), and its bare \"expected scalar type Float but found BFloat16\" was read as a plain matrix multiply since no frame names bmm."),
     # a bf16 Mamba mixer whose A_log and D were put back to fp32 (as the paper keeps them), run without autocast
-    "mamba-a-log-d-restored-fp32": case(_mamba_a_log_and_d_restored_fp32, "matmul_dtype", "f32", "bf16"),
+    "mamba-a-log-d-restored-fp32": case(_mamba_a_log_and_d_restored_fp32, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # Mamba-2 segment sums masked with torch.tril(torch.ones(...)) (float), inverted with ~
-    "mamba2-segsum-float-tril-mask": case(_segsum_float_tril_mask, "mask_dtype", fix=("bool",)),
+    "mamba2-segsum-float-tril-mask": case(_segsum_float_tril_mask, "mask_dtype", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # an S4D-Lin kernel cast to bf16 builds its complex A with torch.complex
-    "s4d-kernel-complex-bf16": case(_s4d_kernel_in_bf16, "no_kernel", "bf16"),
+    "s4d-kernel-complex-bf16": case(_s4d_kernel_in_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a Legendre memory unit whose HiPPO matrices were discretised with numpy (float64), kept as plain attributes
-    "lmu-numpy-hippo-f64": case(_lmu_numpy_hippo_in_bf16_model, "matmul_dtype", "bf16", "f64"),
+    "lmu-numpy-hippo-f64": case(_lmu_numpy_hippo_in_bf16_model, "matmul_dtype", "bf16", "f64", grade="correct", grade_at_freeze="correct"),
     # RetNet parallel retention: the decay mask built each forward from arange (fp32) times bf16 scores, then @ v
     "retnet-decay-mask-default-dtype": case(_retention_decay_mask_default_dtype, "batched_matmul_dtype", "f32",
-                                            "bf16"),
+                                            "bf16", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave matmul_dtype [f32, bf16] (high confidence). `@` on 4-D tensors runs as a batched matmul (bmm), and its bare \"expected scalar type\" message was read as a plain matrix multiply since no frame names bmm."),
     # serving Mamba with an fp32 SSM state cache, bf16 new states written back by slot with index_copy_
     "mamba-state-cache-fp32-index-copy": case(_mamba_state_cache_fp32_index_copy, "indexed_write_dtype", "f32",
-                                              "bf16"),
+                                              "bf16", grade="correct", grade_at_freeze="correct"),
     # --- mixture-of-experts routing
     # Switch-style dispatch of bf16 tokens into an (expert, slot) buffer made with torch.zeros (fp32)
     "moe-dispatch-buffer-default-dtype": case(_moe_dispatch_buffer_default_dtype, "indexed_write_dtype", "f32",
-                                              "bf16"),
+                                              "bf16", grade="correct", grade_at_freeze="correct"),
     # GShard gating with the expert mask made in the gates' dtype (bf16): the slot from its cumsum is one-hot encoded
     "moe-locations-gate-dtype-one-hot": case(_moe_locations_from_gate_dtype_mask, "index_tensor_dtype",
-                                             fix=("long",)),
+                                             fix=("long",), grade="correct", grade_at_freeze="correct"),
     # an expert-load moving average kept in an int64 buffer (token counts), decayed in place
-    "moe-expert-load-ema-int-buffer": case(_expert_load_ema_int_buffer, "result_cast", "f32", "int64"),
+    "moe-expert-load-ema-int-buffer": case(_expert_load_ema_int_buffer, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # noisy top-k gating's load-balancing loss: cv_squared of the load (gates > 0).sum(0), an int64, without .float()
-    "moe-cv-squared-int-load": case(_noisy_top_k_load_balancing_int_load, "integer_operand"),
+    "moe-cv-squared-int-load": case(_noisy_top_k_load_balancing_int_load, "integer_operand", grade="correct", grade_at_freeze="correct"),
     # fp8 tokens received from the expert all-to-all merged with the bf16 residual of dropped tokens by where
     "moe-fp8-dispatch-where-bf16-residual": case(_fp8_dispatch_merged_with_bf16_residual, "fp8_promotion",
-                                                 "float8_e4m3fn", "bf16"),
+                                                 "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # top-2 gating in an fp16 model knocking out the first choice with scatter(..., -1e9)
-    "moe-top2-scatter-minus-1e9-f16": case(_top2_gating_first_choice_scatter_f16, "half_overflow", "f16"),
+    "moe-top2-scatter-minus-1e9-f16": case(_top2_gating_first_choice_scatter_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- normalising flows and diffusion
     # a bf16 Glow switched to the LU-decomposed 1x1 conv, the LU taken of its current bf16 weight
-    "glow-lu-of-bf16-weight": case(_glow_lu_reparametrised_from_bf16_weight, "no_kernel", "bf16"),
+    "glow-lu-of-bf16-weight": case(_glow_lu_reparametrised_from_bf16_weight, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a RealNVP coupling with unbounded log-scale in fp16 on raw 0-255 pixels: exp overflows, NaN in backward (anomaly)
-    "realnvp-fp16-raw-pixels-anomaly": case(_realnvp_fp16_raw_pixels_anomaly, "nonfinite"),
+    "realnvp-fp16-raw-pixels-anomaly": case(_realnvp_fp16_raw_pixels_anomaly, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # two fp16 couplings on raw pixels: the first overflows to inf, the second makes NaN, the base log_prob refuses
-    "flow-fp16-base-log-prob-nan": case(_two_couplings_fp16_base_log_prob_nan, "nonfinite", "f16"),
+    "flow-fp16-base-log-prob-nan": case(_two_couplings_fp16_base_log_prob_nan, "nonfinite", "f16", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (f0752d3) castwise gave nothing. A torch.distributions support check (ValueError: value not within the support Real(), the printed fp16 tensor holding inf and nan) is not read as NaN from an fp16 overflow."),
     # a diffusion trainer moving to continuous time rescales its int64 sampled timesteps in place
-    "diffusion-timesteps-rescaled-in-place": case(_continuous_time_rescaled_in_place, "result_cast", "f32", "int64"),
+    "diffusion-timesteps-rescaled-in-place": case(_continuous_time_rescaled_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # --- memory and retrieval layers
     # Reformer-style LSH hashing draws its random rotations with torch.randn (fp32) for bf16 shared query-keys
-    "lsh-random-rotations-default-dtype": case(_lsh_random_rotations_default_dtype, "matmul_dtype", "bf16", "f32"),
+    "lsh-random-rotations-default-dtype": case(_lsh_random_rotations_default_dtype, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a Memorizing-Transformer kNN memory stored in fp16, retrieved keys/values attended by bf16 queries
-    "knn-memory-f16-bank-sdpa": case(_knn_memory_f16_bank_into_sdpa, "sdpa_dtype", "bf16", "f16"),
+    "knn-memory-f16-bank-sdpa": case(_knn_memory_f16_bank_into_sdpa, "sdpa_dtype", "bf16", "f16", grade="correct", grade_at_freeze="correct"),
     # leave-one-out kNN over an fp16 embedding bank, the self-distances filled with 1e10
-    "knn-leave-one-out-fill-diagonal-f16": case(_knn_leave_one_out_fill_diagonal_f16, "half_overflow", "f16"),
+    "knn-leave-one-out-fill-diagonal-f16": case(_knn_leave_one_out_fill_diagonal_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- equivariant and geometric layers
     # spherical-harmonic edge features from torch.special.legendre_polynomial_p on bf16 edge vectors
-    "spherical-harmonics-legendre-bf16": case(_spherical_harmonics_legendre_bf16, "no_kernel", "bf16"),
+    "spherical-harmonics-legendre-bf16": case(_spherical_harmonics_legendre_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a DimeNet-style spherical Bessel radial basis on bf16 distances
-    "dimenet-spherical-bessel-bf16": case(_dimenet_spherical_bessel_bf16, "no_kernel", "bf16"),
+    "dimenet-spherical-bessel-bf16": case(_dimenet_spherical_bessel_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # an EGNN keeping coordinates in fp32 for precision, its bf16 coordinate updates index_add_'ed into them
-    "egnn-fp32-coords-index-add": case(_egnn_coordinates_kept_fp32, "indexed_write_dtype", "f32", "bf16"),
+    "egnn-fp32-coords-index-add": case(_egnn_coordinates_kept_fp32, "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a periodic crystal graph: integer cell offsets from the neighbour list times the bf16 lattice, no .float()
-    "pbc-int-cell-offsets-times-lattice": case(_pbc_integer_cell_offsets, "integer_operand", "int64", "bf16"),
+    "pbc-int-cell-offsets-times-lattice": case(_pbc_integer_cell_offsets, "integer_operand", "int64", "bf16", grade="correct", grade_at_freeze="correct"),
     # Kabsch alignment: covariance upcast for the SVD, the fp32 rotation applied to bf16 coordinates with bmm
-    "kabsch-fp32-rotation-bmm": case(_kabsch_rotation_fp32_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "kabsch-fp32-rotation-bmm": case(_kabsch_rotation_fp32_bmm, "batched_matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # an equivariant transformer biasing attention by -distance² from numpy (float64) coordinates, bf16 q/k/v
-    "distance-bias-f64-attn-mask": case(_distance_bias_numpy_coords_attn_mask, "attn_mask_dtype", "f64", "bf16"),
+    "distance-bias-f64-attn-mask": case(_distance_bias_numpy_coords_attn_mask, "attn_mask_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- contrastive and self-supervised objectives
     # MoCo InfoNCE with positives at column 0, labels from torch.zeros(n) without dtype=torch.long
-    "moco-infonce-labels-zeros-float": case(_moco_labels_default_float, "target_dtype", "f32", fix=("long",)),
+    "moco-infonce-labels-zeros-float": case(_moco_labels_default_float, "target_dtype", "f32", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # SimCLR NT-Xent removing self-similarity with masked_fill(torch.eye(2n), -inf): eye is float
-    "simclr-float-eye-mask": case(_nt_xent_float_eye_mask, "mask_dtype", "f32", fix=("bool",)),
+    "simclr-float-eye-mask": case(_nt_xent_float_eye_mask, "mask_dtype", "f32", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # SwAV codes from a numpy Sinkhorn-Knopp on the bf16 prototype scores
-    "swav-numpy-sinkhorn-bf16-scores": case(_swav_numpy_sinkhorn_bf16_scores, "numpy_dtype", "bf16"),
+    "swav-numpy-sinkhorn-bf16-scores": case(_swav_numpy_sinkhorn_bf16_scores, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- capsule networks and hypernetworks
     # dynamic routing in a bf16 capsule net, routing logits from torch.zeros (fp32) make the outputs fp32
     "capsule-routing-logits-default-dtype": case(_capsule_routing_logits_default_dtype, "batched_matmul_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave matmul_dtype [bf16, f32] (high confidence). `@` on 5-D capsule tensors runs as a batched matmul (bmm), and its bare \"expected scalar type\" message was read as a plain matrix multiply since no frame names bmm."),
     # a hypernetwork kept in fp32 generating the conv kernel of a bf16 network
     "hypernetwork-fp32-generated-conv-kernel": case(_hypernetwork_kept_fp32_generated_kernel, "conv_weight_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a hypernetwork halved with .half() and trained with GradScaler
-    "hypernetwork-halved-grad-scaler": case(_hypernetwork_halved_grad_scaler, "unscale_fp16", "f16"),
+    "hypernetwork-halved-grad-scaler": case(_hypernetwork_halved_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
 }
