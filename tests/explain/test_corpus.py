@@ -39,7 +39,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
-                                 "live_held_out_9", "live_held_out_11", "live_held_out_12")
+                                 "live_held_out_9", "live_held_out_10", "live_held_out_11",
+                                 "live_held_out_12")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
