@@ -351,41 +351,41 @@ def _offloaded_fp32_master_gets_bf16_grads() -> None:
 CASES: dict[str, LiveCase] = {
     # a model traced with fp32 example inputs (dtype=x.dtype baked as fp32 in the graph) then cast to bf16 for serving
     "trace-fp32-example-then-bf16": case(_trace_in_fp32_then_cast, "matmul_dtype", "f32", "bf16", fix=("trac",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why="At freeze (f0752d3) castwise gave matmul_dtype [f32, bf16] (high confidence). Kind and dtypes right, but nothing says the f32 came from the trace: torch.jit.trace baked the fp32 example input's dtype (`dtype=x.dtype`) into the graph, so the fix is to trace again after the cast with bf16 example inputs, not to cast an operand."),
     # a traced stem whose mean/std are plain tensor attributes (not buffers), halved after tracing
     "traced-stem-plain-attribute-halved": case(_traced_stem_halved, "conv_weight_dtype", "f32", "f16",
                                                fix=("buffer",),
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (f0752d3) castwise gave scalar_type [f32, f16] (low confidence). The bare 'expected scalar type Float but found Half' is this CPU's wording for a convolution with an f32 input and an f16 weight; the traced module's error carries the recorded trace stack (the stem conv), which was not read as the convolution, and nothing says the f32 came from mean/std kept as plain attributes that .half() does not cast (buffers would be)."),
     # a TorchScript model saved, loaded with torch.jit.load and halved, fed an fp32 request
     "jit-load-halved-fp32-request": case(_scripted_model_loaded_and_halved, "matmul_dtype", "f32", "f16",
         grade="correct", grade_at_freeze="correct"),
     # a conv-bn model frozen with torch.jit.freeze (weights folded into constants), cast to bf16 after freezing
     "jit-freeze-then-bf16": case(_frozen_then_cast, "conv_bias_dtype", "bf16", "f32", fix=("freez",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why='At freeze (f0752d3) castwise gave conv_bias_dtype [bf16, f32] (high confidence). Kind and dtypes right, but the fix casts an operand: torch.jit.freeze turned the folded weights and biases into constants that .to() does not touch, so the module must be cast before freezing.'),
     # a torch.export program traced with fp32 inputs run on bf16 features
     "exported-program-bf16-features": case(_exported_program_run_in_bf16, "matmul_dtype", "bf16", "f32",
         grade="correct", grade_at_freeze="correct"),
     # fp16 dynamic quantization (fp16 weights, fp32 activations) fed halved activations
     "fp16-dynamic-quant-half-input": case(_fp16_dynamic_quantized_fed_half, "no_kernel", "f16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (f0752d3) castwise gave matmul_dtype [f32, f16] (high confidence). The error comes from the fp16 dynamic-quantized linear, which has a kernel for fp32 activations only (its weights are stored fp16); it was read as two floats meeting in a matmul, whose fix (cast the input to the weight's dtype) keeps the f16 input the op cannot take."),
     # a dynamically quantized int8 LSTM decoder fed a bf16 front end's features
     "dynamic-quant-lstm-bf16-features": case(_dynamic_quantized_lstm_bf16_features, "rnn_dtype", "bf16", "f32",
         grade="correct", grade_at_freeze="correct"),
     # a QAT-prepared model cast to bf16: the fake-quant observers get bf16
     "qat-prepared-cast-bf16": case(_qat_model_cast_to_bf16, "no_kernel", "bf16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (f0752d3) castwise gave scalar_type [f32, bf16] (low confidence). The error is raised in torch.fused_moving_avg_obs_fake_quant (QAT's FakeQuantize), which runs in fp32 only; the frames naming it were not read, so the generic mixed-dtype reading came instead of no bf16 kernel (keep the QAT model in fp32)."),
     # a bf16 checkpoint's weights quantized per channel to int8 for a runtime, without going through fp32
     "per-channel-int8-export-bf16": case(_per_channel_int8_export_of_bf16_weights, "no_kernel", "bf16",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (f0752d3) castwise gave nothing. 'quantize_tensor_per_channel_affine expects a Float Tensor, got BFloat16' is a wording it does not read: torch.quantize_per_channel takes fp32 weights only, so the bf16 checkpoint must go through .float() first."),
     # asymmetric per-channel fake quant with zero points rounded to int64
     "fake-quant-zero-point-long": case(_fake_quant_zero_points_long, "integer_operand", "int64", fix=("int32",),
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (f0752d3) castwise gave nothing. 'Zero-point must be Int32, Float or Half, found Long' (fake_quantize_per_channel_affine) is a wording it does not read: zero points rounded with .long() must be int32."),
     # activations offloaded as quint8 handed to the next float stage without dequantizing
     "quantized-activation-into-layer-norm": case(_quantized_activations_offloaded_into_layer_norm, "no_kernel",
@@ -396,7 +396,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # an int8 export checked against the float reference with allclose on its int_repr
     "allclose-int-repr-vs-float": case(_int8_output_checked_with_allclose, "integer_operand", "int8", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (f0752d3) castwise gave nothing. 'Char did not match Float' from torch.allclose is a wording it does not read: the int8 int_repr was compared with the float reference instead of the dequantized output."),
     # calibration histograms accumulated into an int64 buffer from histc's float counts
     "calibration-histogram-long-accumulator": case(_calibration_histogram_accumulated_in_long, "result_cast", "f32",
@@ -407,7 +407,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # structured pruning: the float keep-mask made for multiplying reused to select the kept rows
     "pruning-float-keep-mask-index": case(_pruning_with_float_keep_mask, "index_tensor_dtype", fix=("bool",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why='At freeze (f0752d3) castwise gave index_tensor_dtype [] (high confidence). Kind right, but the fix says to make the indices long: a 0/1 float keep-mask turned long would pick rows 0 and 1; the mask must become bool.'),
     # a pruning mask exported as uint8, inverted with ~ and applied with masked_fill
     "pruning-mask-uint8-masked-fill": case(_pruning_mask_exported_as_uint8, "mask_dtype", "uint8",

@@ -358,7 +358,7 @@ CASES: dict[str, LiveCase] = {
     # set_default_dtype(float64) at the top, images made with the legacy torch.FloatTensor (always float32)
     "default-float64-floattensor-images": case(_default_float64_floattensor_images, "conv_weight_dtype", "f32",
                                                "f64",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (f0752d3) castwise gave conv_bias_dtype [f32, f64] (high confidence). The whole conv (weight and bias) was made float64 by set_default_dtype while the legacy FloatTensor input is float32; torch's CPU message names only the bias, and castwise read it as a bias-only mismatch and blamed numpy data instead of the default dtype."),
     # set_default_dtype(float16) to "train in half", an LSTM fed float32 numpy sequences
     "default-float16-lstm-numpy-sequences": case(_default_float16_lstm_numpy_sequences, "rnn_dtype", "f32", "f16",
@@ -374,7 +374,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a CSV read with the csv module and np.array: every field a string
     "csv-rows-as-strings": case(_csv_rows_as_strings, "numpy_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (f0752d3) castwise gave nothing. torch.from_numpy's TypeError on a numpy str_ array (a CSV read as strings) names no torch dtype: it is numpy's dtype torch cannot take (the reverse of bf16/fp8 into numpy), and castwise did not recognise it."),
     # a from-scratch regression weight initialised with torch.tensor(0, requires_grad=True)
     "scratch-regression-int-weight": case(_scratch_regression_int_weights, "integer_operand",
@@ -388,14 +388,14 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # tabular features turned double with .type(torch.DoubleTensor) before a BatchNorm1d-first model
     "tabular-type-double-batchnorm": case(_tabular_type_double_batchnorm, "norm_param_dtype", fix=("float",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why="At freeze (f0752d3) castwise gave norm_param_dtype [] (high confidence). The kind is right but batch_norm's CPU message names no dtype, and castwise's cause and fix assume a 16-bit norm (keep norms in fp32) instead of telling that the input was made float64 by .type(torch.DoubleTensor) and must go back to float."),
     # a tabular MLP halved with .half() on the CPU, fed float32 features
     "half-tabular-model-float-features": case(_half_tabular_model_float_features, "matmul_dtype", "f32", "f16",
         grade="correct", grade_at_freeze="correct"),
     # torch.save(model.half().state_dict()) for a smaller file; .half() halved the model in place before validation
     "save-half-state-dict-in-place": case(_save_half_state_dict_in_place, "conv_weight_dtype", "f32", "f16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (f0752d3) castwise gave conv_bias_dtype [f32, f16] (high confidence). .half() inside torch.save halved the whole conv (weight and bias) in place while the input stays float32; torch's CPU message names only the bias, and castwise read it as a bias-only mismatch."),
     # a training-image cache written halved with torch.save, loaded and fed to an fp32 MLP
     "cached-half-images-mlp": case(_cached_half_images_mlp, "matmul_dtype", "f16", "f32",
@@ -413,9 +413,9 @@ CASES: dict[str, LiveCase] = {
     "default-float16-linspace-prices": case(_default_float16_linspace_prices, "half_overflow", "f16",
         grade="correct", grade_at_freeze="correct"),
     # BCELoss given a float64 label column
-    "bce-float64-label-column": case(_bce_float64_label_column, "loss_dtype", "f64", "f32", fix=("float",),
-        grade="wrong", grade_at_freeze="wrong",
-        why="At freeze (f0752d3) castwise gave op_dtype [f64, f32] (high confidence). binary_cross_entropy's forward 'Found dtype Double but expected Float' was read as a mixed-float op (its fix, target.float(), is right) where this set expected the loss kind; the two kinds meet at this message and the expectation's choice of loss_dtype for a forward loss error is itself arguable."),
+    "bce-float64-label-column": case(_bce_float64_label_column, "op_dtype", "f64", "f32", fix=("float",),
+        grade="correct", grade_at_freeze="wrong",
+        why="At freeze (f0752d3) castwise gave op_dtype [f64, f32] (high confidence). binary_cross_entropy's forward 'Found dtype Double but expected Float' was read as a mixed-float op (its fix, target.float(), is right) where this set expected the loss kind; the two kinds meet at this message and the expectation's choice of loss_dtype for a forward loss error is itself arguable. After grading, the expectation was corrected from loss_dtype to op_dtype, the convention live_held_out_1's bce-bf16-probs-fp32-labels set at 91069b4 for the same forward error; grade_at_freeze stays wrong."),
     # CrossEntropyLoss given class labels read as a float64 column
     "cross-entropy-float64-label-column": case(_cross_entropy_float64_label_column, "target_dtype", "f64",
                                                fix=("long",),
@@ -426,7 +426,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # KLDivLoss given F.one_hot's int64 targets
     "kl-div-one-hot-targets": case(_kl_div_one_hot_targets, "target_dtype", fix=("float",),
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (f0752d3) castwise gave nothing. kl_div's 'Integral inputs not supported.' (F.one_hot's int64 target) names no dtype and castwise has no reading for it."),
     # class labels kept as numpy int8 to save memory, into cross_entropy
     "cross-entropy-int8-labels": case(_cross_entropy_int8_labels, "target_dtype", "int8", fix=("long",),
@@ -448,6 +448,6 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # gradient clipping added after scaler.step, with scaler.unscale_ there
     "grad-scaler-clip-after-step": case(_grad_scaler_clip_after_step, "loss_scale",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (f0752d3) castwise gave nothing. GradScaler's 'unscale_() is being called after step().' (clipping placed after scaler.step) is an ordering error castwise does not read."),
 }

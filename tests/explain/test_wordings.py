@@ -8,6 +8,8 @@ carry (written as the libraries print them, not copied from a report).
 from __future__ import annotations
 
 import pytest
+import torch
+from torch import nn
 
 import castwise as cw
 from castwise.explainer import Confidence, Family, Kind
@@ -1751,7 +1753,6 @@ def test_held_out_live_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...])
     "tensor([-1.,  2.])",
     "AssertionError: only bool and floating types of masks are supported",
     "RuntimeError: torch.histc: range of [-27, 3] is not finite",
-    "TypeError: can't convert np.ndarray of type numpy.str_.",
 ])
 def test_held_out_live_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
     assert cw.explain(paste) is None
@@ -1779,3 +1780,113 @@ def test_a_low_rank_svd_of_a_16_bit_weight_is_told_to_run_in_float32() -> None:
              "RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != float")
     explanation = cw.explain(paste)
     assert explanation.kind is Kind.MATMUL and "w.float()" in explanation.fix
+
+
+_TRACED = (
+    "Traceback (most recent call last):\n"
+    '  File "serve.py", line 12, in <module>\n'
+    "    out = traced(x)\n"
+    "RuntimeError: The following operation failed in the TorchScript interpreter.\n"
+    "Traceback of TorchScript (most recent call last):\n"
+    "/site-packages/torch/nn/modules/conv.py(560): _conv_forward\n"
+    "/site-packages/torch/nn/modules/conv.py(565): forward\n"
+    "/site-packages/torch/nn/modules/module.py(1768): _slow_forward\n"
+    "serve.py(8): forward\n"
+    "/site-packages/torch/jit/_trace.py(1022): trace\n"
+    "serve.py(10): <module>\n"
+    "RuntimeError: expected scalar type Float but found Half"
+)
+
+
+def test_a_traced_module_s_recorded_frames_name_the_op_and_the_fix_says_to_trace_again() -> None:
+    explanation = cw.explain(_TRACED)
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f16")
+    assert "trace or freeze it again" in explanation.fix and "register such tensors as buffers" in explanation.fix
+
+
+def test_the_same_mismatch_outside_torchscript_says_nothing_of_tracing() -> None:
+    explanation = cw.explain("  File \"m.py\", line 3, in f\n    return self.proj(x)\n"
+                             "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16")
+    assert explanation.kind is Kind.MATMUL and "trace" not in explanation.fix
+
+
+def test_frames_a_live_exception_s_message_carries_are_read_as_its_innermost() -> None:
+    scripted = torch.jit.trace(nn.Sequential(nn.Conv2d(3, 4, 3)), torch.zeros(1, 3, 8, 8)).double()
+    with pytest.raises(RuntimeError) as raised:
+        scripted(torch.zeros(1, 3, 8, 8))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind in (Kind.CONV_WEIGHT, Kind.CONV_BIAS) and "trace" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: quantize_tensor_per_channel_affine expects a Float Tensor, got BFloat16", Kind.NO_KERNEL,
+     ("bf16",), "w.float()"),
+    ("RuntimeError: Quantize only works on Float Tensors, got Half", Kind.NO_KERNEL, ("f16",), "fp32"),
+    ("RuntimeError: Zero-point must be Int32, Float or Half, found Long", Kind.INTEGER_OPERAND, ("int64",),
+     "torch.int32"),
+    ('  File "/site-packages/torch/ao/quantization/fake_quantize.py", line 398, in forward\n'
+     "    return torch.fused_moving_avg_obs_fake_quant(\n"
+     "RuntimeError: expected scalar type Float but found BFloat16", Kind.NO_KERNEL, ("bf16",), "x.float()"),
+    ("RuntimeError: Char did not match Float", Kind.INTEGER_OPERAND, ("int8", "f32"), "dequantize()"),
+    ("RuntimeError: Half did not match Float", Kind.OP_DTYPE, ("f16", "f32"), "check_dtype=False"),
+    ("RuntimeError: Long did not match Int", Kind.INTEGER_OPERAND, ("int64", "int32"), ".to(torch.int64)"),
+    ("AssertionError: The values for attribute 'dtype' do not match: torch.int8 != torch.float32.",
+     Kind.INTEGER_OPERAND, ("int8", "f32"), ".float()"),
+    ("TypeError: can't convert np.ndarray of type numpy.str_. The only supported types are: float64, float32",
+     Kind.NUMPY_DTYPE, (), "pd.to_numeric"),
+    ("RuntimeError: kl_div: Integral inputs not supported.", Kind.TARGET, (), "target.float()"),
+    ("RuntimeError: unscale_() is being called after step().", Kind.LOSS_SCALE, ("f16",), "clip"),
+    ("ValueError: Expected value argument (Tensor of shape (2, 2)) to be within the support (Real()) of the "
+     "distribution Normal(loc: torch.Size([2]), scale: torch.Size([2])), but found invalid values:\n"
+     "tensor([[1., inf],\n        [nan, 2.]], dtype=torch.float16)", Kind.NONFINITE, ("f16",), "log_prob(z.float())"),
+])
+def test_round_thirty_six_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "ValueError: Password did not match Confirmation",
+    "ValueError: Expected value argument (Tensor of shape (2,)) to be within the support (Boolean()) of the "
+    "distribution Bernoulli(probs: torch.Size([2])), but found invalid values:\ntensor([0.5000, 1.0000])",
+])
+def test_round_thirty_six_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_a_float_mask_used_as_an_index_is_told_to_become_bool_but_embedding_ids_are_not() -> None:
+    indexing = cw.explain("IndexError: tensors used as indices must be long, int, byte or bool tensors")
+    assert "mask.bool()" in indexing.fix
+    with pytest.raises(RuntimeError) as raised:
+        nn.Embedding(4, 2)(torch.zeros(3))
+    embedding = cw.explain(raised.value)
+    assert embedding is not None and "mask.bool()" not in embedding.fix
+
+
+def test_a_conv_whose_weight_and_bias_both_differ_from_its_input_is_the_whole_layer_when_live() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        nn.Conv2d(3, 4, 3).double()(torch.zeros(1, 3, 8, 8))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f64")
+
+
+def test_a_conv_whose_bias_alone_differs_stays_a_bias_mismatch() -> None:
+    conv = nn.Conv2d(3, 4, 3).double()
+    conv.bias = nn.Parameter(torch.zeros(4))
+    with pytest.raises(RuntimeError) as raised:
+        conv(torch.zeros(1, 3, 8, 8, dtype=torch.float64))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.CONV_BIAS and explanation.dtypes == ("f64", "f32")
+
+
+def test_a_pasted_bias_message_stays_a_bias_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: Input type (float) and bias type (double) should be the same")
+    assert explanation.kind is Kind.CONV_BIAS
+
+
+def test_a_float64_batch_into_batch_norm_is_told_as_numpy_data_when_live() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        nn.BatchNorm1d(3)(torch.zeros(4, 3, dtype=torch.float64))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NORM_PARAM and explanation.dtypes == ("f64", "f32")
+    assert "x.float()" in explanation.fix

@@ -87,6 +87,11 @@ def paste_search(failure: Failure, pattern: re.Pattern[str], lines: int | None =
     return next(filter(None, map(pattern.search, failure.paste[:lines] or (failure.message,))), None)
 
 
+def operand_dtype(failure: Failure, name: str) -> str | None:
+    """The short dtype of the tensor ``name`` (``weight``) that a live exception's innermost frame held, if any."""
+    return dict(failure.operands).get(name)
+
+
 def innermost(failure: Failure) -> tuple[Frame, ...]:
     """The innermost frames, where the op that raised shows."""
     return failure.frames[-INNERMOST:]
@@ -115,6 +120,15 @@ def module_called(failure: Failure) -> str | None:
         if found and frames[index + 1].in_torch and frames[index + 1].function in _MODULE_CALL:
             return f"self.{found.group(1)}"
     return None
+
+
+_TORCHSCRIPT = re.compile(r"^Traceback of TorchScript\b|\bfailed in the TorchScript interpreter\b")
+
+
+def torchscript_shown(failure: Failure) -> bool:
+    """Whether the error was raised inside a TorchScript module (traced, scripted, frozen or loaded): its message
+    carries TorchScript's own traceback."""
+    return paste_search(failure, _TORCHSCRIPT) is not None
 
 
 _INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[A-Za-z_][\w.-]*?)(?:[/\\]|\.py$)|"

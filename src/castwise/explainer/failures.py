@@ -8,7 +8,8 @@ in every format people paste: Python's ``File "x.py", line 3, in f`` with the co
 IPython's ``File ~/x.py:3, in f`` and ``~/x.py in f(...)``, rich's ``/x.py:3 in f``, pytest's
 ``/x.py:3: in f``. An error pasted above its traceback or its code (an issue's title, a report's
 first line) takes the frames or code below it. A live exception is read the same way, walking its
-``__cause__``/``__context__`` chain from the innermost error outwards.
+``__cause__``/``__context__`` chain from the innermost error outwards; frames its message carries (a TorchScript
+module's own traceback, a DataLoader worker's original one) are inner to its traceback's.
 """
 
 from __future__ import annotations
@@ -18,15 +19,20 @@ import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import takewhile
+from itertools import islice, takewhile
+from types import TracebackType
 
 from castwise.explainer.logtext import clean_lines
+from castwise.explainer.spelling import short_dtype
 
 BARE_CODE_LINES = 6
 """Lines above an error read as code when a paste shows no frame headers."""
 
 MAX_CHAIN = 16
 """Exceptions of a ``__cause__``/``__context__`` chain that are read."""
+
+MAX_OPERANDS = 16
+"""Locals of a live exception's innermost frame looked at for the tensors the failing op got."""
 
 MAX_DETAILS = 8
 """Field lines below an error line (``key.dtype  : torch.float16``) read as part of its message."""
@@ -48,6 +54,8 @@ _FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
     r"^(?P<file>\S+\.py):\d+:? in (?P<function>[\w.<>]+)",  # rich, pytest
     r"^(?P<file>\S+\.py) in (?P<function>[\w.<>]+)\(",  # IPython < 8
 ))
+_RECORDED_FRAME = re.compile(r"^(?P<file>\S+\.py)\(\d+\): (?P<function>[\w.<>]+)$")
+"""A frame of the stack ``torch.jit.trace`` recorded, which a traced module's error prints innermost first."""
 _CHAINED = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 _BOUNDARY = re.compile(rf"^Traceback \(most recent call last\)|{_CHAINED.pattern}")
 _DETAIL = re.compile(r"^[A-Za-z_][\w.\[\]]{0,40}?(?:dtype|shape|device)\s*:\s*\S")
@@ -85,6 +93,9 @@ class Failure:
     live_frames: tuple[Frame, ...] = ()
     paste: tuple[str, ...] = field(default=(), repr=False, compare=False)
     line: int = 0
+    operands: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
+    """A live exception's innermost frame's tensors, as (name, short dtype): ``(("input", "f32"), ("weight",
+    "f64"))`` for the ``_conv_forward`` that called the kernel which raised; empty for a paste."""
 
     @cached_property
     def frames(self) -> tuple[Frame, ...]:
@@ -133,9 +144,24 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
             for summary in traceback.extract_tb(exc.__traceback__)
         )
         lines = tuple(line.strip() for line in str(exc).splitlines() if line.strip()) or (type(exc).__name__,)
+        frames += _frames_in(lines, 0, len(lines))
+        operands = _operands(exc.__traceback__)
         for index, line in enumerate(lines):
             yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames,
-                          paste=lines if frames else (), line=index)
+                          paste=lines if frames else (), line=index, operands=operands)
+
+
+def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
+    """The tensors among the innermost frame's first locals, as (name, short dtype); only their dtypes are kept."""
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None:
+        return ()
+    held = islice(trace.tb_frame.f_locals.items(), MAX_OPERANDS)
+    tensors = ((name, getattr(value, "dtype", None)) for name, value in held
+               if type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"))
+    return tuple((name, short) for name, dtype in tensors if dtype is not None
+                 for short in [short_dtype(str(dtype))] if short is not None)
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:
@@ -175,9 +201,12 @@ def _frames_of(lines: tuple[str, ...], line: int) -> tuple[Frame, ...]:
 
 
 def _frames_in(lines: tuple[str, ...], start: int, end: int) -> tuple[Frame, ...]:
-    """The frames whose headers are in ``lines[start:end]``, each with its code line."""
+    """The frames whose headers are in ``lines[start:end]``, each with its code line, outermost first (a recorded
+    trace's frames, printed innermost first, follow the others reversed)."""
     headers = ((index, _frame(lines[index])) for index in range(start, end))
-    return tuple(Frame(*header, _code_after(lines, index, end)) for index, header in headers if header is not None)
+    printed = tuple(Frame(*header, _code_after(lines, index, end)) for index, header in headers if header is not None)
+    recorded = (_RECORDED_FRAME.match(lines[index]) for index in reversed(range(start, end)))
+    return printed + tuple(Frame(found["file"], found["function"]) for found in recorded if found)
 
 
 def _code(lines: list[str]) -> tuple[Frame, ...]:

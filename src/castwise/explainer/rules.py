@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from castwise.explainer.clues import library_calling, module_called
-from castwise.explainer.explanation import Confidence, Explanation, Facts, Kind
+from castwise.explainer.clues import library_calling, module_called, torchscript_shown
+from castwise.explainer.explanation import Confidence, Explanation, Facts, Family, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.spelling import short_dtype
 
@@ -23,6 +23,13 @@ only, so a dtype run into the prose of another script (``BFloat16的报错``) is
 
 _WRAPPING = " `*"
 """Markup people wrap a pasted error line in (code spans, bold, quotes), taken off the message shown."""
+
+TORCHSCRIPT_BAKED = (
+    "in a TorchScript module (traced, frozen or loaded), what the trace or the freeze fixed keeps its dtype (a "
+    "`dtype=` the trace recorded, the constants `torch.jit.freeze` folded the weights into, tensors kept as plain "
+    "attributes rather than registered buffers) and `.half()`/`.to()` do not convert it: convert the eager model first "
+    "(register such tensors as buffers), then trace or freeze it again with inputs of the new dtype"
+)
 
 Build = Callable[[re.Match[str], Failure], "Explanation | None"]
 
@@ -82,8 +89,11 @@ def explained(
     names: tuple[str, ...] = (), device: str | None = None, confidence: Confidence = Confidence.HIGH,
 ) -> Explanation:
     """An explanation of ``failure``, with the module its traceback shows calling the op; when an installed library's
-    code made the call, the fix also says to update it."""
+    code made the call, the fix also says to update it, and when two floating dtypes met inside a TorchScript module,
+    what its graph fixed at trace or freeze time."""
     facts = Facts(confidence, op, names, device, module_called(failure))
+    if kind.family is Family.MIXED_FLOAT and torchscript_shown(failure):
+        fix = f"{fix}; {TORCHSCRIPT_BAKED}"
     library = library_calling(failure)
     if library:
         fix = (f"{fix}; the failing call is made by {library}'s own code: if the dtypes it gets do not come from your "

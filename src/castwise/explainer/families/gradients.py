@@ -177,6 +177,18 @@ _unscaled_twice = message_only(
 )
 
 
+_unscaled_after_step = message_only(
+    Kind.LOSS_SCALE,
+    "GradScaler.unscale_ was called after `scaler.step(optimizer)` in the same iteration: gradients are unscaled "
+    "(and checked for inf) before the step, never after it",
+    "gradient clipping (`scaler.unscale_(optimizer)` then `clip_grad_norm_`) placed after `scaler.step(optimizer)`, "
+    "or a second loop over the optimizers that unscales them again",
+    "order every step as `scaler.scale(loss).backward()`, `scaler.unscale_(optimizer)`, clip, "
+    "`scaler.step(optimizer)`, `scaler.update()`",
+    op="GradScaler.unscale_", names=("f16",),
+)
+
+
 def _assigned_gradient(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     return explained(
@@ -331,6 +343,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"no inf checks were recorded for this optimizer", _no_inf_checks),
     rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
+    rule(r"unscale_\(\) is being called after step\(\)", _unscaled_after_step),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),
     rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),

@@ -186,24 +186,6 @@ def mismatched_vision(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
-QUANTIZED_DTYPE = re.compile(r"\bQU?Int(?:8|32)\b|\bq(?:u)?int(?:8|32)\b")
-"""torch.ao's quantized dtypes as messages print them (``QUInt8``, ``torch.qint8``)."""
-
-
-def quantized_activation(failure: Failure, kind: Kind, names: tuple[str, ...], op: str) -> Explanation:
-    """A quantized tensor (torch.ao: ``QUInt8``) reaching a float op such as a plain Linear: it was not dequantized."""
-    return explained(
-        kind, failure,
-        f"{op} got a quantized tensor (torch.ao's quint8/qint8) beside a float one: quantized tensors go only into "
-        "quantized layers",
-        "the output of a quantized layer (after `torch.ao.quantization.convert`) fed to a float layer left out of the "
-        "conversion (a head added later, a layer whose qconfig is None) without dequantizing it",
-        "dequantize before the float layer: a `DeQuantStub` in the model (converted with it), or `x.dequantize()`; or "
-        "include that layer in the quantization",
-        op=op, names=names,
-    )
-
-
 def _classification_target(found: re.Match[str], failure: Failure) -> Explanation:
     return target(failure, dtypes(found, "a"), wants_float=False, op="cross_entropy/nll_loss")
 
@@ -226,7 +208,9 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
         "(or int32 where torch says so)",
         culprit,
         "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
-        "compute dtype (castwise's input casts never touch integer tensors)",
+        "compute dtype (castwise's input casts never touch integer tensors)"
+        + ("" if op == "embedding" else "; a 0/1 float mask meant to select elements must become bool "
+           "(`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
         op=op, names=names + (dtypes(found, "want") if names else ()),
     )
 
@@ -522,7 +506,14 @@ def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), found.group("op"))
 
 
+def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
+    """``kl_div: Integral inputs not supported``: a one-hot or count target (integer) in a KL divergence."""
+    del found
+    return target(failure, (), wants_float=True, op="kl_div")
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"expected target dtype to be Long or Byte,?\s*but got (?P<a>{DTYPE})", _classification_target),
     rule(r"Expected floating point type for target with class probabilities,?\s*got (?P<a>{DTYPE})",
          _probability_target),

@@ -494,36 +494,6 @@ _complex_half = message_only(
 )
 
 
-def _quantized_backend(found: re.Match[str], failure: Failure) -> Explanation:
-    op = found["op"]
-    return explained(
-        Kind.NO_KERNEL, failure,
-        f"`{op}` has no kernel for quantized (int8) tensors: a quantized tensor reached an op that only takes floats",
-        "a quantized model (after `torch.ao.quantization.convert`) whose forward still runs a float op on a "
-        "quantized tensor: a missing `DeQuantStub` before it, a `+`/`torch.cat` on quantized tensors, or a layer "
-        "left out of the conversion",
-        "dequantize before that op (a `DeQuantStub`, `x.dequantize()`), or use `torch.ao.nn.quantized.FloatFunctional` "
-        "for additions and concatenations in the model; make sure every module the forward runs was converted",
-        op=op, names=("int8",),
-    )
-
-
-def _float_into_quantized(found: re.Match[str], failure: Failure) -> Explanation:
-    """``Could not run 'quantized::linear' with arguments from the 'CPU' backend``: a float tensor reached an op of a
-    converted (quantized) model."""
-    op = found["op"]
-    return explained(
-        Kind.NO_KERNEL, failure,
-        f"`{op}` takes quantized tensors and got a plain float one: the input was not quantized before a layer of a "
-        "converted (int8) model",
-        "a model converted with `torch.ao.quantization.convert` whose forward has no `QuantStub` before its first "
-        "quantized layer, or a float tensor fed past it (a skip connection, a layer added after conversion)",
-        "quantize the input first: a `QuantStub` at the start of `forward` (prepared and converted with the model), or "
-        "`torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)`; dequantize again before float ops",
-        op=op, names=(),
-    )
-
-
 def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
     """``Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16`` (torch.polar,
     torch.complex): one dtype outside the list is a missing kernel for it; two different ones meet in one op."""
@@ -544,10 +514,6 @@ RULES: tuple[Rule, ...] = (
          _no_sdpa_backend),
     rule(r"ComplexHalf support is experimental", _complex_half),
     rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
-    rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
-         _quantized_backend),
-    rule(r"Could not run '(?P<op>quantized::\w{1,60})' with arguments from the '(?:CPU|CUDA|Meta)' backend",
-         _float_into_quantized),
     rule(r"Expected both inputs to be (?:Half, )?Float or Double tensors but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _listed_pair),
     rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture", _triton_fp8),
@@ -559,7 +525,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _op_lacks_dtype),
-    rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _op_lacks_dtype),
     rule(r"\b(?P<op>Blockwise quantization) only supports 16/32-bit floats,? but got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),

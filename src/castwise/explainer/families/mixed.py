@@ -42,12 +42,13 @@ from castwise.explainer.clues import (
     first_shown,
     innermost,
     low_precision_said,
+    operand_dtype,
     paste_search,
     shows,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families import devices, integers
+from castwise.explainer.families import devices, integers, quantization
 from castwise.explainer.rules import Rule, dtypes, explained, rule, word_before
 from castwise.explainer.spelling import (
     device_of,
@@ -109,8 +110,8 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     message = found.group(0)
     op = next(name for words, name in _MATMUL_OPS if words in message)
     names = dtypes(found, "a", "b", "c")
-    if integers.QUANTIZED_DTYPE.search(message):
-        return integers.quantized_activation(failure, Kind.MATMUL, names, op)
+    if quantization.QUANTIZED_DTYPE.search(message):
+        return quantization.quantized_activation(failure, Kind.MATMUL, names, op)
     if shows(failure, LOWRANK, everywhere=True):
         return mixed_float(
             Kind.MATMUL, failure, names, "torch.svd_lowrank/pca_lowrank",
@@ -217,6 +218,12 @@ def _conv_weight(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _conv_bias(found: re.Match[str], failure: Failure) -> Explanation:
+    """A bias of another dtype than the input: torch checks the bias before the weight, so when a live exception
+    shows a weight of the bias's dtype, the whole layer differs from its input."""
+    names = dtypes(found, "a", "b")
+    if len(names) == 2 and names[0] != names[1] and operand_dtype(failure, "weight") == names[1]:
+        return mixed_float(Kind.CONV_WEIGHT, failure, names, "convolution",
+                           f"a convolution got {a(names[0])} input but its weight and bias are {names[1]}")
     return _conv(found, failure, "bias", Kind.CONV_BIAS)
 
 
@@ -254,6 +261,8 @@ def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None) 
         else f"a normalization layer ({op}) got {dtype_list(names)} tensors (input and weight)" if names
         else f"a normalization layer ({op}) got its input and its weight/bias in different dtypes"
     )
+    if "f64" in names:
+        return mixed_float(Kind.NORM_PARAM, failure, names, op, cause)
     return mixed_float(
         Kind.NORM_PARAM, failure, names, op, cause,
         culprit="a LayerNorm/GroupNorm/RMSNorm converted to 16-bit (`.half()`, `.to(torch.bfloat16)`) while its "
@@ -284,9 +293,11 @@ def _mixed_norm(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _norm_inputs(found: re.Match[str], failure: Failure) -> Explanation:
-    """The CPU norms' ``mixed dtype (CPU): all inputs must share same datatype``: the input, weight and bias differ."""
+    """The CPU norms' ``mixed dtype (CPU): all inputs must share same datatype``: the input, weight and bias differ
+    (a live exception's frame shows their dtypes)."""
     del found
-    return norm_param(failure, ())
+    shown = tuple(operand_dtype(failure, name) for name in ("input", "weight"))
+    return norm_param(failure, tuple(name for name in shown if name) if shown[0] != shown[1] else ())
 
 
 def _fused_norm(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -672,6 +683,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return _float_only_kernel(failure, names)
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
+    quantizing = quantization.shown_quantization(failure, names)
+    if quantizing is not None:
+        return quantizing
     if argument in _MATMUL_ARGUMENTS:
         batched = "bmm" in op or argument.startswith("batch")
         return mixed_float(Kind.BATCHED_MATMUL if batched else Kind.MATMUL, failure, names,
@@ -917,11 +931,42 @@ def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+COMPARE_OP = "torch.allclose/isclose"
+
+
+def _compared(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Char did not match Float`` (torch.allclose, torch.isclose) or assert_close's ``attribute 'dtype' do not
+    match``: two tensors of different dtypes compared; declined unless both name a dtype."""
+    names = dtypes(found, "a", "b")
+    if len(names) != 2:
+        return None
+    if integers.all_integer(names):
+        return integers.integer_pair(Kind.INTEGER_OPERAND, failure, names, COMPARE_OP)
+    if integers.integer_names(names):
+        return explained(
+            Kind.INTEGER_OPERAND, failure,
+            f"{COMPARE_OP} compared {a(names[0])} tensor with {a(names[1])} one; they compare tensors of one dtype",
+            "an integer tensor (a quantized output's `int_repr()`, counts, labels) compared with a float reference",
+            "compare like with like: dequantize a quantized output (`q.dequantize()`, not `q.int_repr()`) or convert "
+            "the integer tensor (`.float()`) before comparing",
+            op=COMPARE_OP, names=names,
+        )
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, COMPARE_OP,
+        f"{COMPARE_OP} compared tensors of {dtype_list(names)}; they compare tensors of one dtype",
+        culprit="a low-precision result checked against an fp32 reference (or the reverse)",
+        fix="compare in one dtype with tolerances that fit the lower precision: `torch.allclose(out.float(), "
+        "ref.float(), rtol=1e-2, atol=1e-2)` for bf16 (`torch.testing.assert_close(..., check_dtype=False)` does both)",
+    )
+
+
 def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
     return indexed_write(failure, dtypes(found, "a", "b"), found["op"])
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
     rule(r"(?:mat1|m1) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"

@@ -257,17 +257,22 @@ _NON_FINITE_VALUE = re.compile(r"\b(?:nan|inf)\b", re.IGNORECASE)
 
 
 def _invalid_parameter(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """torch.distributions refusing a parameter (``Expected parameter logits ... but found invalid values:``) that
-    the values printed with it show to hold NaN or inf; declined for other invalid values (a negative scale)."""
+    """torch.distributions refusing a parameter (``Expected parameter logits ... but found invalid values:``) or a value
+    given to ``log_prob`` (``Expected value argument ... to be within the support``) that the values printed with it
+    show to hold NaN or inf; declined for other invalid values (a negative scale, a value outside a bounded support)."""
     shown = (failure.message, *failure.paste[failure.line + 1:failure.line + 4])
     if not any(_NON_FINITE_VALUE.search(text) for text in shown):
         return None
+    parameter = found.groupdict().get("param")
     return explained(
         Kind.NONFINITE, failure,
-        f"torch.distributions refused the `{found['param']}` of a distribution because it holds NaN or inf",
+        f"torch.distributions refused the `{parameter}` of a distribution because it holds NaN or inf" if parameter
+        else "torch.distributions refused the value given to `log_prob` because it holds NaN or inf",
         "logits or probabilities computed in fp16 that overflowed (a division by a small temperature, a large "
-        "activation) or a NaN that came from upstream",
-        f"build the distribution from fp32 values (`Categorical(logits=logits.float())`); {_FIX}",
+        "activation) or a NaN that came from upstream" if parameter else "values computed in 16-bit that overflowed "
+        "(a flow's or a decoder's output past fp16's 65504 turns inf, then NaN) or a NaN that came from upstream",
+        f"build the distribution from fp32 values (`Categorical(logits=logits.float())`); {_FIX}" if parameter
+        else f"compute the values and their log-probability in fp32 (`dist.log_prob(z.float())`); {_FIX}",
         op="torch.distributions", names=low_precision_said(failure)[:1], confidence=Confidence.LOW,
     )
 
@@ -308,6 +313,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"The total norm of order [\w.+-]{1,10} for gradients from .?parameters.? is non-finite", _gradient_norm),
     rule(r"Expected parameter (?P<param>\w{1,40}) \(Tensor of shape \([^)\n]{0,60}\)\) of distribution [^\n]{0,200}?to "
          r"satisfy the constraint [^\n]{0,120}?but found invalid values", _invalid_parameter),
+    rule(r"Expected value argument \(Tensor of shape \([^)\n]{0,60}\)\) to be within the support [^\n]{0,400}?"
+         r"but found invalid values", _invalid_parameter),
     rule(r"invalid multinomial distribution \(encountering probability entry = infinity or NaN\)", _sampling),
     rule(r"probability tensor contains either [`'\"]?inf[`'\"]?,\s*[`'\"]?nan[`'\"]? or element\s*<\s*0", _sampling),
 )

@@ -11,7 +11,7 @@ from castwise.explainer.advice import a
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
@@ -83,16 +83,22 @@ def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
-_object_array = message_only(
-    Kind.NUMPY_DTYPE,
-    "torch cannot make a tensor from a numpy array of dtype object: its elements are Python objects (arrays of "
-    "different lengths, mixed types, None), not numbers of one dtype",
-    "a batch of variable-length items (token lists, boxes, waveforms) gathered with `np.array(items)`, or a column "
-    "that holds None or strings",
-    "pad or stack the items to one shape and a numeric dtype first (`np.stack(items).astype(np.float32)`, or "
-    "`torch.nn.utils.rnn.pad_sequence([torch.as_tensor(i) for i in items], batch_first=True)`)",
-    op="torch.tensor from a numpy object array",
-)
+def _non_numeric_array(found: re.Match[str], failure: Failure) -> Explanation:
+    """``can't convert np.ndarray of type numpy.object_`` (or ``numpy.str_``): the array holds no numbers of one
+    dtype."""
+    kind = found["a"].rstrip("_")
+    held = ("Python objects (arrays of different lengths, mixed types, None), not numbers of one dtype"
+            if kind == "object" else "strings (a CSV column read as text, numbers with units or commas, a header row)")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"torch cannot make a tensor from a numpy array of dtype {kind}: its elements are {held}",
+        "a batch of variable-length items (token lists, boxes, waveforms) gathered with `np.array(items)`, or a column "
+        "that holds None or strings (`np.loadtxt`/`pandas` read it as text)",
+        "make the array numeric first: parse the text (`arr.astype(np.float32)`, `pd.to_numeric(column)`, "
+        "`skiprows=1` for a header) or pad and stack the items to one shape (`np.stack(items).astype(np.float32)`, "
+        "`torch.nn.utils.rnn.pad_sequence([torch.as_tensor(i) for i in items], batch_first=True)`)",
+        op=f"torch.tensor from a numpy {kind} array",
+    )
 
 
 RULES: tuple[Rule, ...] = (
@@ -101,5 +107,5 @@ RULES: tuple[Rule, ...] = (
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
-    rule(r"can't convert np\.ndarray of type numpy\.object_?", _object_array),
+    rule(r"can't convert np\.ndarray of type numpy\.(?P<a>object_?|str_|bytes_|unicode_|void)", _non_numeric_array),
 )

@@ -1,0 +1,129 @@
+"""torch.ao quantization: quantized tensors in float ops, float tensors in quantized ops, and quantization's own ops.
+
+A converted (int8) model carries quantized tensors (``QUInt8``) between its layers: one reaching a float
+op was not dequantized, and a float one reaching a quantized op was not quantized. The ops that make
+quantized tensors (``quantize_per_channel``, observers, fake-quant in QAT, fp16 dynamic quantization's
+linear) compute in fp32 only: a model cast to bf16/fp16 before or after being prepared gives them 16-bit
+tensors, and zero points must be int32.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.clues import Op, first_shown
+from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
+
+QUANTIZED_DTYPE = re.compile(r"\bQU?Int(?:8|32)\b|\bq(?:u)?int(?:8|32)\b")
+"""torch.ao's quantized dtypes as messages print them (``QUInt8``, ``torch.qint8``)."""
+
+QUANTIZATION_OP = Op("a torch.ao quantization op", re.compile(
+    r"[/\\]torch[/\\]ao[/\\](?:quantization|nn[/\\](?:quantized|qat|intrinsic))[/\\]|fake_quant|"
+    r"\bquantized\.\w+\(|\bquantize_per_(?:tensor|channel)\(", re.IGNORECASE))
+"""Frames of torch.ao's observers, fake-quant and quantized modules (``torch.ops.quantized.linear_dynamic_fp16``)."""
+
+_DEQUANTIZE = (
+    "dequantize before that op: a `DeQuantStub` in the model (converted with it), or `x.dequantize()`; use "
+    "`torch.ao.nn.quantized.FloatFunctional` for additions and concatenations of quantized tensors, and make sure "
+    "every module the forward runs was converted (or left float on purpose)"
+)
+
+
+def _not_dequantized(kind: Kind, failure: Failure, cause: str, op: str, names: tuple[str, ...]) -> Explanation:
+    """A quantized tensor that reached a float op (``cause`` says which): it was not dequantized."""
+    return explained(
+        kind, failure, cause,
+        "a quantized model (after `torch.ao.quantization.convert`) whose forward runs a float op on a quantized "
+        "tensor: a missing `DeQuantStub`, a `+`/`torch.cat` on quantized tensors, or a layer left out of the "
+        "conversion (a head added later, a layer whose qconfig is None)",
+        _DEQUANTIZE, op=op, names=names,
+    )
+
+
+def quantized_activation(failure: Failure, kind: Kind, names: tuple[str, ...], op: str) -> Explanation:
+    """A quantized tensor (``QUInt8``) beside a float one in ``op`` (a plain Linear): it was not dequantized."""
+    return _not_dequantized(
+        kind, failure, f"{op} got a quantized tensor (torch.ao's quint8/qint8) beside a float one: quantized tensors "
+        "go only into quantized layers", op, names,
+    )
+
+
+def _quantized_backend(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Could not run 'aten::x' with arguments from the 'QuantizedCPU' backend``: a float-only op got a quantized
+    tensor."""
+    op = found["op"]
+    return _not_dequantized(
+        Kind.NO_KERNEL, failure, f"`{op}` has no kernel for quantized (int8) tensors: a quantized tensor reached an op "
+        "that only takes floats", op, ("int8",),
+    )
+
+
+def _float_into_quantized(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Could not run 'quantized::linear' with arguments from the 'CPU' backend``: a float tensor reached an op of a
+    converted (quantized) model."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` takes quantized tensors and got a plain float one: the input was not quantized before a layer of a "
+        "converted (int8) model",
+        "a model converted with `torch.ao.quantization.convert` whose forward has no `QuantStub` before its first "
+        "quantized layer, or a float tensor fed past it (a skip connection, a layer added after conversion)",
+        "quantize the input first: a `QuantStub` at the start of `forward` (prepared and converted with the model), or "
+        "`torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)`; dequantize again before float ops",
+        op=op, names=(),
+    )
+
+
+def fp32_only(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """A quantization op (an observer, fake-quant, a quantize call, an fp16 dynamic-quantized linear) given the
+    16-bit ``names[-1]``: they compute in fp32 only."""
+    dtype = names[-1] if names else "16-bit"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{op} got {dtype} tensors, and torch.ao's quantization ops (observers, fake-quant, `quantize_per_*`, "
+        "dynamic-quantized layers, even the fp16 one) compute in fp32 only",
+        "a model prepared for quantization (QAT, observers) or dynamically quantized and then cast to 16-bit, fed "
+        "16-bit activations, or 16-bit (bf16/fp16) weights quantized straight from a low-precision checkpoint",
+        "give quantization fp32: keep the prepared or quantized model in fp32 (no `.half()`/`.to(torch.bfloat16)` "
+        "on it) and feed it `x.float()`; quantize weights from `w.float()`; cast to 16-bit only the float parts "
+        "outside it",
+        op=op, names=names[-1:],
+    )
+
+
+def shown_quantization(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
+    """``fp32_only`` when the innermost frames show a quantization op, else None."""
+    return fp32_only(failure, names, QUANTIZATION_OP.name) if first_shown(failure, QUANTIZATION_OP) else None
+
+
+def _float_only_quantize(found: re.Match[str], failure: Failure) -> Explanation:
+    """``quantize_tensor_per_channel_affine expects a Float Tensor, got BFloat16``."""
+    return fp32_only(failure, dtypes(found, "dtype"), f"`{found['op']}`")
+
+
+def _zero_point(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Zero-point must be Int32, Float or Half, found Long``: zero points rounded with ``.long()``."""
+    names, shown = dtype_read(found, "dtype")
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"fake-quant's zero points must be int32 (or floating) and got {shown}",
+        "zero points computed by hand and rounded with `.round().long()` (or built with `torch.tensor([...])`, which "
+        "makes int64)",
+        "make the zero points int32: `zero_point.to(torch.int32)` (`.int()`), or take scale and zero point from an "
+        "observer's `calculate_qparams()`",
+        op="fake_quantize_per_channel_affine", names=names,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
+         _quantized_backend),
+    rule(r"Could not run '(?P<op>quantized::\w{1,60})' with arguments from the '(?:CPU|CUDA|Meta)' backend",
+         _float_into_quantized),
+    rule(r"\b(?P<op>quantize_tensor_per_\w{1,40}) expects a Float Tensor,? got (?P<dtype>{DTYPE})",
+         _float_only_quantize),
+    rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _float_only_quantize),
+    rule(r"\bZero-point must be Int32, Float or Half, found (?P<dtype>{DTYPE})", _zero_point),
+)
