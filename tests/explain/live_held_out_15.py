@@ -2,7 +2,7 @@
 buffers, gradient compression and error feedback, stochastic rounding and Kahan updates, 8-bit, 16-bit and fp8
 optimizer states and scaling, CPU and NVMe offload, tensor and pipeline sharding, weight tying, chunked attention and
 losses). Defects planted by a helper who never read the rules, written before castwise ran and graded once with the
-rules frozen at FREEZE37."""
+rules frozen at 7871e4c."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "FREEZE37"
+FROZEN_AT = "7871e4c"
 
 bf16, f16 = torch.bfloat16, torch.float16
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
@@ -458,83 +458,119 @@ def _weight_streaming_conv_weights_only() -> None:
 CASES: dict[str, LiveCase] = {
     # --- flat parameter and gradient buffers, offload
     # FSDP-style flattening of mixed-dtype params (bf16 linears, fp32 norms) with torch.cat, views rebound via p.data
-    "flat-param-cat-promotes-rebinds-bf16-linear": case(_flat_parameter_views_rebound, "matmul_dtype", "bf16", "f32"),
+    "flat-param-cat-promotes-rebinds-bf16-linear": case(_flat_parameter_views_rebound, "matmul_dtype", "bf16", "f32",
+                                                        grade="correct", grade_at_freeze="correct"),
     # Megatron-style fused weight-gradient accumulation: addmm_ of bf16 activations into an fp32 main_grad
-    "main-grad-fused-addmm-fp32": case(_main_grad_fused_accumulation, "matmul_dtype", "f32", "bf16"),
+    "main-grad-fused-addmm-fp32": case(_main_grad_fused_accumulation, "matmul_dtype", "f32", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # ZeRO-offload: the fp32 CPU master weights assigned back with p.data = master instead of copied into bf16 params
-    "offload-master-assigned-not-copied-conv": case(_offloaded_master_assigned_back, "conv_weight_dtype", "bf16",
-                                                    "f32"),
+    "offload-master-assigned-not-copied-conv": case(_offloaded_master_assigned_back, "conv_weight_dtype", "bf16", "f32",
+                                                    grade="correct", grade_at_freeze="correct"),
     # a post-accumulate-grad hook replacing fp32 params' gradients with bf16 copies before bucketing
-    "post-accumulate-hook-bf16-compressed-grad": case(_compressing_post_accumulate_hook, "loss_dtype", "bf16", "f32"),
+    "post-accumulate-hook-bf16-compressed-grad": case(_compressing_post_accumulate_hook, "loss_dtype", "bf16", "f32",
+                                                      grade="correct", grade_at_freeze="correct"),
     # NVMe offload of bf16 optimizer states through np.memmap, converted with .numpy()
-    "nvme-offload-memmap-bf16-state": case(_nvme_offload_memmap_bf16_state, "numpy_dtype", "bf16"),
+    "nvme-offload-memmap-bf16-state": case(_nvme_offload_memmap_bf16_state, "numpy_dtype", "bf16",
+                                           grade="correct", grade_at_freeze="correct"),
     # --- gradient compression and error feedback
     # PowerSGD on a bf16 gradient with its Q factor drawn by torch.randn (fp32)
-    "powersgd-q-randn-default-dtype": case(_powersgd_q_default_dtype, "matmul_dtype", "bf16", "f32"),
+    "powersgd-q-randn-default-dtype": case(_powersgd_q_default_dtype, "matmul_dtype", "bf16", "f32",
+                                           grade="correct", grade_at_freeze="correct"),
     # top-k values and indices packed into one fp32 payload; the unpacked float indices scattered back
-    "topk-payload-float-indices-scatter": case(_topk_payload_float_indices, "index_tensor_dtype"),
+    "topk-payload-float-indices-scatter": case(_topk_payload_float_indices, "index_tensor_dtype",
+                                               grade="correct", grade_at_freeze="correct"),
     # top-k error feedback: keep-mask built with zeros_like(acc).scatter_(..., 1.0), a float, used in masked_fill
-    "error-feedback-float-keep-mask": case(_error_feedback_float_keep_mask, "mask_dtype", "f32"),
+    "error-feedback-float-keep-mask": case(_error_feedback_float_keep_mask, "mask_dtype", "f32",
+                                           grade="correct", grade_at_freeze="correct"),
     # top-k values sent in bf16, written into an fp32 dense gradient by advanced indexing
-    "topk-decompress-bf16-into-fp32-dense": case(_topk_decompress_bf16_values, "indexed_write_dtype", "f32", "bf16"),
+    "topk-decompress-bf16-into-fp32-dense": case(_topk_decompress_bf16_values, "indexed_write_dtype", "f32", "bf16",
+                                                 grade="correct", grade_at_freeze="correct"),
     # int8-compressed gradients from the workers averaged with mean before dequantizing
-    "int8-compressed-grads-mean": case(_int8_gradients_averaged_before_dequant, "integer_operand", "int8"),
+    "int8-compressed-grads-mean": case(_int8_gradients_averaged_before_dequant, "integer_operand", "int8",
+                                       grade="correct", grade_at_freeze="correct"),
     # QSGD stochastic levels on a sparse embedding gradient: zero rows give 0/0 = NaN probabilities for bernoulli
-    "qsgd-zero-rows-nan-bernoulli": case(_qsgd_levels_of_zero_rows, "nonfinite"),
+    "qsgd-zero-rows-nan-bernoulli": case(_qsgd_levels_of_zero_rows, "nonfinite",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (7871e4c) castwise gave nothing. bernoulli's range check (p_in >= 0 && p_in <= 1) names neither"
+            " NaN nor a dtype: the NaN probabilities come from 0/0 on the gradient's exact-zero rows, which the "
+            "message does not show."),
     # gradients compressed to fp16 while still multiplied by the loss scale, summed over 8 workers: clipping refuses
-    "fp16-compressed-scaled-grads-overflow": case(_fp16_allreduce_of_scaled_grads, "nonfinite"),
+    "fp16-compressed-scaled-grads-overflow": case(_fp16_allreduce_of_scaled_grads, "nonfinite",
+                                                  grade="correct", grade_at_freeze="correct"),
     # --- stochastic rounding and Kahan summation
     # bf16 stochastic rounding by bits: noise from randint_like(x) is float (x's dtype), added to the int32 view
     "stochastic-rounding-randint-like-float-noise": case(_stochastic_rounding_float_noise, "result_cast", "f32",
-                                                         "int32"),
+                                                         "int32", grade="correct", grade_at_freeze="correct"),
     # bf16 stochastic rounding: the 0xFFFF0000 truncation mask put in an int32 tensor
-    "stochastic-rounding-mask-0xffff0000-int32": case(_stochastic_rounding_mask_constant, "half_overflow", "int32"),
+    "stochastic-rounding-mask-0xffff0000-int32": case(_stochastic_rounding_mask_constant, "half_overflow", "int32",
+                                                      grade="correct", grade_at_freeze="correct"),
     # bf16 stochastic rounding: noise drawn with rand_like on the int32 bit view
-    "stochastic-rounding-rand-like-int32-bits": case(_stochastic_rounding_rand_on_bits, "no_kernel", "int32"),
+    "stochastic-rounding-rand-like-int32-bits": case(_stochastic_rounding_rand_on_bits, "no_kernel", "int32",
+                                                     grade="correct", grade_at_freeze="correct"),
     # Kahan-compensated sparse update of a bf16 embedding table: the fp32 compensated step index_add_'ed into it
-    "kahan-sparse-rows-fp32-step-index-add": case(_kahan_sparse_rows_update, "indexed_write_dtype", "bf16", "f32"),
+    "kahan-sparse-rows-fp32-step-index-add": case(_kahan_sparse_rows_update, "indexed_write_dtype", "bf16", "f32",
+                                                  grade="correct", grade_at_freeze="correct"),
     # --- 8-bit, 16-bit and fp8 optimizer states and scaling
     # 16-bit optimizer: Adam moments in bf16 lerp'ed toward the fp32 master weights' gradients
-    "bf16-moments-lerp-fp32-master-grads": case(_bf16_moments_fp32_master_grads, "lerp_dtype", "bf16", "f32"),
+    "bf16-moments-lerp-fp32-master-grads": case(_bf16_moments_fp32_master_grads, "lerp_dtype", "bf16", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # blockwise 8-bit state: uint8 codes used directly to look up the quantization map (treated as a mask)
-    "8bit-state-uint8-codes-index-map": case(_blockwise_8bit_state_uint8_codes, "index_tensor_dtype"),
+    "8bit-state-uint8-codes-index-map": case(_blockwise_8bit_state_uint8_codes, "index_tensor_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (7871e4c) castwise gave nothing. torch reads a uint8 index tensor as a boolean mask, so the "
+            "error is a mask-shape IndexError naming no dtype; the cause, one-byte codes used as indices without "
+            ".long(), is not in the message."),
     # Adam's first moment stored in float8_e4m3fn and updated in place
-    "fp8-first-moment-mul-in-place": case(_fp8_first_moment_in_place, "no_kernel", "float8_e4m3fn"),
+    "fp8-first-moment-mul-in-place": case(_fp8_first_moment_in_place, "no_kernel", "float8_e4m3fn",
+                                          grade="correct", grade_at_freeze="correct"),
     # gradients all-reduced in e5m2, added into the fp32 main grad without dequantizing
-    "e5m2-allreduced-grads-into-main-grad": case(_e5m2_gradients_into_main_grad, "fp8_promotion", "f32",
-                                                 "float8_e5m2"),
+    "e5m2-allreduced-grads-into-main-grad": case(_e5m2_gradients_into_main_grad, "fp8_promotion", "f32", "float8_e5m2",
+                                                 grade="correct", grade_at_freeze="correct"),
     # MX-style block scales stored as float8_e8m0fnu, multiplied into the dequantized blocks as they are
-    "mx-e8m0-block-scales-dequant": case(_mx_block_scales_e8m0, "fp8_promotion", "f32"),
+    "mx-e8m0-block-scales-dequant": case(_mx_block_scales_e8m0, "fp8_promotion", "f32",
+                                         grade="correct", grade_at_freeze="correct"),
     # activation memory saved by stashing a linear's input as int8: backward multiplies it without dequantizing
-    "int8-stashed-activation-backward": case(_int8_stashed_activation_backward, "matmul_dtype", "bf16", "int8"),
+    "int8-stashed-activation-backward": case(_int8_stashed_activation_backward, "matmul_dtype", "bf16", "int8",
+                                             grade="correct", grade_at_freeze="correct"),
     # --- tensor and pipeline sharding, weight tying
     # context parallel: bf16 K/V shards gathered into buffers made with torch.empty (fp32), bf16 queries
-    "context-parallel-kv-gather-buffer-fp32": case(_context_parallel_kv_gather_buffer, "sdpa_dtype", "bf16", "f32"),
+    "context-parallel-kv-gather-buffer-fp32": case(_context_parallel_kv_gather_buffer, "sdpa_dtype", "bf16", "f32",
+                                                   grade="correct", grade_at_freeze="correct"),
     # a hand-split pipeline where only the second stage was cast to bf16: fp32 activations reach its LayerNorm
-    "pipeline-second-stage-cast-alone-layernorm": case(_pipeline_later_stage_cast_alone, "norm_param_dtype", "f32"),
+    "pipeline-second-stage-cast-alone-layernorm": case(_pipeline_later_stage_cast_alone, "norm_param_dtype", "f32",
+                                                       grade="correct", grade_at_freeze="correct"),
     # a hand-split pipeline whose recurrent stage stays fp32, fed the bf16 stage's output
-    "pipeline-lstm-stage-fp32-bf16-activations": case(_pipeline_recurrent_stage_fp32, "rnn_dtype", "bf16", "f32"),
+    "pipeline-lstm-stage-fp32-bf16-activations": case(_pipeline_recurrent_stage_fp32, "rnn_dtype", "bf16", "f32",
+                                                      grade="correct", grade_at_freeze="correct"),
     # an LM shard tying its head to the embedding through a plain tensor attribute, then .to(bf16)
-    "tied-head-plain-attribute-after-cast": case(_tied_head_plain_attribute, "matmul_dtype", "bf16", "f32"),
+    "tied-head-plain-attribute-after-cast": case(_tied_head_plain_attribute, "matmul_dtype", "bf16", "f32",
+                                                 grade="correct", grade_at_freeze="correct"),
     # grouped expert GEMM: expert weights stacked from the fp32 masters, bmm with bf16 dispatched tokens
-    "grouped-experts-stacked-fp32-bmm": case(_experts_stacked_from_fp32_masters, "batched_matmul_dtype", "bf16",
-                                             "f32"),
+    "grouped-experts-stacked-fp32-bmm": case(_experts_stacked_from_fp32_masters, "batched_matmul_dtype", "bf16", "f32",
+                                             grade="correct", grade_at_freeze="correct"),
     # vocab-parallel embedding zeroing out-of-shard ids by multiplying with a float keep-mask
-    "vocab-parallel-embedding-float-ids": case(_vocab_parallel_embedding_float_keep, "index_tensor_dtype", "f32"),
+    "vocab-parallel-embedding-float-ids": case(_vocab_parallel_embedding_float_keep, "index_tensor_dtype", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # --- chunked attention and losses
     # hand-written flash-style attention: fp32 accumulator updated with baddbmm of bf16 probabilities and values
     "online-softmax-fp32-accumulator-baddbmm": case(_online_softmax_fp32_accumulator, "batched_matmul_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16", grade="correct", grade_at_freeze="correct"),
     # memory-efficient attention ported to fp16: the running max initialised with float32's minimum in q's dtype
-    "online-softmax-fp16-running-max-f32-min": case(_online_softmax_fp16_running_max_init, "half_overflow", "f16"),
+    "online-softmax-fp16-running-max-f32-min": case(_online_softmax_fp16_running_max_init, "half_overflow", "f16",
+                                                    grade="correct", grade_at_freeze="correct"),
     # ring attention merging partial outputs with lerp, the weight sigmoid(lse diff) in fp32, the outputs bf16
-    "ring-attention-lerp-merge-fp32-weight": case(_ring_attention_merge_lerp, "lerp_dtype", "bf16", "f32"),
+    "ring-attention-lerp-merge-fp32-weight": case(_ring_attention_merge_lerp, "lerp_dtype", "bf16", "f32",
+                                                  grade="correct", grade_at_freeze="correct"),
     # query-chunked attention with an ALiBi bias cached once in bf16 to save memory, fp32 queries
-    "chunked-attention-bias-cached-bf16": case(_chunked_attention_bias_cached_bf16, "attn_mask_dtype", "bf16", "f32"),
+    "chunked-attention-bias-cached-bf16": case(_chunked_attention_bias_cached_bf16, "attn_mask_dtype", "bf16", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # sequence-chunked FFN at inference writing each bf16 chunk into a preallocated fp32 output with matmul(out=)
-    "chunked-ffn-matmul-out-fp32-buffer": case(_chunked_ffn_out_buffer, "indexed_write_dtype", "bf16", "f32"),
+    "chunked-ffn-matmul-out-fp32-buffer": case(_chunked_ffn_out_buffer, "indexed_write_dtype", "bf16", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # chunked cross-entropy over a token shard stored as int16 to save memory
-    "chunked-cross-entropy-int16-labels": case(_chunked_cross_entropy_int16_labels, "target_dtype", "int16"),
+    "chunked-cross-entropy-int16-labels": case(_chunked_cross_entropy_int16_labels, "target_dtype", "int16",
+                                               grade="correct", grade_at_freeze="correct"),
     # weight streaming that offloads and streams back only conv weights (bf16); the resident bias stays fp32
-    "weight-streaming-conv-bias-fp32": case(_weight_streaming_conv_weights_only, "conv_bias_dtype", "bf16", "f32"),
+    "weight-streaming-conv-bias-fp32": case(_weight_streaming_conv_weights_only, "conv_bias_dtype", "bf16", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
 }
