@@ -1,7 +1,7 @@
 """Held-out live set 14: the code around a low-precision model (evaluation loops and metrics, calibration, retrieval,
 logging, augmentation, collate functions, samplers and class weights) where the model's tensors are bf16/fp16/fp8 and
 the rest int, bool, fp32 or fp64. Defects planted by a helper who never read the rules, written before castwise ran and
-graded once with the rules frozen after it was written."""
+graded once with the rules frozen at 7871e4c."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = ""
+FROZEN_AT = "7871e4c"
 
 bf16, f16 = torch.bfloat16, torch.float16
 E4M3 = torch.float8_e4m3fn
@@ -327,73 +327,123 @@ def _one_hot_by_eye_uint8() -> None:
 
 CASES: dict[str, LiveCase] = {
     # retrieval recall@k: bf16 query embeddings scored against a gallery embedded by an earlier fp32 evaluation
-    "recall-at-k-fp32-gallery": case(_recall_at_k_fp32_gallery, "matmul_dtype", "bf16", "f32"),
+    "recall-at-k-fp32-gallery": case(_recall_at_k_fp32_gallery, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an export parity check comparing the bf16 model's outputs with the fp32 reference by torch.allclose
-    "parity-allclose-bf16-vs-fp32": case(_parity_allclose_bf16_vs_fp32, "op_dtype", "bf16", "f32"),
+    "parity-allclose-bf16-vs-fp32": case(_parity_allclose_bf16_vs_fp32, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp8 inference path's logits (kept in fp8) compared with the bf16 reference by subtraction
-    "fp8-logits-parity-vs-bf16": case(_fp8_logits_parity_vs_bf16, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fp8-logits-parity-vs-bf16": case(_fp8_logits_parity_vs_bf16, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the validation report's multi-class hinge loss computed on bf16 logits from autocast
-    "validation-hinge-loss-bf16": case(_validation_hinge_loss_bf16, "no_kernel", "bf16"),
+    "validation-hinge-loss-bf16": case(_validation_hinge_loss_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # macro-F1 true positives counted with index_add_ of the bool correctness into an int64 buffer
-    "macro-f1-index-add-bool": case(_macro_f1_index_add_bool, "indexed_write_dtype", "int64", "bool"),
+    "macro-f1-index-add-bool": case(_macro_f1_index_add_bool, "indexed_write_dtype", "int64", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the eval loop writes argmax predictions into a preallocated int32 buffer with out=
     "eval-predictions-int32-buffer": case(_eval_predictions_int32_buffer, "indexed_write_dtype", "int64", "int32",
-                                          cause=("out=",)),
+        cause=("out=",), grade="correct", grade_at_freeze="correct"),
     # multi-label F1: bool predictions and'ed with multi-hot targets the batch cast made bf16
-    "multilabel-f1-bf16-targets": case(_multilabel_f1_bf16_targets, "mask_dtype", "bf16"),
+    "multilabel-f1-bf16-targets": case(_multilabel_f1_bf16_targets, "mask_dtype", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (7871e4c) castwise gave no_kernel [bf16] (high confidence). It read `&` on a bf16 tensor as a "
+             "missing kernel (its culprit does name a bool mask cast to 16-bit), where the bf16 operand is a mask "
+             "(multi-hot targets) that a bit operation needs as bool: a mask-dtype error.")),
     # a confusion matrix as a 2-D histogram of (target, prediction) int64 pairs
-    "confusion-matrix-histogramdd-int64": case(_confusion_matrix_histogramdd, "integer_operand", "int64"),
+    "confusion-matrix-histogramdd-int64": case(_confusion_matrix_histogramdd, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # binary-hash retrieval: Hamming distances with cdist(p=0) on the bool codes
-    "hamming-retrieval-cdist-bool": case(_hamming_retrieval_cdist_bool, "integer_operand", "bool"),
+    "hamming-retrieval-cdist-bool": case(_hamming_retrieval_cdist_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # perplexity over a token shard saved as int16, targets gathered with take_along_dim unconverted
-    "perplexity-int16-token-shard": case(_perplexity_int16_token_shard, "index_tensor_dtype", "int16"),
+    "perplexity-int16-token-shard": case(_perplexity_int16_token_shard, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # a pairwise ranking loss given the bool comparison of relevances as its target
-    "pairwise-ranking-bool-target": case(_pairwise_ranking_bool_target, "target_dtype", "bool"),
+    "pairwise-ranking-bool-target": case(_pairwise_ranking_bool_target, "target_dtype", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (7871e4c) castwise gave mask_dtype [bool] (high confidence). It read the bool negation as a "
+             "mask inverted with arithmetic, where the bool tensor is margin_ranking_loss's target (it needs +1/-1 "
+             "floats) negated inside the loss, which the message alone does not show.")),
     # top-5 accuracy excluding the background class by index_fill with -1e9 on fp16 logits
-    "top5-excluding-background-fp16": case(_top5_excluding_background_fp16, "half_overflow", "f16"),
+    "top5-excluding-background-fp16": case(_top5_excluding_background_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # expected calibration error on eval logits cached in fp8: softmax of the fp8 cache
-    "ece-softmax-fp8-cached-logits": case(_ece_softmax_fp8_cached_logits, "no_kernel", "float8_e4m3fn"),
+    "ece-softmax-fp8-cached-logits": case(_ece_softmax_fp8_cached_logits, "no_kernel", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # a reliability diagram's per-bin accuracy by torch.histogram weighted with the bool correctness
-    "reliability-histogram-bool-weight": case(_reliability_histogram_bool_weight, "integer_operand", "f32", "bool"),
+    "reliability-histogram-bool-weight": case(_reliability_histogram_bool_weight, "integer_operand", "f32", "bool",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (7871e4c) castwise gave nothing. No rule reads histogramdd's message that the weight's dtype "
+             "(bool) must match the input's (float), a bool tensor where a float weight is required.")),
     # a confidence histogram for the logger taken with np.histogram on bf16 confidences
-    "log-confidence-histogram-numpy": case(_log_confidence_histogram_numpy, "numpy_dtype", "bf16"),
+    "log-confidence-histogram-numpy": case(_log_confidence_histogram_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # attention rollout for logging: bf16 attention maps bmm'ed into a rollout started from an fp32 identity
-    "attention-rollout-fp32-identity": case(_attention_rollout_fp32_identity, "batched_matmul_dtype", "bf16",
-                                            "f32"),
+    "attention-rollout-fp32-identity": case(_attention_rollout_fp32_identity, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SSIM of bf16 reconstructions with an fp32 Gaussian window in a grouped conv2d
-    "ssim-gaussian-window-fp32": case(_ssim_gaussian_window_fp32, "conv_weight_dtype", "bf16", "f32"),
+    "ssim-gaussian-window-fp32": case(_ssim_gaussian_window_fp32, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # mixup with a per-sample lambda from Beta (fp32) as lerp's weight on a bf16 batch
-    "mixup-per-sample-lambda": case(_mixup_per_sample_lambda, "lerp_dtype", "bf16", "f32"),
+    "mixup-per-sample-lambda": case(_mixup_per_sample_lambda, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # mixup applied to the class indices instead of one-hot targets: cross_entropy gets float indices
-    "mixup-class-indices": case(_mixup_class_indices, "target_dtype", "f32"),
+    "mixup-class-indices": case(_mixup_class_indices, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # mixup done on the uint8 images before conversion, with torch.lerp
-    "mixup-uint8-images": case(_mixup_uint8_images, "integer_operand", "uint8"),
+    "mixup-uint8-images": case(_mixup_uint8_images, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # CutMix pasting the box with torch.where and a box mask made with torch.zeros (float)
-    "cutmix-float-box-mask": case(_cutmix_float_box_mask, "mask_dtype", "f32"),
+    "cutmix-float-box-mask": case(_cutmix_float_box_mask, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # random erasing writing normal noise (fp32) into a uint8 image through a boolean region
-    "random-erasing-uint8": case(_random_erasing_uint8, "indexed_write_dtype", "uint8", "f32"),
+    "random-erasing-uint8": case(_random_erasing_uint8, "indexed_write_dtype", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a random crop whose offsets come from torch.rand(...).floor(), still float, used as slice bounds
-    "random-crop-float-offsets": case(_random_crop_float_offsets, "index_tensor_dtype"),
+    "random-crop-float-offsets": case(_random_crop_float_offsets, "index_tensor_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (7871e4c) castwise gave nothing. No rule reads the TypeError 'only integer tensors of a single"
+             " element can be converted to an index', a float tensor used as a slice bound.")),
     # random grayscale by einsum of fp32 luma weights with a uint8 image
-    "random-grayscale-uint8": case(_random_grayscale_uint8, "integer_operand", "uint8", "f32"),
+    "random-grayscale-uint8": case(_random_grayscale_uint8, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # label smoothing written as -(smooth * log(softmax)) in fp16: a probability underflows to 0, NaN in backward
-    "label-smoothing-log-of-fp16-softmax": case(_label_smoothing_log_of_fp16_softmax, "nonfinite"),
+    "label-smoothing-log-of-fp16-softmax": case(_label_smoothing_log_of_fp16_softmax, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a video sampler jittering int64 clip start frames in place by a float offset
-    "clip-start-jitter-in-place": case(_clip_start_jitter_in_place, "result_cast", "f32", "int64"),
+    "clip-start-jitter-in-place": case(_clip_start_jitter_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # normalisation constants computed with var_mean over a uint8 image stack
-    "dataset-channel-stats-uint8": case(_dataset_channel_stats_uint8, "integer_operand"),
+    "dataset-channel-stats-uint8": case(_dataset_channel_stats_uint8, "integer_operand",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (7871e4c) castwise gave nothing. No rule reads var_mean's 'only support floating point and "
+             "complex dtypes', an integer (uint8) stack given to a float-only reduction, whose message names no "
+             "dtype.")),
     # loudness normalisation taking the RMS of raw int16 PCM with vector_norm
-    "loudness-rms-int16": case(_loudness_rms_int16, "integer_operand", "int16"),
+    "loudness-rms-int16": case(_loudness_rms_int16, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 keyword spotter (InstanceNorm1d front end) evaluated on the collate's fp32 log-mel features
-    "speech-eval-fp32-log-mel": case(_speech_eval_fp32_log_mel, "norm_param_dtype", "f32"),
+    "speech-eval-fp32-log-mel": case(_speech_eval_fp32_log_mel, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a collate padding fp16 teacher log-probs with -1e9
-    "collate-pad-fp16-logprobs": case(_collate_pad_fp16_logprobs, "half_overflow", "f16"),
+    "collate-pad-fp16-logprobs": case(_collate_pad_fp16_logprobs, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # default_collate turns numpy float64 regression targets into float64 for a bf16 model's Huber loss
-    "collate-float64-regression-targets": case(_collate_float64_regression_targets, "loss_dtype", "f64", "bf16"),
+    "collate-float64-regression-targets": case(_collate_float64_regression_targets, "loss_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an epoch sampler drawing its permutation of 50,000 samples as int16
-    "epoch-permutation-int16": case(_epoch_permutation_int16, "half_overflow", "int16"),
+    "epoch-permutation-int16": case(_epoch_permutation_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # class weights made with integer division of the counts (int64) for a bf16 classifier's cross-entropy
-    "class-weights-integer-division": case(_class_weights_integer_division, "integer_operand", "bf16", "int64"),
+    "class-weights-integer-division": case(_class_weights_integer_division, "integer_operand", "bf16", "int64",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (7871e4c) castwise gave target_dtype [int64] (high confidence). It took the int64 tensor for "
+             "the loss's target, where it is cross_entropy's class weight (the target is a proper int64 index): "
+             "'expected scalar type BFloat16 but found Long' does not say which argument.")),
     # one-hot targets by indexing torch.eye with uint8 labels (taken as a mask)
-    "one-hot-by-eye-uint8": case(_one_hot_by_eye_uint8, "index_tensor_dtype"),
+    "one-hot-by-eye-uint8": case(_one_hot_by_eye_uint8, "index_tensor_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (7871e4c) castwise gave nothing. No rule reads the IndexError on a mask's shape as uint8 "
+             "labels used as an index and so taken as a boolean mask.")),
 }
