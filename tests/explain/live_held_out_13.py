@@ -1,7 +1,7 @@
 """Held-out live set 13: `transformers` models other than decoder-only LLMs, built tiny from configs (BERT, RoBERTa,
 DistilBERT, T5, BART, ViT, CLIP, ConvNeXt, Whisper, Wav2Vec2) and the user code around them: pooling, heads, masks,
 inputs, casts, losses, feature extraction and generation in bf16/fp16. Defects planted by a helper who never read the
-rules, written before castwise ran and graded once with the rules frozen at <commit7>."""
+rules, written before castwise ran and graded once with the rules frozen at 7871e4c."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from transformers import (
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "7871e4c"
 
 bf16, f16 = torch.bfloat16, torch.float16
 E4M3 = torch.float8_e4m3fn
@@ -438,78 +438,81 @@ def _wav2vec2_ctc_numpy_prefix_decoder() -> None:
 CASES: dict[str, LiveCase] = {
     # --- pooling and embedding extraction
     # sentence-transformers style mean pooling with mask.float() upcasts the bf16 hidden states; the bf16 Dense gets fp32
-    "mean-pool-float-mask-into-bf16-dense": case(_mean_pool_float_mask_into_bf16_dense, "matmul_dtype", "f32", "bf16"),
+    "mean-pool-float-mask-into-bf16-dense": case(_mean_pool_float_mask_into_bf16_dense, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # weighted layer pooling whose layer weights were created in fp32 after the cast, into the head's bf16 LayerNorm
-    "weighted-layer-pooling-fp32-weights": case(_weighted_layer_pooling_fp32_weights, "norm_param_dtype", "f32"),
+    "weighted-layer-pooling-fp32-weights": case(_weighted_layer_pooling_fp32_weights, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # attention pooling over bf16 CLIP patch tokens with a learned query made in fp32 after the cast
-    "clip-attention-pool-fp32-query": case(_clip_attention_pool_fp32_query, "sdpa_dtype", "f32", "bf16"),
+    "clip-attention-pool-fp32-query": case(_clip_attention_pool_fp32_query, "sdpa_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # max pooling over tokens of an fp16 BERT with padding filled with -1e9
-    "max-pool-tokens-fp16-minus-1e9": case(_max_pool_tokens_fp16_minus_1e9, "half_overflow", "f16"),
+    "max-pool-tokens-fp16-minus-1e9": case(_max_pool_tokens_fp16_minus_1e9, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # T5 mean pooling: the int64 token counts clamped in place with a float minimum
-    "t5-mean-pool-counts-clamp-in-place": case(_t5_mean_pool_counts_clamped_in_place, "result_cast", "f32", "int64"),
+    "t5-mean-pool-counts-clamp-in-place": case(_t5_mean_pool_counts_clamped_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # corpus embedding extraction from a bf16 DistilBERT into a preallocated fp32 tensor by the sampler's indices
     "embeddings-into-fp32-buffer-by-index": case(_embeddings_written_into_fp32_buffer, "indexed_write_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16", grade="correct", grade_at_freeze="correct"),
     # ColBERT MaxSim: bf16 RoBERTa query token embeddings against a document index stored in fp32
-    "colbert-maxsim-fp32-document-index": case(_colbert_maxsim_fp32_document_index, "matmul_dtype", "f32", "bf16"),
+    "colbert-maxsim-fp32-document-index": case(_colbert_maxsim_fp32_document_index, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # BERT-whitening: the SVD of the covariance of bf16 sentence embeddings
-    "bert-whitening-svd-bf16": case(_whitening_svd_bf16_embeddings, "no_kernel", "bf16"),
+    "bert-whitening-svd-bf16": case(_whitening_svd_bf16_embeddings, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a closed-form ridge probe on bf16 features: the ridge term promotes the Gram matrix, the right side stays bf16
-    "ridge-probe-solve-bf16-features": case(_ridge_probe_solve_on_bf16_features, "op_dtype", "f32", "bf16"),
+    "ridge-probe-solve-bf16-features": case(_ridge_probe_solve_on_bf16_features, "op_dtype", "f32", "bf16", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (7871e4c) castwise gave scalar_type [f32, bf16] (low confidence). linalg.solve's own operand check"
+            " (`Expected A and B to have the same dtype`) names the op, but the rules have no reading for a linear-algebra"
+            " solver's two operands and fell back to the generic same-dtype check."),
     # --- heads, losses and training loops
     # a BERT-BiLSTM tagger whose LSTM head was built in fp32 after the encoder was cast to bf16
-    "bert-bilstm-tagger-fp32-lstm": case(_bert_bilstm_tagger_fp32_lstm, "rnn_dtype", "bf16", "f32"),
+    "bert-bilstm-tagger-fp32-lstm": case(_bert_bilstm_tagger_fp32_lstm, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a multi-class hinge loss (multi_margin_loss) on a bf16 classifier's logits
-    "bert-multi-margin-loss-bf16": case(_bert_multi_margin_loss_bf16, "no_kernel", "bf16"),
+    "bert-multi-margin-loss-bf16": case(_bert_multi_margin_loss_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a hand-written focal loss on an fp16 classifier: the hard example's probability underflows to 0, NaN in backward
-    "focal-loss-fp16-anomaly": case(_focal_loss_fp16_under_anomaly_mode, "nonfinite"),
+    "focal-loss-fp16-anomaly": case(_focal_loss_fp16_under_anomaly_mode, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # gradual unfreezing: the frozen encoder's optimizer still stepped through GradScaler
-    "grad-scaler-step-frozen-encoder-optimizer": case(_grad_scaler_steps_frozen_encoder_optimizer, "loss_scale"),
+    "grad-scaler-step-frozen-encoder-optimizer": case(_grad_scaler_steps_frozen_encoder_optimizer, "loss_scale", grade="correct", grade_at_freeze="correct"),
     # hidden-state distillation with Huber loss: fp32 DistilBERT student, teacher BERT run in bf16
     "huber-distill-bf16-teacher-fp32-student": case(_huber_distillation_bf16_teacher_fp32_student, "loss_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # ViT feature distillation against teacher tokens cached in fp8
     "vit-distill-fp8-cached-teacher-features": case(_vit_distillation_fp8_cached_teacher_features, "fp8_promotion",
-                                                    "bf16", "float8_e4m3fn"),
+                                                    "bf16", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # a mean-teacher NER setup: fp32 EMA teacher lerped toward the bf16 student
-    "mean-teacher-fp32-ema-bf16-student": case(_mean_teacher_fp32_ema_of_bf16_student, "lerp_dtype", "f32", "bf16"),
+    "mean-teacher-fp32-ema-bf16-student": case(_mean_teacher_fp32_ema_of_bf16_student, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- inputs, labels and masks
     # packed sequences: a block-diagonal additive 4D mask built in fp32 given to a bf16 BERT with eager attention
-    "bert-packed-4d-mask-fp32-eager": case(_bert_packed_sequences_fp32_4d_mask_eager, "matmul_dtype", "f32", "bf16"),
+    "bert-packed-4d-mask-fp32-eager": case(_bert_packed_sequences_fp32_4d_mask_eager, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # token_type_ids built as a bool comparison against the [SEP] position
     "bert-token-type-ids-bool": case(_bert_token_type_ids_from_comparison, "index_tensor_dtype", "bool",
-                                     fix=("long",)),
+                                     fix=("long",), grade="correct", grade_at_freeze="correct"),
     # extractive QA: answer start/end positions mapped from characters with true division (float)
-    "qa-float-start-end-positions": case(_qa_float_start_end_positions, "target_dtype", "f32", fix=("long",)),
+    "qa-float-start-end-positions": case(_qa_float_start_end_positions, "target_dtype", "f32", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # NER labels aligned to subwords in rows made with np.full(..., -100.0), so float64
-    "ner-labels-np-full-float64": case(_ner_labels_aligned_with_np_full, "target_dtype", "f64", fix=("long",)),
+    "ner-labels-np-full-float64": case(_ner_labels_aligned_with_np_full, "target_dtype", "f64", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # first-subword selection with a mask made by torch.zeros (float) used to index the hidden states
-    "ner-first-subword-float-mask-index": case(_ner_first_subword_float_mask, "index_tensor_dtype", fix=("bool",)),
+    "ner-first-subword-float-mask-index": case(_ner_first_subword_float_mask, "index_tensor_dtype", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # an MLM collator's bernoulli mask left float, inverted with ~
-    "mlm-bernoulli-mask-not-bool": case(_mlm_bernoulli_mask_not_bool, "mask_dtype", fix=("bool",)),
+    "mlm-bernoulli-mask-not-bool": case(_mlm_bernoulli_mask_not_bool, "mask_dtype", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # constrained decoding: a LogitsProcessor's allowed-token mask made with torch.zeros, used as masked_fill's mask
     "bart-constrained-decoding-float-mask": case(_bart_constrained_decoding_float_allowed_mask, "mask_dtype", "f32",
-                                                 fix=("bool",)),
+                                                 fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # --- seq2seq
     # hand-written copy attention over a bf16 BART's encoder: scores upcast for the softmax, context by bmm
     "bart-copy-attention-fp32-softmax-bmm": case(_bart_copy_attention_context_fp32_softmax, "batched_matmul_dtype",
-                                                 "f32", "bf16"),
+                                                 "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # pointer-generator: the copy distribution from bf16 cross-attentions scatter-added into the fp32 vocab distribution
-    "bart-pointer-generator-scatter-add": case(_bart_pointer_generator_scatter_add, "indexed_write_dtype"),
+    "bart-pointer-generator-scatter-add": case(_bart_pointer_generator_scatter_add, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # --- vision and speech
     # a bf16 ConvNeXt given the image processor's fp32 pixel_values (ViT casts them itself, ConvNeXt does not)
-    "convnext-bf16-fp32-pixel-values": case(_convnext_bf16_fp32_pixel_values, "conv_weight_dtype", "f32", "bf16"),
+    "convnext-bf16-fp32-pixel-values": case(_convnext_bf16_fp32_pixel_values, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # preprocessing for a halved CLIP: images cast to fp16 first, then resized with antialias
-    "clip-preprocess-antialias-resize-f16": case(_clip_preprocess_antialias_resize_half, "no_kernel", "f16"),
+    "clip-preprocess-antialias-resize-f16": case(_clip_preprocess_antialias_resize_half, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # a Whisper halved for transcription given the feature extractor's fp32 log-mel features in generate
     "whisper-fp16-generate-fp32-features": case(_whisper_fp16_generate_fp32_features, "conv_weight_dtype", "f32",
-                                                "f16"),
+                                                "f16", grade="correct", grade_at_freeze="correct"),
     # a bf16 Wav2Vec2 whose CNN feature encoder was put back to fp32: its output meets the bf16 feature projection norm
-    "wav2vec2-feature-encoder-kept-fp32": case(_wav2vec2_feature_encoder_kept_fp32, "norm_param_dtype", "f32"),
+    "wav2vec2-feature-encoder-kept-fp32": case(_wav2vec2_feature_encoder_kept_fp32, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a hand-written CTC loss on a bf16 Wav2Vec2's log-probs (no upcast)
-    "wav2vec2-custom-ctc-loss-bf16": case(_wav2vec2_custom_ctc_loss_bf16, "no_kernel", "bf16"),
+    "wav2vec2-custom-ctc-loss-bf16": case(_wav2vec2_custom_ctc_loss_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # utterance pooling: the int64 sample-level attention mask downsampled to frames with max_pool1d
-    "wav2vec2-frame-mask-max-pool-long": case(_wav2vec2_frame_mask_max_pool_long, "integer_operand", "int64"),
+    "wav2vec2-frame-mask-max-pool-long": case(_wav2vec2_frame_mask_max_pool_long, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # CTC log-probs of a bf16 Wav2Vec2 passed to a numpy beam-search decoder
-    "wav2vec2-ctc-numpy-decoder-bf16": case(_wav2vec2_ctc_numpy_prefix_decoder, "numpy_dtype", "bf16"),
+    "wav2vec2-ctc-numpy-decoder-bf16": case(_wav2vec2_ctc_numpy_prefix_decoder, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
 }
