@@ -455,7 +455,7 @@ CASES: dict[str, LiveCase] = {
     # BERT-whitening: the SVD of the covariance of bf16 sentence embeddings
     "bert-whitening-svd-bf16": case(_whitening_svd_bf16_embeddings, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a closed-form ridge probe on bf16 features: the ridge term promotes the Gram matrix, the right side stays bf16
-    "ridge-probe-solve-bf16-features": case(_ridge_probe_solve_on_bf16_features, "op_dtype", "f32", "bf16", grade="wrong", grade_at_freeze="wrong",
+    "ridge-probe-solve-bf16-features": case(_ridge_probe_solve_on_bf16_features, "op_dtype", "f32", "bf16", grade="correct", grade_at_freeze="wrong",
         why="At freeze (7871e4c) castwise gave scalar_type [f32, bf16] (low confidence). linalg.solve's own operand check"
             " (`Expected A and B to have the same dtype`) names the op, but the rules have no reading for a linear-algebra"
             " solver's two operands and fell back to the generic same-dtype check."),

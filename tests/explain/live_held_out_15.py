@@ -490,7 +490,7 @@ CASES: dict[str, LiveCase] = {
                                        grade="correct", grade_at_freeze="correct"),
     # QSGD stochastic levels on a sparse embedding gradient: zero rows give 0/0 = NaN probabilities for bernoulli
     "qsgd-zero-rows-nan-bernoulli": case(_qsgd_levels_of_zero_rows, "nonfinite",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (7871e4c) castwise gave nothing. bernoulli's range check (p_in >= 0 && p_in <= 1) names neither"
             " NaN nor a dtype: the NaN probabilities come from 0/0 on the gradient's exact-zero rows, which the "
             "message does not show."),
@@ -516,7 +516,7 @@ CASES: dict[str, LiveCase] = {
                                                 grade="correct", grade_at_freeze="correct"),
     # blockwise 8-bit state: uint8 codes used directly to look up the quantization map (treated as a mask)
     "8bit-state-uint8-codes-index-map": case(_blockwise_8bit_state_uint8_codes, "index_tensor_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (7871e4c) castwise gave nothing. torch reads a uint8 index tensor as a boolean mask, so the "
             "error is a mask-shape IndexError naming no dtype; the cause, one-byte codes used as indices without "
             ".long(), is not in the message."),

@@ -1890,3 +1890,69 @@ def test_a_float64_batch_into_batch_norm_is_told_as_numpy_data_when_live() -> No
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.NORM_PARAM and explanation.dtypes == ("f64", "f32")
     assert "x.float()" in explanation.fix
+
+
+def test_bernoulli_s_probability_check_is_read_as_nan_probabilities() -> None:
+    explanation = cw.explain("RuntimeError: Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                             "error message be improved?  If so, please report an enhancement request to PyTorch.)")
+    assert explanation.kind is Kind.NONFINITE and explanation.confidence is Confidence.LOW
+    assert "clamp_min" in explanation.fix
+
+
+def _mask_shape_error(index: torch.Tensor) -> IndexError:
+    with pytest.raises(IndexError) as raised:
+        torch.zeros(256)[index]
+    return raised.value
+
+
+def test_byte_codes_used_as_indices_are_told_to_become_long() -> None:
+    codes = torch.arange(64, dtype=torch.uint8)
+    explanation = cw.explain(_mask_shape_error(codes))
+    assert explanation.kind is Kind.INDEX_TENSOR and "codes.long()" in explanation.fix
+    pasted = cw.explain("UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                        "torch.bool instead.\nIndexError: The shape of the mask [64] at index 0 does not match the "
+                        "shape of the indexed tensor [256] at index 0")
+    assert pasted.kind is Kind.INDEX_TENSOR
+
+
+def test_a_bool_mask_of_the_wrong_shape_is_a_shape_bug_not_a_dtype_one() -> None:
+    flags = torch.ones(64, dtype=torch.bool)
+    assert cw.explain(_mask_shape_error(flags)) is None
+    assert cw.explain("IndexError: The shape of the mask [64] at index 0 does not match the shape of the indexed "
+                      "tensor [256] at index 0") is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the "
+     "same dtype, but got input(float), and weight(bool)", Kind.INTEGER_OPERAND, ("f32", "bool"), "x.float()"),
+    ("RuntimeError: torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the "
+     "same dtype, but got input(float), and weight(c10::BFloat16)", Kind.OP_DTYPE, ("f32", "bf16"), "one dtype"),
+    ("TypeError: only integer tensors of a single element can be converted to an index", Kind.INDEX_TENSOR, (),
+     "int(t.floor())"),
+    ("RuntimeError: var_mean only support floating point and complex dtypes", Kind.INTEGER_OPERAND, (), "x.float()"),
+    ("RuntimeError: std and var only support floating point and complex dtypes", Kind.INTEGER_OPERAND, (),
+     "x.float()"),
+    ("RuntimeError: linalg.solve: Expected A and B to have the same dtype, but found A of type Float and B of type "
+     "BFloat16 instead", Kind.OP_DTYPE, ("f32", "bf16"), "A.float(), B.float()"),
+    ('  File "/site-packages/torch/nn/functional.py", line 3462, in cross_entropy\n'
+     "    return torch._C._nn.cross_entropy_loss(\n"
+     "RuntimeError: expected scalar type BFloat16 but found Long", Kind.INTEGER_OPERAND, ("bf16", "int64"),
+     "weight.float()"),
+])
+def test_round_thirty_seven_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_bool_target_negated_inside_margin_ranking_loss_is_the_loss_target() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.nn.functional.margin_ranking_loss(torch.zeros(3), torch.zeros(3), torch.ones(3, dtype=torch.bool))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.TARGET and explanation.dtypes == ("bool",)
+
+
+def test_a_bit_operation_on_16_bit_data_names_masks_first_and_shifts_name_packed_weights_first() -> None:
+    anded = cw.explain("NotImplementedError: \"bitwise_and_cpu\" not implemented for 'BFloat16'")
+    shifted = cw.explain("NotImplementedError: \"rshift_cpu\" not implemented for 'Half'")
+    assert anded.culprit.startswith("a bool mask") and shifted.culprit.startswith("packed quantized weights")
+    assert anded.kind is shifted.kind is Kind.NO_KERNEL

@@ -50,7 +50,7 @@ BMM = _op("batched matrix multiply", r"\b(?:bmm|baddbmm)\s*\(")
 MATMUL = _op("matrix multiply",
              r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|/modules/linear\.py")
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
-                   r"/modules/loss\.py")
+                   r"margin_ranking_loss|hinge_embedding_loss|cosine_embedding_loss|/modules/loss\.py")
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
 GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 """Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""
@@ -90,6 +90,11 @@ def paste_search(failure: Failure, pattern: re.Pattern[str], lines: int | None =
 def operand_dtype(failure: Failure, name: str) -> str | None:
     """The short dtype of the tensor ``name`` (``weight``) that a live exception's innermost frame held, if any."""
     return dict(failure.operands).get(name)
+
+
+def held_dtypes(failure: Failure) -> frozenset[str]:
+    """The short dtypes of every tensor a live exception's innermost frame held."""
+    return frozenset(dtype for _, dtype in failure.operands)
 
 
 def innermost(failure: Failure) -> tuple[Frame, ...]:

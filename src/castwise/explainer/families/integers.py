@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, dtype_list
-from castwise.explainer.clues import CLASS_INDEX_LOSS, FLOAT32_SAID, LOSS, paste_search, shows
+from castwise.explainer.clues import CLASS_INDEX_LOSS, FLOAT32_SAID, LOSS, held_dtypes, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
@@ -170,6 +170,42 @@ def integer_required(failure: Failure, names: tuple[str, ...], op: str | None, c
     )
 
 
+def class_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A class-index loss (cross_entropy, nll_loss) whose ``expected scalar type A but found Long`` names an integer
+    that cannot be its target (int64 class indices are what it takes): the class ``weight``."""
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"the classification loss's class `weight` is {dtype_list(names[1:])}, but it must be floating, of the "
+        f"logits' dtype ({names[0]}); the int64 class-index target is right as it is",
+        "class weights computed with integer math (`counts.max() // counts`, `torch.tensor([1, 5, 10])`, class "
+        "counts from `bincount`)",
+        "make the weights floating and of the logits' dtype: `weight = (counts.sum() / counts).to(logits.dtype)`, "
+        "or compute the loss in fp32 (`F.cross_entropy(logits.float(), target, weight=weight.float())`)",
+        op="cross_entropy/nll_loss", names=names,
+    )
+
+
+def _tensor_as_python_index(found: re.Match[str], failure: Failure) -> Explanation:
+    """``only integer tensors of a single element can be converted to an index``: a float tensor (or one of several
+    elements) used as a slice bound or a Python index."""
+    del found
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        "a tensor used as a slice bound or a Python index (`x[:t]`, `range(t)`, `x[a:b]`) must be an integer tensor "
+        "of one element",
+        "an offset or size computed as a float tensor (`torch.rand(1) * limit`, a ratio times a length) or "
+        "converted to 16-bit with the batch; or a tensor of several elements where one number belongs",
+        "turn the bound into a Python int first: `int(t)` (round or floor a float first: `int(t.floor())`), or "
+        "`t.long().item()`; index with a tensor of several elements as `x[idx]`, not inside a slice",
+        op="indexing", names=(), confidence=Confidence.LOW,
+    )
+
+
+def _floating_statistic(found: re.Match[str], failure: Failure) -> Explanation:
+    """``var_mean only support floating point and complex dtypes`` (std, var): integer data (uint8 images)."""
+    return integer_operand(failure, (), f"torch.{found['op'].split()[0]}")
+
+
 def mismatched_vision(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """torchvision's compiled nms wanting an integer tensor: it takes float boxes and scores, so a build of torchvision
     that does not match torch's is what reads them wrongly."""
@@ -212,6 +248,28 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
         + ("" if op == "embedding" else "; a 0/1 float mask meant to select elements must become bool "
            "(`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
         op=op, names=names + (dtypes(found, "want") if names else ()),
+    )
+
+
+_UINT8_INDEX_SAID = re.compile(r"indexing with dtype torch\.uint8 is now deprecated")
+"""torch's warning, printed above the error in a log, when a uint8 tensor indexes another."""
+
+
+def _byte_index_as_mask(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``The shape of the mask [64] at index 0 does not match the shape of the indexed tensor [256]``, when a uint8
+    tensor was the index (the frame held one, or the log shows torch's uint8-indexing warning): byte codes or ids
+    used as indices are read as a mask; declined otherwise (a bool mask of the wrong shape is a shape bug)."""
+    del found
+    if "uint8" not in held_dtypes(failure) and not paste_search(failure, _UINT8_INDEX_SAID):
+        return None
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        "a uint8 tensor used as an index is read as a mask (one flag per element, like bool), not as indices, so its "
+        "shape must match the indexed tensor's",
+        "indices or codes stored in one byte (8-bit quantization codes, class ids or token ids kept as uint8 to save "
+        "memory) used directly to look up a table",
+        "convert them to indices first: `table[codes.long()]` (or `.int()`); only a bool tensor should mask",
+        op="indexing", names=("uint8",), confidence=Confidence.LOW,
     )
 
 
@@ -514,6 +572,11 @@ def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
+    rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
+    rule(r"\b(?P<op>var_mean|std_mean|std and var|var|std) only supports? floating point and complex dtypes",
+         _floating_statistic),
+    rule(r"The shape of the mask \[[^\]\n]{0,80}\] at index \d+ does not match the shape of the indexed tensor",
+         _byte_index_as_mask),
     rule(r"expected target dtype to be Long or Byte,?\s*but got (?P<a>{DTYPE})", _classification_target),
     rule(r"Expected floating point type for target with class probabilities,?\s*got (?P<a>{DTYPE})",
          _probability_target),

@@ -111,17 +111,22 @@ def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | No
 
 
 def _bit_op_in_sixteen_bit(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
-    """A bit operation (``"rshift_cpu" not implemented for 'Half'``) given a 16-bit tensor: packed integer data or a
-    mask that was converted to floats."""
+    """A bit operation (``"rshift_cpu" not implemented for 'Half'``) given a 16-bit tensor: packed integer data (shifts
+    unpack it) or a mask or multi-hot labels (``&``, ``|``, ``^`` combine them) that were converted to floats."""
+    packed = ("packed quantized weights (4-bit weights packed in int32/uint8, GPTQ/AWQ `qweight`, `qzeros`) converted "
+              "to 16-bit with everything else: a checkpoint or model converted as a whole (`model.half()`, "
+              "`torch_dtype=...` applied to quantized buffers)")
+    masks = ("a bool mask or multi-hot labels converted to 16-bit with everything else (`batch.to(dtype)`, a `-true` "
+             "precision, a buffer under `model.half()`)")
+    shifting = "shift" in op
     return explained(
         Kind.NO_KERNEL, failure,
         f"`{op}` has no {names[0]} kernel: bit operations (`&`, `|`, `<<`, `>>`) run on integers and bool, so "
         f"{a(names[0])} tensor here is integer data that was converted to floats",
-        "packed quantized weights (4-bit weights packed in int32/uint8, GPTQ/AWQ `qweight`, `qzeros`) or a bool mask "
-        "cast to 16-bit with everything else: a checkpoint or model converted as a whole (`model.half()`, "
-        "`torch_dtype=...` applied to quantized buffers)",
-        "keep packed weights and masks integer: cast only floating tensors (`t.to(dtype) if t.is_floating_point() "
-        "else t`); if a library converted them, update it or load the quantized model the way it documents",
+        f"{packed}; or {masks}" if shifting else f"{masks}; or {packed}",
+        "keep masks and labels bool (`mask.bool()`) and packed weights integer: cast only floating tensors "
+        "(`t.to(dtype) if t.is_floating_point() else t`); if a library converted them, update it or load the "
+        "quantized model the way it documents",
         op=op, names=names,
     )
 

@@ -853,6 +853,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     if argument == "target" or (
             (integers.class_index_loss(failure) or shows(failure, LOSS)) and not is_floating(names[0])):
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
+    if integers.class_index_loss(failure) and is_floating(names[0]) and names[1:] == ("int64",):
+        return integers.class_weight(failure, names)
     if shows(failure, LOSS, everywhere=True) and is_floating(names[0]):
         return integers.target(failure, names[1:], wants_float=True)
     if shows(failure, WHERE):
@@ -918,16 +920,32 @@ def _parametrization(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     """torch.linalg's solvers' ``Expected b and A to have the same dtype, but found b of type Float and A of type
-    Double instead``."""
-    names = dtypes(found, "b", "a")
+    Double instead`` (``linalg.solve: Expected A and B ...``)."""
+    names = dtypes(found, "x", "y")
+    first, second = found["first"], found["second"]
+    sixteen_bit = any(is_low_precision(name) for name in names)
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "a linear solve (cholesky_solve, solve, triangular_solve)",
-        f"a linear solve got its right-hand side `b` in {names[0]} and its matrix `A` in {names[1]}; both must have "
-        "one dtype" if len(names) == 2 else "",
-        culprit="a matrix built in float64 (a jitter or regulariser from numpy or a Python float tensor, "
-        "`torch.eye(..., dtype=torch.float64)`) while the right-hand side stays float32, or the reverse",
-        fix="build both in one dtype (float64 for a numerically delicate solve: `torch.cholesky_solve(b.double(), "
-        "L)`, else `A.to(b.dtype)`)",
+        f"a linear solve got `{first}` in {names[0]} and `{second}` in {names[1]}; both must have one dtype"
+        if len(names) == 2 else "",
+        culprit="16-bit features (from a bf16 or fp16 model) solved against a matrix built in fp32 (or the reverse); "
+        "linear algebra has no 16-bit kernels in any case" if sixteen_bit else "a matrix built in float64 (a jitter "
+        "or regulariser from numpy or a Python float tensor, `torch.eye(..., dtype=torch.float64)`) while the "
+        "right-hand side stays float32, or the reverse",
+        fix="solve in fp32 (or float64), both operands cast: `torch.linalg.solve(A.float(), B.float())`, then cast "
+        "the result back if needed" if sixteen_bit else "build both in one dtype (float64 for a numerically delicate "
+        "solve: `torch.cholesky_solve(b.double(), L)`, else `A.to(b.dtype)`)",
+    )
+
+
+def _histogram_weight(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same dtype``:
+    a weight (a bool mask, integer counts) of another dtype than the values binned."""
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, found["op"],
+        f"{found['op']} got values of {names[0]} and weights of {names[-1]}; they must have one dtype"
+        if len(names) == 2 else "",
     )
 
 
@@ -966,6 +984,8 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"(?P<op>torch\.histogram\w{0,4}): if weight tensor is provided,? input tensor and weight tensor should have "
+         r"the same dtype,? but got input\((?P<a>{DTYPE})\),? and weight\((?P<b>{DTYPE})\)", _histogram_weight),
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
@@ -1027,8 +1047,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Registering a parametrization may not change the dtype of the tensor", _parametrization),
     rule(r"\b(?P<op>index_reduce_?|index_add_?|index_copy_?|scatter\w{0,12})\(\): self \((?P<a>{DTYPE})\) and source "
          r"\((?P<b>{DTYPE})\) must have the same scalar type", _self_and_source),
-    rule(r"Expected b and A to have the same dtype,? but found b of type (?P<b>{DTYPE}) and A of type (?P<a>{DTYPE})",
-         _solve_operands),
+    rule(r"Expected (?P<first>[Ab]) and (?P<second>[AB]) to have the same dtype,? but found (?P=first) of type "
+         r"(?P<x>{DTYPE}) and (?P=second) of type (?P<y>{DTYPE})", _solve_operands),
     rule(r"All tensors must have the same dtype(?!,? got)", _same_dtype_attention),
     rule(r"All tensors must have the same dtype,? got input1: (?P<a>{DTYPE}),? input2: (?P<b>{DTYPE})"
          r"(?:,? weight: (?P<w>{DTYPE}))?", _bilinear),

@@ -183,6 +183,17 @@ _probabilities_out_of_range = message_only(
 )
 
 
+_bernoulli_probability = message_only(
+    Kind.NONFINITE,
+    "torch.bernoulli got a probability that is NaN or outside [0, 1] (its `p >= 0 && p <= 1` check fails on NaN)",
+    "probabilities computed in 16-bit that became NaN: a 0/0 on rows that are exactly zero, a norm that underflowed "
+    "to 0; " + _CAUSES + "; or scores that were never squashed into [0, 1]",
+    "compute the probabilities in fp32 and guard the division (`p = x.float() / norm.float().clamp_min(1e-12)`), "
+    "clamp them (`p.clamp_(0, 1)`), and find where NaN first appears: " + _FIX,
+    op="torch.bernoulli", confidence=Confidence.LOW,
+)
+
+
 _amp_check_failed = message_only(
     Kind.NONFINITE,
     "YOLO's AMP check ran a model on a sample image in fp32 and under AMP and the two did not agree, or the run "
@@ -301,6 +312,7 @@ _negative_or_nan_std = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
+    rule(r"Expected p_in >= 0 && p_in <= 1 to be true", _bernoulli_probability),
     rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),
     rule(r"(?<![\w.])-9223372036854775808\b", _int64_minimum),
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
