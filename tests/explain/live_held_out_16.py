@@ -1,7 +1,7 @@
 """Held-out live set 16: diffusion and image-generation pipelines written by hand in plain torch (UNets and DiT blocks,
 noise schedules and timesteps, guidance, samplers, VAE latents, ControlNet and adapters, LoRA merges, text conditioning,
 inpainting masks, EMA, saving and loading) run in bf16, fp16 or fp8. Defects planted by a helper who never read the
-rules, written before castwise ran and graded once with the rules frozen at pending."""
+rules, written before castwise ran and graded once with the rules frozen at 41e3601."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "41e3601"
 
 bf16, f16, E4M3 = torch.bfloat16, torch.float16, torch.float8_e4m3fn
 
@@ -751,90 +751,92 @@ CASES: dict[str, LiveCase] = {
     # --- timesteps and conditioning
     # DiT's timestep embedder as the reference writes it (fp32 frequencies into the MLP), the DiT cast to bf16, no autocast
     "dit-timestep-embedder-fp32-frequencies": case(_dit_timestep_embedder_fp32_frequencies, "matmul_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
     # SDXL micro-conditioning: the size/crop ids' sinusoidal projection (fp32) concatenated to bf16 pooled text embeds
     # without a cast back, into the bf16 add_embedding
     "sdxl-micro-conditioning-time-embeds-fp32": case(_sdxl_micro_conditioning_time_embeds, "matmul_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16", grade="correct", grade_at_freeze="correct"),
     # a continuous-time model's time MLP (Linear(1, d), bf16) fed the integer timesteps the DDPM loop samples
     "continuous-time-mlp-integer-timesteps": case(_continuous_time_mlp_integer_timesteps, "integer_operand", "int64",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # classifier-free guidance label dropout done by arithmetic with a float keep-mask: the class labels become float
-    "cfg-label-dropout-arithmetic-float-labels": case(_cfg_label_dropout_arithmetic, "index_tensor_dtype", "f32"),
+    "cfg-label-dropout-arithmetic-float-labels": case(_cfg_label_dropout_arithmetic, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a DiT's 2-D RoPE with patch coordinates from np.meshgrid (float64): torch.polar of fp32 ones and float64 angles
-    "dit-2d-rope-numpy-grid-polar": case(_dit_2d_rope_numpy_grid, "op_dtype", "f32", "f64"),
+    "dit-2d-rope-numpy-grid-polar": case(_dit_2d_rope_numpy_grid, "op_dtype", "f32", "f64", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (41e3601) castwise gave scalar_type [f32, f64] (low confidence). torch.polar's old-style 'Expected object of scalar type Float but got scalar type Double for second argument' was read as a generic scalar-type mismatch, not as the two floating operands of one op meeting, so the kind differs although its cause and fix (the float64 angles from numpy to float32) are the right ones."),
     # --- training: noising, losses, weighting
     # rectified-flow training: t from torch.rand (fp32) interpolates bf16 latents and noise, into the bf16 DiT's patchify
-    "flow-matching-t-default-dtype": case(_flow_matching_t_default_dtype, "conv_weight_dtype", "f32", "bf16"),
+    "flow-matching-t-default-dtype": case(_flow_matching_t_default_dtype, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # pre-encoded latents cached to disk in fp8, loaded and noised with the fp32 schedule
-    "fp8-latent-cache-noised": case(_fp8_latent_cache_noised, "fp8_promotion", "f32", "float8_e4m3fn"),
+    "fp8-latent-cache-noised": case(_fp8_latent_cache_noised, "fp8_promotion", "f32", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # MaskGIT-style training on image tokens stored as int16: the input converted with .long(), the targets not
-    "maskgit-int16-token-targets": case(_maskgit_int16_token_targets, "target_dtype", "int16"),
+    "maskgit-int16-token-targets": case(_maskgit_int16_token_targets, "target_dtype", "int16", grade="correct", grade_at_freeze="correct"),
     # a cosine noise schedule computed in place on torch.arange's int64 steps
     "cosine-schedule-integer-arange-in-place": case(_cosine_schedule_integer_arange_in_place, "result_cast", "f32",
-                                                    "int64"),
+                                                    "int64", grade="correct", grade_at_freeze="correct"),
     # min-SNR-gamma weighting on a zero-terminal-SNR schedule: 0/0 at the last timestep, clipping refuses the NaN norm
-    "min-snr-weight-zero-terminal-snr-nan": case(_min_snr_zero_terminal_snr_nan, "nonfinite"),
+    "min-snr-weight-zero-terminal-snr-nan": case(_min_snr_zero_terminal_snr_nan, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a VE-SDE prior log-density in fp16: sigma_max**2 (378**2) filled into a half tensor
-    "ve-sde-prior-variance-f16": case(_ve_sde_prior_variance_f16, "half_overflow", "f16"),
+    "ve-sde-prior-variance-f16": case(_ve_sde_prior_variance_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- sampling: guidance, samplers, schedulers
     # classifier-free guidance written as lerp with a per-prompt fp32 guidance-scale tensor on bf16 noise predictions
-    "cfg-per-sample-guidance-lerp": case(_cfg_per_sample_guidance_lerp, "lerp_dtype", "bf16", "f32"),
+    "cfg-per-sample-guidance-lerp": case(_cfg_per_sample_guidance_lerp, "lerp_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # Imagen's dynamic thresholding: the percentile of a bf16 UNet's x0 prediction taken with torch.quantile
-    "dynamic-thresholding-quantile-bf16": case(_dynamic_thresholding_quantile_bf16, "no_kernel", "bf16"),
+    "dynamic-thresholding-quantile-bf16": case(_dynamic_thresholding_quantile_bf16, "no_kernel", "bf16", grade="partly", grade_at_freeze="partly",
+        why="At freeze (41e3601) castwise gave no_kernel [] (low confidence). quantile's message ('must be either float or double dtype') names no dtype, so bf16 could not be read from it; the expectation's bf16 comes from the planted defect, not from the message as the set's rules ask."),
     # FreeU's Fourier filter applied to a bf16 UNet's skip features
-    "freeu-fourier-filter-bf16": case(_freeu_fourier_filter_bf16, "no_kernel", "bf16"),
+    "freeu-fourier-filter-bf16": case(_freeu_fourier_filter_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # the initial noise drawn with torch.randn in the UNet's dtype, an fp8 checkpoint loaded as is
-    "initial-noise-randn-fp8-model-dtype": case(_initial_noise_in_fp8_model_dtype, "no_kernel", "float8_e4m3fn"),
+    "initial-noise-randn-fp8-model-dtype": case(_initial_noise_in_fp8_model_dtype, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # a k-diffusion-style sigma_to_t with np.interp, the sigmas cast to the bf16 latents' dtype
-    "sigma-to-t-numpy-interp-bf16": case(_sigma_to_t_numpy_interp_bf16, "numpy_dtype", "bf16"),
+    "sigma-to-t-numpy-interp-bf16": case(_sigma_to_t_numpy_interp_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # the scheduler's alphas_cumprod built inside the same torch.device("meta") block as the UNet, never materialised
-    "scheduler-tables-built-on-meta": case(_scheduler_tables_built_on_meta, "device_mismatch"),
+    "scheduler-tables-built-on-meta": case(_scheduler_tables_built_on_meta, "device_mismatch", grade="correct", grade_at_freeze="correct"),
     # --- VAE latents and token merging
     # the VAE's scaling factor read into a one-element tensor: dividing bf16 latents by it makes them fp32
     "vae-scaling-factor-one-element-tensor": case(_vae_scaling_factor_one_element_tensor, "conv_weight_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # token merging (ToMe) unmerge into an output buffer made with torch.zeros (fp32) for bf16 tokens
-    "tome-unmerge-buffer-default-dtype": case(_tome_unmerge_default_dtype, "indexed_write_dtype"),
+    "tome-unmerge-buffer-default-dtype": case(_tome_unmerge_default_dtype, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # --- attention processors
     # a hand-written attention processor's baddbmm input made with torch.empty without dtype=query.dtype
     "attention-baddbmm-input-default-dtype": case(_attention_baddbmm_input_default_dtype, "batched_matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # Prompt-to-Prompt attention replace: the source prompt's maps stored as fp32, bmm'd with the bf16 values
-    "p2p-attention-maps-stored-fp32": case(_p2p_attention_maps_stored_fp32, "batched_matmul_dtype", "f32", "bf16"),
+    "p2p-attention-maps-stored-fp32": case(_p2p_attention_maps_stored_fp32, "batched_matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # reference-only attention: the reference pass's keys and values banked in fp32, concatenated to bf16 ones for SDPA
-    "reference-only-attention-bank-fp32": case(_reference_only_attention_bank_fp32, "sdpa_dtype", "bf16", "f32"),
+    "reference-only-attention-bank-fp32": case(_reference_only_attention_bank_fp32, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # regional prompting: the region layout computed in numpy (float64) as an additive cross-attention bias, bf16 q/k/v
-    "regional-prompt-numpy-bias-f64": case(_regional_prompt_numpy_bias, "attn_mask_dtype", "f64", "bf16"),
+    "regional-prompt-numpy-bias-f64": case(_regional_prompt_numpy_bias, "attn_mask_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- ControlNet, adapters, LoRA
     # a Canny edge map (uint8 from OpenCV) given to the bf16 ControlNet's hint embedding as is
-    "controlnet-canny-hint-uint8": case(_controlnet_canny_hint_uint8, "integer_operand", "uint8", "bf16"),
+    "controlnet-canny-hint-uint8": case(_controlnet_canny_hint_uint8, "integer_operand", "uint8", "bf16", grade="correct", grade_at_freeze="correct"),
     # a ControlNet kept in fp32 (its inputs upcast), its residuals added to the bf16 UNet's skips without a cast
     "controlnet-fp32-residuals-into-bf16-unet": case(_controlnet_fp32_residuals_into_bf16_unet, "conv_weight_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # ControlNet zero convs reset after the cast by a helper that makes a fresh (fp32) bias
     "controlnet-zero-conv-bias-recreated-fp32": case(_controlnet_zero_conv_bias_recreated, "conv_bias_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32", grade="correct", grade_at_freeze="correct"),
     # a T2I-Adapter trained in fp32 whose features are added to the bf16 UNet's hidden states
-    "t2i-adapter-fp32-features": case(_t2i_adapter_fp32_features, "norm_param_dtype", "f32"),
+    "t2i-adapter-fp32-features": case(_t2i_adapter_fp32_features, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a bf16 LoCon file merged into an fp16 UNet conv: the up factor cast to the UNet's dtype, the down factor not
-    "locon-merge-down-factor-not-cast": case(_locon_merge_down_factor_not_cast, "conv_weight_dtype", "bf16", "f16"),
+    "locon-merge-down-factor-not-cast": case(_locon_merge_down_factor_not_cast, "conv_weight_dtype", "bf16", "f16", grade="correct", grade_at_freeze="correct"),
     # --- inpainting
     # an inpainting UNet in fp16 given the mask as numpy uint8 / 255.0 (float64) concatenated with the latents
-    "inpainting-unet-numpy-mask-f64": case(_inpainting_unet_numpy_mask_f64, "conv_weight_dtype", "f64", "f16"),
+    "inpainting-unet-numpy-mask-f64": case(_inpainting_unet_numpy_mask_f64, "conv_weight_dtype", "f64", "f16", grade="correct", grade_at_freeze="correct"),
     # the inpainting mask resized to latent size with interpolate (float) used as torch.where's condition
     "inpainting-resized-float-mask-where": case(_inpainting_resized_float_mask_where, "mask_dtype", "f32",
-                                                fix=("bool",)),
+                                                fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # the user's 0/255 uint8 mask used in masked_fill to blank the region to repaint
     "inpainting-uint8-mask-masked-fill": case(_inpainting_uint8_mask_masked_fill, "mask_dtype", "uint8",
-                                              fix=("bool",)),
+                                              fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # --- fine-tuning: EMA, textual inversion, DreamBooth
     # EMA of a bf16 UNet with AveragedModel and get_ema_multi_avg_fn, the EMA copy cast to fp32
-    "ema-averaged-model-fp32-copy": case(_ema_averaged_model_fp32_copy, "lerp_dtype", "f32", "bf16"),
+    "ema-averaged-model-fp32-copy": case(_ema_averaged_model_fp32_copy, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # textual inversion in bf16: a gradient hook masks the embedding's gradient with an fp32 row mask
-    "textual-inversion-grad-mask-hook-fp32": case(_textual_inversion_grad_mask_hook, "loss_dtype", "bf16", "f32"),
+    "textual-inversion-grad-mask-hook-fp32": case(_textual_inversion_grad_mask_hook, "loss_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # textual inversion on a halved text encoder: the new token's fp16 embedding trained with GradScaler
-    "textual-inversion-f16-token-grad-scaler": case(_textual_inversion_f16_token_grad_scaler, "unscale_fp16", "f16"),
+    "textual-inversion-f16-token-grad-scaler": case(_textual_inversion_f16_token_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # DreamBooth with GradScaler: the text encoder frozen after N steps, its optimizer still stepped through the scaler
-    "dreambooth-frozen-text-encoder-scaler-step": case(_dreambooth_frozen_text_encoder_scaler_step, "loss_scale"),
+    "dreambooth-frozen-text-encoder-scaler-step": case(_dreambooth_frozen_text_encoder_scaler_step, "loss_scale", grade="correct", grade_at_freeze="correct"),
 }
