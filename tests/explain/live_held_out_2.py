@@ -294,7 +294,7 @@ CASES: dict[str, LiveCase] = {
     # surface normals from a bf16 edge and an fp32 edge
     "linalg-cross-bf16": case(
         _surface_normals_mixed, "op_dtype", "bf16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (91069b4) castwise gave scalar_type [bf16, f32] (low confidence). The generic \"expected "
              "scalar type\" line names no op, and linalg.cross, called straight from user code, leaves no torch "
              "frame to name it.")),

@@ -40,7 +40,8 @@ PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
                                  "live_held_out_9", "live_held_out_10", "live_held_out_11",
-                                 "live_held_out_12", "live_held_out_13", "live_held_out_14", "live_held_out_15")
+                                 "live_held_out_12", "live_held_out_13", "live_held_out_14", "live_held_out_15",
+                                 "live_held_out_16")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

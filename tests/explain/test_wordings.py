@@ -1956,3 +1956,21 @@ def test_a_bit_operation_on_16_bit_data_names_masks_first_and_shifts_name_packed
     shifted = cw.explain("NotImplementedError: \"rshift_cpu\" not implemented for 'Half'")
     assert anded.culprit.startswith("a bool mask") and shifted.culprit.startswith("packed quantized weights")
     assert anded.kind is shifted.kind is Kind.NO_KERNEL
+
+
+_POLAR = ("RuntimeError: Expected object of scalar type Float but got scalar type Double for second argument")
+
+
+def test_the_torch_function_a_user_frame_calls_names_the_op_of_a_generic_message() -> None:
+    framed = cw.explain('  File "rope.py", line 9, in rope\n'
+                        "    freqs = torch.polar(torch.ones(angles.shape), angles)\n" + _POLAR)
+    assert framed.kind is Kind.OP_DTYPE and framed.op == "torch.polar" and framed.dtypes == ("f32", "f64")
+
+
+@pytest.mark.parametrize("paste", [
+    _POLAR + "\nFixed it with:\n    angles = torch.from_numpy(grid).float()",
+    '  File "rope.py", line 9, in rope\n    freqs = torch.ones(3) * torch.polar(r, angles)\n' + _POLAR,
+    '  File "merge.py", line 114, in merge\n    d = torch.where(mask, delta, merged)\n' + _POLAR,
+])
+def test_a_torch_call_that_may_not_be_the_failing_one_leaves_the_message_generic(paste: str) -> None:
+    assert cw.explain(paste).kind is Kind.SCALAR_TYPE

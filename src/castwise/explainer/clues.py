@@ -92,6 +92,37 @@ def operand_dtype(failure: Failure, name: str) -> str | None:
     return dict(failure.operands).get(name)
 
 
+_TORCH_CALL = re.compile(r"\btorch\.((?:linalg\.|fft\.|special\.|nn\.functional\.)?[a-z_][a-z0-9_]*)\s*\(")
+
+
+def torch_call(failure: Failure) -> str | None:
+    """The torch function (``polar`` in ``torch.polar(torch.ones(n), theta)``) the innermost frame's code line calls,
+    when that frame is a real one (a header, not code pasted without it: that may be the fix) and not torch's own (a
+    builtin op raised in it), and every other torch call on the line is among its arguments; None otherwise.
+    ``torch.where`` is not named: old torch's where raised the generic message for two floats, which the corpus reads
+    as such (held_out_11 comfyui-daremerge-6)."""
+    frames = failure.frames
+    if not frames or not frames[-1].file or frames[-1].in_torch:
+        return None
+    code = frames[-1].code
+    calls = list(_TORCH_CALL.finditer(code))
+    if not calls or calls[0][1] == "where":
+        return None
+    end = _closing(code, calls[0].end())
+    return calls[0][1] if all(call.start() < end for call in calls[1:]) else None
+
+
+def _closing(code: str, start: int) -> int:
+    """The index just past the parenthesis that closes the call opened right before ``start`` (the end of the line
+    when it is cut short)."""
+    depth = 1
+    for index in range(start, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[index], 0)
+        if depth == 0:
+            return index + 1
+    return len(code)
+
+
 def held_dtypes(failure: Failure) -> frozenset[str]:
     """The short dtypes of every tensor a live exception's innermost frame held."""
     return frozenset(dtype for _, dtype in failure.operands)

@@ -45,6 +45,7 @@ from castwise.explainer.clues import (
     operand_dtype,
     paste_search,
     shows,
+    torch_call,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
@@ -698,6 +699,10 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     named = in_op_named(failure, names)
     if named is not None:
         return named
+    called = torch_call(failure)
+    if called is not None and len(names) == 2:
+        return mixed_float(Kind.OP_DTYPE, failure, names, f"torch.{called}",
+                           f"torch.{called} got {dtype_list(names)} tensors; it takes one dtype for them")
     story_culprit, story_fix = mixed_story(names)
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
