@@ -1,7 +1,7 @@
 """Held-out live set 18: hand-written model building blocks in bf16/fp16 models (positional encodings, attention
 variants, normalisation layers, activations and gates, initialisation, dropout and stochastic depth, scaled embeddings,
 weight sharing, custom layers with their own parameters and buffers). Defects planted by a helper who never read the
-rules, written before castwise ran and graded once with the rules frozen at <commit7>."""
+rules, written before castwise ran and graded once with the rules frozen at 41e3601."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "41e3601"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -554,74 +554,117 @@ CASES: dict[str, LiveCase] = {
     # --- positional encodings
     # T5 relative position buckets re-implemented without the .long() on the log-spaced bucket: float ids into the
     # bf16 relative_attention_bias embedding
-    "t5-relative-bucket-float": case(_t5_relative_bucket_float, "index_tensor_dtype", "f32"),
+    "t5-relative-bucket-float": case(_t5_relative_bucket_float, "index_tensor_dtype", "f32", grade="correct",
+                                     grade_at_freeze="correct"),
     # DeBERTa log-bucket relative positions left float (no final .to(long)), used as gather's index for c2p scores
-    "deberta-log-bucket-positions-float-gather": case(_deberta_log_bucket_positions_float, "index_tensor_dtype"),
+    "deberta-log-bucket-positions-float-gather": case(_deberta_log_bucket_positions_float, "index_tensor_dtype",
+                                                      grade="correct", grade_at_freeze="correct"),
     # ALiBi bias scaled by the fp32 slopes in place on the int64 distance matrix from arange
-    "alibi-in-place-on-integer-distances": case(_alibi_in_place_on_integer_distances, "result_cast", "f32", "int64"),
+    "alibi-in-place-on-integer-distances": case(_alibi_in_place_on_integer_distances, "result_cast", "f32", "int64",
+                                                grade="correct", grade_at_freeze="correct"),
     # learned Fourier features of a pixel grid from arange (int64) fed to a bf16 Linear without normalising
     "fourier-features-integer-pixel-grid": case(_fourier_features_integer_pixel_grid, "integer_operand", "int64",
-                                                "bf16"),
+                                                "bf16", grade="correct", grade_at_freeze="correct"),
     # NeRF-style linearly spaced frequency bands up to 2**16 built with linspace in the fp16 input's dtype
-    "nerf-frequency-bands-linspace-fp16": case(_nerf_frequency_bands_linspace_fp16, "half_overflow", "f16"),
+    "nerf-frequency-bands-linspace-fp16": case(_nerf_frequency_bands_linspace_fp16, "half_overflow", "f16",
+                                               grade="correct", grade_at_freeze="correct"),
     # a bf16 ViT's learned position table resized with bicubic antialias interpolation without upcasting
-    "vit-pos-embed-antialias-resize-bf16": case(_vit_pos_embed_antialias_resize_bf16, "no_kernel", "bf16"),
+    "vit-pos-embed-antialias-resize-bf16": case(_vit_pos_embed_antialias_resize_bf16, "no_kernel", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # a sinusoidal timestep embedding computed in fp32 and not cast to the bf16 time MLP's dtype
     "sinusoidal-timestep-embedding-not-cast": case(_sinusoidal_timestep_embedding_not_cast, "matmul_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
     # a learned position table stretched to a longer input with linspace position ids (float)
-    "learned-positions-linspace-interpolation": case(_learned_positions_linspace_interpolation,
-                                                     "index_tensor_dtype", "f32"),
+    "learned-positions-linspace-interpolation": case(_learned_positions_linspace_interpolation, "index_tensor_dtype",
+                                                     "f32", grade="correct", grade_at_freeze="correct"),
     # a 1/distance**power attention prior on int64 distances with an integer power from the config
-    "inverse-distance-prior-integer-power": case(_inverse_distance_prior_integer_power, "integer_operand"),
+    "inverse-distance-prior-integer-power": case(_inverse_distance_prior_integer_power, "integer_operand",
+                                                 grade="not_recognised", grade_at_freeze="not_recognised",
+                                                 why="At freeze (41e3601) castwise gave nothing. torch's \"Integers to "
+                                                     "negative integer powers are not allowed\" (int64 distances "
+                                                     "raised to a negative integer power) is not read as an integer "
+                                                     "tensor where a float one is needed."),
     # Transformer-XL relative shift padding with torch.zeros (fp32): the scores become fp32 and meet bf16 values
-    "transformer-xl-rel-shift-zero-pad": case(_transformer_xl_rel_shift_zero_pad, "batched_matmul_dtype", "f32",
-                                              "bf16"),
+    "transformer-xl-rel-shift-zero-pad": case(_transformer_xl_rel_shift_zero_pad, "batched_matmul_dtype", "f32", "bf16",
+                                              grade="wrong", grade_at_freeze="wrong",
+                                              why="At freeze (41e3601) castwise gave matmul_dtype [f32, bf16] (high "
+                                                  "confidence). The bare \"expected scalar type\" message names no op, "
+                                                  "and the 4-D `probs @ v` (a batched matmul) was read as a plain "
+                                                  "matrix multiply; its dtypes and its fix (cast one operand) are "
+                                                  "right."),
     # an ALiBi bias cache keyed by length only, filled during fp16 validation, reused after the switch to bf16
-    "alibi-cache-from-fp16-run": case(_alibi_cache_from_fp16_run, "attn_mask_dtype", "f16", "bf16"),
+    "alibi-cache-from-fp16-run": case(_alibi_cache_from_fp16_run, "attn_mask_dtype", "f16", "bf16", grade="correct",
+                                      grade_at_freeze="correct"),
     # --- attention variants
     # grouped-query attention mapping query heads to kv heads with true division and floor (float index)
-    "gqa-kv-head-map-true-division": case(_gqa_kv_head_map_true_division, "index_tensor_dtype"),
+    "gqa-kv-head-map-true-division": case(_gqa_kv_head_map_true_division, "index_tensor_dtype", grade="correct",
+                                          grade_at_freeze="correct"),
     # a sliding-window band built as a uint8 tensor, inverted with ~ and used in masked_fill
-    "sliding-window-band-uint8-masked-fill": case(_sliding_window_band_uint8_masked_fill, "mask_dtype", "uint8"),
+    "sliding-window-band-uint8-masked-fill": case(_sliding_window_band_uint8_masked_fill, "mask_dtype", "uint8",
+                                                  grade="correct", grade_at_freeze="correct"),
     # a packed-sequence document mask from block_diag of float ones, tril'd, used as torch.where's condition
-    "packed-documents-block-diag-where": case(_packed_documents_block_diag_where, "mask_dtype", "f32"),
+    "packed-documents-block-diag-where": case(_packed_documents_block_diag_where, "mask_dtype", "f32", grade="correct",
+                                              grade_at_freeze="correct"),
     # linear attention upcasting the feature-mapped q and k to fp32 for the kv state, v left bf16, in einsum
-    "linear-attention-fp32-kv-state": case(_linear_attention_fp32_kv_state, "batched_matmul_dtype", "f32", "bf16"),
+    "linear-attention-fp32-kv-state": case(_linear_attention_fp32_kv_state, "batched_matmul_dtype", "f32", "bf16",
+                                           grade="wrong", grade_at_freeze="wrong",
+                                           why="At freeze (41e3601) castwise gave matmul_dtype [f32, bf16] (high "
+                                               "confidence). The bare \"expected scalar type\" message from a 4-D "
+                                               "einsum (run as a batched matmul) was read as a plain matrix multiply; "
+                                               "its dtypes and its fix (cast one operand) are right."),
     # QK-norm with an RMSNorm that computes in fp32 and never casts back: fp32 q and k, bf16 v into SDPA
-    "qk-rmsnorm-without-cast-back": case(_qk_rmsnorm_without_cast_back, "sdpa_dtype", "f32", "bf16"),
+    "qk-rmsnorm-without-cast-back": case(_qk_rmsnorm_without_cast_back, "sdpa_dtype", "f32", "bf16", grade="correct",
+                                         grade_at_freeze="correct"),
     # --- normalisation
     # pre-norm blocks keeping the residual stream in fp32 (residual_in_fp32) fed to the bf16 LayerNorm as is
-    "prenorm-residual-in-fp32-layer-norm": case(_prenorm_residual_in_fp32_layer_norm, "norm_param_dtype", "f32"),
+    "prenorm-residual-in-fp32-layer-norm": case(_prenorm_residual_in_fp32_layer_norm, "norm_param_dtype", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # a VQ codebook's fp32 EMA buffers updated with lerp_ from bf16 statistics of an autocast encoder
-    "vq-ema-codebook-bf16-statistics": case(_vq_ema_codebook_bf16_statistics, "lerp_dtype", "f32", "bf16"),
+    "vq-ema-codebook-bf16-statistics": case(_vq_ema_codebook_bf16_statistics, "lerp_dtype", "f32", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # an RMSNorm with eps=1e-8 in an fp16 model: eps underflows, padding rows give NaN, anomaly mode catches it
-    "rmsnorm-fp16-eps-underflow-anomaly": case(_rmsnorm_fp16_eps_underflow_anomaly, "nonfinite"),
+    "rmsnorm-fp16-eps-underflow-anomaly": case(_rmsnorm_fp16_eps_underflow_anomaly, "nonfinite", grade="correct",
+                                               grade_at_freeze="correct"),
     # --- activations and gates
     # SwiGLU computing silu(gate) in fp32 for stability, the product fed to the bf16 down projection
-    "swiglu-gate-upcast-into-down-proj": case(_swiglu_gate_upcast_into_down_proj, "matmul_dtype", "f32", "bf16"),
+    "swiglu-gate-upcast-into-down-proj": case(_swiglu_gate_upcast_into_down_proj, "matmul_dtype", "f32", "bf16",
+                                              grade="correct", grade_at_freeze="correct"),
     # a spiking neuron's surrogate-gradient Function firing with heaviside and a default-dtype value in a bf16 SNN
-    "snn-surrogate-spike-heaviside": case(_snn_surrogate_spike_heaviside, "op_dtype"),
+    "snn-surrogate-spike-heaviside": case(_snn_surrogate_spike_heaviside, "op_dtype", grade="not_recognised",
+                                          grade_at_freeze="not_recognised",
+                                          why="At freeze (41e3601) castwise gave nothing. heaviside's \"not yet "
+                                              "implemented for tensors with different dtypes\" (bf16 membrane "
+                                              "potentials with a default-dtype fp32 values tensor) is not read as two "
+                                              "floating dtypes in one op."),
     # a Snake activation whose 1-D alpha stayed fp32 (only matrices cast to bf16) promotes the next conv's input
-    "snake-alpha-kept-fp32-into-conv": case(_snake_alpha_kept_fp32_into_conv, "conv_weight_dtype", "f32", "bf16"),
+    "snake-alpha-kept-fp32-into-conv": case(_snake_alpha_kept_fp32_into_conv, "conv_weight_dtype", "f32", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # a gated residual mixing skip and branch with lerp and a per-channel gate computed in fp32
-    "gated-residual-per-channel-lerp": case(_gated_residual_per_channel_lerp, "lerp_dtype", "bf16", "f32"),
+    "gated-residual-per-channel-lerp": case(_gated_residual_per_channel_lerp, "lerp_dtype", "bf16", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
     # --- initialisation
     # a custom fp8 Linear allocating its weight in float8_e4m3fn and initialising it with kaiming_uniform_
-    "fp8-linear-kaiming-init": case(_fp8_linear_kaiming_init, "no_kernel", "float8_e4m3fn"),
+    "fp8-linear-kaiming-init": case(_fp8_linear_kaiming_init, "no_kernel", "float8_e4m3fn", grade="correct",
+                                    grade_at_freeze="correct"),
     # LSUV-style data-dependent init measuring each layer's output std with numpy on a bf16 model
-    "lsuv-init-numpy-std-bf16-model": case(_lsuv_init_numpy_std_bf16_model, "numpy_dtype", "bf16"),
+    "lsuv-init-numpy-std-bf16-model": case(_lsuv_init_numpy_std_bf16_model, "numpy_dtype", "bf16", grade="correct",
+                                           grade_at_freeze="correct"),
     # --- dropout and stochastic depth
     # drop path with the keep mask drawn as a bool comparison, rescaled in place with div_
-    "droppath-bool-keep-mask-div": case(_droppath_bool_keep_mask_div, "result_cast", "f32", "bool"),
+    "droppath-bool-keep-mask-div": case(_droppath_bool_keep_mask_div, "result_cast", "f32", "bool", grade="correct",
+                                        grade_at_freeze="correct"),
     # --- embeddings and weight sharing
     # float64 GloVe vectors assigned to the embedding after the model was cast to bf16
-    "glove-vectors-loaded-after-cast": case(_glove_vectors_loaded_after_cast, "matmul_dtype", "f64", "bf16"),
+    "glove-vectors-loaded-after-cast": case(_glove_vectors_loaded_after_cast, "matmul_dtype", "f64", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # a tied conv autoencoder whose decoder reuses the fp32 encoder weight for a bf16 bottleneck's output
-    "tied-conv-autoencoder-transpose": case(_tied_conv_autoencoder_transpose, "conv_weight_dtype", "bf16", "f32"),
+    "tied-conv-autoencoder-transpose": case(_tied_conv_autoencoder_transpose, "conv_weight_dtype", "bf16", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
     # a scaled embedding layer hard-coding dtype=float16 in a model built with the default dtype set to bf16
-    "scaled-embedding-hardcoded-fp16": case(_scaled_embedding_hardcoded_fp16, "matmul_dtype", "f16", "bf16"),
+    "scaled-embedding-hardcoded-fp16": case(_scaled_embedding_hardcoded_fp16, "matmul_dtype", "f16", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # --- custom layers with their own parameters
     # a per-channel scale layer creating its parameter in float16, trained under fp16 autocast with GradScaler
-    "custom-layer-half-parameter-grad-scaler": case(_custom_layer_half_parameter_grad_scaler, "unscale_fp16", "f16"),
+    "custom-layer-half-parameter-grad-scaler": case(_custom_layer_half_parameter_grad_scaler, "unscale_fp16", "f16",
+                                                    grade="correct", grade_at_freeze="correct"),
 }
