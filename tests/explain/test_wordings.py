@@ -1938,6 +1938,9 @@ def test_a_bool_mask_of_the_wrong_shape_is_a_shape_bug_not_a_dtype_one() -> None
      "    return torch._C._nn.cross_entropy_loss(\n"
      "RuntimeError: expected scalar type BFloat16 but found Long", Kind.INTEGER_OPERAND, ("bf16", "int64"),
      "weight.float()"),
+    ("RuntimeError: Integers to negative integer powers are not allowed.", Kind.INTEGER_OPERAND, (), "d.float()"),
+    ("RuntimeError: heaviside is not yet implemented for tensors with different dtypes.", Kind.OP_DTYPE, (),
+     "values.to(x.dtype)"),
 ])
 def test_round_thirty_seven_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
     explanation = cw.explain(paste)

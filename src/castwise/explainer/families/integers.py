@@ -201,6 +201,18 @@ def _tensor_as_python_index(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+_negative_power = message_only(
+    Kind.INTEGER_OPERAND,
+    "an integer tensor was raised to a negative integer power (`d ** -2`): the result is a fraction, which an integer "
+    "tensor cannot hold",
+    "distances, counts or positions kept as integers (`torch.arange`, index differences, `bincount`) used in a "
+    "formula such as an inverse-distance or inverse-frequency weight",
+    "make the base floating first, in the dtype the result is used in: `d.float() ** -2` (or "
+    "`d.to(x.dtype).pow(-p)`)",
+    op="pow",
+)
+
+
 def _floating_statistic(found: re.Match[str], failure: Failure) -> Explanation:
     """``var_mean only support floating point and complex dtypes`` (std, var): integer data (uint8 images)."""
     return integer_operand(failure, (), f"torch.{found['op'].split()[0]}")
@@ -573,6 +585,7 @@ def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
+    rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"\b(?P<op>var_mean|std_mean|std and var|var|std) only supports? floating point and complex dtypes",
          _floating_statistic),
     rule(r"The shape of the mask \[[^\]\n]{0,80}\] at index \d+ does not match the shape of the indexed tensor",

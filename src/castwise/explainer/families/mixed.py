@@ -954,6 +954,15 @@ def _histogram_weight(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
+    """``heaviside is not yet implemented for tensors with different dtypes``: an op that takes its tensors in one
+    dtype."""
+    op = f"torch.{found['op']}"
+    return mixed_float(Kind.OP_DTYPE, failure, (), op,
+                       f"{op} got its tensors in different dtypes; it takes them in one dtype",
+                       fix=f"give them one dtype where they meet: `{op}(x, values.to(x.dtype))`")
+
+
 COMPARE_OP = "torch.allclose/isclose"
 
 
@@ -989,6 +998,7 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"\b(?P<op>\w{1,40}) is not yet implemented for tensors with different dtypes", _different_dtypes),
     rule(r"(?P<op>torch\.histogram\w{0,4}): if weight tensor is provided,? input tensor and weight tensor should have "
          r"the same dtype,? but got input\((?P<a>{DTYPE})\),? and weight\((?P<b>{DTYPE})\)", _histogram_weight),
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
