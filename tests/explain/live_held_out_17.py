@@ -2,7 +2,7 @@
 TensorFlow/Keras, JAX/Flax or numpy, weights converted from other frameworks' arrays, and old PyTorch idioms: `.data`,
 `Variable`-era `.new`, `torch.FloatTensor`, `.type(torch.HalfTensor)`, `torch.cuda.amp` on the CPU, apex-era half
 utilities). Defects planted by a helper who never read the rules, written before castwise ran and graded once with the
-rules frozen at <commit7>."""
+rules frozen at 41e3601."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "41e3601"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -412,71 +412,105 @@ def _federated_average_grad_data() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a Keras text CNN: the GloVe matrix built with np.zeros (float64) loaded with Embedding.from_pretrained
-    "keras-text-cnn-glove-matrix-f64": case(_keras_text_cnn_glove_matrix, "conv_weight_dtype", "f64", "f32"),
+    "keras-text-cnn-glove-matrix-f64": case(_keras_text_cnn_glove_matrix, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Flax LayerNorm scale/bias exported from a jax_enable_x64 run put into an fp32 LayerNorm with .data
-    "flax-layer-norm-params-f64": case(_flax_layer_norm_params_f64, "norm_param_dtype", "f32"),
+    "flax-layer-norm-params-f64": case(_flax_layer_norm_params_f64, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BatchNorm statistics recomputed with numpy on float64 features and assigned with .data
-    "bn-stats-recomputed-numpy-f64": case(_bn_stats_recomputed_with_numpy, "norm_param_dtype", "f32", "f64"),
+    "bn-stats-recomputed-numpy-f64": case(_bn_stats_recomputed_with_numpy, "norm_param_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Keras LSTM weights exported as JSON lists: np.array makes them float64, assigned to an fp32 LSTM with .data
-    "keras-lstm-json-weights-f64": case(_keras_lstm_weights_from_json, "rnn_dtype", "f32", "f64"),
+    "keras-lstm-json-weights-f64": case(_keras_lstm_weights_from_json, "rnn_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Caffe blobs into a model already cast to bf16: weights with copy_ (cast), biases with .data (stay fp32)
-    "caffe-bias-data-into-bf16-conv": case(_caffe_biases_into_bf16_model, "conv_bias_dtype", "bf16", "f32"),
+    "caffe-bias-data-into-bf16-conv": case(_caffe_biases_into_bf16_model, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a TF checkpoint converted with pointer.data = torch.from_numpy(array) into a model built in fp16
     "tf-checkpoint-data-into-half-model": case(_tf_checkpoint_data_assigned_into_half_model, "matmul_dtype", "f32",
-                                               "f16"),
+                                               "f16", grade="correct", grade_at_freeze="correct"),
     # a Keras mixed_float16 Conv2D port casting the input to the compute dtype but not the float32 kernel
     "keras-mixed-float16-kernel-not-cast": case(_keras_mixed_float16_kernel_not_cast, "conv_weight_dtype", "f16",
-                                                "f32"),
+                                                "f32", grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (41e3601) castwise gave conv_bias_dtype [f16, f32] (high confidence). The message this CPU'
+             ' gives names only the bias, and the layer is a Keras-style module calling F.conv2d with its own fp32'
+             ' kernel and bias (no nn.Conv2d whose weight could be seen), so the fp32 kernel, the real odd one out'
+             ' with the bias, went unnoticed and the bias alone was blamed.')),
     # a Flax Dense(dtype=bf16) port casting the kernel to dtype but not the input
-    "flax-dense-input-not-promoted": case(_flax_dense_input_not_promoted, "matmul_dtype", "f32", "bf16"),
+    "flax-dense-input-not-promoted": case(_flax_dense_input_not_promoted, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a Keras Normalization port whose adapt() statistics come from numpy (float64) as plain attributes, bf16 model
-    "keras-normalization-numpy-stats": case(_keras_normalization_adapted_with_numpy, "matmul_dtype", "f64", "bf16"),
+    "keras-normalization-numpy-stats": case(_keras_normalization_adapted_with_numpy, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the Keras OCR example's input_length (np.ones * T, float64) passed to ctc_loss
-    "keras-ocr-ctc-float-input-length": case(_keras_ocr_ctc_float_input_length, "target_dtype", cause=("length",)),
+    "keras-ocr-ctc-float-input-length": case(_keras_ocr_ctc_float_input_length, "target_dtype", cause=("length",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=('At freeze (41e3601) castwise gave nothing. ctc_loss\'s "input_lengths must be integral" names no '
+             "dtype and no rule reads a loss's integer length arguments given as floats.")),
     # TF's VERY_NEGATIVE_NUMBER (-1e30) masking fp16 logits through full_like
-    "tf-very-negative-number-half": case(_tf_very_negative_number_in_half, "half_overflow", "f16"),
+    "tf-very-negative-number-half": case(_tf_very_negative_number_in_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a Keras I3D port's AveragePooling3D in a bf16 model on the CPU
-    "keras-i3d-avg-pool3d-bf16": case(_keras_i3d_average_pooling3d_bf16, "no_kernel", "bf16"),
+    "keras-i3d-avg-pool3d-bf16": case(_keras_i3d_average_pooling3d_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Keras' squared hinge ported as MultiMarginLoss(p=2) on bf16 logits
-    "keras-squared-hinge-multi-margin-bf16": case(_keras_squared_hinge_bf16, "no_kernel", "bf16"),
+    "keras-squared-hinge-multi-margin-bf16": case(_keras_squared_hinge_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # tf.image.per_image_standardization ported by hand on a uint8 image (TF casts to float, torch does not)
-    "tf-per-image-standardization-uint8": case(_tf_per_image_standardization_uint8, "integer_operand", "uint8"),
+    "tf-per-image-standardization-uint8": case(_tf_per_image_standardization_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # jnp.take_along_axis ported to take_along_dim with JAX's int32 argsort indices
-    "jax-take-along-axis-int32": case(_jax_take_along_axis_int32, "index_tensor_dtype", "int32"),
+    "jax-take-along-axis-int32": case(_jax_take_along_axis_int32, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # item-item cosine similarity ported from numpy over an integer ratings matrix
-    "numpy-item-similarity-int-ratings": case(_numpy_item_similarity_int_ratings, "integer_operand", "int64"),
+    "numpy-item-similarity-int-ratings": case(_numpy_item_similarity_int_ratings, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a closed-form ridge probe ported from numpy: the np.eye regulariser makes A float64, the right side fp32
-    "numpy-ridge-probe-solve-f64": case(_numpy_ridge_probe_solve, "op_dtype", "f64", "f32"),
+    "numpy-ridge-probe-solve-f64": case(_numpy_ridge_probe_solve, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention ported from numpy keeps its causal mask as a numpy array, multiplied with bf16 scores when serving
-    "numpy-mask-times-bf16-scores": case(_numpy_mask_times_bf16_scores, "numpy_dtype", "bf16"),
+    "numpy-mask-times-bf16-scores": case(_numpy_mask_times_bf16_scores, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # JAX code's query.astype(float32) kept when porting to scaled_dot_product_attention with bf16 keys/values
-    "jax-query-upcast-sdpa": case(_jax_style_query_upcast_sdpa, "sdpa_dtype", "f32", "bf16"),
+    "jax-query-upcast-sdpa": case(_jax_style_query_upcast_sdpa, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a Keras-style layer building its GRU on the first call, after the model was cast to bf16
-    "keras-lazy-build-gru-after-cast": case(_keras_lazy_build_after_cast, "rnn_dtype", "bf16", "f32"),
+    "keras-lazy-build-gru-after-cast": case(_keras_lazy_build_after_cast, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Keras-style BCE clipped with K.epsilon() in an fp16 model: 1 - 1e-7 is 1 in fp16, NaN under anomaly mode
-    "keras-bce-epsilon-half-anomaly": case(_keras_bce_epsilon_in_half, "nonfinite"),
+    "keras-bce-epsilon-half-anomaly": case(_keras_bce_epsilon_in_half, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # torch.cuda.amp.autocast() kept on a CPU machine (disabled there) with inputs halved for it
-    "cuda-amp-autocast-on-cpu-half-input": case(_cuda_amp_autocast_on_cpu, "matmul_dtype", "f16", "f32"),
+    "cuda-amp-autocast-on-cpu-half-input": case(_cuda_amp_autocast_on_cpu, "matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Megatron/apex-style FP16Module converting tuple inputs only: a dict batch stays fp32
-    "fp16-module-dict-batch": case(_fp16_module_dict_batch, "matmul_dtype", "f32", "f16"),
+    "fp16-module-dict-batch": case(_fp16_module_dict_batch, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the seq2seq tutorial's attention scale torch.sqrt(torch.FloatTensor([head_dim])), a plain attribute, in bf16
     "tutorial-attention-floattensor-scale": case(_tutorial_attention_floattensor_scale, "batched_matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16", grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (41e3601) castwise gave matmul_dtype [f32, bf16] (high confidence). The message ("expected'
+             ' scalar type Float but found BFloat16") names no op and the line calls torch.matmul, whose 4-D '
+             'operands make it a batched matmul; castwise took the name matmul for a 2-D matrix multiply.')),
     # the seq2seq tutorial's encoder_outputs = torch.zeros(max_length, hidden) for a bf16 attention decoder
     "seq2seq-tutorial-encoder-outputs-zeros": case(_seq2seq_tutorial_encoder_outputs_zeros, "batched_matmul_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a legacy init_hidden built with input.data.new(...) where input is the token ids
-    "init-hidden-from-token-ids-new": case(_init_hidden_from_token_ids, "integer_operand", "int64", "f32"),
+    "init-hidden-from-token-ids-new": case(_init_hidden_from_token_ids, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # model.type(torch.HalfTensor) casts the integer position_ids buffer too (.half() would not)
-    "module-type-half-tensor-position-ids": case(_module_type_half_tensor, "index_tensor_dtype", "f16"),
+    "module-type-half-tensor-position-ids": case(_module_type_half_tensor, "index_tensor_dtype", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a kNN feature bank made with torch.FloatTensor(n, d) written with features from torch.cpu.amp.autocast
     "legacy-feature-bank-cpu-autocast": case(_legacy_feature_bank_under_autocast, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16", grade="correct", grade_at_freeze="correct"),
     # an apex-era helper converting only "torch.cuda.HalfTensor" leaves a CPU fp16 mel for an fp32 vocoder upsampler
-    "half-check-keyed-to-cuda-vocoder": case(_half_check_keyed_to_cuda, "conv_weight_dtype", "f16", "f32"),
+    "half-check-keyed-to-cuda-vocoder": case(_half_check_keyed_to_cuda, "conv_weight_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # apex-era fp32 master params in the optimizer, stepped with torch's GradScaler before their grads are copied
-    "apex-master-params-native-scaler": case(_apex_master_params_native_scaler, "loss_scale"),
+    "apex-master-params-native-scaler": case(_apex_master_params_native_scaler, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # federated averaging sets p.grad.data from np.average (float64), then Adam steps
     "federated-average-grad-data-f64": case(_federated_average_grad_data, "lerp_dtype", "f32", "f64",
-                                            culprit=("grad",)),
+                                            culprit=("grad",), grade="correct", grade_at_freeze="correct"),
 }
