@@ -1879,9 +1879,28 @@ def test_a_conv_whose_bias_alone_differs_stays_a_bias_mismatch() -> None:
     assert explanation.kind is Kind.CONV_BIAS and explanation.dtypes == ("f64", "f32")
 
 
-def test_a_pasted_bias_message_stays_a_bias_mismatch() -> None:
+def test_a_pasted_bias_message_stays_a_bias_mismatch_that_says_the_weight_may_differ_too() -> None:
     explanation = cw.explain("RuntimeError: Input type (float) and bias type (double) should be the same")
-    assert explanation.kind is Kind.CONV_BIAS
+    assert explanation.kind is Kind.CONV_BIAS and "weight may be f64 too" in explanation.cause
+
+
+class _HandWrittenConv(nn.Module):
+    """A Keras-style layer holding its own kernel and bias and calling F.conv2d itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kernel = nn.Parameter(torch.zeros(4, 3, 3, 3, dtype=torch.float64))
+        self.bias = nn.Parameter(torch.zeros(4, dtype=torch.float64))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.conv2d(x, self.kernel, self.bias)
+
+
+def test_a_hand_written_conv_whose_kernel_shares_its_bias_s_dtype_is_the_whole_layer_when_live() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        _HandWrittenConv()(torch.zeros(1, 3, 8, 8))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f64")
 
 
 def test_a_float64_batch_into_batch_norm_is_told_as_numpy_data_when_live() -> None:
@@ -1941,6 +1960,7 @@ def test_a_bool_mask_of_the_wrong_shape_is_a_shape_bug_not_a_dtype_one() -> None
     ("RuntimeError: Integers to negative integer powers are not allowed.", Kind.INTEGER_OPERAND, (), "d.float()"),
     ("RuntimeError: heaviside is not yet implemented for tensors with different dtypes.", Kind.OP_DTYPE, (),
      "values.to(x.dtype)"),
+    ("RuntimeError: input_lengths must be integral", Kind.TARGET, (), "dtype=torch.long"),
 ])
 def test_round_thirty_seven_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
     explanation = cw.explain(paste)

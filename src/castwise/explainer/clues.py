@@ -123,6 +123,15 @@ def _closing(code: str, start: int) -> int:
     return len(code)
 
 
+_WEIGHT_NAME = re.compile(r"^(?:self\.)?(?:weight|kernel)$")
+
+
+def weight_dtype(failure: Failure) -> str | None:
+    """The short dtype of the weight (``weight``, ``self.weight``, a hand-written layer's ``self.kernel``) a live
+    exception's innermost frame held, if it held one."""
+    return next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
+
+
 def held_dtypes(failure: Failure) -> frozenset[str]:
     """The short dtypes of every tensor a live exception's innermost frame held."""
     return frozenset(dtype for _, dtype in failure.operands)

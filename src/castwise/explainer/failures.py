@@ -152,12 +152,17 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
 
 
 def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
-    """The tensors among the innermost frame's first locals, as (name, short dtype); only their dtypes are kept."""
+    """The tensors among the innermost frame's first locals, and the parameters of its ``self`` when that is a module
+    (``self.kernel``), as (name, short dtype); only their dtypes are kept."""
     while trace is not None and trace.tb_next is not None:
         trace = trace.tb_next
     if trace is None:
         return ()
-    held = islice(trace.tb_frame.f_locals.items(), MAX_OPERANDS)
+    held = list(islice(trace.tb_frame.f_locals.items(), MAX_OPERANDS))
+    owner = dict(held).get("self")
+    parameters = vars(owner).get("_parameters") if hasattr(owner, "__dict__") else None
+    if isinstance(parameters, dict):
+        held += [(f"self.{name}", value) for name, value in islice(parameters.items(), MAX_OPERANDS)]
     tensors = ((name, getattr(value, "dtype", None)) for name, value in held
                if type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"))
     return tuple((name, short) for name, dtype in tensors if dtype is not None

@@ -201,6 +201,21 @@ def _tensor_as_python_index(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+def _integral_lengths(found: re.Match[str], failure: Failure) -> Explanation:
+    """ctc_loss's ``input_lengths must be integral``: sequence lengths given as floats."""
+    argument = found["arg"]
+    return explained(
+        Kind.TARGET, failure,
+        f"ctc_loss's `{argument}` must be integers (int64 or int32), and they are floats: lengths, like targets, are "
+        "counts",
+        "lengths computed as floats (`torch.ones(batch) * T`, a ratio of frames, Keras-style `input_length` arrays of "
+        "floats) or converted with the batch to a floating dtype",
+        f"make the lengths integer where they are made: `{argument} = torch.full((batch,), T, dtype=torch.long)` (or "
+        "`.long()`); cast only the log-probabilities to the compute dtype",
+        op="ctc_loss", names=(),
+    )
+
+
 _negative_power = message_only(
     Kind.INTEGER_OPERAND,
     "an integer tensor was raised to a negative integer power (`d ** -2`): the result is a fraction, which an integer "
@@ -586,6 +601,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
+    rule(r"\b(?P<arg>input_lengths|target_lengths) must be integral", _integral_lengths),
     rule(r"\b(?P<op>var_mean|std_mean|std and var|var|std) only supports? floating point and complex dtypes",
          _floating_statistic),
     rule(r"The shape of the mask \[[^\]\n]{0,80}\] at index \d+ does not match the shape of the indexed tensor",

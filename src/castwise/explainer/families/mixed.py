@@ -46,6 +46,7 @@ from castwise.explainer.clues import (
     paste_search,
     shows,
     torch_call,
+    weight_dtype,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
@@ -190,9 +191,11 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Expl
         return integers.quantized_weight_used(failure, names, "convolution")
     if len(names) == 2 and paste_search(failure, _VAE_CALL):
         return _vae(failure, names, part, kind)
+    checked_first = (f"; torch checks the bias before the weight, so the weight may be {names[1]} too (the whole layer "
+                     "in another dtype than its input)" if part == "bias" and len(names) == 2 else "")
     return mixed_float(
         kind, failure, names, "convolution",
-        f"a convolution got {a(names[0])} input but {a(names[1])} {part}" if len(names) == 2 else "",
+        f"a convolution got {a(names[0])} input but {a(names[1])} {part}{checked_first}" if len(names) == 2 else "",
         fix="both are CPU tensors, and older torch has no fp16 convolution on the CPU: use fp32 there (`model.float()` "
         f"and `x.float()`), or run on the GPU; {CPU_HALF_IN_NEWER_TORCH}" if on_cpu_in_f16 else "",
     )
@@ -222,7 +225,7 @@ def _conv_bias(found: re.Match[str], failure: Failure) -> Explanation:
     """A bias of another dtype than the input: torch checks the bias before the weight, so when a live exception
     shows a weight of the bias's dtype, the whole layer differs from its input."""
     names = dtypes(found, "a", "b")
-    if len(names) == 2 and names[0] != names[1] and operand_dtype(failure, "weight") == names[1]:
+    if len(names) == 2 and names[0] != names[1] and weight_dtype(failure) == names[1]:
         return mixed_float(Kind.CONV_WEIGHT, failure, names, "convolution",
                            f"a convolution got {a(names[0])} input but its weight and bias are {names[1]}")
     return _conv(found, failure, "bias", Kind.CONV_BIAS)
