@@ -5,7 +5,8 @@ collected while the reader was written, and the held-out sets ``held_out``, ``he
 each collected after the rules were frozen and graded then, kept as ``grade_at_freeze``) and the
 live cases of ``tests/explain/live_cases.py`` (errors torch raises on this CPU) with the held-out
 live sets ``tests/explain/live_held_out_*.py`` (defects planted by helpers who never read the rules, graded when
-written, kept as ``grade_at_freeze``), grades every
+written, kept as ``grade_at_freeze``; each live error also as the whole traceback Python prints, read as a paste),
+grades every
 explanation the way the tests do, and prints the counts: correct / partly / wrong (and how many of
 those were confident) / not recognised, each held-out set beside its frozen-rules measurement, and the
 frozen measurements by what of the failure each text shows (its error line, a symptom, or neither).
@@ -37,6 +38,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import traceback
 import types
 from collections import Counter
 from pathlib import Path
@@ -84,10 +86,17 @@ def _graded_rows(tests: types.ModuleType) -> dict[str, Graded]:
                                       for name in tests.LIVE_HELD_OUT}}
     for row, cases in live_sets.items():
         for case in cases.values():
-            explanation = cw.explain(tests.raised(case.action))
-            rows.setdefault(row, []).append((tests.grade(case.expect, explanation),
-                                             tests.confidently_wrong(case.expect, explanation)))
+            error = tests.raised(case.action)
+            for name, read in ((row, error), (f"{row}, as its pasted traceback", _pasted(error))):
+                explanation = cw.explain(read)
+                rows.setdefault(name, []).append((tests.grade(case.expect, explanation),
+                                                  tests.confidently_wrong(case.expect, explanation)))
     return rows
+
+
+def _pasted(error: BaseException) -> str:
+    """The error as a user pastes it: the whole traceback Python prints, chained errors included."""
+    return "".join(traceback.format_exception(error))
 
 
 def _frozen_rows(tests: types.ModuleType) -> dict[str, Graded]:

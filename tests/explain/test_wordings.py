@@ -449,7 +449,7 @@ def test_a_paste_with_two_dtype_errors_of_different_kinds_is_answered_for_the_fi
     explanation = cw.explain(two)
     assert explanation.kind is Kind.LOSS_DTYPE and explanation.confidence is Confidence.LOW
     assert "conv_bias_dtype" in explanation.culprit and "Input type (float)" in explanation.culprit
-    repeated = "RuntimeError: Input type (float) and bias type (c10::Half) should be the same\n" * 2
+    repeated = "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half\n" * 2
     assert cw.explain(repeated).confidence is Confidence.HIGH
 
 
@@ -1877,11 +1877,20 @@ def test_a_conv_whose_bias_alone_differs_stays_a_bias_mismatch() -> None:
         conv(torch.zeros(1, 3, 8, 8, dtype=torch.float64))
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.CONV_BIAS and explanation.dtypes == ("f64", "f32")
+    assert explanation.confidence is Confidence.HIGH
 
 
 def test_a_pasted_bias_message_stays_a_bias_mismatch_that_says_the_weight_may_differ_too() -> None:
     explanation = cw.explain("RuntimeError: Input type (float) and bias type (double) should be the same")
     assert explanation.kind is Kind.CONV_BIAS and "weight may be f64 too" in explanation.cause
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_old_torch_s_bias_message_came_after_the_weight_check_and_stays_sure() -> None:
+    explanation = cw.explain("RuntimeError: Input type (torch.cuda.HalfTensor) and bias type (torch.cuda.FloatTensor) "
+                             "should be the same")
+    assert explanation.kind is Kind.CONV_BIAS and explanation.confidence is Confidence.HIGH
+    assert "may be" not in explanation.cause
 
 
 class _HandWrittenConv(nn.Module):

@@ -181,7 +181,8 @@ def _attention_bias(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
-def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Explanation:
+def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind, note: str = "") -> Explanation:
+    """Two dtypes in a convolution, ``part`` (weight or bias) the input's other operand; ``note`` ends the cause."""
     names = dtypes(found, "a", "b")
     places = (device_of(found["a"]), device_of(found["b"]))
     if places[0] and places[1] and places[0] != places[1]:
@@ -191,11 +192,9 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind) -> Expl
         return integers.quantized_weight_used(failure, names, "convolution")
     if len(names) == 2 and paste_search(failure, _VAE_CALL):
         return _vae(failure, names, part, kind)
-    checked_first = (f"; torch checks the bias before the weight, so the weight may be {names[1]} too (the whole layer "
-                     "in another dtype than its input)" if part == "bias" and len(names) == 2 else "")
     return mixed_float(
         kind, failure, names, "convolution",
-        f"a convolution got {a(names[0])} input but {a(names[1])} {part}{checked_first}" if len(names) == 2 else "",
+        f"a convolution got {a(names[0])} input but {a(names[1])} {part}{note}" if len(names) == 2 else "",
         fix="both are CPU tensors, and older torch has no fp16 convolution on the CPU: use fp32 there (`model.float()` "
         f"and `x.float()`), or run on the GPU; {CPU_HALF_IN_NEWER_TORCH}" if on_cpu_in_f16 else "",
     )
@@ -221,14 +220,26 @@ def _conv_weight(found: re.Match[str], failure: Failure) -> Explanation:
     return _conv(found, failure, "weight", Kind.CONV_WEIGHT)
 
 
+_OLD_STYLE_TYPE = re.compile(r"Tensor|Type\b")
+"""Old torch's spelling of a conv operand's type (``torch.cuda.HalfTensor``, ``CPUBFloat16Type``): that check came after
+the weight's, so its bias message meant the weight matched the input."""
+
+
 def _conv_bias(found: re.Match[str], failure: Failure) -> Explanation:
-    """A bias of another dtype than the input: torch checks the bias before the weight, so when a live exception
-    shows a weight of the bias's dtype, the whole layer differs from its input."""
+    """A bias of another dtype than the input. Current torch checks the bias before the weight (its message spells
+    dtypes as ``float``, ``c10::Half``), so the weight may differ too: a live exception whose frame shows a weight of
+    the bias's dtype is the whole layer; one that shows none, and a paste, say so with low confidence."""
     names = dtypes(found, "a", "b")
-    if len(names) == 2 and names[0] != names[1] and weight_dtype(failure) == names[1]:
+    weight = weight_dtype(failure)
+    if len(names) == 2 and names[0] != names[1] and weight == names[1]:
         return mixed_float(Kind.CONV_WEIGHT, failure, names, "convolution",
                            f"a convolution got {a(names[0])} input but its weight and bias are {names[1]}")
-    return _conv(found, failure, "bias", Kind.CONV_BIAS)
+    if weight is not None or len(names) != 2 or _OLD_STYLE_TYPE.search(found["a"]):
+        return _conv(found, failure, "bias", Kind.CONV_BIAS)
+    return _conv(found, failure, "bias", Kind.CONV_BIAS,
+                 note=f"; torch checks the bias before the weight, so the weight may be {names[1]} too").less_sure(
+        f"the message cannot tell whether the weight is {names[1]} as well: then the whole layer is in another dtype "
+        "than its input, and casting only the bias would meet the weight's error next")
 
 
 _NOT_EQUAL = re.compile(r"\btype (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)")
