@@ -1,7 +1,7 @@
 """Held-out live set 19: torch.distributed on one gloo process in low precision (collectives with mixed dtypes and
 integer counters, DDP and its communication hooks, FSDP2 with a MixedPrecisionPolicy, DTensor and tensor parallel,
 distributed checkpoints). Defects planted by a helper who never read the rules, written before castwise ran and graded
-once with the rules frozen at pending."""
+once with the rules frozen at a6443cb."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "a6443cb"
 
 bf16, f16 = torch.bfloat16, torch.float16
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
@@ -455,83 +455,96 @@ CASES: dict[str, LiveCase] = {
     # --- collectives
     # distributed evaluation gathering int64 predicted classes to rank 0 into receive buffers made with torch.zeros
     "eval-predictions-gathered-into-float-buffers": case(_eval_predictions_gathered_into_float_buffers,
-                                                         "indexed_write_dtype", "int64", "f32"),
+                                                         "indexed_write_dtype", "int64", "f32", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule."),
     # hard-example mining: a bf16 model's per-sample losses all_gather_into_tensor'd into a torch.empty (fp32) buffer
     "hard-example-losses-gathered-into-fp32": case(_hard_example_losses_gathered_into_fp32, "indexed_write_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. ProcessGroupGloo's allgather check (\"invalid tensor type ... expected TensorOptions(dtype=c10::BFloat16 ...)\") is read by no rule."),
     # hand-written ZeRO-2: the bf16 flat gradient reduce-scattered into the fp32 master weights' gradient shard
     "zero2-bf16-grads-reduce-scattered-into-fp32-shard": case(_zero2_grads_reduce_scattered_into_fp32_shard,
-                                                              "indexed_write_dtype", "f32", "bf16"),
+                                                              "indexed_write_dtype", "f32", "bf16", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule."),
     # expert-parallel MoE dispatch: bf16 tokens all_to_all'd into a receive buffer made with torch.empty (fp32)
     "moe-all-to-all-dispatch-buffer-fp32": case(_moe_dispatch_receive_buffer_fp32, "indexed_write_dtype", "f32",
-                                                "bf16"),
+                                                "bf16", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule."),
     # length-bucketing: sequence lengths (int64) gathered from all ranks, boundaries taken with torch.quantile
-    "gathered-lengths-quantile-buckets": case(_length_buckets_from_gathered_lengths, "integer_operand"),
+    "gathered-lengths-quantile-buckets": case(_length_buckets_from_gathered_lengths, "integer_operand", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (a6443cb) castwise gave no_kernel [] (low confidence). quantile's float-or-double requirement was read as a missing 16-bit kernel, though the message names no dtype and the tensor that reached it is int64 lengths (an integer operand)."),
     # distributed accuracy: int64 correct counts all-reduced with ReduceOp.AVG
-    "accuracy-counts-all-reduce-avg": case(_accuracy_counts_averaged_with_avg, "result_cast", "f32", "int64"),
+    "accuracy-counts-all-reduce-avg": case(_accuracy_counts_averaged_with_avg, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # early stopping synchronised with a float 0/1 flag all-reduced with ReduceOp.BOR
-    "early-stop-flag-float-bor": case(_early_stop_flag_float_bor, "mask_dtype"),
+    "early-stop-flag-float-bor": case(_early_stop_flag_float_bor, "mask_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's \"Cannot use ReduceOp.BOR with non-integral dtype\" (a float flag in a bitwise reduction) is read by no rule."),
     # key padding masks sent as uint8 (bool avoided for the collective), inverted with ~ and used in masked_fill
-    "padding-masks-gathered-as-uint8-masked-fill": case(_padding_masks_gathered_as_uint8, "mask_dtype", "uint8"),
+    "padding-masks-gathered-as-uint8-masked-fill": case(_padding_masks_gathered_as_uint8, "mask_dtype", "uint8", grade="correct", grade_at_freeze="correct"),
     # a shared shuffle: rank 0's randperm broadcast into a torch.empty (float) buffer, then used to index the data
-    "shuffle-permutation-broadcast-float-buffer": case(_shuffle_broadcast_into_float_buffer, "index_tensor_dtype"),
+    "shuffle-permutation-broadcast-float-buffer": case(_shuffle_broadcast_into_float_buffer, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # per-rank retrieval scores sent in fp16, padded to the maximum candidate count with -1e9 before the all-gather
     "fp16-scores-padded-minus-1e9-before-gather": case(_retrieval_scores_padded_before_gather, "half_overflow",
-                                                       "f16"),
+                                                       "f16", grade="correct", grade_at_freeze="correct"),
     # a nanoGPT-style uint16 token shard all-gathered over gloo for global token statistics
-    "uint16-token-shard-all-gather": case(_uint16_token_shard_gathered, "no_kernel"),
+    "uint16-token-shard-all-gather": case(_uint16_token_shard_gathered, "no_kernel", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. gloo's bare \"Invalid scalar type\" (a dtype the backend cannot communicate, here uint16) names no dtype and is read by no rule."),
     # --- DDP
     # DDP around a model whose frozen weights are stored in float8_e4m3fn: the parameter sync at wrap time
-    "ddp-wraps-fp8-stored-weights": case(_ddp_over_fp8_stored_weights, "no_kernel"),
+    "ddp-wraps-fp8-stored-weights": case(_ddp_over_fp8_stored_weights, "no_kernel", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. gloo's bare \"Invalid scalar type\", raised by DDP's parameter broadcast at wrap time on the float8_e4m3fn weights, is read by no rule."),
     # a DDP communication hook compressing gradient buckets to float8_e5m2 before all_reduce
-    "ddp-e5m2-compression-hook": case(_ddp_e5m2_compression_hook, "no_kernel"),
+    "ddp-e5m2-compression-hook": case(_ddp_e5m2_compression_hook, "no_kernel", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. gloo's bare \"Invalid scalar type\" for the float8_e5m2 bucket, wrapped in \"Got the following error when running the callback\", is read by no rule."),
     # DDP's fp16_compress_hook on a bf16 model with a summed loss on raw pixels: the gradients overflow fp16
-    "ddp-fp16-compress-hook-bf16-model-overflow": case(_fp16_compress_hook_on_bf16_model, "nonfinite"),
+    "ddp-fp16-compress-hook-bf16-model-overflow": case(_fp16_compress_hook_on_bf16_model, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # DDP over a .half() model on the CPU with GradScaler
-    "ddp-halved-model-grad-scaler": case(_ddp_halved_model_with_grad_scaler, "unscale_fp16", "f16"),
+    "ddp-halved-model-grad-scaler": case(_ddp_halved_model_with_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # gradients accumulated under no_sync, then synced by hand through an fp32 flat buffer whose views become p.grad
     "no-sync-accumulated-grads-fp32-flat-views": case(_no_sync_accumulation_synced_through_fp32_flat, "loss_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # ZeroRedundancyOptimizer over a model whose linears are bf16 and whose LayerNorms were kept fp32
     "zero1-optimizer-bf16-linears-fp32-norms": case(_zero1_over_bf16_model_with_fp32_norms, "op_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. ZeroRedundancyOptimizer's \"only supports using the same dense type for all parameters but got both torch.BFloat16Tensor and torch.FloatTensor\" is read by no rule."),
     # --- FSDP2
     # fully_shard with a bf16 MixedPrecisionPolicy on the blocks only: the unsharded fp32 head gets bf16 activations
-    "fsdp2-blocks-sharded-head-left-fp32": case(_fsdp2_blocks_sharded_head_left_out, "matmul_dtype", "bf16", "f32"),
+    "fsdp2-blocks-sharded-head-left-fp32": case(_fsdp2_blocks_sharded_head_left_out, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # FSDP2 casts parameters, not buffers: the stem's fp32 mean/std buffers make the normalised images fp32
-    "fsdp2-normalisation-buffers-fp32": case(_fsdp2_normalisation_buffers_fp32, "conv_weight_dtype", "f32", "bf16"),
+    "fsdp2-normalisation-buffers-fp32": case(_fsdp2_normalisation_buffers_fp32, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # blocks sharded with cast_forward_inputs=False to keep an fp32 residual stream: the pre-norm gets fp32 inputs
     "fsdp2-fp32-residual-no-input-cast-prenorm": case(_fsdp2_fp32_residual_stream_without_input_cast,
-                                                      "norm_param_dtype", "f32"),
+                                                      "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # pure bf16 FSDP2 training with an fp32 EMA of the full tensors, updated with lerp_
-    "fsdp2-pure-bf16-fp32-ema-lerp": case(_fsdp2_pure_bf16_with_fp32_ema, "lerp_dtype", "f32", "bf16"),
+    "fsdp2-pure-bf16-fp32-ema-lerp": case(_fsdp2_pure_bf16_with_fp32_ema, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # the optimizer built before fully_shard (which replaces the parameters), stepped through a GradScaler
-    "fsdp2-optimizer-built-before-fully-shard": case(_fsdp2_optimizer_built_before_sharding, "loss_scale"),
+    "fsdp2-optimizer-built-before-fully-shard": case(_fsdp2_optimizer_built_before_sharding, "loss_scale", grade="correct", grade_at_freeze="correct"),
     # a bf16 FSDP2 model built on the meta device and run without to_empty / initialisation
     "fsdp2-meta-init-never-materialised": case(_fsdp2_meta_init_never_materialised, "device_mismatch",
-                                               fix=("to_empty",)),
+                                               fix=("to_empty",), grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. FSDP's \"parameters should be materialized from meta device before training\" is read by no rule."),
     # CLIP-style loss over gathered text features: labels made with arange in the bf16 logits' dtype
     "clip-loss-labels-in-logits-dtype": case(_clip_loss_labels_in_logits_dtype, "target_dtype", "bf16",
-                                             fix=("long",)),
+                                             fix=("long",), grade="correct", grade_at_freeze="correct"),
     # --- DTensor and tensor parallel
     # a tensor-parallel (colwise/rowwise) bf16 MLP fed an fp32 embedding's hidden states
-    "tp-bf16-mlp-fp32-hidden-states": case(_tp_bf16_mlp_fed_fp32_hidden_states, "matmul_dtype", "f32", "bf16"),
+    "tp-bf16-mlp-fp32-hidden-states": case(_tp_bf16_mlp_fed_fp32_hidden_states, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # head-sharded DTensor attention scores: bf16 queries bmm'd with a key cache allocated with torch.zeros (fp32)
     "dtensor-head-sharded-bmm-fp32-key-cache": case(_head_sharded_scores_fp32_key_cache, "batched_matmul_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (a6443cb) castwise gave scalar_type [bf16, f32] (low confidence). DTensor's sharding-propagation wording (\"expected scalar type torch.bfloat16 but found torch.float32\") was read without its \"Sharding propagation failed for aten.bmm.default\" line, which names the batched matmul."),
     # loss_parallel cross-entropy with labels that travelled inside a packed float batch broadcast to the TP group
     "loss-parallel-labels-from-packed-float-batch": case(_loss_parallel_labels_from_packed_float_batch,
-                                                         "target_dtype", "f32", fix=("long",)),
+                                                         "target_dtype", "f32", fix=("long",), grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (a6443cb) castwise gave index_tensor_dtype [] (high confidence). The gather that raised runs inside loss_parallel's cross-entropy on the labels, so the float tensor is a loss target, not an index the user built; castwise read the gather message literally (its fix, `.long()`, is the right one)."),
     # a row-sharded bf16 embedding table gathered with full_tensor() and exported with .numpy()
-    "dtensor-bf16-embedding-full-tensor-numpy": case(_sharded_embedding_exported_to_numpy, "numpy_dtype", "bf16"),
+    "dtensor-bf16-embedding-full-tensor-numpy": case(_sharded_embedding_exported_to_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- distributed checkpoints
     # a state dict rebuilt from a DCP checkpoint's metadata (bf16) run through functional_call on an fp32 LSTM
     "dcp-metadata-state-bf16-lstm-fp32-reference": case(_dcp_metadata_rebuilt_state_for_fp32_reference, "rnn_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # fp8 weights and per-row fp32 scales saved with DCP, dequantized by multiplying the fp8 tensor by the scales
     "dcp-fp8-weights-times-row-scales": case(_dcp_fp8_weights_dequantized_by_row_scale, "fp8_promotion",
-                                             "float8_e4m3fn", "f32"),
+                                             "float8_e4m3fn", "f32", grade="correct", grade_at_freeze="correct"),
     # --- attention over gathered memory
     # bf16 queries attending over an fp32 memory bank all-gathered from the ranks
-    "memory-bank-gathered-fp32-keys-sdpa": case(_memory_bank_gathered_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "memory-bank-gathered-fp32-keys-sdpa": case(_memory_bank_gathered_fp32_keys, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
 }
