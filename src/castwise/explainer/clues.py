@@ -123,6 +123,16 @@ def _closing(code: str, start: int) -> int:
     return len(code)
 
 
+_ATEN_FAILED = re.compile(r"(?:Sharding propagation failed for|attempting to run meta for) aten\.(\w+)")
+
+
+def aten_op_failed(failure: Failure) -> str | None:
+    """The aten op a DTensor's sharding propagation or a fake tensor's meta function failed for (``bmm`` in
+    ``Sharding propagation failed for aten.bmm.default(...)``), when the paste says one."""
+    found = paste_search(failure, _ATEN_FAILED)
+    return found[1] if found else None
+
+
 _WEIGHT_NAME = re.compile(r"^(?:self\.)?(?:weight|kernel)$")
 
 

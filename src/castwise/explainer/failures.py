@@ -131,24 +131,27 @@ def _error_at(line: str, above: str) -> tuple[str, str] | None:
 
 def from_exception(error: BaseException) -> Iterator[Failure]:
     """The errors of a live exception chain, the innermost (``__cause__``/``__context__``) first; each raised one keeps
-    its message's lines as its paste (a tensor printed below a message, read like a pasted one), while its frames
-    come from its traceback."""
+    its message's lines, then those of the errors that wrap it, as its paste (a tensor printed below a message, or a
+    wrapper's line naming the op, read as in a pasted traceback); its frames are its wrappers' (the calls that led to
+    it, the user's among them) and then its traceback's."""
     chain: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and current not in chain and len(chain) < MAX_CHAIN:
         chain.append(current)
         current = current.__cause__ or current.__context__
-    for exc in reversed(chain):
-        frames = tuple(
-            Frame(summary.filename, summary.name, (summary.line or "").strip())
-            for summary in traceback.extract_tb(exc.__traceback__)
-        )
-        lines = tuple(line.strip() for line in str(exc).splitlines() if line.strip()) or (type(exc).__name__,)
+    messages = [tuple(line.strip() for line in str(exc).splitlines() if line.strip()) or (type(exc).__name__,)
+                for exc in chain]
+    stacks = [tuple(Frame(summary.filename, summary.name, (summary.line or "").strip())
+                    for summary in traceback.extract_tb(exc.__traceback__)) for exc in chain]
+    for depth in reversed(range(len(chain))):
+        exc, lines = chain[depth], messages[depth]
+        frames = stacks[depth] and tuple(frame for outer in stacks[:depth] for frame in outer) + stacks[depth]
         frames += _frames_in(lines, 0, len(lines))
         operands = _operands(exc.__traceback__)
+        paste = lines + tuple(line for outer in reversed(messages[:depth]) for line in outer) if frames else ()
         for index, line in enumerate(lines):
             yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames,
-                          paste=lines if frames else (), line=index, operands=operands)
+                          paste=paste, line=index, operands=operands)
 
 
 def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:

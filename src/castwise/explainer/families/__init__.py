@@ -8,6 +8,7 @@ against the rules in this order, so specific wordings win over the generic ``exp
 from castwise.explainer.families import (
     crashes,
     devices,
+    distributed,
     gradients,
     integers,
     kernels,
@@ -28,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     *integers.RULES,
     *overflow.RULES,
     *numpy_interop.RULES,
+    *distributed.RULES,
     *gradients.RULES,
     *quantization.RULES,
     *kernels.RULES,

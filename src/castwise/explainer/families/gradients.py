@@ -228,18 +228,6 @@ _no_inf_checks = message_only(
 )
 
 
-_collective_types = message_only(
-    Kind.SCALAR_TYPE,
-    "a collective (all_gather, reduce_scatter) got its output and input tensors in different dtypes",
-    "ranks or buffers that disagree on the dtype: a model or its gradients in bf16/fp16 while the communication "
-    "buffers stayed fp32 (a precision switch that did not take, such as a misspelled `bf16` key in a DeepSpeed "
-    "config), or one rank converted and another not",
-    "make the precision settings agree (check the config's `bf16`/`fp16` keys are spelled as the library expects and "
-    "are on); allocate the output with the input's dtype (`torch.empty_like(x)`)",
-    op="torch.distributed collective", confidence=Confidence.LOW,
-)
-
-
 _wrapper_in_scheduler = message_only(
     Kind.LOSS_SCALE,
     "a learning-rate scheduler got apex's (or DeepSpeed's) FP16_Optimizer, a loss-scaling wrapper around the "
@@ -341,7 +329,6 @@ RULES: tuple[Rule, ...] = (
          r"'?(?P<b>{DTYPE})'?", _assigned_gradient),
     rule(r"FP16 mode cannot be used in single GPU training", _fp16_hook_single_gpu),
     rule(r"no inf checks were recorded for this optimizer", _no_inf_checks),
-    rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
     rule(r"unscale_\(\) is being called after step\(\)", _unscaled_after_step),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",

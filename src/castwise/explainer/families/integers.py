@@ -258,9 +258,13 @@ def _probability_target(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
+    """Indices of another dtype than an index op takes; floats gathered inside a classification loss (a sharded
+    cross-entropy gathers the logits at the targets) are its class-index targets."""
     names = dtypes(found, "a")
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
     floated = bool(names) and is_floating(names[0])
+    if floated and class_index_loss(failure):
+        return target(failure, names, wants_float=False, op="cross_entropy (its gather of the targets)")
     culprit = (
         "token ids or indices that were cast to a float dtype with the inputs" + _cast_by_batch(names)
         if floated else "indices stored as floats or int32 where int64 is required"
@@ -614,7 +618,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)\(\): Expected "
-         r"(?:dtype (?P<want>int(?:32|64))|a long tensor)(?: for index,? but got (?P<a>{DTYPE}))?", _index_tensor),
+         r"(?:dtype (?P<want>int(?:32|64))(?:/int64)?|a long tensor)(?: for index,? but got (?P<a>{DTYPE}))?",
+         _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
     rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor for mask", _mask),
     rule(r"only bool and floating types of (?P<arg>(?:src_|tgt_|memory_)?key_padding_mask|attn_mask) are supported",

@@ -24,6 +24,7 @@ from castwise.explainer.clues import (
     FLOAT32_SAID,
     cpu_said,
     first_shown,
+    held_dtypes,
     low_precision_said,
     paste_search,
 )
@@ -375,12 +376,16 @@ def no_float64(failure: Failure, device: str, confidence: Confidence = Confidenc
 
 def _float_or_double(found: re.Match[str], failure: Failure) -> Explanation:
     """An op that takes only float32/float64 (``quantile() input tensor must be either float or double``): given the
-    16-bit dtype the paste names, or, when it names none, some other dtype (16-bit or integer) upcast the same way."""
+    16-bit dtype the paste names; integer data when a live frame held integers and no 16-bit tensor; else some other
+    dtype (16-bit or integer) upcast the same way."""
     called = _CALLED.findall(failure.message[:found.start()])
     op = called[-1] if called else ""
     names = low_precision_said(failure)
     if names:
         return no_kernel(failure, op, names[:1], None, Confidence.LOW)
+    held = held_dtypes(failure)
+    if held and not any(map(is_low_precision, held)) and integers.integer_names(tuple(sorted(held))):
+        return integers.integer_operand(failure, (), f"`{op}`" if op else None)
     shown = f"`{op}`" if op else "this op"
     return explained(
         Kind.NO_KERNEL, failure,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import low_precision_said, paste_search
+from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import no_float64, no_kernel
@@ -214,28 +214,6 @@ _half_intrinsic_undefined = message_only(
     "`torch.cuda.get_device_capability()`) and rebuild; update the extension if its build flags force an old arch",
     op="nvcc build of half kernels", names=("f16",), device="cuda", confidence=Confidence.LOW,
 )
-
-
-_GLOO = re.compile(r"\bgloo\b", re.IGNORECASE)
-
-
-def _gloo_scalar_type(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """gloo's ``Invalid scalar type`` (its collectives' type list lacks the dtype), when the paste names gloo."""
-    del found
-    if not paste_search(failure, _GLOO):
-        return None
-    names = low_precision_said(failure)[:1]
-    dtype = names[0] if names else "this dtype"
-    return explained(
-        Kind.NO_KERNEL, failure,
-        f"the gloo backend of torch.distributed has no {dtype} in the types its collectives (all_reduce, broadcast) "
-        "handle, so it refuses the tensor (\"Invalid scalar type\")",
-        f"a collective on {dtype} tensors (gradients or parameters of a 16-bit model, an FSDP/DDP reduction) run with "
-        "`backend='gloo'`, the CPU backend, or on a build without NCCL",
-        "use NCCL for GPU tensors (`init_process_group('nccl')`), or cast to float32 for the collective and back "
-        "(`t32 = t.float(); dist.all_reduce(t32); t.copy_(t32)`); update torch, whose newer gloo handles more dtypes",
-        op="gloo collective", names=names, confidence=Confidence.LOW,
-    )
 
 
 _diffusers_on_cpu = message_only(
@@ -582,7 +560,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
          r"'(?P<value2>(?:bf)?16-(?:true|mixed))'", _lightning_precision),
     rule(r"\bNo precision set\b", _no_precision_set),
-    rule(r"\bInvalid scalar type\b", _gloo_scalar_type),
     rule(r"\bin_feat\.scalar_type\(\) == kernel\.scalar_type\(\)|\bType mismatch input:\s*(?P<a>{DTYPE})\s*!=\s*"
          r"kernel:\s*(?P<b>{DTYPE})", _sparse_conv_types),
     rule(r"\bcan't find suitable algorithm for \d+", _sparse_conv_algorithm),

@@ -39,6 +39,7 @@ from castwise.explainer.clues import (
     RNN,
     VISION_NMS,
     WHERE,
+    aten_op_failed,
     first_shown,
     innermost,
     low_precision_said,
@@ -710,6 +711,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     shown = shown_op(failure, names)
     if shown is not None:
         return shown
+    aten = aten_op_failed(failure)
+    if aten is not None:
+        return _aten_op(failure, names, aten)
     named = in_op_named(failure, names)
     if named is not None:
         return named
@@ -725,6 +729,19 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         "kernel each need a different fix)",
         fix=story_fix, confidence=Confidence.LOW,
     )
+
+
+_ATEN_KINDS = {"bmm": Kind.BATCHED_MATMUL, "baddbmm": Kind.BATCHED_MATMUL, "mm": Kind.MATMUL, "addmm": Kind.MATMUL,
+               "matmul": Kind.MATMUL, "linear": Kind.MATMUL}
+
+
+def _aten_op(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """Floating dtypes ``names`` met in the aten ``op`` a DTensor's or a fake tensor's check names; ``aten.bmm`` is
+    what `@`/`torch.matmul` on 3-D tensors run, so it is a batched matmul only when the code calls ``bmm`` itself."""
+    kind = _ATEN_KINDS.get(op, Kind.OP_DTYPE)
+    if kind is Kind.BATCHED_MATMUL and not shows(failure, BMM, everywhere=True):
+        kind = Kind.MATMUL
+    return mixed_float(kind, failure, names, f"aten.{op}")
 
 
 def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:

@@ -1,0 +1,147 @@
+"""torch.distributed: collectives, DDP, FSDP and ZeRO refusing the dtypes they are handed.
+
+A collective writes into buffers the caller allocated, so an output of another dtype than its input is
+refused (c10d: ``Invalid usage of tensors with different dtypes``; gloo: ``invalid tensor type``;
+DeepSpeed: ``output tensor must have the same type as input tensor``); gloo, the CPU backend, moves only
+the dtypes its type list has (``Invalid scalar type``: no fp8, no uint16, no bf16 in older builds); bitwise
+reductions take integers; ZeroRedundancyOptimizer shards one dense dtype; FSDP refuses parameters still on
+the meta device. These read as the mismatch, the missing support or the device problem they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.advice import dtype_list
+from castwise.explainer.clues import Op, held_dtypes, low_precision_said, paste_search, shows
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import is_fp8
+
+DISTRIBUTED = Op("torch.distributed", re.compile(r"[/\\]torch[/\\]distributed[/\\]|\bdist\.\w+\(", re.IGNORECASE))
+"""Frames of torch.distributed (c10d's collectives, DDP, FSDP, ZeRO) or code calling it (``dist.all_gather(...)``)."""
+
+_GLOO_OR_HOOK = re.compile(r"\bgloo\b|Got the following error when running the callback", re.IGNORECASE)
+"""gloo named, or the wording c10d wraps a DDP communication hook's error in."""
+
+_BUFFERS = (
+    "make every buffer a collective writes into the dtype of what is sent: allocate outputs from the input "
+    "(`torch.empty_like(x)`, `x.new_empty(...)`), and cast after the collective if another dtype is wanted; in a "
+    "framework, make its precision settings agree (DeepSpeed's `bf16`/`fp16` keys spelled as it expects and on)"
+)
+
+
+def _buffers(failure: Failure, names: tuple[str, ...], confidence: Confidence = Confidence.HIGH) -> Explanation:
+    """A collective whose output buffers and input are of different dtypes (``names``, when shown)."""
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        "a torch.distributed collective (all_gather, all_gather_into_tensor, reduce_scatter, all_to_all) got its "
+        f"output buffers and its input in different dtypes{f' ({dtype_list(names)})' if names else ''}; it copies "
+        "without converting",
+        "output buffers allocated with the default dtype (`torch.zeros(n)` is fp32) for tensors a 16-bit model made, "
+        "or integer predictions and counts gathered into float buffers; ranks or buffers a precision switch did not "
+        "reach",
+        _BUFFERS, op="torch.distributed collective", names=names, confidence=confidence,
+    )
+
+
+def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
+    """c10d's ``Invalid usage of tensors with different dtypes Found torch.int64 and torch.float32``."""
+    return _buffers(failure, dtypes(found, "a", "b"))
+
+
+def _gloo_tensor_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """gloo's ``ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected TensorOptions(dtype=A...), got
+    TensorOptions(dtype=B...))``."""
+    return _buffers(failure, dtypes(found, "a", "b"))
+
+
+_collective_types = message_only(
+    Kind.SCALAR_TYPE,
+    "a collective (all_gather, reduce_scatter) got its output and input tensors in different dtypes",
+    "ranks or buffers that disagree on the dtype: a model or its gradients in bf16/fp16 while the communication "
+    "buffers stayed fp32 (a precision switch that did not take, such as a misspelled `bf16` key in a DeepSpeed "
+    "config), or one rank converted and another not",
+    "make the precision settings agree (check the config's `bf16`/`fp16` keys are spelled as the library expects and "
+    "are on); allocate the output with the input's dtype (`torch.empty_like(x)`)",
+    op="torch.distributed collective", confidence=Confidence.LOW,
+)
+
+
+def _unsupported_by_gloo(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """gloo's ``Invalid scalar type`` (its type list lacks the dtype), when the paste names gloo or a DDP hook's error
+    or the frames are torch.distributed's; the dtype is the one the paste names or the failing frame held."""
+    del found
+    if not (paste_search(failure, _GLOO_OR_HOOK) or shows(failure, DISTRIBUTED, everywhere=True)):
+        return None
+    unusual = sorted(name for name in held_dtypes(failure) if is_fp8(name) or name in ("uint16", "uint32", "uint64"))
+    names = low_precision_said(failure)[:1] or tuple(unusual[:1])
+    dtype = names[0] if names else "this dtype"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the gloo backend of torch.distributed has no {dtype} in the types its collectives (all_reduce, broadcast, "
+        "all_gather) handle, so it refuses the tensor (\"Invalid scalar type\")",
+        f"a collective on {dtype} tensors run with `backend='gloo'` (the CPU backend, or a build without NCCL): fp8 "
+        "weights or gradients (DDP syncs parameters when it wraps a model, and every bucket after backward), a "
+        "communication hook that compresses to fp8, unsigned 16-bit token ids, or bf16 on an older gloo",
+        "send a dtype gloo has: cast to float32 (or bf16/fp16) for the collective and back (`t32 = t.float(); "
+        "dist.all_reduce(t32); t.copy_(t32)`), int32/int64 for ids; keep fp8 weights out of DDP's buckets (wrap the "
+        "model in bf16 and quantize after); on GPUs use NCCL (`init_process_group('nccl')`)",
+        op="gloo collective", names=names, confidence=Confidence.LOW if not names else Confidence.HIGH,
+    )
+
+
+def _bitwise_reduction(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Cannot use ReduceOp.BOR with non-integral dtype``: a float flag in a bitwise reduction."""
+    operation = found["op"]
+    return explained(
+        Kind.MASK, failure,
+        f"a bitwise reduction (`ReduceOp.{operation}`) needs an integer or bool tensor, and got a floating one",
+        "a stop flag or a per-rank mask made as a float (`torch.tensor([1.0])`, `(x > 0).float()`, or converted "
+        "with a 16-bit model's tensors) and reduced with a bitwise op",
+        f"reduce flags as integers: `flag = torch.tensor([int(stop)], dtype=torch.int32)` with `ReduceOp.{operation}`; "
+        "or keep the float flag and reduce with `ReduceOp.MAX` (any) or `ReduceOp.MIN` (all)",
+        op=f"all_reduce with ReduceOp.{operation}", names=(),
+    )
+
+
+def _zero_one_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """ZeroRedundancyOptimizer's ``only supports using the same dense type for all parameters but got both
+    torch.BFloat16Tensor and torch.FloatTensor``."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"ZeroRedundancyOptimizer shards one flat buffer of one dtype and got parameters in {dtype_list(names)}",
+        "a model partly converted: 16-bit layers beside norms or heads kept in fp32 (by hand, or by a keep rule)",
+        "give it parameters of one dtype: keep fp32 master weights for all of them and compute in 16-bit under a "
+        "policy (`cw.apply(model, 'bf16-mixed')` keeps parameters fp32), or build one ZeroRedundancyOptimizer per "
+        "dtype's parameter group; FSDP2's `MixedPrecisionPolicy` shards mixed models",
+        op="ZeroRedundancyOptimizer", names=names,
+    )
+
+
+_meta_under_fsdp = message_only(
+    Kind.DEVICE_MISMATCH,
+    "FSDP got parameters still on the meta device (shapes only, no data): this is a device problem, not a dtype "
+    "problem",
+    "a model built under `torch.device('meta')` (to shard it before allocating) that was never materialised after "
+    "`fully_shard`",
+    "materialise it after sharding: `model.to_empty(device=...)`, then `reset_parameters()` on each module (or load a "
+    "checkpoint into it) before the first forward",
+    op="FSDP on meta parameters", device="meta",
+)
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Invalid usage of tensors with different dtypes\s*Found (?P<a>{DTYPE}) and\s+(?P<b>{DTYPE})",
+         _different_dtypes),
+    rule(r"ProcessGroup\w{0,10}::\w{1,40}: invalid tensor type at index \d+ \(expected TensorOptions\(dtype="
+         r"(?P<a>{DTYPE}),[^\n]{0,300}?got TensorOptions\(dtype=(?P<b>{DTYPE}),", _gloo_tensor_type),
+    rule(r"output tensor must have the same type as input tensor", _collective_types),
+    rule(r"\bInvalid scalar type\b", _unsupported_by_gloo),
+    rule(r"Cannot use ReduceOp\.(?P<op>BOR|BAND|BXOR) with non-integral dtype", _bitwise_reduction),
+    rule(r"ZeroRedundancyOptimizer only supports using the same dense type for all parameters,? but got both "
+         r"(?P<a>[\w.]{1,40}) and (?P<b>[\w.]{1,40})", _zero_one_dtype),
+    rule(r"FSDP parameters should be materialized from meta device before training", _meta_under_fsdp),
+)
