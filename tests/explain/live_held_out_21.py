@@ -2,7 +2,7 @@
 resampling, STFT/iSTFT and mel features, SpecAugment, vocoders, neural codecs with residual and scalar quantization,
 CTC and RNN-T, voice activity detection, speaker embeddings, streaming with cached states) run in bf16, fp16, fp8 or on
 integer samples. Defects planted by a helper who never read the rules, written before castwise ran and graded once with
-the rules frozen at pending."""
+the rules frozen at a6443cb."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "a6443cb"
 
 bf16, f16 = torch.bfloat16, torch.float16
 SAMPLE_RATE = 16_000
@@ -461,77 +461,110 @@ def _eend_eda_attractors_fp32() -> None:
 CASES: dict[str, LiveCase] = {
     # --- PCM, WAV bytes and resampling
     # stereo int16 PCM from a WAV downmixed to mono with mean before converting to float
-    "downmix-int16-mean": case(_downmix_int16_with_mean, "integer_operand", "int16"),
+    "downmix-int16-mean": case(_downmix_int16_with_mean, "integer_operand", "int16",
+                               grade="correct", grade_at_freeze="correct"),
     # gain augmentation in dB applied in place to int16 PCM
-    "gain-db-in-place-int16": case(_gain_augmentation_in_place_int16, "result_cast", "f32", "int16"),
+    "gain-db-in-place-int16": case(_gain_augmentation_in_place_int16, "result_cast", "f32", "int16",
+                                   grade="correct", grade_at_freeze="correct"),
     # 44.1 kHz int16 PCM resampled to 16 kHz with linear interpolate before converting to float
-    "resample-int16-interpolate": case(_resample_int16_with_interpolate, "integer_operand", "int16"),
+    "resample-int16-interpolate": case(_resample_int16_with_interpolate, "integer_operand", "int16",
+                                       grade="correct", grade_at_freeze="correct"),
     # a windowed-sinc resampling filter built in float64 "for accuracy", convolved with the fp32 waveform
-    "sinc-resampler-kernel-f64": case(_sinc_resampler_kernel_f64, "conv_weight_dtype", "f32", "f64"),
+    "sinc-resampler-kernel-f64": case(_sinc_resampler_kernel_f64, "conv_weight_dtype", "f32", "f64",
+                                      grade="correct", grade_at_freeze="correct"),
     # a streaming TTS server writing scaled float chunks into an int16 ring buffer by advanced indexing
-    "tts-ring-buffer-int16": case(_tts_ring_buffer_int16, "indexed_write_dtype", "int16", "f32"),
+    "tts-ring-buffer-int16": case(_tts_ring_buffer_int16, "indexed_write_dtype", "int16", "f32",
+                                  grade="correct", grade_at_freeze="correct"),
     # a bf16 vocoder's output written to a WAV file through numpy
-    "wav-writer-numpy-bf16": case(_wav_writer_numpy_bf16, "numpy_dtype", "bf16"),
+    "wav-writer-numpy-bf16": case(_wav_writer_numpy_bf16, "numpy_dtype", "bf16",
+                                  grade="correct", grade_at_freeze="correct"),
     # --- spectrograms, mel features and SpecAugment
     # SpecAugment's time mask made float (to count masked frames) and reused as masked_fill's mask
-    "spec-augment-float-time-mask": case(_spec_augment_float_mask, "mask_dtype", "f32"),
+    "spec-augment-float-time-mask": case(_spec_augment_float_mask, "mask_dtype", "f32",
+                                         grade="correct", grade_at_freeze="correct"),
     # an fp16 mel loss: log(clamp(mel, 1e-10)) where 1e-10 is 0 in fp16, zero-padded silence, NaN in backward
-    "mel-log-clamp-fp16-silence": case(_mel_log_clamp_fp16_silence, "nonfinite"),
+    "mel-log-clamp-fp16-silence": case(_mel_log_clamp_fp16_silence, "nonfinite",
+                                       grade="correct", grade_at_freeze="correct"),
     # a Vocos-style iSTFT head's overlap-add buffer made in the window buffer's dtype (bf16), fp32 irfft frames
-    "overlap-add-buffer-window-dtype": case(_overlap_add_buffer_in_window_dtype, "indexed_write_dtype", "bf16", "f32"),
+    "overlap-add-buffer-window-dtype": case(_overlap_add_buffer_in_window_dtype, "indexed_write_dtype", "bf16", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
     # mapping-based enhancement: the bf16 model's magnitude recombined with the fp32 noisy phase by torch.polar
-    "enhancement-polar-noisy-phase": case(_enhancement_polar_noisy_phase, "op_dtype", "bf16", "f32"),
+    "enhancement-polar-noisy-phase": case(_enhancement_polar_noisy_phase, "op_dtype", "bf16", "f32",
+                                          grade="correct", grade_at_freeze="correct"),
     # --- vocoders and TTS
     # a speaker adapter (fp32, added after the cast) adds its output to a bf16 vocoder conv's bias
-    "speaker-adaptive-conv-bias": case(_speaker_adaptive_conv_bias, "conv_bias_dtype", "bf16", "f32"),
+    "speaker-adaptive-conv-bias": case(_speaker_adaptive_conv_bias, "conv_bias_dtype", "bf16", "f32",
+                                       grade="correct", grade_at_freeze="correct"),
     # a bf16 pitch predictor trained with Huber loss against fp32 log-F0 targets
-    "pitch-predictor-huber-fp32-target": case(_pitch_predictor_huber_fp32_target, "loss_dtype", "f32", "bf16"),
+    "pitch-predictor-huber-fp32-target": case(_pitch_predictor_huber_fp32_target, "loss_dtype", "f32", "bf16",
+                                              grade="correct", grade_at_freeze="correct"),
     # per-utterance sample lengths made with torch.full in the fp16 waveform's dtype (480000 samples)
-    "lengths-full-waveform-dtype-f16": case(_full_lengths_in_waveform_dtype, "half_overflow", "f16"),
+    "lengths-full-waveform-dtype-f16": case(_full_lengths_in_waveform_dtype, "half_overflow", "f16",
+                                            grade="correct", grade_at_freeze="correct"),
     # LPC coefficients solved from the autocorrelation normal equations on fp16 frames
-    "lpc-solve-fp16": case(_lpc_solve_fp16, "no_kernel", "f16"),
+    "lpc-solve-fp16": case(_lpc_solve_fp16, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # --- neural codecs
     # residual VQ with EMA codebooks kept fp32 outside the model, fed the bf16 encoder's latents
-    "rvq-fp32-codebooks-bf16-latents": case(_rvq_fp32_codebooks_bf16_latents, "matmul_dtype", "bf16", "f32"),
+    "rvq-fp32-codebooks-bf16-latents": case(_rvq_fp32_codebooks_bf16_latents, "matmul_dtype", "bf16", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
     # an EMA codebook's running statistics kept as plain fp32 tensors, lerped toward bf16 batch statistics
-    "ema-codebook-stats-lerp": case(_ema_codebook_stats_fp32_lerp, "lerp_dtype", "f32", "bf16"),
+    "ema-codebook-stats-lerp": case(_ema_codebook_stats_fp32_lerp, "lerp_dtype", "f32", "bf16",
+                                    grade="correct", grade_at_freeze="correct"),
     # k-means codebook initialisation summing samples by F.one_hot(assignments).T @ samples, the one-hot int64
-    "kmeans-init-one-hot-matmul": case(_kmeans_codebook_init_one_hot, "integer_operand", "int64", "bf16"),
+    "kmeans-init-one-hot-matmul": case(_kmeans_codebook_init_one_hot, "integer_operand", "int64", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # FSQ token ids computed in the buffers' dtype (bf16 after the cast) and sent to the audio LM's embedding
-    "fsq-token-ids-bf16": case(_fsq_token_ids_in_bf16, "index_tensor_dtype", "bf16"),
+    "fsq-token-ids-bf16": case(_fsq_token_ids_in_bf16, "index_tensor_dtype", "bf16",
+                               grade="correct", grade_at_freeze="correct"),
     # codec tokens stored as int16 looked up in the codebook with index_select
-    "codec-tokens-int16-index-select": case(_codec_tokens_int16_codebook_lookup, "index_tensor_dtype"),
+    "codec-tokens-int16-index-select": case(_codec_tokens_int16_codebook_lookup, "index_tensor_dtype",
+                                            grade="correct", grade_at_freeze="correct"),
     # a codec LM's per-codebook embedding tables stored in fp8, their lookups added to bf16 positions
-    "codec-lm-fp8-embedding-tables": case(_codec_lm_fp8_embedding_tables, "fp8_promotion", "bf16", "float8_e4m3fn"),
+    "codec-lm-fp8-embedding-tables": case(_codec_lm_fp8_embedding_tables, "fp8_promotion", "bf16", "float8_e4m3fn",
+                                          grade="correct", grade_at_freeze="correct"),
     # EMA-updated codebooks (no gradients) given their own optimizer and stepped through GradScaler
-    "codebook-optimizer-grad-scaler": case(_codebook_optimizer_through_grad_scaler, "loss_scale"),
+    "codebook-optimizer-grad-scaler": case(_codebook_optimizer_through_grad_scaler, "loss_scale",
+                                           grade="correct", grade_at_freeze="correct"),
     # --- speech recognition
     # CTC output lengths after 4x subsampling computed with true division
-    "ctc-lengths-true-division": case(_ctc_lengths_true_division, "target_dtype"),
+    "ctc-lengths-true-division": case(_ctc_lengths_true_division, "target_dtype",
+                                      grade="correct", grade_at_freeze="correct"),
     # HuBERT masked prediction with k-means labels read from numpy as int32
-    "hubert-kmeans-labels-int32": case(_hubert_kmeans_labels_int32, "target_dtype", "int32"),
+    "hubert-kmeans-labels-int32": case(_hubert_kmeans_labels_int32, "target_dtype", "int32",
+                                       grade="correct", grade_at_freeze="correct"),
     # wav2vec2-style masking: the mask embedding kept fp32 by an "embed" keep-list, written into bf16 hidden states
-    "wav2vec2-mask-embedding-fp32": case(_wav2vec2_mask_embedding_kept_fp32, "indexed_write_dtype", "bf16", "f32"),
+    "wav2vec2-mask-embedding-fp32": case(_wav2vec2_mask_embedding_kept_fp32, "indexed_write_dtype", "bf16", "f32",
+                                         grade="correct", grade_at_freeze="correct"),
     # RNN-T with its prediction network left fp32: the broadcast sum with the bf16 encoder reaches the bf16 joint
-    "rnnt-joint-fp32-predictor": case(_rnnt_joint_fp32_predictor, "matmul_dtype", "f32", "bf16"),
+    "rnnt-joint-fp32-predictor": case(_rnnt_joint_fp32_predictor, "matmul_dtype", "f32", "bf16",
+                                      grade="correct", grade_at_freeze="correct"),
     # RNN-T prediction network: the LSTM kept fp32 while its embedding was cast to bf16
-    "rnnt-predictor-lstm-fp32": case(_rnnt_predictor_lstm_kept_fp32, "rnn_dtype", "bf16", "f32"),
+    "rnnt-predictor-lstm-fp32": case(_rnnt_predictor_lstm_kept_fp32, "rnn_dtype", "bf16", "f32",
+                                     grade="correct", grade_at_freeze="correct"),
     # --- VAD and streaming
     # VAD decisions (bool) smoothed with avg_pool1d
-    "vad-smoothing-avg-pool-bool": case(_vad_smoothing_avg_pool_bool, "integer_operand", "bool"),
+    "vad-smoothing-avg-pool-bool": case(_vad_smoothing_avg_pool_bool, "integer_operand", "bool",
+                                        grade="correct", grade_at_freeze="correct"),
     # a streaming VAD's elapsed-time buffer (int64) advanced in place by each chunk's duration in seconds
-    "streaming-elapsed-int64-seconds": case(_streaming_elapsed_seconds_int64, "result_cast", "f32", "int64"),
+    "streaming-elapsed-int64-seconds": case(_streaming_elapsed_seconds_int64, "result_cast", "f32", "int64",
+                                            grade="correct", grade_at_freeze="correct"),
     # a streaming causal conv's left-context cache started as torch.zeros (fp32) before the bf16 depthwise conv
-    "streaming-conv-cache-zeros-fp32": case(_streaming_conv_cache_zeros, "conv_weight_dtype", "f32", "bf16"),
+    "streaming-conv-cache-zeros-fp32": case(_streaming_conv_cache_zeros, "conv_weight_dtype", "f32", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # an Emformer-style memory bank started as torch.zeros (fp32), concatenated to bf16 keys and values for SDPA
-    "emformer-memory-bank-fp32": case(_emformer_memory_bank_fp32, "sdpa_dtype", "bf16", "f32"),
+    "emformer-memory-bank-fp32": case(_emformer_memory_bank_fp32, "sdpa_dtype", "bf16", "f32",
+                                      grade="correct", grade_at_freeze="correct"),
     # a chunked streaming attention mask built in numpy (float64) as an additive mask for fp32 SDPA
-    "chunked-attention-mask-numpy-f64": case(_chunked_attention_mask_numpy, "attn_mask_dtype", "f64", "f32"),
+    "chunked-attention-mask-numpy-f64": case(_chunked_attention_mask_numpy, "attn_mask_dtype", "f64", "f32",
+                                             grade="correct", grade_at_freeze="correct"),
     # --- speaker embeddings and diarization
     # ECAPA attentive statistics pooling computed in fp32, fed to the bf16 BatchNorm1d after it
-    "ecapa-pooling-fp32-bf16-batchnorm": case(_ecapa_pooling_fp32_into_bf16_batchnorm, "norm_param_dtype", "f32"),
+    "ecapa-pooling-fp32-bf16-batchnorm": case(_ecapa_pooling_fp32_into_bf16_batchnorm, "norm_param_dtype", "f32",
+                                              grade="correct", grade_at_freeze="correct"),
     # speaker verification: a bf16 test embedding scored against an fp16 enrolment database
-    "speaker-scoring-fp16-enrolment": case(_speaker_scoring_fp16_enrolment, "matmul_dtype", "bf16", "f16"),
+    "speaker-scoring-fp16-enrolment": case(_speaker_scoring_fp16_enrolment, "matmul_dtype", "bf16", "f16",
+                                           grade="correct", grade_at_freeze="correct"),
     # EEND-EDA: attractors from fp32 LSTMs scored against the bf16 encoder's frame embeddings with bmm
-    "eend-eda-attractors-fp32-bmm": case(_eend_eda_attractors_fp32, "batched_matmul_dtype", "bf16", "f32"),
+    "eend-eda-attractors-fp32-bmm": case(_eend_eda_attractors_fp32, "batched_matmul_dtype", "bf16", "f32",
+                                         grade="correct", grade_at_freeze="correct"),
 }
