@@ -2,7 +2,7 @@
 InfoNCE, MoCo queues and momentum encoders, BYOL/SimSiam, DINO centering and sharpening, masked image modelling with
 MAE/SimMIM/BEiT/data2vec, Barlow Twins and whitening losses, multi-crop, memory banks, k-NN and linear-probe evaluation)
 run in bf16, fp16 or fp8. Defects planted by a helper who never read the rules, written before castwise ran and graded
-once with the rules frozen at <commit7>."""
+once with the rules frozen at a6443cb."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "a6443cb"
 
 bf16, f16, E4M3 = torch.bfloat16, torch.float16, torch.float8_e4m3fn
 
@@ -676,82 +676,84 @@ def _siglip_sigmoid_bce_eye_labels() -> None:
 CASES: dict[str, LiveCase] = {
     # --- contrastive: SimCLR, SupCon, MoCo, memory banks
     # SupCon in bf16: self-contrast removed with masked_fill(eye, torch.finfo(torch.float32).min) on the bf16 logits
-    "supcon-self-mask-float32-min-bf16": case(_supcon_self_mask_float32_min_bf16, "half_overflow", "bf16"),
+    "supcon-self-mask-float32-min-bf16": case(_supcon_self_mask_float32_min_bf16, "half_overflow", "bf16", grade="correct", grade_at_freeze="correct"),
     # MoCo queue kept as a plain fp16 attribute (not a buffer), so .to(bf16) skips it: l_neg = mm(q_bf16, queue_f16)
-    "moco-queue-plain-attribute-f16": case(_moco_queue_plain_attribute_f16, "matmul_dtype", "bf16", "f16"),
+    "moco-queue-plain-attribute-f16": case(_moco_queue_plain_attribute_f16, "matmul_dtype", "bf16", "f16", grade="correct", grade_at_freeze="correct"),
     # MoCo enqueue by index_copy_ with positions from a queue_ptr buffer registered as torch.zeros(1) (float)
-    "moco-enqueue-index-copy-float-pointer": case(_moco_enqueue_index_copy_float_pointer, "index_tensor_dtype", "f32"),
+    "moco-enqueue-index-copy-float-pointer": case(_moco_enqueue_index_copy_float_pointer, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # false-negative cancellation on fp16 queue logits: same-cluster negatives masked_fill_'ed with -1e5
-    "moco-false-negative-masked-fill-f16": case(_moco_false_negative_masked_fill_f16, "half_overflow", "f16"),
+    "moco-false-negative-masked-fill-f16": case(_moco_false_negative_masked_fill_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # NPID: negatives drawn from an fp32 memory bank, scored by bmm against the bf16 encoder's features
-    "npid-memory-bank-negatives-bmm": case(_npid_memory_bank_negatives_bmm, "batched_matmul_dtype", "f32", "bf16"),
+    "npid-memory-bank-negatives-bmm": case(_npid_memory_bank_negatives_bmm, "batched_matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # NPID memory bank kept in fp16; the momentum-updated rows (fp16 * m + bf16 * (1 - m) = fp32) written back by index
     "npid-memory-bank-f16-momentum-rows": case(_npid_memory_bank_f16_momentum_rows, "indexed_write_dtype", "f16",
-                                               "f32"),
+                                               "f32", grade="correct", grade_at_freeze="correct"),
     # --- BYOL, SimSiam, NNCLR
     # BYOL's target network deep-copied before the online network was cast to bf16, then fed the bf16 view
-    "byol-target-deepcopy-before-cast": case(_byol_target_deepcopy_before_cast, "conv_weight_dtype", "bf16", "f32"),
+    "byol-target-deepcopy-before-cast": case(_byol_target_deepcopy_before_cast, "conv_weight_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # SimSiam with the predictor halved to save memory, trained through GradScaler: unscale_ meets fp16 gradients
-    "simsiam-halved-predictor-grad-scaler": case(_simsiam_halved_grad_scaler, "unscale_fp16", "f16"),
+    "simsiam-halved-predictor-grad-scaler": case(_simsiam_halved_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # NNCLR support set stored in float8_e4m3fn: the retrieved neighbours multiplied with bf16 predictions
-    "nnclr-support-set-fp8-neighbours": case(_nnclr_support_set_fp8, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "nnclr-support-set-fp8-neighbours": case(_nnclr_support_set_fp8, "fp8_promotion", "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- DINO
     # DINO head: only trainable params cast to bf16, so the frozen weight-norm gain (weight_g) stays fp32
-    "dino-head-frozen-weight-norm-gain-fp32": case(_dino_head_frozen_gain_left_fp32, "op_dtype", "bf16", "f32"),
+    "dino-head-frozen-weight-norm-gain-fp32": case(_dino_head_frozen_gain_left_fp32, "op_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (a6443cb) castwise gave scalar_type [bf16, f32] (low confidence). The generic 'expected scalar type BFloat16 but found Float' is raised in torch._weight_norm inside weight_norm's forward pre-hook (the frozen fp32 gain weight_g against the bf16 direction weight_v); castwise read the module (self.last_layer) but no op from the hook's frames, so it fell back to the generic scalar-type reading instead of the weight-norm op mixing two float dtypes."),
     # DINO multi-crop: local crops from a second augmentation path arrive fp32 at the bf16 backbone
-    "dino-multicrop-local-crops-fp32": case(_dino_multicrop_local_crops_fp32, "conv_weight_dtype", "f32", "bf16"),
+    "dino-multicrop-local-crops-fp32": case(_dino_multicrop_local_crops_fp32, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # DINO centering: the fp32 center buffer lerp_'ed toward the bf16 teacher's batch mean
-    "dino-center-lerp-bf16-teacher": case(_dino_center_lerp, "lerp_dtype", "f32", "bf16"),
+    "dino-center-lerp-bf16-teacher": case(_dino_center_lerp, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # DINO teacher sharpening (temperature 0.04) computed in fp16: the softmax overflows to NaN, anomaly mode raises
-    "dino-teacher-fp16-sharpening-nan": case(_dino_teacher_fp16_sharpening_overflow, "nonfinite"),
+    "dino-teacher-fp16-sharpening-nan": case(_dino_teacher_fp16_sharpening_overflow, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # --- masked image modelling
     # MAE mask token registered after the decoder was cast to bf16: the fp32 token promotes the sequence, LayerNorm raises
-    "mae-mask-token-added-after-cast": case(_mae_mask_token_added_after_cast, "norm_param_dtype", "f32"),
+    "mae-mask-token-added-after-cast": case(_mae_mask_token_added_after_cast, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # MAE norm_pix_loss targets patchified from uint8 images: mean over an integer tensor
-    "mae-norm-pix-target-uint8": case(_mae_norm_pix_target_uint8, "integer_operand", "uint8"),
+    "mae-norm-pix-target-uint8": case(_mae_norm_pix_target_uint8, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # MAE loss on removed patches only, selected with the float 0/1 mask that gather(ids_restore) returns
     "mae-float-mask-selects-patches": case(_mae_float_mask_selects_masked_patches, "index_tensor_dtype",
-                                           fix=("bool",)),
+                                           fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # MAE mask-coverage statistics: the float 0/1 mask summed in place into an int64 counts buffer
-    "mae-mask-coverage-counts-in-place": case(_mae_mask_coverage_counts_in_place, "result_cast", "f32", "int64"),
+    "mae-mask-coverage-counts-in-place": case(_mae_mask_coverage_counts_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # SimMIM: the patch mask collated with the images (cast to bf16) used as torch.where's condition
-    "simmim-bf16-mask-where": case(_simmim_bf16_mask_where, "mask_dtype", "bf16"),
+    "simmim-bf16-mask-where": case(_simmim_bf16_mask_where, "mask_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # BEiT blockwise mask from a numpy int generator used directly in masked_fill
-    "beit-numpy-int-mask-masked-fill": case(_beit_numpy_int_mask_masked_fill, "mask_dtype", "int64"),
+    "beit-numpy-int-mask-masked-fill": case(_beit_numpy_int_mask_masked_fill, "mask_dtype", "int64", grade="correct", grade_at_freeze="correct"),
     # data2vec: the additive padding mask built in the bf16 student's dtype reused by the fp32 EMA teacher's SDPA
     "data2vec-teacher-reuses-bf16-padding-mask": case(_data2vec_teacher_reuses_student_padding_mask,
-                                                      "attn_mask_dtype", "bf16", "f32"),
+                                                      "attn_mask_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # --- Barlow Twins, whitening, collapse monitoring
     # Barlow Twins: projector kept fp32 after model.to(bf16), the loss's affine-free BatchNorm1d cast with the model
-    "barlow-twins-fp32-projector-bf16-bn": case(_barlow_twins_fp32_projector_bf16_bn, "norm_param_dtype", "f32"),
+    "barlow-twins-fp32-projector-bf16-bn": case(_barlow_twins_fp32_projector_bf16_bn, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # W-MSE whitening: Cholesky of the bf16 embeddings' covariance
-    "wmse-whitening-cholesky-bf16": case(_wmse_whitening_cholesky_bf16, "no_kernel", "bf16"),
+    "wmse-whitening-cholesky-bf16": case(_wmse_whitening_cholesky_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # RankMe collapse monitor: singular values of the bf16 embeddings
-    "rankme-svdvals-bf16": case(_rankme_svdvals_bf16, "no_kernel", "bf16"),
+    "rankme-svdvals-bf16": case(_rankme_svdvals_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- evaluation
     # k-NN monitor with train labels from numpy int32: one_hot of the retrieved labels
-    "knn-int32-labels-one-hot": case(_knn_classifier_int32_labels_one_hot, "index_tensor_dtype"),
+    "knn-int32-labels-one-hot": case(_knn_classifier_int32_labels_one_hot, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # k-NN retrieval: the bf16 embeddings handed to a numpy-based index with .numpy()
-    "knn-embeddings-bf16-numpy": case(_knn_embeddings_bf16_to_numpy, "numpy_dtype", "bf16"),
+    "knn-embeddings-bf16-numpy": case(_knn_embeddings_bf16_to_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # linear probe: a fresh fp32 Linear trained on a frozen bf16 backbone's features, no autocast
-    "linear-probe-fp32-head-bf16-features": case(_linear_probe_fp32_head_bf16_features, "matmul_dtype", "bf16", "f32"),
+    "linear-probe-fp32-head-bf16-features": case(_linear_probe_fp32_head_bf16_features, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # attentive probe: an fp32 learned query attends over frozen bf16 patch tokens with SDPA
-    "attentive-probe-fp32-query-sdpa": case(_attentive_probe_fp32_query, "sdpa_dtype", "f32", "bf16"),
+    "attentive-probe-fp32-query-sdpa": case(_attentive_probe_fp32_query, "sdpa_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # an online linear probe trained every other step, its optimizer stepped through GradScaler every step
-    "online-probe-scaler-step-without-grads": case(_online_probe_scaler_step_without_probe_loss, "loss_scale"),
+    "online-probe-scaler-step-without-grads": case(_online_probe_scaler_step_without_probe_loss, "loss_scale", grade="correct", grade_at_freeze="correct"),
     # DeepCluster pseudo-labels written into a dataset-wide torch.zeros buffer (float), used as cross-entropy targets
     "deepcluster-pseudo-labels-float-buffer": case(_deepcluster_pseudo_labels_float_buffer, "target_dtype", "f32",
-                                                   fix=("long",)),
+                                                   fix=("long",), grade="correct", grade_at_freeze="correct"),
     # jigsaw pretext: permutation-index labels stored as int16, given to cross_entropy
-    "jigsaw-permutation-labels-int16": case(_jigsaw_permutation_labels_int16, "target_dtype", "int16"),
+    "jigsaw-permutation-labels-int16": case(_jigsaw_permutation_labels_int16, "target_dtype", "int16", grade="correct", grade_at_freeze="correct"),
     # --- augmentation, patch embedding, CPC, SigLIP
     # colour jitter on uint8 crops in place by a float brightness factor
-    "color-jitter-uint8-in-place": case(_color_jitter_uint8_in_place, "result_cast", "f32", "uint8"),
+    "color-jitter-uint8-in-place": case(_color_jitter_uint8_in_place, "result_cast", "f32", "uint8", grade="correct", grade_at_freeze="correct"),
     # MoCo v3 frozen random patch projection: bf16 weight buffer with the trainable bias left fp32
     "mocov3-frozen-patch-projection-fp32-bias": case(_mocov3_frozen_patch_projection_bf16_buffer, "conv_bias_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # CPC: the conv encoder cast to bf16, the GRU autoregressor left fp32
-    "cpc-gru-autoregressor-kept-fp32": case(_cpc_gru_autoregressor_kept_fp32, "rnn_dtype", "bf16", "f32"),
+    "cpc-gru-autoregressor-kept-fp32": case(_cpc_gru_autoregressor_kept_fp32, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # SigLIP written as binary_cross_entropy(sigmoid(logits), eye): bf16 logits from bf16 towers, fp32 eye labels
-    "siglip-sigmoid-bce-fp32-eye-labels": case(_siglip_sigmoid_bce_eye_labels, "loss_dtype", "f32", "bf16"),
+    "siglip-sigmoid-bce-fp32-eye-labels": case(_siglip_sigmoid_bce_eye_labels, "loss_dtype", "f32", "bf16", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (a6443cb) castwise gave op_dtype [f32, bf16] (high confidence). binary_cross_entropy checks its input's and target's dtypes in the forward (the innermost frame is torch._C._nn.binary_cross_entropy, not the backward the expectation, written before castwise ran, assumed), so the expectation (loss_dtype) misplaced the op; castwise named binary_cross_entropy and its fix (the prediction and the eye labels in one dtype) would work."),
 }
