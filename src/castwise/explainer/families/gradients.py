@@ -214,7 +214,7 @@ _fp16_hook_single_gpu = message_only(
 )
 
 
-_no_inf_checks = message_only(
+_nothing_to_step = message_only(
     Kind.LOSS_SCALE,
     "GradScaler.step found no inf/NaN check recorded for this optimizer: none of its parameters got a gradient from "
     "a scaled loss before the step",
@@ -328,7 +328,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"attempting to assign a gradient with dtype '?(?P<a>{DTYPE})'? to a tensor with (?:grad_)?dtype "
          r"'?(?P<b>{DTYPE})'?", _assigned_gradient),
     rule(r"FP16 mode cannot be used in single GPU training", _fp16_hook_single_gpu),
-    rule(r"no inf checks were recorded for this optimizer", _no_inf_checks),
+    rule(r"no inf checks were recorded for this optimizer", _nothing_to_step),
     rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
     rule(r"unscale_\(\) is being called after step\(\)", _unscaled_after_step),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",

@@ -271,8 +271,8 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     )
     return explained(
         Kind.INDEX_TENSOR, failure,
-        f"{op} got indices of dtype {dtype_list(names) if names else 'float'}; indices must be int64 "
-        "(or int32 where torch says so)",
+        f"{op} got indices of dtype {dtype_list(names)}; indices must be int64 (or int32 where torch says so)" if names
+        else f"{op} got indices of a dtype it does not take; indices must be int64 (or int32 where torch says so)",
         culprit,
         "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
         "compute dtype (castwise's input casts never touch integer tensors)"

@@ -38,6 +38,7 @@ from castwise.explainer.clues import (
     NORM,
     RNN,
     VISION_NMS,
+    WEIGHT_NORM,
     WHERE,
     aten_op_failed,
     first_shown,
@@ -744,12 +745,27 @@ def _aten_op(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
     return mixed_float(kind, failure, names, f"aten.{op}")
 
 
+def _weight_norm(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """weight norm's ``_weight_norm(v, g)`` given its direction and magnitude in two dtypes (``names``)."""
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "weight norm",
+        f"weight norm rebuilt a weight from its direction `weight_v` and magnitude `weight_g` in {dtype_list(names)}; "
+        "both must have one dtype",
+        culprit="one of the two parameters weight norm splits a weight into cast or replaced on its own: a frozen "
+        "gain re-created in fp32, a checkpoint loaded into one of them, or a module cast by its `.weight` alone",
+        fix="give `weight_g` and `weight_v` one dtype: cast the whole module after applying weight norm "
+        "(`module.to(torch.bfloat16)` converts both), or keep the head in fp32 with a keep rule",
+    )
+
+
 def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     """Floating dtypes ``names`` met in the op the innermost frames show (grid_sample, a norm, a convolution, a
     recurrent layer, an attention, a matrix multiply or an extension kernel); None when they show none of them."""
-    op = first_shown(failure, GRID_SAMPLE, CDIST, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
+    op = first_shown(failure, GRID_SAMPLE, CDIST, WEIGHT_NORM, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
     if op is GRID_SAMPLE:
         return grid_sample(failure, names)
+    if op is WEIGHT_NORM:
+        return _weight_norm(failure, names)
     if op is CDIST:
         return mixed_float(Kind.OP_DTYPE, failure, names, "torch.cdist",
                            f"torch.cdist got its two point sets in {dtype_list(names)}; it takes one dtype for both")
