@@ -228,11 +228,6 @@ _negative_power = message_only(
 )
 
 
-def _floating_statistic(found: re.Match[str], failure: Failure) -> Explanation:
-    """``var_mean only support floating point and complex dtypes`` (std, var): integer data (uint8 images)."""
-    return integer_operand(failure, (), f"torch.{found['op'].split()[0]}")
-
-
 def mismatched_vision(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """torchvision's compiled nms wanting an integer tensor: it takes float boxes and scores, so a build of torchvision
     that does not match torch's is what reads them wrongly."""
@@ -606,8 +601,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"\b(?P<arg>input_lengths|target_lengths) must be integral", _integral_lengths),
-    rule(r"\b(?P<op>var_mean|std_mean|std and var|var|std) only supports? floating point and complex dtypes",
-         _floating_statistic),
     rule(r"The shape of the mask \[[^\]\n]{0,80}\] at index \d+ does not match the shape of the indexed tensor",
          _byte_index_as_mask),
     rule(r"expected target dtype to be Long or Byte,?\s*but got (?P<a>{DTYPE})", _classification_target),
@@ -635,7 +628,7 @@ RULES: tuple[Rule, ...] = (
          r"\bonly supports? floating-point dtypes\b[^\n]{0,40}?got:?\s*(?P<a>{DTYPE})|expected common dtype to be "
          r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
-    rule(r"\b(?P<op>std and var) only support floating point and complex dtypes", _float_only_op),
+    rule(r"\b(?P<op>var_mean|std_mean|std and var) only supports? floating point and complex dtypes", _float_only_op),
     rule(r"Expected (?P<op>primal) to be floating point or complex,? but got:? (?P<a>{DTYPE})", _no_output_dtype),
     rule(r"nn\.Module\.to only accepts floating point or complex dtypes,? but got desired dtype=(?P<a>{DTYPE})",
          _module_to_integer),
