@@ -1,5 +1,5 @@
 """Held-out live set 23: LLM weight-only quantization and low-bit inference written by hand in plain torch (int8/int4
-weights with per-channel or per-group scales and zero points, 4-bit packing with shifts and masks, GPTQ/AWQ/SpQR-style
+weights with per-channel or per-group scales and zero points, 4-bit packing with shifts and masks, GPTQ/SpQR-style
 dequantization, LLM.int8 outliers, SmoothQuant, fp8 and NF4 weights, KV-cache quantization, calibration statistics,
 dequantize-then-matmul in bf16/fp16). Defects planted by a helper who never read the rules, written before castwise ran
 and graded once with the rules frozen at 8696f3d."""
@@ -92,7 +92,7 @@ def _squeezellm_per_row_lut_uint8_codes() -> None:
     F.linear(torch.randn(2, in_features), weight)
 
 
-# --- GPTQ, AWQ, SpQR ----------------------------------------------------------------------------------------------------
+# --- GPTQ and SpQR ----------------------------------------------------------------------------------------------------
 
 
 def _gptq_act_order_g_idx_from_true_division() -> None:
@@ -480,7 +480,7 @@ def _fp8_checkpoint_export_through_numpy() -> None:
         np.savez(os.path.join(tmp, "model-fp8.npz"), **{name: t.numpy() for name, t in exported.items()})
 
 
-# --- quantization-aware training ---------------------------------------------------------------------------------------
+# --- quantization-aware training --------------------------------------------------------------------------------------
 
 
 def _ste_clip_hook_with_float_mask() -> None:
@@ -498,85 +498,118 @@ def _ste_clip_hook_with_float_mask() -> None:
 CASES: dict[str, LiveCase] = {
     # --- packing and unpacking 4-bit codes
     # int4 KV-cache packing with the rounded codes still bf16: (hi << 4) | lo on a bf16 tensor
-    "int4-kv-pack-bf16-codes": case(_int4_kv_cache_pack_bf16_codes, "no_kernel", "bf16"),
+    "int4-kv-pack-bf16-codes": case(_int4_kv_cache_pack_bf16_codes, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GPTQ qweight unpacked with shift amounts made by torch.linspace (float), so the int32 >> becomes a float shift
-    "gptq-unpack-linspace-shifts": case(_gptq_unpack_shifts_from_linspace, "mask_dtype", "f32"),
+    "gptq-unpack-linspace-shifts": case(_gptq_unpack_shifts_from_linspace, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # NF4 blocks exported as int8: the unpacked int8 codes index the NF4 lookup table
-    "nf4-lookup-int8-codes": case(_nf4_lookup_with_int8_codes, "index_tensor_dtype"),
+    "nf4-lookup-int8-codes": case(_nf4_lookup_with_int8_codes, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # SqueezeLLM-style per-row lookup tables gathered with the unpacked uint8 codes
-    "squeezellm-lut-gather-uint8-codes": case(_squeezellm_per_row_lut_uint8_codes, "index_tensor_dtype"),
-    # --- GPTQ, AWQ, SpQR
+    "squeezellm-lut-gather-uint8-codes": case(_squeezellm_per_row_lut_uint8_codes, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
+    # --- GPTQ and SpQR
     # GPTQ act-order g_idx built with true division and floor (float), used to index the scales and zeros
-    "gptq-g-idx-true-division": case(_gptq_act_order_g_idx_from_true_division, "index_tensor_dtype"),
+    "gptq-g-idx-true-division": case(_gptq_act_order_g_idx_from_true_division, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # GPTQ dequantization done in place on the unpacked int32 codes with fp16 scales
-    "gptq-dequant-in-place-int32": case(_gptq_dequantize_in_place, "result_cast", "f16", "int32"),
+    "gptq-dequant-in-place-int32": case(_gptq_dequantize_in_place, "result_cast", "f16", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # GPTQ run on the layer's bf16 weight (no .float()) with an fp32 inverse Hessian: the error feedback matmul
-    "gptq-bf16-weight-error-feedback": case(_gptq_weights_left_bf16_error_feedback, "matmul_dtype", "bf16", "f32"),
+    "gptq-bf16-weight-error-feedback": case(_gptq_weights_left_bf16_error_feedback, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GPTQ Hessian kept fp32 and accumulated with addmm_ from a bf16 model's calibration inputs
     "gptq-hessian-addmm-bf16-inputs": case(_gptq_hessian_addmm_bf16_calibration_inputs, "matmul_dtype", "f32",
-                                           "bf16"),
+        "bf16", grade="correct", grade_at_freeze="correct"),
     # SpQR: unquantized fp32 outliers written back into the fp16 dequantized weight by advanced indexing
     "spqr-fp32-outliers-into-f16-weight": case(_spqr_outliers_written_into_f16_weight, "indexed_write_dtype", "f16",
-                                               "f32"),
+        "f32", grade="correct", grade_at_freeze="correct"),
     # --- SmoothQuant and LLM.int8
     # SmoothQuant migration: the bf16 fc weight times the fp32 smoothing factors rewrapped as a new (fp32) Parameter
-    "smoothquant-fc-weight-rewrapped-fp32": case(_smoothquant_fc_weight_rewrapped_fp32, "matmul_dtype", "bf16", "f32"),
+    "smoothquant-fc-weight-rewrapped-fp32": case(_smoothquant_fc_weight_rewrapped_fp32, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SmoothQuant on an OPT-style LayerNorm: weight.data replaced by an fp32 quotient, bias divided in place (bf16)
-    "smoothquant-ln-weight-data-fp32": case(_smoothquant_ln_weight_data_replaced, "norm_param_dtype", "f32"),
+    "smoothquant-ln-weight-data-fp32": case(_smoothquant_ln_weight_data_replaced, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LLM.int8 decomposition: the outlier-column mask kept as a 0/1 bf16 tensor and given to masked_fill
-    "llm-int8-outlier-mask-bf16": case(_llm_int8_outlier_columns_float_mask, "mask_dtype", "bf16"),
+    "llm-int8-outlier-mask-bf16": case(_llm_int8_outlier_columns_float_mask, "mask_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- rotations and dequantize-then-matmul
     # QuaRot online Hadamard rotation built with torch.kron from integer literals (int64), matmul with bf16
-    "quarot-hadamard-int64": case(_quarot_hadamard_from_integer_literals, "integer_operand", "bf16", "int64"),
+    "quarot-hadamard-int64": case(_quarot_hadamard_from_integer_literals, "integer_operand", "bf16", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # SpinQuant-style random orthogonal rotation made by QR in the bf16 model's dtype
-    "spinquant-rotation-qr-bf16": case(_random_orthogonal_rotation_in_model_dtype, "no_kernel", "bf16"),
+    "spinquant-rotation-qr-bf16": case(_random_orthogonal_rotation_in_model_dtype, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MoE with int8 expert weights: bmm of bf16 dispatched tokens with the int8 codes, scales applied after
-    "moe-int8-experts-bmm": case(_moe_int8_experts_bmm_scale_after, "batched_matmul_dtype", "bf16", "int8"),
+    "moe-int8-experts-bmm": case(_moe_int8_experts_bmm_scale_after, "batched_matmul_dtype", "bf16", "int8",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (8696f3d) castwise gave matmul_dtype [bf16, int8] (low confidence). It named the op as bmm in "
+            "its cause, but its quantized-int8-weight reading files every such mix as matmul_dtype whatever the op, so"
+            " an explicit torch.bmm did not get batched_matmul_dtype."),
     # group-wise dequantization fused into one einsum with the int8 codes and bf16 per-group scales
-    "group-dequant-einsum-int8-codes": case(_group_wise_dequant_fused_in_einsum, "matmul_dtype", "bf16", "int8"),
+    "group-dequant-einsum-int8-codes": case(_group_wise_dequant_fused_in_einsum, "matmul_dtype", "bf16", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # LoftQ-style LoRA initialisation: SVD of the bf16 quantization residual
-    "loftq-svd-bf16-residual": case(_lora_init_svd_of_bf16_quantization_residual, "no_kernel", "bf16"),
+    "loftq-svd-bf16-residual": case(_lora_init_svd_of_bf16_quantization_residual, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # QLoRA with an fp16 compute dtype and bf16 adapters: their sum (fp32) reaches the bf16 LayerNorm
     "qlora-fp16-compute-bf16-layernorm": case(_qlora_fp16_compute_dtype_into_bf16_layer_norm, "norm_param_dtype",
-                                              "f32"),
+        "f32", grade="correct", grade_at_freeze="correct"),
     # fp8 weight-only with k/v projections on a skip list (bf16): the fused QKV weight concatenates fp8 and bf16
-    "fused-qkv-fp8-q-bf16-kv": case(_fused_qkv_with_fp8_q_and_bf16_kv, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fused-qkv-fp8-q-bf16-kv": case(_fused_qkv_with_fp8_q_and_bf16_kv, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # 2:4 pruning applied in place to weights already stored as float8_e4m3fn
-    "fp8-weights-two-four-masked-fill": case(_fp8_weights_pruned_two_four_in_place, "no_kernel", "float8_e4m3fn"),
+    "fp8-weights-two-four-masked-fill": case(_fp8_weights_pruned_two_four_in_place, "no_kernel", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # --- integer GEMMs (W8A8)
     # W8A8 with asymmetric uint8 activations and symmetric int8 weights in one integer mm
     "w8a8-uint8-activations-int8-weights": case(_w8a8_uint8_activations_int8_weights, "integer_operand", "uint8",
-                                                "int8"),
+        "int8", grade="correct", grade_at_freeze="correct"),
     # W8A8 int8 mm given a preallocated int32 out= buffer, expecting int32 accumulation
-    "w8a8-int32-out-accumulator": case(_w8a8_int32_accumulator_as_out, "indexed_write_dtype", "int8", "int32"),
+    "w8a8-int32-out-accumulator": case(_w8a8_int32_accumulator_as_out, "indexed_write_dtype", "int8", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # int8 attention: softmax over the exact int32 QK^T before the dequantizing rescale
-    "int8-attention-softmax-int32-scores": case(_int8_attention_softmax_before_rescale, "integer_operand", "int32"),
+    "int8-attention-softmax-int32-scores": case(_int8_attention_softmax_before_rescale, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # per-channel quantizer dividing into a reused int8 buffer with out=
-    "quantize-div-into-int8-buffer": case(_quantize_into_preallocated_int8_buffer, "result_cast", "f32", "int8"),
+    "quantize-div-into-int8-buffer": case(_quantize_into_preallocated_int8_buffer, "result_cast", "f32", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # --- KV-cache quantization
     # int8 KV cache with fp32 per-token scale buffers: dequantized keys/values are fp32 against bf16 queries
-    "int8-kv-cache-fp32-scales-sdpa": case(_int8_kv_cache_fp32_scales_into_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "int8-kv-cache-fp32-scales-sdpa": case(_int8_kv_cache_fp32_scales_into_sdpa, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # paged int8 KV cache: bf16 per-token scales index_copy_'d into an fp32 scale pool
     "paged-kv-scales-index-copy-bf16": case(_paged_int8_kv_cache_scales_index_copy, "indexed_write_dtype", "f32",
-                                            "bf16"),
+        "bf16", grade="correct", grade_at_freeze="correct"),
     # a quantized cache building its additive mask in hard-coded bf16, served with an fp16 model
     "quantized-cache-mask-bf16-fp16-model": case(_quantized_cache_mask_hard_coded_bf16, "attn_mask_dtype", "bf16",
-                                                 "f16"),
+        "f16", grade="correct", grade_at_freeze="correct"),
     # --- calibration statistics
     # an EMA absmax observer (fp32 on purpose) lerp_'ed toward a bf16 batch's absmax
-    "ema-absmax-observer-lerp-bf16": case(_ema_absmax_observer_lerp_bf16_batch, "lerp_dtype", "f32", "bf16"),
+    "ema-absmax-observer-lerp-bf16": case(_ema_absmax_observer_lerp_bf16_batch, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # entropy calibration: fp32 activations histogrammed with bin edges from numpy (float64)
-    "entropy-calibration-numpy-bin-edges": case(_entropy_calibration_histogram_numpy_edges, "op_dtype", "f32", "f64"),
+    "entropy-calibration-numpy-bin-edges": case(_entropy_calibration_histogram_numpy_edges, "op_dtype", "f32", "f64",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (8696f3d) castwise gave nothing. No rule reads torch.histogram's (histogramdd's) own check that"
+            " the input and the bin edges share a dtype (float against double), so float64 bin edges from numpy went "
+            "unexplained."),
     # a min/max observer initialising its sentinels (+-1e9) in the fp16 activations' dtype
-    "minmax-observer-1e9-sentinel-f16": case(_minmax_observer_sentinels_in_activation_dtype, "half_overflow", "f16"),
+    "minmax-observer-1e9-sentinel-f16": case(_minmax_observer_sentinels_in_activation_dtype, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # simulated asymmetric 4-bit lm_head: zero-padded vocabulary rows give scale 0, NaN weights, sampling refuses
-    "fake-quant-zero-group-nan-sampling": case(_fake_quant_constant_group_nan_sampling, "nonfinite"),
+    "fake-quant-zero-group-nan-sampling": case(_fake_quant_constant_group_nan_sampling, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # tensor-parallel calibration: bf16 per-rank absmax all_gather'ed into fp32 buffers
     "tp-absmax-all-gather-bf16-into-fp32": case(_tensor_parallel_absmax_all_gather_into_fp32, "scalar_type", "f32",
-                                                "bf16"),
+        "bf16", grade="correct", grade_at_freeze="correct"),
     # an fp8 checkpoint exported to .npz through .numpy()
-    "fp8-checkpoint-numpy-export": case(_fp8_checkpoint_export_through_numpy, "numpy_dtype", "float8_e4m3fn"),
+    "fp8-checkpoint-numpy-export": case(_fp8_checkpoint_export_through_numpy, "numpy_dtype", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # --- quantization-aware training
     # PACT-style STE gradient hook multiplying the bf16 gradient by a float32 clip mask
-    "ste-clip-hook-float-mask": case(_ste_clip_hook_with_float_mask, "loss_dtype", "bf16", "f32"),
+    "ste-clip-hook-float-mask": case(_ste_clip_hook_with_float_mask, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
