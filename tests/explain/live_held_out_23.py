@@ -544,7 +544,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # MoE with int8 expert weights: bmm of bf16 dispatched tokens with the int8 codes, scales applied after
     "moe-int8-experts-bmm": case(_moe_int8_experts_bmm_scale_after, "batched_matmul_dtype", "bf16", "int8",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (8696f3d) castwise gave matmul_dtype [bf16, int8] (low confidence). It named the op as bmm in "
             "its cause, but its quantized-int8-weight reading files every such mix as matmul_dtype whatever the op, so"
             " an explicit torch.bmm did not get batched_matmul_dtype."),
@@ -592,7 +592,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # entropy calibration: fp32 activations histogrammed with bin edges from numpy (float64)
     "entropy-calibration-numpy-bin-edges": case(_entropy_calibration_histogram_numpy_edges, "op_dtype", "f32", "f64",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (8696f3d) castwise gave nothing. No rule reads torch.histogram's (histogramdd's) own check that"
             " the input and the bin edges share a dtype (float against double), so float64 bin edges from numpy went "
             "unexplained."),

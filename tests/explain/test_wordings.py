@@ -2036,6 +2036,11 @@ def test_a_torch_call_that_may_not_be_the_failing_one_leaves_the_message_generic
     ('  File "/site-packages/torch/nn/utils/weight_norm.py", line 45, in compute_weight\n'
      "    return _weight_norm(v, g, self.dim)\nRuntimeError: expected scalar type BFloat16 but found Float",
      Kind.OP_DTYPE, ("bf16", "f32"), "weight_g"),
+    ("RuntimeError: torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input with "
+     "dtype float and bins for dimension 0 with dtype double", Kind.OP_DTYPE, ("f32", "f64"), "x.float()"),
+    ('  File "moe.py", line 30, in forward\n    out = torch.bmm(tokens, self.w_int8)\n'
+     "RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != signed char",
+     Kind.BATCHED_MATMUL, ("bf16", "int8"), "dequantize the weight"),
 ])
 def test_round_thirty_nine_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
     explanation = cw.explain(paste)

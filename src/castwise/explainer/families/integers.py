@@ -98,12 +98,12 @@ def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
 
 
 def quantized_weight_used(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
-    """A float activation meets an integer (quantized) weight in a plain matmul or convolution: the quantized layer's
-    own kernel was bypassed."""
-    convolution = "conv" in (op or "")
+    """A float activation meets an integer (quantized) weight in a plain matmul, batched matmul or convolution: the
+    quantized layer's own kernel was bypassed."""
+    kind = Kind.CONV_WEIGHT if "conv" in (op or "") else Kind.BATCHED_MATMUL if "bmm" in (op or "") else Kind.MATMUL
     integer = next(name for name in names if not is_floating(name))
     return explained(
-        Kind.CONV_WEIGHT if convolution else Kind.MATMUL, failure,
+        kind, failure,
         f"{op or 'a matrix multiply'} got {dtype_list(names)}: a floating activation met {a(integer)} tensor, which "
         "here is most likely a quantized weight (8-bit loading, 4-bit weights packed in uint8, a GGUF or GPTQ "
         "checkpoint)",

@@ -990,13 +990,14 @@ def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def _histogram_weight(found: re.Match[str], failure: Failure) -> Explanation:
-    """``torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same dtype``:
-    a weight (a bool mask, integer counts) of another dtype than the values binned."""
+def _histogram_operand(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same dtype``
+    (or ``... and bins tensors ...``): weights (a bool mask, integer counts) or bin edges (float64 from numpy) of
+    another dtype than the values binned."""
     names = dtypes(found, "a", "b")
     return mixed_float(
         Kind.OP_DTYPE, failure, names, found["op"],
-        f"{found['op']} got values of {names[0]} and weights of {names[-1]}; they must have one dtype"
+        f"{found['op']} got values of {names[0]} and {found['what']} of {names[-1]}; they must have one dtype"
         if len(names) == 2 else "",
     )
 
@@ -1046,8 +1047,12 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
     rule(r"\b(?P<op>\w{1,40}) is not yet implemented for tensors with different dtypes", _different_dtypes),
-    rule(r"(?P<op>torch\.histogram\w{0,4}): if weight tensor is provided,? input tensor and weight tensor should have "
-         r"the same dtype,? but got input\((?P<a>{DTYPE})\),? and weight\((?P<b>{DTYPE})\)", _histogram_weight),
+    rule(r"(?P<op>torch\.histogram\w{0,4}): if weight tensor is provided,? input tensor and (?P<what>weight) tensor "
+         r"should have the same dtype,? but got input\((?P<a>{DTYPE})\),? and weight\((?P<b>{DTYPE})\)",
+         _histogram_operand),
+    rule(r"(?P<op>torch\.histogram\w{0,4}): input tensor and (?P<what>bins) tensors should have the same dtype,? but "
+         r"got input with dtype (?P<a>{DTYPE}) and bins for dimension \d+ with dtype (?P<b>{DTYPE})",
+         _histogram_operand),
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
