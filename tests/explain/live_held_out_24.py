@@ -222,13 +222,13 @@ def _depth_alignment_pinv_bf16() -> None:
 
 # --- voxel grids, occupancy and fusion
 
-def _voxel_counts_scatter_add_float_index() -> None:
+def _voxel_counts_scatter_add_float_index() -> torch.Tensor:
     resolution, voxel_size = 8, 0.25
     points = torch.rand(100, 3, generator=_generator()) * 2 - 1
     voxels = torch.floor((points + 1) / voxel_size).clamp(0, resolution - 1)
     flat = voxels[:, 0] * resolution ** 2 + voxels[:, 1] * resolution + voxels[:, 2]
     counts = torch.zeros(resolution ** 3).scatter_add_(0, flat, torch.ones(100))
-    counts.view(resolution, resolution, resolution) > 0
+    return counts.view(resolution, resolution, resolution) > 0
 
 
 class _OccupancyDecoder(nn.Module):
@@ -300,15 +300,15 @@ def _tsdf_fusion_uint8_weights() -> None:
         weights += confidence
 
 
-def _voxel_histogram_of_bf16_sweep() -> None:
+def _voxel_histogram_of_bf16_sweep() -> torch.Tensor:
     points = (torch.rand(200, 3, generator=_generator()) * 2 - 1).to(bf16)
     counts, _ = torch.histogramdd(points, bins=4)  # voxels over the sweep's own bounding box
-    counts > 0
+    return counts > 0
 
 
 # --- meshes and rasterisation
 
-def _rasteriser_float_triangle_ids() -> None:
+def _rasteriser_float_triangle_ids() -> torch.Tensor:
     faces = torch.tensor([[0, 1, 2], [0, 2, 3]])
     rast = torch.zeros(1, 4, 4, 4)  # (u, v, z/w, triangle_id + 1), ids in a float channel as the rasteriser writes
     rast[0, :2, :, 3] = 1.0
@@ -316,8 +316,7 @@ def _rasteriser_float_triangle_ids() -> None:
     rast[..., :2] = 0.25
     triangle_ids = rast[..., 3] - 1
     covered = triangle_ids >= 0
-    corners = faces[triangle_ids[covered]]
-    corners.shape
+    return faces[triangle_ids[covered]]
 
 
 def _quantized_mesh_face_normals() -> None:
