@@ -454,79 +454,81 @@ def _scaler_update_on_empty_batch() -> None:
 CASES: dict[str, LiveCase] = {
     # --- NeRF: rays, encodings, volume rendering, sampling
     # ray directions from an integer (arange) pixel grid homogenised with ones_like and multiplied by K^-1
-    "rays-integer-pixel-grid-inverse-intrinsics": case(_rays_from_integer_pixel_grid, "integer_operand", "int64"),
+    "rays-integer-pixel-grid-inverse-intrinsics": case(_rays_from_integer_pixel_grid, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # LLFF poses_bounds.npy read with numpy (float64) rotating fp32 ray directions
-    "llff-poses-float64-rotate-rays": case(_llff_poses_float64, "matmul_dtype", "f32", "f64"),
+    "llff-poses-float64-rotate-rays": case(_llff_poses_float64, "matmul_dtype", "f32", "f64", grade="correct", grade_at_freeze="correct"),
     # NeRF frequency bands kept as a plain attribute, so .to(bf16) leaves them fp32 and the encoding meets a bf16 MLP
-    "nerf-posenc-bands-attribute-fp32": case(_positional_encoding_bands_attribute, "matmul_dtype", "f32", "bf16"),
+    "nerf-posenc-bands-attribute-fp32": case(_positional_encoding_bands_attribute, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # the last sample's delta padded with 1e10 by full_like on fp16 z-values
-    "nerf-last-delta-1e10-half": case(_last_delta_1e10_in_half, "half_overflow", "f16"),
+    "nerf-last-delta-1e10-half": case(_last_delta_1e10_in_half, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # importance sampling normalises the weights without an epsilon: an empty ray gives 0/0 into Categorical
-    "importance-sampling-empty-ray-nan-pdf": case(_importance_sampling_empty_ray, "nonfinite", "bf16"),
+    "importance-sampling-empty-ray-nan-pdf": case(_importance_sampling_empty_ray, "nonfinite", "bf16", grade="correct", grade_at_freeze="correct"),
     # hash-grid encoding XOR-hashes the floored corner coordinates, still float, with the integer primes
-    "hash-grid-xor-float-corners": case(_hash_grid_float_corners, "mask_dtype", "f32", fix=("integer",)),
+    "hash-grid-xor-float-corners": case(_hash_grid_float_corners, "mask_dtype", "f32", fix=("integer",),
+        grade="partly", grade_at_freeze="partly",
+        why="At freeze (8696f3d) castwise gave mask_dtype [f32] (high confidence). The kind and dtype were read right, but it took the float operand of XOR for a mask to be made bool, while the cause is hash-grid corner coordinates left float after floor(), which must become integers before hashing (a bool cast would destroy the hash)."),
     # --- Gaussian splatting
     # covariance R S: rotations from bf16 quaternions times scales kept fp32
-    "splat-covariance-fp32-log-scales": case(_covariance_with_fp32_log_scales, "matmul_dtype", "bf16", "f32"),
+    "splat-covariance-fp32-log-scales": case(_covariance_with_fp32_log_scales, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # spherical-harmonics colour by einsum of a bf16 basis with coefficients saved with .half()
-    "splat-sh-einsum-half-coefficients": case(_spherical_harmonics_half_checkpoint, "matmul_dtype", "bf16", "f16"),
+    "splat-sh-einsum-half-coefficients": case(_spherical_harmonics_half_checkpoint, "matmul_dtype", "bf16", "f16", grade="correct", grade_at_freeze="correct"),
     # higher-order SH coefficients of a compressed scene kept in fp8, concatenated with the fp32 DC term
-    "splat-sh-rest-fp8-cat": case(_sh_rest_stored_in_fp8, "fp8_promotion", "f32", "float8_e4m3fn"),
+    "splat-sh-rest-fp8-cat": case(_sh_rest_stored_in_fp8, "fp8_promotion", "f32", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # tile/depth sort keys built by shifting tile ids computed from bf16 projected means, never made integer
-    "splat-tile-keys-shift-bf16": case(_tile_keys_from_bf16_means, "no_kernel", "bf16", fix=("integer",)),
+    "splat-tile-keys-shift-bf16": case(_tile_keys_from_bf16_means, "no_kernel", "bf16", fix=("integer",), grade="correct", grade_at_freeze="correct"),
     # a bf16 scene exported to .ply through numpy
-    "splat-export-ply-bf16-numpy": case(_export_splats_to_ply, "numpy_dtype", "bf16"),
+    "splat-export-ply-bf16-numpy": case(_export_splats_to_ply, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # densification extends Adam's state with torch.zeros (fp32) for bf16 Gaussians
-    "splat-densify-adam-state-fp32-zeros": case(_densify_with_fp32_optimizer_state, "lerp_dtype", "f32", "bf16"),
+    "splat-densify-adam-state-fp32-zeros": case(_densify_with_fp32_optimizer_state, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- cameras, poses and depth
     # intrinsics from a transforms.json with integer focal lengths and principal point, inverted
-    "intrinsics-json-integers-inverse": case(_intrinsics_from_json_integers, "integer_operand", "int64"),
+    "intrinsics-json-integers-inverse": case(_intrinsics_from_json_integers, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # a rendered camera path lerps from a dataset (fp32) camera centre to a bf16 refined one
-    "camera-path-lerp-refined-bf16-pose": case(_camera_path_lerp_to_refined_pose, "lerp_dtype", "f32", "bf16"),
+    "camera-path-lerp-refined-bf16-pose": case(_camera_path_lerp_to_refined_pose, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # scale-invariant depth loss selecting valid pixels with a float validity mask
-    "depth-loss-float-valid-mask-select": case(_scale_invariant_depth_with_float_mask, "mask_dtype"),
+    "depth-loss-float-valid-mask-select": case(_scale_invariant_depth_with_float_mask, "mask_dtype", grade="correct", grade_at_freeze="correct"),
     # monocular depth scale/shift alignment by pseudo-inverse of a bf16 design matrix
-    "depth-alignment-pinv-bf16": case(_depth_alignment_pinv_bf16, "no_kernel", "bf16"),
+    "depth-alignment-pinv-bf16": case(_depth_alignment_pinv_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- voxel grids, occupancy and fusion
     # per-voxel point counts by scatter_add_ with a flattened voxel index left float
-    "voxel-counts-scatter-add-float-index": case(_voxel_counts_scatter_add_float_index, "index_tensor_dtype"),
+    "voxel-counts-scatter-add-float-index": case(_voxel_counts_scatter_add_float_index, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # an occupancy network in bf16 trained with BCE against fp32 inside/outside labels
-    "occupancy-bce-bf16-probs-fp32-labels": case(_occupancy_bce_fp32_labels, "op_dtype", "bf16", "f32"),
+    "occupancy-bce-bf16-probs-fp32-labels": case(_occupancy_bce_fp32_labels, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a uint8 occupancy grid upsampled coarse-to-fine with trilinear interpolation
-    "occupancy-grid-uint8-trilinear": case(_occupancy_grid_uint8_trilinear_upsample, "integer_operand", "uint8"),
+    "occupancy-grid-uint8-trilinear": case(_occupancy_grid_uint8_trilinear_upsample, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # an explicit density grid kept fp32, sampled with grid_sample at bf16 ray sample points
-    "density-grid-fp32-bf16-sample-points": case(_density_grid_fp32_bf16_samples, "op_dtype", "f32", "bf16"),
+    "density-grid-fp32-bf16-sample-points": case(_density_grid_fp32_bf16_samples, "op_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # bf16 point features scattered into a voxel grid for a 3-D CNN left in fp32
-    "voxel-cnn-fp32-bf16-features": case(_voxel_cnn_left_fp32_bf16_features, "conv_weight_dtype", "bf16", "f32"),
+    "voxel-cnn-fp32-bf16-features": case(_voxel_cnn_left_fp32_bf16_features, "conv_weight_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a bf16 3-D CNN whose first layer is a BatchNorm3d on the fp32 TSDF volume
-    "tsdf-input-batchnorm-bf16": case(_tsdf_input_batchnorm_bf16, "norm_param_dtype", "f32"),
+    "tsdf-input-batchnorm-bf16": case(_tsdf_input_batchnorm_bf16, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # TSDF fusion keeping the per-voxel weights in uint8, incremented by float confidences
-    "tsdf-uint8-weights-float-confidence": case(_tsdf_fusion_uint8_weights, "result_cast", "f32", "uint8"),
+    "tsdf-uint8-weights-float-confidence": case(_tsdf_fusion_uint8_weights, "result_cast", "f32", "uint8", grade="correct", grade_at_freeze="correct"),
     # occupancy counts by histogramdd over a bf16 point sweep
-    "voxel-histogramdd-bf16-points": case(_voxel_histogram_of_bf16_sweep, "no_kernel", "bf16"),
+    "voxel-histogramdd-bf16-points": case(_voxel_histogram_of_bf16_sweep, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- meshes and rasterisation
     # the rasteriser's triangle ids (a float channel) used to index the faces
-    "raster-float-triangle-ids-index-faces": case(_rasteriser_float_triangle_ids, "index_tensor_dtype"),
+    "raster-float-triangle-ids-index-faces": case(_rasteriser_float_triangle_ids, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # face normals normalised straight from int16 quantized mesh positions
-    "quantized-mesh-int16-face-normals": case(_quantized_mesh_face_normals, "integer_operand", "int16"),
+    "quantized-mesh-int16-face-normals": case(_quantized_mesh_face_normals, "integer_operand", "int16", grade="correct", grade_at_freeze="correct"),
     # barycentric interpolation of bf16 vertex colours with the rasteriser's fp32 weights by bmm
     "barycentric-bmm-fp32-weights-bf16-colours": case(_barycentric_colours_bmm, "batched_matmul_dtype", "f32",
-                                                      "bf16"),
+                                                      "bf16", grade="correct", grade_at_freeze="correct"),
     # a uint8 texture atlas sampled with grid_sample at the rasterised UVs
-    "texture-uint8-grid-sample": case(_texture_uint8_grid_sample, "integer_operand", "uint8"),
+    "texture-uint8-grid-sample": case(_texture_uint8_grid_sample, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # --- point clouds
     # PointNet++ farthest point sampling on bf16 points writes into its fp32 running distances
-    "fps-bf16-points-fp32-distance-index-put": case(_fps_on_bf16_points, "indexed_write_dtype", "f32", "bf16"),
+    "fps-bf16-points-fp32-distance-index-put": case(_fps_on_bf16_points, "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # ball query's index grid made with arange(n).to(xyz), which takes xyz's float dtype, used as gather's index
-    "ball-query-arange-to-points-gather": case(_ball_query_arange_to_points, "index_tensor_dtype"),
+    "ball-query-arange-to-points-gather": case(_ball_query_arange_to_points, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # point normals by PCA of bf16 k-NN neighbourhoods with eigh
-    "pca-normals-eigh-bf16": case(_pca_normals_eigh_bf16, "no_kernel", "bf16"),
+    "pca-normals-eigh-bf16": case(_pca_normals_eigh_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # image-based rendering: bf16 sample queries attend over fp32 source-view features from a frozen encoder
-    "source-view-features-fp32-attention": case(_source_view_features_fp32_attention, "sdpa_dtype", "bf16", "f32"),
+    "source-view-features-fp32-attention": case(_source_view_features_fp32_attention, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # per-view visibility from a depth test stored as uint8, passed as an attention mask
-    "visibility-mask-uint8-attention": case(_visibility_mask_uint8_attention, "mask_dtype", "uint8"),
+    "visibility-mask-uint8-attention": case(_visibility_mask_uint8_attention, "mask_dtype", "uint8", grade="correct", grade_at_freeze="correct"),
     # a LiDAR range image's z-buffer (fp32) reduced with index_reduce_ from bf16 depths
-    "lidar-zbuffer-index-reduce-bf16": case(_lidar_range_image_zbuffer, "indexed_write_dtype", "f32", "bf16"),
+    "lidar-zbuffer-index-reduce-bf16": case(_lidar_range_image_zbuffer, "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # NeRF training skips the step on a batch with no foreground rays but still calls scaler.update()
-    "scaler-update-after-empty-ray-batch": case(_scaler_update_on_empty_batch, "loss_scale"),
+    "scaler-update-after-empty-ray-batch": case(_scaler_update_on_empty_batch, "loss_scale", grade="correct", grade_at_freeze="correct"),
 }
