@@ -465,7 +465,7 @@ CASES: dict[str, LiveCase] = {
     "importance-sampling-empty-ray-nan-pdf": case(_importance_sampling_empty_ray, "nonfinite", "bf16", grade="correct", grade_at_freeze="correct"),
     # hash-grid encoding XOR-hashes the floored corner coordinates, still float, with the integer primes
     "hash-grid-xor-float-corners": case(_hash_grid_float_corners, "mask_dtype", "f32", fix=("integer",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why="At freeze (8696f3d) castwise gave mask_dtype [f32] (high confidence). The kind and dtype were read right, but it took the float operand of XOR for a mask to be made bool, while the cause is hash-grid corner coordinates left float after floor(), which must become integers before hashing (a bool cast would destroy the hash)."),
     # --- Gaussian splatting
     # covariance R S: rotations from bf16 quaternions times scales kept fp32

@@ -2095,3 +2095,8 @@ def test_a_wrapped_error_is_read_with_its_wrapper_s_lines_and_the_calls_that_led
         _Dispatcher().run()
     assert cw.explain(by_bmm.value).kind is Kind.BATCHED_MATMUL
     assert cw.explain(by_other.value).kind is Kind.MATMUL
+
+
+def test_a_bit_operation_on_float_data_tells_masks_bool_and_hashed_coordinates_integer() -> None:
+    explanation = cw.explain("NotImplementedError: \"bitwise_xor_cpu\" not implemented for 'Float'")
+    assert explanation.kind is Kind.MASK and "mask.bool()" in explanation.fix and ".long()" in explanation.fix

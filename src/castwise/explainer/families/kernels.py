@@ -149,9 +149,12 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
     if _BIT_OP.search(op):
         return explained(
             Kind.MASK, failure,
-            f"`{op}` (`&`, `|`, `~`) got {a(names[0])} tensor; bitwise ops need bool or integer masks",
-            "a mask built as floats (`(x > 0).float()`, an attention mask of 0.0/1.0) combined with `&`/`|`",
-            "keep masks bool (`mask.bool()`, or build them with comparisons) before combining them",
+            f"`{op}` (`&`, `|`, `^`, `~`, shifts) got {a(names[0])} tensor; bit operations need bool masks or integers",
+            "a mask built as floats (`(x > 0).float()`, an attention mask of 0.0/1.0) combined with `&`/`|`; or "
+            "integer data left floating (grid coordinates after `floor()` hashed with `^`, ids or codes packed with "
+            "shifts)",
+            "keep masks bool (`mask.bool()`, or build them with comparisons) before combining them, and integer data "
+            "integer (`coords.floor().long()` before hashing or shifting)",
             op=op, names=names,
         )
     integer_only = integers.integer_only_op(failure, op, names)
