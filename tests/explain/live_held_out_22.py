@@ -536,7 +536,7 @@ CASES: dict[str, LiveCase] = {
     # --- numpy inside compiled code
     # Performer attention redrawing its orthogonal random features with numpy in a compiled forward (float64) for bf16 q
     "performer-numpy-random-features-f64": case(_performer_numpy_features, "matmul_dtype", "bf16", "f64",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (8696f3d) castwise gave scalar_type [bf16, f64] (low confidence). The matmul's dtype check surfaced inside dynamo's TorchRuntimeError with the meta kernel's generic 'expected scalar type torch.bfloat16 but found torch.float64' wording, and the op the FX node names (matmul) was not used to place it."),
     # a DETR matcher kept out of the compiled graph with torch.compiler.disable turns the bf16 cost matrix into numpy
     "detr-disabled-matcher-numpy-bf16-cost": case(_detr_matcher_numpy_bf16, "numpy_dtype", "bf16",
@@ -550,7 +550,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # nanoGPT attention compiled with dynamic=True, its causal mask built in forward as torch.triu(torch.ones(T, T))
     "causal-mask-triu-ones-dynamic": case(_causal_mask_triu_ones_dynamic, "mask_dtype", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (8696f3d) castwise gave nothing. Under fake tensors masked_fill's check is the reference implementation's 'expected predicate to be bool, got torch.float32', a wording not read as a mask of the wrong dtype."),
     # re-padding a varlen attention's bf16 output into a torch.zeros (fp32) buffer in a compiled pad_input
     "repad-varlen-output-fp32-zeros": case(_repad_after_varlen_attention, "indexed_write_dtype", "f32", "bf16",
@@ -570,7 +570,7 @@ CASES: dict[str, LiveCase] = {
     # torch.cond choosing between a projection and a pass-through under bf16 autocast: the Linear branch gives bf16, the
     # pass-through branch the fp32 input
     "cond-optional-projection-under-autocast": case(_cond_optional_projection_under_autocast, "op_dtype", "bf16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (8696f3d) castwise gave scalar_type [bf16, f32] (low confidence). torch.cond's 'When merging two branches' output ... expected same dtype' check was read only as a generic pair of dtypes, not as two floating dtypes meeting in one op."),
     # a GPU notebook's fp16 autocast around a compiled decoder loaded in bf16: GroupNorm gets fp32 input, bf16 params
     "autocast-fp16-recipe-bf16-decoder": case(_autocast_fp16_recipe_bf16_decoder, "norm_param_dtype", "f32",
@@ -581,20 +581,20 @@ CASES: dict[str, LiveCase] = {
     # --- higher-order ops
     # a compiled non-finite-loss guard with torch.cond whose skip branch returns torch.zeros(()) (fp32) for a bf16 loss
     "cond-skip-nonfinite-loss-zeros": case(_cond_skip_nonfinite_loss, "op_dtype", "bf16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (8696f3d) castwise gave scalar_type [bf16, f32] (low confidence). torch.cond's 'When merging two branches' output ... expected same dtype' check was read only as a generic pair of dtypes, not as two floating dtypes meeting in one op."),
     # Muon's Newton-Schulz written with while_loop, its body iterating in fp32 on the bf16 momentum it carries
     "muon-newton-schulz-while-loop-fp32": case(_muon_newton_schulz_while_loop, "op_dtype", "f32", "bf16",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (8696f3d) castwise gave nothing. while_loop's UncapturedHigherOrderOpError ('Expected body_fn_output and carried_inputs to have same metadata ... differ in dtype') is a wording not recognised at all."),
     # a linear recurrence written with scan for compile: the fp32 decay parameter makes the bf16 carried state fp32
     "lru-scan-fp32-decay-carry": case(_lru_scan_fp32_decay, "op_dtype", "bf16", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (8696f3d) castwise gave nothing. scan's UncapturedHigherOrderOpError ('Expected init and carry to have same metadata ... differ in dtype') is a wording not recognised at all."),
     # --- compiled optimizer steps and gradient handling
     # a compiled Lion step whose momentum was created in fp32 for bf16 parameters: lerp toward the bf16 gradient
     "lion-compiled-step-fp32-momentum": case(_lion_step_fp32_momentum, "lerp_dtype", "f32", "bf16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (8696f3d) castwise gave scalar_type [f32, bf16] (low confidence). Under fake tensors lerp's check reads 'expected dtype torch.float32 for `end`, but got dtype torch.bfloat16', which was taken as a generic pair of dtypes rather than lerp's end/self mismatch, though the FX node names lerp."),
     # a compiled PCGrad projection: one task's gradient accumulated in fp32, the other read from bf16 .grad, torch.dot
     "pcgrad-dot-fp32-and-bf16-task-grads": case(_pcgrad_dot_mixed_task_grads, "matmul_dtype", "f32", "bf16",
@@ -604,7 +604,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a VAE's KL warm-up weight kept as torch.tensor(0) (int64) so the compiled step does not recompile, raised in place
     "kl-annealing-weight-int64-tensor": case(_kl_annealing_weight_int64, "result_cast", "int64",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (8696f3d) castwise gave nothing. The fake-tensor meta's 'Promotion of int.add/sub_(float) in in-place ops are not possible due to element size change' is a different wording from eager's 'result type Float can't be cast to the desired output type Long' and was not recognised."),
     # a per-token gradient-clipping hook registered in a compiled forward returns fp32 gradients for bf16 hidden states
     "activation-grad-clip-hook-fp32": case(_activation_grad_clip_hook, "loss_dtype", "bf16", "f32",
@@ -614,7 +614,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a compiled MoE custom autograd Function whose backward uses the fp32 master weights with the bf16 grad in bmm
     "moe-custom-function-backward-fp32-master": case(_moe_custom_function_backward, "batched_matmul_dtype", "bf16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (8696f3d) castwise gave scalar_type [bf16, f32] (low confidence). The bmm's dtype check surfaced inside dynamo's TorchRuntimeError with the meta kernel's generic 'expected scalar type torch.bfloat16 but found torch.float32' wording, and the op the FX node names (bmm) was not used to place it."),
     # --- backends, dynamic shapes, padding
     # a custom backend timing each graph on its example inputs: a bf16 MLP given an fp32 batch
@@ -629,7 +629,7 @@ CASES: dict[str, LiveCase] = {
     # --- FlexAttention and torch.export
     # a FlexAttention mask_mod and'ing causality with the tokenizer's int64 padding mask: the block mask is int64
     "flex-block-mask-int64-padding": case(_flex_block_mask_int_padding, "mask_dtype", "int64",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (8696f3d) castwise gave nothing. FlexAttention's create_block_mask raises a bare AssertionError ('mask.dtype must be torch.bool, got torch.int64') whose wording was not recognised."),
     # torch.export of a bf16 cross-attention with the encoder memory example left fp32: SDPA's fake check raises
     "export-cross-attention-fp32-memory": case(_export_cross_attention_fp32_memory, "sdpa_dtype", "bf16", "f32",

@@ -2100,3 +2100,38 @@ def test_a_wrapped_error_is_read_with_its_wrapper_s_lines_and_the_calls_that_led
 def test_a_bit_operation_on_float_data_tells_masks_bool_and_hashed_coordinates_integer() -> None:
     explanation = cw.explain("NotImplementedError: \"bitwise_xor_cpu\" not implemented for 'Float'")
     assert explanation.kind is Kind.MASK and "mask.bool()" in explanation.fix and ".long()" in explanation.fix
+
+
+_FAKE_TENSOR_CALL = (
+    "torch._dynamo.exc.TorchRuntimeError: RuntimeError when making fake tensor call\n"
+    "  Explanation: Dynamo failed to run FX node with fake tensors: call_function {node}(*(FakeTensor(..., size=(2, 6, "
+    "16), dtype=torch.bfloat16), FakeTensor(..., size=(16, 16), dtype=torch.float64)), **{{}}): got RuntimeError("
+    "'expected scalar type torch.bfloat16 but found torch.float64')"
+)
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    (_FAKE_TENSOR_CALL.format(node="<built-in function matmul>"), Kind.MATMUL, ("bf16", "f64"), "float32"),
+    (_FAKE_TENSOR_CALL.format(node="<built-in method bmm of type object at 0x7f8d640cea40>"), Kind.BATCHED_MATMUL,
+     ("bf16", "f64"), "float32"),
+    ("RuntimeError: expected dtype torch.float32 for `end`, but got dtype torch.bfloat16", Kind.LERP, ("f32", "bf16"),
+     ""),
+    ("RuntimeError: When merging two branches' output in torch.cond,  expected same dtype but got torch.bfloat16 and "
+     "torch.float32.", Kind.OP_DTYPE, ("bf16", "f32"), "torch.zeros_like(x)"),
+    ("torch._dynamo.exc.UncapturedHigherOrderOpError: Expected body_fn_output and carried_inputs to have same metadata "
+     "but found:\npair[1] differ in 'dtype: torch.float32 vs torch.bfloat16', where lhs is FakeTensor(..., size=(8, "
+     "16))\n  Higher Order Operator: torch.while_loop", Kind.OP_DTYPE, ("f32", "bf16"), "carry.dtype"),
+    ("RuntimeError: expected predicate to be bool, got torch.float32", Kind.MASK, ("f32",), "bool"),
+    ("AssertionError: mask.dtype must be torch.bool, got torch.int64", Kind.MASK, ("int64",), "bool"),
+    ("RuntimeError: Promotion of int.add/sub_(float) in in-place ops are not possible due to element size change.",
+     Kind.RESULT_CAST, ("int64",), "torch.tensor(0.0)"),
+])
+def test_round_forty_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_carried_state_line_names_the_loop_it_came_from() -> None:
+    explanation = cw.explain("pair[0] differ in 'dtype: torch.bfloat16 vs torch.float32', where lhs is FakeTensor\n"
+                             "  Higher Order Operator: torch.ops.higher_order.scan")
+    assert explanation.op == "torch.scan"

@@ -134,6 +134,17 @@ def aten_op_failed(failure: Failure) -> str | None:
     return found[1] if found else None
 
 
+_TRACED_NODE = re.compile(r"Dynamo failed to run FX node with fake tensors: call_(?:function|method|module) "
+                          r"(?:<built-in (?:function|method) )?(\w+)")
+
+
+def traced_call(failure: Failure) -> str | None:
+    """The function torch.compile was tracing when a fake tensor raised (``matmul`` in ``call_function <built-in
+    function matmul>``, ``bmm``, ``lerp``), when the paste (a live error's wrappers included) says one."""
+    found = paste_search(failure, _TRACED_NODE)
+    return found[1] if found else None
+
+
 _WEIGHT_NAME = re.compile(r"^(?:self\.)?(?:weight|kernel)$")
 
 

@@ -216,6 +216,17 @@ def _integral_lengths(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_promoted_in_place = message_only(
+    Kind.RESULT_CAST,
+    "a float was added to (or subtracted from) an integer tensor in place (`t.add_(0.001)` on int64): under "
+    "torch.compile's fake tensors that is refused outright, as eager torch refuses storing the float result",
+    "a counter, weight or schedule value made as an integer tensor (`torch.tensor(0)`, a buffer from `arange`) and "
+    "then updated with a fraction",
+    "make it floating where it is made (`torch.tensor(0.0)`, `.float()`), or update it out of place (`t = t + 0.001`)",
+    op="in-place add/sub", names=("int64",),
+)
+
+
 _negative_power = message_only(
     Kind.INTEGER_OPERAND,
     "an integer tensor was raised to a negative integer power (`d ** -2`): the result is a fraction, which an integer "
@@ -600,6 +611,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
+    rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
+    rule(r"expected predicate to be bool,? got (?P<a>{DTYPE})", _mask),
+    rule(r"\bmask\.dtype must be torch\.bool,? got (?P<a>{DTYPE})", _mask),
     rule(r"\b(?P<arg>input_lengths|target_lengths) must be integral", _integral_lengths),
     rule(r"The shape of the mask \[[^\]\n]{0,80}\] at index \d+ does not match the shape of the indexed tensor",
          _byte_index_as_mask),

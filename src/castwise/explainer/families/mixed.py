@@ -48,6 +48,7 @@ from castwise.explainer.clues import (
     paste_search,
     shows,
     torch_call,
+    traced_call,
     weight_dtype,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
@@ -715,6 +716,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     aten = aten_op_failed(failure)
     if aten is not None:
         return _aten_op(failure, names, aten)
+    traced = traced_call(failure)
+    if traced is not None:
+        return mixed_float(_ATEN_KINDS.get(traced, Kind.OP_DTYPE), failure, names, f"torch.{traced}")
     named = in_op_named(failure, names)
     if named is not None:
         return named
@@ -990,6 +994,38 @@ def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _branches(found: re.Match[str], failure: Failure) -> Explanation:
+    """torch.cond's ``When merging two branches' output ... expected same dtype but got A and B``."""
+    return mixed_float(
+        Kind.OP_DTYPE, failure, dtypes(found, "a", "b"), "torch.cond",
+        f"torch.cond's two branches return {dtype_list(dtypes(found, 'a', 'b'))}; both must return one dtype",
+        culprit="one branch computed under autocast or by 16-bit layers and the other not, or a branch that returns a "
+        "new tensor made with the default dtype (`torch.zeros(())` is fp32)",
+        fix="make both branches return the same dtype: cast the odd branch's output (`.to(x.dtype)`), or build new "
+        "tensors from the input (`torch.zeros_like(x)`)",
+    )
+
+
+_HIGHER_ORDER = re.compile(r"Higher Order Operator: (?:torch\.)?(?:ops\.higher_order\.)?(\w+)")
+
+
+def _carried_state(found: re.Match[str], failure: Failure) -> Explanation:
+    """torch.while_loop's or scan's ``pair[1] differ in 'dtype: torch.float32 vs torch.bfloat16'``: the carried state
+    changed dtype in the loop body."""
+    said = paste_search(failure, _HIGHER_ORDER)
+    op = f"torch.{said[1]}" if said else "torch.while_loop/scan"
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, op,
+        f"{op}'s carried state came back from the loop body in another dtype ({dtype_list(names)}); the carry must "
+        "keep its dtype",
+        culprit="a body (or combine_fn) that mixes the 16-bit state with an fp32 constant or parameter, or runs "
+        "under autocast, so its output's dtype differs from the initial carry's",
+        fix="keep the carry in one dtype: cast the body's outputs back (`new.to(carry.dtype)`), or start the carry "
+        "in the dtype the body computes in",
+    )
+
+
 def _histogram_operand(found: re.Match[str], failure: Failure) -> Explanation:
     """``torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same dtype``
     (or ``... and bins tensors ...``): weights (a bool mask, integer counts) or bin edges (float64 from numpy) of
@@ -1046,6 +1082,9 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"When merging two branches' output in torch\.cond,\s*expected same dtype but got (?P<a>{DTYPE}) and "
+         r"(?P<b>{DTYPE})", _branches),
+    rule(r"^pair\[\d+\] differ in 'dtype: (?P<a>{DTYPE}) vs (?P<b>{DTYPE})'", _carried_state),
     rule(r"\b(?P<op>\w{1,40}) is not yet implemented for tensors with different dtypes", _different_dtypes),
     rule(r"(?P<op>torch\.histogram\w{0,4}): if weight tensor is provided,? input tensor and (?P<what>weight) tensor "
          r"should have the same dtype,? but got input\((?P<a>{DTYPE})\),? and weight\((?P<b>{DTYPE})\)",
@@ -1098,7 +1137,7 @@ RULES: tuple[Rule, ...] = (
          r"self\.dtype = (?P<dst>{DTYPE}) and (?:source|values)\.dtype = (?P<src>{DTYPE})", _indexed_write),
     rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
     rule(r"Expected out tensor to have dtype (?P<a>{DTYPE}),?\s*but got (?P<b>{DTYPE})", _out_tensor),
-    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`? but got dtype (?P<b>{DTYPE})", _lerp),
+    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`?,? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported(?:,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _fp8),
     rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),
