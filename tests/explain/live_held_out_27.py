@@ -484,89 +484,89 @@ def _ov_circuit_eigenvalues_bf16() -> torch.Tensor:
 CASES: dict[str, LiveCase] = {
     # --- merging: task arithmetic, TIES, DARE, SLERP, soups
     # a task vector added in place to an int8 weight-only quantized base, in units of its per-row scales
-    "task-vector-into-int8-base-in-place": case(_task_vector_into_int8_base_in_place, "result_cast", "f32", "int8"),
+    "task-vector-into-int8-base-in-place": case(_task_vector_into_int8_base_in_place, "result_cast", "f32", "int8", grade="correct", grade_at_freeze="correct"),
     # TIES disjoint merge: the sign-agreement mask cast to the bf16 weights' dtype (to count with) used in torch.where
-    "ties-agreement-mask-weight-dtype-where": case(_ties_agreement_mask_in_weight_dtype, "mask_dtype", "bf16"),
+    "ties-agreement-mask-weight-dtype-where": case(_ties_agreement_mask_in_weight_dtype, "mask_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # DARE on a delta-compressed fine-tune saved in fp8: the drop mask drawn with bernoulli on full_like(delta)
-    "dare-bernoulli-fp8-stored-deltas": case(_dare_on_fp8_stored_deltas, "no_kernel", "float8_e4m3fn"),
+    "dare-bernoulli-fp8-stored-deltas": case(_dare_on_fp8_stored_deltas, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # SLERP between a fine-tune saved in bf16 and one saved in fp32: the angle from torch.dot of their directions
-    "slerp-dot-bf16-fp32-checkpoints": case(_slerp_bf16_and_fp32_checkpoints, "matmul_dtype", "bf16", "f32"),
+    "slerp-dot-bf16-fp32-checkpoints": case(_slerp_bf16_and_fp32_checkpoints, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a linear merge by lerp of a bf16 model with another fine-tune's int8 weight-only export, not dequantized
     "linear-merge-lerp-int8-checkpoint": case(_linear_merge_with_int8_checkpoint, "lerp_dtype", "bf16", "int8",
-                                              fix=("dequanti",)),
+                                              fix=("dequanti",), grade="partly", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave lerp_dtype [bf16, int8] (high confidence). It read the int8 `end` as a running average fed an integer count and told to cast it to the average's dtype, not that it is a quantized export to dequantize with its scales first."),
     # a uniform soup whose third ingredient was saved in fp8: stack of fp8 and bf16 state-dict entries
     "uniform-soup-stack-fp8-ingredient": case(_uniform_soup_with_fp8_checkpoint, "fp8_promotion", "bf16",
-                                              "float8_e4m3fn"),
+                                              "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # a uniform soup of CNN checkpoints averaging every state-dict entry, BatchNorm's int64 num_batches_tracked too
-    "uniform-soup-mean-num-batches-tracked": case(_uniform_soup_num_batches_tracked, "integer_operand", "int64"),
+    "uniform-soup-mean-num-batches-tracked": case(_uniform_soup_num_batches_tracked, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # merged fp32 state dict put back into a bf16 CNN: matrices copied, 1-D tensors (conv bias) assigned with .data
     "merged-cnn-biases-assigned-data-fp32": case(_merged_cnn_biases_assigned_with_data, "conv_bias_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32", grade="correct", grade_at_freeze="correct"),
     # --- editing: ROME, MEMIT, knowledge neurons, AlphaEdit
     # ROME: the fp32 inverse key covariance (saved statistics) times the bf16 key hooked from the model
     "rome-fp32-inverse-covariance-bf16-key": case(_rome_fp32_inverse_covariance_bf16_key, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # MEMIT: solve with the fp32 second-moment statistics plus the bf16 keys' Gram matrix, bf16 keys on the right
-    "memit-solve-fp32-mom2-bf16-keys": case(_memit_solve_fp32_second_moment_bf16_keys, "op_dtype", "f32", "bf16"),
+    "memit-solve-fp32-mom2-bf16-keys": case(_memit_solve_fp32_second_moment_bf16_keys, "op_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # knowledge-neuron editing: new fp32 value vectors index_copy_'d into the bf16 down projection's columns
     "knowledge-neurons-index-copy-fp32-values": case(_knowledge_neurons_index_copy_fp32, "indexed_write_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # AlphaEdit-style null-space projection: the projected gradient (fp32) assigned to a bf16 weight's .grad
-    "alphaedit-projected-grad-fp32": case(_alphaedit_projected_gradient_fp32, "loss_dtype", "f32", "bf16"),
+    "alphaedit-projected-grad-fp32": case(_alphaedit_projected_gradient_fp32, "loss_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- activation patching, caching and ablation with hooks
     # activation patching: clean MLP outputs cached with .float(), written back at the subject positions by index
     "mlp-output-patching-fp32-cache-index-put": case(_mlp_output_patching_fp32_cache, "indexed_write_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32", grade="correct", grade_at_freeze="correct"),
     # key patching in a bf16 Llama (SDPA) from a cache stored with .float()
-    "key-patching-fp32-cache-sdpa": case(_key_patching_fp32_cache_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "key-patching-fp32-cache-sdpa": case(_key_patching_fp32_cache_sdpa, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # zero-ablating a head with a float head mask (torch.zeros, set to 1) in masked_fill before o_proj
-    "head-ablation-float-head-mask": case(_head_ablation_float_head_mask, "mask_dtype", "f32"),
+    "head-ablation-float-head-mask": case(_head_ablation_float_head_mask, "mask_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # patching an fp32 LSTM LM's embeddings from a cache halved to bf16 to save memory
-    "lstm-embedding-patching-bf16-cache": case(_lstm_embedding_patching_bf16_cache, "rnn_dtype", "bf16", "f32"),
+    "lstm-embedding-patching-bf16-cache": case(_lstm_embedding_patching_bf16_cache, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # attention knockout through a bf16 MultiheadAttention with need_weights=True and an fp32 additive mask
     "knockout-mha-need-weights-fp32-mask": case(_knockout_mha_need_weights_fp32_mask, "batched_matmul_dtype", "f32",
-                                                "bf16"),
+                                                "bf16", grade="wrong", grade_at_freeze="wrong", why="At freeze (3c0cb01) castwise gave attn_mask_dtype [f32, bf16, bf16] (high confidence). It read the baddbmm inside nn.MultiheadAttention (need_weights=True) by its cause, the fp32 mask, while the corpus files an error raised in baddbmm as batched_matmul_dtype."),
     # attention knockout on a hand-written fp16 attention's scores with masked_fill_(-1e9)
-    "knockout-fp16-scores-minus-1e9": case(_knockout_fp16_scores_minus_1e9, "half_overflow", "f16"),
+    "knockout-fp16-scores-minus-1e9": case(_knockout_fp16_scores_minus_1e9, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- steering vectors
     # a contrastive steering vector kept fp32 added by a forward hook to a bf16 Llama layer's output
-    "steering-vector-fp32-llama-hook": case(_steering_vector_fp32_llama, "matmul_dtype", "f32", "bf16"),
+    "steering-vector-fp32-llama-hook": case(_steering_vector_fp32_llama, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # steering a bf16 nn.TransformerEncoder in eval/no_grad: the fp32 vector reaches the next layer's fast path
-    "steering-encoder-fastpath-fp32-vector": case(_steering_encoder_fastpath, "transformer_fastpath", "f32", "bf16"),
+    "steering-encoder-fastpath-fp32-vector": case(_steering_encoder_fastpath, "transformer_fastpath", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # ROME-style causal tracing with noise from numpy's RandomState (float64) added to a bf16 model's embeddings
-    "causal-trace-numpy-noise-f64": case(_causal_trace_numpy_noise, "matmul_dtype", "f64", "bf16"),
+    "causal-trace-numpy-noise-f64": case(_causal_trace_numpy_noise, "matmul_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- probes and logit lens
     # a truthfulness probe whose True/False statement labels become a bool tensor for cross_entropy
-    "truthfulness-probe-bool-labels": case(_truthfulness_probe_bool_labels, "target_dtype", "bool", fix=("long",)),
+    "truthfulness-probe-bool-labels": case(_truthfulness_probe_bool_labels, "target_dtype", "bool", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # logit lens: hidden states cached with .float() for analysis, then the bf16 model's ln_f and lm_head
-    "logit-lens-fp32-hidden-states-ln-f": case(_logit_lens_fp32_hidden_states, "norm_param_dtype", "f32"),
+    "logit-lens-fp32-hidden-states-ln-f": case(_logit_lens_fp32_hidden_states, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # logit lens heatmap: the bf16 lens probabilities handed to numpy for plotting
-    "logit-lens-heatmap-numpy-bf16": case(_logit_lens_heatmap_numpy, "numpy_dtype", "bf16"),
+    "logit-lens-heatmap-numpy-bf16": case(_logit_lens_heatmap_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- attribution
     # integrated gradients interpolating the token ids instead of their embeddings
     "integrated-gradients-on-token-ids": case(_integrated_gradients_on_token_ids, "index_tensor_dtype", "f32",
-                                              fix=("embedding",)),
+                                              fix=("embedding",), grade="partly", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave index_tensor_dtype [f32] (high confidence). It told to keep the ids integer (`ids.long()`), but they were interpolated on purpose and the fix is to interpolate the embeddings (inputs_embeds), which it did not name."),
     # integrated gradients with fp32 linspace alphas scaling bf16 embeddings, fed as inputs_embeds to a bf16 BERT
-    "integrated-gradients-fp32-alphas-bert": case(_integrated_gradients_fp32_alphas, "norm_param_dtype", "f32"),
+    "integrated-gradients-fp32-alphas-bert": case(_integrated_gradients_fp32_alphas, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # saliency taken by asking the token ids for gradients
-    "saliency-input-ids-requires-grad": case(_saliency_on_input_ids, "integer_operand", fix=("embedding",)),
+    "saliency-input-ids-requires-grad": case(_saliency_on_input_ids, "integer_operand", fix=("embedding",), grade="partly", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave integer_operand [] (low confidence). It read a trainable integer parameter or integer data to build floating, not that saliency must take the gradient of the embeddings since token ids can never carry one."),
     # Grad-CAM: activations hooked with .float(), gradients left bf16, combined by einsum
-    "grad-cam-einsum-fp32-activations": case(_grad_cam_fp32_activations, "matmul_dtype", "bf16", "f32"),
+    "grad-cam-einsum-fp32-activations": case(_grad_cam_fp32_activations, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # feature visualisation: the optimised image made with torch.rand (fp32) fed to a bf16 CNN's stem
-    "feature-visualisation-fp32-image": case(_feature_visualisation_fp32_image, "conv_weight_dtype", "f32", "bf16"),
+    "feature-visualisation-fp32-image": case(_feature_visualisation_fp32_image, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- sparse autoencoders
     # a TopK SAE scattering its kept latents into torch.zeros(pre.shape) (fp32) while running in bf16
-    "topk-sae-scatter-into-default-dtype": case(_topk_sae_scatter_into_default_dtype, "indexed_write_dtype"),
+    "topk-sae-scatter-into-default-dtype": case(_topk_sae_scatter_into_default_dtype, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # an SAE's fire-frequency buffer made int64, accumulated in place with each batch's float firing rate
-    "sae-fire-frequency-int64-buffer": case(_sae_fire_frequency_int64_buffer, "result_cast", "f32", "int64"),
+    "sae-fire-frequency-int64-buffer": case(_sae_fire_frequency_int64_buffer, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # dead-latent resampling in an fp16 SAE: squared per-input losses overflow to inf, multinomial refuses them
-    "sae-resampling-fp16-squared-losses": case(_sae_resampling_fp16_squared_losses, "nonfinite"),
+    "sae-resampling-fp16-squared-losses": case(_sae_resampling_fp16_squared_losses, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # an SAE halved with .half() and trained through GradScaler
-    "sae-halved-grad-scaler": case(_sae_fp16_grad_scaler, "unscale_fp16", "f16"),
+    "sae-halved-grad-scaler": case(_sae_fp16_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # --- circuits
     # per-head OV circuits by bmm with W_V upcast "for precision" and W_O left bf16
     "ov-circuit-bmm-one-factor-upcast": case(_ov_circuit_bmm_one_factor_upcast, "batched_matmul_dtype", "f32",
-                                             "bf16"),
+                                             "bf16", grade="correct", grade_at_freeze="correct"),
     # a head's OV copying score from the eigenvalues of its bf16 OV matrix
-    "ov-circuit-eigvals-bf16": case(_ov_circuit_eigenvalues_bf16, "no_kernel", "bf16"),
+    "ov-circuit-eigvals-bf16": case(_ov_circuit_eigenvalues_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
 }
