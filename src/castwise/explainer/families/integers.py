@@ -282,8 +282,9 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
         culprit,
         "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
         "compute dtype (castwise's input casts never touch integer tensors)"
-        + ("" if op == "embedding" else "; a 0/1 float mask meant to select elements must become bool "
-           "(`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
+        + ("; to interpolate between tokens (integrated gradients, mixup on text), interpolate their embeddings "
+           "and pass `inputs_embeds` instead of ids" if op == "embedding" else "; a 0/1 float mask meant to select "
+           "elements must become bool (`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
         op=op, names=names + (dtypes(found, "want") if names else ()),
     )
 
@@ -572,10 +573,12 @@ _integer_gradient = message_only(
     "complex tensors can require gradients",
     "a parameter or tensor that is integer made trainable: the int8/4-bit weights of a model loaded quantized "
     "(`load_in_8bit`, a loop setting `requires_grad = True` on every parameter), or `torch.tensor([1, 2], "
-    "requires_grad=True)` built from integers",
+    "requires_grad=True)` built from integers; or token ids given `requires_grad` for saliency or attribution",
     "set `requires_grad` only where `p.is_floating_point()`; for a quantized model train adapters (LoRA, peft's "
     "`prepare_model_for_kbit_training`) instead of its weights; for data, build it floating (`torch.tensor([1.0, "
-    "2.0])`, `x.float()`). Not a precision problem: a policy does not convert integer tensors",
+    "2.0])`, `x.float()`); for gradients with respect to tokens, take them on the embeddings (`embeds = "
+    "model.get_input_embeddings()(ids).requires_grad_()`, then `model(inputs_embeds=embeds)`). Not a precision "
+    "problem: a policy does not convert integer tensors",
     op="requires_grad", confidence=Confidence.LOW,
 )
 

@@ -445,6 +445,17 @@ def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     argument = found["arg"]
     if integers.integer_names(names) and len(names) == 2:
+        if integers.quantized_weight(names, failure):
+            return explained(
+                Kind.LERP, failure,
+                f"lerp_ needs `{argument}` in {names[0]}, the dtype of the weights it blends, but got {names[1]}: "
+                "most likely a quantized weight, whose integers mean nothing without their scales",
+                "weights merged or averaged with a checkpoint exported quantized (int8 weights with per-channel "
+                "scales), read as it is",
+                f"dequantize it first, with its scales: `w.lerp_(({argument}.to(w.dtype) * scale), weight)` (its "
+                "zero point subtracted too, when it has one); or merge the unquantized checkpoint",
+                op="lerp_", names=names,
+            )
         return explained(
             Kind.LERP, failure,
             f"lerp_ needs `{argument}` in {names[0]}, the dtype of the tensor it updates, but got an integer tensor "
