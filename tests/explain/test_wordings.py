@@ -2150,3 +2150,11 @@ def test_token_ids_interpolated_or_given_gradients_are_pointed_to_the_embeddings
                               "for embedding)")
     graded = cw.explain("RuntimeError: only Tensors of floating point dtype can require gradients")
     assert "inputs_embeds" in interpolated.fix and "inputs_embeds" in graded.fix
+
+
+def test_float_labels_in_a_compiled_cross_entropy_are_its_targets() -> None:
+    explanation = cw.explain(
+        "  Explanation: Dynamo failed to run FX node with fake tensors: call_function <function cross_entropy at "
+        "0x7f93c3c0d6c0>(*(FakeTensor(..., size=(4, 10)), FakeTensor(..., size=(4,))), **{}): got RuntimeError("
+        "'gather(): Expected dtype int32/int64 for index, but got torch.float32')")
+    assert explanation.kind is Kind.TARGET and "long" in explanation.fix

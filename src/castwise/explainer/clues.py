@@ -135,7 +135,7 @@ def aten_op_failed(failure: Failure) -> str | None:
 
 
 _TRACED_NODE = re.compile(r"Dynamo failed to run FX node with fake tensors: call_(?:function|method|module) "
-                          r"(?:<built-in (?:function|method) )?(\w+)")
+                          r"(?:<(?:built-in )?(?:function|method) )?(\w+)")
 
 
 def traced_call(failure: Failure) -> str | None:

@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, dtype_list
-from castwise.explainer.clues import CLASS_INDEX_LOSS, FLOAT32_SAID, LOSS, held_dtypes, paste_search, shows
+from castwise.explainer.clues import (
+    CLASS_INDEX_LOSS,
+    FLOAT32_SAID,
+    LOSS,
+    held_dtypes,
+    paste_search,
+    shows,
+    traced_call,
+)
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
@@ -264,12 +272,12 @@ def _probability_target(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
-    """Indices of another dtype than an index op takes; floats gathered inside a classification loss (a sharded
-    cross-entropy gathers the logits at the targets) are its class-index targets."""
+    """Indices of another dtype than an index op takes; floats gathered inside a classification loss (a sharded or
+    compiled cross-entropy gathers the logits at the targets) are its class-index targets."""
     names = dtypes(found, "a")
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
     floated = bool(names) and is_floating(names[0])
-    if floated and class_index_loss(failure):
+    if floated and (class_index_loss(failure) or CLASS_INDEX_LOSS.pattern.search(traced_call(failure) or "")):
         return target(failure, names, wants_float=False, op="cross_entropy (its gather of the targets)")
     culprit = (
         "token ids or indices that were cast to a float dtype with the inputs" + _cast_by_batch(names)
