@@ -524,76 +524,148 @@ def _tta_weighted_ensemble() -> None:
 CASES: dict[str, LiveCase] = {
     # --- CT and microscopy intensities
     # the raw int16 CT volume from the NIfTI loader fed straight to the 3-D UNet's first Conv3d
-    "ct-int16-volume-into-unet-conv3d": case(_ct_int16_into_unet, "integer_operand", "int16", "f32"),
+    "ct-int16-volume-into-unet-conv3d": case(
+        _ct_int16_into_unet, "integer_operand", "int16", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (3c0cb01) castwise gave conv_bias_dtype [f32] (high confidence). It did not read the message's \"short int\" as int16, so it took the raw integer CT volume meeting the conv's float bias for two floating dtypes and blamed the bias."),
     # a DICOM series stacked as uint16 rescaled to Hounsfield units with the header's integer slope and intercept
-    "dicom-uint16-rescale-integer-intercept": case(_dicom_uint16_rescale_to_hounsfield, "no_kernel", "uint16"),
+    "dicom-uint16-rescale-integer-intercept": case(
+        _dicom_uint16_rescale_to_hounsfield, "no_kernel", "uint16",
+        grade="partly", grade_at_freeze="partly",
+        why="At freeze (3c0cb01) castwise gave no_kernel [] (high confidence). The kind is right, but it did not read 'UInt16' as a dtype, so the explanation names no dtype (\"a this dtype tensor\")."),
     # nnU-Net-style CT normalisation: 0.5/99.5 foreground percentiles by torch.quantile on the int16 HU values
-    "ct-foreground-percentiles-quantile-int16": case(_ct_foreground_percentiles, "integer_operand"),
+    "ct-foreground-percentiles-quantile-int16": case(
+        _ct_foreground_percentiles, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # a maximum-intensity projection of a uint16 light-sheet stack with amax
-    "microscopy-uint16-max-projection": case(_microscopy_max_projection, "no_kernel", "uint16"),
+    "microscopy-uint16-max-projection": case(
+        _microscopy_max_projection, "no_kernel", "uint16",
+        grade="partly", grade_at_freeze="partly",
+        why="At freeze (3c0cb01) castwise gave no_kernel [] (high confidence). The kind is right, but it did not read 'UInt16' as a dtype, so the explanation names no dtype (\"a this dtype tensor\")."),
     # Noise2Void blind spots: neighbour values taken from the fp32 normalised image written into the bf16 input
-    "noise2void-blind-spot-fp32-into-bf16": case(_noise2void_blind_spots, "indexed_write_dtype", "bf16", "f32"),
+    "noise2void-blind-spot-fp32-into-bf16": case(
+        _noise2void_blind_spots, "indexed_write_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- satellite bands and astronomy images
     # Landsat QA_PIXEL cloud bit read by shifting the uint16 band
-    "landsat-qa-uint16-bit-shift": case(_landsat_qa_cloud_bits, "no_kernel", "uint16"),
+    "landsat-qa-uint16-bit-shift": case(
+        _landsat_qa_cloud_bits, "no_kernel", "uint16",
+        grade="partly", grade_at_freeze="partly",
+        why="At freeze (3c0cb01) castwise gave no_kernel [] (high confidence). The kind is right, but it did not read 'UInt16' as a dtype, so the explanation names no dtype (\"a this dtype tensor\")."),
     # Sentinel-2 QA60 cloud bits tested with & (an int32 result) used as torch.where's condition
-    "sentinel2-qa60-bits-where-condition": case(_sentinel2_qa60_where, "mask_dtype", "int32"),
+    "sentinel2-qa60-bits-where-condition": case(
+        _sentinel2_qa60_where, "mask_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an edge tile kept in fp16 padded with the raster's nodata value (float32's minimum)
-    "tile-pad-raster-nodata-f16": case(_tile_padded_with_raster_nodata, "half_overflow", "f16"),
+    "tile-pad-raster-nodata-f16": case(
+        _tile_padded_with_raster_nodata, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # NDVI as an input channel in a bf16 model: zero no-data pixels give 0/0, anomaly mode catches NaN in backward
-    "ndvi-zero-nodata-anomaly": case(_ndvi_on_nodata_pixels, "nonfinite"),
+    "ndvi-zero-nodata-anomaly": case(
+        _ndvi_on_nodata_pixels, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a FITS image read by astropy (big-endian float32) handed to torch.from_numpy
-    "fits-big-endian-from-numpy": case(_fits_big_endian_image, "numpy_dtype", cause=("byte order",)),
+    "fits-big-endian-from-numpy": case(
+        _fits_big_endian_image, "numpy_dtype", cause=("byte order",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (3c0cb01) castwise gave nothing. No rule reads torch.from_numpy's refusal of a non-native (big-endian) byte order."),
     # a FITS spectrum scaled by BSCALE/BZERO in numpy (float64) fed to a bf16 1-D CNN
-    "fits-spectrum-f64-into-bf16-conv1d": case(_fits_spectrum_into_bf16_cnn, "conv_weight_dtype", "f64", "bf16"),
+    "fits-spectrum-f64-into-bf16-conv1d": case(
+        _fits_spectrum_into_bf16_cnn, "conv_weight_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a galaxy-profile Gaussian likelihood against a FITS cutout whose bad pixels are NaN
-    "galaxy-likelihood-nan-bad-pixels": case(_galaxy_likelihood_with_nan_pixels, "nonfinite"),
+    "galaxy-likelihood-nan-bad-pixels": case(
+        _galaxy_likelihood_with_nan_pixels, "nonfinite",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (3c0cb01) castwise gave nothing. No rule reads a distribution's support check failing on NaN in the value given to log_prob (as opposed to its parameters)."),
     # --- 3-D UNets, sliding windows and attention
     # sliding-window inference: the logits aggregator made with new_zeros on the int16 CT, so it is int16
-    "sliding-window-aggregator-int16": case(_sliding_window_aggregator_like_volume, "result_cast", "f32", "int16"),
+    "sliding-window-aggregator-int16": case(
+        _sliding_window_aggregator_like_volume, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # patch probabilities cached in fp8 between passes, blended with the fp32 Gaussian importance map
-    "fp8-prediction-cache-gaussian-blend": case(_fp8_prediction_cache_blended, "fp8_promotion", "float8_e4m3fn",
-                                                "f32"),
+    "fp8-prediction-cache-gaussian-blend": case(
+        _fp8_prediction_cache_blended, "fp8_promotion", "float8_e4m3fn", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # coordinate channels from linspace (fp32) concatenated to bf16 features ahead of a pre-activation GroupNorm
-    "coordinate-channels-group-norm-bf16": case(_coordinate_channels_before_group_norm, "norm_param_dtype", "f32"),
+    "coordinate-channels-group-norm-bf16": case(
+        _coordinate_channels_before_group_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 2.5-D slice attention: bf16 centre-slice queries over neighbour features cached in fp32
-    "slice-attention-fp32-neighbour-cache": case(_slice_attention_fp32_neighbour_cache, "sdpa_dtype", "bf16", "f32"),
+    "slice-attention-fp32-neighbour-cache": case(
+        _slice_attention_fp32_neighbour_cache, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Swin-UNETR 3-D shifted-window mask built with numpy (float64), given to SDPA with bf16 windows
-    "swin-unetr-numpy-window-mask-f64": case(_swin_unetr_shifted_window_attention, "attn_mask_dtype", "f64", "bf16"),
+    "swin-unetr-numpy-window-mask-f64": case(
+        _swin_unetr_shifted_window_attention, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- segmentation losses, label maps and connected regions
     # deep supervision: label maps downsampled with interpolate (float) and given to cross_entropy as is
-    "deep-supervision-float-downsampled-labels": case(_deep_supervision_float_targets, "target_dtype", "f32"),
+    "deep-supervision-float-downsampled-labels": case(
+        _deep_supervision_float_targets, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Tversky loss: the one-hot target made with scatter_ from the int16 label map
-    "tversky-one-hot-scatter-int16-labels": case(_tversky_one_hot_from_int16_labels, "index_tensor_dtype"),
+    "tversky-one-hot-scatter-int16-labels": case(
+        _tversky_one_hot_from_int16_labels, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # merging a whole-body int16 segmentation into organ groups through a lookup table
-    "organ-group-lookup-int16-labels": case(_organ_groups_lookup_table, "index_tensor_dtype"),
+    "organ-group-lookup-int16-labels": case(
+        _organ_groups_lookup_table, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # boundary loss: bf16 probabilities contracted with numpy (float64) signed distance maps by einsum
-    "boundary-loss-einsum-f64-distance": case(_boundary_loss_numpy_distance_maps, "matmul_dtype", "bf16", "f64"),
+    "boundary-loss-einsum-f64-distance": case(
+        _boundary_loss_numpy_distance_maps, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # clDice: the soft skeleton (negation inside soft erosion) applied to the bool ground-truth vessel mask
-    "cldice-soft-skeleton-bool-mask": case(_cldice_on_boolean_vessel_mask, "integer_operand", "bool"),
+    "cldice-soft-skeleton-bool-mask": case(
+        _cldice_on_boolean_vessel_mask, "integer_operand", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (3c0cb01) castwise gave mask_dtype [bool] (high confidence). It read the negation as a mask inverted with arithmetic and advised `~mask`, but the bool tensor is a ground-truth image fed to a soft skeleton that needs it as float."),
     # lesion-wise detection: bf16 probabilities scatter_add_'ed per connected component into an fp32 buffer
-    "lesion-mean-probability-scatter-add": case(_lesion_wise_mean_probability, "indexed_write_dtype"),
+    "lesion-mean-probability-scatter-add": case(
+        _lesion_wise_mean_probability, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Hausdorff distance: one surface scaled by an fp32 spacing tensor, the other by the header's float64 spacing
-    "hausdorff-cdist-header-spacing-f64": case(_hausdorff_with_header_spacing, "matmul_dtype", "f32", "f64"),
+    "hausdorff-cdist-header-spacing-f64": case(
+        _hausdorff_with_header_spacing, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- registration and resampling
     # VoxelMorph-style local NCC with a box filter made by torch.ones (fp32) on bf16 images
-    "ncc-box-filter-fp32-bf16-images": case(_ncc_box_filter_bf16_images, "conv_weight_dtype", "bf16", "f32"),
+    "ncc-box-filter-fp32-bf16-images": case(
+        _ncc_box_filter_bf16_images, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # mutual information: Parzen weights in each image's dtype, the joint histogram by bmm of bf16 and fp32
-    "mutual-information-joint-histogram-bmm": case(_mutual_information_joint_histogram, "batched_matmul_dtype",
-                                                   "bf16", "f32"),
+    "mutual-information-joint-histogram-bmm": case(
+        _mutual_information_joint_histogram, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # folding penalty: the Jacobian determinant of a bf16 displacement field with linalg.det
-    "jacobian-determinant-det-bf16": case(_jacobian_determinant_folding, "no_kernel", "bf16"),
+    "jacobian-determinant-det-bf16": case(
+        _jacobian_determinant_folding, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a hook smoothing the bf16 flow's gradient with avg_pool3d in fp32 and returning it uncast
-    "flow-gradient-smoothing-hook-fp32": case(_flow_gradient_smoothing_hook, "loss_dtype", "bf16", "f32"),
+    "flow-gradient-smoothing-hook-fp32": case(
+        _flow_gradient_smoothing_hook, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # random mirroring written as an affine whose theta is built from integer signs
-    "mirror-augmentation-integer-theta": case(_mirror_augmentation_integer_theta, "integer_operand", "int64"),
+    "mirror-augmentation-integer-theta": case(
+        _mirror_augmentation_integer_theta, "integer_operand", "int64",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (3c0cb01) castwise gave nothing. No rule reads F.affine_grid's ValueError for an integer (int64) theta."),
     # atlas-based segmentation: the int64 atlas label map warped with nearest grid_sample
-    "atlas-labels-grid-sample-int64": case(_atlas_labels_warped_nearest, "integer_operand", "int64"),
+    "atlas-labels-grid-sample-int64": case(
+        _atlas_labels_warped_nearest, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # thick-slice CT upsampled through-plane with lerp: bf16 slices, fp32 fractional positions as the weight
-    "thick-slice-lerp-fp32-weight": case(_thick_slices_interpolated_with_lerp, "lerp_dtype", "bf16", "f32"),
+    "thick-slice-lerp-fp32-weight": case(
+        _thick_slices_interpolated_with_lerp, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- test-time augmentation
     # mirror TTA in bf16, the averaged probabilities converted with .numpy() for the NIfTI writer
-    "tta-bf16-probabilities-numpy": case(_tta_probabilities_written_out, "numpy_dtype", "bf16"),
+    "tta-bf16-probabilities-numpy": case(
+        _tta_probabilities_written_out, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # mirror TTA in bf16 merged with fp32 per-augmentation weights by tensordot
-    "tta-weighted-ensemble-tensordot": case(_tta_weighted_ensemble, "matmul_dtype"),
+    "tta-weighted-ensemble-tensordot": case(
+        _tta_weighted_ensemble, "matmul_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
