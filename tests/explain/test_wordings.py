@@ -2158,3 +2158,30 @@ def test_float_labels_in_a_compiled_cross_entropy_are_its_targets() -> None:
         "0x7f93c3c0d6c0>(*(FakeTensor(..., size=(4, 10)), FakeTensor(..., size=(4,))), **{}): got RuntimeError("
         "'gather(): Expected dtype int32/int64 for index, but got torch.float32')")
     assert explanation.kind is Kind.TARGET and "long" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Input type (short int) and bias type (float) should be the same", Kind.INTEGER_OPERAND,
+     ("int16", "f32"), "x.float()"),
+    ("NotImplementedError: \"add_stub\" not implemented for 'UInt16'", Kind.NO_KERNEL, ("uint16",),
+     "x.to(torch.int32)"),
+    ("NotImplementedError: \"rshift_cpu\" not implemented for 'UInt16'", Kind.NO_KERNEL, ("uint16",),
+     "x.to(torch.int32)"),
+    ("ValueError: given numpy array has byte order different from the native byte order. Conversion between byte "
+     "orders is currently not supported.", Kind.NUMPY_DTYPE, (), "newbyteorder"),
+    ("ValueError: Expected theta to have floating point type, but got torch.int64", Kind.INTEGER_OPERAND, ("int64",),
+     "x.float()"),
+    ("RuntimeError: Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+     "use the `~` or `logical_not()` operator instead.", Kind.MASK, ("bool",), "x.float()"),
+])
+def test_round_forty_one_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_nan_far_down_a_printed_value_tensor_is_still_seen() -> None:
+    rows = "\n".join("        [1.0126, 0.9868, 1.0640]," for _ in range(12))
+    explanation = cw.explain("ValueError: Expected value argument (Tensor of shape (14, 3)) to be within the support "
+                             "(Real()) of the distribution Normal(loc: torch.Size([3]), scale: torch.Size([3])), but "
+                             f"found invalid values:\ntensor([[1.0, 2.0, 3.0],\n{rows}\n        [nan, 1.0, 1.0]])")
+    assert explanation.kind is Kind.NONFINITE

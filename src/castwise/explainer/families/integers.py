@@ -209,6 +209,11 @@ def _tensor_as_python_index(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+def _floating_argument(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Expected theta to have floating point type, but got torch.int64`` (F.affine_grid): an integer argument."""
+    return integer_operand(failure, dtypes(found, "a"), f"`{found['arg']}`")
+
+
 def _integral_lengths(found: re.Match[str], failure: Failure) -> Explanation:
     """ctc_loss's ``input_lengths must be integral``: sequence lengths given as floats."""
     argument = found["arg"]
@@ -358,7 +363,8 @@ def _bool_arithmetic(found: re.Match[str], failure: Failure) -> Explanation:
         "a mask inverted with arithmetic (`1 - mask`, `-mask`), or an extended attention mask built from a bool mask "
         "(`(1.0 - mask) * min_value`)",
         "invert a bool mask with `~mask` (or `mask.logical_not()`); to build an additive mask, convert first: "
-        "`(1.0 - mask.to(x.dtype)) * torch.finfo(x.dtype).min`",
+        "`(1.0 - mask.to(x.dtype)) * torch.finfo(x.dtype).min`; if the bool tensor is data used in arithmetic (a "
+        "binary image or label map), convert it where it is made: `x.float()`",
         op="subtraction on a bool tensor", names=("bool",),
     )
 
@@ -622,6 +628,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
+    rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})", _floating_argument),
     rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
     rule(r"expected predicate to be bool,? got (?P<a>{DTYPE})", _mask),
     rule(r"\bmask\.dtype must be torch\.bool,? got (?P<a>{DTYPE})", _mask),

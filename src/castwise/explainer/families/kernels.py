@@ -101,8 +101,28 @@ def _typed_data(found: re.Match[str], failure: Failure) -> Explanation | None:
     return no_kernel(failure, "", names[:1], None, Confidence.LOW) if names else None
 
 
+_BAREBONES_UNSIGNED = ("uint16", "uint32", "uint64")
+"""Unsigned dtypes torch stores and converts but implements almost no ops for."""
+
+
+def _barebones_unsigned(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """An op given uint16/uint32/uint64, which torch keeps for storage and interop only."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no {names[0]} kernel: torch implements almost no ops for uint16, uint32 and uint64, which it "
+        "keeps for storage and interop",
+        f"image or sensor data read as {names[0]} (16-bit PNG or TIFF, DICOM, microscopy, satellite bands, depth "
+        "maps, `torch.from_numpy` of a `>u2`/`uint16` array) used in math as it is",
+        "convert it first: `x.to(torch.int32)` (exact for uint16, and bit operations work on it) or `x.float()` for "
+        "math; keep the unsigned dtype only for storage",
+        op=op, names=names,
+    )
+
+
 def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
     op, names = found["op"], dtypes(found, "dtype")
+    if names and names[0] in _BAREBONES_UNSIGNED:
+        return _barebones_unsigned(failure, op, names)
     if names and not is_low_precision(names[0]):
         return _wrong_kind_of_dtype(failure, op, names)
     if names and _BIT_OP.search(op):

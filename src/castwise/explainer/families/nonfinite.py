@@ -264,6 +264,9 @@ def _gradient_norm(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+PRINTED_LINES = 64
+"""Lines of the tensor torch.distributions prints below its message that are searched for NaN or inf."""
+
 _NON_FINITE_VALUE = re.compile(r"\b(?:nan|inf)\b", re.IGNORECASE)
 
 
@@ -271,7 +274,7 @@ def _invalid_parameter(found: re.Match[str], failure: Failure) -> Explanation | 
     """torch.distributions refusing a parameter (``Expected parameter logits ... but found invalid values:``) or a value
     given to ``log_prob`` (``Expected value argument ... to be within the support``) that the values printed with it
     show to hold NaN or inf; declined for other invalid values (a negative scale, a value outside a bounded support)."""
-    shown = (failure.message, *failure.paste[failure.line + 1:failure.line + 4])
+    shown = (failure.message, *failure.paste[failure.line + 1:failure.line + 1 + PRINTED_LINES])
     if not any(_NON_FINITE_VALUE.search(text) for text in shown):
         return None
     parameter = found.groupdict().get("param")

@@ -11,7 +11,7 @@ from castwise.explainer.advice import a
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
@@ -101,8 +101,21 @@ def _non_numeric_array(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_byte_order = message_only(
+    Kind.NUMPY_DTYPE,
+    "torch cannot make a tensor from a numpy array whose byte order is not the machine's (a big-endian `>f4`/`>i2` "
+    "array): it does not convert byte orders",
+    "data read from a file format that stores big-endian numbers (FITS images, some HDF5, NetCDF or raw files, "
+    "`np.frombuffer(..., dtype='>f4')`)",
+    "convert the array to the native byte order first: `arr = arr.astype(arr.dtype.newbyteorder('='))` (or "
+    "`arr.byteswap().view(arr.dtype.newbyteorder())`), then `torch.from_numpy(arr)`",
+    op="torch.from_numpy",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"given numpy array has byte order different from the native byte order", _byte_order),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
