@@ -5,7 +5,10 @@ norms, batched matmuls, recurrent cells, custom CUDA extensions and the fused tr
 path alike; the innermost frames say which (``F.conv2d(...)``, ``torch.layer_norm(...)``,
 ``torch._transformer_encoder_layer_fwd(...)``, ``ext.dcnv4_backward(...)``). The module is the one
 the innermost non-torch frame calls (``latents = self.norm2(latents)`` names ``self.norm2``). A paste's
-prose can name the device a kernel name does not (``inference on cpu``).
+prose can name the device a kernel name does not (``inference on cpu``). Wrappers name the op their inner error
+was raised in (torch.compile's ``Dynamo failed to run FX node ... call_function <built-in function matmul>``, a
+DTensor's ``Sharding propagation failed for aten.bmm``, a TorchScript module's own traceback), and a live exception
+shows the dtypes of the tensors its innermost frame held (a conv's weight when torch names only its bias).
 """
 
 from __future__ import annotations
