@@ -772,78 +772,78 @@ def _accelerate_uniformity_loss_pdist() -> None:
 CASES: dict[str, LiveCase] = {
     # --- Lightning Fabric, bf16-mixed
     # Fabric's bf16-mixed casts the tf-idf weights (a floating input) to bf16; the fp32 EmbeddingBag, not under autocast
-    "fabric-mixed-tfidf-weights-embedding-bag": case(_fabric_mixed_tfidf_embedding_bag, "op_dtype", "f32", "bf16"),
+    "fabric-mixed-tfidf-weights-embedding-bag": case(_fabric_mixed_tfidf_embedding_bag, "op_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # an RL observation normaliser lerp_s its fp32 running mean toward the batch mean of observations Fabric cast to bf16
-    "fabric-mixed-observation-normaliser-lerp": case(_fabric_mixed_observation_normaliser, "lerp_dtype", "f32", "bf16"),
+    "fabric-mixed-observation-normaliser-lerp": case(_fabric_mixed_observation_normaliser, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a custom causal conv switches autocast off to run in fp32 but never upcasts the input Fabric cast to bf16
     "fabric-mixed-fp32-causal-conv-input-cast": case(_fabric_mixed_fp32_causal_conv, "conv_weight_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32", grade="correct", grade_at_freeze="correct"),
     # attention upcasts q, k, v for an fp32 softmax; the additive distance bias passed to forward was cast to bf16
     "fabric-mixed-additive-bias-into-fp32-sdpa": case(_fabric_mixed_additive_bias_fp32_attention, "attn_mask_dtype",
-                                                      "bf16", "f32"),
+                                                      "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # --- Lightning Fabric, bf16-true / 16-true
     # an MoE router written for AMP (autocast off, x.float()) whose weights bf16-true cast to bf16
-    "fabric-true-fp32-router-autocast-off": case(_fabric_true_fp32_router, "matmul_dtype", "f32", "bf16"),
+    "fabric-true-fp32-router-autocast-off": case(_fabric_true_fp32_router, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # NoisyNet's reset_noise, called in the loop outside forward, rebinds the noise buffers as fp32 tensors
-    "fabric-true-noisy-net-reset-noise-fp32": case(_fabric_true_noisy_net_reset_noise, "matmul_dtype", "bf16", "f32"),
+    "fabric-true-noisy-net-reset-noise-fp32": case(_fabric_true_noisy_net_reset_noise, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a frozen fp32 GRU teacher run inside fabric.autocast(), which under bf16-true makes its torch.zeros h0 bf16
     "fabric-true-gru-teacher-in-fabric-autocast": case(_fabric_true_gru_teacher_in_fabric_autocast, "rnn_dtype",
-                                                       "bf16", "f32"),
+                                                       "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # ArcFace without a clamp before acos, centres imprinted from the embeddings: bf16 rounds the cosine to 1.0, acos'
     # is infinite and fabric.clip_gradients refuses the non-finite norm
-    "fabric-true-arcface-acos-clip-gradients": case(_fabric_true_arcface_imprinted_acos, "nonfinite"),
+    "fabric-true-arcface-acos-clip-gradients": case(_fabric_true_arcface_imprinted_acos, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a forecaster returning a StudentT from forward: Fabric converts tensors, not distributions, so sampling runs in bf16
-    "fabric-true-student-t-forecast-sample": case(_fabric_true_student_t_forecast_samples, "no_kernel", "bf16"),
+    "fabric-true-student-t-forecast-sample": case(_fabric_true_student_t_forecast_samples, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # quantile levels made by torch.linspace inside forward (bf16 under bf16-true), turned into z-scores with ndtri
-    "fabric-true-quantile-levels-ndtri": case(_fabric_true_quantile_levels_ndtri, "no_kernel", "bf16"),
+    "fabric-true-quantile-levels-ndtri": case(_fabric_true_quantile_levels_ndtri, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a custom graph batch class: Fabric's input cast walks tuples, dicts and dataclasses, so its fp32 features reach
     # the bf16 BatchNorm1d
-    "fabric-true-custom-graph-batch-batchnorm": case(_fabric_true_custom_graph_batch, "norm_param_dtype", "f32"),
+    "fabric-true-custom-graph-batch-batchnorm": case(_fabric_true_custom_graph_batch, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a complex STFT input is not a floating tensor, so Fabric leaves it: its real/imag features stay fp32 for the GRU
-    "fabric-true-complex-stft-input-gru": case(_fabric_true_complex_stft_input, "rnn_dtype", "f32", "bf16"),
+    "fabric-true-complex-stft-input-gru": case(_fabric_true_complex_stft_input, "rnn_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a streaming memory reset between documents outside forward (fp32 zeros), written with index_copy_ of bf16 states
     "fabric-true-memory-reset-index-copy": case(_fabric_true_memory_reset_outside_forward, "indexed_write_dtype",
-                                                "f32", "bf16"),
+                                                "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # gradient centralization assigning p.grad from a mean taken with dtype=torch.float32
     "fabric-true-gradient-centralization-fp32-mean": case(_fabric_true_gradient_centralization, "loss_dtype", "f32",
-                                                           "bf16"),
+                                                           "bf16", grade="correct", grade_at_freeze="correct"),
     # a latent ODE's time grid in seconds over a day made with torch.linspace inside forward (fp16 under 16-true)
-    "fabric-16-true-ode-time-grid-seconds": case(_fabric_16_true_ode_time_grid_seconds, "half_overflow", "f16"),
+    "fabric-16-true-ode-time-grid-seconds": case(_fabric_16_true_ode_time_grid_seconds, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- Lightning Trainer
     # a 64-true debugging run of a multi-task model whose heads sit in a plain list, so the cast never reaches them
-    "trainer-64-true-heads-in-plain-list": case(_trainer_64_true_heads_in_plain_list, "matmul_dtype", "f64", "f32"),
+    "trainer-64-true-heads-in-plain-list": case(_trainer_64_true_heads_in_plain_list, "matmul_dtype", "f64", "f32", grade="correct", grade_at_freeze="correct"),
     # a biaffine arc labeller under bf16-mixed: CPU autocast does not cover nn.Bilinear, which gets bf16 activations
-    "trainer-mixed-biaffine-bilinear": case(_trainer_mixed_biaffine_bilinear, "op_dtype", "bf16", "f32"),
+    "trainer-mixed-biaffine-bilinear": case(_trainer_mixed_biaffine_bilinear, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # attention with autocast off for an fp32 softmax: q and k upcast, v left as the bf16 projection
     "trainer-mixed-fp32-attention-value-left-bf16": case(_trainer_mixed_fp32_attention_value_left, "sdpa_dtype",
-                                                         "f32", "bf16"),
+                                                         "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # per-class accuracy buffers registered as float, cast to bf16 by bf16-true, fed fp32 counts with index_add_
     "trainer-true-per-class-accuracy-buffers": case(_trainer_true_per_class_accuracy_buffers, "indexed_write_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # Trainer.predict under bf16-true returns bf16 probabilities, turned into numpy for the submission
-    "trainer-true-predictions-to-numpy": case(_trainer_true_predictions_to_numpy, "numpy_dtype", "bf16"),
+    "trainer-true-predictions-to-numpy": case(_trainer_true_predictions_to_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # example_input_array left fp32 (as in the docs): the model summary runs it through the bf16-true conv stem
     "trainer-true-example-input-array-summary": case(_trainer_true_example_input_array, "conv_weight_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16", grade="correct", grade_at_freeze="correct"),
     # prototypical networks under bf16-true: squared distances to the prototypes by torch.cdist
-    "trainer-true-prototypical-cdist": case(_trainer_true_prototypical_cdist, "no_kernel", "bf16"),
+    "trainer-true-prototypical-cdist": case(_trainer_true_prototypical_cdist, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- Hugging Face Accelerate
     # a GPU script's weight_dtype recipe under mixed_precision="fp16" on the CPU, where Accelerate applies no autocast:
     # the fp16 frozen text encoder's states reach the fp32 trainable cross-attention
     "accelerate-fp16-on-cpu-weight-dtype-context": case(_accelerate_fp16_on_cpu_weight_dtype, "matmul_dtype", "f16",
-                                                        "f32"),
+                                                        "f32", grade="correct", grade_at_freeze="correct"),
     # validation images: latents from the prepared denoiser (outputs fp32) decoded by the bf16 weight_dtype VAE
     "accelerate-validation-vae-decode-fp32-latents": case(_accelerate_validation_vae_decode, "conv_weight_dtype",
-                                                          "f32", "bf16"),
+                                                          "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # init_empty_weights then a plain load_state_dict (copies into meta tensors do nothing): the weights stay on meta
     "accelerate-init-empty-weights-load-state-dict": case(_accelerate_init_empty_weights_load_state_dict,
-                                                          "device_mismatch"),
+                                                          "device_mismatch", grade="correct", grade_at_freeze="correct"),
     # a checkpoint loaded with load_checkpoint_in_model(dtype=bf16): CPU autocast leaves the input LayerNorm alone
     "accelerate-checkpoint-in-bf16-input-layernorm": case(_accelerate_checkpoint_loaded_in_bf16, "norm_param_dtype",
-                                                          "f32"),
+                                                          "f32", grade="correct", grade_at_freeze="correct"),
     # video-text frame weighting by bmm of the frozen bf16 image tower's frames and the prepared text tower's fp32 output
     "accelerate-frame-text-bmm-prepared-output-fp32": case(_accelerate_frame_text_similarity,
-                                                           "batched_matmul_dtype", "bf16", "f32"),
+                                                           "batched_matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a uniformity loss computed in the prepared forward: autocast upcasts cdist but not torch.pdist, given bf16
-    "accelerate-uniformity-loss-pdist-under-autocast": case(_accelerate_uniformity_loss_pdist, "no_kernel", "bf16"),
+    "accelerate-uniformity-loss-pdist-under-autocast": case(_accelerate_uniformity_loss_pdist, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
 }
