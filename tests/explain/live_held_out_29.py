@@ -201,59 +201,62 @@ def _spectral_coefficients_cdouble_index_copy() -> None:
 CASES: dict[str, LiveCase] = {
     # an FNO spectral conv with cfloat weights; model.to(bf16) turns them real bf16, einsum with the complex spectrum
     "fno-complex-weights-cast-by-model-to-bf16": case(_fno_complex_weights_cast_by_model_to_bf16, "matmul_dtype",
-                                                      "bf16"),
+                                                      "bf16", grade="correct", grade_at_freeze="correct"),
     # spectral weights as separate real/imag parameters (bf16), multiplied per mode by bmm with the fp32 spectrum parts
     "fno-real-imag-weights-bmm-per-mode": case(_fno_real_imag_weights_bmm_per_mode, "batched_matmul_dtype", "f32",
-                                               "bf16"),
+                                               "bf16", grade="correct", grade_at_freeze="correct"),
     # the view_as_real spectral weights stored in float8 for serving, viewed back with view_as_complex
     "fno-fp8-stored-weights-view-as-complex": case(_fno_fp8_stored_weights_view_as_complex, "no_kernel",
-                                                   "float8_e4m3fn"),
+                                                   "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # a complex weight assembled by torch.complex from a bf16 real part and an fp32 imaginary part added after the cast
     "complex-weight-from-parts-imag-after-cast": case(_complex_weight_from_parts_imag_added_after_cast, "op_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # the output spectrum buffer made with torch.zeros (real fp32), the kept modes written by an index tensor
     "spectrum-buffer-real-mode-index-put": case(_spectrum_buffer_default_dtype_mode_index, "indexed_write_dtype",
-                                                "f32"),
+                                                "f32", grade="correct", grade_at_freeze="correct"),
     # a complex-valued nn.Linear (cfloat) lifting real features inside a bf16 autocast region
-    "complex-linear-under-autocast": case(_complex_linear_under_autocast, "matmul_dtype", "bf16"),
+    "complex-linear-under-autocast": case(_complex_linear_under_autocast, "matmul_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a conv along the frequency axis of the complex64 spectrum with the bf16 model's conv kernel
     "complex-conv-along-frequency-bf16-kernel": case(_complex_conv_along_frequency_bf16_kernel, "conv_weight_dtype",
-                                                     "bf16"),
+                                                     "bf16", grade="correct", grade_at_freeze="correct"),
     # a pseudo-spectral heat-equation Euler step adding ifft(...) in place to the real state without .real
-    "pseudo-spectral-euler-step-without-real": case(_pseudo_spectral_euler_step_without_real, "result_cast", "f32"),
+    "pseudo-spectral-euler-step-without-real": case(_pseudo_spectral_euler_step_without_real, "result_cast", "f32", grade="correct", grade_at_freeze="correct"),
     # the 2/3 dealiasing mask kept as float and used in masked_fill on the spectrum
-    "dealias-mask-float-masked-fill": case(_dealias_mask_float_masked_fill, "mask_dtype", fix=("bool",)),
+    "dealias-mask-float-masked-fill": case(_dealias_mask_float_masked_fill, "mask_dtype", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # a finite-difference Laplacian stencil written with integers, convolved with an fp32 field
-    "fd-laplacian-integer-stencil": case(_finite_difference_integer_stencil, "conv_weight_dtype", "f32", "int64"),
+    "fd-laplacian-integer-stencil": case(_finite_difference_integer_stencil, "conv_weight_dtype", "f32", "int64", grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (aa85a67) castwise gave integer_operand [f32, int64] (high confidence). The int64 tensor is the"
+             " conv's weight (the stencil), not its data: the float field is right and the stencil must be made float,"
+             " but the rule read 'found Long' in a convolution as integer input and told to convert `x`.")),
     # a diagonal spectral filter stored in float8 multiplied with the complex spectrum
     "fp8-spectral-filter-times-spectrum": case(_fp8_spectral_weights_times_spectrum, "fp8_promotion",
-                                               "float8_e4m3fn"),
+                                               "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # real-view spectral weights halved with the model; view_as_complex gives complex32 for an einsum with complex64
-    "half-model-real-view-weights-einsum": case(_half_model_real_view_weights_einsum, "matmul_dtype"),
+    "half-model-real-view-weights-einsum": case(_half_model_real_view_weights_einsum, "matmul_dtype", grade="correct", grade_at_freeze="correct"),
     # the spectrum and the weights both moved to complex32 to save memory, then einsum'd
-    "complex-half-spectrum-einsum": case(_complex_half_spectrum_einsum, "no_kernel"),
+    "complex-half-spectrum-einsum": case(_complex_half_spectrum_einsum, "no_kernel", grade="correct", grade_at_freeze="correct"),
     # a 2-D vorticity solver keeping its state in fp16, fft2 of it
-    "vorticity-solver-fp16-fft2": case(_vorticity_solver_fp16_fft2, "no_kernel", "f16"),
+    "vorticity-solver-fp16-fft2": case(_vorticity_solver_fp16_fft2, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # the spectrum stored in complex32 between layers, turned back with irfft
-    "complex-half-spectrum-irfft": case(_complex_half_spectrum_irfft, "no_kernel", "f16"),
+    "complex-half-spectrum-irfft": case(_complex_half_spectrum_irfft, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # an FFT normalisation factor N*N = 65536 for a 256x256 grid made with new_full on the fp16 field
-    "fft-normalisation-new-full-f16": case(_fft_normalisation_new_full_f16, "half_overflow", "f16"),
+    "fft-normalisation-new-full-f16": case(_fft_normalisation_new_full_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # the magnitude of an fp32 rfft2 fed to the bf16 CNN without casting back
-    "magnitude-spectrum-into-bf16-cnn": case(_magnitude_spectrum_into_bf16_cnn, "conv_weight_dtype", "f32", "bf16"),
+    "magnitude-spectrum-into-bf16-cnn": case(_magnitude_spectrum_into_bf16_cnn, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # view_as_real of the fp32 spectrum (real/imag as features) into the model's bf16 LayerNorm
     "real-view-spectrum-into-bf16-layer-norm": case(_real_view_spectrum_into_bf16_layer_norm, "norm_param_dtype",
-                                                    "f32"),
+                                                    "f32", grade="correct", grade_at_freeze="correct"),
     # low-pass filtered keys from an fp32 rfft/irfft attended by bf16 queries with SDPA
-    "spectral-keys-fp32-bf16-queries-sdpa": case(_spectral_keys_fp32_bf16_queries_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "spectral-keys-fp32-bf16-queries-sdpa": case(_spectral_keys_fp32_bf16_queries_sdpa, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a running spectral-energy buffer in bf16 lerp_'ed toward the fp32 energy of the batch
-    "spectral-energy-ema-lerp-bf16-buffer": case(_spectral_energy_ema_lerp_bf16_buffer, "lerp_dtype", "bf16", "f32"),
+    "spectral-energy-ema-lerp-bf16-buffer": case(_spectral_energy_ema_lerp_bf16_buffer, "lerp_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # FNO grid coordinates from linspace (fp32) concatenated to bf16 inputs ahead of the bf16 lifting Linear
-    "fno-grid-linspace-into-bf16-lifting": case(_fno_grid_linspace_into_bf16_lifting, "matmul_dtype", "f32", "bf16"),
+    "fno-grid-linspace-into-bf16-lifting": case(_fno_grid_linspace_into_bf16_lifting, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a gradient hook casting the spectral weight's gradient to bf16 to "compress" it
-    "spectral-weight-gradient-hook-bf16": case(_spectral_weight_gradient_hook_bf16, "loss_dtype", "f32", "bf16"),
+    "spectral-weight-gradient-hook-bf16": case(_spectral_weight_gradient_hook_bf16, "loss_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # an fp16 spectral gain on an amplitude spectrum that overflows fp16: NaN gradients, clip_grad_norm_ refuses them
-    "fp16-energy-spectrum-nonfinite-clip": case(_fp16_energy_spectrum_nonfinite_clip, "nonfinite"),
+    "fp16-energy-spectrum-nonfinite-clip": case(_fp16_energy_spectrum_nonfinite_clip, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # spectral coefficients solved in complex128 (float64 wavenumbers) written into a complex64 buffer by index_copy_
     "spectral-coefficients-cdouble-index-copy": case(_spectral_coefficients_cdouble_index_copy,
-                                                     "indexed_write_dtype"),
+                                                     "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
 }
