@@ -151,10 +151,19 @@ def traced_call(failure: Failure) -> str | None:
 _WEIGHT_NAME = re.compile(r"^(?:self\.)?(?:weight|kernel)$")
 
 
+_SECOND_ARGUMENT = re.compile(r"\b(?:F|functional|torch)\.\w+\(\s*[A-Za-z_]\w*\s*,\s*([A-Za-z_]\w*)\s*[,)]")
+"""The second argument of a functional call (``laplacian`` in ``F.conv2d(field, laplacian, padding=1)``): the weight
+of ``F.conv*``/``F.linear``."""
+
+
 def weight_dtype(failure: Failure) -> str | None:
-    """The short dtype of the weight (``weight``, ``self.weight``, a hand-written layer's ``self.kernel``) a live
-    exception's innermost frame held, if it held one."""
-    return next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
+    """The short dtype of the weight a live exception's innermost frame held: a local named ``weight`` (or its module's
+    ``self.weight``, a hand-written layer's ``self.kernel``), else the second argument of the functional call on the
+    frame's code line, when the frame held it."""
+    named = next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
+    frames = failure.frames
+    called = _SECOND_ARGUMENT.search(frames[-1].code) if named is None and frames and failure.operands else None
+    return dict(failure.operands).get(called[1]) if called else named
 
 
 def held_dtypes(failure: Failure) -> frozenset[str]:

@@ -105,6 +105,20 @@ def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
     return integer == ["int8"] or packed_beside_16_bit or _speaks_of_quantization(failure)
 
 
+def integer_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A convolution whose weight (``names[1]``, seen in a live frame) is integer while its input (``names[0]``) is
+    floating: a kernel written with integers."""
+    return explained(
+        Kind.CONV_WEIGHT, failure,
+        f"a convolution's weight is {names[1]} while its input is {names[0]}: its kernel was written with integers",
+        "a fixed kernel built from integer literals (a finite-difference stencil, a Sobel or box filter: "
+        "`torch.tensor([[0, 1, 0], [1, -4, 1], [0, 1, 0]])` is int64) passed to `F.conv2d`",
+        "make the kernel floating, in the input's dtype: `torch.tensor([[0., 1., 0.], ...], dtype=x.dtype)` or "
+        "`kernel.to(x.dtype)`",
+        op="convolution", names=names,
+    )
+
+
 def quantized_weight_used(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
     """A float activation meets an integer (quantized) weight in a plain matmul, batched matmul or convolution: the
     quantized layer's own kernel was bypassed."""

@@ -929,6 +929,9 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     if shows(failure, VISION_NMS) and not is_floating(names[0]):
         return integers.mismatched_vision(failure, names)
     op = first_shown(failure, RNN, CONV, MATMUL, EXTENSION)
+    weight = weight_dtype(failure)
+    if op is CONV and is_floating(names[0]) and weight is not None and not is_floating(weight):
+        return integers.integer_weight(failure, (names[0], weight))
     if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL):
         return integers.integer_operand(failure, names, op.name if op else None)
     return integers.integer_required(failure, names, f"argument '{argument}'" if argument else None,
