@@ -214,55 +214,82 @@ def _conformal_set_complement_bool_minus() -> None:
 
 CASES: dict[str, LiveCase] = {
     # Bayes-by-backprop linear layer in bf16 draws its weight noise with torch.randn(shape) (fp32)
-    "bbb-linear-weight-eps-fp32": case(_bbb_linear_weight_eps_fp32, "matmul_dtype", "bf16", "f32"),
+    "bbb-linear-weight-eps-fp32": case(_bbb_linear_weight_eps_fp32, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # local reparameterisation in a bf16 Bayesian conv with the log-variance kept fp32
     "bayes-conv-local-reparam-fp32-logvar": case(_bayes_conv_local_reparam_fp32_logvar, "conv_weight_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32", grade="correct", grade_at_freeze="correct"),
     # last-layer Laplace: posterior MultivariateNormal with the bf16 MAP as mean and an fp32 scale_tril
-    "laplace-mvn-bf16-map-mean": case(_laplace_mvn_bf16_map_mean, "matmul_dtype", "f32", "bf16"),
+    "laplace-mvn-bf16-map-mean": case(_laplace_mvn_bf16_map_mean, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Laplace posterior covariance cast back to bf16 handed to MultivariateNormal (Cholesky in bf16)
-    "laplace-ggn-covariance-bf16": case(_laplace_ggn_covariance_bf16, "no_kernel", "bf16"),
+    "laplace-ggn-covariance-bf16": case(_laplace_ggn_covariance_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Laplace log marginal likelihood: logdet of a bf16 posterior precision
-    "laplace-marglik-logdet-bf16": case(_laplace_marglik_logdet_bf16, "no_kernel", "bf16"),
+    "laplace-marglik-logdet-bf16": case(_laplace_marglik_logdet_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # linearised Laplace: fp32 Hessian solved against bf16 Jacobians
-    "laplace-posterior-solve-bf16-jacobian": case(_laplace_posterior_solve_bf16_jacobian, "op_dtype", "f32", "bf16"),
+    "laplace-posterior-solve-bf16-jacobian": case(_laplace_posterior_solve_bf16_jacobian, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GLM predictive variance J Sigma J^T with bf16 Jacobians and the fp32 covariance
     "laplace-glm-predictive-jacobian-bf16": case(_laplace_glm_predictive_jacobian_bf16, "matmul_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32", grade="correct", grade_at_freeze="correct"),
     # SWAG keeps its second moment in fp8; the variance subtracts the fp32 mean squared
-    "swag-second-moment-fp8": case(_swag_second_moment_fp8, "fp8_promotion", "float8_e4m3fn", "f32"),
+    "swag-second-moment-fp8": case(_swag_second_moment_fp8, "fp8_promotion", "float8_e4m3fn", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # evidential classifier samples its bf16 Dirichlet for a Monte Carlo loss
-    "evidential-dirichlet-bf16-rsample": case(_evidential_dirichlet_bf16_rsample, "no_kernel", "bf16"),
+    "evidential-dirichlet-bf16-rsample": case(_evidential_dirichlet_bf16_rsample, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # evidential head in fp16 with exp evidence: inf / inf = NaN probabilities into Categorical
-    "evidential-fp16-exp-evidence-nan": case(_evidential_fp16_exp_evidence_nan, "nonfinite", "f16"),
+    "evidential-fp16-exp-evidence-nan": case(_evidential_fp16_exp_evidence_nan, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # ECE per-bin accuracy accumulated with index_add_ of the bool correctness
-    "ece-bin-accuracy-index-add-bool": case(_ece_bin_accuracy_index_add_bool, "indexed_write_dtype", "f32", "bool"),
+    "ece-bin-accuracy-index-add-bool": case(_ece_bin_accuracy_index_add_bool, "indexed_write_dtype", "f32", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # ECE per-bin confidence sums scatter_add_'ed from bf16 confidences into an fp32 buffer
-    "ece-bin-confidence-scatter-add-bf16": case(_ece_bin_confidence_scatter_add_bf16, "indexed_write_dtype"),
+    "ece-bin-confidence-scatter-add-bf16": case(_ece_bin_confidence_scatter_add_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # split conformal: the quantile level built with numpy arrives as a float64 tensor
-    "conformal-qhat-level-float64-tensor": case(_conformal_qhat_level_float64_tensor, "op_dtype"),
+    "conformal-qhat-level-float64-tensor": case(_conformal_qhat_level_float64_tensor, "op_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (aa85a67) castwise gave nothing. torch.quantile's check that the q tensor has the input's "
+             "dtype names neither dtype, and no rule reads that message.")),
     # APS conformal scores gather the true class's cumulative mass with float labels
-    "conformal-aps-gather-float-labels": case(_conformal_aps_gather_float_labels, "index_tensor_dtype", "int64"),
+    "conformal-aps-gather-float-labels": case(_conformal_aps_gather_float_labels, "index_tensor_dtype", "int64",
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (aa85a67) castwise gave index_tensor_dtype [] (high confidence). Kind and fix are right, "
+             "but gather's 'int32/int64' wording was not read for the int64 it names, so the dtypes are missing.")),
     # class-conditional (Mondrian) conformal counts the calibration labels per class with bincount on float labels
     "mondrian-conformal-bincount-float-labels": case(_mondrian_conformal_bincount_float_labels, "index_tensor_dtype",
-                                                     "f32", fix=("long",)),
+                                                     "f32", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # temperature scaling initialised with torch.tensor(1): an integer Parameter
-    "temperature-scaling-integer-init": case(_temperature_scaling_integer_init, "integer_operand"),
+    "temperature-scaling-integer-init": case(_temperature_scaling_integer_init, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # matrix scaling fitted in fp32 applied to cached bf16 logits
-    "matrix-scaling-fp32-on-bf16-logits": case(_matrix_scaling_fp32_on_bf16_logits, "matmul_dtype", "bf16", "f32"),
+    "matrix-scaling-fp32-on-bf16-logits": case(_matrix_scaling_fp32_on_bf16_logits, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # deep ensemble averaged with fp32 stacking weights by einsum over bf16 member probabilities
-    "ensemble-weighted-average-einsum": case(_ensemble_weighted_average_einsum, "matmul_dtype", "f32", "bf16"),
+    "ensemble-weighted-average-einsum": case(_ensemble_weighted_average_einsum, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ensemble members' logits cached in fp8 and averaged as they are
-    "ensemble-fp8-member-logits-mean": case(_ensemble_fp8_member_logits_mean, "no_kernel", "float8_e4m3fn"),
+    "ensemble-fp8-member-logits-mean": case(_ensemble_fp8_member_logits_mean, "no_kernel", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # stacking weights fitted by least squares on bf16 member predictions and fp32 targets
     "stacking-lstsq-bf16-member-predictions": case(_stacking_lstsq_bf16_member_predictions, "op_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32", grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (aa85a67) castwise gave scalar_type [bf16, f32] (low confidence). torch.linalg.lstsq's own"
+             " same-dtype check on input and other was not recognised as an op's check, so it fell to the generic "
+             "scalar-type reading.")),
     # Platt scaling of a bf16 detector fitted with binary_cross_entropy against fp32 labels
-    "platt-scaling-bce-bf16-probs": case(_platt_scaling_bce_bf16_probs, "op_dtype", "f32", "bf16"),
+    "platt-scaling-bce-bf16-probs": case(_platt_scaling_bce_bf16_probs, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # evidence capped at 1e6 with clamp after the evidential head was halved
-    "evidential-evidence-clamp-fp16": case(_evidential_evidence_clamp_fp16, "half_overflow", "f16"),
+    "evidential-evidence-clamp-fp16": case(_evidential_evidence_clamp_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # SGLD adds fp32 Langevin noise to a bf16 parameter's gradient and assigns it back
-    "sgld-noise-grad-fp32-on-bf16": case(_sgld_noise_grad_fp32_on_bf16, "loss_dtype", "bf16", "f32"),
+    "sgld-noise-grad-fp32-on-bf16": case(_sgld_noise_grad_fp32_on_bf16, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the classes outside a conformal prediction set computed as 1 - the bool set mask
-    "conformal-set-complement-bool-minus": case(_conformal_set_complement_bool_minus, "mask_dtype", "bool"),
+    "conformal-set-complement-bool-minus": case(_conformal_set_complement_bool_minus, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
 }
