@@ -285,53 +285,57 @@ def _scheduled_sampling_where_mixed() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a worker transform normalises the uint8 image in place with float ImageNet mean/std
-    "worker-normalise-uint8-in-place": case(_normalise_uint8_in_place, "result_cast", "f32", "uint8"),
+    "worker-normalise-uint8-in-place": case(_normalise_uint8_in_place, "result_cast", "f32", "uint8", grade="correct", grade_at_freeze="correct"),
     # Gaussian-noise augmentation in the worker with randn_like of the still-uint8 image
-    "worker-noise-randn-like-uint8": case(_noise_augmentation_uint8, "no_kernel", "uint8"),
+    "worker-noise-randn-like-uint8": case(_noise_augmentation_uint8, "no_kernel", "uint8", grade="correct", grade_at_freeze="correct"),
     # a Gaussian blur in the worker: fp32 kernel conv2d over the uint8 image
-    "worker-blur-conv2d-uint8": case(_gaussian_blur_uint8, "conv_weight_dtype", "uint8", "f32"),
+    "worker-blur-conv2d-uint8": case(_gaussian_blur_uint8, "conv_weight_dtype", "uint8", "f32", grade="wrong", grade_at_freeze="wrong",
+         why="At freeze (aa85a67) castwise gave integer_operand [uint8, f32] (high confidence). The conv's input/weight check ('expected scalar type Byte but found Float') raised inside the worker's conv2d was read by its integer dtype as an integer operand, not as conv2d's input meeting an fp32 weight."),
     # thumbnails in the worker by avg_pool2d of the uint8 image
-    "worker-thumbnail-avg-pool-uint8": case(_thumbnail_avg_pool_uint8, "integer_operand", "uint8", fix=("float",)),
+    "worker-thumbnail-avg-pool-uint8": case(_thumbnail_avg_pool_uint8, "integer_operand", "uint8", fix=("float",), grade="correct", grade_at_freeze="correct"),
     # an IterableDataset computing spectrograms with torch.stft of the reader's int16 PCM in the worker
-    "worker-stft-int16-pcm": case(_spectrogram_of_int16_pcm, "integer_operand", "int16", fix=("float",)),
+    "worker-stft-int16-pcm": case(_spectrogram_of_int16_pcm, "integer_operand", "int16", fix=("float",), grade="correct", grade_at_freeze="correct"),
     # an evenly-spread subsampler yielding torch.linspace(...).round() indices (float) to the worker's __getitem__
-    "sampler-linspace-float-indices": case(_linspace_sampler_float_indices, "index_tensor_dtype", fix=("long",)),
+    "sampler-linspace-float-indices": case(_linspace_sampler_float_indices, "index_tensor_dtype", fix=("long",), grade="correct", grade_at_freeze="correct"),
     # features cached as float8_e4m3fn, standardised by fp32 mean/std in the worker
-    "worker-fp8-cache-standardised": case(_fp8_feature_cache_normalised, "fp8_promotion", "float8_e4m3fn", "f32"),
+    "worker-fp8-cache-standardised": case(_fp8_feature_cache_normalised, "fp8_promotion", "float8_e4m3fn", "f32", grade="correct", grade_at_freeze="correct"),
     # images cached as bf16 tensors, flipped in the worker through .numpy()
-    "worker-bf16-cache-numpy-flip": case(_bf16_cache_numpy_flip, "numpy_dtype", "bf16"),
+    "worker-bf16-cache-numpy-flip": case(_bf16_cache_numpy_flip, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a dataset returning some samples uint8 and some already scaled to float: the worker's collate stacks into uint8
-    "worker-collate-uint8-and-float-samples": case(_mixed_uint8_and_float_samples, "result_cast", "uint8"),
+    "worker-collate-uint8-and-float-samples": case(_mixed_uint8_and_float_samples, "result_cast", "uint8", grade="not_recognised", grade_at_freeze="not_recognised",
+         why="At freeze (aa85a67) castwise gave nothing. default_collate's torch.stack into a uint8 out= in the worker raises 'torch.cat(): input types can't be cast to the desired output type Byte', a TypeError wording the rules do not read."),
     # graph edges read with np.loadtxt (float64), collated, used as index_add_'s index in message passing
     "graph-edges-loadtxt-float-index-add": case(_graph_edges_loaded_as_float, "index_tensor_dtype", "f64",
-                                                fix=("long",)),
+                                                fix=("long",), grade="partly", grade_at_freeze="partly",
+         why="At freeze (aa85a67) castwise gave index_tensor_dtype [] (high confidence). The kind is right but the float64 index ('but got: Double' at the end of index_add_'s message) was not read into the dtypes."),
     # segmentation masks read as uint8 arrays, collated uint8, into cross_entropy
     "segmentation-masks-uint8-cross-entropy": case(_segmentation_masks_uint8, "target_dtype", "uint8",
-                                                   fix=("long",)),
+                                                   fix=("long",), grade="correct", grade_at_freeze="correct"),
     # a hard-example WeightedRandomSampler weighted by last epoch's fp16 losses, one overflowed to inf
-    "hard-example-sampler-fp16-inf-loss": case(_hard_example_sampler_fp16_losses, "nonfinite"),
+    "hard-example-sampler-fp16-inf-loss": case(_hard_example_sampler_fp16_losses, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # an IterableDataset yields the noise level as a Python float: collated float64, concatenated to bf16 latents
-    "python-float-timestep-collated-f64": case(_python_float_timestep_concat, "matmul_dtype", "f64", "bf16"),
+    "python-float-timestep-collated-f64": case(_python_float_timestep_concat, "matmul_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # features memmapped as numpy float16 to save disk, collated f16, fed to a bf16 MLP
-    "float16-memmap-features-bf16-mlp": case(_float16_memmap_features, "matmul_dtype", "f16", "bf16"),
+    "float16-memmap-features-bf16-mlp": case(_float16_memmap_features, "matmul_dtype", "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # the loop casts each pinned batch to bf16 while the conv encoder was halved with .half()
-    "loop-casts-bf16-encoder-halved": case(_loop_casts_bf16_model_halved, "conv_weight_dtype", "bf16", "f16"),
+    "loop-casts-bf16-encoder-halved": case(_loop_casts_bf16_model_halved, "conv_weight_dtype", "bf16", "f16", grade="correct", grade_at_freeze="correct"),
     # a numpy bool padding mask collated as bool, made additive with (1 - mask) * -1e4
-    "collated-bool-mask-one-minus": case(_bool_padding_mask_one_minus, "mask_dtype", "bool"),
+    "collated-bool-mask-one-minus": case(_bool_padding_mask_one_minus, "mask_dtype", "bool", grade="correct", grade_at_freeze="correct"),
     # Python bool labels collated as a bool tensor, into binary_cross_entropy_with_logits
-    "python-bool-labels-bce-logits": case(_python_bool_labels_bce, "target_dtype", "bool", fix=("float",)),
+    "python-bool-labels-bce-logits": case(_python_bool_labels_bce, "target_dtype", "bool", fix=("float",), grade="correct", grade_at_freeze="correct"),
     # class weights from numpy counts (float64) given to an fp32 classifier's CrossEntropyLoss
-    "numpy-class-weights-f64-cross-entropy": case(_numpy_class_weights_cross_entropy, "op_dtype", "f32", "f64"),
+    "numpy-class-weights-f64-cross-entropy": case(_numpy_class_weights_cross_entropy, "op_dtype", "f32", "f64", grade="correct", grade_at_freeze="correct"),
     # a random affine warp in the worker: fp32 affine_grid sampling bf16 cached images with grid_sample
-    "worker-affine-grid-fp32-bf16-images": case(_random_affine_bf16_images, "op_dtype", "bf16", "f32"),
+    "worker-affine-grid-fp32-bf16-images": case(_random_affine_bf16_images, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # batches cast to float8 before the (pinned) copy to halve the transfer, fed to the bf16 model
-    "fp8-transfer-bf16-model": case(_fp8_transfer_bf16_model, "matmul_dtype", "float8_e4m3fn", "bf16"),
+    "fp8-transfer-bf16-model": case(_fp8_transfer_bf16_model, "matmul_dtype", "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # bag-of-words counts (int64 from np.bincount) L2-normalised in the worker
     "worker-bag-of-words-normalize-int64": case(_bag_of_words_l2_normalised, "integer_operand", "int64",
-                                                fix=("float",)),
+                                                fix=("float",), grade="correct", grade_at_freeze="correct"),
     # ragged token lists stored as numpy object arrays, reaching default_collate in the worker
-    "worker-collate-ragged-object-arrays": case(_ragged_object_arrays, "numpy_dtype"),
+    "worker-collate-ragged-object-arrays": case(_ragged_object_arrays, "numpy_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+         why="At freeze (aa85a67) castwise gave nothing. default_collate's TypeError about a numpy object array ('found object'), re-raised from the worker, is not a message the rules read."),
     # scheduled sampling: bf16 argmax predictions mixed into int64 inputs with torch.where, then embedded
     "scheduled-sampling-where-bf16-ids": case(_scheduled_sampling_where_mixed, "index_tensor_dtype", "bf16",
-                                              fix=("long",)),
+                                              fix=("long",), grade="correct", grade_at_freeze="correct"),
 }
