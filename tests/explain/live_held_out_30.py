@@ -251,12 +251,12 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # split conformal: the quantile level built with numpy arrives as a float64 tensor
     "conformal-qhat-level-float64-tensor": case(_conformal_qhat_level_float64_tensor, "op_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (aa85a67) castwise gave nothing. torch.quantile's check that the q tensor has the input's "
              "dtype names neither dtype, and no rule reads that message.")),
     # APS conformal scores gather the true class's cumulative mass with float labels
     "conformal-aps-gather-float-labels": case(_conformal_aps_gather_float_labels, "index_tensor_dtype", "int64",
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (aa85a67) castwise gave index_tensor_dtype [] (high confidence). Kind and fix are right, "
              "but gather's 'int32/int64' wording was not read for the int64 it names, so the dtypes are missing.")),
     # class-conditional (Mondrian) conformal counts the calibration labels per class with bincount on float labels
@@ -276,7 +276,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # stacking weights fitted by least squares on bf16 member predictions and fp32 targets
     "stacking-lstsq-bf16-member-predictions": case(_stacking_lstsq_bf16_member_predictions, "op_dtype", "bf16",
-                                                   "f32", grade="wrong", grade_at_freeze="wrong",
+                                                   "f32", grade="correct", grade_at_freeze="wrong",
         why=("At freeze (aa85a67) castwise gave scalar_type [bf16, f32] (low confidence). torch.linalg.lstsq's own"
              " same-dtype check on input and other was not recognised as an op's check, so it fell to the generic "
              "scalar-type reading.")),

@@ -2185,3 +2185,31 @@ def test_a_nan_far_down_a_printed_value_tensor_is_still_seen() -> None:
                              "(Real()) of the distribution Normal(loc: torch.Size([3]), scale: torch.Size([3])), but "
                              f"found invalid values:\ntensor([[1.0, 2.0, 3.0],\n{rows}\n        [nan, 1.0, 1.0]])")
     assert explanation.kind is Kind.NONFINITE
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: quantile() q tensor must be same dtype as the input tensor", Kind.OP_DTYPE, (), "q.to(x.dtype)"),
+    ("RuntimeError: gather(): Expected dtype int32/int64 for index", Kind.INDEX_TENSOR, ("int32", "int64"),
+     "ids.long()"),
+    ("RuntimeError: index_add_(): Expected dtype int32/int64 for index but got: Double", Kind.INDEX_TENSOR,
+     ("f64", "int32", "int64"), "ids.long()"),
+    ("RuntimeError: torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+     "BFloat16 and other's dtype Float", Kind.OP_DTYPE, ("bf16", "f32"), "A.float(), B.float()"),
+    ("TypeError: Caught TypeError in DataLoader worker process 0.\nOriginal Traceback (most recent call last):\n"
+     "TypeError: torch.cat(): input types can't be cast to the desired output type Byte", Kind.RESULT_CAST,
+     ("uint8",), "collate_fn"),
+    ("TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found object",
+     Kind.NUMPY_DTYPE, (), "pad_sequence"),
+])
+def test_round_forty_two_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_an_integer_kernel_passed_to_a_functional_conv_is_the_weight_when_live() -> None:
+    laplacian = torch.tensor([[[[0, 1, 0], [1, -4, 1], [0, 1, 0]]]])
+    field = torch.zeros(1, 1, 8, 8)
+    with pytest.raises(RuntimeError) as raised:
+        torch.nn.functional.conv2d(field, laplacian, padding=1)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "int64")

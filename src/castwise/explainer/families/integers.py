@@ -23,7 +23,7 @@ from castwise.explainer.clues import (
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import dtype_of, is_complex, is_floating, is_low_precision
 
 TRUE_PRECISION = (
@@ -243,6 +243,22 @@ def _integral_lengths(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _joined_into_narrower(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.cat(): input types can't be cast to the desired output type Byte``: tensors joined into a narrower
+    ``out=`` (default_collate stacks into the first sample's dtype)."""
+    names, shown = dtype_read(found, "a")
+    return explained(
+        Kind.RESULT_CAST, failure,
+        f"torch.cat/torch.stack wrote tensors into an output of {shown} that their values cannot be cast to (`out=`; "
+        "in a DataLoader, default_collate stacks a batch into a tensor of its first sample's dtype)",
+        "samples of one dataset returned in different dtypes (a uint8 image beside a float one, an int label beside a "
+        "float label), so the first sample's dtype cannot hold the others",
+        "give every sample one dtype in the dataset (`torch.as_tensor(x, dtype=torch.float32)` in `__getitem__`), or "
+        "convert in a `collate_fn` before stacking; without `out=`, torch.cat promotes",
+        op="torch.cat/torch.stack with out=", names=names,
+    )
+
+
 _promoted_in_place = message_only(
     Kind.RESULT_CAST,
     "a float was added to (or subtracted from) an integer tensor in place (`t.add_(0.001)` on int64): under "
@@ -312,7 +328,7 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
         + ("; to interpolate between tokens (integrated gradients, mixup on text), interpolate their embeddings "
            "and pass `inputs_embeds` instead of ids" if op == "embedding" else "; a 0/1 float mask meant to select "
            "elements must become bool (`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
-        op=op, names=names + (dtypes(found, "want") if names else ()),
+        op=op, names=names + dtypes(found, "want", "also"),
     )
 
 
@@ -644,6 +660,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})", _floating_argument),
     rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
+    rule(r"torch\.(?:cat|stack)\(\): input types can't be cast to the desired output type (?P<a>{DTYPE})",
+         _joined_into_narrower),
     rule(r"expected predicate to be bool,? got (?P<a>{DTYPE})", _mask),
     rule(r"\bmask\.dtype must be torch\.bool,? got (?P<a>{DTYPE})", _mask),
     rule(r"\b(?P<arg>input_lengths|target_lengths) must be integral", _integral_lengths),
@@ -657,7 +675,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)\(\): Expected "
-         r"(?:dtype (?P<want>int(?:32|64))(?:/int64)?|a long tensor)(?: for index,? but got (?P<a>{DTYPE}))?",
+         r"(?:dtype (?P<want>int(?:32|64))(?:/(?P<also>int64))?|a long tensor)"
+         r"(?: for index,? but got:? (?P<a>{DTYPE}))?",
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
     rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor for mask", _mask),

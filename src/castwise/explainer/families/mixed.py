@@ -1061,6 +1061,30 @@ def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
                        fix=f"give them one dtype where they meet: `{op}(x, values.to(x.dtype))`")
 
 
+def _linalg_pair(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype BFloat16 and
+    other's dtype Float``."""
+    names = dtypes(found, "x", "y")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, found["op"],
+        f"{found['op']} got `input` and `other` in {dtype_list(names)}; both must have one dtype",
+        fix=f"solve in fp32 (or float64), both operands cast: `{found['op']}(A.float(), B.float())`; linear algebra "
+        "has no 16-bit kernels in any case",
+    )
+
+
+def _quantile_level(found: re.Match[str], failure: Failure) -> Explanation:
+    """``quantile() q tensor must be same dtype as the input tensor``: the level given as a tensor of another dtype."""
+    del found
+    return mixed_float(
+        Kind.OP_DTYPE, failure, (), "torch.quantile",
+        "torch.quantile got its level `q` as a tensor of another dtype than its input; they must match",
+        culprit="a level built as a tensor with the default dtype or from numpy (`torch.tensor(0.9)`, float64) for "
+        "scores in another dtype",
+        fix="give `q` the input's dtype (`torch.quantile(x, q.to(x.dtype))`), or pass it as a Python float",
+    )
+
+
 COMPARE_OP = "torch.allclose/isclose"
 
 
@@ -1096,6 +1120,9 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"(?P<op>torch\.linalg\.\w{1,20}): Expected input and other to have the same dtype,? but got input's dtype "
+         r"(?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _linalg_pair),
+    rule(r"quantile\(\) q tensor must be same dtype as the input tensor", _quantile_level),
     rule(r"When merging two branches' output in torch\.cond,\s*expected same dtype but got (?P<a>{DTYPE}) and "
          r"(?P<b>{DTYPE})", _branches),
     rule(r"^pair\[\d+\] differ in 'dtype: (?P<a>{DTYPE}) vs (?P<b>{DTYPE})'", _carried_state),

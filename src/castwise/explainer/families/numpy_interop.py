@@ -113,9 +113,23 @@ _byte_order = message_only(
 )
 
 
+_object_arrays_collated = message_only(
+    Kind.NUMPY_DTYPE,
+    "DataLoader's default_collate found numpy arrays of dtype object in a batch: their items are ragged (different "
+    "lengths) or of mixed types, not numbers of one dtype",
+    "a dataset returning `np.array(items)` of variable-length token lists, boxes or waveforms, or a column with None "
+    "or strings",
+    "return numeric arrays of one shape per sample (pad them, `.astype(np.float32)`), or pass a `collate_fn` that pads "
+    "(`torch.nn.utils.rnn.pad_sequence([torch.as_tensor(i) for i in items], batch_first=True)`)",
+    op="default_collate",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"given numpy array has byte order different from the native byte order", _byte_order),
+    rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found object",
+         _object_arrays_collated),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
