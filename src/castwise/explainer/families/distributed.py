@@ -46,13 +46,9 @@ def _buffers(failure: Failure, names: tuple[str, ...], confidence: Confidence = 
     )
 
 
-def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
-    """c10d's ``Invalid usage of tensors with different dtypes Found torch.int64 and torch.float32``."""
-    return _buffers(failure, dtypes(found, "a", "b"))
-
-
-def _gloo_tensor_type(found: re.Match[str], failure: Failure) -> Explanation:
-    """gloo's ``ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected TensorOptions(dtype=A...), got
+def _collective_pair(found: re.Match[str], failure: Failure) -> Explanation:
+    """c10d's ``Invalid usage of tensors with different dtypes Found torch.int64 and torch.float32``, or gloo's
+    ``ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected TensorOptions(dtype=A...), got
     TensorOptions(dtype=B...))``."""
     return _buffers(failure, dtypes(found, "a", "b"))
 
@@ -135,9 +131,9 @@ _meta_under_fsdp = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Invalid usage of tensors with different dtypes\s*Found (?P<a>{DTYPE}) and\s+(?P<b>{DTYPE})",
-         _different_dtypes),
+         _collective_pair),
     rule(r"ProcessGroup\w{0,10}::\w{1,40}: invalid tensor type at index \d+ \(expected TensorOptions\(dtype="
-         r"(?P<a>{DTYPE}),[^\n]{0,300}?got TensorOptions\(dtype=(?P<b>{DTYPE}),", _gloo_tensor_type),
+         r"(?P<a>{DTYPE}),[^\n]{0,300}?got TensorOptions\(dtype=(?P<b>{DTYPE}),", _collective_pair),
     rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"\bInvalid scalar type\b", _unsupported_by_gloo),
     rule(r"Cannot use ReduceOp\.(?P<op>BOR|BAND|BXOR) with non-integral dtype", _bitwise_reduction),

@@ -312,7 +312,7 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a")
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
     floated = bool(names) and is_floating(names[0])
-    if floated and (class_index_loss(failure) or CLASS_INDEX_LOSS.pattern.search(traced_call(failure) or "")):
+    if floated and class_index_loss(failure):
         return target(failure, names, wants_float=False, op="cross_entropy (its gather of the targets)")
     culprit = (
         "token ids or indices that were cast to a float dtype with the inputs" + _cast_by_batch(names)
@@ -727,5 +727,7 @@ def _integer(name: str) -> bool:
 
 
 def class_index_loss(failure: Failure) -> bool:
-    """Whether the frames show a class-index loss (cross_entropy, nll_loss, multi_margin)."""
-    return shows(failure, CLASS_INDEX_LOSS, everywhere=True)
+    """Whether the frames show a class-index loss (cross_entropy, nll_loss, multi_margin), or torch.compile's wrapper
+    says it was tracing one."""
+    traced = traced_call(failure)
+    return shows(failure, CLASS_INDEX_LOSS, everywhere=True) or bool(traced and CLASS_INDEX_LOSS.pattern.search(traced))

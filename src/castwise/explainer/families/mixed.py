@@ -990,20 +990,22 @@ def _parametrization(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     """torch.linalg's solvers' ``Expected b and A to have the same dtype, but found b of type Float and A of type
-    Double instead`` (``linalg.solve: Expected A and B ...``)."""
+    Double instead`` (``linalg.solve: Expected A and B ...``, ``torch.linalg.lstsq: Expected input and other ...``)."""
     names = dtypes(found, "x", "y")
     first, second = found["first"], found["second"]
     sixteen_bit = any(is_low_precision(name) for name in names)
+    named = found.groupdict().get("op")
+    solver = named or "torch.linalg.solve"
     return mixed_float(
-        Kind.OP_DTYPE, failure, names, "a linear solve (cholesky_solve, solve, triangular_solve)",
+        Kind.OP_DTYPE, failure, names, named or "a linear solve (cholesky_solve, solve, triangular_solve)",
         f"a linear solve got `{first}` in {names[0]} and `{second}` in {names[1]}; both must have one dtype"
         if len(names) == 2 else "",
         culprit="16-bit features (from a bf16 or fp16 model) solved against a matrix built in fp32 (or the reverse); "
         "linear algebra has no 16-bit kernels in any case" if sixteen_bit else "a matrix built in float64 (a jitter "
         "or regulariser from numpy or a Python float tensor, `torch.eye(..., dtype=torch.float64)`) while the "
         "right-hand side stays float32, or the reverse",
-        fix="solve in fp32 (or float64), both operands cast: `torch.linalg.solve(A.float(), B.float())`, then cast "
-        "the result back if needed" if sixteen_bit else "build both in one dtype (float64 for a numerically delicate "
+        fix=f"solve in fp32 (or float64), both operands cast: `{solver}(A.float(), B.float())`, then cast the result "
+        "back if needed" if sixteen_bit else "build both in one dtype (float64 for a numerically delicate "
         "solve: `torch.cholesky_solve(b.double(), L)`, else `A.to(b.dtype)`)",
     )
 
@@ -1061,18 +1063,6 @@ def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
                        fix=f"give them one dtype where they meet: `{op}(x, values.to(x.dtype))`")
 
 
-def _linalg_pair(found: re.Match[str], failure: Failure) -> Explanation:
-    """``torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype BFloat16 and
-    other's dtype Float``."""
-    names = dtypes(found, "x", "y")
-    return mixed_float(
-        Kind.OP_DTYPE, failure, names, found["op"],
-        f"{found['op']} got `input` and `other` in {dtype_list(names)}; both must have one dtype",
-        fix=f"solve in fp32 (or float64), both operands cast: `{found['op']}(A.float(), B.float())`; linear algebra "
-        "has no 16-bit kernels in any case",
-    )
-
-
 def _quantile_level(found: re.Match[str], failure: Failure) -> Explanation:
     """``quantile() q tensor must be same dtype as the input tensor``: the level given as a tensor of another dtype."""
     del found
@@ -1120,8 +1110,8 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
-    rule(r"(?P<op>torch\.linalg\.\w{1,20}): Expected input and other to have the same dtype,? but got input's dtype "
-         r"(?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _linalg_pair),
+    rule(r"(?P<op>torch\.linalg\.\w{1,20}): Expected (?P<first>input) and (?P<second>other) to have the same dtype,? "
+         r"but got input's dtype (?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _solve_operands),
     rule(r"quantile\(\) q tensor must be same dtype as the input tensor", _quantile_level),
     rule(r"When merging two branches' output in torch\.cond,\s*expected same dtype but got (?P<a>{DTYPE}) and "
          r"(?P<b>{DTYPE})", _branches),

@@ -92,8 +92,9 @@ def _non_numeric_array(found: re.Match[str], failure: Failure) -> Explanation:
     return explained(
         Kind.NUMPY_DTYPE, failure,
         f"torch cannot make a tensor from a numpy array of dtype {kind}: its elements are {held}",
-        "a batch of variable-length items (token lists, boxes, waveforms) gathered with `np.array(items)`, or a column "
-        "that holds None or strings (`np.loadtxt`/`pandas` read it as text)",
+        "a batch of variable-length items (token lists, boxes, waveforms) gathered with `np.array(items)` (a Dataset "
+        "returning such arrays, which DataLoader's default_collate refuses), or a column that holds None or strings "
+        "(`np.loadtxt`/`pandas` read it as text)",
         "make the array numeric first: parse the text (`arr.astype(np.float32)`, `pd.to_numeric(column)`, "
         "`skiprows=1` for a header) or pad and stack the items to one shape (`np.stack(items).astype(np.float32)`, "
         "`torch.nn.utils.rnn.pad_sequence([torch.as_tensor(i) for i in items], batch_first=True)`)",
@@ -113,23 +114,11 @@ _byte_order = message_only(
 )
 
 
-_object_arrays_collated = message_only(
-    Kind.NUMPY_DTYPE,
-    "DataLoader's default_collate found numpy arrays of dtype object in a batch: their items are ragged (different "
-    "lengths) or of mixed types, not numbers of one dtype",
-    "a dataset returning `np.array(items)` of variable-length token lists, boxes or waveforms, or a column with None "
-    "or strings",
-    "return numeric arrays of one shape per sample (pad them, `.astype(np.float32)`), or pass a `collate_fn` that pads "
-    "(`torch.nn.utils.rnn.pad_sequence([torch.as_tensor(i) for i in items], batch_first=True)`)",
-    op="default_collate",
-)
-
-
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"given numpy array has byte order different from the native byte order", _byte_order),
-    rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found object",
-         _object_arrays_collated),
+    rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
+         _non_numeric_array),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
