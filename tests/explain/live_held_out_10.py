@@ -417,7 +417,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # only the lm_head cast to bf16, which also casts the tied input embedding feeding the fp32 body
     "tied-lm-head-cast-alone": case(_tied_head_cast_alone, "matmul_dtype", "bf16", "f32", culprit=("tie",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why='At freeze (f0752d3) castwise gave matmul_dtype [bf16, f32] (high confidence). Kind and dtypes right, but nothing says the bf16 came from the input embedding tied to the lm_head, which casting the head alone cast too.'),
     # a cosine attention swapped in after the cast, its learnable logit scale made in fp32
     "cosine-attention-logit-scale-fp32": case(_cosine_attention_swapped_in_after_cast, "batched_matmul_dtype", "f32",

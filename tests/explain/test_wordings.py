@@ -2213,3 +2213,39 @@ def test_an_integer_kernel_passed_to_a_functional_conv_is_the_weight_when_live()
         torch.nn.functional.conv2d(field, laplacian, padding=1)
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "int64")
+
+
+class _TiedLM(nn.Module):
+    """A language model whose lm_head shares its weight with the input embeddings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(10, 8)
+        self.body = nn.Linear(8, 8)
+        self.lm_head = nn.Linear(8, 10, bias=False)
+        self.lm_head.weight = self.embed.weight
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.body(self.embed(ids)).to(self.lm_head.weight.dtype))
+
+
+def test_a_head_converted_alone_names_the_embedding_tied_to_it_when_live() -> None:
+    model = _TiedLM()
+    model.lm_head.to(torch.bfloat16)
+    with pytest.raises(RuntimeError) as raised:
+        model(torch.tensor([[1, 2]]))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.MATMUL and set(explanation.dtypes) == {"bf16", "f32"}
+    assert "`embed.weight` and `lm_head.weight` are one tied parameter, bf16" in explanation.culprit
+
+
+def test_a_tied_parameter_in_the_model_s_own_dtype_is_not_blamed() -> None:
+    model = _TiedLM().to(torch.bfloat16)
+    with pytest.raises(RuntimeError) as raised:
+        model.body(torch.zeros(1, 8))
+    assert "tied" not in cw.explain(raised.value).culprit
+    with pytest.raises(RuntimeError) as raised:
+        model(torch.tensor([[1, 2]])).float() @ torch.zeros(10, 2, dtype=torch.float64)
+    assert "tied" not in cw.explain(raised.value).culprit
+    assert "tied" not in cw.explain("RuntimeError: mat1 and mat2 must have the same dtype, but got BFloat16 and "
+                                    "Float").culprit

@@ -166,6 +166,12 @@ def weight_dtype(failure: Failure) -> str | None:
     return dict(failure.operands).get(called[1]) if called else named
 
 
+def tied_parameter(failure: Failure, names: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """A parameter of a live exception's model tied under two names, in one of the dtypes ``names`` and not in the
+    dtype most of the model's parameters have, as (name, other name, short dtype)."""
+    return next((group for group in failure.tied if group[2] in names), None)
+
+
 def held_dtypes(failure: Failure) -> frozenset[str]:
     """The short dtypes of every tensor a live exception's innermost frame held."""
     return frozenset(dtype for _, dtype in failure.operands)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice, takewhile
@@ -33,6 +33,9 @@ MAX_CHAIN = 16
 
 MAX_OPERANDS = 16
 """Locals of a live exception's innermost frame looked at for the tensors the failing op got."""
+
+MAX_PARAMETERS = 100_000
+"""Parameters of a live exception's outermost module looked at for one tied under two names."""
 
 MAX_DETAILS = 8
 """Field lines below an error line (``key.dtype  : torch.float16``) read as part of its message."""
@@ -96,6 +99,10 @@ class Failure:
     operands: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
     """A live exception's innermost frame's tensors, as (name, short dtype): ``(("input", "f32"), ("weight",
     "f64"))`` for the ``_conv_forward`` that called the kernel which raised; empty for a paste."""
+    tied: tuple[tuple[str, str, str], ...] = field(default=(), repr=False, compare=False)
+    """A live exception's outermost module's parameters tied under two names whose dtype is not the one most of its
+    parameters have, as (name, other name, short dtype): ``(("lm_head.weight", "embed.weight", "bf16"),)`` for an
+    lm_head converted alone in an fp32 model; empty for a paste."""
 
     @cached_property
     def frames(self) -> tuple[Frame, ...]:
@@ -148,10 +155,11 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
         frames = stacks[depth] and tuple(frame for outer in stacks[:depth] for frame in outer) + stacks[depth]
         frames += _frames_in(lines, 0, len(lines))
         operands = _operands(exc.__traceback__)
+        tied = _tied(exc.__traceback__)
         paste = lines + tuple(line for outer in reversed(messages[:depth]) for line in outer) if frames else ()
         for index, line in enumerate(lines):
             yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames,
-                          paste=paste, line=index, operands=operands)
+                          paste=paste, line=index, operands=operands, tied=tied)
 
 
 def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
@@ -170,6 +178,34 @@ def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
                if type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"))
     return tuple((name, short) for name, dtype in tensors if dtype is not None
                  for short in [short_dtype(str(dtype))] if short is not None)
+
+
+def _tied(trace: TracebackType | None) -> tuple[tuple[str, str, str], ...]:
+    """The parameters of the outermost module on the traceback (the ``self`` of its first module method) shared under
+    two names whose dtype differs from the one most of its parameters have, as (name, other name, short dtype)."""
+    while trace is not None:
+        owner = trace.tb_frame.f_locals.get("self")
+        named = getattr(owner, "named_parameters", None)
+        if isinstance(getattr(owner, "_parameters", None), dict) and callable(named):
+            return _tied_in(islice(named(remove_duplicate=False), MAX_PARAMETERS))
+        trace = trace.tb_next
+    return ()
+
+
+def _tied_in(named: Iterable[tuple[str, object]]) -> tuple[tuple[str, str, str], ...]:
+    """The parameters met again under a second name, when their dtype is not the most common one."""
+    first: dict[int, str] = {}
+    tied: list[tuple[str, str, str]] = []
+    counts: dict[str, int] = {}
+    for name, parameter in named:
+        dtype = short_dtype(str(getattr(parameter, "dtype", ""))) or ""
+        if id(parameter) in first:
+            tied.append((first[id(parameter)], name, dtype))
+        else:
+            first[id(parameter)] = name
+            counts[dtype] = counts.get(dtype, 0) + 1
+    usual = max(counts, key=counts.__getitem__, default="")
+    return tuple(group for group in tied if group[2] and group[2] != usual)
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from castwise.explainer.clues import library_calling, module_called, torchscript_shown
+from castwise.explainer.clues import library_calling, module_called, tied_parameter, torchscript_shown
 from castwise.explainer.explanation import Confidence, Explanation, Facts, Family, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.spelling import short_dtype
@@ -94,6 +94,11 @@ def explained(
     facts = Facts(confidence, op, names, device, module_called(failure))
     if kind.family is Family.MIXED_FLOAT and torchscript_shown(failure):
         fix = f"{fix}; {TORCHSCRIPT_BAKED}"
+    tied = tied_parameter(failure, names) if kind.family is Family.MIXED_FLOAT else None
+    if tied:
+        culprit = (f"`{tied[0]}` and `{tied[1]}` are one tied parameter, {tied[2]} while the rest of the model is not: "
+                   f"converting either module converted both (an lm_head tied to the input embeddings is the usual "
+                   f"case); convert the whole model, or untie them first; {culprit}")
     library = library_calling(failure)
     if library:
         fix = (f"{fix}; the failing call is made by {library}'s own code: if the dtypes it gets do not come from your "
