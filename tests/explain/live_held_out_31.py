@@ -381,72 +381,74 @@ def _ste_quantizer_int8_output() -> None:
 
 CASES: dict[str, LiveCase] = {
     # Opacus-free per-sample gradients with vmap(grad(functional_call)) on a bf16 MLP fed the fp32 batch
-    "per-sample-grads-vmap-bf16-mlp-fp32-batch": case(_per_sample_grads_bf16_mlp, "matmul_dtype", "f32", "bf16"),
+    "per-sample-grads-vmap-bf16-mlp-fp32-batch": case(_per_sample_grads_bf16_mlp, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # per-sample gradients with vmap over a bf16 CNN given the loader's fp32 images
     "per-sample-grads-vmap-bf16-cnn-fp32-images": case(_per_sample_grads_bf16_cnn, "conv_weight_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16", grade="correct", grade_at_freeze="correct"),
     # MAML inner step upcasting the fast weights to fp32 while BatchNorm's running buffers stay bf16
     "maml-batchnorm-fast-weights-upcast": case(_maml_batchnorm_fast_weights_upcast, "norm_param_dtype", "f32",
-                                                "bf16"),
+                                                "bf16", grade="correct", grade_at_freeze="correct"),
     # first-order MAML accumulating meta-gradients in fp32 and assigning them as a bf16 model's .grad
-    "fomaml-fp32-meta-grad-assigned": case(_fomaml_meta_grad_fp32_assigned, "loss_dtype", "f32", "bf16"),
+    "fomaml-fp32-meta-grad-assigned": case(_fomaml_meta_grad_fp32_assigned, "loss_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # Reptile's outer update lerps the bf16 model toward fast weights adapted in fp32
-    "reptile-lerp-fp32-fast-weights": case(_reptile_lerp_fp32_fast_weights, "lerp_dtype", "bf16", "f32"),
+    "reptile-lerp-fp32-fast-weights": case(_reptile_lerp_fp32_fast_weights, "lerp_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # torch.func.grad over model.state_dict(): BatchNorm's integer num_batches_tracked asked for a gradient
-    "maml-grad-over-state-dict": case(_maml_params_from_state_dict, "integer_operand"),
+    "maml-grad-over-state-dict": case(_maml_params_from_state_dict, "integer_operand", grade="correct", grade_at_freeze="correct"),
     # an input-saliency Jacobian taken with jacrev of the argmax class ids
-    "jacrev-of-argmax-predictions": case(_jacrev_of_argmax_predictions, "integer_operand", "int64"),
+    "jacrev-of-argmax-predictions": case(_jacrev_of_argmax_predictions, "integer_operand", "int64", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (68c5d2f) castwise gave nothing. torch.func's vjp check that the differentiated function's outputs are floating (here the int64 argmax class ids) is a message no rule reads."),
     # forward-mode jvp of a positional encoding with respect to integer positions from arange
-    "jvp-wrt-integer-positions": case(_jvp_wrt_integer_positions, "integer_operand", "int64"),
+    "jvp-wrt-integer-positions": case(_jvp_wrt_integer_positions, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # few-shot episode labels built with arange(dtype=support.dtype), bf16, into cross_entropy
     "episode-labels-in-feature-dtype": case(_episode_labels_in_feature_dtype, "target_dtype", "bf16",
-                                            fix=("long",)),
+                                            fix=("long",), grade="correct", grade_at_freeze="correct"),
     # ProtoNet prototypes averaged by scatter_reduce_ of bf16 embeddings into an fp32 zeros buffer
     "protonet-prototypes-scatter-reduce-fp32-buffer": case(_protonet_prototypes_scatter_reduce,
-                                                           "indexed_write_dtype"),
+                                                           "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # a support/query split with a float support mask inverted with ~
-    "episode-query-mask-float-inverted": case(_episode_query_mask_float_inverted, "mask_dtype", fix=("bool",)),
+    "episode-query-mask-float-inverted": case(_episode_query_mask_float_inverted, "mask_dtype", fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # ProtoNet distances with torch.cdist on bf16 embeddings on the CPU
-    "protonet-cdist-bf16-embeddings": case(_protonet_cdist_bf16_embeddings, "no_kernel", "bf16"),
+    "protonet-cdist-bf16-embeddings": case(_protonet_cdist_bf16_embeddings, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a fused linear+log-softmax autograd.Function returning fp32 log-probs whose backward multiplies saved bf16
     "custom-function-fp32-logprobs-backward": case(_custom_function_fp32_logprobs_backward, "matmul_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
     # a hand-written embedding Function whose backward index_add_s bf16 grads into a default-dtype zeros
     "custom-embedding-backward-index-add-fp32": case(_custom_embedding_backward_index_add, "indexed_write_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # custom_fwd(cast_inputs=float32) loss Function reading the bf16 head weight from the module
     "custom-fwd-cast-inputs-closure-weight": case(_custom_fwd_cast_inputs_closure_weight, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # a torch.library weight-only int8 matmul op dequantizing with fp32 scales for bf16 activations
-    "library-op-int8-dequant-fp32-scale": case(_library_op_int8_dequant_fp32_scale, "matmul_dtype", "bf16", "f32"),
+    "library-op-int8-dequant-fp32-scale": case(_library_op_int8_dequant_fp32_scale, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # empirical NTK: a jacrev Jacobian cached in fp32 contracted with a fresh bf16 Jacobian by einsum
-    "ntk-einsum-cached-fp32-jacobian": case(_ntk_with_cached_fp32_jacobian, "matmul_dtype", "f32", "bf16"),
+    "ntk-einsum-cached-fp32-jacobian": case(_ntk_with_cached_fp32_jacobian, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # Opacus-style hooks: fp32-stored activations bmm'd with bf16 backprops for per-sample weight grads
     "per-sample-hook-bmm-fp32-activations": case(_opacus_hook_bmm_fp32_activations, "batched_matmul_dtype",
-                                                 "bf16", "f32"),
+                                                 "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # TracIn with per-example gradients cached in fp8, multiplied by fp32 test gradients
-    "tracin-fp8-gradient-cache-mm": case(_tracin_fp8_gradient_cache, "matmul_dtype", "f32", "float8_e4m3fn"),
+    "tracin-fp8-gradient-cache-mm": case(_tracin_fp8_gradient_cache, "matmul_dtype", "f32", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # influence score: dot of an fp32 LiSSA s_test with a bf16 training gradient
-    "influence-s-test-dot-bf16-grad": case(_influence_s_test_dot_bf16, "matmul_dtype", "f32", "bf16"),
+    "influence-s-test-dot-bf16-grad": case(_influence_s_test_dot_bf16, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # influence functions: inverse-HVP by linalg.solve of a torch.func.hessian computed in bf16
-    "influence-hessian-solve-bf16": case(_influence_hessian_solve_bf16, "no_kernel", "bf16"),
+    "influence-hessian-solve-bf16": case(_influence_hessian_solve_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a local Lipschitz estimate: spectral norm of a bf16 jacrev Jacobian
-    "jacobian-spectral-norm-bf16": case(_jacobian_spectral_norm_bf16, "no_kernel", "bf16"),
+    "jacobian-spectral-norm-bf16": case(_jacobian_spectral_norm_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # vmapped label smoothing done in place on F.one_hot's int64 output
-    "vmap-label-smoothing-one-hot-in-place": case(_vmap_label_smoothing_in_place, "result_cast", "f32", "int64"),
+    "vmap-label-smoothing-one-hot-in-place": case(_vmap_label_smoothing_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # per-sample gradients stored in fp8 summed into an fp32 accumulator
     "per-sample-grads-fp8-accumulated": case(_per_sample_grads_fp8_accumulated, "fp8_promotion", "f32",
-                                             "float8_e4m3fn"),
+                                             "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # TracIn scores from bf16 gradients ranked with np.argsort
-    "tracin-scores-bf16-numpy-argsort": case(_tracin_scores_bf16_argsort, "numpy_dtype", "bf16"),
+    "tracin-scores-bf16-numpy-argsort": case(_tracin_scores_bf16_argsort, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # learning to learn: an fp32 LSTM meta-optimizer fed the bf16 optimizee's gradients
-    "lstm-meta-optimizer-bf16-grads": case(_lstm_meta_optimizer_bf16_grads, "rnn_dtype", "bf16", "f32"),
+    "lstm-meta-optimizer-bf16-grads": case(_lstm_meta_optimizer_bf16_grads, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # gradient-similarity influence with linalg.vecdot of bf16 train gradients and an fp32 test gradient
-    "influence-cosine-vecdot-bf16-f32": case(_influence_cosine_vecdot, "op_dtype", "bf16", "f32"),
+    "influence-cosine-vecdot-bf16-f32": case(_influence_cosine_vecdot, "op_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (68c5d2f) castwise gave scalar_type [bf16, f32] (low confidence). linalg.vecdot's own same-dtype check of two floats is read as a generic one-dtype check, not as the op's."),
     # variable-way few-shot episodes: absent classes masked with index_fill(-1e9) on fp16 logits
-    "variable-way-episode-index-fill-f16": case(_variable_way_episode_index_fill_f16, "half_overflow", "f16"),
+    "variable-way-episode-index-fill-f16": case(_variable_way_episode_index_fill_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # DP per-sample gradients in fp16 on raw features overflow; get_total_norm refuses them
-    "dp-per-sample-grads-fp16-total-norm": case(_dp_per_sample_grads_fp16_total_norm, "nonfinite"),
+    "dp-per-sample-grads-fp16-total-norm": case(_dp_per_sample_grads_fp16_total_norm, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a straight-through quantizer Function returning int8 codes into a bf16 Linear
-    "ste-quantizer-int8-codes-into-linear": case(_ste_quantizer_int8_output, "matmul_dtype", "int8", "bf16"),
+    "ste-quantizer-int8-codes-into-linear": case(_ste_quantizer_int8_output, "matmul_dtype", "int8", "bf16", grade="correct", grade_at_freeze="correct"),
 }
