@@ -322,74 +322,116 @@ def _repad_int32_token_stream_masked_scatter() -> None:
 CASES: dict[str, LiveCase] = {
     # --- routing and combine
     # a Mixtral-style bf16 MoE whose router was upcast to fp32, fed the bf16 hidden states without .float()
-    "router-kept-fp32-bf16-hidden": case(_router_kept_fp32_bf16_hidden, "matmul_dtype", "bf16", "f32"),
+    "router-kept-fp32-bf16-hidden": case(_router_kept_fp32_bf16_hidden, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GShard dispatch by einsum with the dispatch mask left bool
-    "gshard-dispatch-einsum-bool-mask": case(_gshard_dispatch_einsum_bool_mask, "integer_operand", "bool", "bf16"),
+    "gshard-dispatch-einsum-bool-mask": case(_gshard_dispatch_einsum_bool_mask, "integer_operand", "bool", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GShard combine by einsum: fp32 combine weights from the upcast softmax with bf16 expert outputs
-    "gshard-combine-einsum-fp32-weights": case(_gshard_combine_einsum_fp32_weights, "matmul_dtype", "f32", "bf16"),
+    "gshard-combine-einsum-fp32-weights": case(_gshard_combine_einsum_fp32_weights, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # top-2 outputs combined by bmm with routing weights from softmax(dtype=float32) never cast back
-    "topk-combine-bmm-fp32-weights": case(_topk_combine_bmm_fp32_weights, "batched_matmul_dtype", "f32", "bf16"),
-    # stacked experts as one baddbmm, their bias kept fp32 by a hand-written "1-D params stay fp32" cast
+    "topk-combine-bmm-fp32-weights": case(_topk_combine_bmm_fp32_weights, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
+    # stacked experts as one baddbmm, their bias kept fp32 by a hand-written "biases stay fp32" cast
     "stacked-experts-baddbmm-fp32-bias": case(_stacked_experts_baddbmm_fp32_bias, "batched_matmul_dtype", "f32",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # grouped_mm of bf16 dispatched tokens with the fp32 master copy of the stacked expert weights
-    "grouped-mm-fp32-master-experts": case(_grouped_mm_fp32_master_experts, "matmul_dtype", "bf16", "f32"),
+    "grouped-mm-fp32-master-experts": case(_grouped_mm_fp32_master_experts, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # grouped_mm offsets from bincount/cumsum left int64
-    "grouped-mm-int64-offsets": case(_grouped_mm_int64_offsets, "index_tensor_dtype", fix=("int32",)),
+    "grouped-mm-int64-offsets": case(_grouped_mm_int64_offsets, "index_tensor_dtype", fix=("int32",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (68c5d2f) castwise gave nothing. grouped_mm's \"Offsets have to be int32\" names neither a "
+             "dtype nor the op, and the cause (int64 offsets from bincount/cumsum where grouped_mm takes int32) "
+             "was not read.")),
     # the inverse of the token sort built by scatter_ of an int32 arange into an int64 buffer
     "inverse-permutation-scatter-int32-arange": case(_inverse_permutation_scatter_int32_arange,
-                                                     "indexed_write_dtype"),
+                                                     "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Switch load-balancing loss: dot of bincount's int64 counts with the fp32 mean router probabilities
-    "switch-aux-loss-dot-int-counts": case(_switch_aux_loss_dot_int_counts, "integer_operand", "int64", "f32"),
+    "switch-aux-loss-dot-int-counts": case(_switch_aux_loss_dot_int_counts, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # router probabilities picked with take_along_dim by top-k ids converted to int32 for a kernel
     "router-probs-take-along-int32-indices": case(_router_probs_take_along_int32_indices, "index_tensor_dtype",
-                                                  "int32"),
+                                                  "int32",
+        grade="correct", grade_at_freeze="correct"),
     # static top-k routing buffers for graph capture, the indices buffer made int32
-    "static-routing-topk-out-int32": case(_static_routing_topk_out_int32, "indexed_write_dtype", "int64", "int32"),
+    "static-routing-topk-out-int32": case(_static_routing_topk_out_int32, "indexed_write_dtype", "int64", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an expert-usage EMA buffer created fp32 after the cast, lerp_'ed toward bf16 router probabilities
-    "expert-usage-ema-lerp-bf16": case(_expert_usage_ema_lerp_bf16, "lerp_dtype", "f32", "bf16"),
+    "expert-usage-ema-lerp-bf16": case(_expert_usage_ema_lerp_bf16, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # expert outputs returned in fp8 by the all-to-all, multiplied by the bf16 gates
-    "fp8-dispatch-gates-mul": case(_fp8_dispatch_gates_mul, "fp8_promotion", "bf16", "float8_e4m3fn"),
+    "fp8-dispatch-gates-mul": case(_fp8_dispatch_gates_mul, "fp8_promotion", "bf16", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # a histogram of bf16 top router probabilities taken with numpy
-    "expert-load-numpy-histogram-bf16": case(_expert_load_numpy_histogram_bf16, "numpy_dtype", "bf16"),
+    "expert-load-numpy-histogram-bf16": case(_expert_load_numpy_histogram_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # sampled routing in fp16 at a low temperature: the logits overflow, softmax gives NaN, multinomial refuses
-    "stochastic-routing-fp16-temperature-nan": case(_stochastic_routing_fp16_temperature_nan, "nonfinite"),
+    "stochastic-routing-fp16-temperature-nan": case(_stochastic_routing_fp16_temperature_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # an expert-capacity keep mask cast to the gates' bf16, then used as torch.where's condition
-    "capacity-keep-mask-gate-dtype-where": case(_capacity_keep_mask_gate_dtype_where, "mask_dtype", "bf16"),
+    "capacity-keep-mask-gate-dtype-where": case(_capacity_keep_mask_gate_dtype_where, "mask_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # expert parallelism: bincount's int64 token counts all_to_all'd into an int32 receive buffer
     "expert-count-all-to-all-int32-recv": case(_expert_count_all_to_all_int32_recv, "scalar_type", "int32",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- sparse tensors
     # sparse embedding gradients accumulated over micro-batches in fp32, assigned back to the bf16 table's grad
     "sparse-embedding-grad-accumulated-fp32": case(_sparse_embedding_grad_accumulated_fp32, "loss_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a COO adjacency whose values are ones_like(edge_index) (int64) multiplied with fp32 node features
     "sparse-adjacency-ones-like-int64-values": case(_sparse_adjacency_ones_like_int64_values, "integer_operand",
-                                                    "int64", "f32"),
+                                                    "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a magnitude-pruned expert weight kept sparse in bf16, sparse.addmm with the dense layer's fp32 bias
     "pruned-expert-sparse-addmm-fp32-bias": case(_pruned_expert_sparse_addmm_fp32_bias, "matmul_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # top-k sparse attention: the kept bf16 scores as a COO tensor through torch.sparse.softmax
-    "sparse-topk-attention-softmax-bf16": case(_sparse_topk_attention_softmax_bf16, "no_kernel", "bf16"),
+    "sparse-topk-attention-softmax-bf16": case(_sparse_topk_attention_softmax_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # causal sparse attention scores by sampled_addmm with the CSR pattern and q/k in bf16
-    "sampled-addmm-bf16-scores": case(_sampled_addmm_bf16_scores, "no_kernel", "bf16"),
+    "sampled-addmm-bf16-scores": case(_sampled_addmm_bf16_scores, "no_kernel", "bf16",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (68c5d2f) castwise gave nothing. sampled_addmm refuses bf16 with \"Expected self to be a "
+             "floating-point or complex tensor, but got BFloat16\", a missing kernel worded as a type check, which "
+             "was not read.")),
     # --- jagged and padded batches
     # a jagged bf16 batch into a classification head added in fp32 after the cast
-    "jagged-bf16-batch-fp32-linear": case(_jagged_bf16_batch_fp32_linear, "matmul_dtype", "bf16", "f32"),
+    "jagged-bf16-batch-fp32-linear": case(_jagged_bf16_batch_fp32_linear, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a jagged batch built from a bf16 cached sample and a freshly computed fp32 one
-    "nested-from-mixed-dtype-samples": case(_nested_from_mixed_dtype_samples, "op_dtype"),
+    "nested-from-mixed-dtype-samples": case(_nested_from_mixed_dtype_samples, "op_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (68c5d2f) castwise gave nothing. The nested tensor constructor's \"all tensors in list must"
+             " have the same dtype\" names no dtype, and two floating dtypes meeting in one jagged batch was not "
+             "read from it.")),
     # fp16 ragged scores padded with -1e9 by to_padded_tensor before a max
-    "nested-padded-fp16-minus-1e9": case(_nested_padded_fp16_minus_1e9, "half_overflow", "f16"),
+    "nested-padded-fp16-minus-1e9": case(_nested_padded_fp16_minus_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # unpadding hidden states with masked_select and the tokenizer's int64 attention mask
     "unpad-masked-select-int-attention-mask": case(_unpad_masked_select_int_attention_mask, "mask_dtype",
-                                                   fix=("bool",)),
+                                                   fix=("bool",),
+        grade="correct", grade_at_freeze="correct"),
     # jagged SDPA: bf16 queries against a jagged fp32 memory
-    "jagged-sdpa-bf16-q-fp32-kv": case(_jagged_sdpa_bf16_q_fp32_kv, "sdpa_dtype", "bf16", "f32"),
+    "jagged-sdpa-bf16-q-fp32-kv": case(_jagged_sdpa_bf16_q_fp32_kv, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EmbeddingBag offsets from the cumsum of float lengths
-    "embedding-bag-float-offsets": case(_embedding_bag_float_offsets, "index_tensor_dtype", "f32"),
+    "embedding-bag-float-offsets": case(_embedding_bag_float_offsets, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # segment_reduce mean pooling with lengths summed from a float padding mask
-    "segment-reduce-float-lengths": case(_segment_reduce_float_lengths, "index_tensor_dtype", "f32"),
+    "segment-reduce-float-lengths": case(_segment_reduce_float_lengths, "index_tensor_dtype", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (68c5d2f) castwise gave no_kernel [f32] (high confidence). The \"not implemented for "
+             "'Float'\" wording was read as the data lacking a kernel, while the Float tensor is the lengths, which"
+             " must be integer (the kernel's name, _segment_reduce_lengths_..., says so).")),
     # re-padding an int32 packed token stream from numpy into an int64 batch with masked_scatter_
     "repad-int32-token-stream-masked-scatter": case(_repad_int32_token_stream_masked_scatter,
-                                                    "indexed_write_dtype", "int64", "int32"),
+                                                    "indexed_write_dtype", "int64", "int32",
+        grade="correct", grade_at_freeze="correct"),
 }
