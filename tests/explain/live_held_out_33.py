@@ -321,65 +321,95 @@ def _atss_level_offsets_float() -> None:
 
 CASES: dict[str, LiveCase] = {
     # DETR's Hungarian matcher: the L1 box cost with torch.cdist on the bf16 predicted boxes
-    "detr-cost-bbox-cdist-bf16": case(_detr_cost_bbox_cdist_bf16, "no_kernel", "bf16"),
+    "detr-cost-bbox-cdist-bf16": case(_detr_cost_bbox_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # YOLOX SimOTA: pairwise class cost with binary_cross_entropy on fp16 scores against float one-hot targets
-    "yolox-simota-bce-f16-scores-f32-onehot": case(_yolox_simota_bce_half, "op_dtype", "f32", "f16"),
+    "yolox-simota-bce-f16-scores-f32-onehot": case(_yolox_simota_bce_half, "op_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # YOLO target building: the class column of the float targets matrix one-hot encoded as is
-    "yolo-float-class-column-one-hot": case(_yolo_class_column_one_hot, "index_tensor_dtype", fix=("long",)),
+    "yolo-float-class-column-one-hot": case(_yolo_class_column_one_hot, "index_tensor_dtype", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # SOLOv2 matrix NMS: the mask intersection matrix by mm of the bool thresholded masks
-    "matrix-nms-bool-masks-mm": case(_matrix_nms_bool_masks, "integer_operand", "bool"),
+    "matrix-nms-bool-masks-mm": case(_matrix_nms_bool_masks, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # pooled ROI features cached in float8 to save memory, rescaled by bf16 per-channel scales
-    "roi-feature-cache-fp8-bf16-scale": case(_roi_feature_cache_fp8, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "roi-feature-cache-fp8-bf16-scale": case(_roi_feature_cache_fp8, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written NMS: the suppressed flags made with zeros_like(scores) (fp16), or'ed with the IoU test
-    "nms-suppressed-zeros-like-f16-scores": case(_nms_suppressed_like_scores, "no_kernel", "f16"),
+    "nms-suppressed-zeros-like-f16-scores": case(_nms_suppressed_like_scores, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # ATSS: the IoU fill with -INF (1e8) through full_like on fp16 IoUs
-    "atss-ious-inf-full-like-f16": case(_atss_ious_inf_fill_half, "half_overflow", "f16"),
+    "atss-ious-inf-full-like-f16": case(_atss_ious_inf_fill_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Mask R-CNN targets: COCO uint8 instance masks cropped to the ROIs with grid_sample
-    "mask-targets-roi-crop-uint8-grid-sample": case(_mask_targets_roi_crop_uint8, "integer_operand", "uint8"),
+    "mask-targets-roi-crop-uint8-grid-sample": case(_mask_targets_roi_crop_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # sigmoid focal loss: the alpha/p_t terms computed with 1 - targets on the bool one-hot targets
-    "focal-loss-one-minus-bool-targets": case(_focal_loss_bool_targets, "mask_dtype", "bool"),
+    "focal-loss-one-minus-bool-targets": case(_focal_loss_bool_targets, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written ROI Align: bilinear sampling with lerp of bf16 features and fp32 fractional weights
-    "roi-align-lerp-fp32-fractions": case(_roi_align_lerp_weights, "lerp_dtype", "bf16", "f32"),
+    "roi-align-lerp-fp32-fractions": case(_roi_align_lerp_weights, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DETR decoder self-attention: fp32 query positions added to q and k only, v left bf16
-    "detr-query-pos-fp32-q-k-only-sdpa": case(_detr_query_pos_sdpa, "sdpa_dtype", "f32", "bf16"),
+    "detr-query-pos-fp32-q-k-only-sdpa": case(_detr_query_pos_sdpa, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Mask2Former matcher: dice cost by einsum of bf16 mask probabilities and fp32 target masks
-    "mask2former-dice-cost-einsum-bf16-f32": case(_mask2former_dice_cost_einsum, "matmul_dtype", "bf16", "f32"),
+    "mask2former-dice-cost-einsum-bf16-f32": case(_mask2former_dice_cost_einsum, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # rotated boxes to corners: bf16 rotation matrices bmm'ed with fp32 corner offsets
-    "rotated-box-corners-bmm-fp32-offsets": case(_rotated_box_corners_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "rotated-box-corners-bmm-fp32-offsets": case(_rotated_box_corners_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # integral pose regression: bf16 heatmap softmax times a linspace (fp32) coordinate grid
-    "integral-pose-soft-argmax-linspace-grid": case(_integral_pose_soft_argmax, "matmul_dtype", "bf16", "f32"),
+    "integral-pose-soft-argmax-linspace-grid": case(_integral_pose_soft_argmax, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RetinaNet fine-tuning: the focal prior bias re-set as a new fp32 Parameter after the head was cast to bf16
-    "retinanet-prior-bias-reset-after-cast": case(_retinanet_prior_bias_after_cast, "conv_bias_dtype", "bf16", "f32"),
+    "retinanet-prior-bias-reset-after-cast": case(_retinanet_prior_bias_after_cast, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FPN: a bias-free lateral conv for a new P2 level added after the bf16 cast stays fp32
-    "fpn-p2-lateral-added-after-cast": case(_fpn_lateral_added_after_cast, "conv_weight_dtype", "bf16", "f32"),
+    "fpn-p2-lateral-added-after-cast": case(_fpn_lateral_added_after_cast, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CondInst dynamic mask head: fp32 relative coordinates concatenated to bf16 features, bf16 generated filters
-    "condinst-rel-coords-fp32-dynamic-conv": case(_condinst_dynamic_conv_coords, "conv_weight_dtype", "f32", "bf16"),
+    "condinst-rel-coords-fp32-dynamic-conv": case(_condinst_dynamic_conv_coords, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # panoptic merging: an int32 canvas written with int64 semantic * divisor + instance ids through a mask
-    "panoptic-canvas-int32-index-put-int64": case(_panoptic_canvas_int32, "indexed_write_dtype", "int32", "int64"),
+    "panoptic-canvas-int32-index-put-int64": case(_panoptic_canvas_int32, "indexed_write_dtype", "int32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # anchor box regression targets preallocated in bf16, positives written with fp32 encoded deltas
     "regression-targets-bf16-buffer-fp32-deltas": case(_regression_targets_bf16_buffer, "indexed_write_dtype",
-                                                       "bf16", "f32"),
+                                                       "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # keypoint heatmap targets in fp16 accumulated with scatter_add_ of fp32 gaussian weights
-    "keypoint-heatmap-f16-scatter-add-f32": case(_keypoint_heatmap_scatter_add, "indexed_write_dtype"),
+    "keypoint-heatmap-f16-scatter-add-f32": case(_keypoint_heatmap_scatter_add, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # COCO xywh int64 boxes converted and rescaled in place by the resize factor
-    "coco-int-boxes-resized-in-place": case(_coco_boxes_resize_in_place, "result_cast", "f32", "int64"),
+    "coco-int-boxes-resized-in-place": case(_coco_boxes_resize_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Mask R-CNN keypoint head: the heatmap linear index targets left float after floor
     "keypoint-head-float-linear-index-targets": case(_keypoint_head_float_targets, "target_dtype", "f32",
-                                                     fix=("long",)),
+                                                     fix=("long",), grade="correct", grade_at_freeze="correct"),
     # mask head: the class-specific mask channel picked with float matched labels
-    "mask-head-float-labels-select-channel": case(_mask_head_float_labels, "index_tensor_dtype"),
+    "mask-head-float-labels-select-channel": case(_mask_head_float_labels, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # COCO evaluation export: the bf16 detections turned into numpy for the results json
-    "coco-eval-export-bf16-numpy": case(_coco_eval_bf16_numpy, "numpy_dtype", "bf16"),
+    "coco-eval-export-bf16-numpy": case(_coco_eval_bf16_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TOOD/ATSS-style candidates: top-k taken directly on the bool centre-in-box mask
-    "topk-on-bool-in-box-mask": case(_tood_topk_in_box_mask, "integer_operand", "bool"),
+    "topk-on-bool-in-box-mask": case(_tood_topk_in_box_mask, "integer_operand", "bool",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (68c5d2f) castwise gave nothing. torch's topk check names the bool dtype in its own words "
+             "rather than in the usual not-implemented-for dispatch form, and the frozen rules had no reading of it.")),
     # detector head converted with .half() trained with GradScaler, unscaled to clip gradients
-    "half-detector-head-unscale-clip": case(_unscale_half_detector, "unscale_fp16", "f16"),
+    "half-detector-head-unscale-clip": case(_unscale_half_detector, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Mask2Former masked attention: an fp32 -inf additive mask from the mask logits for a bf16 MultiheadAttention
-    "mask2former-fp32-additive-mask-bf16-mha": case(_mask2former_float_attn_mask, "attn_mask_dtype", "f32", "bf16"),
+    "mask2former-fp32-additive-mask-bf16-mha": case(_mask2former_float_attn_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DETR-style pre-norm encoder: fp32 sine positions (cumsum dtype=float32) added to bf16 features before LayerNorm
-    "sine-pos-fp32-into-bf16-prenorm": case(_encoder_sine_pos_prenorm, "norm_param_dtype", "f32"),
+    "sine-pos-fp32-into-bf16-prenorm": case(_encoder_sine_pos_prenorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # box regression with huber_loss on bf16 deltas against fp32 encoded targets
-    "box-regression-huber-bf16-f32-backward": case(_box_regression_huber_backward, "loss_dtype", "f32", "bf16"),
+    "box-regression-huber-bf16-f32-backward": case(_box_regression_huber_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ATSS per-level candidates offset by float level starts (cumsum of a float tensor) used with index_select
-    "atss-float-level-offsets-index-select": case(_atss_level_offsets_float, "index_tensor_dtype"),
+    "atss-float-level-offsets-index-select": case(_atss_level_offsets_float, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
