@@ -395,7 +395,7 @@ CASES: dict[str, LiveCase] = {
     # torch.func.grad over model.state_dict(): BatchNorm's integer num_batches_tracked asked for a gradient
     "maml-grad-over-state-dict": case(_maml_params_from_state_dict, "integer_operand", grade="correct", grade_at_freeze="correct"),
     # an input-saliency Jacobian taken with jacrev of the argmax class ids
-    "jacrev-of-argmax-predictions": case(_jacrev_of_argmax_predictions, "integer_operand", "int64", grade="not_recognised", grade_at_freeze="not_recognised",
+    "jacrev-of-argmax-predictions": case(_jacrev_of_argmax_predictions, "integer_operand", "int64", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (68c5d2f) castwise gave nothing. torch.func's vjp check that the differentiated function's outputs are floating (here the int64 argmax class ids) is a message no rule reads."),
     # forward-mode jvp of a positional encoding with respect to integer positions from arange
     "jvp-wrt-integer-positions": case(_jvp_wrt_integer_positions, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
@@ -443,7 +443,7 @@ CASES: dict[str, LiveCase] = {
     # learning to learn: an fp32 LSTM meta-optimizer fed the bf16 optimizee's gradients
     "lstm-meta-optimizer-bf16-grads": case(_lstm_meta_optimizer_bf16_grads, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # gradient-similarity influence with linalg.vecdot of bf16 train gradients and an fp32 test gradient
-    "influence-cosine-vecdot-bf16-f32": case(_influence_cosine_vecdot, "op_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+    "influence-cosine-vecdot-bf16-f32": case(_influence_cosine_vecdot, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="wrong",
         why="At freeze (68c5d2f) castwise gave scalar_type [bf16, f32] (low confidence). linalg.vecdot's own same-dtype check of two floats is read as a generic one-dtype check, not as the op's."),
     # variable-way few-shot episodes: absent classes masked with index_fill(-1e9) on fp16 logits
     "variable-way-episode-index-fill-f16": case(_variable_way_episode_index_fill_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),

@@ -342,7 +342,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # grouped_mm offsets from bincount/cumsum left int64
     "grouped-mm-int64-offsets": case(_grouped_mm_int64_offsets, "index_tensor_dtype", fix=("int32",),
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (68c5d2f) castwise gave nothing. grouped_mm's \"Offsets have to be int32\" names neither a "
              "dtype nor the op, and the cause (int64 offsets from bincount/cumsum where grouped_mm takes int32) "
              "was not read.")),
@@ -397,7 +397,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # causal sparse attention scores by sampled_addmm with the CSR pattern and q/k in bf16
     "sampled-addmm-bf16-scores": case(_sampled_addmm_bf16_scores, "no_kernel", "bf16",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (68c5d2f) castwise gave nothing. sampled_addmm refuses bf16 with \"Expected self to be a "
              "floating-point or complex tensor, but got BFloat16\", a missing kernel worded as a type check, which "
              "was not read.")),
@@ -407,7 +407,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a jagged batch built from a bf16 cached sample and a freshly computed fp32 one
     "nested-from-mixed-dtype-samples": case(_nested_from_mixed_dtype_samples, "op_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (68c5d2f) castwise gave nothing. The nested tensor constructor's \"all tensors in list must"
              " have the same dtype\" names no dtype, and two floating dtypes meeting in one jagged batch was not "
              "read from it.")),
@@ -426,7 +426,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # segment_reduce mean pooling with lengths summed from a float padding mask
     "segment-reduce-float-lengths": case(_segment_reduce_float_lengths, "index_tensor_dtype", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (68c5d2f) castwise gave no_kernel [f32] (high confidence). The \"not implemented for "
              "'Float'\" wording was read as the data lacking a kernel, while the Float tensor is the lengths, which"
              " must be integer (the kernel's name, _segment_reduce_lengths_..., says so).")),

@@ -394,7 +394,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # TOOD/ATSS-style candidates: top-k taken directly on the bool centre-in-box mask
     "topk-on-bool-in-box-mask": case(_tood_topk_in_box_mask, "integer_operand", "bool",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (68c5d2f) castwise gave nothing. torch's topk check names the bool dtype in its own words "
              "rather than in the usual not-implemented-for dispatch form, and the frozen rules had no reading of it.")),
     # detector head converted with .half() trained with GradScaler, unscaled to clip gradients

@@ -2249,3 +2249,38 @@ def test_a_tied_parameter_in_the_model_s_own_dtype_is_not_blamed() -> None:
     assert "tied" not in cw.explain(raised.value).culprit
     assert "tied" not in cw.explain("RuntimeError: mat1 and mat2 must have the same dtype, but got BFloat16 and "
                                     "Float").culprit
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype "
+     "torch.int64", Kind.INTEGER_OPERAND, ("int64",), "argmax"),
+    ("RuntimeError: linalg.vecdot: Expected x and y to have the same dtype, but found x of type BFloat16 and y of type "
+     "Float instead", Kind.OP_DTYPE, ("bf16", "f32"), "`x` in bf16"),
+    ("RuntimeError: linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type Float and B of type "
+     "Double instead", Kind.OP_DTYPE, ("f32", "f64"), "`LU` in f32"),
+    ("RuntimeError: Offsets have to be int32", Kind.INDEX_TENSOR, ("int32",), "to(torch.int32)"),
+    ("RuntimeError: sparse_sampled_addmm: Expected self to be a floating-point or complex tensor, but got BFloat16",
+     Kind.NO_KERNEL, ("bf16",), "sparse_sampled_addmm"),
+    ("RuntimeError: sampled_addmm: Expected mat1 and mat2 to have the same dtype, but got BFloat16 and Float",
+     Kind.MATMUL, ("bf16", "f32"), "sampled"),
+    ("RuntimeError: When constructing a nested tensor, all tensors in list must have the same dtype", Kind.OP_DTYPE, (),
+     "nested_tensor"),
+    ("RuntimeError: meshgrid expects all tensors to have the same dtype", Kind.OP_DTYPE, (), "torch.meshgrid"),
+    ("RuntimeError: topk does not support bool dtypes on CPU", Kind.INTEGER_OPERAND, ("bool",), "topk"),
+    ("NotImplementedError: \"_segment_reduce_lengths_cpu_kernel1\" not implemented for 'Float'", Kind.INDEX_TENSOR,
+     ("int64", "f32"), "lengths"),
+])
+def test_round_forty_three_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+    assert words in f"{explanation.cause} {explanation.fix} {explanation.op}"
+
+
+@pytest.mark.parametrize("paste", [
+    "RuntimeError: Offsets have to be int32 for this kernel, use a smaller batch",
+    "RuntimeError: vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype "
+    "torch.float32",
+])
+def test_round_forty_three_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation is None or explanation.kind not in (Kind.INDEX_TENSOR, Kind.INTEGER_OPERAND)

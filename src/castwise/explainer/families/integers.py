@@ -442,8 +442,9 @@ def _module_to_integer(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|randperm")
-"""Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic."""
+_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|randperm|_lengths_|_offsets_")
+"""Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic, and those dispatched on a lengths
+or offsets tensor (``_segment_reduce_lengths_cpu_kernel1``)."""
 
 
 def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation | None:
@@ -648,6 +649,38 @@ def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), found.group("op"))
 
 
+def _integer_output(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """torch.func's ``vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype
+    torch.int64``: a function differentiated (``jacrev``, ``grad``, ``vjp``) that returns integers; declined for a
+    floating dtype (not a message torch gives)."""
+    names = dtypes(found, "a")
+    if names and is_floating(names[0]):
+        return None
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"torch.func differentiates only floating outputs, and the function given to it returns "
+        f"{a(dtype_list(names)) if names else 'an integer'} tensor: integers have no gradient",
+        "a prediction taken as integers inside the function differentiated (`logits.argmax(-1)`, a comparison, a "
+        "`.long()` label) for a saliency map, a Jacobian or per-sample gradients",
+        "return a floating output instead: the score of the predicted class (`logits.gather(-1, "
+        "logits.argmax(-1, keepdim=True))`) or the logits themselves, and take the argmax outside the transform",
+        op="torch.func.vjp (jacrev, grad)", names=names,
+    )
+
+
+def _grouped_offsets(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Offsets have to be int32``: ``torch._grouped_mm``/``F.grouped_mm`` given its group offsets in int64."""
+    del found
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        "a grouped matmul (`F.grouped_mm`, `torch._grouped_mm`) takes its group offsets `offs` as int32, and got "
+        "another dtype",
+        "offsets built from token counts per expert with `bincount`/`cumsum`, which give int64",
+        "convert them where they are made: `offs = counts.cumsum(0).to(torch.int32)`",
+        op="grouped_mm", names=("int32",),
+    )
+
+
 def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
     """``kl_div: Integral inputs not supported``: a one-hot or count target (integer) in a KL divergence."""
     del found
@@ -656,6 +689,9 @@ def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
+    rule(r"\bvjp\(f, \.\.\.\): All outputs of f must be floating-point or complex Tensors,? got Tensor with dtype "
+         r"(?P<a>{DTYPE})", _integer_output),
+    rule(r"^Offsets have to be int32\.?$", _grouped_offsets),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})", _floating_argument),

@@ -555,6 +555,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}_\w{1,40}) not implemented for (?P<dtype>Half|BFloat16)\b",
          _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
+    rule(r"\b(?P<op>topk|[Ss]ort) does not support (?P<dtype>bool|complex) dtypes on (?:CPU|CUDA)\b", _not_implemented),
+    rule(r"(?<![\w.])(?P<op>[\w.]{1,60}): Expected \w{1,20} to be a floating-point or complex tensor,? but got "
+         r"(?P<dtype>{DTYPE})", _not_implemented),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"(?P<op>linalg\.\w+)\((?P<dtype>BFloat16|Half)\{", _op_lacks_dtype),

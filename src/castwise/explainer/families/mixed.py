@@ -102,6 +102,7 @@ def _fastpath(failure: Failure, names: tuple[str, ...]) -> Explanation:
 
 
 _MATMUL_OPS = (
+    ("sampled_addmm", "a sparse sampled matrix multiply (torch.sparse.sampled_addmm)"),
     ("self and mat2", "a matrix multiply (addmm/mm)"),
     ("mat1 and mat2", "a matrix multiply (addmm, as nn.Linear runs it)"),
     ("m1 and m2", "a matrix multiply (mm/matmul/linear)"),
@@ -1054,6 +1055,32 @@ def _histogram_operand(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _named_operands(found: re.Match[str], failure: Failure) -> Explanation:
+    """An op's own check of its two operands (``linalg.vecdot: Expected x and y to have the same dtype, but found x of
+    type BFloat16 and y of type Float instead``)."""
+    names = dtypes(found, "x", "y")
+    op = f"torch.{found['op']}"
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, op,
+        f"{op} got `{found['first']}` in {names[0]} and `{found['second']}` in {names[-1]}; both must have one dtype"
+        if len(names) == 2 else "",
+    )
+
+
+def _nested_samples(found: re.Match[str], failure: Failure) -> Explanation:
+    """``When constructing a nested tensor, all tensors in list must have the same dtype``: samples of two dtypes
+    joined into one jagged batch."""
+    del found
+    return mixed_float(
+        Kind.OP_DTYPE, failure, (), "torch.nested.nested_tensor",
+        "a nested (jagged) tensor was built from samples of different dtypes; all of them must have one dtype",
+        culprit="samples made or converted differently (some cast to the model's 16-bit dtype, others left fp32, or "
+        "float64 from numpy) before batching",
+        fix="convert every sample to one dtype before building the batch: `torch.nested.nested_tensor([t.to(dtype) "
+        "for t in samples], layout=torch.jagged)`",
+    )
+
+
 def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
     """``heaviside is not yet implemented for tensors with different dtypes``: an op that takes its tensors in one
     dtype."""
@@ -1113,6 +1140,15 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>torch\.linalg\.\w{1,20}): Expected (?P<first>input) and (?P<second>other) to have the same dtype,? "
          r"but got input's dtype (?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _solve_operands),
     rule(r"quantile\(\) q tensor must be same dtype as the input tensor", _quantile_level),
+    rule(r"(?<![\w.])(?P<op>linalg\.vecdot): Expected (?P<first>\w{1,10}) and (?P<second>\w{1,10}) to have the same "
+         r"dtype,? but found (?P=first) of type (?P<x>{DTYPE}) and (?P=second) of type (?P<y>{DTYPE})",
+         _named_operands),
+    rule(r"When constructing a nested tensor, all tensors in list must have the same dtype", _nested_samples),
+    rule(r"(?P<op>linalg\.lu_solve): Expected (?P<first>LU) and (?P<second>B) to have the same dtype,? but found LU of "
+         r"type (?P<x>{DTYPE}) and B of type (?P<y>{DTYPE})", _solve_operands),
+    rule(r"\b(?P<op>meshgrid) expects all tensors to have the same dtype", _different_dtypes),
+    rule(r"\bsampled_addmm: Expected (?:mat1|result) and (?:mat2|self) to have the same dtype,? but got (?P<a>{DTYPE}) "
+         r"and (?P<b>{DTYPE})", _matmul),
     rule(r"When merging two branches' output in torch\.cond,\s*expected same dtype but got (?P<a>{DTYPE}) and "
          r"(?P<b>{DTYPE})", _branches),
     rule(r"^pair\[\d+\] differ in 'dtype: (?P<a>{DTYPE}) vs (?P<b>{DTYPE})'", _carried_state),
