@@ -1,5 +1,5 @@
 """Held-out live set 34: time-series forecasting and recurrent networks in low precision. Defects planted by a helper
-who never read the rules, written before castwise ran and graded once with the rules frozen at <commit7>."""
+who never read the rules, written before castwise ran and graded once with the rules frozen at 42cc880."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "42cc880"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -297,67 +297,92 @@ def _forecast_metrics_numpy_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # RevIN computing its statistics in fp32 and handing the fp32 normalised patches to the bf16 patch embedding
     "revin-fp32-stats-bf16-patch-embedding": case(_revin_fp32_stats_bf16_patch_embedding, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # RevIN in fp16 with the variance as E[x^2] - E[x]^2: sales ~300 overflow, NaN reaches the Normal head's check
     "revin-manual-variance-fp16-nan-distribution": case(_revin_manual_variance_fp16_nan_distribution, "nonfinite",
-                                                        "f16"),
+                                                        "f16", grade="correct", grade_at_freeze="correct"),
     # a per-series scale (the history's max, 120000 units) created with torch.full directly in fp16
-    "sales-max-scale-full-fp16": case(_sales_max_scale_full_fp16, "half_overflow", "f16", cause=("65504",)),
+    "sales-max-scale-full-fp16": case(_sales_max_scale_full_fp16, "half_overflow", "f16", cause=("65504",),
+                                      grade="correct", grade_at_freeze="correct"),
     # an N-BEATS trend block whose polynomial basis is a plain attribute, left fp32 when the model goes bf16
-    "nbeats-trend-basis-plain-attribute": case(_nbeats_trend_basis_plain_attribute, "matmul_dtype", "bf16", "f32"),
+    "nbeats-trend-basis-plain-attribute": case(_nbeats_trend_basis_plain_attribute, "matmul_dtype", "bf16", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # a Prophet-style piecewise trend: the bool changepoint indicator matrix multiplied with the rate changes
-    "prophet-changepoint-indicator-bool": case(_prophet_changepoint_indicator_bool, "integer_operand", "bool", "f32"),
+    "prophet-changepoint-indicator-bool": case(_prophet_changepoint_indicator_bool, "integer_operand", "bool", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # Informer's time-feature embedding (bf16) given calendar features built with numpy (float64)
-    "informer-calendar-features-f64": case(_informer_calendar_features_f64, "matmul_dtype", "f64", "bf16"),
+    "informer-calendar-features-f64": case(_informer_calendar_features_f64, "matmul_dtype", "f64", "bf16",
+                                           grade="correct", grade_at_freeze="correct"),
     # hour-of-day from datetime64 timestamps (int64) turned into an angle in place
-    "hour-of-day-int64-scaled-in-place": case(_hour_of_day_int64_scaled_in_place, "result_cast", "f32", "int64"),
+    "hour-of-day-int64-scaled-in-place": case(_hour_of_day_int64_scaled_in_place, "result_cast", "f32", "int64",
+                                              grade="correct", grade_at_freeze="correct"),
     # lag features gathered with lags from timedelta / 1 day, which numpy makes float64
-    "lag-gather-float-day-offsets": case(_lag_gather_float_day_offsets, "index_tensor_dtype"),
+    "lag-gather-float-day-offsets": case(_lag_gather_float_day_offsets, "index_tensor_dtype",
+                                         grade="correct", grade_at_freeze="correct"),
     # a masked MAE with GluonTS-style float 0/1 observed values passed to masked_select
-    "observed-values-float-mask-select": case(_observed_values_float_mask_select, "mask_dtype"),
+    "observed-values-float-mask-select": case(_observed_values_float_mask_select, "mask_dtype",
+                                              grade="correct", grade_at_freeze="correct"),
     # holiday-proximity weights from numpy (float64) as EmbeddingBag's per_sample_weights
-    "holiday-embedding-bag-f64-weights": case(_holiday_embedding_bag_f64_weights, "op_dtype", "f32", "f64"),
+    "holiday-embedding-bag-f64-weights": case(_holiday_embedding_bag_f64_weights, "op_dtype", "f32", "f64",
+                                              grade="correct", grade_at_freeze="correct"),
     # an LSTM forecaster made float64 to match pandas, fed batches the collate casts to float32
-    "lstm-double-model-float-batch": case(_lstm_double_model_float_batch, "rnn_dtype", "f32", "f64"),
+    "lstm-double-model-float-batch": case(_lstm_double_model_float_batch, "rnn_dtype", "f32", "f64",
+                                          grade="correct", grade_at_freeze="correct"),
     # an autoregressive bf16 LSTMCell whose fp32 output layer's prediction is fed back as the next input
-    "autoregressive-fp32-head-fed-back": case(_autoregressive_fp32_head_fed_back, "rnn_dtype", "f32", "bf16"),
+    "autoregressive-fp32-head-fed-back": case(_autoregressive_fp32_head_fed_back, "rnn_dtype", "f32", "bf16",
+                                              grade="correct", grade_at_freeze="correct"),
     # teacher forcing: the bf16 GRU decoder given the fp32 ground-truth targets shifted by one step
-    "teacher-forcing-fp32-targets-gru": case(_teacher_forcing_fp32_targets_gru, "rnn_dtype", "f32", "bf16"),
+    "teacher-forcing-fp32-targets-gru": case(_teacher_forcing_fp32_targets_gru, "rnn_dtype", "f32", "bf16",
+                                             grade="correct", grade_at_freeze="correct"),
     # a bidirectional LSTM's attention pooling with a plain-tensor query, left fp32 by .to(bf16)
     "bilstm-attention-pooling-plain-query": case(_bilstm_attention_pooling_plain_query, "matmul_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32", grade="correct", grade_at_freeze="correct"),
     # fp16 LSTM outputs unpacked with padding_value=-1e9 for max-over-time pooling
-    "pad-packed-fp16-padding-value": case(_pad_packed_fp16_padding_value, "half_overflow", "f16", cause=("65504",)),
+    "pad-packed-fp16-padding-value": case(_pad_packed_fp16_padding_value, "half_overflow", "f16", cause=("65504",),
+                                          grade="correct", grade_at_freeze="correct"),
     # truncated BPTT: a gradient-clipping hook on the bf16 hidden state returns an fp32 gradient
-    "tbptt-hidden-grad-hook-fp32": case(_tbptt_hidden_grad_hook_fp32, "loss_dtype", "bf16", "f32"),
+    "tbptt-hidden-grad-hook-fp32": case(_tbptt_hidden_grad_hook_fp32, "loss_dtype", "bf16", "f32",
+                                        grade="correct", grade_at_freeze="correct"),
     # DLinear's moving average as a conv1d with an fp32 averaging kernel over the bf16 series
     "dlinear-moving-average-kernel-fp32": case(_dlinear_moving_average_kernel_fp32, "conv_weight_dtype", "bf16",
-                                               "f32"),
+                                               "f32", grade="correct", grade_at_freeze="correct"),
     # Autoformer series decomposition (AvgPool1d) run on int32 counts
-    "series-decomposition-avgpool-int32": case(_series_decomposition_avgpool_int32, "integer_operand", "int32"),
+    "series-decomposition-avgpool-int32": case(_series_decomposition_avgpool_int32, "integer_operand", "int32",
+                                               grade="correct", grade_at_freeze="correct"),
     # a dilated TCN whose conv weights were halved to bf16 by hand, the biases left fp32
-    "tcn-weights-halved-biases-left": case(_tcn_weights_halved_biases_left, "conv_bias_dtype", "bf16", "f32"),
+    "tcn-weights-halved-biases-left": case(_tcn_weights_halved_biases_left, "conv_bias_dtype", "bf16", "f32",
+                                           grade="correct", grade_at_freeze="correct"),
     # Autoformer's FFT auto-correlation run on a bf16 series on the CPU
-    "autocorrelation-rfft-bf16": case(_autocorrelation_rfft_bf16, "no_kernel", "bf16"),
+    "autocorrelation-rfft-bf16": case(_autocorrelation_rfft_bf16, "no_kernel", "bf16",
+                                      grade="correct", grade_at_freeze="correct"),
     # AR(4) coefficients solved by least squares on bf16 lagged windows made with unfold
-    "ar-lstsq-bf16-lagged-windows": case(_ar_lstsq_bf16_lagged_windows, "no_kernel"),
+    "ar-lstsq-bf16-lagged-windows": case(_ar_lstsq_bf16_lagged_windows, "no_kernel",
+                                         grade="correct", grade_at_freeze="correct"),
     # a differentiable Kalman filter layer computing its gain with linalg.solve in bf16
-    "kalman-gain-solve-bf16": case(_kalman_gain_solve_bf16, "no_kernel", "bf16"),
+    "kalman-gain-solve-bf16": case(_kalman_gain_solve_bf16, "no_kernel", "bf16",
+                                   grade="correct", grade_at_freeze="correct"),
     # a bf16 decoder's queries attending over encoder states cached in fp32
-    "cached-encoder-memory-fp32-attention": case(_cached_encoder_memory_fp32_attention, "sdpa_dtype", "bf16", "f32"),
+    "cached-encoder-memory-fp32-attention": case(_cached_encoder_memory_fp32_attention, "sdpa_dtype", "bf16", "f32",
+                                                 grade="correct", grade_at_freeze="correct"),
     # a time-of-day sin/cos encoding computed in fp32 added to bf16 embeddings before the bf16 LayerNorm
-    "time-of-day-encoding-before-layernorm": case(_time_of_day_encoding_before_layernorm, "norm_param_dtype", "f32"),
+    "time-of-day-encoding-before-layernorm": case(_time_of_day_encoding_before_layernorm, "norm_param_dtype", "f32",
+                                                  grade="correct", grade_at_freeze="correct"),
     # imputation: bf16 predictions written into the fp32 series at the missing positions
-    "imputation-mask-bf16-predictions": case(_imputation_mask_bf16_predictions, "indexed_write_dtype", "f32", "bf16"),
+    "imputation-mask-bf16-predictions": case(_imputation_mask_bf16_predictions, "indexed_write_dtype", "f32", "bf16",
+                                             grade="correct", grade_at_freeze="correct"),
     # bottom-up hierarchical reconciliation: bf16 store forecasts scatter-added into fp32 regional totals
-    "hierarchy-bottom-up-scatter-add": case(_hierarchy_bottom_up_scatter_add, "indexed_write_dtype"),
+    "hierarchy-bottom-up-scatter-add": case(_hierarchy_bottom_up_scatter_add, "indexed_write_dtype",
+                                            grade="correct", grade_at_freeze="correct"),
     # an exponential-smoothing level kept fp32 and lerp'ed toward the bf16 observations
-    "ets-level-lerp-bf16-observation": case(_ets_level_lerp_bf16_observation, "lerp_dtype", "f32", "bf16"),
+    "ets-level-lerp-bf16-observation": case(_ets_level_lerp_bf16_observation, "lerp_dtype", "f32", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # an autoregressive loop writing each bf16 step into an fp32 forecast buffer with index_copy_
-    "ar-loop-outputs-index-copy": case(_ar_loop_outputs_index_copy, "indexed_write_dtype", "f32", "bf16"),
+    "ar-loop-outputs-index-copy": case(_ar_loop_outputs_index_copy, "indexed_write_dtype", "f32", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # empirical quantiles of sample paths picked by take_along_dim with rounded (float) ranks
     "sample-quantile-take-along-float-index": case(_sample_quantile_take_along_float_index, "index_tensor_dtype",
-                                                   "f32"),
+                                                   "f32", grade="correct", grade_at_freeze="correct"),
     # bf16 forecasts handed to numpy for the evaluation metrics
-    "forecast-metrics-numpy-bf16": case(_forecast_metrics_numpy_bf16, "numpy_dtype", "bf16"),
+    "forecast-metrics-numpy-bf16": case(_forecast_metrics_numpy_bf16, "numpy_dtype", "bf16",
+                                        grade="correct", grade_at_freeze="correct"),
 }
