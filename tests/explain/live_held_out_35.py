@@ -1,6 +1,6 @@
 """Held-out live set 35: recommender systems and retrieval in low precision (embedding tables, two towers, sampled
 softmax, hand-written retrieval, ranking losses, CTR heads). Defects planted by a helper who never read the rules,
-written before castwise ran and graded once with the rules frozen at <commit7>."""
+written before castwise ran and graded once with the rules frozen at 42cc880."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "42cc880"
 
 bf16, f16 = torch.bfloat16, torch.float16
 E4M3 = torch.float8_e4m3fn
@@ -248,66 +248,95 @@ def _per_item_max_score_index_reduce() -> None:
 CASES: dict[str, LiveCase] = {
     # --- embedding tables
     # EmbeddingBag offsets made by cumsum of a float lengths column
-    "embedding-bag-float-offsets-from-lengths": case(_embedding_bag_float_offsets, "index_tensor_dtype", "f32"),
+    "embedding-bag-float-offsets-from-lengths": case(_embedding_bag_float_offsets, "index_tensor_dtype", "f32",
+                                                     grade="correct", grade_at_freeze="correct"),
     # click counts (int64) passed as EmbeddingBag per_sample_weights
-    "embedding-bag-int64-click-count-weights": case(_embedding_bag_click_count_weights, "integer_operand", "int64"),
+    "embedding-bag-int64-click-count-weights": case(_embedding_bag_click_count_weights, "integer_operand", "int64",
+                                                    grade="correct", grade_at_freeze="correct"),
     # an int8-quantized table served through F.embedding_bag without dequantizing
-    "int8-table-embedding-bag": case(_int8_table_embedding_bag, "integer_operand", "int8", fix=("dequantiz",)),
+    "int8-table-embedding-bag": case(_int8_table_embedding_bag, "integer_operand", "int8", fix=("dequantiz",),
+                                     grade="not_recognised", grade_at_freeze="not_recognised",
+                                     why=("At freeze (42cc880) castwise gave nothing. The error is embedding_bag's "
+                                          "check that the table (weight) has a floating dtype, failed by the int8 "
+                                          "quantized table; this check, which names only the allowed types and the "
+                                          "CharTensor, was not read as an integer table where a float one is "
+                                          "required.")),
     # hashing-trick ids that travelled in the bf16 feature tensor, XOR-hashed
-    "hashed-ids-xor-bf16-feature-column": case(_hashed_ids_xor_bf16, "no_kernel", "bf16"),
+    "hashed-ids-xor-bf16-feature-column": case(_hashed_ids_xor_bf16, "no_kernel", "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
     # DLRM dot interaction: fp32 bottom-MLP output bmm'ed with bf16 embedding-bag outputs
     "dlrm-dot-interaction-bmm-fp32-dense-bf16-sparse": case(_dlrm_dot_interaction_bmm, "batched_matmul_dtype", "f32",
-                                                            "bf16"),
+                                                            "bf16", grade="correct", grade_at_freeze="correct"),
     # float64 dense features from pandas into the fp32 BatchNorm of the bottom MLP
-    "dense-f64-features-batchnorm": case(_dense_f64_batchnorm, "norm_param_dtype"),
+    "dense-f64-features-batchnorm": case(_dense_f64_batchnorm, "norm_param_dtype",
+                                         grade="correct", grade_at_freeze="correct"),
     # float64 dense features concatenated with bf16 embeddings (cat promotes) into the bf16 top MLP
-    "dense-f64-cat-bf16-embeddings-top-mlp": case(_dense_f64_cat_embeddings_top_mlp, "matmul_dtype", "f64", "bf16"),
+    "dense-f64-cat-bf16-embeddings-top-mlp": case(_dense_f64_cat_embeddings_top_mlp, "matmul_dtype", "f64", "bf16",
+                                                  grade="correct", grade_at_freeze="correct"),
     # int64 count features log-transformed in place
-    "count-features-log1p-in-place-int64": case(_count_features_log1p_in_place, "result_cast", "f32", "int64"),
+    "count-features-log1p-in-place-int64": case(_count_features_log1p_in_place, "result_cast", "f32", "int64",
+                                                grade="correct", grade_at_freeze="correct"),
     # int32 counters from parquet straight into an fp32 Linear
-    "count-features-int32-into-linear": case(_count_features_int32_linear, "integer_operand", "int32"),
+    "count-features-int32-into-linear": case(_count_features_int32_linear, "integer_operand", "int32",
+                                             grade="correct", grade_at_freeze="correct"),
     # --- two towers, sampled softmax, sequences
     # MIND multi-interest: bf16 user capsules matmul'ed with the fp32 item tower's target embedding
-    "mind-multi-interest-bf16-capsules-fp32-items": case(_mind_multi_interest_matmul, "matmul_dtype", "bf16", "f32"),
+    "mind-multi-interest-bf16-capsules-fp32-items": case(_mind_multi_interest_matmul, "matmul_dtype", "bf16", "f32",
+                                                         grade="correct", grade_at_freeze="correct"),
     # log-uniform negative sampler whose ids stay float, used with index_select
-    "log-uniform-sampler-float-ids-index-select": case(_log_uniform_sampler_index_select, "index_tensor_dtype"),
+    "log-uniform-sampler-float-ids-index-select": case(_log_uniform_sampler_index_select, "index_tensor_dtype",
+                                                       grade="correct", grade_at_freeze="correct"),
     # popularity counts in fp16: a 120k-click item overflows to inf, inf/inf = NaN probabilities for multinomial
-    "popularity-f16-negative-sampler-nan": case(_popularity_f16_negative_sampler, "nonfinite"),
+    "popularity-f16-negative-sampler-nan": case(_popularity_f16_negative_sampler, "nonfinite",
+                                                grade="correct", grade_at_freeze="correct"),
     # GRU4Rec: the item embedding cast to bf16, the session GRU left fp32
-    "gru4rec-bf16-items-fp32-gru": case(_gru4rec_fp32_gru_bf16_items, "rnn_dtype", "bf16", "f32"),
+    "gru4rec-bf16-items-fp32-gru": case(_gru4rec_fp32_gru_bf16_items, "rnn_dtype", "bf16", "f32",
+                                        grade="correct", grade_at_freeze="correct"),
     # SASRec: the key padding mask built as float 0/1 (fp32) for a bf16 attention layer
-    "sasrec-float-padding-mask-bf16-attention": case(_sasrec_float_padding_mask, "attn_mask_dtype", "f32", "bf16"),
+    "sasrec-float-padding-mask-bf16-attention": case(_sasrec_float_padding_mask, "attn_mask_dtype", "f32", "bf16",
+                                                     grade="correct", grade_at_freeze="correct"),
     # --- retrieval by hand
     # bf16 queries scored against int8 item codes before applying the scales
-    "int8-item-codes-bf16-query-mm": case(_int8_item_codes_query_mm, "matmul_dtype", "bf16", "int8",
-                                          fix=("dequantiz",)),
+    "int8-item-codes-bf16-query-mm": case(_int8_item_codes_query_mm, "matmul_dtype", "bf16", "int8", fix=("dequantiz",),
+                                          grade="correct", grade_at_freeze="correct"),
     # an fp16 item index scored by einsum with an fp32 query
-    "fp16-item-index-fp32-query-einsum": case(_fp16_item_index_einsum, "matmul_dtype", "f32", "f16"),
+    "fp16-item-index-fp32-query-einsum": case(_fp16_item_index_einsum, "matmul_dtype", "f32", "f16",
+                                              grade="correct", grade_at_freeze="correct"),
     # an fp8 item index dequantized with bf16 per-row scales
-    "fp8-item-index-bf16-scales": case(_fp8_item_index_bf16_scales, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fp8-item-index-bf16-scales": case(_fp8_item_index_bf16_scales, "fp8_promotion", "float8_e4m3fn", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # product-quantization decode: uint8 PQ codes looked up in the codebook with F.embedding
-    "pq-decode-uint8-codes-embedding": case(_pq_decode_embedding_uint8_codes, "index_tensor_dtype", "uint8"),
+    "pq-decode-uint8-codes-embedding": case(_pq_decode_embedding_uint8_codes, "index_tensor_dtype", "uint8",
+                                            grade="correct", grade_at_freeze="correct"),
     # PQ asymmetric distance: int16 codes (1024 centroids) gathered from the lookup table
-    "pq-adc-int16-codes-gather": case(_pq_adc_gather_int16_codes, "index_tensor_dtype"),
+    "pq-adc-int16-codes-gather": case(_pq_adc_gather_int16_codes, "index_tensor_dtype",
+                                      grade="correct", grade_at_freeze="correct"),
     # sharded retrieval: top-k of bf16 shard scores written into preallocated fp32 buffers with out=
-    "streaming-topk-bf16-scores-fp32-out": case(_streaming_topk_into_fp32_buffers, "indexed_write_dtype", "bf16",
-                                                "f32"),
+    "streaming-topk-bf16-scores-fp32-out": case(_streaming_topk_into_fp32_buffers, "indexed_write_dtype", "bf16", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # excluding already-seen items from fp16 scores with index_fill_ of -1e9
-    "seen-items-index-fill-minus-1e9-f16": case(_seen_items_index_fill_f16, "half_overflow", "f16"),
+    "seen-items-index-fill-minus-1e9-f16": case(_seen_items_index_fill_f16, "half_overflow", "f16",
+                                                grade="correct", grade_at_freeze="correct"),
     # --- ranking losses, CTR heads and calibration
     # a BPR baseline on integer popularity scores: logsigmoid of an int64 difference
-    "bpr-int64-popularity-logsigmoid": case(_bpr_popularity_int_scores, "integer_operand", "int64"),
+    "bpr-int64-popularity-logsigmoid": case(_bpr_popularity_int_scores, "integer_operand", "int64",
+                                            grade="correct", grade_at_freeze="correct"),
     # ListNet: the target distribution as softmax of integer graded relevance
-    "listnet-softmax-int64-relevance": case(_listnet_softmax_int_relevance, "integer_operand", "int64"),
+    "listnet-softmax-int64-relevance": case(_listnet_softmax_int_relevance, "integer_operand", "int64",
+                                            grade="correct", grade_at_freeze="correct"),
     # listwise hinge (multilabel_margin_loss) with relevant-item lists read as int32
-    "listwise-hinge-int32-relevant-items": case(_listwise_hinge_int32_targets, "target_dtype", "int32"),
+    "listwise-hinge-int32-relevant-items": case(_listwise_hinge_int32_targets, "target_dtype", "int32",
+                                                grade="correct", grade_at_freeze="correct"),
     # listwise hinge (multilabel_margin_loss) on bf16 ranking scores
-    "listwise-hinge-bf16-scores": case(_listwise_hinge_bf16_scores, "no_kernel", "bf16"),
+    "listwise-hinge-bf16-scores": case(_listwise_hinge_bf16_scores, "no_kernel", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # rank-based AUC selecting the positives' ranks with the float 0/1 click labels
-    "auc-float-click-labels-as-mask": case(_auc_float_clicks_as_mask, "index_tensor_dtype", fix=("bool",)),
+    "auc-float-click-labels-as-mask": case(_auc_float_clicks_as_mask, "index_tensor_dtype", fix=("bool",),
+                                           grade="correct", grade_at_freeze="correct"),
     # CTR calibration: torch.histogram of the bf16 head's predicted CTR
-    "ctr-calibration-histogram-bf16": case(_ctr_calibration_histogram_bf16, "no_kernel", "bf16"),
+    "ctr-calibration-histogram-bf16": case(_ctr_calibration_histogram_bf16, "no_kernel", "bf16",
+                                           grade="correct", grade_at_freeze="correct"),
     # serving-log aggregation: bf16 predicted CTR index_reduce_'d (amax) into an fp32 per-item buffer
-    "per-item-max-ctr-index-reduce-bf16": case(_per_item_max_score_index_reduce, "indexed_write_dtype", "f32",
-                                               "bf16"),
+    "per-item-max-ctr-index-reduce-bf16": case(_per_item_max_score_index_reduce, "indexed_write_dtype", "f32", "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
 }
