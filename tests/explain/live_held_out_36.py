@@ -1,5 +1,5 @@
 """Held-out live set 36: GANs and adversarial robustness in low precision. Defects planted by a helper who never read
-the rules, written before castwise ran and graded once with the rules frozen at <commit7>."""
+the rules, written before castwise ran and graded once with the rules frozen at 42cc880."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "<commit7>"
+FROZEN_AT = "42cc880"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -362,65 +362,92 @@ def _dann_reversal_hook_alpha() -> None:
 
 CASES: dict[str, LiveCase] = {
     # the discriminator kept in fp32 for stability, the bf16 generator's fakes passed to it as they are
-    "d-fp32-fed-bf16-fakes": case(_discriminator_fp32_fed_bf16_fakes, "conv_weight_dtype", "bf16", "f32"),
+    "d-fp32-fed-bf16-fakes": case(_discriminator_fp32_fed_bf16_fakes, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # StyleGAN noise injection written for fp16 (dtype hard-coded) in a bf16 generator: the sum promotes to fp32
     "noise-injection-f16-in-bf16-generator": case(_noise_injection_f16_in_bf16_generator, "conv_weight_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # the truncation trick lerps the fp32 w_avg buffer toward the bf16 mapping output
-    "stylegan-truncation-w-avg-fp32": case(_truncation_w_avg_fp32, "lerp_dtype", "f32", "bf16"),
+    "stylegan-truncation-w-avg-fp32": case(_truncation_w_avg_fp32, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ProGAN fade-in with the blend factor as a one-element fp32 tensor between bf16 images
-    "progan-fade-in-alpha-tensor": case(_progan_fade_in_alpha_tensor, "lerp_dtype", "bf16", "f32"),
+    "progan-fade-in-alpha-tensor": case(_progan_fade_in_alpha_tensor, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ADA colour transforms: fp32 4x4 colour matrices applied with @ to bf16 images
-    "ada-color-matrix-fp32": case(_ada_color_matrix_fp32, "matmul_dtype", "f32", "bf16"),
+    "ada-color-matrix-fp32": case(_ada_color_matrix_fp32, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ADA geometric augmentation: an fp32 rotation grid sampled from bf16 images
-    "ada-geometric-grid-sample": case(_ada_geometric_grid_sample, "op_dtype", "bf16", "f32"),
+    "ada-geometric-grid-sample": case(_ada_geometric_grid_sample, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ADA's overfitting heuristic accumulates sign(D(real)) of bf16 logits into an int64 counter in place
-    "ada-sign-counter-int64": case(_ada_sign_counter_int64, "result_cast", "bf16", "int64"),
+    "ada-sign-counter-int64": case(_ada_sign_counter_int64, "result_cast", "bf16", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # DiffAugment translation with fractional shifts rounded but left float, used as gather indices
-    "diffaugment-translation-float-shifts": case(_diffaugment_translation_float_shifts, "index_tensor_dtype"),
+    "diffaugment-translation-float-shifts": case(_diffaugment_translation_float_shifts, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # style mixing with fp32 inverted latents written into the bf16 ws through a boolean layer mask
-    "style-mixing-inverted-latents-fp32": case(_style_mixing_inverted_latents, "indexed_write_dtype", "bf16", "f32"),
+    "style-mixing-inverted-latents-fp32": case(_style_mixing_inverted_latents, "indexed_write_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PGD started on the raw uint8 batch: requires_grad on an integer tensor
-    "pgd-uint8-requires-grad": case(_pgd_uint8_requires_grad, "integer_operand"),
+    "pgd-uint8-requires-grad": case(_pgd_uint8_requires_grad, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # FGSM step in pixel units written in place into the uint8 image batch
-    "fgsm-step-in-place-uint8": case(_fgsm_step_in_place_uint8, "result_cast", "f32", "uint8"),
+    "fgsm-step-in-place-uint8": case(_fgsm_step_in_place_uint8, "result_cast", "f32", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # PGD random start drawn with empty_like(images).uniform_ on the uint8 batch
-    "pgd-random-start-uniform-uint8": case(_pgd_random_start_uint8, "no_kernel", "uint8"),
+    "pgd-random-start-uniform-uint8": case(_pgd_random_start_uint8, "no_kernel", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # free adversarial training storing the persistent perturbations in fp8, added to fp32 images
     "free-at-fp8-perturbation-store": case(_free_adversarial_training_fp8_store, "fp8_promotion", "float8_e4m3fn",
-                                           "f32"),
+                                           "f32", grade="correct", grade_at_freeze="correct"),
     # the C&W margin masks the true class with scatter(-1e9) on an fp16 model's logits
-    "cw-margin-scatter-f16": case(_cw_margin_scatter_f16, "half_overflow", "f16"),
+    "cw-margin-scatter-f16": case(_cw_margin_scatter_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # interval bound propagation by hand with float64 bounds through the fp32 linear layers
-    "ibp-linear-bounds-f64": case(_ibp_linear_bounds_f64, "matmul_dtype", "f64", "f32"),
+    "ibp-linear-bounds-f64": case(_ibp_linear_bounds_f64, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an adversarial patch pasted with 1 - mask on a boolean mask
-    "adversarial-patch-bool-mask-subtraction": case(_adversarial_patch_bool_mask, "mask_dtype", "bool"),
+    "adversarial-patch-bool-mask-subtraction": case(_adversarial_patch_bool_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # FID's matrix square root through eigvals of the product of bf16 covariances
-    "fid-eigvals-bf16": case(_fid_eigvals_bf16, "no_kernel", "bf16"),
+    "fid-eigvals-bf16": case(_fid_eigvals_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # SAGAN attention with the softmax in fp32 multiplied back into bf16 values with bmm
-    "sagan-softmax-fp32-bmm": case(_sagan_softmax_fp32, "batched_matmul_dtype", "bf16", "f32"),
+    "sagan-softmax-fp32-bmm": case(_sagan_softmax_fp32, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a TransGAN-style distance bias built with .float() passed as a bf16 MultiheadAttention's attn_mask
-    "transgan-distance-bias-mask-fp32": case(_transgan_distance_bias_mask, "attn_mask_dtype", "f32", "bf16"),
+    "transgan-distance-bias-mask-fp32": case(_transgan_distance_bias_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GANformer-style cross-attention from bf16 image features to fp32 latent components
-    "ganformer-latents-fp32-keys": case(_ganformer_latents_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "ganformer-latents-fp32-keys": case(_ganformer_latents_fp32_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TimeGAN's GRU generator cast to bf16, given fp32 uniform noise
-    "timegan-gru-fp32-noise": case(_timegan_gru_fp32_noise, "rnn_dtype", "f32", "bf16"),
+    "timegan-gru-fp32-noise": case(_timegan_gru_fp32_noise, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a universal adversarial perturbation kept in fp16 and optimised through GradScaler
-    "universal-perturbation-f16-scaler": case(_universal_perturbation_f16_scaler, "unscale_fp16", "f16"),
+    "universal-perturbation-f16-scaler": case(_universal_perturbation_f16_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # WGAN with n_critic steps: unscale_ for clipping each critic step, update() only after the generator step
-    "wgan-n-critic-unscale-after-step": case(_wgan_n_critic_unscale_after_step, "loss_scale"),
+    "wgan-n-critic-unscale-after-step": case(_wgan_n_critic_unscale_after_step, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # R1 penalty on a pure-fp16 D from gradients of the statically scaled output: they overflow, clipping refuses
-    "r1-static-loss-scale-f16": case(_r1_static_loss_scale_f16, "nonfinite"),
+    "r1-static-loss-scale-f16": case(_r1_static_loss_scale_f16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # minibatch std in fp16 with eps=1e-8 on a batch of copies of one image: NaN in backward under anomaly mode
-    "minibatch-std-f16-identical-batch": case(_minibatch_std_f16_single_image, "nonfinite"),
+    "minibatch-std-f16-identical-batch": case(_minibatch_std_f16_single_image, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # randomized smoothing on a bf16 model: the top-class probability handed to numpy for the radius
-    "smoothing-radius-bf16-numpy": case(_smoothing_radius_bf16_numpy, "numpy_dtype", "bf16"),
+    "smoothing-radius-bf16-numpy": case(_smoothing_radius_bf16_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AC-GAN class labels made float to condition the generator, reused as the auxiliary cross-entropy target
-    "acgan-float-class-labels": case(_acgan_float_labels, "target_dtype", "f32", fix=("long",)),
+    "acgan-float-class-labels": case(_acgan_float_labels, "target_dtype", "f32", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # ToRGB bias initialised to the dataset mean colour from numpy (float64) via .data
-    "to-rgb-bias-dataset-mean-f64": case(_to_rgb_bias_dataset_mean_f64, "conv_bias_dtype", "f32", "f64"),
+    "to-rgb-bias-dataset-mean-f64": case(_to_rgb_bias_dataset_mean_f64, "conv_bias_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Projected GAN: bf16 discriminator heads (GroupNorm first) fed the frozen fp32 feature network's output
-    "projected-gan-head-groupnorm": case(_projected_gan_head_groupnorm, "norm_param_dtype", "f32"),
+    "projected-gan-head-groupnorm": case(_projected_gan_head_groupnorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DANN gradient reversal as a hook multiplying the bf16 gradient by a one-element fp32 alpha
-    "dann-reversal-hook-alpha-fp32": case(_dann_reversal_hook_alpha, "loss_dtype", "bf16", "f32"),
+    "dann-reversal-hook-alpha-fp32": case(_dann_reversal_hook_alpha, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
