@@ -255,7 +255,7 @@ CASES: dict[str, LiveCase] = {
                                                     grade="correct", grade_at_freeze="correct"),
     # an int8-quantized table served through F.embedding_bag without dequantizing
     "int8-table-embedding-bag": case(_int8_table_embedding_bag, "integer_operand", "int8", fix=("dequantiz",),
-                                     grade="not_recognised", grade_at_freeze="not_recognised",
+                                     grade="correct", grade_at_freeze="not_recognised",
                                      why=("At freeze (42cc880) castwise gave nothing. The error is embedding_bag's "
                                           "check that the table (weight) has a floating dtype, failed by the int8 "
                                           "quantized table; this check, which names only the allowed types and the "

@@ -2284,3 +2284,17 @@ def test_round_forty_three_wordings(paste: str, kind: Kind, dtypes: tuple[str, .
 def test_round_forty_three_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
     explanation = cw.explain(paste)
     assert explanation is None or explanation.kind not in (Kind.INDEX_TENSOR, Kind.INTEGER_OPERAND)
+
+
+def test_an_int8_table_where_a_floating_weight_belongs_is_a_quantized_table_to_dequantize() -> None:
+    explanation = cw.explain("RuntimeError: Expected tensor for argument #1 'weight' to have one of the following "
+                             "scalar types: Half, BFloat16, Float, Double; but got torch.CharTensor instead (while "
+                             "checking arguments for embedding_bag)")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int8",)
+    assert explanation.op == "embedding_bag" and "dequantize" in explanation.fix
+    other = cw.explain("RuntimeError: Expected tensor for argument #1 'input' to have one of the following scalar "
+                       "types: Half, Float, Double; but got torch.LongTensor instead (while checking arguments for "
+                       "some_op)")
+    assert other.kind is Kind.INTEGER_OPERAND and "dequantize" not in other.fix
+    assert cw.explain("RuntimeError: Expected tensor for argument #1 'weight' to have one of the following scalar "
+                      "types: Half, BFloat16, Float, Double; but got torch.FloatTensor instead") is None

@@ -681,6 +681,29 @@ def _grouped_offsets(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _integer_table(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, Float,
+    Double; but got torch.CharTensor instead (while checking arguments for embedding_bag)``: an integer tensor where a
+    floating one is required; an int8 or uint8 weight is a quantized table. Declined for a floating dtype."""
+    names = dtypes(found, "a")
+    if not names or is_floating(names[0]):
+        return None
+    op = found["op"] or f"the op taking `{found['arg']}`"
+    if found["arg"] != "weight" or names[0] not in ("int8", "uint8"):
+        return integer_operand(failure, names, op)
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"{op} got {a(names[0])} `weight` where it takes a floating one: an {names[0]} table or weight here is a "
+        "quantized one, which this op cannot read",
+        "an embedding table or weight quantized to 8 bits to save memory (for serving, retrieval) passed to the "
+        "plain op as it is",
+        "dequantize before the op (`weight.float() * scale`, then the dtype you compute in), or better, look up the "
+        "int8 rows first and dequantize only those (`F.embedding(ids, q_weight).float() * scale[ids]`); or use a "
+        "quantized op built for 8-bit tables",
+        op=op, names=names,
+    )
+
+
 def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
     """``kl_div: Integral inputs not supported``: a one-hot or count target (integer) in a KL divergence."""
     del found
@@ -692,6 +715,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bvjp\(f, \.\.\.\): All outputs of f must be floating-point or complex Tensors,? got Tensor with dtype "
          r"(?P<a>{DTYPE})", _integer_output),
     rule(r"^Offsets have to be int32\.?$", _grouped_offsets),
+    rule(r"Expected tensor for argument #\d+ '(?P<arg>(?!indices')\w{1,30})' to have (?:one of the following )?scalar "
+         r"types?:?\s*(?:Half|BFloat16|Float|Double)(?:,\s*(?:Half|BFloat16|Float|Double)){0,3};?\s*but got "
+         r"(?P<a>{DTYPE}) instead(?:\s*\(while checking arguments for (?P<op>\w{1,40})\))?", _integer_table),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})", _floating_argument),
