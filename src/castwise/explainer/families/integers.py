@@ -668,17 +668,15 @@ def _integer_output(found: re.Match[str], failure: Failure) -> Explanation | Non
     )
 
 
-def _grouped_offsets(found: re.Match[str], failure: Failure) -> Explanation:
-    """``Offsets have to be int32``: ``torch._grouped_mm``/``F.grouped_mm`` given its group offsets in int64."""
-    del found
-    return explained(
-        Kind.INDEX_TENSOR, failure,
-        "a grouped matmul (`F.grouped_mm`, `torch._grouped_mm`) takes its group offsets `offs` as int32, and got "
-        "another dtype",
-        "offsets built from token counts per expert with `bincount`/`cumsum`, which give int64",
-        "convert them where they are made: `offs = counts.cumsum(0).to(torch.int32)`",
-        op="grouped_mm", names=("int32",),
-    )
+_grouped_offsets = message_only(
+    Kind.INDEX_TENSOR,
+    "a grouped matmul (`F.grouped_mm`, `torch._grouped_mm`) takes its group offsets `offs` as int32, and got another "
+    "dtype",
+    "offsets built from token counts per expert with `bincount`/`cumsum`, which give int64",
+    "convert them where they are made: `offs = counts.cumsum(0).to(torch.int32)`",
+    op="grouped_mm", names=("int32",),
+)
+"""``Offsets have to be int32``: ``torch._grouped_mm``/``F.grouped_mm`` given its group offsets in int64."""
 
 
 def _integer_table(found: re.Match[str], failure: Failure) -> Explanation | None:
