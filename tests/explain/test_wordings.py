@@ -2298,3 +2298,20 @@ def test_an_int8_table_where_a_floating_weight_belongs_is_a_quantized_table_to_d
     assert other.kind is Kind.INTEGER_OPERAND and "dequantize" not in other.fix
     assert cw.explain("RuntimeError: Expected tensor for argument #1 'weight' to have one of the following scalar "
                       "types: Half, BFloat16, Float, Double; but got torch.FloatTensor instead") is None
+
+
+class _LazyRecord:
+    """An object whose ``__getattr__`` recurses until its fields exist, as a pandas DataFrame's does while it is built."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self, f"_{name}")
+
+    def fill(self, values: torch.Tensor) -> None:
+        values.numpy()
+
+
+def test_an_error_raised_in_a_half_built_object_s_method_is_read_without_touching_its_attributes() -> None:
+    with pytest.raises(TypeError) as raised:
+        _LazyRecord().fill(torch.zeros(2, dtype=torch.bfloat16))
+    explanation = cw.explain(raised.value)
+    assert explanation is not None and explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)

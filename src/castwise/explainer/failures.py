@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice, takewhile
 from types import TracebackType
+from typing import Any
 
 from castwise.explainer.logtext import clean_lines
 from castwise.explainer.spelling import short_dtype
@@ -184,12 +185,17 @@ def _tied(trace: TracebackType | None) -> tuple[tuple[str, str, str], ...]:
     """The parameters of the outermost module on the traceback (the ``self`` of its first module method) shared under
     two names whose dtype differs from the one most of its parameters have, as (name, other name, short dtype)."""
     while trace is not None:
-        owner = trace.tb_frame.f_locals.get("self")
-        named = getattr(owner, "named_parameters", None)
-        if isinstance(getattr(owner, "_parameters", None), dict) and callable(named):
-            return _tied_in(islice(named(remove_duplicate=False), MAX_PARAMETERS))
+        owner: Any = trace.tb_frame.f_locals.get("self")
+        if _is_module(owner):
+            return _tied_in(islice(owner.named_parameters(remove_duplicate=False), MAX_PARAMETERS))
         trace = trace.tb_next
     return ()
+
+
+def _is_module(owner: object) -> bool:
+    """Whether ``owner`` is a ``torch.nn.Module``, told from its class alone: no attribute of the object itself is read
+    (a half-built object's ``__getattr__``, as a pandas DataFrame's in its ``__init__``, can recurse without end)."""
+    return any(cls.__name__ == "Module" and cls.__module__ == "torch.nn.modules.module" for cls in type(owner).__mro__)
 
 
 def _tied_in(named: Iterable[tuple[str, object]]) -> tuple[tuple[str, str, str], ...]:
