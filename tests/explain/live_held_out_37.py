@@ -515,79 +515,112 @@ CASES: dict[str, LiveCase] = {
     # --- autocast regions inside compiled training steps
     # a compiled step under bf16 autocast whose classifier head sits in an autocast(enabled=False) block: bf16 features
     # meet the head's fp32 weight
-    "autocast-disabled-head-bf16-features": case(_autocast_disabled_head, "matmul_dtype", "bf16", "f32"),
+    "autocast-disabled-head-bf16-features": case(_autocast_disabled_head, "matmul_dtype", "bf16", "f32",
+                                                 grade="correct", grade_at_freeze="correct"),
     # a compiled VQ-VAE forward under bf16 autocast updates its fp32 codebook sums with index_add_ of the bf16 encoder
     # output
-    "vq-ema-index-add-autocast-output": case(_vq_ema_index_add_autocast, "indexed_write_dtype", "f32", "bf16"),
+    "vq-ema-index-add-autocast-output": case(_vq_ema_index_add_autocast, "indexed_write_dtype", "f32", "bf16",
+                                             grade="correct", grade_at_freeze="correct"),
     # compiled EmbeddingBag under bf16 autocast with learned per-item weights from a Linear (bf16) on an fp32 table
-    "embedding-bag-autocast-per-sample-weights": case(_embedding_bag_autocast_weights, "op_dtype", "bf16", "f32"),
+    "embedding-bag-autocast-per-sample-weights": case(_embedding_bag_autocast_weights, "op_dtype", "bf16", "f32",
+                                                      grade="correct", grade_at_freeze="correct"),
     # a compiled step casting every tensor of the batch dict to the model's bf16, class labels included, for nll_loss
-    "batch-dict-cast-labels-nll": case(_batch_dict_cast_labels, "target_dtype", "bf16", fix=("long",)),
+    "batch-dict-cast-labels-nll": case(_batch_dict_cast_labels, "target_dtype", "bf16", fix=("long",), grade="correct",
+                                       grade_at_freeze="correct"),
     # a compiled optical-flow warp on bf16 frames with the sampling grid built from torch.linspace (fp32)
-    "flow-warp-linspace-grid-fp32": case(_flow_warp_linspace_grid, "op_dtype", "bf16", "f32"),
+    "flow-warp-linspace-grid-fp32": case(_flow_warp_linspace_grid, "op_dtype", "bf16", "f32", grade="correct",
+                                         grade_at_freeze="correct"),
     # --- AOTAutograd's joint trace
     # a compiled fp8 straight-through fake-quant whose backward quantizes the gradient to e5m2 and divides by an fp32
     # scale
-    "fp8-ste-backward-e5m2-grad-fp32-scale": case(_fp8_ste_backward_e5m2_grad, "fp8_promotion", "float8_e5m2", "f32"),
+    "fp8-ste-backward-e5m2-grad-fp32-scale": case(_fp8_ste_backward_e5m2_grad, "fp8_promotion", "float8_e5m2", "f32",
+                                                  grade="correct", grade_at_freeze="correct"),
     # --- custom ops and fake kernels
     # a numpy-backed top-1 router custom op whose fake kernel keeps the bf16 scores' dtype instead of int64: gather in
     # the compiled graph gets bf16 expert ids
-    "router-custom-op-fake-bf16-ids": case(_router_fake_kernel_bf16_ids, "index_tensor_dtype", "bf16"),
+    "router-custom-op-fake-bf16-ids": case(_router_fake_kernel_bf16_ids, "index_tensor_dtype", "bf16", grade="correct",
+                                           grade_at_freeze="correct"),
     # --- torch.export and run_decompositions
     # run_decompositions of a bf16 MLP with a custom GELU decomposition that upcasts to fp32 and never casts back
-    "run-decompositions-gelu-upcast-fp32": case(_run_decompositions_gelu_upcast, "matmul_dtype", "f32", "bf16"),
+    "run-decompositions-gelu-upcast-fp32": case(_run_decompositions_gelu_upcast, "matmul_dtype", "f32", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # run_decompositions of an fp16 conv block with a reference SiLU decomposition computed in float64
-    "run-decompositions-silu-f64-conv": case(_run_decompositions_silu_f64, "conv_weight_dtype", "f64", "f16"),
+    "run-decompositions-silu-f64-conv": case(_run_decompositions_silu_f64, "conv_weight_dtype", "f64", "f16",
+                                             grade="correct", grade_at_freeze="correct"),
     # an fp32 exported program decomposed, its module halved for serving, fed the fp32 request
     "exported-module-halved-fp32-request": case(_exported_module_halved_after_decompositions, "matmul_dtype", "f32",
-                                                "f16"),
+                                                "f16", grade="correct", grade_at_freeze="correct"),
     # export of a bf16 attention layer whose static KV cache is set up with torch.zeros after the cast
-    "export-kv-cache-zeros-fp32": case(_export_kv_cache_zeros_fp32, "sdpa_dtype", "bf16", "f32"),
+    "export-kv-cache-zeros-fp32": case(_export_kv_cache_zeros_fp32, "sdpa_dtype", "bf16", "f32", grade="correct",
+                                       grade_at_freeze="correct"),
     # export of a bf16 LM whose position ids come from the cumsum of a bf16-cast attention mask
     "export-position-ids-bf16-mask-cumsum": case(_export_position_ids_from_bf16_mask, "index_tensor_dtype", "bf16",
-                                                 fix=("long",)),
+                                                 fix=("long",), grade="correct", grade_at_freeze="correct"),
     # export of a bf16 GRU tagger traced with an fp32 example input
-    "export-bf16-gru-fp32-example": case(_export_bf16_gru_fp32_example, "rnn_dtype", "f32", "bf16"),
+    "export-bf16-gru-fp32-example": case(_export_bf16_gru_fp32_example, "rnn_dtype", "f32", "bf16", grade="correct",
+                                         grade_at_freeze="correct"),
     # export of a bf16 CNN with a uint8 image batch as the example input
-    "export-bf16-cnn-uint8-example": case(_export_bf16_cnn_uint8_example, "integer_operand", "uint8",
-                                          "bf16"),
+    "export-bf16-cnn-uint8-example": case(_export_bf16_cnn_uint8_example, "integer_operand", "uint8", "bf16",
+                                          grade="correct", grade_at_freeze="correct"),
     # an exported int8 weight-only linear (aten._weight_int8pack_mm) run on bf16 activations, its calibration scales
     # left fp32
-    "export-int8-weight-only-fp32-scales": case(_export_int8_weight_only_fp32_scales, "matmul_dtype", "bf16", "f32"),
+    "export-int8-weight-only-fp32-scales": case(_export_int8_weight_only_fp32_scales, "matmul_dtype", "bf16", "f32",
+                                                grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (ab1286f) castwise gave scalar_type [bf16, f32] (low confidence). The message "
+            "(\"expected scalar type BFloat16 but found Float\") does not name the op, which appears only in the "
+            "exported graph module's generated code as aten._weight_int8pack_mm, so the int8 weight-only matmul and "
+            "its fp32 scales were not read."),
     # an exported fp16 attention-score masking with -1e9, run with fp16 scores
-    "exported-fp16-scores-minus-1e9": case(_export_fp16_scores_minus_1e9, "half_overflow", "f16"),
+    "exported-fp16-scores-minus-1e9": case(_export_fp16_scores_minus_1e9, "half_overflow", "f16", grade="correct",
+                                           grade_at_freeze="correct"),
     # --- compiled attention and positional code
     # compiled RoPE through complex numbers without the final .type_as(x): fp32 q and k with the bf16 v
-    "compiled-rope-missing-type-as": case(_compiled_rope_missing_type_as, "sdpa_dtype", "f32", "bf16"),
+    "compiled-rope-missing-type-as": case(_compiled_rope_missing_type_as, "sdpa_dtype", "f32", "bf16", grade="correct",
+                                          grade_at_freeze="correct"),
     # a compiled T5 attention adding an fp32 relative position bias with baddbmm to bf16 q @ k^T
-    "compiled-t5-baddbmm-fp32-position-bias": case(_compiled_t5_baddbmm_position_bias, "batched_matmul_dtype",
-                                                   "f32", "bf16"),
+    "compiled-t5-baddbmm-fp32-position-bias": case(_compiled_t5_baddbmm_position_bias, "batched_matmul_dtype", "f32",
+                                                   "bf16", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (ab1286f) castwise gave scalar_type [f32, bf16] (low confidence). Under dynamo the error is "
+            "baddbmm's meta check (\"Input dtypes must be the same, got: input: torch.float32, batch1: torch.bfloat16, "
+            "...\") wrapped in a fake-tensor error, a wording other than the eager kernel's, and it was not read as "
+            "baddbmm's bias against its batches."),
     # a compiled head masking invalid classes with torch.where on a float 0/1 validity mask
-    "compiled-where-float-valid-mask": case(_compiled_where_float_valid_mask, "mask_dtype", "f32", fix=("bool",)),
+    "compiled-where-float-valid-mask": case(_compiled_where_float_valid_mask, "mask_dtype", "f32", fix=("bool",),
+                                            grade="correct", grade_at_freeze="correct"),
     # --- control flow
     # a map over bf16 chunks whose body multiplies by an fp32 weight created with torch.randn after the cast
-    "map-over-chunks-fp32-weight": case(_map_over_chunks_fp32_weight, "matmul_dtype", "bf16", "f32"),
+    "map-over-chunks-fp32-weight": case(_map_over_chunks_fp32_weight, "matmul_dtype", "bf16", "f32", grade="correct",
+                                        grade_at_freeze="correct"),
     # a torch.cond taking an fp32 fallback head (added after the cast) for bf16 activations with outliers, its output
     # cast back so the branches agree
-    "cond-fallback-head-fp32": case(_cond_fallback_head_fp32, "matmul_dtype", "bf16", "f32"),
+    "cond-fallback-head-fp32": case(_cond_fallback_head_fp32, "matmul_dtype", "bf16", "f32", grade="correct",
+                                    grade_at_freeze="correct"),
     # --- graph breaks around .item() and numpy
     # an MoE dispatch with a graph break at .item() for the capacity, scattering bf16 tokens into torch.zeros (fp32)
-    "moe-capacity-item-zeros-buffer": case(_moe_capacity_item_zeros_buffer, "indexed_write_dtype", "f32", "bf16"),
+    "moe-capacity-item-zeros-buffer": case(_moe_capacity_item_zeros_buffer, "indexed_write_dtype", "f32", "bf16",
+                                           grade="correct", grade_at_freeze="correct"),
     # a compiled audio front end windowing bf16 frames with np.hanning (float64) before a bf16 conv
     "compiled-frontend-numpy-hanning-f64": case(_compiled_stft_frontend_numpy_window, "conv_weight_dtype", "f64",
-                                                "bf16"),
+                                                "bf16", grade="correct", grade_at_freeze="correct"),
     # a compiled integer token counter incremented in place with the sum of a bf16 attention mask
-    "compiled-token-counter-bf16-mask-sum": case(_token_counter_bf16_mask, "result_cast", "bf16", "int64"),
+    "compiled-token-counter-bf16-mask-sum": case(_token_counter_bf16_mask, "result_cast", "bf16", "int64",
+                                                 grade="partly", grade_at_freeze="partly",
+        why="At freeze (ab1286f) castwise gave result_cast [int64] (high confidence). The fake-tensor check's own "
+            "wording (\"Promotion of int.add/sub_(float) in in-place ops ...\") names no dtype; the bf16 of the added "
+            "sum shows only in the FakeTensor arguments dynamo prints, which were read for the int64 counter but not "
+            "for the bf16."),
     # --- compiled optimizer-side updates
     # a compiled Shampoo-style preconditioner taking eigh of a bf16 gradient statistic
-    "compiled-shampoo-eigh-bf16": case(_compiled_shampoo_eigh_bf16, "no_kernel", "bf16"),
+    "compiled-shampoo-eigh-bf16": case(_compiled_shampoo_eigh_bf16, "no_kernel", "bf16", grade="correct",
+                                       grade_at_freeze="correct"),
     # a compiled EMA update lerping fp32 shadow weights toward the bf16 model's parameters
-    "compiled-ema-shadow-lerp-bf16-params": case(_compiled_ema_shadow_lerp_bf16_params, "lerp_dtype", "f32", "bf16"),
+    "compiled-ema-shadow-lerp-bf16-params": case(_compiled_ema_shadow_lerp_bf16_params, "lerp_dtype", "f32", "bf16",
+                                                 grade="correct", grade_at_freeze="correct"),
     # --- more exports and compiled decoders
     # export of an fp8-stored linear after a pass cast every parameter to fp8, its dequantization scale too
     "export-fp8-model-scales-cast-too": case(_export_fp8_model_scales_cast_too, "fp8_promotion", "bf16",
-                                             "float8_e4m3fn"),
+                                             "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # a compiled U-Net decoder in bf16 concatenating the skip features of a frozen fp32 encoder
-    "compiled-unet-frozen-fp32-encoder-skip": case(_compiled_unet_frozen_fp32_encoder_skip, "conv_weight_dtype",
-                                                   "f32", "bf16"),
+    "compiled-unet-frozen-fp32-encoder-skip": case(_compiled_unet_frozen_fp32_encoder_skip, "conv_weight_dtype", "f32",
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
 }
