@@ -386,82 +386,85 @@ def _dcp_fp8_weights_read_in_stored_dtype() -> None:
 CASES: dict[str, LiveCase] = {
     # --- collectives and object collectives
     # rank 0 decodes a wav file as int16 PCM and broadcasts the samples to the other ranks over gloo
-    "int16-waveform-broadcast": case(_int16_waveform_broadcast, "no_kernel"),
+    "int16-waveform-broadcast": case(_int16_waveform_broadcast, "no_kernel", grade="correct", grade_at_freeze="correct"),
     # bf16 probabilities gathered with all_gather_object, concatenated with numpy for the metric
     "bf16-predictions-all-gather-object-numpy": case(_predictions_gathered_as_objects_to_numpy, "numpy_dtype",
-                                                     "bf16"),
+                                                     "bf16", grade="correct", grade_at_freeze="correct"),
     # rank 0's tokenizer output (numpy uint16) shared with broadcast_object_list, fed to a bf16 embedding
-    "uint16-token-ids-broadcast-object-embedding": case(_token_ids_broadcast_as_numpy_uint16, "index_tensor_dtype"),
+    "uint16-token-ids-broadcast-object-embedding": case(_token_ids_broadcast_as_numpy_uint16, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # float64 numpy feature chunks handed out with scatter_object_list, fed to a bf16 head
     "float64-chunks-scatter-object-bf16-head": case(_feature_chunks_scattered_as_float64, "matmul_dtype", "f64",
-                                                    "bf16"),
+                                                    "bf16", grade="correct", grade_at_freeze="correct"),
     # ZeRO++-style quantized weight all-gather: int8 shards gathered into a buffer made in the model's bf16 dtype
     "int8-weight-shard-gathered-into-bf16-buffer": case(_int8_weight_shard_gathered_into_bf16_buffer, "scalar_type",
-                                                        "int8", "bf16"),
+                                                        "int8", "bf16", grade="correct", grade_at_freeze="correct"),
     # throughput logging: per-rank token counts (int64) all-gathered and averaged with .mean()
-    "gathered-token-counts-mean": case(_throughput_mean_of_gathered_token_counts, "integer_operand", "int64"),
+    "gathered-token-counts-mean": case(_throughput_mean_of_gathered_token_counts, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # hand-rolled gradient bucketing with all_reduce_coalesced over bf16 linear and fp32 LayerNorm gradients
     "all-reduce-coalesced-bf16-and-fp32-grads": case(_grads_all_reduced_coalesced_mixed_dtypes, "scalar_type", "bf16",
-                                                     "f32"),
+                                                     "f32", grade="correct", grade_at_freeze="correct"),
     # kept-sample counts summed as int32, all_gather'ed into int64 receive buffers
     "int32-counts-all-gather-into-long-buffers": case(_sample_counts_gathered_into_long_buffers, "scalar_type",
-                                                      "int64", "int32"),
+                                                      "int64", "int32", grade="correct", grade_at_freeze="correct"),
     # sequence parallel: a row-parallel matmul's fp32 partial sums reduce-scattered into a bf16 output buffer
     "sequence-parallel-fp32-partials-reduce-scatter-bf16": case(_sequence_parallel_reduce_scatter_into_bf16,
-                                                                "scalar_type", "bf16", "f32"),
+                                                                "scalar_type", "bf16", "f32", grade="not_recognised", grade_at_freeze="not_recognised",
+                why='At freeze (ab1286f) castwise gave nothing. The gloo reduce_scatter\'s failed dtype check ("Check failed: outputTensors[i].dtype() == inputTensors[i].dtype() (c10::BFloat16 vs. float)") is not read, though it is the collective output/input dtype mismatch castwise recognises in other wordings.'),
     # distributed confusion matrix: labels cast to bf16 with the whole batch, gathered, counted with bincount
     "confusion-matrix-bincount-bf16-labels": case(_confusion_matrix_from_labels_cast_with_batch,
-                                                  "index_tensor_dtype", "bf16"),
+                                                  "index_tensor_dtype", "bf16", grade="wrong", grade_at_freeze="wrong",
+                why='At freeze (ab1286f) castwise gave no_kernel [bf16] (high confidence). It read "bincount_cpu not implemented for \'BFloat16\'" as a missing low-precision kernel, but bincount counts integers only (no float kernel at all): the labels cast to bf16 with the batch must be made long again, and its upcast-to-float32 fix would fail the same way.'),
     # class-balanced cross-entropy with fp32 weights from all-reduced label counts, bf16 DDP logits
     "class-weights-from-global-counts-bf16-logits": case(_class_weights_from_global_label_counts, "op_dtype",
-                                                         "bf16", "f32"),
+                                                         "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # --- FSDP2
     # bf16 policy; the causal mask built in forward with torch.zeros (fp32) for MultiheadAttention
     "fsdp2-causal-mask-built-in-forward-fp32": case(_fsdp2_causal_mask_built_in_forward, "attn_mask_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16", grade="correct", grade_at_freeze="correct"),
     # bf16 policy; EmbeddingBag per_sample_weights made in forward in fp32
     "fsdp2-embedding-bag-fp32-sample-weights": case(_fsdp2_embedding_bag_weights_made_in_forward, "op_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32", grade="correct", grade_at_freeze="correct"),
     # bf16 policy; the rotary cos/sin cache kept as fp32 buffers makes q and k fp32 while v is bf16
-    "fsdp2-rotary-cache-buffers-fp32-sdpa": case(_fsdp2_rotary_cache_buffers_fp32, "sdpa_dtype", "f32", "bf16"),
+    "fsdp2-rotary-cache-buffers-fp32-sdpa": case(_fsdp2_rotary_cache_buffers_fp32, "sdpa_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # fp16 param policy on raw (unnormalised) readings: the gradients overflow, clipping refuses the norm
-    "fsdp2-fp16-params-raw-readings-clip-nonfinite": case(_fsdp2_fp16_params_overflow_clipped, "nonfinite"),
+    "fsdp2-fp16-params-raw-readings-clip-nonfinite": case(_fsdp2_fp16_params_overflow_clipped, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # fully_shard without a policy over bf16 linears and a LayerNorm kept fp32 by hand
     "fsdp2-bf16-linears-fp32-norm-no-policy": case(_fsdp2_bf16_linears_fp32_norm_without_policy, "op_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32", grade="wrong", grade_at_freeze="wrong",
+                why="At freeze (ab1286f) castwise gave scalar_type [bf16, f32] (high confidence). It files FSDP's uniform-parameter-dtype check under the collective kind, while the expectation (written first) named op_dtype for two floats met in one FSDP parameter group; its cause and fix (one dtype before wrapping, or a MixedPrecisionPolicy) do describe the defect."),
     # a MixedPrecisionPolicy with param_dtype=float8_e4m3fn, hoping for fp8 training
-    "fsdp2-policy-param-dtype-fp8": case(_fsdp2_policy_param_dtype_fp8, "no_kernel", "float8_e4m3fn"),
+    "fsdp2-policy-param-dtype-fp8": case(_fsdp2_policy_param_dtype_fp8, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # bf16 policy; a GRU encoder's h0 made in forward with torch.zeros (fp32)
-    "fsdp2-gru-zero-state-fp32": case(_fsdp2_gru_zero_state_made_in_forward, "rnn_dtype", "f32", "bf16"),
+    "fsdp2-gru-zero-state-fp32": case(_fsdp2_gru_zero_state_made_in_forward, "rnn_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # bf16 policy casts BatchNorm's weight and bias but not its fp32 running statistics
     "fsdp2-batchnorm-running-stats-fp32": case(_fsdp2_batchnorm_running_stats_fp32, "norm_param_dtype", "bf16",
-                                               "f32"),
+                                               "f32", grade="correct", grade_at_freeze="correct"),
     # bf16 policy over a conv stem given raw uint8 images, expecting the policy to cast them
-    "fsdp2-uint8-images-conv-stem": case(_fsdp2_uint8_images_expected_cast, "integer_operand", "uint8", "bf16"),
+    "fsdp2-uint8-images-conv-stem": case(_fsdp2_uint8_images_expected_cast, "integer_operand", "uint8", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- DTensor
     # distributed Shampoo: the preconditioner's eigendecomposition on a bf16 gradient statistic
-    "shampoo-eigh-bf16-dtensor-statistic": case(_shampoo_preconditioner_eigh_on_bf16_dtensor, "no_kernel", "bf16"),
+    "shampoo-eigh-bf16-dtensor-statistic": case(_shampoo_preconditioner_eigh_on_bf16_dtensor, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a low-rank (PowerSGD/Dion-style) optimizer orthonormalising a bf16 DTensor with torch.linalg.qr
-    "low-rank-optimizer-qr-bf16-dtensor": case(_low_rank_optimizer_qr_on_bf16_dtensor, "no_kernel", "bf16"),
+    "low-rank-optimizer-qr-bf16-dtensor": case(_low_rank_optimizer_qr_on_bf16_dtensor, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a sequence-sharded padding mask kept as float 0/1, used as torch.where's condition
-    "sequence-sharded-float-mask-where": case(_sequence_sharded_padding_mask_float_in_where, "mask_dtype", "f32"),
+    "sequence-sharded-float-mask-where": case(_sequence_sharded_padding_mask_float_in_where, "mask_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # an fp32 LoRA adapter applied with implicit_replication on a tensor-parallel bf16 base
     "fp32-lora-on-tensor-parallel-bf16-base": case(_fp32_lora_on_tensor_parallel_bf16_base, "matmul_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32", grade="correct", grade_at_freeze="correct"),
     # a head-sharded KV cache made with torch.zeros (fp32), new bf16 keys written with index_copy_
     "head-sharded-kv-cache-fp32-index-copy": case(_head_sharded_kv_cache_fp32_index_copy, "indexed_write_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a sequence-sharded bool padding mask turned into token weights with 1 - mask
     "sequence-sharded-bool-mask-one-minus": case(_sequence_sharded_bool_mask_inverted_with_minus, "mask_dtype",
-                                                 "bool"),
+                                                 "bool", grade="correct", grade_at_freeze="correct"),
     # --- DDP
     # a pruned-vocabulary remap table kept as an int16 buffer, synced by DDP at wrap time
-    "ddp-int16-vocab-remap-buffer": case(_ddp_vocab_remap_buffer_int16, "no_kernel"),
+    "ddp-int16-vocab-remap-buffer": case(_ddp_vocab_remap_buffer_int16, "no_kernel", grade="correct", grade_at_freeze="correct"),
     # a bf16 conv audio encoder wrapped in DDP and fed fp32 filterbank features
     "ddp-bf16-conv-encoder-fp32-features": case(_ddp_bf16_audio_model_fed_fp32_features, "conv_weight_dtype", "f32",
-                                                "bf16"),
+                                                "bf16", grade="correct", grade_at_freeze="correct"),
     # --- distributed checkpoint
     # fp8 weights read back from a DCP checkpoint in their stored dtype, used in F.linear on bf16 activations
     "dcp-fp8-weights-read-as-stored-linear": case(_dcp_fp8_weights_read_in_stored_dtype, "matmul_dtype", "bf16",
-                                                  "float8_e4m3fn"),
+                                                  "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
 }
