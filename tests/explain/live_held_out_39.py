@@ -276,66 +276,91 @@ CASES: dict[str, LiveCase] = {
     # --- metrics written by hand
     # a confusion matrix accumulated with index_put_ of torch.ones (fp32) into an int64 matrix
     "confusion-matrix-index-put-float-ones": case(_confusion_matrix_index_put_float_ones, "indexed_write_dtype",
-                                                  "int64", "f32"),
+                                                  "int64", "f32", grade="correct", grade_at_freeze="correct"),
     # eval confidences put back in dataset order with scatter_ into a torch.full(-1) sentinel buffer (int64)
     "eval-confidences-scatter-int-sentinel": case(_eval_predictions_scattered_into_sentinel_buffer,
-                                                  "indexed_write_dtype"),
+                                                  "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # BLEU bigram keys packed with << on hypothesis ids the eval collate cast to bf16
-    "bleu-bigram-keys-shift-bf16-ids": case(_bleu_bigram_keys_shifted_bf16_ids, "no_kernel", "bf16"),
+    "bleu-bigram-keys-shift-bf16-ids": case(_bleu_bigram_keys_shifted_bf16_ids, "no_kernel", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # retrieval recall@k indexing gallery labels with an ANN library's uint64 neighbour ids
-    "retrieval-ann-uint64-neighbour-ids": case(_retrieval_ann_uint64_neighbour_ids, "index_tensor_dtype"),
+    "retrieval-ann-uint64-neighbour-ids": case(_retrieval_ann_uint64_neighbour_ids, "index_tensor_dtype",
+                                               grade="correct", grade_at_freeze="correct"),
     # accuracy of an fp8 serving path: argmax of its fp8 logits
-    "fp8-served-accuracy-argmax": case(_fp8_served_model_accuracy_argmax, "no_kernel", "float8_e4m3fn"),
+    "fp8-served-accuracy-argmax": case(_fp8_served_model_accuracy_argmax, "no_kernel", "float8_e4m3fn",
+                                       grade="correct", grade_at_freeze="correct"),
     # AUROC by sorting detector scores cached in fp8
-    "auroc-sort-fp8-cached-scores": case(_auroc_sort_fp8_cached_scores, "no_kernel", "float8_e4m3fn"),
+    "auroc-sort-fp8-cached-scores": case(_auroc_sort_fp8_cached_scores, "no_kernel", "float8_e4m3fn",
+                                         grade="correct", grade_at_freeze="correct"),
     # boundary IoU: the boundary as the bool mask minus its (bool) erosion
-    "boundary-iou-bool-mask-minus-erosion": case(_boundary_iou_bool_subtraction, "mask_dtype", "bool"),
+    "boundary-iou-bool-mask-minus-erosion": case(_boundary_iou_bool_subtraction, "mask_dtype", "bool",
+                                                 grade="correct", grade_at_freeze="correct"),
     # a soft Dice metric by einsum of bf16 probabilities with F.one_hot's int64 target
     "soft-dice-einsum-int64-one-hot": case(_soft_dice_metric_einsum_int64_one_hot, "integer_operand", "bf16",
-                                           "int64"),
+                                           "int64", grade="correct", grade_at_freeze="correct"),
     # per-class IoU summed over shards into zeros_like of the int64 confusion diagonal
     "iou-accumulator-zeros-like-int-counts": case(_iou_accumulator_zeros_like_counts, "result_cast", "f32",
-                                                  "int64"),
+                                                  "int64", grade="correct", grade_at_freeze="correct"),
     # retrieval against an int8-quantized embedding index L2-normalised without dequantizing
-    "retrieval-int8-index-normalize": case(_retrieval_int8_quantized_index_normalised, "integer_operand", "int8"),
+    "retrieval-int8-index-normalize": case(_retrieval_int8_quantized_index_normalised, "integer_operand", "int8",
+                                           grade="correct", grade_at_freeze="correct"),
     # F1 predictions thresholded with heaviside on bf16 probabilities and an fp32 value tensor
-    "f1-threshold-heaviside-bf16": case(_f1_threshold_heaviside_bf16_probs, "op_dtype"),
+    "f1-threshold-heaviside-bf16": case(_f1_threshold_heaviside_bf16_probs, "op_dtype",
+                                        grade="correct", grade_at_freeze="correct"),
     # reliability-diagram bin edges made in the logits' bf16 dtype, confidences upcast to fp32
-    "reliability-bins-in-logits-dtype": case(_reliability_bins_in_logits_dtype, "op_dtype", "f32", "bf16"),
+    "reliability-bins-in-logits-dtype": case(_reliability_bins_in_logits_dtype, "op_dtype", "f32", "bf16",
+                                             grade="correct", grade_at_freeze="correct"),
     # --- accumulating across batches and ranks, logging
     # per-class counts kept in the int16 label shard's dtype, all-reduced over gloo
-    "per-class-counts-int16-all-reduce-gloo": case(_per_class_counts_int16_all_reduce, "no_kernel"),
+    "per-class-counts-int16-all-reduce-gloo": case(_per_class_counts_int16_all_reduce, "no_kernel",
+                                                   grade="correct", grade_at_freeze="correct"),
     # an eval report built as a pandas DataFrame from bf16 confidences
-    "metrics-dataframe-bf16-confidences": case(_metrics_dataframe_bf16_probabilities, "numpy_dtype", "bf16"),
+    "metrics-dataframe-bf16-confidences": case(_metrics_dataframe_bf16_probabilities, "numpy_dtype", "bf16",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (ab1286f) castwise gave nothing: cw.explain itself raised RecursionError instead of returning. "
+            "Walking the traceback's frames it called getattr(self, \"named_parameters\") on the half-built pandas "
+            "DataFrame in DataFrame.__init__, whose __getattr__ recurses without end, so the RecursionError escaped "
+            "getattr's default."),
     # the epoch's loss logged as np.mean over a list of bf16 loss tensors
-    "epoch-loss-np-mean-bf16-tensors": case(_epoch_loss_np_mean_bf16_losses, "numpy_dtype", "bf16"),
+    "epoch-loss-np-mean-bf16-tensors": case(_epoch_loss_np_mean_bf16_losses, "numpy_dtype", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # MC-dropout predictive variance as E[x^2] - E[x]^2 in fp16 overflows to NaN, into Normal
-    "mc-dropout-variance-fp16-nan-normal": case(_mc_dropout_variance_fp16_nan, "nonfinite", "f16"),
+    "mc-dropout-variance-fp16-nan-normal": case(_mc_dropout_variance_fp16_nan, "nonfinite", "f16",
+                                                grade="correct", grade_at_freeze="correct"),
     # --- early stopping and checkpoint selection
     # multi-task early stopping: best losses initialised by full_like(val_losses, 1e9) on fp16 losses
-    "multitask-early-stopping-sentinel-f16": case(_multitask_early_stopping_sentinel_f16, "half_overflow", "f16"),
+    "multitask-early-stopping-sentinel-f16": case(_multitask_early_stopping_sentinel_f16, "half_overflow", "f16",
+                                                  grade="correct", grade_at_freeze="correct"),
     # early-stopping plateau check with isclose of the bf16 metric against the fp32 best
-    "early-stopping-plateau-isclose": case(_early_stopping_plateau_isclose, "op_dtype", "bf16", "f32"),
+    "early-stopping-plateau-isclose": case(_early_stopping_plateau_isclose, "op_dtype", "bf16", "f32",
+                                           grade="correct", grade_at_freeze="correct"),
     # --- test-time augmentation
     # TTA brightness views made with an fp32 per-channel gain, promoting the bf16 batch for the bf16 conv
-    "tta-per-channel-gain-conv": case(_tta_per_channel_gain_promotes_batch, "conv_weight_dtype", "f32", "bf16"),
+    "tta-per-channel-gain-conv": case(_tta_per_channel_gain_promotes_batch, "conv_weight_dtype", "f32", "bf16",
+                                      grade="correct", grade_at_freeze="correct"),
     # TTA running mean kept fp32 and updated with lerp_ toward each bf16 view's probabilities
-    "tta-running-mean-lerp-bf16-views": case(_tta_running_mean_lerp, "lerp_dtype", "f32", "bf16"),
+    "tta-running-mean-lerp-bf16-views": case(_tta_running_mean_lerp, "lerp_dtype", "f32", "bf16",
+                                             grade="correct", grade_at_freeze="correct"),
     # --- ensembling models of different dtypes
     # a text ensemble whose second GRU member was halved, fed the shared fp32 embeddings
-    "ensemble-halved-gru-member": case(_ensemble_halved_gru_member, "rnn_dtype", "f32", "f16"),
+    "ensemble-halved-gru-member": case(_ensemble_halved_gru_member, "rnn_dtype", "f32", "f16",
+                                       grade="correct", grade_at_freeze="correct"),
     # an ensemble head halved (LayerNorm first) fed the shared fp32 features
-    "ensemble-halved-layernorm-member": case(_ensemble_halved_layernorm_member, "norm_param_dtype", "f32"),
+    "ensemble-halved-layernorm-member": case(_ensemble_halved_layernorm_member, "norm_param_dtype", "f32",
+                                             grade="correct", grade_at_freeze="correct"),
     # stacking weights fitted with lstsq on bf16 out-of-fold predictions
-    "stacking-lstsq-bf16-out-of-fold": case(_stacking_lstsq_bf16_out_of_fold, "no_kernel"),
+    "stacking-lstsq-bf16-out-of-fold": case(_stacking_lstsq_bf16_out_of_fold, "no_kernel",
+                                            grade="correct", grade_at_freeze="correct"),
     # bf16 and fp32 member embeddings concatenated (fp32) and scored against a bf16 index
     "ensemble-concat-embeddings-bf16-index": case(_ensemble_concat_embeddings_bf16_index, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # max-confidence ensembling of an fp8 member's cached probabilities with a bf16 member's
-    "max-ensemble-fp8-member": case(_max_ensemble_fp8_member, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "max-ensemble-fp8-member": case(_max_ensemble_fp8_member, "fp8_promotion", "float8_e4m3fn", "bf16",
+                                    grade="correct", grade_at_freeze="correct"),
     # hard-vote counts (int64 one-hot sums) turned into probabilities with softmax
-    "hard-vote-counts-softmax": case(_hard_vote_counts_softmax, "integer_operand", "int64"),
+    "hard-vote-counts-softmax": case(_hard_vote_counts_softmax, "integer_operand", "int64",
+                                     grade="correct", grade_at_freeze="correct"),
     # re-ranking: bf16 queries bmm'ed with candidate embeddings cached by an fp32 run
     "rerank-candidates-bmm-fp32-cache": case(_rerank_candidates_bmm_fp32_cache, "batched_matmul_dtype", "bf16",
-                                             "f32"),
+                                             "f32", grade="correct", grade_at_freeze="correct"),
 }
