@@ -565,7 +565,7 @@ CASES: dict[str, LiveCase] = {
     # an exported int8 weight-only linear (aten._weight_int8pack_mm) run on bf16 activations, its calibration scales
     # left fp32
     "export-int8-weight-only-fp32-scales": case(_export_int8_weight_only_fp32_scales, "matmul_dtype", "bf16", "f32",
-                                                grade="wrong", grade_at_freeze="wrong",
+                                                grade="correct", grade_at_freeze="wrong",
         why="At freeze (ab1286f) castwise gave scalar_type [bf16, f32] (low confidence). The message "
             "(\"expected scalar type BFloat16 but found Float\") does not name the op, which appears only in the "
             "exported graph module's generated code as aten._weight_int8pack_mm, so the int8 weight-only matmul and "
@@ -579,7 +579,7 @@ CASES: dict[str, LiveCase] = {
                                           grade_at_freeze="correct"),
     # a compiled T5 attention adding an fp32 relative position bias with baddbmm to bf16 q @ k^T
     "compiled-t5-baddbmm-fp32-position-bias": case(_compiled_t5_baddbmm_position_bias, "batched_matmul_dtype", "f32",
-                                                   "bf16", grade="wrong", grade_at_freeze="wrong",
+                                                   "bf16", grade="correct", grade_at_freeze="wrong",
         why="At freeze (ab1286f) castwise gave scalar_type [f32, bf16] (low confidence). Under dynamo the error is "
             "baddbmm's meta check (\"Input dtypes must be the same, got: input: torch.float32, batch1: torch.bfloat16, "
             "...\") wrapped in a fake-tensor error, a wording other than the eager kernel's, and it was not read as "
@@ -604,7 +604,7 @@ CASES: dict[str, LiveCase] = {
                                                 "bf16", grade="correct", grade_at_freeze="correct"),
     # a compiled integer token counter incremented in place with the sum of a bf16 attention mask
     "compiled-token-counter-bf16-mask-sum": case(_token_counter_bf16_mask, "result_cast", "bf16", "int64",
-                                                 grade="partly", grade_at_freeze="partly",
+                                                 grade="correct", grade_at_freeze="partly",
         why="At freeze (ab1286f) castwise gave result_cast [int64] (high confidence). The fake-tensor check's own "
             "wording (\"Promotion of int.add/sub_(float) in in-place ops ...\") names no dtype; the bf16 of the added "
             "sum shows only in the FakeTensor arguments dynamo prints, which were read for the int64 counter but not "

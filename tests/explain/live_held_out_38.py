@@ -408,11 +408,11 @@ CASES: dict[str, LiveCase] = {
                                                       "int64", "int32", grade="correct", grade_at_freeze="correct"),
     # sequence parallel: a row-parallel matmul's fp32 partial sums reduce-scattered into a bf16 output buffer
     "sequence-parallel-fp32-partials-reduce-scatter-bf16": case(_sequence_parallel_reduce_scatter_into_bf16,
-                                                                "scalar_type", "bf16", "f32", grade="not_recognised", grade_at_freeze="not_recognised",
+                                                                "scalar_type", "bf16", "f32", grade="correct", grade_at_freeze="not_recognised",
                 why='At freeze (ab1286f) castwise gave nothing. The gloo reduce_scatter\'s failed dtype check ("Check failed: outputTensors[i].dtype() == inputTensors[i].dtype() (c10::BFloat16 vs. float)") is not read, though it is the collective output/input dtype mismatch castwise recognises in other wordings.'),
     # distributed confusion matrix: labels cast to bf16 with the whole batch, gathered, counted with bincount
     "confusion-matrix-bincount-bf16-labels": case(_confusion_matrix_from_labels_cast_with_batch,
-                                                  "index_tensor_dtype", "bf16", grade="wrong", grade_at_freeze="wrong",
+                                                  "index_tensor_dtype", "bf16", grade="correct", grade_at_freeze="wrong",
                 why='At freeze (ab1286f) castwise gave no_kernel [bf16] (high confidence). It read "bincount_cpu not implemented for \'BFloat16\'" as a missing low-precision kernel, but bincount counts integers only (no float kernel at all): the labels cast to bf16 with the batch must be made long again, and its upcast-to-float32 fix would fail the same way.'),
     # class-balanced cross-entropy with fp32 weights from all-reduced label counts, bf16 DDP logits
     "class-weights-from-global-counts-bf16-logits": case(_class_weights_from_global_label_counts, "op_dtype",
@@ -430,7 +430,7 @@ CASES: dict[str, LiveCase] = {
     "fsdp2-fp16-params-raw-readings-clip-nonfinite": case(_fsdp2_fp16_params_overflow_clipped, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # fully_shard without a policy over bf16 linears and a LayerNorm kept fp32 by hand
     "fsdp2-bf16-linears-fp32-norm-no-policy": case(_fsdp2_bf16_linears_fp32_norm_without_policy, "op_dtype", "bf16",
-                                                   "f32", grade="wrong", grade_at_freeze="wrong",
+                                                   "f32", grade="correct", grade_at_freeze="wrong",
                 why="At freeze (ab1286f) castwise gave scalar_type [bf16, f32] (high confidence). It files FSDP's uniform-parameter-dtype check under the collective kind, while the expectation (written first) named op_dtype for two floats met in one FSDP parameter group; its cause and fix (one dtype before wrapping, or a MixedPrecisionPolicy) do describe the defect."),
     # a MixedPrecisionPolicy with param_dtype=float8_e4m3fn, hoping for fp8 training
     "fsdp2-policy-param-dtype-fp8": case(_fsdp2_policy_param_dtype_fp8, "no_kernel", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),

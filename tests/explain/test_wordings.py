@@ -864,11 +864,11 @@ def test_round_fourteen_checks_with_no_16_bit_dtype_near_stay_unrecognised(paste
 
 
 @pytest.mark.parametrize(("paste", "kind", "dtypes"), [
-    ("ValueError: Must flatten tensors with uniform dtype but got torch.float16 and torch.float32", Kind.SCALAR_TYPE,
+    ("ValueError: Must flatten tensors with uniform dtype but got torch.float16 and torch.float32", Kind.OP_DTYPE,
      {"f16", "f32"}),
     ("AssertionError: FSDP expects uniform original parameter dtype but got {torch.float32, torch.bfloat16}",
-     Kind.SCALAR_TYPE, {"f32", "bf16"}),
-    ("AssertionError: FSDP expects uniform reduce dtype but got {torch.float32, torch.bfloat16}", Kind.SCALAR_TYPE,
+     Kind.OP_DTYPE, {"f32", "bf16"}),
+    ("AssertionError: FSDP expects uniform reduce dtype but got {torch.float32, torch.bfloat16}", Kind.OP_DTYPE,
      {"f32", "bf16"}),
     ("RuntimeError: mixed dtype (CPU): all inputs must share same datatype.", Kind.NORM_PARAM, set()),
     ("TypeError: Cannot interpret 'torch.bfloat16' as a data type", Kind.NUMPY_DTYPE, {"bf16"}),
@@ -2315,3 +2315,33 @@ def test_an_error_raised_in_a_half_built_object_s_method_is_read_without_touchin
         _LazyRecord().fill(torch.zeros(2, dtype=torch.bfloat16))
     explanation = cw.explain(raised.value)
     assert explanation is not None and explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)
+
+
+_TRACED_ADD = (
+    "torch._dynamo.exc.TorchRuntimeError: RuntimeError when making fake tensor call\n"
+    "  Explanation: Dynamo failed to run FX node with fake tensors: call_method add_(*(FakeTensor(..., size=(), "
+    "dtype=torch.int64), FakeTensor(..., size=(), dtype=torch.bfloat16)), **{}): got RuntimeError('Promotion of "
+    "int.add/sub_(float) in in-place ops are not possible due to element size change.')"
+)
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ('  File "<eval_with_key>.9", line 6, in forward\n'
+     "    _weight_int8pack_mm = torch.ops.aten._weight_int8pack_mm.default(x, w_int8, scales);  x = w_int8 = None\n"
+     "RuntimeError: expected scalar type BFloat16 but found Float", Kind.MATMUL, ("bf16", "f32")),
+    ("RuntimeError: Input dtypes must be the same, got: input: torch.float32, batch1: torch.bfloat16, batch2: "
+     "torch.bfloat16", Kind.BATCHED_MATMUL, ("f32", "bf16", "bf16")),
+    (_TRACED_ADD, Kind.RESULT_CAST, ("int64", "bf16")),
+    ("RuntimeError: [rank0]:[F1127 05:20:27.421015978 ProcessGroupGloo.cpp:1536] Check failed: "
+     "outputTensors[i].dtype() == inputTensors[i].dtype() (c10::BFloat16 vs. float).", Kind.SCALAR_TYPE,
+     ("bf16", "f32")),
+    ("NotImplementedError: \"bincount_cpu\" not implemented for 'BFloat16'", Kind.INDEX_TENSOR, ("int64", "bf16")),
+])
+def test_round_forty_five_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+def test_a_fake_tensor_of_the_default_dtype_adds_no_dtype_to_an_in_place_promotion() -> None:
+    paste = _TRACED_ADD.replace(", dtype=torch.bfloat16", "")
+    assert cw.explain(paste).dtypes == ("int64",)

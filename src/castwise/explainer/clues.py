@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from castwise.explainer.failures import Failure, Frame
+from castwise.explainer.spelling import short_dtype
 
 INNERMOST = 6
 """Frames, counted from the innermost, in which the op that raised is looked for."""
@@ -51,7 +52,10 @@ RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh
 ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")
 BMM = _op("batched matrix multiply", r"\b(?:bmm|baddbmm)\s*\(")
 MATMUL = _op("matrix multiply",
-             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|/modules/linear\.py")
+             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|/modules/linear\.py|"
+             r"\bops\.aten\.(?:mm|addmm|bmm|baddbmm|linear|matmul|_int_mm|_weight_int\d+pack_mm\w*)\.\w+\(")
+"""Also an exported or traced graph's aten calls (``torch.ops.aten._weight_int8pack_mm.default(x, w, scales)``); its
+``aten.bmm`` is what `@` on 3-D tensors runs, so it is a matrix multiply unless the code calls ``bmm`` itself."""
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
                    r"margin_ranking_loss|hinge_embedding_loss|cosine_embedding_loss|/modules/loss\.py")
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
@@ -146,6 +150,17 @@ def traced_call(failure: Failure) -> str | None:
     function matmul>``, ``bmm``, ``lerp``), when the paste (a live error's wrappers included) says one."""
     found = paste_search(failure, _TRACED_NODE)
     return found[1] if found else None
+
+
+_FAKE_DTYPE = re.compile(r"FakeTensor\(\.\.\.(?:(?!FakeTensor\().){0,200}?\bdtype=(torch\.\w{1,20})")
+
+
+def traced_dtypes(failure: Failure) -> tuple[str, ...]:
+    """The dtypes torch.compile printed for the fake tensors of the call it was tracing (``FakeTensor(..., size=(),
+    dtype=torch.int64)``), in order; a tensor of the default dtype is printed without one and is left out."""
+    found = paste_search(failure, _TRACED_NODE)
+    printed = (short_dtype(dtype) for dtype in _FAKE_DTYPE.findall(found.string, found.end())) if found else ()
+    return tuple(dict.fromkeys(name for name in printed if name is not None))
 
 
 _WEIGHT_NAME = re.compile(r"^(?:self\.)?(?:weight|kernel)$")

@@ -134,6 +134,8 @@ RULES: tuple[Rule, ...] = (
          _collective_pair),
     rule(r"ProcessGroup\w{0,10}::\w{1,40}: invalid tensor type at index \d+ \(expected TensorOptions\(dtype="
          r"(?P<a>{DTYPE}),[^\n]{0,300}?got TensorOptions\(dtype=(?P<b>{DTYPE}),", _collective_pair),
+    rule(r"Check failed: output\w{0,10}\[i\]\.dtype\(\) == input\w{0,10}\[i\]\.dtype\(\) \((?P<a>{DTYPE}) vs\.? "
+         r"(?P<b>{DTYPE})\)", _collective_pair),
     rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"\bInvalid scalar type\b", _unsupported_by_gloo),
     rule(r"Cannot use ReduceOp\.(?P<op>BOR|BAND|BXOR) with non-integral dtype", _bitwise_reduction),

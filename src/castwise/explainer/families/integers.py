@@ -20,6 +20,7 @@ from castwise.explainer.clues import (
     paste_search,
     shows,
     traced_call,
+    traced_dtypes,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
@@ -259,15 +260,20 @@ def _joined_into_narrower(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
-_promoted_in_place = message_only(
-    Kind.RESULT_CAST,
-    "a float was added to (or subtracted from) an integer tensor in place (`t.add_(0.001)` on int64): under "
-    "torch.compile's fake tensors that is refused outright, as eager torch refuses storing the float result",
-    "a counter, weight or schedule value made as an integer tensor (`torch.tensor(0)`, a buffer from `arange`) and "
-    "then updated with a fraction",
-    "make it floating where it is made (`torch.tensor(0.0)`, `.float()`), or update it out of place (`t = t + 0.001`)",
-    op="in-place add/sub", names=("int64",),
-)
+def _promoted_in_place(found: re.Match[str], failure: Failure) -> Explanation:
+    """torch.compile's ``Promotion of int.add/sub_(float) in in-place ops are not possible``, with the dtypes of the
+    traced call's tensors when dynamo printed them."""
+    del found
+    return explained(
+        Kind.RESULT_CAST, failure,
+        "a float was added to (or subtracted from) an integer tensor in place (`t.add_(0.001)` on int64): under "
+        "torch.compile's fake tensors that is refused outright, as eager torch refuses storing the float result",
+        "a counter, weight or schedule value made as an integer tensor (`torch.tensor(0)`, a buffer from `arange`) "
+        "and then updated with a fraction (or with a sum of a mask made floating)",
+        "make it floating where it is made (`torch.tensor(0.0)`, `.float()`), or update it out of place (`t = t + "
+        "0.001`); a count of a mask's elements stays integer when the mask stays bool",
+        op="in-place add/sub", names=traced_dtypes(failure) or ("int64",),
+    )
 
 
 _negative_power = message_only(

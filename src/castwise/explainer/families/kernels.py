@@ -123,6 +123,9 @@ def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | No
     op, names = found["op"], dtypes(found, "dtype")
     if names and names[0] in _BAREBONES_UNSIGNED:
         return _barebones_unsigned(failure, op, names)
+    integer_only = integers.integer_only_op(failure, op, names)
+    if integer_only is not None:
+        return integer_only
     if names and not is_low_precision(names[0]):
         return _wrong_kind_of_dtype(failure, op, names)
     if names and _BIT_OP.search(op):
@@ -177,9 +180,6 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
             "integer (`coords.floor().long()` before hashing or shifting)",
             op=op, names=names,
         )
-    integer_only = integers.integer_only_op(failure, op, names)
-    if integer_only is not None:
-        return integer_only
     if is_floating(names[0]) or is_complex(names[0]):
         return no_kernel(failure, op, names, _device(op))
     if _RANDOM_FILL.search(op):

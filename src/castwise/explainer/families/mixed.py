@@ -538,7 +538,7 @@ def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
     dtype`` (FSDP2): one wrapped module holds parameters of two dtypes."""
     names = dtypes(found, "a", "b")
     return mixed_float(
-        Kind.SCALAR_TYPE, failure, names, "FSDP's wrapping of a module's parameters",
+        Kind.OP_DTYPE, failure, names, "FSDP's wrapping of a module's parameters",
         f"FSDP flattens (FSDP1) or shards (FSDP2) a wrapped module's parameters together and needs one dtype among "
         f"them; this module holds {dtype_list(names) if names else 'two dtypes'}",
         culprit="parameters kept in fp32 beside bf16/fp16 ones in one wrapped module: a norm kept in fp32, LoRA "
@@ -1169,7 +1169,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"dot\s*:\s*expected both vectors to have same dtype,?\s*but found (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _matmul),
     rule(r"^both inputs should have same dtype", _matmul),
-    rule(r"Input dtypes must be the same,?\s*got:?\s*input (?P<a>{DTYPE}),\s*batch1:\s*(?P<b>{DTYPE}),\s*batch2:\s*"
+    rule(r"Input dtypes must be the same,?\s*got:?\s*input:? (?P<a>{DTYPE}),\s*batch1:\s*(?P<b>{DTYPE}),\s*batch2:\s*"
          r"(?P<c>{DTYPE})", _batched),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),
