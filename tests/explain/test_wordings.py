@@ -2345,3 +2345,16 @@ def test_round_forty_five_wordings(paste: str, kind: Kind, dtypes: tuple[str, ..
 def test_a_fake_tensor_of_the_default_dtype_adds_no_dtype_to_an_in_place_promotion() -> None:
     paste = _TRACED_ADD.replace(", dtype=torch.bfloat16", "")
     assert cw.explain(paste).dtypes == ("int64",)
+
+
+def test_a_pasted_frame_of_generated_code_names_the_op_an_exported_graph_ran() -> None:
+    paste = ("Traceback (most recent call last):\n"
+             '  File "/env/lib/python3.11/site-packages/torch/fx/graph_module.py", line 493, in __call__\n'
+             "    return super(self.cls, obj).__call__(*args, **kwargs)\n"
+             '  File "<eval_with_key>.69", line 14, in forward\n'
+             "    conv1d_1 = torch.ops.aten.conv1d.default(mul, b_weight, None, [1], [1]);  mul = b_weight = None\n"
+             '  File "/env/lib/python3.11/site-packages/torch/_ops.py", line 875, in __call__\n'
+             "    return self._op(*args, **kwargs)\n"
+             "RuntimeError: expected scalar type Double but found Half")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f64", "f16")

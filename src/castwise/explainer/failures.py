@@ -53,7 +53,8 @@ _R_UNEXPECTED = re.compile(r"threw an unexpected error\.?$")
 _R_MESSAGE = re.compile(r"^Message: (?P<message>\S.*)$")
 """testthat's report of an R error: ```object` threw an unexpected error.`` and, on the next line, ``Message: ...``."""
 _FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
-    r"^(?:File )?\"?(?P<file>[^\"\n]+?\.py)\"?, line \d+, in (?P<function>[\w.<>]+)",  # Python (also cut short)
+    # Python (also cut short), generated code included (an FX graph's ``<eval_with_key>.9``, ``<string>``)
+    r"^(?:File )?\"?(?P<file>[^\"\n]+?\.py|<[\w ]{1,40}>(?:\.\d{1,9})?)\"?, line \d+, in (?P<function>[\w.<>]+)",
     r"^File (?P<file>\S[^\n]*?\.py):\d+, in (?P<function>[\w.<>]+)",  # IPython >= 8
     r"^(?P<file>\S+\.py):\d+:? in (?P<function>[\w.<>]+)",  # rich, pytest
     r"^(?P<file>\S+\.py) in (?P<function>[\w.<>]+)\(",  # IPython < 8
