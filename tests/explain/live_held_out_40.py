@@ -288,64 +288,93 @@ def _completion_dedup_hash() -> None:
 
 CASES: dict[str, LiveCase] = {
     # DPO with reference log-probs precomputed and cached in float8_e4m3fn, subtracted from the bf16 policy's
-    "dpo-reference-logps-cached-fp8": case(_dpo_reference_logps_cached_fp8, "fp8_promotion", "bf16", "float8_e4m3fn"),
+    "dpo-reference-logps-cached-fp8": case(_dpo_reference_logps_cached_fp8, "fp8_promotion", "bf16", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # cDPO with per-pair label smoothing from fp32 annotator agreement as lerp's weight between bf16 losses
-    "cdpo-per-pair-smoothing-lerp": case(_cdpo_per_pair_smoothing_lerp, "lerp_dtype", "bf16", "f32"),
+    "cdpo-per-pair-smoothing-lerp": case(_cdpo_per_pair_smoothing_lerp, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # KTO desirable/undesirable flags collated as float, used to select the chosen log-probs
-    "kto-float-desirable-flags-index": case(_kto_float_desirable_flags, "index_tensor_dtype"),
+    "kto-float-desirable-flags-index": case(_kto_float_desirable_flags, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a pairwise reward loss written as 2-way cross-entropy with labels torch.zeros(B) (float)
-    "reward-pairwise-ce-float-zero-labels": case(_reward_pairwise_ce_float_labels, "target_dtype", "f32"),
+    "reward-pairwise-ce-float-zero-labels": case(_reward_pairwise_ce_float_labels, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a reward taken at the last real token with lengths summed from a float attention mask, used as gather's index
-    "reward-last-token-float-lengths-gather": case(_reward_last_token_float_lengths, "index_tensor_dtype"),
+    "reward-last-token-float-lengths-gather": case(_reward_last_token_float_lengths, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # ORPO's NLL term with fp32 per-vocabulary token weights on bf16 logits
-    "orpo-token-weights-fp32-ce": case(_orpo_token_weights_fp32, "op_dtype", "bf16", "f32"),
+    "orpo-token-weights-fp32-ce": case(_orpo_token_weights_fp32, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a PPO critic head taken from an fp16 reward model, applied to the bf16 policy's hidden states
-    "critic-head-from-fp16-reward-model": case(_critic_head_from_fp16_reward_model, "matmul_dtype", "bf16", "f16"),
+    "critic-head-from-fp16-reward-model": case(_critic_head_from_fp16_reward_model, "matmul_dtype", "bf16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a chunked log-prob helper given the fp32 reference's hidden states and the bf16 policy's lm_head weight
     "chunked-logps-reference-hidden-policy-head": case(_chunked_logps_reference_hidden_policy_head, "matmul_dtype",
-                                                       "f32", "bf16"),
+                                                       "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 value head given the bf16 policy's hidden states upcast to fp32 "for stability"
-    "value-head-upcast-hidden-states": case(_value_head_upcast_hidden, "matmul_dtype", "f32", "bf16"),
+    "value-head-upcast-hidden-states": case(_value_head_upcast_hidden, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PPO: bf16 KL-penalty rewards, the fp32 reward model's score scatter-added at the last token
-    "ppo-kl-rewards-scatter-add-score": case(_ppo_kl_rewards_scatter_add_score, "indexed_write_dtype"),
+    "ppo-kl-rewards-scatter-add-score": case(_ppo_kl_rewards_scatter_add_score, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # reward normalisation's running moments started with torch.tensor(0) (int64), updated in place
-    "reward-running-moments-int-mean": case(_reward_running_moments_int_mean, "result_cast", "f32", "int64"),
+    "reward-running-moments-int-mean": case(_reward_running_moments_int_mean, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # PPO on a pure-fp16 head: exp of a large log-ratio against stale fp32 log-probs overflows, clipping refuses
-    "ppo-fp16-ratio-overflow-clip": case(_ppo_fp16_ratio_overflow, "nonfinite"),
+    "ppo-fp16-ratio-overflow-clip": case(_ppo_fp16_ratio_overflow, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 critic's values clamped to +-1e5 "to keep out infinities"
-    "critic-value-clip-1e5-fp16": case(_critic_value_clip_1e5_fp16, "half_overflow", "f16"),
+    "critic-value-clip-1e5-fp16": case(_critic_value_clip_1e5_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a rollout's repetition penalty with per-request fp32 penalties written back into bf16 logits by indexing
-    "repetition-penalty-index-put-fp32": case(_repetition_penalty_index_put, "indexed_write_dtype", "bf16", "f32"),
+    "repetition-penalty-index-put-fp32": case(_repetition_penalty_index_put, "indexed_write_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a full-vocabulary token KL by einsum of bf16 policy probabilities and an fp32 log-ratio (reference kept fp32)
-    "token-kl-einsum-full-vocab": case(_token_kl_einsum_full_vocab, "matmul_dtype", "bf16", "f32"),
+    "token-kl-einsum-full-vocab": case(_token_kl_einsum_full_vocab, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sequence log-probs summed over the response by bmm of bf16 token log-probs and the mask made .float()
-    "sequence-logps-bmm-float-mask": case(_sequence_logps_bmm_float_mask, "batched_matmul_dtype", "bf16", "f32"),
+    "sequence-logps-bmm-float-mask": case(_sequence_logps_bmm_float_mask, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ZeroRedundancyOptimizer over a bf16 policy and its fp32 value head
     "zero-optimizer-policy-bf16-value-head-fp32": case(_zero_optimizer_policy_and_value_head, "op_dtype", "bf16",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GRPO with a rule-based verifier's 0/1 rewards as int64, normalised by the group mean
-    "grpo-int-rewards-group-mean": case(_grpo_int_rewards_group_mean, "integer_operand", "int64"),
+    "grpo-int-rewards-group-mean": case(_grpo_int_rewards_group_mean, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # RLOO with rewards left as the bool comparison with the reference answers, leave-one-out baseline subtracted
-    "rloo-bool-rewards-leave-one-out": case(_rloo_bool_rewards, "mask_dtype", "bool"),
+    "rloo-bool-rewards-leave-one-out": case(_rloo_bool_rewards, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # GRPO's completion mask made with .int() used as torch.where's condition
-    "grpo-completion-mask-int-where": case(_grpo_completion_mask_int_where, "mask_dtype", "int32"),
+    "grpo-completion-mask-int-where": case(_grpo_completion_mask_int_where, "mask_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # GRPO advantages divided by the group std without an epsilon: an all-correct group gives NaN, anomaly mode raises
-    "grpo-equal-rewards-zero-std-nan": case(_grpo_equal_rewards_zero_std, "nonfinite"),
+    "grpo-equal-rewards-zero-std-nan": case(_grpo_equal_rewards_zero_std, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # GRPO's per-function integer rewards (format, answer) combined with fp32 weights by @
-    "grpo-multi-reward-int-matrix-weights": case(_grpo_multi_reward_int_matrix, "integer_operand", "int64", "f32"),
+    "grpo-multi-reward-int-matrix-weights": case(_grpo_multi_reward_int_matrix, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RAFT / best-of-n sample weights by softmax over integer unit-test pass counts
-    "raft-softmax-integer-pass-counts": case(_raft_softmax_pass_counts, "integer_operand", "int64"),
+    "raft-softmax-integer-pass-counts": case(_raft_softmax_pass_counts, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a GRPO diversity bonus from cdist between completions' bf16 embeddings
-    "grpo-diversity-cdist-bf16": case(_grpo_diversity_cdist_bf16, "no_kernel", "bf16"),
+    "grpo-diversity-cdist-bf16": case(_grpo_diversity_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the group's shared prompt encoded once by the fp32 reference, its KV cache reused by the bf16 policy (SDPA)
     "grpo-shared-prompt-cache-fp32-reference": case(_grpo_shared_prompt_cache_fp32_reference, "sdpa_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # on-policy distillation: the rollout engine's int32 token ids one-hot'd to pick the student's log-probs
-    "onpolicy-distill-engine-int32-one-hot": case(_onpolicy_distill_engine_int32_one_hot, "index_tensor_dtype"),
+    "onpolicy-distill-engine-int32-one-hot": case(_onpolicy_distill_engine_int32_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # reward percentiles for logging with np.percentile on the bf16 reward model's scores
-    "reward-stats-numpy-bf16": case(_reward_stats_numpy_bf16, "numpy_dtype", "bf16"),
+    "reward-stats-numpy-bf16": case(_reward_stats_numpy_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a sampling loop's finished flags made with torch.zeros(B) (float), updated with |= on EOS
-    "rollout-finished-flags-float-or": case(_rollout_finished_flags_float, "mask_dtype", "f32"),
+    "rollout-finished-flags-float-or": case(_rollout_finished_flags_float, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # completion dedup hashes accumulated with ^ in a tensor made by zeros_like(old_logps), so bf16
-    "completion-dedup-hash-zeros-like-logps": case(_completion_dedup_hash, "no_kernel", "bf16"),
+    "completion-dedup-hash-zeros-like-logps": case(_completion_dedup_hash, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
