@@ -57,7 +57,7 @@ def _single_rank_group() -> None:
     dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 
 
-# --- zero-shot classifiers and text embeddings --------------------------------------------------------------------------
+# --- zero-shot classifiers and text embeddings ------------------------------------------------------------------------
 
 
 def _zeroshot_classifier_built_under_autocast() -> None:
@@ -141,7 +141,7 @@ def _eot_pooling_int32_lengths() -> None:
     torch.take_along_dim(hidden, (lengths - 1)[:, None, None], dim=1)
 
 
-# --- contrastive and sigmoid losses, logit scale ------------------------------------------------------------------------
+# --- contrastive and sigmoid losses, logit scale ----------------------------------------------------------------------
 
 
 def _siglip_labels_from_bool_subtraction() -> None:
@@ -201,7 +201,7 @@ def _filip_token_similarity_bmm() -> None:
     torch.bmm(image_tokens, text_tokens.transpose(1, 2)).max(-1).values.mean(-1)
 
 
-# --- training set-ups: locked towers, pure fp16, patch embedding --------------------------------------------------------
+# --- training set-ups: locked towers, pure fp16, patch embedding ------------------------------------------------------
 
 
 def _lit_zero_redundancy_mixed_towers() -> None:
@@ -254,7 +254,7 @@ def _attentional_pooler_int64_padding_mask() -> None:
     pooler(query, tokens, tokens, key_padding_mask=attention_mask)
 
 
-# --- WiSE-FT and weight interpolation -----------------------------------------------------------------------------------
+# --- WiSE-FT and weight interpolation ---------------------------------------------------------------------------------
 
 
 def _wise_ft_lerp_fp16_zeroshot_checkpoint() -> None:
@@ -281,7 +281,7 @@ def _wise_ft_state_dict_numpy_bf16() -> None:
         np.savez(Path(folder) / "finetuned.npz", **{k: v.numpy() for k, v in model.state_dict().items()})
 
 
-# --- retrieval evaluation -------------------------------------------------------------------------------------------------
+# --- retrieval evaluation ---------------------------------------------------------------------------------------------
 
 
 def _retrieval_pca_whitening_bf16() -> None:
@@ -328,7 +328,7 @@ def _text_causal_mask_float32_min_in_f16() -> None:
     torch.full((context_length, context_length), torch.finfo(torch.float32).min, dtype=dtype).triu_(1)
 
 
-# --- image preprocessing from uint8 arrays ------------------------------------------------------------------------------
+# --- image preprocessing from uint8 arrays ----------------------------------------------------------------------------
 
 
 def _pil_image() -> torch.Tensor:
@@ -354,78 +354,109 @@ def _crop_box_scaled_in_place() -> None:
 CASES: dict[str, LiveCase] = {
     # --- zero-shot classifiers and text embeddings
     # zero-shot classifier built with encode_text under bf16 autocast, images encoded outside it in fp32
-    "zeroshot-classifier-built-under-autocast": case(_zeroshot_classifier_built_under_autocast, "matmul_dtype", "f32",
-                                                     "bf16"),
+    "zeroshot-classifier-built-under-autocast": case(
+        _zeroshot_classifier_built_under_autocast, "matmul_dtype", "f32", "bf16", grade="correct",
+        grade_at_freeze="correct"),
     # a fine-tuning head initialised with head.weight.data = text embeddings from the bf16 serving copy
-    "zeroshot-head-init-data-assign-bf16": case(_zeroshot_head_initialised_by_data_assignment, "matmul_dtype", "f32",
-                                                "bf16"),
+    "zeroshot-head-init-data-assign-bf16": case(
+        _zeroshot_head_initialised_by_data_assignment, "matmul_dtype", "f32", "bf16", grade="correct",
+        grade_at_freeze="correct"),
     # per-template text embeddings cached in fp8, ensembled with fp32 template weights
-    "prompt-ensemble-fp8-cache-weighted": case(_prompt_ensemble_fp8_cache, "fp8_promotion", "f32", "float8_e4m3fn"),
+    "prompt-ensemble-fp8-cache-weighted": case(
+        _prompt_ensemble_fp8_cache, "fp8_promotion", "f32", "float8_e4m3fn", grade="correct",
+        grade_at_freeze="correct"),
     # a transformers CLIPModel cast to bf16, its text_projection replaced by a new fp32 Linear afterwards
-    "hf-clip-text-projection-replaced-after-cast": case(_hf_clip_text_projection_replaced_after_cast, "matmul_dtype",
-                                                        "bf16", "f32"),
+    "hf-clip-text-projection-replaced-after-cast": case(
+        _hf_clip_text_projection_replaced_after_cast, "matmul_dtype", "bf16", "f32", grade="correct",
+        grade_at_freeze="correct"),
     # CoOp's learnable context vectors made in fp32 for a halved CLIP text tower, into its fp16 LayerNorm
-    "coop-context-fp32-half-text-tower": case(_coop_context_vectors_fp32, "norm_param_dtype", "f32"),
+    "coop-context-fp32-half-text-tower": case(
+        _coop_context_vectors_fp32, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # an fp32 LayerNorm for fp16 towers that forgets to cast back, into the fp16 attention
-    "layernorm-fp32-no-cast-back-fp16-attention": case(_layernorm_fp32_without_cast_back, "matmul_dtype", "f32",
-                                                       "f16"),
+    "layernorm-fp32-no-cast-back-fp16-attention": case(
+        _layernorm_fp32_without_cast_back, "matmul_dtype", "f32", "f16", grade="correct", grade_at_freeze="correct"),
     # EOT pooling with int32 token lengths from a numpy tokenizer, via take_along_dim
-    "eot-pooling-take-along-dim-int32-lengths": case(_eot_pooling_int32_lengths, "index_tensor_dtype", "int32"),
+    "eot-pooling-take-along-dim-int32-lengths": case(
+        _eot_pooling_int32_lengths, "index_tensor_dtype", "int32", grade="correct", grade_at_freeze="correct"),
     # --- contrastive and sigmoid losses, logit scale
     # SigLIP's +1/-1 labels built by subtracting bool eye masks
-    "siglip-labels-bool-subtraction": case(_siglip_labels_from_bool_subtraction, "mask_dtype", "bool"),
+    "siglip-labels-bool-subtraction": case(
+        _siglip_labels_from_bool_subtraction, "mask_dtype", "bool", grade="correct", grade_at_freeze="correct"),
     # SigLIP's logit_bias initialised with torch.tensor(-10), an int64 parameter
-    "siglip-logit-bias-integer-init": case(_siglip_logit_bias_integer_init, "integer_operand"),
+    "siglip-logit-bias-integer-init": case(
+        _siglip_logit_bias_integer_init, "integer_operand", grade="correct", grade_at_freeze="correct"),
     # pure fp16 CLIP resumed without clamping logit_scale: exp overflows, NaN in backward under anomaly mode
-    "fp16-logit-scale-unclamped-anomaly": case(_fp16_logit_scale_unclamped, "nonfinite"),
+    "fp16-logit-scale-unclamped-anomaly": case(
+        _fp16_logit_scale_unclamped, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # a hook clipping the bf16 logit_scale's gradient in fp32 and returning it uncast
-    "logit-scale-grad-hook-fp32": case(_logit_scale_gradient_hook_fp32, "loss_dtype", "bf16", "f32"),
+    "logit-scale-grad-hook-fp32": case(
+        _logit_scale_gradient_hook_fp32, "loss_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # gather_features with torch.zeros (fp32) buffers for bf16 features in all_gather
-    "gather-features-all-gather-fp32-buffers": case(_gather_features_into_fp32_buffers, "scalar_type", "f32", "bf16"),
+    "gather-features-all-gather-fp32-buffers": case(
+        _gather_features_into_fp32_buffers, "scalar_type", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # FILIP token-wise similarity by bmm of a locked bf16 image tower's tokens and fp32 text tokens
-    "filip-token-similarity-bmm-mixed-towers": case(_filip_token_similarity_bmm, "batched_matmul_dtype", "bf16",
-                                                    "f32"),
+    "filip-token-similarity-bmm-mixed-towers": case(
+        _filip_token_similarity_bmm, "batched_matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # --- training set-ups
     # LiT: the locked image tower cast to bf16, the text tower fp32, one ZeroRedundancyOptimizer over all parameters
-    "lit-zero-redundancy-mixed-tower-dtypes": case(_lit_zero_redundancy_mixed_towers, "op_dtype", "bf16", "f32"),
+    "lit-zero-redundancy-mixed-tower-dtypes": case(
+        _lit_zero_redundancy_mixed_towers, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # a memory-saving cast of weights only: SigLIP's patch embedding keeps an fp32 bias
-    "siglip-patch-embed-weights-only-cast": case(_siglip_patch_embedding_weights_only_cast, "conv_bias_dtype", "bf16",
-                                                 "f32"),
+    "siglip-patch-embed-weights-only-cast": case(
+        _siglip_patch_embedding_weights_only_cast, "conv_bias_dtype", "bf16", "f32", grade="correct",
+        grade_at_freeze="correct"),
     # preprocessed pixels cached as bf16, fed to an fp16 CLIP's encode_image
-    "preprocessed-cache-bf16-into-fp16-clip": case(_preprocessed_cache_bf16_fp16_model, "conv_weight_dtype", "bf16",
-                                                   "f16"),
+    "preprocessed-cache-bf16-into-fp16-clip": case(
+        _preprocessed_cache_bf16_fp16_model, "conv_weight_dtype", "bf16", "f16", grade="correct",
+        grade_at_freeze="correct"),
     # OpenCLIP-style pure fp16 training with a GradScaler
-    "pure-fp16-clip-grad-scaler": case(_pure_fp16_clip_with_grad_scaler, "unscale_fp16", "f16"),
+    "pure-fp16-clip-grad-scaler": case(
+        _pure_fp16_clip_with_grad_scaler, "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # text attention pooling given the tokenizer's int64 attention_mask as key_padding_mask
-    "attention-pooler-int64-key-padding-mask": case(_attentional_pooler_int64_padding_mask, "mask_dtype"),
+    "attention-pooler-int64-key-padding-mask": case(
+        _attentional_pooler_int64_padding_mask, "mask_dtype", grade="correct", grade_at_freeze="correct"),
     # --- WiSE-FT and weight interpolation
     # WiSE-FT with torch.lerp between the fp16 released zero-shot weights and fp32 fine-tuned weights
-    "wise-ft-lerp-fp16-zeroshot-checkpoint": case(_wise_ft_lerp_fp16_zeroshot_checkpoint, "lerp_dtype", "f16", "f32"),
+    "wise-ft-lerp-fp16-zeroshot-checkpoint": case(
+        _wise_ft_lerp_fp16_zeroshot_checkpoint, "lerp_dtype", "f16", "f32", grade="correct", grade_at_freeze="correct"),
     # WiSE-FT in place over a ResNet tower's state dict, num_batches_tracked (int64) included
-    "wise-ft-in-place-num-batches-tracked": case(_wise_ft_in_place_resnet_state_dict, "result_cast", "f32", "int64"),
+    "wise-ft-in-place-num-batches-tracked": case(
+        _wise_ft_in_place_resnet_state_dict, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # interpolated bf16 weights exported to numpy with np.savez
-    "wise-ft-state-dict-numpy-bf16": case(_wise_ft_state_dict_numpy_bf16, "numpy_dtype", "bf16"),
+    "wise-ft-state-dict-numpy-bf16": case(
+        _wise_ft_state_dict_numpy_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- retrieval evaluation
     # PCA whitening of bf16 retrieval embeddings with eigh
-    "retrieval-pca-whitening-eigh-bf16": case(_retrieval_pca_whitening_bf16, "no_kernel", "bf16"),
+    "retrieval-pca-whitening-eigh-bf16": case(
+        _retrieval_pca_whitening_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # image-to-image retrieval in fp16 removing self-matches with fill_diagonal_(-1e9)
-    "retrieval-self-match-fill-diagonal-f16": case(_retrieval_self_similarity_fill_diagonal_f16, "half_overflow",
-                                                   "f16"),
+    "retrieval-self-match-fill-diagonal-f16": case(
+        _retrieval_self_similarity_fill_diagonal_f16, "half_overflow", "f16", grade="correct",
+        grade_at_freeze="correct"),
     # best caption per image by scatter_reduce_ of bf16 similarities into a torch.full (fp32) buffer
-    "retrieval-best-caption-scatter-reduce-fp32-buffer": case(_retrieval_best_caption_scatter_reduce,
-                                                              "indexed_write_dtype"),
+    "retrieval-best-caption-scatter-reduce-fp32-buffer": case(
+        _retrieval_best_caption_scatter_reduce, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # zero-shot per-class hits accumulated with index_add_ of float matches into an int64 counter
-    "zeroshot-per-class-hits-index-add-float": case(_zeroshot_per_class_hits_index_add, "indexed_write_dtype",
-                                                    "int64", "f32"),
+    "zeroshot-per-class-hits-index-add-float": case(
+        _zeroshot_per_class_hits_index_add, "indexed_write_dtype", "int64", "f32", grade="correct",
+        grade_at_freeze="correct"),
     # median and 90th-percentile rank by torch.quantile over the int64 ranks
-    "retrieval-rank-percentiles-quantile-int64": case(_retrieval_rank_percentiles_int64, "integer_operand"),
+    "retrieval-rank-percentiles-quantile-int64": case(
+        _retrieval_rank_percentiles_int64, "integer_operand", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (cd6d50a) castwise gave no_kernel [] (low confidence). quantile's message names no dtype,"
+            " and the rules read it as a low-precision float without a kernel, while here the input is the int64"
+            " ranks (an integer operand); its fix, quantile(x.float()), still works."),
     # an fp16 text tower's causal mask filled with torch.finfo(torch.float32).min
-    "text-causal-mask-float32-min-in-f16": case(_text_causal_mask_float32_min_in_f16, "half_overflow", "f16"),
+    "text-causal-mask-float32-min-in-f16": case(
+        _text_causal_mask_float32_min_in_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- image preprocessing from uint8 arrays
     # contrast jitter as torch.lerp toward the mean on the uint8 image
-    "preprocess-contrast-lerp-uint8": case(_contrast_jitter_lerp_uint8, "integer_operand", "uint8"),
+    "preprocess-contrast-lerp-uint8": case(
+        _contrast_jitter_lerp_uint8, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # grayscale augmentation as a matmul of the uint8 HWC array with fp32 luma weights
-    "preprocess-grayscale-matmul-uint8": case(_grayscale_matmul_uint8, "integer_operand", "uint8", "f32"),
+    "preprocess-grayscale-matmul-uint8": case(
+        _grayscale_matmul_uint8, "integer_operand", "uint8", "f32", grade="correct", grade_at_freeze="correct"),
     # a crop box found on a thumbnail scaled in place to full resolution, int64 coordinates
-    "preprocess-crop-box-scaled-in-place": case(_crop_box_scaled_in_place, "result_cast", "f32", "int64"),
+    "preprocess-crop-box-scaled-in-place": case(
+        _crop_box_scaled_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
 }
