@@ -254,59 +254,88 @@ def _prelu_head_after_autocast_block() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a causal mask started with torch.full((T, T), 0) (a Python int, so int64), then filled with -inf
-    "causal-mask-full-int-zero-minus-inf": case(_causal_mask_full_int_zero, "half_overflow", "int64"),
+    "causal-mask-full-int-zero-minus-inf": case(_causal_mask_full_int_zero, "half_overflow", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an empty text line's ids made with torch.tensor([]) (float32) concatenated to the <bos> id, into a bf16 embedding
-    "empty-token-list-float-cat-embedding": case(_empty_token_list_cat, "index_tensor_dtype", "f32"),
+    "empty-token-list-float-cat-embedding": case(_empty_token_list_cat, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # every tensor of the batch dict cast to the model's bf16, the bool padding mask included, used in masked_fill
-    "batch-cast-loop-padding-mask-masked-fill": case(_batch_cast_loop_padding_mask, "mask_dtype", "bf16"),
+    "batch-cast-loop-padding-mask-masked-fill": case(_batch_cast_loop_padding_mask, "mask_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 TransformerDecoderLayer given a tgt_mask made with np.triu(...).astype(int)
-    "decoder-tgt-mask-numpy-triu-int": case(_decoder_tgt_mask_numpy_triu_int, "mask_dtype"),
+    "decoder-tgt-mask-numpy-triu-int": case(_decoder_tgt_mask_numpy_triu_int, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a keep-mask from np.tril(np.ones(...)) (float64) passed as SDPA's attn_mask in a bf16 attention layer
-    "sdpa-numpy-tril-ones-mask-bf16": case(_sdpa_numpy_tril_ones_mask, "attn_mask_dtype", "f64", "bf16"),
+    "sdpa-numpy-tril-ones-mask-bf16": case(_sdpa_numpy_tril_ones_mask, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a quick eval loop writing a bf16 model's probabilities with np.savetxt
-    "eval-predictions-np-savetxt-bf16": case(_eval_predictions_savetxt, "numpy_dtype", "bf16"),
+    "eval-predictions-np-savetxt-bf16": case(_eval_predictions_savetxt, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # images halved with .type(torch.HalfTensor) in the Dataset, the CNN left in fp32
-    "images-type-half-tensor-fp32-cnn": case(_images_type_half_tensor, "conv_weight_dtype", "f16", "f32"),
+    "images-type-half-tensor-fp32-cnn": case(_images_type_half_tensor, "conv_weight_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a PIL-style uint8 array divided by 255.0 (float64) fed to a bf16 conv stem
-    "pil-array-divided-255-f64-bf16-stem": case(_pil_array_divided_by_255, "conv_weight_dtype", "f64", "bf16"),
+    "pil-array-divided-255-f64-bf16-stem": case(_pil_array_divided_by_255, "conv_weight_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian noise augmentation with numpy added to fp32 images promotes them to float64, into a bf16 MLP
-    "numpy-noise-augmentation-f64-bf16-mlp": case(_numpy_noise_augmentation, "matmul_dtype", "f64", "bf16"),
+    "numpy-noise-augmentation-f64-bf16-mlp": case(_numpy_noise_augmentation, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # two tips combined: model.half() and a bf16 autocast region; the fp16 LayerNorm gets autocast's fp32 input
-    "halved-model-under-bf16-autocast-layernorm": case(_halved_model_under_autocast, "norm_param_dtype", "f32"),
+    "halved-model-under-bf16-autocast-layernorm": case(_halved_model_under_autocast, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a VAE prior written Normal(torch.tensor(0), torch.tensor(1)): integer loc and scale, sampled
-    "vae-prior-normal-int-tensors": case(_vae_prior_normal_int_tensors, "integer_operand", "int64"),
+    "vae-prior-normal-int-tensors": case(
+        _vae_prior_normal_int_tensors, "integer_operand", "int64", grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (cd6d50a) castwise gave no_kernel [int64] (low confidence). It read normal_kernel_cpu on an "
+            "int64 tensor as an integer weight being initialised (a quantized load), while the int64 here is the "
+            "sample of a Normal whose loc and scale were made with torch.tensor of Python ints: an integer operand "
+            "where floats are required."),
     # a BERT loaded with torch_dtype=bf16 given the user's own fp32 feature vectors as inputs_embeds
-    "bert-bf16-own-fp32-inputs-embeds": case(_bert_bf16_own_fp32_inputs_embeds, "norm_param_dtype", "f32"),
+    "bert-bf16-own-fp32-inputs-embeds": case(_bert_bf16_own_fp32_inputs_embeds, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Wav2Vec2 loaded with torch_dtype=bf16 given a numpy float64 waveform
-    "wav2vec2-bf16-numpy-f64-waveform": case(_wav2vec2_bf16_numpy_waveform, "conv_weight_dtype", "f64", "bf16"),
+    "wav2vec2-bf16-numpy-f64-waveform": case(_wav2vec2_bf16_numpy_waveform, "conv_weight_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a GPT-2 causal LM given numpy int32 token ids as input_ids and labels
-    "gpt2-numpy-int32-labels": case(_gpt2_numpy_int32_labels, "target_dtype", "int32"),
+    "gpt2-numpy-int32-labels": case(_gpt2_numpy_int32_labels, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a segmentation mask PNG put through the image's /255.0 transform, used as cross_entropy's class map
-    "segmentation-mask-divided-255-cross-entropy": case(_segmentation_mask_divided_by_255, "target_dtype", "f64"),
+    "segmentation-mask-divided-255-cross-entropy": case(_segmentation_mask_divided_by_255, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # torch.set_default_dtype(bfloat16) at the top, numpy float32 features through torch.from_numpy
-    "default-dtype-bf16-numpy-f32-features": case(_default_dtype_bf16_numpy_features, "matmul_dtype", "f32", "bf16"),
+    "default-dtype-bf16-numpy-f32-features": case(_default_dtype_bf16_numpy_features, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an MLP cast with .to(torch.float8_e4m3fn) to "train in fp8", fed fp32 inputs
-    "mlp-cast-to-fp8-f32-inputs": case(_mlp_cast_to_fp8, "matmul_dtype", "f32", "float8_e4m3fn"),
+    "mlp-cast-to-fp8-f32-inputs": case(_mlp_cast_to_fp8, "matmul_dtype", "f32", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # only the embedding table halved to save RAM, its output into an fp32 LSTM
-    "embedding-halved-alone-fp32-lstm": case(_embedding_halved_alone, "rnn_dtype", "f16", "f32"),
+    "embedding-halved-alone-fp32-lstm": case(_embedding_halved_alone, "rnn_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an eval loop storing per-sample correctness (bool) into a torch.zeros buffer by the shuffled indices
     "eval-correct-flags-index-assign-float-buffer": case(_eval_correct_flags_into_float_buffer, "indexed_write_dtype",
-                                                         "f32", "bool"),
+                                                         "f32", "bool", grade="correct", grade_at_freeze="correct"),
     # a multi-label classifier halved with .half() on the CPU, trained with MultiLabelMarginLoss
-    "multilabel-margin-loss-halved-cpu": case(_multilabel_margin_loss_halved, "no_kernel", "f16"),
+    "multilabel-margin-loss-halved-cpu": case(_multilabel_margin_loss_halved, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 backbone saved with save_pretrained and reloaded without torch_dtype (stays bf16), its own fp32 head
-    "reloaded-bf16-backbone-own-fp32-head": case(_reloaded_bf16_backbone_own_fp32_head, "matmul_dtype", "bf16", "f32"),
+    "reloaded-bf16-backbone-own-fp32-head": case(_reloaded_bf16_backbone_own_fp32_head, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a small video CNN halved with .half() on the CPU, ending in AvgPool3d
-    "video-cnn-halved-avg-pool3d-cpu": case(_video_cnn_halved_avg_pool3d, "no_kernel", "f16"),
+    "video-cnn-halved-avg-pool3d-cpu": case(_video_cnn_halved_avg_pool3d, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # label smoothing done in place on binary labels made with torch.tensor of Python ints (int64)
-    "binary-labels-smoothed-in-place-int64": case(_binary_labels_smoothed_in_place, "result_cast", "f32", "int64"),
+    "binary-labels-smoothed-in-place-int64": case(_binary_labels_smoothed_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the seq2seq tutorial with only the encoder moved to bf16: the decoder's fp32 attention weights bmm'd with it
     "seq2seq-tutorial-encoder-bf16-attention-bmm": case(_seq2seq_tutorial_encoder_bf16_bmm, "batched_matmul_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # an MLP and its batch both cast to float8_e4m3fn: the ReLU between the linears
-    "fp8-model-and-batch-relu": case(_fp8_model_and_batch, "no_kernel", "float8_e4m3fn"),
+    "fp8-model-and-batch-relu": case(_fp8_model_and_batch, "no_kernel", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # tabular rows of Python ints through torch.tensor (int64) into a LayerNorm-first model
-    "int-feature-rows-layernorm-first": case(_int_feature_rows_layer_norm, "integer_operand"),
+    "int-feature-rows-layernorm-first": case(_int_feature_rows_layer_norm, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # autocast around the backbone call only; the head's PReLU runs after the block on bf16 features
-    "prelu-head-after-autocast-block": case(_prelu_head_after_autocast_block, "op_dtype", "bf16", "f32"),
+    "prelu-head-after-autocast-block": case(_prelu_head_after_autocast_block, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
