@@ -442,7 +442,7 @@ CASES: dict[str, LiveCase] = {
         grade_at_freeze="correct"),
     # median and 90th-percentile rank by torch.quantile over the int64 ranks
     "retrieval-rank-percentiles-quantile-int64": case(
-        _retrieval_rank_percentiles_int64, "integer_operand", grade="wrong", grade_at_freeze="wrong",
+        _retrieval_rank_percentiles_int64, "integer_operand", grade="correct", grade_at_freeze="wrong",
         why="At freeze (cd6d50a) castwise gave no_kernel [] (low confidence). quantile's message names no dtype,"
             " and the rules read it as a low-precision float without a kernel, while here the input is the int64"
             " ranks (an integer operand); its fix, quantile(x.float()), still works."),

@@ -285,7 +285,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a VAE prior written Normal(torch.tensor(0), torch.tensor(1)): integer loc and scale, sampled
     "vae-prior-normal-int-tensors": case(
-        _vae_prior_normal_int_tensors, "integer_operand", "int64", grade="wrong", grade_at_freeze="wrong",
+        _vae_prior_normal_int_tensors, "integer_operand", "int64", grade="correct", grade_at_freeze="wrong",
         why="At freeze (cd6d50a) castwise gave no_kernel [int64] (low confidence). It read normal_kernel_cpu on an "
             "int64 tensor as an integer weight being initialised (a quantized load), while the int64 here is the "
             "sample of a Normal whose loc and scale were made with torch.tensor of Python ints: an integer operand "

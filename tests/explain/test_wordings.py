@@ -2358,3 +2358,26 @@ def test_a_pasted_frame_of_generated_code_names_the_op_an_exported_graph_ran() -
              "RuntimeError: expected scalar type Double but found Half")
     explanation = cw.explain(paste)
     assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f64", "f16")
+
+
+def test_quantile_is_told_from_the_tensor_the_call_passed_not_every_tensor_the_frame_held() -> None:
+    scores = torch.ones(8, dtype=torch.bfloat16)
+    ranks = scores.argsort()
+    with pytest.raises(RuntimeError) as raised:
+        torch.quantile(ranks, 0.5)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64",)
+    with pytest.raises(RuntimeError) as raised:
+        scores.quantile(0.5)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert explanation.confidence is Confidence.HIGH
+
+
+def test_a_distribution_of_integer_tensors_sampling_is_told_as_its_parameters_not_a_layer_s_weights() -> None:
+    with pytest.raises(NotImplementedError) as raised:
+        torch.distributions.Normal(torch.tensor(0), torch.tensor(1)).sample((2,))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INTEGER_OPERAND and "torch.tensor(0.0)" in explanation.fix
+    pasted = cw.explain("NotImplementedError: \"normal_kernel_cpu\" not implemented for 'Long'")
+    assert pasted.kind is Kind.NO_KERNEL and "BitsAndBytesConfig" in pasted.fix

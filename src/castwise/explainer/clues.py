@@ -171,6 +171,16 @@ _SECOND_ARGUMENT = re.compile(r"\b(?:F|functional|torch)\.\w+\(\s*[A-Za-z_]\w*\s
 of ``F.conv*``/``F.linear``."""
 
 
+def input_dtype(failure: Failure, op: str) -> str | None:
+    """The short dtype of the tensor a live exception's innermost frame passed to ``op`` as its input: the first
+    argument of ``torch.op(x, ...)`` or the tensor of ``x.op(...)`` on the frame's code line, when the frame held it."""
+    frames = failure.frames
+    if not (frames and failure.operands and op.isidentifier()):
+        return None
+    called = re.search(rf"\b(?:torch\.{op}\(\s*([A-Za-z_]\w*)\s*[,)]|([A-Za-z_]\w*)\.{op}\()", frames[-1].code)
+    return operand_dtype(failure, called[1] or called[2]) if called else None
+
+
 def weight_dtype(failure: Failure) -> str | None:
     """The short dtype of the weight a live exception's innermost frame held: a local named ``weight`` (or its module's
     ``self.weight``, a hand-written layer's ``self.kernel``), else the second argument of the functional call on the

@@ -25,6 +25,7 @@ from castwise.explainer.clues import (
     cpu_said,
     first_shown,
     held_dtypes,
+    input_dtype,
     low_precision_said,
     paste_search,
 )
@@ -200,8 +201,23 @@ _RANDOM_FILL = re.compile(r"normal|uniform|bernoulli|exponential|geometric|cauch
 """Kernels that fill a tensor with random values: what initialises a layer's weights."""
 
 
+_DISTRIBUTIONS = re.compile(r"[/\\]torch[/\\]distributions[/\\]")
+
+
 def _random_integers(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
-    """A random fill (``normal_``, ``uniform_``) of an integer tensor: weights initialised after being made integer."""
+    """A random fill (``normal_``, ``uniform_``) of an integer tensor: weights initialised after being made integer, or
+    a torch.distributions object built from integer tensors sampling into their dtype."""
+    if any(_DISTRIBUTIONS.search(frame.file) for frame in failure.frames):
+        return explained(
+            Kind.INTEGER_OPERAND, failure,
+            f"a torch.distributions object sampled with `{op}` into {a(names[0])} tensor: its parameters are "
+            "integer tensors, and a sample takes their dtype",
+            "a distribution built from Python ints (`Normal(torch.tensor(0), torch.tensor(1))`, `Uniform(torch.tensor("
+            "0), torch.tensor(10))`) or from integer data",
+            "build its parameters as floats, in the dtype you compute in: `Normal(torch.tensor(0.0), "
+            "torch.tensor(1.0))` (or `torch.zeros(d, dtype=dtype)`, `torch.ones(...)`)",
+            op=op, names=names,
+        )
     return explained(
         Kind.NO_KERNEL, failure,
         f"`{op}` fills a tensor with random values and has no kernel for {a(names[0])} tensor: something "
@@ -403,9 +419,12 @@ def _float_or_double(found: re.Match[str], failure: Failure) -> Explanation:
     dtype (16-bit or integer) upcast the same way."""
     called = _CALLED.findall(failure.message[:found.start()])
     op = called[-1] if called else ""
-    names = low_precision_said(failure)
+    given = input_dtype(failure, op)
+    if given is not None and not is_floating(given):
+        return integers.integer_operand(failure, (given,), f"`{op}`")
+    names = (given,) if given is not None and is_low_precision(given) else low_precision_said(failure)
     if names:
-        return no_kernel(failure, op, names[:1], None, Confidence.LOW)
+        return no_kernel(failure, op, names[:1], None, Confidence.HIGH if given else Confidence.LOW)
     held = held_dtypes(failure)
     if held and not any(map(is_low_precision, held)) and integers.integer_names(tuple(sorted(held))):
         return integers.integer_operand(failure, (), f"`{op}`" if op else None)
