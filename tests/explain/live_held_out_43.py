@@ -268,67 +268,106 @@ def _calibration_numpy_sample_weights() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a bf16 text classifier whose head bias was replaced by the log class prior, computed in fp32
-    "classifier-bias-log-prior-fp32": case(_head_bias_log_prior, "matmul_dtype", "f32", "bf16", fix=("bias",)),
+    "classifier-bias-log-prior-fp32": case(_head_bias_log_prior, "matmul_dtype", "f32", "bf16", fix=("bias",),
+                                           grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave matmul_dtype [f32, bf16] (high confidence). Its culprit lists a "
+            "Linear bias among the possible causes, but its fix only says to cast the odd operand or the "
+            "activations and never names the bias that was replaced."),
     # a LoRA merge written into weight.data in fp32 on a bf16 layer whose bias stays bf16
-    "lora-merge-weight-data-fp32": case(_lora_merge_weight_data, "matmul_dtype", "bf16", "f32", fix=("weight",)),
+    "lora-merge-weight-data-fp32": case(_lora_merge_weight_data, "matmul_dtype", "bf16", "f32", fix=("weight",),
+                                        grade="correct", grade_at_freeze="correct"),
     # a bf16 block whose LayerNorm bias alone was re-mapped by hand from an fp32 legacy checkpoint
     "layernorm-bias-remapped-fp32": case(_layernorm_bias_from_old_checkpoint, "norm_param_dtype", "bf16", "f32",
-                                         fix=("bias",)),
+                                         fix=("bias",), grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave norm_param_dtype [bf16, f32] (high confidence). It reads the f32 "
+            "tensor as the norm's weight or its input and its fix casts the norm or the input, never naming the "
+            "re-mapped bias."),
     # a GroupNorm gamma zero-initialised as a new fp32 Parameter after the block was cast to bf16
     "groupnorm-zero-gamma-after-cast": case(_groupnorm_zero_gamma_after_cast, "norm_param_dtype", "f32",
-                                            fix=("weight",)),
+                                            fix=("weight",), grade="correct", grade_at_freeze="correct"),
     # a cast loop over nn.Linear only: the PReLU slopes between them stay fp32
     "prelu-slopes-left-by-linear-only-cast": case(_prelu_left_by_linear_only_cast, "op_dtype", "bf16", "f32",
-                                                  fix=("prelu",)),
+                                                  fix=("prelu",), grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave op_dtype [bf16, f32] (high confidence). Its cause and culprit name "
+            "the PReLU's slope, but its fix is the generic cast-the-odd-operand advice and does not name the PReLU."),
     # multi-class hinge loss with sklearn-style "balanced" class weights from numpy (float64)
     "multi-margin-numpy-balanced-weights": case(_svm_head_numpy_class_weights, "op_dtype", "f32", "f64",
-                                                fix=("weight",)),
+                                                fix=("weight",), grade="correct", grade_at_freeze="correct"),
     # a token frequency histogram whose scatter_add_ source is ones_like(ids): int64 into a float buffer
-    "token-histogram-scatter-add-ones-like-ids": case(_token_histogram_scatter_add, "indexed_write_dtype"),
+    "token-histogram-scatter-add-ones-like-ids": case(_token_histogram_scatter_add, "indexed_write_dtype",
+                                                      grade="correct", grade_at_freeze="correct"),
     # dense per-token targets filled with masked_scatter_ from the int64 label list
     "dense-targets-masked-scatter-int-labels": case(_dense_targets_masked_scatter, "indexed_write_dtype", "f32",
-                                                    "int64"),
+                                                    "int64", grade="correct", grade_at_freeze="correct"),
     # soft targets built like the bf16 logits, with per-sample fp32 annotator agreement written by index
-    "soft-targets-index-put-fp32-agreement": case(_soft_targets_index_put, "indexed_write_dtype", "bf16", "f32"),
+    "soft-targets-index-put-fp32-agreement": case(_soft_targets_index_put, "indexed_write_dtype", "bf16", "f32",
+                                                  grade="correct", grade_at_freeze="correct"),
     # restoring a pruned layer's surviving weights, exported in bf16, into its fp32 weight with put_
-    "pruning-restore-put-bf16-survivors": case(_pruning_restore_put, "indexed_write_dtype", "f32", "bf16"),
+    "pruning-restore-put-bf16-survivors": case(_pruning_restore_put, "indexed_write_dtype", "f32", "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
     # a DNA motif scanner fed F.one_hot of the bases (int64), where torch's message names the conv's bias
-    "dna-one-hot-conv1d": case(_dna_one_hot_conv1d, "integer_operand", "int64", "f32"),
+    "dna-one-hot-conv1d": case(_dna_one_hot_conv1d, "integer_operand", "int64", "f32", grade="correct",
+                               grade_at_freeze="correct"),
     # a character-level LSTM fed F.one_hot of the characters (int64)
-    "char-rnn-one-hot-lstm": case(_char_rnn_one_hot, "integer_operand", "int64", "f32"),
+    "char-rnn-one-hot-lstm": case(_char_rnn_one_hot, "integer_operand", "int64", "f32", grade="correct",
+                                  grade_at_freeze="correct"),
     # fastText-style classifier whose pretrained embedding table came from numpy as float64
     "fasttext-numpy-embedding-f64-linear": case(_fasttext_numpy_embedding, "matmul_dtype", "f64", "f32",
-                                                fix=("embedding",)),
+                                                fix=("embedding",), grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave matmul_dtype [f64, f32] (high confidence). It blames float64 data "
+            "from numpy in general and never traces the float64 activation to the embedding table it came from."),
     # causal masking with torch.where and a torch.full fill (default fp32) that promotes the bf16 scores
-    "where-full-fill-promotes-scores": case(_where_fill_default_dtype, "matmul_dtype", "f32", "bf16"),
+    "where-full-fill-promotes-scores": case(_where_fill_default_dtype, "matmul_dtype", "f32", "bf16", grade="correct",
+                                            grade_at_freeze="correct"),
     # dynamic NTK rotary scaling recomputes the inv_freq buffer in fp32 inside a bf16 model's forward
-    "dynamic-ntk-inv-freq-recomputed-fp32": case(_dynamic_ntk_inv_freq, "matmul_dtype", "f32", "bf16"),
+    "dynamic-ntk-inv-freq-recomputed-fp32": case(_dynamic_ntk_inv_freq, "matmul_dtype", "f32", "bf16", grade="correct",
+                                                 grade_at_freeze="correct"),
     # a static KV cache whose value buffer was allocated without dtype= while the key buffer has it
-    "kv-cache-value-buffer-default-dtype": case(_kv_cache_value_default_dtype, "sdpa_dtype", "bf16", "f32"),
+    "kv-cache-value-buffer-default-dtype": case(_kv_cache_value_default_dtype, "sdpa_dtype", "bf16", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # torque from predicted lever arms (fp32) and simulator forces loaded from numpy (float64)
-    "torque-cross-numpy-forces": case(_torque_numpy_forces, "op_dtype", "f32", "f64"),
+    "torque-cross-numpy-forces": case(_torque_numpy_forces, "op_dtype", "f32", "f64", grade="correct",
+                                      grade_at_freeze="correct"),
     # CTC target lengths summed from a float token mask; the input lengths are fine
-    "ctc-target-lengths-float-mask-sum": case(_ctc_target_lengths_float_mask, "index_tensor_dtype",
-                                              fix=("target",)),
+    "ctc-target-lengths-float-mask-sum": case(_ctc_target_lengths_float_mask, "index_tensor_dtype", fix=("target",),
+                                              grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (b910096) castwise gave target_dtype [] (high confidence). It files ctc_loss's lengths with "
+            "targets (target_dtype), where this set files an integer length argument as index_tensor_dtype; it did "
+            "name target_lengths and the right fix."),
     # multilabel margin targets padded with -1 in a numpy int32 array
-    "multilabel-margin-numpy-int32-targets": case(_multilabel_margin_numpy_int32, "target_dtype", "int64", "int32"),
+    "multilabel-margin-numpy-int32-targets": case(_multilabel_margin_numpy_int32, "target_dtype", "int64", "int32",
+                                                  grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave target_dtype [int32] (high confidence). It read only the found dtype"
+            " (Int) and not the expected Long, and its text describes cross_entropy/nll_loss class-index targets, "
+            "not multilabel_margin_loss."),
     # BatchNorm running_var buffer assigned from a numpy export (float64), running_mean converted
     "batchnorm-running-var-numpy-f64": case(_batchnorm_running_var_from_numpy, "norm_param_dtype", "f32", "f64",
-                                            fix=("running",)),
+                                            fix=("running",), grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave norm_param_dtype [f32, f64] (high confidence). It takes the f64 "
+            "tensor for the input or the weight and never names the running_var buffer that was assigned from "
+            "numpy."),
     # a bf16 stem conv whose weight was orthogonally re-initialised in a new fp32 Parameter after the cast
-    "conv-weight-orthogonal-reinit-after-cast": case(_conv_weight_orthogonal_reinit, "conv_weight_dtype", "bf16",
-                                                     "f32", fix=("weight",)),
+    "conv-weight-orthogonal-reinit-after-cast": case(_conv_weight_orthogonal_reinit, "conv_weight_dtype", "bf16", "f32",
+                                                     fix=("weight",), grade="correct", grade_at_freeze="correct"),
     # multi-hot genre features from torch.isin (bool) fed straight to a Linear
-    "genre-multi-hot-isin-bool-linear": case(_genre_multi_hot_isin, "integer_operand", "bool", "f32"),
+    "genre-multi-hot-isin-bool-linear": case(_genre_multi_hot_isin, "integer_operand", "bool", "f32", grade="correct",
+                                             grade_at_freeze="correct"),
     # MoCo queue (fp32) enqueued with index_copy_ from keys computed under bf16 autocast
-    "moco-queue-index-copy-autocast-keys": case(_moco_queue_index_copy, "indexed_write_dtype", "f32", "bf16"),
+    "moco-queue-index-copy-autocast-keys": case(_moco_queue_index_copy, "indexed_write_dtype", "f32", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # a steering direction loaded from a .npy (float64) dotted with an fp32 hidden state
-    "concept-direction-npy-dot": case(_concept_direction_npy_dot, "matmul_dtype", "f32", "f64"),
+    "concept-direction-npy-dot": case(_concept_direction_npy_dot, "matmul_dtype", "f32", "f64", grade="correct",
+                                      grade_at_freeze="correct"),
     # a GCN whose normalised sparse adjacency values were computed in numpy (float64)
-    "gcn-numpy-adjacency-values-spmm": case(_gcn_numpy_adjacency_spmm, "matmul_dtype", "f64", "f32"),
+    "gcn-numpy-adjacency-values-spmm": case(_gcn_numpy_adjacency_spmm, "matmul_dtype", "f64", "f32", grade="correct",
+                                            grade_at_freeze="correct"),
     # a reliability diagram binned with numpy linspace edges (float64) over fp32 confidences
-    "calibration-histogram-numpy-bin-edges": case(_calibration_numpy_bin_edges, "op_dtype", "f32", "f64"),
+    "calibration-histogram-numpy-bin-edges": case(_calibration_numpy_bin_edges, "op_dtype", "f32", "f64",
+                                                  grade="correct", grade_at_freeze="correct"),
     # the same histogram with importance weights from a pandas/numpy column (float64); the bins are an int
     "calibration-histogram-numpy-sample-weights": case(_calibration_numpy_sample_weights, "op_dtype", "f32", "f64",
-                                                       fix=("weight",)),
+                                                       fix=("weight",), grade="partly", grade_at_freeze="partly",
+        why="At freeze (b910096) castwise gave op_dtype [f32, f64] (high confidence). Its cause names histogramdd's"
+            " f64 weight, but the culprit and fix fall back to the generic numpy-float64 advice and do not say to "
+            "convert the weight tensor."),
 }
