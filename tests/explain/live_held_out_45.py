@@ -347,71 +347,74 @@ def _attention_neighbour_sampling_half() -> None:
 
 CASES: dict[str, LiveCase] = {
     # collate: per-graph node offsets made with x.new_tensor (so bf16 like the features), added to edge_index
-    "collate-offsets-new-tensor-bf16-edge-index": case(_collate_offsets_from_new_tensor, "index_tensor_dtype"),
+    "collate-offsets-new-tensor-bf16-edge-index": case(_collate_offsets_from_new_tensor, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # Graphormer shortest-path distances by float Floyd-Warshall (inf for unreachable) fed to the spatial Embedding
-    "graphormer-float-spd-embedding": case(_graphormer_spd_float_embedding, "index_tensor_dtype", "f32"),
+    "graphormer-float-spd-embedding": case(_graphormer_spd_float_embedding, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a CSR adjacency from scipy's int32 indptr and edge_index's int64 columns, invariant checks on
-    "csr-scipy-int32-indptr-int64-col": case(_csr_scipy_indptr_int32, "index_tensor_dtype", "int32", "int64"),
+    "csr-scipy-int32-indptr-int64-col": case(_csr_scipy_indptr_int32, "index_tensor_dtype", "int32", "int64", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (b910096) castwise gave nothing. The sparse CSR constructor's check that its compressed"
+            " row indices (int32, as scipy stores indptr) and its column indices (int64) share one index dtype"
+            " is a message no rule read."),
     # GAT edge softmax: per-node max of bf16 scores by index_reduce_ into a torch.full(-inf) (fp32) buffer
     "gat-edge-softmax-max-index-reduce-fp32": case(_gat_edge_softmax_max_buffer, "indexed_write_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
     # TopK pooling's node relabel map made with full_like(score, -1), so bf16, assigned an int64 arange
     "topk-pool-relabel-full-like-score": case(_topk_pool_relabel_full_like_score, "indexed_write_dtype", "bf16",
-                                              "int64"),
+                                              "int64", grade="correct", grade_at_freeze="correct"),
     # a hand-written to_dense_batch writing bf16 node features into torch.zeros (fp32)
     "to-dense-batch-zeros-default-dtype": case(_to_dense_batch_zeros_default_dtype, "indexed_write_dtype", "f32",
-                                               "bf16"),
+                                               "bf16", grade="correct", grade_at_freeze="correct"),
     # GIN's fixed eps kept as a plain fp32 tensor attribute, so (1 + eps) * x is fp32 into the bf16 MLP
-    "gin-eps-plain-tensor-fp32": case(_gin_eps_plain_tensor, "matmul_dtype", "f32", "bf16"),
+    "gin-eps-plain-tensor-fp32": case(_gin_eps_plain_tensor, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # DiffPool assignment softmax taken with dtype=torch.float32, pooled with the bf16 node features by @
-    "diffpool-fp32-assignment-matmul": case(_diffpool_assignment_softmax_fp32, "matmul_dtype", "f32", "bf16"),
+    "diffpool-fp32-assignment-matmul": case(_diffpool_assignment_softmax_fp32, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # PaiNN vector features started with torch.zeros (fp32) in a bf16 model, into the bf16 vector update Linear
-    "painn-vector-features-zeros-fp32": case(_painn_vector_features_zeros, "matmul_dtype", "f32", "bf16"),
+    "painn-vector-features-zeros-fp32": case(_painn_vector_features_zeros, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # NNConv whose edge network alone went to bf16, fp32 node features bmm'd with the per-edge weights
-    "nnconv-bf16-edge-network-bmm": case(_nnconv_edge_network_bf16, "batched_matmul_dtype", "f32", "bf16"),
+    "nnconv-bf16-edge-network-bmm": case(_nnconv_edge_network_bf16, "batched_matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # TGN time encoding given int64 unix-second deltas straight into its bf16 Linear
     "tgn-time-encoding-int64-timestamps": case(_tgn_time_encoding_int64_timestamps, "integer_operand", "int64",
-                                               "bf16"),
+                                               "bf16", grade="correct", grade_at_freeze="correct"),
     # a grid graph's node positions from meshgrid of arange (int64), edge lengths by vector_norm
-    "grid-graph-integer-positions-norm": case(_grid_graph_integer_coordinates, "integer_operand", "int64"),
+    "grid-graph-integer-positions-norm": case(_grid_graph_integer_coordinates, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # FastGCN-style importance sampling with bincount's int64 degrees as multinomial's weights
-    "fastgcn-multinomial-int64-degrees": case(_fastgcn_sampling_by_degree, "integer_operand", "int64"),
+    "fastgcn-multinomial-int64-degrees": case(_fastgcn_sampling_by_degree, "integer_operand", "int64", grade="correct", grade_at_freeze="correct"),
     # mean aggregation by embedding_bag over CSR offsets, fp32 1/deg weights with bf16 node features
     "embedding-bag-aggregation-fp32-edge-weights": case(_embedding_bag_aggregation_edge_weights, "op_dtype", "bf16",
-                                                        "f32"),
+                                                        "f32", grade="correct", grade_at_freeze="correct"),
     # Laplacian eigenvector positional encodings recomputed on the fly in a .half()'d pipeline
-    "laplacian-pe-eigh-half": case(_laplacian_pe_eigh_half, "no_kernel", "f16"),
+    "laplacian-pe-eigh-half": case(_laplacian_pe_eigh_half, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # PPNP's closed-form propagation: linalg.inv of a bf16 normalised adjacency
-    "ppnp-closed-form-inverse-bf16": case(_ppr_closed_form_inverse_bf16, "no_kernel", "bf16"),
+    "ppnp-closed-form-inverse-bf16": case(_ppr_closed_form_inverse_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a batch cast moves the dense adjacency to bf16, then & with the bool node-pair mask
-    "dense-adjacency-bf16-and-node-mask": case(_dense_adjacency_cast_and_node_mask, "no_kernel", "bf16"),
+    "dense-adjacency-bf16-and-node-mask": case(_dense_adjacency_cast_and_node_mask, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # graph transformer masking non-edges with ~adj where adj is a float dense adjacency
-    "graph-transformer-invert-float-adjacency": case(_graph_transformer_invert_float_adjacency, "mask_dtype"),
+    "graph-transformer-invert-float-adjacency": case(_graph_transformer_invert_float_adjacency, "mask_dtype", grade="correct", grade_at_freeze="correct"),
     # a radius graph's bool adjacency with self loops removed by subtracting a bool eye
-    "radius-graph-bool-minus-eye": case(_radius_graph_remove_self_loops, "mask_dtype"),
+    "radius-graph-bool-minus-eye": case(_radius_graph_remove_self_loops, "mask_dtype", grade="correct", grade_at_freeze="correct"),
     # pyGAT's -9e15 non-edge fill written as masked_fill on fp16 attention logits
-    "pygat-minus-9e15-masked-fill-half": case(_pygat_masked_fill_half, "half_overflow", "f16"),
+    "pygat-minus-9e15-masked-fill-half": case(_pygat_masked_fill_half, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # GNNAutoScale-style historical embeddings stored in fp8, concatenated with bf16 in-batch embeddings
-    "historical-embeddings-fp8-cat-bf16": case(_historical_embeddings_fp8, "fp8_promotion", "bf16", "float8_e4m3fn"),
+    "historical-embeddings-fp8-cat-bf16": case(_historical_embeddings_fp8, "fp8_promotion", "bf16", "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # APPNP teleport by torch.lerp from the fp32 MLP prediction to the bf16 propagated features
-    "appnp-lerp-fp32-teleport": case(_appnp_teleport_lerp, "lerp_dtype", "f32", "bf16"),
+    "appnp-lerp-fp32-teleport": case(_appnp_teleport_lerp, "lerp_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # Set2Set readout (its LSTM fp32) added after the encoder went to bf16
-    "set2set-lstm-left-fp32": case(_set2set_readout_left_fp32, "rnn_dtype", "bf16", "f32"),
+    "set2set-lstm-left-fp32": case(_set2set_readout_left_fp32, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # graph transformer keys with Laplacian PE from an fp32 projection, bf16 queries and values, into SDPA
     "graph-transformer-fp32-pe-keys-sdpa": case(_graph_transformer_key_positional_encoding, "sdpa_dtype", "bf16",
-                                                "f32"),
+                                                "f32", grade="correct", grade_at_freeze="correct"),
     # Graphormer spatial bias from an Embedding made after the cast (fp32), as a bf16 MultiheadAttention's attn_mask
     "graphormer-fp32-spatial-bias-attn-mask": case(_graphormer_spatial_bias_fp32_encoder, "attn_mask_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
     # DGCNN SortPooling pads small graphs with torch.zeros (fp32), then the bf16 Conv1d
-    "dgcnn-sort-pool-zero-padding-conv1d": case(_dgcnn_sort_pool_zero_padding, "conv_weight_dtype", "f32", "bf16"),
+    "dgcnn-sort-pool-zero-padding-conv1d": case(_dgcnn_sort_pool_zero_padding, "conv_weight_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # node labels with NaN for unlabelled nodes (float64 from numpy), masked and given to cross_entropy
     "node-labels-nan-f64-cross-entropy": case(_node_labels_with_nan_cross_entropy, "target_dtype", "f64",
-                                              fix=("long",)),
+                                              fix=("long",), grade="correct", grade_at_freeze="correct"),
     # link prediction MRR by reciprocal_ in place on the int64 ranks
-    "link-prediction-mrr-reciprocal-in-place": case(_link_prediction_mrr_in_place, "result_cast", "f32", "int64"),
+    "link-prediction-mrr-reciprocal-in-place": case(_link_prediction_mrr_in_place, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct"),
     # node2vec embeddings trained in bf16 handed to numpy for a scikit-learn probe
-    "node2vec-bf16-embeddings-numpy": case(_node2vec_embeddings_to_numpy, "numpy_dtype", "bf16"),
+    "node2vec-bf16-embeddings-numpy": case(_node2vec_embeddings_to_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # attention-weighted neighbour sampling in fp16: exp of the logits overflows, NaN probabilities into multinomial
-    "attention-neighbour-sampling-f16-exp-overflow": case(_attention_neighbour_sampling_half, "nonfinite"),
+    "attention-neighbour-sampling-f16-exp-overflow": case(_attention_neighbour_sampling_half, "nonfinite", grade="correct", grade_at_freeze="correct"),
 }
