@@ -351,7 +351,7 @@ CASES: dict[str, LiveCase] = {
     # Graphormer shortest-path distances by float Floyd-Warshall (inf for unreachable) fed to the spatial Embedding
     "graphormer-float-spd-embedding": case(_graphormer_spd_float_embedding, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # a CSR adjacency from scipy's int32 indptr and edge_index's int64 columns, invariant checks on
-    "csr-scipy-int32-indptr-int64-col": case(_csr_scipy_indptr_int32, "index_tensor_dtype", "int32", "int64", grade="not_recognised", grade_at_freeze="not_recognised",
+    "csr-scipy-int32-indptr-int64-col": case(_csr_scipy_indptr_int32, "index_tensor_dtype", "int32", "int64", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (b910096) castwise gave nothing. The sparse CSR constructor's check that its compressed"
             " row indices (int32, as scipy stores indptr) and its column indices (int64) share one index dtype"
             " is a message no rule read."),

@@ -2381,3 +2381,55 @@ def test_a_distribution_of_integer_tensors_sampling_is_told_as_its_parameters_no
     assert explanation.kind is Kind.INTEGER_OPERAND and "torch.tensor(0.0)" in explanation.fix
     pasted = cw.explain("NotImplementedError: \"normal_kernel_cpu\" not implemented for 'Long'")
     assert pasted.kind is Kind.NO_KERNEL and "BitsAndBytesConfig" in pasted.fix
+
+
+class _Classifier(nn.Module):
+    """A small bf16-able classifier: a body, a norm and a head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.norm = nn.BatchNorm1d(4)
+        self.head = nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.body(x)))
+
+
+def test_the_one_tensor_a_model_holds_in_the_odd_dtype_is_named_in_the_fix() -> None:
+    model = _Classifier().to(torch.bfloat16).eval()
+    model.head.bias = nn.Parameter(torch.zeros(3))
+    with pytest.raises(RuntimeError) as raised:
+        model(torch.zeros(2, 4, dtype=torch.bfloat16))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.MATMUL
+    assert "only `head.bias` (Linear) is f32 (the rest bf16)" in explanation.fix
+    buffered = _Classifier().eval()
+    buffered.norm.running_var = torch.ones(4, dtype=torch.float64)
+    with pytest.raises(RuntimeError) as raised:
+        buffered(torch.zeros(2, 4))
+    assert "`norm.running_var` (BatchNorm1d) is f64" in cw.explain(raised.value).fix
+
+
+def test_no_tensor_is_named_when_the_model_is_uniform_or_converted_in_many_parts() -> None:
+    model = _Classifier().to(torch.bfloat16).eval()
+    with pytest.raises(RuntimeError) as raised:
+        model(torch.zeros(2, 4))
+    assert "of this model's floating tensors" not in cw.explain(raised.value).fix
+    stack = nn.Sequential(*(nn.Linear(4, 4) for _ in range(4)))
+    stack[2:].to(torch.bfloat16)
+    with pytest.raises(RuntimeError) as raised:
+        stack(torch.zeros(2, 4))
+    assert "of this model's floating tensors" not in cw.explain(raised.value).fix
+
+
+def test_a_sparse_tensor_s_index_arrays_of_two_integer_dtypes_are_index_dtypes() -> None:
+    explanation = cw.explain("RuntimeError: crow_indices and col_indices must have the same dtype, bot got Int and Long")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int32", "int64")
+    assert "crow_indices" in explanation.op
+
+
+def test_a_class_index_target_names_the_int64_the_message_expects() -> None:
+    explanation = cw.explain("    loss = F.multilabel_margin_loss(scores, targets)\n"
+                             "RuntimeError: expected scalar type Long but found Int")
+    assert explanation.kind is Kind.TARGET and explanation.dtypes == ("int64", "int32")

@@ -8,7 +8,7 @@ one policy over the whole model removes. Kept-fp32 modules are named with a keep
 
 from __future__ import annotations
 
-from castwise.explainer.spelling import is_fp8, is_low_precision
+from castwise.explainer.spelling import full_name, is_fp8, is_low_precision
 
 POLICY = "`cw.apply(model, 'bf16-mixed')`"
 
@@ -39,6 +39,19 @@ def keep_rule(what: str) -> str:
         f"keep {what} in fp32 with a keep rule (`policy = cw.Policy.parse('bf16-mixed')`, then "
         "`cw.apply(model, policy.replace(keep_fp32=(*policy.keep_fp32, '<its name or class>')))`): castwise "
         "computes kept modules in fp32 whatever dtype arrives"
+    )
+
+
+def odd_tensors_fix(odd: tuple[tuple[str, str, str], ...], usual: str) -> str:
+    """The fix naming the few tensors (name, module class, dtype) a model holds in another dtype than ``usual``."""
+    listed = dtype_list(tuple(f"`{name}` ({owner})" for name, owner, _ in odd))
+    dtype = odd[0][2] if len({entry[2] for entry in odd}) == 1 else "another dtype"
+    one = len(odd) == 1
+    return (
+        f"of this model's floating tensors only {listed} {'is' if one else 'are'} {dtype} (the rest {usual}): if the "
+        f"odd operand comes from {'it' if one else 'them'}, convert {'it' if one else 'them'} to {usual} "
+        f"(`{odd[0][0]}.data = {odd[0][0]}.data.to(torch.{full_name(usual)})`, or convert the whole "
+        "model again after replacing or loading it)"
     )
 
 

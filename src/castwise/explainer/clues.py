@@ -193,8 +193,8 @@ def weight_dtype(failure: Failure) -> str | None:
 
 def tied_parameter(failure: Failure, names: tuple[str, ...]) -> tuple[str, str, str] | None:
     """A parameter of a live exception's model tied under two names, in one of the dtypes ``names`` and not in the
-    dtype most of the model's parameters have, as (name, other name, short dtype)."""
-    return next((group for group in failure.tied if group[2] in names), None)
+    dtype most of the model's tensors have, as (name, other name, short dtype)."""
+    return next((group for group in failure.model.tied if group[2] in names), None)
 
 
 def held_dtypes(failure: Failure) -> frozenset[str]:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice, takewhile
 from types import TracebackType
-from typing import Any
 
+from castwise.explainer.held_model import HeldModel, read_model
 from castwise.explainer.logtext import clean_lines
 from castwise.explainer.spelling import short_dtype
 
@@ -34,9 +34,6 @@ MAX_CHAIN = 16
 
 MAX_OPERANDS = 16
 """Locals of a live exception's innermost frame looked at for the tensors the failing op got."""
-
-MAX_PARAMETERS = 100_000
-"""Parameters of a live exception's outermost module looked at for one tied under two names."""
 
 MAX_DETAILS = 8
 """Field lines below an error line (``key.dtype  : torch.float16``) read as part of its message."""
@@ -101,10 +98,9 @@ class Failure:
     operands: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
     """A live exception's innermost frame's tensors, as (name, short dtype): ``(("input", "f32"), ("weight",
     "f64"))`` for the ``_conv_forward`` that called the kernel which raised; empty for a paste."""
-    tied: tuple[tuple[str, str, str], ...] = field(default=(), repr=False, compare=False)
-    """A live exception's outermost module's parameters tied under two names whose dtype is not the one most of its
-    parameters have, as (name, other name, short dtype): ``(("lm_head.weight", "embed.weight", "bf16"),)`` for an
-    lm_head converted alone in an fp32 model; empty for a paste."""
+    model: HeldModel = field(default=HeldModel(), repr=False, compare=False)
+    """A live exception's model (the outermost module on its traceback): its usual dtype, the tensors in another, the
+    parameters tied under two names; empty for a paste."""
 
     @cached_property
     def frames(self) -> tuple[Frame, ...]:
@@ -157,11 +153,11 @@ def from_exception(error: BaseException) -> Iterator[Failure]:
         frames = stacks[depth] and tuple(frame for outer in stacks[:depth] for frame in outer) + stacks[depth]
         frames += _frames_in(lines, 0, len(lines))
         operands = _operands(exc.__traceback__)
-        tied = _tied(exc.__traceback__)
+        model = read_model(exc.__traceback__)
         paste = lines + tuple(line for outer in reversed(messages[:depth]) for line in outer) if frames else ()
         for index, line in enumerate(lines):
             yield Failure(type(exc).__name__, _with_details(line, lines[index + 1:index + 1 + MAX_DETAILS]), frames,
-                          paste=paste, line=index, operands=operands, tied=tied)
+                          paste=paste, line=index, operands=operands, model=model)
 
 
 def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
@@ -180,39 +176,6 @@ def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
                if type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"))
     return tuple((name, short) for name, dtype in tensors if dtype is not None
                  for short in [short_dtype(str(dtype))] if short is not None)
-
-
-def _tied(trace: TracebackType | None) -> tuple[tuple[str, str, str], ...]:
-    """The parameters of the outermost module on the traceback (the ``self`` of its first module method) shared under
-    two names whose dtype differs from the one most of its parameters have, as (name, other name, short dtype)."""
-    while trace is not None:
-        owner: Any = trace.tb_frame.f_locals.get("self")
-        if _is_module(owner):
-            return _tied_in(islice(owner.named_parameters(remove_duplicate=False), MAX_PARAMETERS))
-        trace = trace.tb_next
-    return ()
-
-
-def _is_module(owner: object) -> bool:
-    """Whether ``owner`` is a ``torch.nn.Module``, told from its class alone: no attribute of the object itself is read
-    (a half-built object's ``__getattr__``, as a pandas DataFrame's in its ``__init__``, can recurse without end)."""
-    return any(cls.__name__ == "Module" and cls.__module__ == "torch.nn.modules.module" for cls in type(owner).__mro__)
-
-
-def _tied_in(named: Iterable[tuple[str, object]]) -> tuple[tuple[str, str, str], ...]:
-    """The parameters met again under a second name, when their dtype is not the most common one."""
-    first: dict[int, str] = {}
-    tied: list[tuple[str, str, str]] = []
-    counts: dict[str, int] = {}
-    for name, parameter in named:
-        dtype = short_dtype(str(getattr(parameter, "dtype", ""))) or ""
-        if id(parameter) in first:
-            tied.append((first[id(parameter)], name, dtype))
-        else:
-            first[id(parameter)] = name
-            counts[dtype] = counts.get(dtype, 0) + 1
-    usual = max(counts, key=counts.__getitem__, default="")
-    return tuple(group for group in tied if group[2] and group[2] != usual)
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:

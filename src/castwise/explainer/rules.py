@@ -12,9 +12,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from castwise.explainer.advice import odd_tensors_fix
 from castwise.explainer.clues import library_calling, module_called, tied_parameter, torchscript_shown
 from castwise.explainer.explanation import Confidence, Explanation, Facts, Family, Kind
 from castwise.explainer.failures import Failure
+from castwise.explainer.held_model import odd_in
 from castwise.explainer.spelling import short_dtype
 
 DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[A-Za-z0-9_.]{1,60}(?:\s(?:int|char))?"
@@ -84,6 +86,18 @@ def dtype_read(found: re.Match[str], group: str) -> tuple[tuple[str, ...], str]:
     return names, names[0] if names else found[group]
 
 
+def _held_model_told(failure: Failure, names: tuple[str, ...], culprit: str, fix: str) -> tuple[str, str]:
+    """The culprit and fix with what a live exception's model shows about floating dtypes ``names``: a parameter tied
+    under two names in the odd dtype, else the few tensors in it."""
+    tied = tied_parameter(failure, names)
+    if tied:
+        return (f"`{tied[0]}` and `{tied[1]}` are one tied parameter, {tied[2]} while the rest of the model is not: "
+                f"converting either module converted both (an lm_head tied to the input embeddings is the usual "
+                f"case); convert the whole model, or untie them first; {culprit}"), fix
+    odd = odd_in(failure.model, names)
+    return (culprit, f"{odd_tensors_fix(odd, failure.model.usual)}; {fix}") if odd else (culprit, fix)
+
+
 def explained(
     kind: Kind, failure: Failure, cause: str, culprit: str, fix: str, *, op: str | None = None,
     names: tuple[str, ...] = (), device: str | None = None, confidence: Confidence = Confidence.HIGH,
@@ -94,11 +108,8 @@ def explained(
     facts = Facts(confidence, op, names, device, module_called(failure))
     if kind.family is Family.MIXED_FLOAT and torchscript_shown(failure):
         fix = f"{fix}; {TORCHSCRIPT_BAKED}"
-    tied = tied_parameter(failure, names) if kind.family is Family.MIXED_FLOAT else None
-    if tied:
-        culprit = (f"`{tied[0]}` and `{tied[1]}` are one tied parameter, {tied[2]} while the rest of the model is not: "
-                   f"converting either module converted both (an lm_head tied to the input embeddings is the usual "
-                   f"case); convert the whole model, or untie them first; {culprit}")
+    if kind.family is Family.MIXED_FLOAT:
+        culprit, fix = _held_model_told(failure, names, culprit, fix)
     library = library_calling(failure)
     if library:
         fix = (f"{fix}; the failing call is made by {library}'s own code: if the dtypes it gets do not come from your "

@@ -60,7 +60,7 @@ def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | 
         + _cast_by_batch(got),
         "convert the target to int64: `loss_fn(logits, target.long())`; cast only the inputs, not the targets, to the "
         "precision's dtype. Not a precision-policy problem: `cw.apply` does not change targets",
-        op=op, names=got,
+        op=op, names=got if "int64" in got or "Long" not in failure.message else ("int64", *got),
     )
 
 
@@ -708,6 +708,13 @@ def _integer_table(found: re.Match[str], failure: Failure) -> Explanation | None
     )
 
 
+def _compressed_indices(found: re.Match[str], failure: Failure) -> Explanation:
+    """A sparse CSR/CSC tensor's ``crow_indices and col_indices must have the same dtype, bot got Int and Long``
+    (torch's spelling): scipy's int32 ``indptr`` beside int64 indices."""
+    return integer_pair(Kind.INDEX_TENSOR, failure, dtypes(found, "a", "b"),
+                        f"a sparse tensor's `{found['compressed']}_indices` and `{found['plain']}_indices`")
+
+
 def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
     """``kl_div: Integral inputs not supported``: a one-hot or count target (integer) in a KL divergence."""
     del found
@@ -719,6 +726,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bvjp\(f, \.\.\.\): All outputs of f must be floating-point or complex Tensors,? got Tensor with dtype "
          r"(?P<a>{DTYPE})", _integer_output),
     rule(r"^Offsets have to be int32\.?$", _grouped_offsets),
+    rule(r"\b(?P<compressed>crow|ccol)_indices and (?P<plain>col|row)_indices must have the same dtype,? b[ou]t got "
+         r"(?P<a>{DTYPE}) and (?P<b>{DTYPE})", _compressed_indices),
     rule(r"Expected tensor for argument #\d+ '(?P<arg>(?!indices')\w{1,30})' to have (?:one of the following )?scalar "
          r"types?:?\s*(?:Half|BFloat16|Float|Double)(?:,\s*(?:Half|BFloat16|Float|Double)){0,3};?\s*but got "
          r"(?P<a>{DTYPE}) instead(?:\s*\(while checking arguments for (?P<op>\w{1,40})\))?", _integer_table),
