@@ -368,7 +368,7 @@ CASES: dict[str, LiveCase] = {
                                                   grade="correct", grade_at_freeze="correct"),
     # the same histogram with importance weights from a pandas/numpy column (float64); the bins are an int
     "calibration-histogram-numpy-sample-weights": case(_calibration_numpy_sample_weights, "op_dtype", "f32", "f64",
-                                                       fix=("weight",), grade="partly", grade_at_freeze="partly",
+                                                       fix=("weight",), grade="correct", grade_at_freeze="partly",
         why="At freeze (b910096) castwise gave op_dtype [f32, f64] (high confidence). Its cause names histogramdd's"
             " f64 weight, but the culprit and fix fall back to the generic numpy-float64 advice and do not say to "
             "convert the weight tensor."),

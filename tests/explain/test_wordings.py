@@ -2433,3 +2433,9 @@ def test_a_class_index_target_names_the_int64_the_message_expects() -> None:
     explanation = cw.explain("    loss = F.multilabel_margin_loss(scores, targets)\n"
                              "RuntimeError: expected scalar type Long but found Int")
     assert explanation.kind is Kind.TARGET and explanation.dtypes == ("int64", "int32")
+
+
+def test_a_histogram_s_weights_of_another_dtype_are_told_to_take_the_values_dtype() -> None:
+    explanation = cw.explain("RuntimeError: torch.histogramdd: if weight tensor is provided, input tensor and weight "
+                             "tensor should have the same dtype, but got input(float), and weight(double)")
+    assert explanation.kind is Kind.OP_DTYPE and "weight=weights.to(x.dtype)" in explanation.fix

@@ -1048,10 +1048,14 @@ def _histogram_operand(found: re.Match[str], failure: Failure) -> Explanation:
     (or ``... and bins tensors ...``): weights (a bool mask, integer counts) or bin edges (float64 from numpy) of
     another dtype than the values binned."""
     names = dtypes(found, "a", "b")
+    what = found["what"]
     return mixed_float(
         Kind.OP_DTYPE, failure, names, found["op"],
-        f"{found['op']} got values of {names[0]} and {found['what']} of {names[-1]}; they must have one dtype"
+        f"{found['op']} got values of {names[0]} and {what} of {names[-1]}; they must have one dtype"
         if len(names) == 2 else "",
+        fix=f"give the weights and the values one dtype where they are passed: `{found['op']}(x, ..., "
+        "weight=weights.to(x.dtype))`" + (" (weights from numpy are float64)" if "f64" in names else "")
+        if what == "weight" else "",
     )
 
 
