@@ -325,74 +325,105 @@ def _autocast_cuda_prototype_cdist() -> None:
 CASES: dict[str, LiveCase] = {
     # --- CUDA autocast (disabled on a CPU-only machine) trusted to cast inputs to weights stored in low precision
     # an MLP stored in bf16, run under torch.autocast("cuda") on the CPU: the fp32 features reach the bf16 Linear
-    "autocast-cuda-on-cpu-bf16-mlp-weights": case(_autocast_cuda_mlp_weights_bf16, "matmul_dtype", "f32", "bf16"),
+    "autocast-cuda-on-cpu-bf16-mlp-weights": case(_autocast_cuda_mlp_weights_bf16, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a forward decorated with torch.cuda.amp.autocast(dtype=bf16), the conv stem in bf16, an fp32 image batch
     "cuda-amp-autocast-decorator-bf16-conv-stem": case(_cuda_amp_decorator_conv_stem, "conv_weight_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MHA in fp32 given a batch halved before the non_blocking copy, trusting torch.autocast("cuda", fp16)
-    "half-transfer-batch-fp32-attention": case(_half_transfer_batch_fp32_attention, "matmul_dtype", "f16", "f32"),
+    "half-transfer-batch-fp32-attention": case(_half_transfer_batch_fp32_attention, "matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the rotary path keeps q in fp32 while k/v come from a bf16 projection; CUDA autocast off on the CPU
-    "autocast-cuda-sdpa-query-fp32": case(_autocast_cuda_sdpa_query_fp32, "sdpa_dtype", "f32", "bf16"),
+    "autocast-cuda-sdpa-query-fp32": case(_autocast_cuda_sdpa_query_fp32, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written attention scores with torch.bmm of fp32 queries and bf16 keys under the inactive CUDA autocast
-    "autocast-cuda-bmm-scores-fp32-query": case(_autocast_cuda_bmm_scores, "batched_matmul_dtype", "f32", "bf16"),
+    "autocast-cuda-bmm-scores-fp32-query": case(_autocast_cuda_bmm_scores, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a BLOOM-style fp32 ALiBi bias added with baddbmm to bf16 q/k under the inactive CUDA autocast
-    "autocast-cuda-alibi-baddbmm-fp32-bias": case(_autocast_cuda_alibi_baddbmm, "batched_matmul_dtype", "f32", "bf16"),
+    "autocast-cuda-alibi-baddbmm-fp32-bias": case(_autocast_cuda_alibi_baddbmm, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a vocoder upsampler (ConvTranspose1d) in bf16 fed an fp32 mel under the inactive CUDA autocast
     "autocast-cuda-conv-transpose-upsampler-bf16": case(_autocast_cuda_conv_transpose_upsampler, "conv_weight_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # prototypical-network distances with cdist on bf16 embeddings, counting on CUDA autocast's fp32 cdist
-    "autocast-cuda-prototype-cdist-bf16": case(_autocast_cuda_prototype_cdist, "no_kernel", "bf16"),
+    "autocast-cuda-prototype-cdist-bf16": case(_autocast_cuda_prototype_cdist, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- custom_fwd / custom_bwd keyed to device_type="cuda", used under CPU autocast
     # a custom linear Function with custom_fwd(device_type="cuda", cast_inputs=fp32): under CPU autocast its output
     # is bf16 and its backward multiplies the bf16 gradient by the fp32 weight
-    "custom-fwd-cuda-backward-mm-bf16-grad": case(_custom_fwd_cuda_backward_mm, "matmul_dtype", "bf16", "f32"),
+    "custom-fwd-cuda-backward-mm-bf16-grad": case(_custom_fwd_cuda_backward_mm, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a flow's log-det Function relying on custom_fwd(device_type="cuda", cast_inputs=fp32) gets a bf16 Jacobian
-    "custom-fwd-cuda-flow-slogdet-bf16": case(_custom_fwd_cuda_flow_slogdet, "no_kernel", "bf16"),
+    "custom-fwd-cuda-flow-slogdet-bf16": case(_custom_fwd_cuda_flow_slogdet, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- autocast state and dtype queries that default to CUDA
     # a KV cache allocated in torch.get_autocast_dtype("cuda") (fp16) written with index_copy_ from CPU bf16 autocast
-    "autocast-gpu-dtype-kv-cache-index-copy": case(_autocast_gpu_dtype_kv_cache, "indexed_write_dtype", "f16", "bf16"),
+    "autocast-gpu-dtype-kv-cache-index-copy": case(_autocast_gpu_dtype_kv_cache, "indexed_write_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # torch.is_autocast_enabled() (CUDA's state) is False under CPU autocast: bf16 features lerp'd into fp32 stats
     "is-autocast-enabled-cuda-running-stats-lerp": case(_is_autocast_enabled_running_stats, "lerp_dtype", "f32",
-                                                        "bf16"),
+                                                        "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # torch.autocast(device.type) with no dtype is bf16 on the CPU; GroupNorm halved to match the GPU's fp16
     "autocast-default-dtype-cpu-groupnorm-f16": case(_autocast_default_dtype_groupnorm_f16, "norm_param_dtype",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- per-device dtype picks: is_bf16_supported() fallbacks and device-agnostic helpers
     # fp16 picked because CUDA bf16 is unsupported; vocabulary padded with value=-1e9 in fp16
-    "bf16-unsupported-fallback-f16-pad-logits": case(_fallback_f16_pad_logits, "half_overflow", "f16"),
+    "bf16-unsupported-fallback-f16-pad-logits": case(_fallback_f16_pad_logits, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 picked by the same fallback; the model cast to fp16 and unscaled by a CPU GradScaler before clipping
-    "bf16-unsupported-fallback-f16-grad-scaler": case(_fallback_f16_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "bf16-unsupported-fallback-f16-grad-scaler": case(_fallback_f16_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 picked by the fallback, but the causal mask filled with torch.finfo(torch.bfloat16).min from the recipe
     "bf16-unsupported-fallback-f16-mask-finfo-bf16": case(_fallback_f16_causal_mask_finfo_bf16, "half_overflow",
-                                                          "f16"),
+                                                          "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a helper stores weights in bf16 on the CPU, while the GPU recipe's fp16 autocast feeds BatchNorm1d fp16
     "per-device-bf16-weights-fp16-autocast-batchnorm": case(_helper_bf16_weights_fp16_autocast_batchnorm,
-                                                            "norm_param_dtype", "f32"),
+                                                            "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a model made bf16 for the CPU loads a GPU-saved fp16 checkpoint with load_state_dict(assign=True)
     "per-device-bf16-model-assign-fp16-checkpoint": case(_assign_loaded_fp16_checkpoint, "matmul_dtype", "bf16",
-                                                         "f16"),
+                                                         "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the rotary table built in the per-device dtype (bf16 on the CPU) and turned complex with torch.polar
-    "per-device-bf16-rotary-polar": case(_per_device_bf16_rotary_polar, "no_kernel", "bf16"),
+    "per-device-bf16-rotary-polar": case(_per_device_bf16_rotary_polar, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a closed-form linear probe solved with lstsq on bf16 features in the per-device dtype
-    "per-device-bf16-lstsq-probe": case(_per_device_bf16_lstsq_probe, "no_kernel"),
+    "per-device-bf16-lstsq-probe": case(_per_device_bf16_lstsq_probe, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # a recurrence weight created with factory kwargs (bf16 on the CPU) and initialised with orthogonal_
-    "per-device-bf16-orthogonal-init": case(_factory_kwargs_orthogonal_init, "no_kernel", "bf16"),
+    "per-device-bf16-orthogonal-init": case(_factory_kwargs_orthogonal_init, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a GPU fp16 conv model whose CPU path upcasts the input ("no half on CPU") but not the weights
-    "cpu-upcast-workaround-half-conv1d": case(_cpu_upcast_workaround_half_conv, "conv_weight_dtype", "f32", "f16"),
+    "cpu-upcast-workaround-half-conv1d": case(_cpu_upcast_workaround_half_conv, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # torch.set_default_dtype(torch.float16) from a GPU script, the batch from numpy in float64
-    "default-dtype-f16-numpy-float64-batch": case(_default_dtype_f16_numpy_batch, "matmul_dtype", "f64", "f16"),
+    "default-dtype-f16-numpy-float64-batch": case(_default_dtype_f16_numpy_batch, "matmul_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- the GPU recipe's fp16 autocast, now active on the CPU
     # antialiased bilinear resize of the fp16 features of CPU fp16 autocast
-    "cpu-autocast-fp16-antialias-resize": case(_cpu_autocast_fp16_antialias_resize, "no_kernel", "f16"),
+    "cpu-autocast-fp16-antialias-resize": case(_cpu_autocast_fp16_antialias_resize, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # per-class feature sums in fp32 accumulated with index_put_ from fp16 autocast features
     "cpu-autocast-fp16-class-sums-index-put": case(_cpu_autocast_fp16_class_sums, "indexed_write_dtype", "f32",
-                                                   "f16"),
+                                                   "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- data path and optimizer options written for the GPU
     # an apex-style prefetcher converting to float only on its CUDA branch: the uint8 batch normalised in place
     "prefetcher-uint8-normalised-in-place-on-cpu": case(_prefetcher_uint8_normalise_on_cpu, "result_cast", "f32",
-                                                        "uint8"),
+                                                        "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # AdamW with capturable=True from a CUDA-graphs recipe, stepped on CPU parameters
-    "capturable-adamw-on-cpu": case(_capturable_adamw_on_cpu, "device_mismatch"),
+    "capturable-adamw-on-cpu": case(
+        _capturable_adamw_on_cpu, "device_mismatch", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (b910096) castwise gave nothing. The error is an AssertionError from the optimizer's "
+            "capturable check, which lists the devices capturable supports instead of naming two tensors' devices or "
+            "any dtype, and no reading covers an optimizer option that needs an accelerator."),
     # an fp8 GEMM whose CPU fallback multiplies bf16 activations by the fp8 weight as is
-    "fp8-gemm-cpu-fallback-plain-matmul": case(_fp8_gemm_cpu_fallback, "matmul_dtype", "bf16", "float8_e4m3fn"),
+    "fp8-gemm-cpu-fallback-plain-matmul": case(_fp8_gemm_cpu_fallback, "matmul_dtype", "bf16", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
 }
