@@ -419,7 +419,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # AdamW with capturable=True from a CUDA-graphs recipe, stepped on CPU parameters
     "capturable-adamw-on-cpu": case(
-        _capturable_adamw_on_cpu, "device_mismatch", grade="not_recognised", grade_at_freeze="not_recognised",
+        _capturable_adamw_on_cpu, "device_mismatch", grade="correct", grade_at_freeze="not_recognised",
         why="At freeze (b910096) castwise gave nothing. The error is an AssertionError from the optimizer's "
             "capturable check, which lists the devices capturable supports instead of naming two tensors' devices or "
             "any dtype, and no reading covers an optimizer option that needs an accelerator."),

@@ -2439,3 +2439,9 @@ def test_a_histogram_s_weights_of_another_dtype_are_told_to_take_the_values_dtyp
     explanation = cw.explain("RuntimeError: torch.histogramdd: if weight tensor is provided, input tensor and weight "
                              "tensor should have the same dtype, but got input(float), and weight(double)")
     assert explanation.kind is Kind.OP_DTYPE and "weight=weights.to(x.dtype)" in explanation.fix
+
+
+def test_a_capturable_optimizer_on_the_cpu_is_a_device_problem() -> None:
+    explanation = cw.explain("AssertionError: If capturable=True, params and state_steps must be on supported devices: "
+                             "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and "capturable=(device.type == 'cuda')" in explanation.fix

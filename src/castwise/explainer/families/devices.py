@@ -65,6 +65,16 @@ _meta_copy = message_only(
 )
 
 
+_capturable_on_cpu = message_only(
+    Kind.DEVICE_MISMATCH,
+    "an optimizer built with `capturable=True` (for CUDA graphs) got parameters on a device it cannot capture on, "
+    "most often the CPU: this is a device problem, not a dtype problem",
+    "GPU-first training code (a CUDA-graph or torch.compile recipe) run on a CPU-only machine, such as CI or a laptop",
+    "pick the option by device: `capturable=(device.type == 'cuda')` (likewise `fused=`), or leave it out on the CPU",
+    op="optimizer step with capturable=True", device="cpu",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Expected all tensors to be on the same device,?\s*but found at least two devices,?\s*(?P<a>[\w:]+) and "
          r"(?P<b>[\w:]+)", _pair),
@@ -79,4 +89,5 @@ RULES: tuple[Rule, ...] = (
          r"equal (?P<b>[\w:]+)", _pair),
     rule(r"can't convert (?P<a>[\w:]+) device type tensor to numpy", _numpy_device),
     rule(r"Cannot copy out of meta tensor;? no data", _meta_copy),
+    rule(r"If capturable=True, params and state_steps must be on supported devices", _capturable_on_cpu),
 )
