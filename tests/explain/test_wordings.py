@@ -2403,7 +2403,7 @@ def test_the_one_tensor_a_model_holds_in_the_odd_dtype_is_named_in_the_fix() -> 
         model(torch.zeros(2, 4, dtype=torch.bfloat16))
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.MATMUL
-    assert "only `head.bias` (Linear) is f32 (the rest bf16)" in explanation.fix
+    assert "only `head.bias` (Linear) is f32 (its input and the rest are bf16)" in explanation.fix
     buffered = _Classifier().eval()
     buffered.norm.running_var = torch.ones(4, dtype=torch.float64)
     with pytest.raises(RuntimeError) as raised:
@@ -2415,12 +2415,12 @@ def test_no_tensor_is_named_when_the_model_is_uniform_or_converted_in_many_parts
     model = _Classifier().to(torch.bfloat16).eval()
     with pytest.raises(RuntimeError) as raised:
         model(torch.zeros(2, 4))
-    assert "of this model's floating tensors" not in cw.explain(raised.value).fix
+    assert "of the floating tensors of the module" not in cw.explain(raised.value).fix
     stack = nn.Sequential(*(nn.Linear(4, 4) for _ in range(4)))
     stack[2:].to(torch.bfloat16)
     with pytest.raises(RuntimeError) as raised:
         stack(torch.zeros(2, 4))
-    assert "of this model's floating tensors" not in cw.explain(raised.value).fix
+    assert "of the floating tensors of the module" not in cw.explain(raised.value).fix
 
 
 def test_a_sparse_tensor_s_index_arrays_of_two_integer_dtypes_are_index_dtypes() -> None:

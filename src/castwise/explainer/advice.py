@@ -43,12 +43,14 @@ def keep_rule(what: str) -> str:
 
 
 def odd_tensors_fix(odd: tuple[tuple[str, str, str], ...], usual: str) -> str:
-    """The fix naming the few tensors (name, module class, dtype) a model holds in another dtype than ``usual``."""
+    """The fix naming the few tensors (name, module class, dtype) of the module that raised in another dtype than its
+    input's, ``usual``."""
     listed = dtype_list(tuple(f"`{name}` ({owner})" for name, owner, _ in odd))
     dtype = odd[0][2] if len({entry[2] for entry in odd}) == 1 else "another dtype"
     one = len(odd) == 1
     return (
-        f"of this model's floating tensors only {listed} {'is' if one else 'are'} {dtype} (the rest {usual}): if the "
+        f"of the floating tensors of the module that raised, only {listed} {'is' if one else 'are'} {dtype} (its "
+        f"input and the rest are {usual}): if the "
         f"odd operand comes from {'it' if one else 'them'}, convert {'it' if one else 'them'} to {usual} "
         f"(`{odd[0][0]}.data = {odd[0][0]}.data.to(torch.{full_name(usual)})`, or convert the whole "
         "model again after replacing or loading it)"

@@ -1,11 +1,13 @@
-"""What the model on a live exception's traceback holds: the dtype of most of its floating tensors, the few in another
-dtype, and the parameters tied under two names.
+"""What the modules on a live exception's traceback hold: the tensors of the module that raised in another dtype
+than its input, and the model's parameters tied under two names.
 
 A message names two dtypes but rarely the tensor behind the odd one: a Linear whose bias alone was replaced in fp32,
 a BatchNorm whose running variance came from numpy as float64, an lm_head converted alone that converted the input
-embedding tied to it. The outermost module on the traceback (the ``self`` of its first module method) is the model
-the user called; its parameters and buffers say which tensors stand out. Only dtypes, names and module classes are
-kept, and the module is told from its class alone (no attribute of an arbitrary object is read).
+embedding tied to it. The innermost module on the traceback (the ``self`` of the last module method) got an input
+whose dtype most of its tensors share; those that do not stand out. The outermost one is the model the user called,
+where ties are found. Only dtypes, names and module classes are kept, and a module is told from its class alone (no
+attribute of an arbitrary object is read). The modules of the traceback only are read, so what is named does not
+depend on the rest of the model (how much of it is loaded, or kept in fp32 by a policy).
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ MAX_ODD = 4
 
 @dataclass(frozen=True)
 class HeldModel:
-    """The model a live exception was raised in: ``usual`` is the dtype most of its floating tensors have; ``odd``
-    names (up to ``MAX_ODD``) those in another, as (name, module class, short dtype), ``odd_count`` counts them all;
-    ``tied`` lists parameters shared under two names in another dtype than ``usual``, as (name, other name, dtype)."""
+    """The modules a live exception was raised in: ``usual`` is the dtype of the input the innermost one got; ``odd``
+    names (up to ``MAX_ODD``) its tensors in another dtype, as (name, module class, short dtype), ``odd_count`` counts
+    them all; ``tied`` lists the outermost module's parameters shared under two names in another dtype than most of
+    its parameters, as (name, other name, dtype)."""
 
     usual: str = ""
     odd: tuple[tuple[str, str, str], ...] = ()
@@ -39,13 +42,25 @@ class HeldModel:
 
 
 def read_model(trace: TracebackType | None) -> HeldModel:
-    """The model of the outermost module method on the traceback, or an empty record when there is none."""
+    """What the modules on the traceback hold: the parameters tied in the outermost one (the model the user called),
+    and the tensors of the innermost one (the module whose method raised) in another dtype than the input it got;
+    an empty record when no frame is a module's."""
+    outermost: Any = None
+    innermost: tuple[Any, str] | None = None
     while trace is not None:
         owner: Any = trace.tb_frame.f_locals.get("self")
         if _is_module(owner):
-            return _held(owner)
+            outermost = owner if outermost is None else outermost
+            innermost = (owner, _input_dtype(trace.tb_frame.f_locals))
         trace = trace.tb_next
-    return HeldModel()
+    if outermost is None or innermost is None:
+        return HeldModel()
+    module, given = innermost
+    prefix = next((f"{name}." for name, found in islice(outermost.named_modules(), MAX_TENSORS)
+                   if found is module and name), "")
+    usual, odd, count = _odd(module, given)
+    return HeldModel(usual, tuple((prefix + name, owner, dtype) for name, owner, dtype in odd), count,
+                     _tied(outermost))
 
 
 def _is_module(owner: object) -> bool:
@@ -54,22 +69,41 @@ def _is_module(owner: object) -> bool:
     return any(cls.__name__ == "Module" and cls.__module__ == "torch.nn.modules.module" for cls in type(owner).__mro__)
 
 
-def _held(model: Any) -> HeldModel:
-    named = islice([*model.named_parameters(remove_duplicate=False), *model.named_buffers()], MAX_TENSORS)
+def _input_dtype(held: dict[str, Any]) -> str:
+    """The short dtype of the first tensor a module method got after ``self`` (its input), or an empty string."""
+    for name, value in held.items():
+        if name != "self" and type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"):
+            return short_dtype(str(getattr(value, "dtype", ""))) or ""
+    return ""
+
+
+def _odd(module: Any, given: str) -> tuple[str, tuple[tuple[str, str, str], ...], int]:
+    """The module's floating parameters and buffers in another dtype than its input ``given``, when some are in
+    ``given`` (else the input itself is the odd one): (``given``, the first ``MAX_ODD`` as (name, class, dtype),
+    their count)."""
+    named = islice([*module.named_parameters(), *module.named_buffers()], MAX_TENSORS)
+    dtypes = {name: dtype for name, tensor in named
+              for dtype in [short_dtype(str(getattr(tensor, "dtype", ""))) or ""] if is_floating(dtype)}
+    if given not in dtypes.values():
+        return given, (), 0
+    odd = [(name, dtype) for name, dtype in dtypes.items() if dtype != given]
+    return given, tuple((name, _owner_class(module, name), dtype) for name, dtype in odd[:MAX_ODD]), len(odd)
+
+
+def _tied(model: Any) -> tuple[tuple[str, str, str], ...]:
+    """The model's parameters shared under two names whose dtype is not the one most of its parameters have."""
     first: dict[int, str] = {}
     tied: list[tuple[str, str, str]] = []
-    dtypes: dict[str, str] = {}
-    for name, tensor in named:
-        dtype = short_dtype(str(getattr(tensor, "dtype", ""))) or ""
-        if id(tensor) in first:
-            tied.append((first[id(tensor)], name, dtype))
-        elif is_floating(dtype):
-            first[id(tensor)] = name
-            dtypes[name] = dtype
-    usual = Counter(dtypes.values()).most_common(1)[0][0] if dtypes else ""
-    odd = [(name, dtype) for name, dtype in dtypes.items() if dtype != usual]
-    return HeldModel(usual, tuple((name, _owner_class(model, name), dtype) for name, dtype in odd[:MAX_ODD]), len(odd),
-                     tuple(group for group in tied if group[2] != usual))
+    dtypes: list[str] = []
+    for name, parameter in islice(model.named_parameters(remove_duplicate=False), MAX_TENSORS):
+        dtype = short_dtype(str(getattr(parameter, "dtype", ""))) or ""
+        if id(parameter) in first:
+            tied.append((first[id(parameter)], name, dtype))
+        else:
+            first[id(parameter)] = name
+            dtypes.append(dtype)
+    usual = Counter(dtypes).most_common(1)[0][0] if dtypes else ""
+    return tuple(group for group in tied if group[2] != usual)
 
 
 def _owner_class(model: Any, name: str) -> str:

@@ -640,6 +640,8 @@ def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
         f"PReLU got {dtype_list(names)} (its input and its learned slope); prelu does no type promotion",
         culprit="a PReLU whose weight has another dtype than its input (one layer converted by hand, or a model "
         "converted after the PReLU was built elsewhere)",
+        fix="give the PReLU's slopes its input's dtype: convert the module with the rest of the model "
+        "(`model.to(dtype)` after building it, not a loop over its Linear layers), or `prelu.to(x.dtype)`",
     )
 
 
