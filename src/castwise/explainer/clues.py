@@ -171,14 +171,20 @@ _SECOND_ARGUMENT = re.compile(r"\b(?:F|functional|torch)\.\w+\(\s*[A-Za-z_]\w*\s
 of ``F.conv*``/``F.linear``."""
 
 
+def _argument_dtype(failure: Failure, call: re.Pattern[str]) -> str | None:
+    """The short dtype of the tensor a live exception's innermost frame passed in the call ``call`` finds on its code
+    line (its first non-empty group names the argument), when the frame held it."""
+    frames = failure.frames
+    found = call.search(frames[-1].code) if frames and failure.operands else None
+    return operand_dtype(failure, next(name for name in found.groups() if name)) if found else None
+
+
 def input_dtype(failure: Failure, op: str) -> str | None:
     """The short dtype of the tensor a live exception's innermost frame passed to ``op`` as its input: the first
     argument of ``torch.op(x, ...)`` or the tensor of ``x.op(...)`` on the frame's code line, when the frame held it."""
-    frames = failure.frames
-    if not (frames and failure.operands and op.isidentifier()):
+    if not op.isidentifier():
         return None
-    called = re.search(rf"\b(?:torch\.{op}\(\s*([A-Za-z_]\w*)\s*[,)]|([A-Za-z_]\w*)\.{op}\()", frames[-1].code)
-    return operand_dtype(failure, called[1] or called[2]) if called else None
+    return _argument_dtype(failure, re.compile(rf"\b(?:torch\.{op}\(\s*([A-Za-z_]\w*)\s*[,)]|([A-Za-z_]\w*)\.{op}\()"))
 
 
 def weight_dtype(failure: Failure) -> str | None:
@@ -186,9 +192,7 @@ def weight_dtype(failure: Failure) -> str | None:
     ``self.weight``, a hand-written layer's ``self.kernel``), else the second argument of the functional call on the
     frame's code line, when the frame held it."""
     named = next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
-    frames = failure.frames
-    called = _SECOND_ARGUMENT.search(frames[-1].code) if named is None and frames and failure.operands else None
-    return dict(failure.operands).get(called[1]) if called else named
+    return named if named is not None else _argument_dtype(failure, _SECOND_ARGUMENT)
 
 
 def tied_parameter(failure: Failure, names: tuple[str, ...]) -> tuple[str, str, str] | None:

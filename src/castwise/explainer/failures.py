@@ -22,9 +22,8 @@ from functools import cached_property
 from itertools import islice, takewhile
 from types import TracebackType
 
-from castwise.explainer.held_model import HeldModel, read_model
+from castwise.explainer.held_model import HeldModel, read_model, tensor_dtype
 from castwise.explainer.logtext import clean_lines
-from castwise.explainer.spelling import short_dtype
 
 BARE_CODE_LINES = 6
 """Lines above an error read as code when a paste shows no frame headers."""
@@ -99,8 +98,8 @@ class Failure:
     """A live exception's innermost frame's tensors, as (name, short dtype): ``(("input", "f32"), ("weight",
     "f64"))`` for the ``_conv_forward`` that called the kernel which raised; empty for a paste."""
     model: HeldModel = field(default=HeldModel(), repr=False, compare=False)
-    """A live exception's model (the outermost module on its traceback): its usual dtype, the tensors in another, the
-    parameters tied under two names; empty for a paste."""
+    """What a live exception's modules hold: the tensors of the module that raised in another dtype than its input,
+    the outermost module's parameters tied under two names; empty for a paste."""
 
     @cached_property
     def frames(self) -> tuple[Frame, ...]:
@@ -172,10 +171,8 @@ def _operands(trace: TracebackType | None) -> tuple[tuple[str, str], ...]:
     parameters = vars(owner).get("_parameters") if hasattr(owner, "__dict__") else None
     if isinstance(parameters, dict):
         held += [(f"self.{name}", value) for name, value in islice(parameters.items(), MAX_OPERANDS)]
-    tensors = ((name, getattr(value, "dtype", None)) for name, value in held
-               if type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"))
-    return tuple((name, short) for name, dtype in tensors if dtype is not None
-                 for short in [short_dtype(str(dtype))] if short is not None)
+    tensors = ((name, tensor_dtype(value)) for name, value in held)
+    return tuple((name, dtype) for name, dtype in tensors if dtype)
 
 
 def _with_details(message: str, below: Sequence[str]) -> str:

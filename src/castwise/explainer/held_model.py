@@ -22,18 +22,19 @@ from typing import Any
 from castwise.explainer.spelling import is_floating, short_dtype
 
 MAX_TENSORS = 100_000
-"""Parameters and buffers of the model looked at."""
+"""Parameters and buffers of a module looked at."""
 
-MAX_ODD = 4
-"""Tensors in another dtype than the model's usual one that are named."""
+MAX_NAMED = 3
+"""Most tensors in another dtype than the input's that are named; more than that is a module converted in parts, not
+one slip, and none is named."""
 
 
 @dataclass(frozen=True)
 class HeldModel:
     """The modules a live exception was raised in: ``usual`` is the dtype of the input the innermost one got; ``odd``
-    names (up to ``MAX_ODD``) its tensors in another dtype, as (name, module class, short dtype), ``odd_count`` counts
-    them all; ``tied`` lists the outermost module's parameters shared under two names in another dtype than most of
-    its parameters, as (name, other name, dtype)."""
+    names (up to ``MAX_NAMED``) its tensors in another dtype, as (name, module class, short dtype), ``odd_count``
+    counts them all; ``tied`` lists the outermost module's parameters shared under two names in another dtype than
+    most of its parameters, as (name, other name, dtype)."""
 
     usual: str = ""
     odd: tuple[tuple[str, str, str], ...] = ()
@@ -58,8 +59,8 @@ def read_model(trace: TracebackType | None) -> HeldModel:
     module, given = innermost
     prefix = next((f"{name}." for name, found in islice(outermost.named_modules(), MAX_TENSORS)
                    if found is module and name), "")
-    usual, odd, count = _odd(module, given)
-    return HeldModel(usual, tuple((prefix + name, owner, dtype) for name, owner, dtype in odd), count,
+    odd, count = _odd(module, given)
+    return HeldModel(given, tuple((prefix + name, owner, dtype) for name, owner, dtype in odd), count,
                      _tied(outermost))
 
 
@@ -69,25 +70,31 @@ def _is_module(owner: object) -> bool:
     return any(cls.__name__ == "Module" and cls.__module__ == "torch.nn.modules.module" for cls in type(owner).__mro__)
 
 
+def tensor_dtype(value: object) -> str | None:
+    """The short dtype of ``value`` when it is a torch tensor (an empty string for a dtype with no short name), told
+    from its class's module and without reading other attributes; None for anything else."""
+    if not (type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point")):
+        return None
+    return short_dtype(str(getattr(value, "dtype", ""))) or ""
+
+
 def _input_dtype(held: dict[str, Any]) -> str:
     """The short dtype of the first tensor a module method got after ``self`` (its input), or an empty string."""
-    for name, value in held.items():
-        if name != "self" and type(value).__module__.startswith("torch") and hasattr(value, "is_floating_point"):
-            return short_dtype(str(getattr(value, "dtype", ""))) or ""
-    return ""
+    given = (tensor_dtype(value) for name, value in held.items() if name != "self")
+    return next((dtype for dtype in given if dtype is not None), "")
 
 
-def _odd(module: Any, given: str) -> tuple[str, tuple[tuple[str, str, str], ...], int]:
+def _odd(module: Any, given: str) -> tuple[tuple[tuple[str, str, str], ...], int]:
     """The module's floating parameters and buffers in another dtype than its input ``given``, when some are in
-    ``given`` (else the input itself is the odd one): (``given``, the first ``MAX_ODD`` as (name, class, dtype),
-    their count)."""
+    ``given`` (else the input itself is the odd one): the first ``MAX_NAMED`` as (name, class, dtype), and their
+    count."""
     named = islice([*module.named_parameters(), *module.named_buffers()], MAX_TENSORS)
     dtypes = {name: dtype for name, tensor in named
               for dtype in [short_dtype(str(getattr(tensor, "dtype", ""))) or ""] if is_floating(dtype)}
     if given not in dtypes.values():
-        return given, (), 0
+        return (), 0
     odd = [(name, dtype) for name, dtype in dtypes.items() if dtype != given]
-    return given, tuple((name, _owner_class(module, name), dtype) for name, dtype in odd[:MAX_ODD]), len(odd)
+    return tuple((name, _owner_class(module, name), dtype) for name, dtype in odd[:MAX_NAMED]), len(odd)
 
 
 def _tied(model: Any) -> tuple[tuple[str, str, str], ...]:
@@ -112,9 +119,9 @@ def _owner_class(model: Any, name: str) -> str:
 
 
 def odd_in(model: HeldModel, names: Iterable[str]) -> tuple[tuple[str, str, str], ...]:
-    """The model's few tensors in another dtype than its usual one, when that dtype and the usual one are both among
-    ``names`` (the dtypes an error met); empty when many tensors differ (a model converted in parts, not one slip)."""
+    """The raising module's few tensors in another dtype than its input's, when that dtype and the input's are both
+    among ``names`` (the dtypes an error met); empty when more than ``MAX_NAMED`` differ."""
     met = set(names)
-    if model.usual not in met or model.odd_count > MAX_ODD - 1:
+    if model.usual not in met or model.odd_count > MAX_NAMED:
         return ()
     return tuple(entry for entry in model.odd if entry[2] in met)

@@ -106,9 +106,8 @@ def explained(
     code made the call, the fix also says to update it, and when two floating dtypes met inside a TorchScript module,
     what its graph fixed at trace or freeze time."""
     facts = Facts(confidence, op, names, device, module_called(failure))
-    if kind.family is Family.MIXED_FLOAT and torchscript_shown(failure):
-        fix = f"{fix}; {TORCHSCRIPT_BAKED}"
     if kind.family is Family.MIXED_FLOAT:
+        fix = f"{fix}; {TORCHSCRIPT_BAKED}" if torchscript_shown(failure) else fix
         culprit, fix = _held_model_told(failure, names, culprit, fix)
     library = library_calling(failure)
     if library:

@@ -1051,13 +1051,14 @@ def _histogram_operand(found: re.Match[str], failure: Failure) -> Explanation:
     another dtype than the values binned."""
     names = dtypes(found, "a", "b")
     what = found["what"]
+    from_numpy = " (weights from numpy are float64)" if "f64" in names else ""
+    weights_fix = (f"give the weights and the values one dtype where they are passed: `{found['op']}(x, ..., "
+                   f"weight=weights.to(x.dtype))`{from_numpy}")
     return mixed_float(
         Kind.OP_DTYPE, failure, names, found["op"],
         f"{found['op']} got values of {names[0]} and {what} of {names[-1]}; they must have one dtype"
         if len(names) == 2 else "",
-        fix=f"give the weights and the values one dtype where they are passed: `{found['op']}(x, ..., "
-        "weight=weights.to(x.dtype))`" + (" (weights from numpy are float64)" if "f64" in names else "")
-        if what == "weight" else "",
+        fix=weights_fix if what == "weight" else "",
     )
 
 
