@@ -2445,3 +2445,14 @@ def test_a_capturable_optimizer_on_the_cpu_is_a_device_problem() -> None:
     explanation = cw.explain("AssertionError: If capturable=True, params and state_steps must be on supported devices: "
                              "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
     assert explanation.kind is Kind.DEVICE_MISMATCH and "capturable=(device.type == 'cuda')" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "device"), [
+    ("RuntimeError: \"cat_cuda\" not implemented for 'Float8_e4m3fn'", "cuda"),
+    ("NotImplementedError: \"sum_cpu\" not implemented for 'Float8_e4m3fn'", "cpu"),
+])
+def test_an_op_without_an_fp8_kernel_is_told_to_dequantize_first(paste: str, device: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+    assert explanation.device == device and "x.to(torch.bfloat16)" in explanation.fix
+    assert "keep_fp32" not in explanation.fix

@@ -33,7 +33,15 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule, word_before
-from castwise.explainer.spelling import device_of, full_name, is_complex, is_floating, is_low_precision, short_dtype
+from castwise.explainer.spelling import (
+    device_of,
+    full_name,
+    is_complex,
+    is_floating,
+    is_fp8,
+    is_low_precision,
+    short_dtype,
+)
 
 _BY_DESIGN = (
     (re.compile(r"(?<![a-z])(?:g?e?svd|eigh?|eigvalsh?|qr|geqrf|lu|cholesky|inv|inverse|solve|lstsq|(?:slog|log)?det|"
@@ -120,10 +128,29 @@ def _barebones_unsigned(failure: Failure, op: str, names: tuple[str, ...]) -> Ex
     )
 
 
+def _fp8_storage(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """An op given an fp8 tensor: torch keeps fp8 mostly for storage, so the tensor was used before it was
+    dequantized."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no {names[0]} kernel: torch keeps the fp8 dtypes mostly for storage and scaled matmuls, so "
+        "most ops (arithmetic, reductions, comparisons, random fills) have no fp8 kernel on any device",
+        "a tensor stored in fp8 (fp8 weights or an fp8 checkpoint, an fp8 KV cache, `.to(torch.float8_e4m3fn)`) "
+        "used in an op before it was dequantized, or a GPU and torch that run the fp8 model's path without an fp8 "
+        "kernel for it",
+        "dequantize before the op (`x.to(torch.bfloat16)`, times its scale if it has one), or load the model in "
+        "bf16/fp16 instead of fp8 (drop the fp8 option for this model or node); copies, concatenation and indexing "
+        "gained fp8 kernels in newer torch releases, so update torch if the op only moves data",
+        op=op, names=names, device=_device(op),
+    )
+
+
 def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
     op, names = found["op"], dtypes(found, "dtype")
     if names and names[0] in _BAREBONES_UNSIGNED:
         return _barebones_unsigned(failure, op, names)
+    if names and is_fp8(names[0]):
+        return _fp8_storage(failure, op, names)
     integer_only = integers.integer_only_op(failure, op, names)
     if integer_only is not None:
         return integer_only
