@@ -35,7 +35,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_68", "held_out_69", "held_out_70", "held_out_71", "held_out_72", "held_out_73",
             "held_out_74", "held_out_75", "held_out_76", "held_out_77", "held_out_78", "held_out_79",
             "held_out_80", "held_out_81", "held_out_82", "held_out_83", "held_out_84",
-            "held_out_85", "held_out_86", "held_out_87", "held_out_88", "held_out_89", "held_out_90", "held_out_91")
+            "held_out_85", "held_out_86", "held_out_87", "held_out_88", "held_out_89", "held_out_90", "held_out_91",
+            "held_out_92", "held_out_93", "held_out_94")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",

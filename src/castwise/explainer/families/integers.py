@@ -462,7 +462,7 @@ def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explan
 
 
 def _condition(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "a")
+    names = dtypes(found, "a", "b")
     return explained(
         Kind.MASK, failure,
         f"torch.where got {a(dtype_list(names)) if names else 'a non-bool'} condition; its condition must be bool",
@@ -762,8 +762,8 @@ RULES: tuple[Rule, ...] = (
          _bool_arithmetic),
     rule(r"elements in indices should be type int64 but got:? (?P<a>{DTYPE})", _int64_indices),
     rule(r"dtype of (?:the )?attention mask \((?P<a>{DTYPE})\) is not bool", _attention_mask),
-    rule(r"where(?:\(\))?:? expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})",
-         _condition),
+    rule(r"where(?:\(\))?:? expected condition to be a boolean tensor,? but got a tensor with dtype (?P<a>{DTYPE})|"
+         r"Expected condition to have ScalarType (?:Byte|Bool),? but got ScalarType (?P<b>{DTYPE})", _condition),
     rule(r"Expected a floating point or complex tensor as input\.?\s*Got (?P<d>{DTYPE})|"
          r"\bonly supports? floating-point dtypes\b[^\n]{0,40}?got:?\s*(?P<a>{DTYPE})|expected common dtype to be "
          r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "

@@ -31,7 +31,7 @@ from castwise.explainer.clues import (
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families import integers
+from castwise.explainer.families import fp8, integers
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule, word_before
 from castwise.explainer.spelling import (
     device_of,
@@ -63,6 +63,8 @@ def _device(op: str) -> str | None:
     lowered = op.lower()
     if "cuda" in lowered or "cudnn" in lowered or "cufft" in lowered:
         return "cuda"
+    if lowered.endswith(("_xpu", "_mps")):
+        return lowered[-3:]
     return "cpu" if "cpu" in lowered or "mkl" in lowered else device_of(op)
 
 
@@ -75,7 +77,7 @@ def no_kernel(
 ) -> Explanation:
     """``op`` has no kernel for the 16-bit dtype ``names[0]`` on ``device``."""
     dtype = names[0] if names else "this dtype"
-    on = f" on {device.upper() if device == 'cpu' else device}" if device else ""
+    on = f" on {device if device == 'cuda' else device.upper()}" if device else ""
     shown = f"`{op}`" if op.strip("_ ") else "an op (or a library's kernel)"
     reason = next((text for pattern, text in _BY_DESIGN if pattern.search(op)), "")
     if not reason and device == "cpu" and dtype == "f16":
@@ -128,29 +130,12 @@ def _barebones_unsigned(failure: Failure, op: str, names: tuple[str, ...]) -> Ex
     )
 
 
-def _fp8_storage(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
-    """An op given an fp8 tensor: torch keeps fp8 mostly for storage, so the tensor was used before it was
-    dequantized."""
-    return explained(
-        Kind.NO_KERNEL, failure,
-        f"`{op}` has no {names[0]} kernel: torch keeps the fp8 dtypes mostly for storage and scaled matmuls, so "
-        "most ops (arithmetic, reductions, comparisons, random fills) have no fp8 kernel on any device",
-        "a tensor stored in fp8 (fp8 weights or an fp8 checkpoint, an fp8 KV cache, `.to(torch.float8_e4m3fn)`) "
-        "used in an op before it was dequantized, or a GPU and torch that run the fp8 model's path without an fp8 "
-        "kernel for it",
-        "dequantize before the op (`x.to(torch.bfloat16)`, times its scale if it has one), or load the model in "
-        "bf16/fp16 instead of fp8 (drop the fp8 option for this model or node); copies, concatenation and indexing "
-        "gained fp8 kernels in newer torch releases, so update torch if the op only moves data",
-        op=op, names=names, device=_device(op),
-    )
-
-
 def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
     op, names = found["op"], dtypes(found, "dtype")
     if names and names[0] in _BAREBONES_UNSIGNED:
         return _barebones_unsigned(failure, op, names)
     if names and is_fp8(names[0]):
-        return _fp8_storage(failure, op, names)
+        return fp8.storage(failure, op, names, _device(op))
     integer_only = integers.integer_only_op(failure, op, names)
     if integer_only is not None:
         return integer_only
@@ -266,14 +251,16 @@ def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
 def _missing_tensor_type(found: re.Match[str], failure: Failure) -> Explanation:
     """``'module' object has no attribute 'HalfTensor'``: a torch older than that tensor type (early torch had no CPU
     HalfTensor, so `.cpu()` or `torch.save` of a CUDA half tensor failed)."""
-    names, dtype = dtype_read(found, "dtype")
+    name = found["dtype"] or f"sparse.{found['sparse']}"
+    names, dtype = dtype_read(found, "dtype" if found["dtype"] else "sparse")
     return explained(
         Kind.NO_KERNEL, failure,
-        f"this torch has no `{found['dtype']}` type: it predates {dtype} support there (early torch had no CPU "
-        "HalfTensor, so moving a CUDA half tensor to the CPU or saving it failed)",
+        f"this torch has no `{name}` type: it predates {dtype} support there (early torch had no CPU HalfTensor and "
+        "no sparse half gradients, so moving a CUDA half tensor to the CPU, saving it, or assigning a half gradient "
+        "failed)",
         f"a {dtype} tensor moved to the CPU, saved, or built by name with a torch release older than the code expects",
         "update torch; on an old torch, convert to float32 before `.cpu()`/`torch.save` (`x.float()`)",
-        op=f"torch.{found['dtype']}", names=names,
+        op=f"torch.{name}", names=names,
     )
 
 
@@ -378,12 +365,30 @@ def _custom_float32(found: re.Match[str], failure: Failure) -> Explanation | Non
     return higher_only(failure, (*dtypes(found, "dtype"), names[0]), f"a custom op (its '{word_before(found)}' check)")
 
 
+def _quantized_only(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A quantized GEMM's check that its input is int8 (or fp8): the kernel chosen for this GPU is not the one the
+    checkpoint's quantization was written for."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a quantized matmul kernel written for {names[0]} inputs got another dtype: the library chose a kernel for "
+        "this GPU that does not match the checkpoint's quantization (an fp8 checkpoint sent down an int8 path, or the "
+        "reverse)",
+        "a quantized checkpoint (fp8, int8 w8a8) served on a GPU the library's kernels do not cover yet (a new "
+        "architecture such as Blackwell, or an older one without fp8)",
+        "update the library (a newer release adds kernels for new GPUs), or use a checkpoint quantized for what this "
+        "GPU runs (bf16/fp16 weights, or int8 where fp8 has no kernel)",
+        op="a quantized matmul kernel", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
     """A kernel's own check that its input has one dtype (``Expected A.dtype() == at::kBFloat16``; the pattern admits
     only dtypes torch's spellings read): a 16-bit-only kernel got another (fp32 most often); a float32-only one got a
     16-bit tensor."""
     names = dtypes(found, "dtype")
     dtype, torch_name = names[0], full_name(names[0])
+    if dtype == "int8" or is_fp8(dtype):
+        return _quantized_only(failure, names)
     if not is_low_precision(dtype):
         return higher_only(failure, names, "a kernel")
     return explained(
@@ -522,34 +527,6 @@ _compute_capability = message_only(
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
-_fp8_capability = message_only(
-    Kind.NO_KERNEL,
-    "this GPU (or the CPU) has no fp8 matrix multiply: `torch._scaled_mm`, which fp8 layers run, needs compute "
-    "capability 8.9 or 9.0 (Ada: L4, RTX 40xx; Hopper: H100) or an MI300",
-    "an fp8 recipe (torchao's float8 training, `Float8Linear`, an fp8-quantized checkpoint) run on an older GPU",
-    "run in bf16 on this GPU (skip the fp8 conversion, or load the checkpoint dequantized to bf16), or move the run "
-    "to an fp8-capable GPU",
-    op="torch._scaled_mm", device="cuda",
-)
-
-_triton_fp8 = message_only(
-    Kind.NO_KERNEL,
-    "Triton cannot compile this fp8 type for this GPU: its fp8 types (fp8e4nv is float8_e4m3fn, fp8e5 float8_e5m2) "
-    "need compute capability 8.9 or newer (Ada: L4, RTX 40xx; Hopper: H100)",
-    "an fp8 recipe (torchao's or torchtitan's float8, a compiled fp8 model) run on an older GPU",
-    "run in bf16 on this GPU (leave out the float8 conversion), or move the run to an fp8-capable GPU",
-    op="a Triton kernel in fp8", names=("float8_e4m3fn",), device="cuda",
-)
-
-_e5m2_cache_with_fp8_weights = message_only(
-    Kind.NO_KERNEL,
-    "vLLM refuses an e5m2 KV cache with an fp8-quantized checkpoint: its fp8 path (and any KV-cache scales the "
-    "checkpoint carries) is e4m3",
-    "`--kv-cache-dtype fp8_e5m2` (`kv_cache_dtype='fp8_e5m2'`) given with a model quantized to fp8",
-    "use `--kv-cache-dtype fp8` (or `fp8_e4m3`) with an fp8 checkpoint, or `auto` for a cache in the model's dtype",
-    op="vLLM's KV cache", names=("float8_e5m2",),
-)
-
 _no_sdpa_backend = message_only(
     Kind.NO_KERNEL,
     "scaled_dot_product_attention found no backend it may use for these inputs: each one allowed refused them "
@@ -592,10 +569,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"No available kernel\.\s+Aborting execution|No viable backend for scaled_dot_product_attention was found",
          _no_sdpa_backend),
     rule(r"ComplexHalf support is experimental", _complex_half),
-    rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
     rule(r"Expected both inputs to be (?:Half, )?Float or Double tensors but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _listed_pair),
-    rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture", _triton_fp8),
     rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),
     rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}_\w{1,40}) not implemented for (?P<dtype>Half|BFloat16)\b",
@@ -628,7 +603,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:but )?got:?\s*(?P<dtype>{DTYPE})|is not supported for quantization method "
          r"\w{1,30}\.?\s*Supported dtypes:?\s*\[(?P<listed2>[^\]\n]{1,160})\]", _allowlist),
     rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
-         r"(?P<dtype>BFloat16|Half|Float16|Float|Double) to be true", _only_in),
+         r"(?P<dtype>BFloat16|Half|Float16|Float|Double|Char|Int8|Float8_e4m3fn) to be true", _only_in),
     rule(r"\b(?:requires?|must be(?: in(?: (?:the )?dtypes? of)?)?|expects?|supports? only)\s+(?:torch\.)?"
          r"(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
@@ -637,8 +612,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"must be (?:a )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),
-    rule(r"(?:'module'|module '?torch(?:\.cuda)?'?) (?:object )?has no attribute '(?P<dtype>(?:Half|BFloat16)Tensor)'",
-         _missing_tensor_type),
+    rule(r"(?:'module'|module '?torch(?:\.cuda)?'?) (?:object )?has no attribute '(?P<dtype>(?:Half|BFloat16)Tensor)'|"
+         r"\btorch\.(?:cuda\.)?sparse\.(?P<sparse>HalfTensor) is not enabled", _missing_tensor_type),
     rule(r"'torch\.(?:cuda\.)?(?P<dtype>(?:Half|BFloat16)Tensor)' object has no attribute '(?P<op>\w{1,40})'", _legacy),
     rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
@@ -649,8 +624,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
-    rule(r"_scaled_mm is only supported on (?:CUDA )?devices with compute capability|\b(?:fp8|float8)\b[^\n]{0,40}?"
-         r"only supported on (?:sm_?8\.?9|sm_?9\.?0|H100|Hopper|Ada)", _fp8_capability),
     rule(r"\b(?:CUDA|GPUs?)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
          _compute_capability),
     rule(r"\bbf16 is only supported on A100\+? GPUs", _compute_capability),

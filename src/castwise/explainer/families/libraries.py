@@ -569,7 +569,8 @@ RULES: tuple[Rule, ...] = (
          _half_intrinsic_undefined),
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
-    rule(r"\bcutlass cannot (?:initialize|implement|run)\b", _cutlass_gemm),
+    rule(r"\bcutlass cannot (?:initialize|implement|run)\b|Arch conditional MMA instruction used without targeting "
+         r"appropriate compute capability", _cutlass_gemm),
     rule(r"\bError computing NN outputs\b", _core_ml_outputs),
     rule(r"No operator found for `?memory_efficient_attention(?:_forward|_backward)?`?|"
          r"xFormers wasn't buil[dt] with CUDA support", _xformers_no_operator),

@@ -1,0 +1,145 @@
+"""fp8: torch's float8 dtypes are for storage and scaled matmuls, and only newer GPUs run them.
+
+Three situations recur. An fp8 tensor (fp8 weights, an fp8 checkpoint or KV cache) reaches an op before it
+is dequantized: most ops have no fp8 kernel on any device. An fp8 recipe (torchao's float8, Transformer
+Engine, an fp8 checkpoint in vLLM or ComfyUI, a Triton fp8 kernel) runs on a GPU below compute capability
+8.9, which has no fp8 tensor cores. And `torch._scaled_mm`, the matmul fp8 layers call, refuses scales or
+layouts outside the recipes it knows (float32 scales of set shapes, 16-byte aligned operands, sizes in
+multiples of 16).
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.clues import paste_search
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, dtype_read, explained, message_only, rule
+
+_OLDER_GPU = "run in bf16 on this GPU (skip the fp8 conversion, or load the checkpoint dequantized to bf16)"
+
+
+def storage(failure: Failure, op: str, names: tuple[str, ...], device: str | None) -> Explanation:
+    """``op`` (on ``device``) has no kernel for the fp8 dtype ``names[0]``: the tensor was used before it was
+    dequantized."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no {names[0]} kernel: torch keeps the fp8 dtypes mostly for storage and scaled matmuls, so "
+        "most ops (arithmetic, reductions, comparisons, random fills) have no fp8 kernel on any device",
+        "a tensor stored in fp8 (fp8 weights or an fp8 checkpoint, an fp8 KV cache, `.to(torch.float8_e4m3fn)`) "
+        "used in an op before it was dequantized, or a GPU and torch that run the fp8 model's path without an fp8 "
+        "kernel for it",
+        "dequantize before the op (`x.to(torch.bfloat16)`, times its scale if it has one), or load the model in "
+        "bf16/fp16 instead of fp8 (drop the fp8 option for this model or node); copies, concatenation and indexing "
+        "gained fp8 kernels in newer torch releases, so update torch if the op only moves data",
+        op=op, names=names, device=device,
+    )
+
+
+_capability = message_only(
+    Kind.NO_KERNEL,
+    "this GPU (or the CPU) has no fp8 matrix multiply: fp8 tensor cores, which `torch._scaled_mm` and every fp8 "
+    "layer use, need compute capability 8.9 or 9.0 (Ada: L4, RTX 40xx; Hopper: H100) or an MI300",
+    "an fp8 recipe (torchao's float8 training, Transformer Engine's `fp8_autocast`, an fp8-quantized checkpoint or "
+    "model file) run on an older GPU (RTX 30xx and A100 are 8.6 and 8.0)",
+    f"{_OLDER_GPU}, or move the run to an fp8-capable GPU",
+    op="an fp8 matmul", device="cuda",
+)
+
+
+def _triton(found: re.Match[str], failure: Failure) -> Explanation:
+    """Triton refusing an fp8 type on this GPU; when it lists the fp8 types the GPU has, the fix names them."""
+    e5m2_listed = "fp8e5'" in found.group(0) or "fp8e5\"" in found.group(0)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "Triton cannot compile this fp8 type for this GPU: its e4m3 type (fp8e4nv, float8_e4m3fn) needs compute "
+        "capability 8.9 or newer (Ada: L4, RTX 40xx; Hopper: H100)",
+        "an fp8 recipe (torchao's or torchtitan's float8, a compiled fp8 model, an fp8 KV cache) run on an older GPU",
+        ("use the e5m2 type this GPU has (fp8e5 is float8_e5m2: vLLM's `--kv-cache-dtype fp8_e5m2`); or "
+         if e5m2_listed else "") + f"{_OLDER_GPU}, or move the run to an fp8-capable GPU",
+        op="a Triton kernel in fp8", names=("float8_e4m3fn",), device="cuda",
+    )
+
+
+_e5m2_cache_with_fp8_weights = message_only(
+    Kind.NO_KERNEL,
+    "vLLM refuses an e5m2 KV cache with an fp8-quantized checkpoint: its fp8 path (and any KV-cache scales the "
+    "checkpoint carries) is e4m3",
+    "`--kv-cache-dtype fp8_e5m2` (`kv_cache_dtype='fp8_e5m2'`) given with a model quantized to fp8",
+    "use `--kv-cache-dtype fp8` (or `fp8_e4m3`) with an fp8 checkpoint, or `auto` for a cache in the model's dtype",
+    op="vLLM's KV cache", names=("float8_e5m2",),
+)
+
+_scales = message_only(
+    Kind.SCALAR_TYPE,
+    "`torch._scaled_mm` refused its scales: each recipe it runs wants float32 scales of set shapes (one scalar per "
+    "operand for tensor-wise scaling, (M, 1) and (1, N) for row-wise, both contiguous) and fp8 operands",
+    "scales in bf16/fp16 (made from the activations' dtype, or converted with the model), of the wrong shape, or "
+    "overwritten in place between calls (a layer's cached scale reused by a second branch or batch)",
+    "pass float32 scales of the shape the message lists (`scale.float().reshape(-1, 1)` for row-wise), computed per "
+    "call rather than cached and changed in place; keep the operands float8_e4m3fn/e5m2",
+    op="torch._scaled_mm", confidence=Confidence.LOW,
+)
+
+_divisible = message_only(
+    Kind.NO_KERNEL,
+    "fp8 matrix multiplies need every dimension to be a multiple of 16 (Transformer Engine asks for a height "
+    "divisible by 8 and a width divisible by 16): fp8 tensor cores have no kernel for other sizes",
+    "a layer run under fp8 (`te.fp8_autocast`, torchao's float8) whose input rows or features are not multiples of "
+    "16 (an odd batch times sequence length, a small head or embedding size)",
+    "pad the input (and the weight's dimensions) to a multiple of 16 (32 is safest), or run that layer outside the "
+    "fp8 region in bf16",
+    op="an fp8 matmul",
+)
+
+
+def _cublaslt_layout(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """cuBLASLt refusing a matmul in a paste that runs fp8 (``torch._scaled_mm``): the operands' layout, not a
+    missing dtype."""
+    if paste_search(failure, _FP8_SAID) is None:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"cuBLASLt refused an fp8 matrix multiply ({found['status']}): its fp8 kernels need 16-byte aligned operands "
+        "(a storage offset that is a multiple of 16 elements), sizes and leading dimensions in multiples of 16, the "
+        "first operand row-major and the second column-major",
+        "fp8 operands that are views (a slice with an odd storage offset, a transpose of the wrong operand), or "
+        "shapes that are not multiples of 16",
+        "make each fp8 operand contiguous in the layout `torch._scaled_mm` wants (`a.contiguous()`, "
+        "`b.t().contiguous().t()`) and pad its sizes to multiples of 16",
+        op="torch._scaled_mm", device="cuda", confidence=Confidence.LOW,
+    )
+
+
+_FP8_SAID = re.compile(r"_scaled_mm|float8|\bfp8", re.IGNORECASE)
+
+
+def _dtype_too_new(found: re.Match[str], failure: Failure) -> Explanation:
+    """``module 'torch' has no attribute 'float8_e4m3fn'``: a torch older than the dtype the code names."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"this torch has no `torch.{found['dtype']}`: it predates the dtype (float8_e4m3fn and float8_e5m2 came in "
+        "torch 2.1, uint16/32/64 in 2.3, float8_e8m0fnu in 2.7)",
+        f"a library or checkpoint loader that names {dtype} run with an older torch than it needs",
+        "update torch (`pip install -U torch`, with the CUDA build you use) to the version the library requires",
+        op=f"torch.{found['dtype']}", names=names,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
+    rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture[^\n]{0,120}", _triton),
+    rule(r"\b(?:fp8e4nv|f8e4m3nv)\b[^\n]{0,40}?(?:is )?(?:only supported|not supported) on (?:compute capability|"
+         r"CUDA arch)", _triton),
+    rule(r"_scaled_mm is only supported on (?:CUDA )?devices with compute capability|\b(?:fp8|float8)\b[^\n]{0,40}?"
+         r"only supported on (?:sm_?8\.?9|sm_?9\.?0|H100|Hopper|Ada)|\bFP8 (?:models|execution|training|"
+         r"inference)?\s?requires? a GPU with [Cc]ompute [Cc]apability|[Cc]ompute capability 8\.9 or higher required "
+         r"for FP8", _capability),
+    rule(r"Invalid scaling configuration\.?(?:\s*-\s*For (?:TensorWise|RowWise) scaling)?", _scales),
+    rule(r"FP8 execution requires 2D input matrices with height divisible by \d+ and width divisible by \d+",
+         _divisible),
+    rule(r"(?P<status>CUBLAS_STATUS_(?:NOT_SUPPORTED|INVALID_VALUE)) when calling cublasLtMatmul", _cublaslt_layout),
+    rule(r"module '?torch'? has no attribute '(?P<dtype>float8_\w{1,12}|uint(?:16|32|64))'", _dtype_too_new),
+)
