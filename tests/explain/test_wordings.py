@@ -2456,3 +2456,72 @@ def test_an_op_without_an_fp8_kernel_is_told_to_dequantize_first(paste: str, dev
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
     assert explanation.device == device and "x.to(torch.bfloat16)" in explanation.fix
     assert "keep_fp32" not in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "dtypes"), [
+    ("ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090). Your GPU's capability "
+     "is 8.6. Please select a non-FP8 model.", ()),
+    ("AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", ()),
+    ("RuntimeError: f8e4m3nv is only supported on compute capability >= 90", ("float8_e4m3fn",)),
+    ("AssertionError: fp8e4nv data type is not supported on CUDA arch < 89", ("float8_e4m3fn",)),
+])
+def test_fp8_on_a_gpu_below_compute_capability_8_9_is_told_to_run_in_bf16(paste: str, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == dtypes
+    assert "8.9" in explanation.cause and "bf16" in explanation.fix
+
+
+def test_triton_listing_e5m2_for_this_gpu_is_told_to_use_it() -> None:
+    listed = cw.explain("ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are "
+                        "('fp8e4b15', 'fp8e5')\")")
+    unlisted = cw.explain("ValueError: type fp8e4nv not supported in this architecture.")
+    assert listed.kind is unlisted.kind is Kind.NO_KERNEL
+    assert "fp8_e5m2" in listed.fix and "fp8_e5m2" not in unlisted.fix
+
+
+def test_a_torch_older_than_float8_is_told_to_update() -> None:
+    explanation = cw.explain("AttributeError: module 'torch' has no attribute 'float8_e4m3fn'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+    assert "2.1" in explanation.cause and "update torch" in explanation.fix
+
+
+def test_scaled_mm_refusing_its_scales_names_float32_scales_without_confidence() -> None:
+    explanation = cw.explain(
+        "RuntimeError: Invalid scaling configuration.\n- For TensorWise scaling, a and b should be float8, scales "
+        "should be float and singletons.\n- For RowWise scaling, a and b should be float8, scales should be float, "
+        "scale_a should be (64, 1) and scale_b should be (1, 32), and both should be contiguous.")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.confidence is Confidence.LOW
+    assert "float32 scales" in explanation.fix
+
+
+def test_fp8_matmul_sizes_not_divisible_by_16_are_told_to_pad() -> None:
+    explanation = cw.explain("AssertionError: FP8 execution requires 2D input matrices with height divisible by 8 and "
+                             "width divisible by 16, but got tensor with dims=[896, 712]")
+    assert explanation.kind is Kind.NO_KERNEL and "pad" in explanation.fix
+
+
+def test_cublaslt_refusing_a_matmul_is_an_fp8_layout_only_where_the_paste_runs_fp8() -> None:
+    error = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling cublasLtMatmul with transpose_mat1 t "
+             "transpose_mat2 n m 2048 n 2048 k 2048")
+    fp8 = cw.explain("out = torch._scaled_mm(a, b, scale_a, scale_b)\n" + error)
+    assert fp8.kind is Kind.NO_KERNEL and fp8.confidence is Confidence.LOW and "storage offset" in fp8.cause
+    assert cw.explain("out = a @ b\n" + error) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Expected a.dtype() == torch::kInt8 to be true, but got false.", Kind.NO_KERNEL, ("int8",),
+     "update the library"),
+    ("ERROR : Arch conditional MMA instruction used without targeting appropriate compute capability. Aborting.",
+     Kind.NO_KERNEL, (), "GPU the kernel supports"),
+    ("RuntimeError: Expected condition to have ScalarType Byte, but got ScalarType Double", Kind.MASK, ("f64",),
+     "cond.bool()"),
+    ("RuntimeError: torch.cuda.sparse.HalfTensor is not enabled.", Kind.NO_KERNEL, ("f16",), "update torch"),
+])
+def test_round_forty_eight_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_an_xpu_kernel_is_told_on_the_xpu() -> None:
+    explanation = cw.explain("NotImplementedError: \"angle_xpu\" not implemented for 'BFloat16'")
+    assert explanation.device == "xpu" and "XPU" in explanation.cause
