@@ -297,79 +297,129 @@ CASES: dict[str, LiveCase] = {
     # --- fp8 GEMMs on torch._scaled_mm
     # the per-tensor weight scale computed from the bf16 weight (so bf16) and handed to torch._scaled_mm
     "scaled-mm-scale-from-bf16-weight": case(_scaled_mm_scale_from_bf16_weight, "matmul_dtype", "float8_e4m3fn",
-                                             "bf16", fix=("scale",)),
+                                             "bf16", fix=("scale",),
+                                             grade="not_recognised", grade_at_freeze="not_recognised",
+                                             why="At freeze (02d505d) castwise gave nothing. torch._scaled_mm's "
+                                                 "ValueError ('Invalid scaling configuration ... Got ... "
+                                                 "scale_b.dtype()=BFloat16') is read by no rule: the scale computed "
+                                                 "from the bf16 weight is bf16 where the fp8 GEMM needs fp32 scales."),
     # a model whose linears were swapped for _scaled_mm fp8 linears, then cast with model.to(bfloat16) as before
     "fp8-linear-model-to-bf16-after-quantize": case(_fp8_linear_model_to_bf16_after_quantize, "matmul_dtype",
-                                                    "float8_e4m3fn", "bf16"),
+                                                    "float8_e4m3fn", "bf16",
+                                                    grade="not_recognised", grade_at_freeze="not_recognised",
+                                                    why="At freeze (02d505d) castwise gave nothing. The same "
+                                                        "torch._scaled_mm ValueError, here after model.to(bfloat16) "
+                                                        "cast the fp8 weight buffer back to bf16 and the fp32 scales "
+                                                        "to bf16, is read by no rule."),
     # the int8 export's codes reused as the weight of the new torch._scaled_mm path
-    "scaled-mm-int8-weights": case(_scaled_mm_int8_weights, "integer_operand", "int8"),
+    "scaled-mm-int8-weights": case(_scaled_mm_int8_weights, "integer_operand", "int8",
+                                   grade="not_recognised", grade_at_freeze="not_recognised",
+                                   why="At freeze (02d505d) castwise gave nothing. torch._scaled_mm's ValueError "
+                                       "naming mat_b.dtype()=Char (int8 codes where an fp8 operand is required) is "
+                                       "read by no rule."),
     # --- loading fp8 checkpoints into bf16 models
     # a meta-initialised bf16 model filled from an fp8 checkpoint with load_state_dict(assign=True)
-    "assign-load-fp8-checkpoint": case(_assign_load_fp8_checkpoint, "matmul_dtype", "bf16", "float8_e4m3fn"),
+    "assign-load-fp8-checkpoint": case(_assign_load_fp8_checkpoint, "matmul_dtype", "bf16", "float8_e4m3fn",
+                                       grade="correct", grade_at_freeze="correct"),
     # DeepSeek-style block dequantization with the fp32 scale_inv: the dense weight comes out fp32
-    "block-scale-inv-dequant-fp32": case(_block_scale_inv_dequant_fp32, "matmul_dtype", "bf16", "f32"),
+    "block-scale-inv-dequant-fp32": case(_block_scale_inv_dequant_fp32, "matmul_dtype", "bf16", "f32",
+                                         grade="correct", grade_at_freeze="correct"),
     # fp8 weights saved as raw uint8 bytes, loaded without viewing them back as float8_e4m3fn
-    "fp8-bytes-as-uint8-linear": case(_fp8_bytes_as_uint8_linear, "matmul_dtype", "bf16", "uint8", fix=("view",)),
+    "fp8-bytes-as-uint8-linear": case(_fp8_bytes_as_uint8_linear, "matmul_dtype", "bf16", "uint8", fix=("view",),
+                                      grade="partly", grade_at_freeze="partly",
+                                      why="At freeze (02d505d) castwise gave matmul_dtype [bf16, uint8] (low "
+                                          "confidence). It reads the uint8 weight as a packed quantized weight and "
+                                          "says to dequantize it or call the quantized layer, but not that these are "
+                                          "fp8 bytes to reinterpret with .view(torch.float8_e4m3fn) (a cast would turn"
+                                          " the byte codes into the numbers 0 to 255)."),
     # a vision tower's patch-embedding conv loaded from an fp8 checkpoint as stored
-    "vision-patch-embed-fp8-conv": case(_vision_patch_embed_fp8_conv, "conv_weight_dtype", "bf16", "float8_e4m3fn"),
+    "vision-patch-embed-fp8-conv": case(_vision_patch_embed_fp8_conv, "conv_weight_dtype", "bf16", "float8_e4m3fn",
+                                        grade="correct", grade_at_freeze="correct"),
     # --- hand-written fp8 layers
     # a custom autograd linear saving an fp8 copy of its input; backward multiplies the bf16 grad by it
     "fp8-saved-input-custom-backward": case(_fp8_saved_input_custom_backward, "matmul_dtype", "bf16",
-                                            "float8_e4m3fn"),
+                                            "float8_e4m3fn",
+                                            grade="correct", grade_at_freeze="correct"),
     # hybrid recipe by hand: grad_input as e5m2 gradients times the e4m3 weight with torch.mm
     "e5m2-grad-times-e4m3-weight": case(_e5m2_grad_times_e4m3_weight, "matmul_dtype", "float8_e5m2",
-                                        "float8_e4m3fn"),
+                                        "float8_e4m3fn",
+                                        grade="correct", grade_at_freeze="correct"),
     # MoE expert weights stored in fp8, multiplied with bf16 grouped tokens by bmm
-    "moe-fp8-expert-weights-bmm": case(_moe_fp8_expert_weights_bmm, "batched_matmul_dtype", "bf16", "float8_e4m3fn"),
+    "moe-fp8-expert-weights-bmm": case(_moe_fp8_expert_weights_bmm, "batched_matmul_dtype", "bf16", "float8_e4m3fn",
+                                       grade="correct", grade_at_freeze="correct"),
     # fp8 x fp8 matmul (which runs on the CPU) scaled by the product of the two per-tensor scales while still fp8
     "fp8-gemm-output-times-tensorwise-scales": case(_fp8_gemm_output_times_tensorwise_scales, "no_kernel",
-                                                    "float8_e4m3fn"),
+                                                    "float8_e4m3fn",
+                                                    grade="correct", grade_at_freeze="correct"),
     # an MLP keeping its hidden activation in fp8 for memory, GELU applied before dequantizing
-    "fp8-mlp-hidden-gelu": case(_fp8_mlp_hidden_gelu, "no_kernel", "float8_e4m3fn"),
+    "fp8-mlp-hidden-gelu": case(_fp8_mlp_hidden_gelu, "no_kernel", "float8_e4m3fn",
+                                grade="correct", grade_at_freeze="correct"),
     # an fp8 lm_head GEMM whose fp8 logits go straight into cross_entropy
-    "fp8-lm-head-cross-entropy": case(_fp8_lm_head_cross_entropy, "no_kernel", "float8_e4m3fn"),
+    "fp8-lm-head-cross-entropy": case(_fp8_lm_head_cross_entropy, "no_kernel", "float8_e4m3fn",
+                                      grade="correct", grade_at_freeze="correct"),
     # --- quantization helpers
     # stochastic rounding noise drawn with rand_like of the already-quantized fp8 tensor
-    "stochastic-rounding-rand-like-fp8": case(_stochastic_rounding_rand_like_fp8, "no_kernel", "float8_e4m3fn"),
+    "stochastic-rounding-rand-like-fp8": case(_stochastic_rounding_rand_like_fp8, "no_kernel", "float8_e4m3fn",
+                                              grade="correct", grade_at_freeze="correct"),
     # NaNs from out-of-range values cleaned with nan_to_num after the e4m3fn cast
-    "nan-to-num-after-fp8-cast": case(_nan_to_num_after_fp8_cast, "no_kernel", "float8_e4m3fn"),
+    "nan-to-num-after-fp8-cast": case(_nan_to_num_after_fp8_cast, "no_kernel", "float8_e4m3fn",
+                                      grade="correct", grade_at_freeze="correct"),
     # simulated fp8 rounding: bf16 values bucketized against the table of e4m3fn values kept in fp8
-    "fp8-grid-bucketize-rounding": case(_fp8_grid_bucketize_rounding, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fp8-grid-bucketize-rounding": case(_fp8_grid_bucketize_rounding, "fp8_promotion", "float8_e4m3fn", "bf16",
+                                        grade="correct", grade_at_freeze="correct"),
     # a quantizer's unit test comparing the bf16 weight with its fp8 quantization by isclose
-    "quantizer-roundtrip-isclose": case(_quantizer_roundtrip_isclose, "op_dtype", "bf16", "float8_e4m3fn"),
+    "quantizer-roundtrip-isclose": case(_quantizer_roundtrip_isclose, "op_dtype", "bf16", "float8_e4m3fn",
+                                        grade="correct", grade_at_freeze="correct"),
     # --- amax and scale bookkeeping
     # delayed scaling's step counter buffer made with torch.zeros(()) (fp32), used to index the amax history
-    "amax-history-float-step-index": case(_amax_history_float_step_index, "index_tensor_dtype"),
+    "amax-history-float-step-index": case(_amax_history_float_step_index, "index_tensor_dtype",
+                                          grade="correct", grade_at_freeze="correct"),
     # the fp8 scale buffer registered as torch.tensor(1) (int64), updated with div(..., out=scale)
-    "int64-scale-buffer-div-out": case(_int64_scale_buffer_div_out, "result_cast", "f32", "int64"),
+    "int64-scale-buffer-div-out": case(_int64_scale_buffer_div_out, "result_cast", "f32", "int64",
+                                       grade="correct", grade_at_freeze="correct"),
     # --- fp8 KV caches and masks
     # decode keys/values dequantized with .float() times the fp32 scale, attended by bf16 queries
-    "fp8-kv-cache-dequant-float-sdpa": case(_fp8_kv_cache_dequant_float_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "fp8-kv-cache-dequant-float-sdpa": case(_fp8_kv_cache_dequant_float_sdpa, "sdpa_dtype", "bf16", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
     # the causal mask built with -inf in the KV cache's dtype, e4m3fn
-    "fp8-causal-mask-minus-inf": case(_fp8_causal_mask_minus_inf, "half_overflow", "float8_e4m3fn", cause=("448",)),
+    "fp8-causal-mask-minus-inf": case(_fp8_causal_mask_minus_inf, "half_overflow", "float8_e4m3fn", cause=("448",),
+                                      grade="partly", grade_at_freeze="partly",
+                                      why="At freeze (02d505d) castwise gave half_overflow [float8_e4m3fn] (high "
+                                          "confidence). The kind and dtype are right, but it names no range (e4m3fn's "
+                                          "finite range is +-448 and it has no infinity) and its fix suggests "
+                                          "float('-inf') for masks, which is the very value that overflows here."),
     # --- fp8 activations for communication and storage
     # pipeline stage receiving fp8 activations straight into its bf16 LayerNorm
-    "pipeline-fp8-activations-layer-norm": case(_pipeline_fp8_activations_layer_norm, "norm_param_dtype", "f32"),
+    "pipeline-fp8-activations-layer-norm": case(_pipeline_fp8_activations_layer_norm, "norm_param_dtype", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # sequence-parallel all_gather_into_tensor of an fp8 shard into a bf16 output buffer
     "sequence-parallel-all-gather-fp8-bf16-buffer": case(_sequence_parallel_all_gather_fp8_bf16_buffer,
-                                                         "scalar_type", "float8_e4m3fn", "bf16"),
+                                                         "scalar_type", "float8_e4m3fn", "bf16",
+                                                         grade="correct", grade_at_freeze="correct"),
     # hand-rolled FSDP: each rank's fp8 flat shard all_gathered into a list of bf16 slots
     "manual-fsdp-fp8-shard-all-gather-list": case(_manual_fsdp_fp8_shard_all_gather_list, "scalar_type", "bf16",
-                                                  "float8_e4m3fn"),
+                                                  "float8_e4m3fn",
+                                                  grade="correct", grade_at_freeze="correct"),
     # tensor-parallel shards exported on two vendors' machines (e4m3fn and e4m3fnuz) merged with cat
     "tp-merge-fnuz-and-fn-shards": case(_tp_merge_fnuz_and_fn_shards, "fp8_promotion", "float8_e4m3fn",
-                                        "float8_e4m3fnuz"),
+                                        "float8_e4m3fnuz",
+                                        grade="correct", grade_at_freeze="correct"),
     # --- fp8 weights, gradients and optimizer states
     # a recsys fp8 embedding table updated sparsely with index_add_ of bf16 row gradients
     "fp8-embedding-sparse-update-index-add": case(_fp8_embedding_sparse_update_index_add, "indexed_write_dtype",
-                                                  "float8_e4m3fn", "bf16"),
+                                                  "float8_e4m3fn", "bf16",
+                                                  grade="correct", grade_at_freeze="correct"),
     # a bf16 EMA shadow lerp_'d toward the fp8-stored served weights
     "bf16-ema-lerp-toward-fp8-weights": case(_bf16_ema_lerp_toward_fp8_weights, "lerp_dtype", "bf16",
-                                             "float8_e4m3fn"),
+                                             "float8_e4m3fn",
+                                             grade="correct", grade_at_freeze="correct"),
     # "fp8 training": the parameter itself stored in fp8 and stepped with AdamW
-    "adamw-on-fp8-params": case(_adamw_on_fp8_params, "no_kernel", "float8_e4m3fn"),
+    "adamw-on-fp8-params": case(_adamw_on_fp8_params, "no_kernel", "float8_e4m3fn",
+                                grade="correct", grade_at_freeze="correct"),
     # Adam's second moment kept in e5m2, updated with addcmul_ of the bf16 gradient
-    "e5m2-second-moment-addcmul": case(_e5m2_second_moment_addcmul, "fp8_promotion", "float8_e5m2", "bf16"),
+    "e5m2-second-moment-addcmul": case(_e5m2_second_moment_addcmul, "fp8_promotion", "float8_e5m2", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # gradients replaced by e5m2 copies between accumulation steps to save memory
-    "e5m2-compressed-grad-assigned": case(_e5m2_compressed_grad_assigned, "loss_dtype", "float8_e5m2", "bf16"),
+    "e5m2-compressed-grad-assigned": case(_e5m2_compressed_grad_assigned, "loss_dtype", "float8_e5m2", "bf16",
+                                          grade="correct", grade_at_freeze="correct"),
 }
