@@ -298,7 +298,7 @@ CASES: dict[str, LiveCase] = {
     # the per-tensor weight scale computed from the bf16 weight (so bf16) and handed to torch._scaled_mm
     "scaled-mm-scale-from-bf16-weight": case(_scaled_mm_scale_from_bf16_weight, "matmul_dtype", "float8_e4m3fn",
                                              "bf16", fix=("scale",),
-                                             grade="not_recognised", grade_at_freeze="not_recognised",
+                                             grade="correct", grade_at_freeze="not_recognised",
                                              why="At freeze (02d505d) castwise gave nothing. torch._scaled_mm's "
                                                  "ValueError ('Invalid scaling configuration ... Got ... "
                                                  "scale_b.dtype()=BFloat16') is read by no rule: the scale computed "
@@ -306,14 +306,14 @@ CASES: dict[str, LiveCase] = {
     # a model whose linears were swapped for _scaled_mm fp8 linears, then cast with model.to(bfloat16) as before
     "fp8-linear-model-to-bf16-after-quantize": case(_fp8_linear_model_to_bf16_after_quantize, "matmul_dtype",
                                                     "float8_e4m3fn", "bf16",
-                                                    grade="not_recognised", grade_at_freeze="not_recognised",
+                                                    grade="correct", grade_at_freeze="not_recognised",
                                                     why="At freeze (02d505d) castwise gave nothing. The same "
                                                         "torch._scaled_mm ValueError, here after model.to(bfloat16) "
                                                         "cast the fp8 weight buffer back to bf16 and the fp32 scales "
                                                         "to bf16, is read by no rule."),
     # the int8 export's codes reused as the weight of the new torch._scaled_mm path
     "scaled-mm-int8-weights": case(_scaled_mm_int8_weights, "integer_operand", "int8",
-                                   grade="not_recognised", grade_at_freeze="not_recognised",
+                                   grade="correct", grade_at_freeze="not_recognised",
                                    why="At freeze (02d505d) castwise gave nothing. torch._scaled_mm's ValueError "
                                        "naming mat_b.dtype()=Char (int8 codes where an fp8 operand is required) is "
                                        "read by no rule."),
@@ -326,7 +326,7 @@ CASES: dict[str, LiveCase] = {
                                          grade="correct", grade_at_freeze="correct"),
     # fp8 weights saved as raw uint8 bytes, loaded without viewing them back as float8_e4m3fn
     "fp8-bytes-as-uint8-linear": case(_fp8_bytes_as_uint8_linear, "matmul_dtype", "bf16", "uint8", fix=("view",),
-                                      grade="partly", grade_at_freeze="partly",
+                                      grade="correct", grade_at_freeze="partly",
                                       why="At freeze (02d505d) castwise gave matmul_dtype [bf16, uint8] (low "
                                           "confidence). It reads the uint8 weight as a packed quantized weight and "
                                           "says to dequantize it or call the quantized layer, but not that these are "
@@ -383,7 +383,7 @@ CASES: dict[str, LiveCase] = {
                                             grade="correct", grade_at_freeze="correct"),
     # the causal mask built with -inf in the KV cache's dtype, e4m3fn
     "fp8-causal-mask-minus-inf": case(_fp8_causal_mask_minus_inf, "half_overflow", "float8_e4m3fn", cause=("448",),
-                                      grade="partly", grade_at_freeze="partly",
+                                      grade="correct", grade_at_freeze="partly",
                                       why="At freeze (02d505d) castwise gave half_overflow [float8_e4m3fn] (high "
                                           "confidence). The kind and dtype are right, but it names no range (e4m3fn's "
                                           "finite range is +-448 and it has no infinity) and its fix suggests "

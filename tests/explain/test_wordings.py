@@ -2525,3 +2525,44 @@ def test_round_forty_eight_wordings(paste: str, kind: Kind, dtypes: tuple[str, .
 def test_an_xpu_kernel_is_told_on_the_xpu() -> None:
     explanation = cw.explain("NotImplementedError: \"angle_xpu\" not implemented for 'BFloat16'")
     assert explanation.device == "xpu" and "XPU" in explanation.cause
+
+
+_SCALED_MM_REFUSED = (
+    "ValueError: Invalid scaling configuration.\n- For TensorWise scaling, a and b should be float8, scales should be "
+    "float and singletons.\nGot mat_a.dtype()=Float8_e4m3fn, scale_a.dtype()=Float, scale_a.size()=[], "
+    "scale_a.stride()=[], mat_b.dtype()={mat_b}, scale_b.dtype()={scale_b}, scale_b.size()=[] and "
+    "scale_b.stride()=[]")
+
+
+@pytest.mark.parametrize(("mat_b", "scale_b", "kind", "dtypes", "words"), [
+    ("Float8_e4m3fn", "BFloat16", Kind.MATMUL, ("float8_e4m3fn", "bf16"), "keep the scales float32"),
+    ("BFloat16", "Float", Kind.MATMUL, ("float8_e4m3fn", "bf16"), "quantize after the last"),
+    ("Char", "Float", Kind.INTEGER_OPERAND, ("int8",), "torch._int_mm"),
+    ("Float8_e4m3fn", "Float", Kind.SCALAR_TYPE, (), "shape the message lists"),
+])
+def test_scaled_mm_s_got_line_says_which_operand_or_scale_is_odd(mat_b: str, scale_b: str, kind: Kind,
+                                                                  dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(_SCALED_MM_REFUSED.format(mat_b=mat_b, scale_b=scale_b))
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_an_fp8_overflow_names_its_range_and_never_suggests_infinity() -> None:
+    explanation = cw.explain("RuntimeError: value cannot be converted to type c10::Float8_e4m3fn without overflow")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and "±448" in explanation.cause
+    assert "no infinity" in explanation.cause and "-inf')` for masks" not in explanation.fix
+
+
+def test_a_uint8_weight_in_a_matmul_may_be_fp8_bytes_to_reinterpret() -> None:
+    explanation = cw.explain("RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != "
+                             "unsigned char")
+    assert explanation.kind is Kind.MATMUL and "view(torch.float8_e4m3fn)" in explanation.fix
+
+
+def test_a_live_fp8_weight_is_not_named_to_be_converted_to_the_input_s_dtype() -> None:
+    layer = nn.Linear(8, 4, bias=False, dtype=torch.bfloat16)
+    layer.weight.data = layer.weight.data.to(torch.float8_e4m3fn)
+    with pytest.raises(RuntimeError) as raised:
+        layer(torch.randn(2, 8, dtype=torch.bfloat16))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.MATMUL and "float8_e4m3fn" in explanation.dtypes
+    assert "weight.data = weight.data.to" not in explanation.fix and "times its scale" in explanation.fix

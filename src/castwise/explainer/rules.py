@@ -17,7 +17,7 @@ from castwise.explainer.clues import library_calling, module_called, tied_parame
 from castwise.explainer.explanation import Confidence, Explanation, Facts, Family, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.held_model import odd_in
-from castwise.explainer.spelling import short_dtype
+from castwise.explainer.spelling import is_fp8, short_dtype
 
 DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[A-Za-z0-9_.]{1,60}(?:\s(?:int|char))?"
 """One dtype as torch spells it in a message (``Float``, ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor``); ASCII
@@ -88,12 +88,14 @@ def dtype_read(found: re.Match[str], group: str) -> tuple[tuple[str, ...], str]:
 
 def _held_model_told(failure: Failure, names: tuple[str, ...], culprit: str, fix: str) -> tuple[str, str]:
     """The culprit and fix with what a live exception's model shows about floating dtypes ``names``: a parameter tied
-    under two names in the odd dtype, else the few tensors in it."""
+    under two names in the odd dtype, else the few tensors in it (not fp8 ones: converting those loses their scale)."""
     tied = tied_parameter(failure, names)
     if tied:
         return (f"`{tied[0]}` and `{tied[1]}` are one tied parameter, {tied[2]} while the rest of the model is not: "
                 f"converting either module converted both (an lm_head tied to the input embeddings is the usual "
                 f"case); convert the whole model, or untie them first; {culprit}"), fix
+    if any(is_fp8(name) for name in names):
+        return culprit, fix
     odd = odd_in(failure.model, names)
     return (culprit, f"{odd_tensors_fix(odd, failure.model.usual)}; {fix}") if odd else (culprit, fix)
 

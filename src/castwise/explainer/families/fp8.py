@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 
+from castwise.explainer.advice import a
 from castwise.explainer.clues import paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, explained, message_only, rule
+from castwise.explainer.spelling import is_floating, is_fp8, short_dtype
 
 _OLDER_GPU = "run in bf16 on this GPU (skip the fp8 conversion, or load the checkpoint dequantized to bf16)"
 
@@ -71,16 +73,57 @@ _e5m2_cache_with_fp8_weights = message_only(
     op="vLLM's KV cache", names=("float8_e5m2",),
 )
 
-_scales = message_only(
-    Kind.SCALAR_TYPE,
-    "`torch._scaled_mm` refused its scales: each recipe it runs wants float32 scales of set shapes (one scalar per "
-    "operand for tensor-wise scaling, (M, 1) and (1, N) for row-wise, both contiguous) and fp8 operands",
-    "scales in bf16/fp16 (made from the activations' dtype, or converted with the model), of the wrong shape, or "
-    "overwritten in place between calls (a layer's cached scale reused by a second branch or batch)",
-    "pass float32 scales of the shape the message lists (`scale.float().reshape(-1, 1)` for row-wise), computed per "
-    "call rather than cached and changed in place; keep the operands float8_e4m3fn/e5m2",
-    op="torch._scaled_mm", confidence=Confidence.LOW,
-)
+_SCALED_MM_GOT = re.compile(
+    r"mat_a\.dtype\(\)=(?P<mat_a>\w+), scale_a\.dtype\(\)=(?P<scale_a>\w+).{0,120}?mat_b\.dtype\(\)=(?P<mat_b>\w+), "
+    r"scale_b\.dtype\(\)=(?P<scale_b>\w+)")
+
+
+def _scales(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch._scaled_mm`` refusing its configuration; newer torch adds what it got, which says whether an operand
+    or a scale has the wrong dtype."""
+    del found
+    got = paste_search(failure, _SCALED_MM_GOT)
+    held = {key: short_dtype(value) or value for key, value in got.groupdict().items()} if got else {}
+    mats = [held[key] for key in ("mat_a", "mat_b") if key in held]
+    odd_mat = next((name for name in mats if not is_fp8(name)), None)
+    fp8 = next((name for name in mats if is_fp8(name)), "float8_e4m3fn")
+    if odd_mat is not None and not is_floating(odd_mat):
+        return explained(
+            Kind.INTEGER_OPERAND, failure,
+            f"`torch._scaled_mm` got {a(odd_mat)} operand: it multiplies fp8 operands only",
+            f"int8 codes (an int8-quantized weight) handed to the fp8 matmul, or fp8 bytes kept as {odd_mat}",
+            "use the kernel for the codes' format (`torch._int_mm` for int8 × int8), or quantize the weight to fp8 "
+            "(`(w / scale).to(torch.float8_e4m3fn)`); fp8 bytes stored as uint8 are reinterpreted with "
+            "`w.view(torch.float8_e4m3fn)`",
+            op="torch._scaled_mm", names=(odd_mat,),
+        )
+    odd_scale = next((held[key] for key in ("scale_a", "scale_b") if key in held and held[key] != "f32"), None)
+    odd = odd_mat or odd_scale
+    if odd is not None:
+        which = "an operand" if odd_mat else "a scale"
+        return explained(
+            Kind.MATMUL, failure,
+            f"`torch._scaled_mm` got {which} in {odd} beside {fp8}: it wants both operands in fp8 and both scales "
+            "in float32",
+            "a `model.to(torch.bfloat16)` (or `.half()`) after quantizing, which converts the fp8 weight and its "
+            "float32 scales back" if odd_mat else "a scale computed from a bf16 tensor (`w.abs().max() / 448` keeps "
+            "w's dtype), or float32 scales converted with the model (`model.to(torch.bfloat16)` after quantizing)",
+            "keep the scales float32 (`scale = (w.abs().max().float() / 448)`, registered as a buffer the model's "
+            "conversions skip, or converted back with `.float()` before the call) and both operands fp8; quantize "
+            "after the last `model.to(...)`, not before",
+            op="torch._scaled_mm", names=(fp8, odd),
+        )
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        "`torch._scaled_mm` refused its scales: each recipe it runs wants float32 scales of set shapes (one scalar "
+        "per operand for tensor-wise scaling, (M, 1) and (1, N) for row-wise, both contiguous) and fp8 operands",
+        "scales in bf16/fp16 (made from the activations' dtype, or converted with the model), of the wrong shape, or "
+        "overwritten in place between calls (a layer's cached scale reused by a second branch or batch)",
+        "pass float32 scales of the shape the message lists (`scale.float().reshape(-1, 1)` for row-wise), computed "
+        "per call rather than cached and changed in place; keep the operands float8_e4m3fn/e5m2",
+        op="torch._scaled_mm", confidence=Confidence.LOW,
+    )
+
 
 _divisible = message_only(
     Kind.NO_KERNEL,

@@ -136,8 +136,9 @@ def quantized_weight_used(failure: Failure, names: tuple[str, ...], op: str | No
         "call the quantized layer itself instead of its weight, or dequantize the weight first; if the code doing "
         "it is a library's (a loader, a model's remote code, an adapter, a runtime), update it, or load the "
         "model without quantization for that layer"
-        + (". If the uint8 tensor is data (image pixels), convert it instead: `x.float()`" if integer == "uint8"
-           else "")
+        + (". If the uint8 tensor holds fp8 bytes (an fp8 checkpoint read or stored as uint8), reinterpret it, not "
+           "cast it: `w.view(torch.float8_e4m3fn).to(x.dtype)` times its scale. If it is data (image pixels), "
+           "convert it instead: `x.float()`" if integer == "uint8" else "")
         + ". Not a precision-policy problem",
         op=op, names=names, confidence=Confidence.LOW,
     )

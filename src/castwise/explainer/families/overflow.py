@@ -10,17 +10,38 @@ from __future__ import annotations
 
 import re
 
+import torch
+
 from castwise.explainer.advice import a
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, explained, rule
-from castwise.explainer.spelling import is_floating, short_dtype
+from castwise.explainer.spelling import dtype_of, is_floating, is_fp8, short_dtype
 
 _RANGES = {"f16": "±65504", "bf16": "about ±3.39e38, fp32's range", "f32": "about ±3.4e38"}
 
 
+def _fp8_overflow(names: tuple[str, ...], dtype: str, failure: Failure) -> Explanation:
+    """A number past an fp8 dtype's small range (±448 for e4m3fn, which has no infinity) cast or written into it."""
+    dtype_object = dtype_of(dtype)
+    largest = f"±{torch.finfo(dtype_object).max:g}" if dtype_object is not None else "its finite range"
+    infinite = "" if dtype.startswith("float8_e5m2") and not dtype.endswith("fnuz") else ", and it has no infinity"
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"a number outside {dtype}'s range ({largest}{infinite}) was written into {a(dtype)} tensor",
+        "a value cast to fp8 without a scale (activations or weights past the range), or a mask value or constant "
+        "(`-1e9`, `float('-inf')`, `torch.finfo(torch.float32).min`) written into an fp8 tensor",
+        f"scale into range before the cast (`(x / scale).clamp(-m, m).to(torch.{dtype})` with "
+        f"`m = torch.finfo(torch.{dtype}).max` and `scale = x.abs().max() / m`), and apply masks and large constants "
+        "after dequantizing, in bf16 or fp32: fp8 is for scaled storage, not for sentinel values",
+        op="fill/masked_fill/cast to fp8", names=names,
+    )
+
+
 def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "t")
+    if is_fp8(dtype):
+        return _fp8_overflow(names, dtype, failure)
     if not is_floating(dtype):
         return explained(
             Kind.VALUE_OVERFLOW, failure,
