@@ -323,79 +323,114 @@ def _numpy_assert_allclose_fp8_outputs() -> None:
 CASES: dict[str, LiveCase] = {
     # --- fp8 KV caches and paged attention
     # hand-written paged attention gathering the decode's key blocks out of the fp8 pool with torch.gather
-    "paged-kv-torch-gather-fp8-pool": case(_paged_kv_torch_gather_fp8_pool, "no_kernel", "float8_e4m3fn"),
+    "paged-kv-torch-gather-fp8-pool": case(_paged_kv_torch_gather_fp8_pool, "no_kernel", "float8_e4m3fn",
+                                           grade="correct", grade_at_freeze="correct"),
     # paged keys dequantized with the cache manager's per-block fp16 scales (bf16 * fp16 gives fp32), then bmm
-    "paged-kv-fp16-block-scales-bmm": case(_paged_kv_fp16_block_scales_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "paged-kv-fp16-block-scales-bmm": case(_paged_kv_fp16_block_scales_bmm, "batched_matmul_dtype", "bf16", "f32",
+                                           grade="correct", grade_at_freeze="correct"),
     # a KV cache allocated as e5m2 from the config, written through the e4m3fn quantize helper
     "kv-cache-e5m2-pool-e4m3fn-writes": case(_kv_cache_e5m2_pool_e4m3_writes, "indexed_write_dtype", "float8_e5m2",
-                                             "float8_e4m3fn"),
+                                             "float8_e4m3fn",
+                                             grade="correct", grade_at_freeze="correct"),
     # the KV dequantize helper's out_dtype defaulting to fp16 in a bf16 model's decode attention
-    "kv-dequant-helper-default-fp16-sdpa": case(_kv_dequant_helper_defaults_fp16, "sdpa_dtype", "bf16", "f16"),
+    "kv-dequant-helper-default-fp16-sdpa": case(_kv_dequant_helper_defaults_fp16, "sdpa_dtype", "bf16", "f16",
+                                                grade="correct", grade_at_freeze="correct"),
     # a converter quantizing every floating tensor: the ALiBi bias buffer arrives in fp8 as SDPA's mask
     "alibi-bias-buffer-quantized-sdpa-mask": case(_alibi_bias_buffer_quantized_fp8_sdpa, "attn_mask_dtype",
-                                                  "float8_e4m3fn", "bf16"),
+                                                  "float8_e4m3fn", "bf16",
+                                                  grade="correct", grade_at_freeze="correct"),
     # "fp8 attention" by quantizing q, k and v and handing all three to SDPA
-    "sdpa-all-operands-fp8": case(_fp8_attention_all_operands_quantized_sdpa, "no_kernel", "float8_e4m3fn"),
+    "sdpa-all-operands-fp8": case(_fp8_attention_all_operands_quantized_sdpa, "no_kernel", "float8_e4m3fn",
+                                  grade="correct", grade_at_freeze="correct"),
     # a Mamba layer's decode conv state allocated in the engine's fp8 kv_cache_dtype, multiplied with bf16 taps
-    "mamba-conv-state-fp8-cache": case(_mamba_conv_state_in_fp8_cache, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "mamba-conv-state-fp8-cache": case(_mamba_conv_state_in_fp8_cache, "fp8_promotion", "float8_e4m3fn", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # --- fp8 weights in embeddings, norms, convs, recurrent and attention layers
     # an fp8 embedding table (loaded with assign=True) in an Embedding with max_norm: the renorm runs on it
-    "embedding-max-norm-fp8-table": case(_embedding_max_norm_fp8_table, "no_kernel", "float8_e4m3fn"),
+    "embedding-max-norm-fp8-table": case(_embedding_max_norm_fp8_table, "no_kernel", "float8_e4m3fn",
+                                         grade="correct", grade_at_freeze="correct"),
     # the embedding quantized for serving while the lm_head is tied to it, run in inference_mode
-    "tied-lm-head-fp8-embedding": case(_tied_lm_head_fp8_embedding, "matmul_dtype", "bf16", "float8_e4m3fn"),
+    "tied-lm-head-fp8-embedding": case(_tied_lm_head_fp8_embedding, "matmul_dtype", "bf16", "float8_e4m3fn",
+                                       grade="correct", grade_at_freeze="correct"),
     # an RMSNorm weight quantized along with the linears by the converter
     "rmsnorm-weight-quantized": case(_rmsnorm_weight_quantized_with_linears, "fp8_promotion", "f32",
-                                     "float8_e4m3fn"),
+                                     "float8_e4m3fn",
+                                     grade="correct", grade_at_freeze="correct"),
     # a BatchNorm's running_var quantized along with the conv weights and assign-loaded
     "batchnorm-running-var-fp8": case(_batchnorm_running_stats_quantized, "norm_param_dtype", "bf16",
-                                      "float8_e4m3fn"),
+                                      "float8_e4m3fn",
+                                      grade="correct", grade_at_freeze="correct"),
     # a VAE decoder's ConvTranspose2d upsampler served with its fp8 weight as stored
     "vae-conv-transpose-fp8-weight": case(_vae_decoder_conv_transpose_fp8, "conv_weight_dtype", "bf16",
-                                          "float8_e4m3fn"),
+                                          "float8_e4m3fn",
+                                          grade="correct", grade_at_freeze="correct"),
     # the loader dequantizes only tensors with a scale beside them: the conv's weight, not its fp8 bias
     "conv1d-bias-left-fp8": case(_conv_bias_left_fp8_after_weight_dequant, "conv_bias_dtype", "bf16",
-                                 "float8_e4m3fn"),
+                                 "float8_e4m3fn",
+                                 grade="correct", grade_at_freeze="correct"),
     # W8A8 fp8 for a CNN: image and conv weight both quantized and given to conv2d
-    "w8a8-conv-both-fp8": case(_w8a8_fp8_conv_both_quantized, "no_kernel", "float8_e4m3fn"),
+    "w8a8-conv-both-fp8": case(_w8a8_fp8_conv_both_quantized, "no_kernel", "float8_e4m3fn",
+                               grade="correct", grade_at_freeze="correct"),
     # a speech model's LSTM assign-loaded from the all-fp8 checkpoint
-    "lstm-fp8-checkpoint-weights": case(_lstm_fp8_weights_from_checkpoint, "rnn_dtype", "bf16", "float8_e4m3fn"),
+    "lstm-fp8-checkpoint-weights": case(_lstm_fp8_weights_from_checkpoint, "rnn_dtype", "bf16", "float8_e4m3fn",
+                                        grade="correct", grade_at_freeze="correct"),
     # MultiheadAttention's in_proj_weight quantized and assign-loaded, run in inference_mode
-    "mha-in-proj-fp8": case(_mha_in_proj_fp8, "matmul_dtype", "bf16", "float8_e4m3fn"),
+    "mha-in-proj-fp8": case(_mha_in_proj_fp8, "matmul_dtype", "bf16", "float8_e4m3fn",
+                            grade="correct", grade_at_freeze="correct"),
     # dequantize-on-the-fly as a parametrization over the fp8 weight (fp8 in, bf16 out)
     "dequant-parametrization-fp8-weight": case(_dequant_parametrization_on_fp8_weight, "op_dtype", "float8_e4m3fn",
-                                               "bf16"),
+                                               "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
     # a HiFi-GAN-style vocoder's weight-norm g and v stored in fp8, the weight norm removed for serving
-    "vocoder-weight-norm-fp8": case(_vocoder_weight_norm_fp8, "no_kernel", "float8_e4m3fn"),
+    "vocoder-weight-norm-fp8": case(_vocoder_weight_norm_fp8, "no_kernel", "float8_e4m3fn",
+                                    grade="correct", grade_at_freeze="correct"),
     # a TorchScript-scripted fp8 linear (weight buffer fp8, scale after) served bf16 requests
-    "scripted-fp8-linear-bf16-request": case(_scripted_fp8_linear_served, "matmul_dtype", "bf16", "float8_e4m3fn"),
+    "scripted-fp8-linear-bf16-request": case(_scripted_fp8_linear_served, "matmul_dtype", "bf16", "float8_e4m3fn",
+                                             grade="correct", grade_at_freeze="correct"),
     # conv-bn folding for serving run after the conv weight was converted to fp8
     "fuse-conv-bn-after-fp8-conversion": case(_fuse_conv_bn_after_fp8_conversion, "fp8_promotion", "float8_e4m3fn",
-                                              "f32"),
+                                              "f32",
+                                              grade="correct", grade_at_freeze="correct"),
     # --- fp8 GEMMs
     # a hand-written safetensors reader returning F8_E4M3 payloads as uint8, handed to torch._scaled_mm
-    "scaled-mm-uint8-bytes-weight": case(_scaled_mm_uint8_bytes_weight, "integer_operand", "uint8", fix=("view",)),
+    "scaled-mm-uint8-bytes-weight": case(_scaled_mm_uint8_bytes_weight, "integer_operand", "uint8", fix=("view",),
+                                         grade="correct", grade_at_freeze="correct"),
     # static scales from an offline calibration saved with numpy (float64) given to torch._scaled_mm
     "scaled-mm-float64-numpy-scales": case(_scaled_mm_float64_scales_from_numpy, "matmul_dtype", "float8_e4m3fn",
-                                           "f64"),
+                                           "f64",
+                                           grade="correct", grade_at_freeze="correct"),
     # CPU fallback of a W8A8 fp8 linear: fp8 activations and weight through F.linear with the bf16 bias
     "linear-fp8-operands-bf16-bias": case(_linear_fp8_activations_and_weight_bf16_bias, "matmul_dtype", "bf16",
-                                          "float8_e4m3fn", culprit=("bias",)),
+                                          "float8_e4m3fn", culprit=("bias",),
+                                          grade="partly", grade_at_freeze="partly",
+                                          why=("At freeze (fbe1b73) castwise gave matmul_dtype [bf16, float8_e4m3fn]"
+                                               " (high confidence). It blamed an fp8 weight used directly and said "
+                                               "to upcast it, but both operands are fp8 on purpose and the bf16 "
+                                               "tensor torch calls 'self' is the bias, which the explanation never "
+                                               "names.")),
     # --- conversion scripts
     # an e4m3fn quantizer ported to e4m3fnuz (max 240) keeping its saturation value of 448
     "fnuz-port-saturates-at-448": case(_fnuz_port_saturates_at_448, "half_overflow", "float8_e4m3fnuz",
-                                       cause=("240",)),
+                                       cause=("240",),
+                                       grade="correct", grade_at_freeze="correct"),
     # a converter quantizing straight into the uint8 byte buffer it writes out, with div(out=)
-    "quantize-into-uint8-byte-buffer": case(_quantize_into_uint8_byte_buffer, "result_cast", "bf16", "uint8"),
+    "quantize-into-uint8-byte-buffer": case(_quantize_into_uint8_byte_buffer, "result_cast", "bf16", "uint8",
+                                            grade="correct", grade_at_freeze="correct"),
     # --- calibration
     # an observer's fp32 amax EMA lerp_'d toward the bf16 activations' amax
-    "amax-ema-lerp-bf16-observation": case(_amax_ema_lerp_bf16_observation, "lerp_dtype", "f32", "bf16"),
+    "amax-ema-lerp-bf16-observation": case(_amax_ema_lerp_bf16_observation, "lerp_dtype", "f32", "bf16",
+                                           grade="correct", grade_at_freeze="correct"),
     # MoE per-expert activation amax by scatter_reduce_ of bf16 token amaxes into an fp32 buffer
-    "moe-per-expert-amax-scatter-reduce": case(_moe_per_expert_amax_scatter_reduce, "indexed_write_dtype"),
+    "moe-per-expert-amax-scatter-reduce": case(_moe_per_expert_amax_scatter_reduce, "indexed_write_dtype",
+                                               grade="correct", grade_at_freeze="correct"),
     # calibration batches read from a nanoGPT-style uint16 token shard straight into the embedding
-    "calibration-uint16-token-shard": case(_calibration_tokens_uint16_shard, "index_tensor_dtype", "uint16"),
+    "calibration-uint16-token-shard": case(_calibration_tokens_uint16_shard, "index_tensor_dtype", "uint16",
+                                           grade="correct", grade_at_freeze="correct"),
     # --- evaluation against the bf16 reference
     # the conversion's round-trip check: assert_close of the fp32 dequantized weight against the bf16 original
-    "roundtrip-assert-close-fp32-vs-bf16": case(_roundtrip_assert_close_dequant_fp32, "op_dtype", "f32", "bf16"),
+    "roundtrip-assert-close-fp32-vs-bf16": case(_roundtrip_assert_close_dequant_fp32, "op_dtype", "f32", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # fp8 outputs compared with numpy's assert_allclose without dequantizing
-    "numpy-assert-allclose-fp8-outputs": case(_numpy_assert_allclose_fp8_outputs, "numpy_dtype", "float8_e4m3fn"),
+    "numpy-assert-allclose-fp8-outputs": case(_numpy_assert_allclose_fp8_outputs, "numpy_dtype", "float8_e4m3fn",
+                                              grade="correct", grade_at_freeze="correct"),
 }
