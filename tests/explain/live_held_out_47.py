@@ -402,7 +402,7 @@ CASES: dict[str, LiveCase] = {
     # CPU fallback of a W8A8 fp8 linear: fp8 activations and weight through F.linear with the bf16 bias
     "linear-fp8-operands-bf16-bias": case(_linear_fp8_activations_and_weight_bf16_bias, "matmul_dtype", "bf16",
                                           "float8_e4m3fn", culprit=("bias",),
-                                          grade="partly", grade_at_freeze="partly",
+                                          grade="correct", grade_at_freeze="partly",
                                           why=("At freeze (fbe1b73) castwise gave matmul_dtype [bf16, float8_e4m3fn]"
                                                " (high confidence). It blamed an fp8 weight used directly and said "
                                                "to upcast it, but both operands are fp8 on purpose and the bf16 "

@@ -2566,3 +2566,48 @@ def test_a_live_fp8_weight_is_not_named_to_be_converted_to_the_input_s_dtype() -
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.MATMUL and "float8_e4m3fn" in explanation.dtypes
     assert "weight.data = weight.data.to" not in explanation.fix and "times its scale" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Float8_e4m3fn is only supported for ROCm 6.5 and above", Kind.NO_KERNEL, ("float8_e4m3fn",),
+     "ROCm 6.5 or newer"),
+    ("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 90. Current "
+     "capability: 86.", Kind.NO_KERNEL, (), "unquantized"),
+    ("AttributeError: '_OpNamespace' '_C' object has no attribute 'cutlass_scaled_mm_supports_fp8'", Kind.NO_KERNEL,
+     (), "reinstall a wheel"),
+    ("TypeError: Cannot handle this data type: (1, 1, 3), |O", Kind.INTEGER_OPERAND, (), "np.stack"),
+    ("RuntimeError: self and mat2 must have the same dtype, but got BFloat16 and Float8_e4m3fn", Kind.MATMUL,
+     ("bf16", "float8_e4m3fn"), "bias=bias"),
+])
+def test_round_forty_nine_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_capability_check_names_both_capabilities() -> None:
+    explanation = cw.explain("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
+                             "capability: 90. Current capability: 86.")
+    assert "9.0" in explanation.cause and "8.6" in explanation.cause
+
+
+def test_a_traceback_s_source_line_is_not_read_as_a_noisy_output() -> None:
+    paste = ("Float8_e4m3fn is only supported for ROCm 6.5 and above\n```\n    output = self.inner_sample(noise, "
+             "latent_image, device, sampler, sigmas)\n```")
+    assert cw.explain(paste).kind is Kind.NO_KERNEL
+    assert cw.explain("output = self.inner_sample(noise, latent_image) in fp16") is None
+
+
+def test_gray_images_in_fp16_are_read_as_nan_outputs_but_grayscale_data_is_not() -> None:
+    explanation = cw.explain("CUDA FP16 test passed, but generated images are gray")
+    assert explanation.kind is Kind.NONFINITE and "gray" in explanation.cause
+    assert cw.explain("I train on grayscale images in fp16 and it works") is None
+
+
+def test_checkpoint_recompute_metadata_names_the_saved_and_recomputed_dtypes() -> None:
+    explanation = cw.explain(
+        "torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: Recomputed values for the following tensors "
+        "have different metadata than during the forward pass.\ntensor at position 9:\nsaved metadata: {'shape': "
+        "torch.Size([2, 128]), 'dtype': torch.bfloat16, 'device': device(type='cuda', index=6)}\nrecomputed metadata: "
+        "{'shape': torch.Size([2, 128]), 'dtype': torch.float32, 'device': device(type='cuda', index=6)}")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("bf16", "f32")
+    assert "saved bf16, recomputed f32" in explanation.cause and "FSDP2" in explanation.cause

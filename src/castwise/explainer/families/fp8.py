@@ -5,7 +5,8 @@ is dequantized: most ops have no fp8 kernel on any device. An fp8 recipe (torcha
 Engine, an fp8 checkpoint in vLLM or ComfyUI, a Triton fp8 kernel) runs on a GPU below compute capability
 8.9, which has no fp8 tensor cores. And `torch._scaled_mm`, the matmul fp8 layers call, refuses scales or
 layouts outside the recipes it knows (float32 scales of set shapes, 16-byte aligned operands, sizes in
-multiples of 16).
+multiples of 16). A serving library's quantized kernels (vLLM's fp8, Marlin, CUTLASS) likewise need a minimum
+GPU, and a build of the library whose compiled ops match its Python code.
 """
 
 from __future__ import annotations
@@ -61,6 +62,53 @@ def _triton(found: re.Match[str], failure: Failure) -> Explanation:
         ("use the e5m2 type this GPU has (fp8e5 is float8_e5m2: vLLM's `--kv-cache-dtype fp8_e5m2`); or "
          if e5m2_listed else "") + f"{_OLDER_GPU}, or move the run to an fp8-capable GPU",
         op="a Triton kernel in fp8", names=("float8_e4m3fn",), device="cuda",
+    )
+
+
+def _rocm(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Float8_e4m3fn is only supported for ROCm 6.5 and above``: torch's ROCm build too old for fp8 on AMD GPUs."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"this torch's ROCm has no {dtype} kernels: fp8 on AMD GPUs needs ROCm {found['version']} or newer (and a GPU "
+        "with fp8 units: MI300-class, RDNA4)",
+        "an fp8 model or fp8 weight option (ComfyUI's `weight_dtype` fp8, an fp8 checkpoint) run with an older ROCm "
+        "build of torch",
+        f"install torch built for ROCm {found['version']} or newer, or run in bf16/fp16 (load the model without the "
+        "fp8 option)",
+        op=f"{dtype} on ROCm", names=names, device="cuda",
+    )
+
+
+def _minimum_capability(found: re.Match[str], failure: Failure) -> Explanation:
+    """vLLM's ``The quantization method fp8 is not supported for the current GPU. Minimum capability: 90. Current
+    capability: 86``."""
+    method, needed, has = found["method"], found["min"], found["has"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the {method} quantization method's kernels need compute capability {needed[:-1]}.{needed[-1]} and this GPU "
+        f"has {has[:-1]}.{has[-1]}",
+        f"a checkpoint quantized with {method} (or `--quantization {method}`) served on an older GPU",
+        "serve an unquantized (bf16/fp16) checkpoint or one quantized with a method this GPU supports (AWQ or GPTQ "
+        "int4 run on Ampere; newer library releases add fallbacks such as fp8 weight-only kernels), or use a newer "
+        "GPU",
+        op=f"{method} quantization", device="cuda",
+    )
+
+
+def _missing_compiled_op(found: re.Match[str], failure: Failure) -> Explanation:
+    """``'_OpNamespace' '_C' object has no attribute 'cutlass_scaled_mm_supports_fp8'``: the library's compiled ops lack
+    a quantized kernel its Python code calls."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the installed library's compiled ops have no `{found['op']}`: its Python code and its compiled `_C` "
+        "extension come from different versions, or it was built without its quantized (fp8, CUTLASS, Marlin) "
+        "kernels for this GPU",
+        "a source or editable install of vLLM (or a fork) whose extension was not rebuilt, a wheel for another "
+        "torch or CUDA version, or a build on a machine without the GPU architecture",
+        "reinstall a wheel that matches your torch and CUDA (`pip install --force-reinstall vllm==<version>`), or "
+        "rebuild the extension for this GPU; until then serve a bf16/fp16 checkpoint",
+        op=found["op"], device="cuda", confidence=Confidence.LOW,
     )
 
 
@@ -180,6 +228,11 @@ RULES: tuple[Rule, ...] = (
          r"only supported on (?:sm_?8\.?9|sm_?9\.?0|H100|Hopper|Ada)|\bFP8 (?:models|execution|training|"
          r"inference)?\s?requires? a GPU with [Cc]ompute [Cc]apability|[Cc]ompute capability 8\.9 or higher required "
          r"for FP8", _capability),
+    rule(r"\b(?P<dtype>[Ff]loat8_\w{1,12}) is only supported (?:for|on|with) ROCm (?P<version>\d+(?:\.\d+)?)", _rocm),
+    rule(r"quantization method (?P<method>[\w-]{1,30}) is not supported for the current GPU\.? Minimum capability: "
+         r"(?P<min>\d{2,3})\.? Current capability: (?P<has>\d{2,3})", _minimum_capability),
+    rule(r"'_OpNamespace' '_C' object has no attribute '(?P<op>\w{0,40}(?:fp8|scaled_mm|cutlass|marlin|gptq|awq)"
+         r"\w{0,40})'", _missing_compiled_op),
     rule(r"Invalid scaling configuration\.?(?:\s*-\s*For (?:TensorWise|RowWise) scaling)?", _scales),
     rule(r"FP8 execution requires 2D input matrices with height divisible by \d+ and width divisible by \d+",
          _divisible),

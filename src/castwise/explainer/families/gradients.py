@@ -18,7 +18,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers, mixed
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import is_low_precision
+from castwise.explainer.spelling import is_low_precision, short_dtype
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
 
@@ -251,21 +251,33 @@ SCALE_SAID: tuple[Rule, ...] = (
 
 
 def _recomputed_differently(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Activation checkpointing's recompute check failing where the paste names autocast or a 16-bit dtype."""
+    """Activation checkpointing's recompute check failing where the paste names autocast or a 16-bit dtype, or shows
+    the saved and recomputed dtypes."""
     del found
-    if not (paste_search(failure, _AUTOCAST) or low_precision_said(failure)):
+    saved, recomputed = paste_search(failure, _SAVED_DTYPE), paste_search(failure, _RECOMPUTED_DTYPE)
+    names = tuple(dict.fromkeys(filter(None, (short_dtype(held["dtype"]) for held in (saved, recomputed) if held))))
+    if len(names) < 2 and not (paste_search(failure, _AUTOCAST) or low_precision_said(failure)):
         return None
+    shown = f" (saved {names[0]}, recomputed {names[1]})" if len(names) == 2 else ""
     return explained(
         Kind.SCALAR_TYPE, failure,
-        "activation checkpointing recomputed a tensor with other metadata (its dtype) than the forward saved: the "
-        "recompute in backward ran under another autocast state than the forward",
+        f"activation checkpointing recomputed a tensor in another dtype than the forward saved{shown}: the recompute "
+        "in backward did not run under the forward's casting (its autocast state, or the input cast of a wrapper "
+        "such as FSDP2's mixed precision)",
         "a checkpointed function whose forward ran under `torch.autocast` but whose recompute did not (or the other "
-        "way round): autocast entered inside the checkpointed function, or around the forward but not the backward",
+        "way round): autocast entered inside the checkpointed function, or around the forward but not the backward; "
+        "or a checkpointed module whose inputs a wrapper casts in a forward pre-hook the recompute skips (FSDP2's "
+        "`MixedPrecisionPolicy`, when checkpoint wraps the FSDP module)",
         "enter autocast outside the `checkpoint(...)` call, around the whole forward, so the recompute sees the same "
-        "state, and update torch (checkpoint restores the forward's autocast state, and its bugs here get fixed); "
-        "`determinism_check='none'` only hides the check",
-        op="torch.utils.checkpoint", confidence=Confidence.LOW,
+        "state; checkpoint inside the FSDP-wrapped module (`fully_shard` the checkpointed block, not the reverse) or "
+        "cast the inputs yourself; and update torch (checkpoint restores the forward's autocast state, and its bugs "
+        "here get fixed); `determinism_check='none'` only hides the check",
+        op="torch.utils.checkpoint", names=names, confidence=Confidence.LOW,
     )
+
+
+_SAVED_DTYPE = re.compile(r"saved metadata: \{[^}\n]{0,200}?'dtype': (?P<dtype>torch\.\w{1,20})")
+_RECOMPUTED_DTYPE = re.compile(r"recomputed metadata: \{[^}\n]{0,200}?'dtype': (?P<dtype>torch\.\w{1,20})")
 
 
 _AUTOCAST = re.compile(r"\bautocast\b|\bamp\b|mixed[ -]precision", re.IGNORECASE)

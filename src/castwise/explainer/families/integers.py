@@ -481,6 +481,17 @@ _NUMPY_FLOAT_CODES = {"f2": "f16", "f4": "f32", "f8": "f64"}
 def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
     """PIL's ``Cannot handle this data type: (1, 1, 3), <f4``: an image made from a float array; declined for a uint8
     one (then the channel count, not the dtype, is what PIL refused)."""
+    if found["code"] == "O":
+        return explained(
+            Kind.INTEGER_OPERAND, failure,
+            "PIL makes images from uint8 arrays (0-255) and got an object array (`dtype=object`): numpy builds one "
+            "from a list of tensors, or of arrays of different shapes or dtypes",
+            "frames or channels gathered in a Python list (of torch tensors, or of arrays that do not stack) and "
+            "passed to `np.array`/`Image.fromarray` as they are",
+            "make one numeric array first: `np.stack([f.cpu().numpy() if torch.is_tensor(f) else f for f in frames])`, "
+            "then scale and convert it (`(x.clip(0, 1) * 255).round().astype(np.uint8)`)",
+            op="PIL Image.fromarray", confidence=Confidence.LOW,
+        )
     name = _NUMPY_FLOAT_CODES.get(found["code"])
     return None if name is None else _float_image(failure, (name,), "PIL Image.fromarray")
 
@@ -775,7 +786,7 @@ RULES: tuple[Rule, ...] = (
          _module_to_integer),
     rule(r"\b(?P<op>stft|istft)\((?P<a>[\w.]{1,30}Tensor)\b[^\n]{0,300}?expected a tensor of floating point or complex "
          r"values", _no_output_dtype),
-    rule(r"Cannot handle this data type: \(1, 1, \d{1,2}\), [<>|=]?(?P<code>[fiub]\d{1,2})", _image_array),
+    rule(r"Cannot handle this data type: \(1, 1, \d{1,2}\), [<>|=]?(?P<code>[fiub]\d{1,2}|O)\b", _image_array),
     rule(r"^Input type (?P<a>float(?:16|32|64)) is not supported", _pil_input_type),
     rule(r"\b(?P<what>image|video|frame|clip) must (?:have|be of) dtype (?:torch\.)?uint8\b", _uint8_image),
     rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",

@@ -143,10 +143,28 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
             "checkpoint that stored them differently), or activations meeting a weight of another dtype; "
             + mixed_story(names)[0],
         )
+    if message.startswith("self and mat2") and len(names) == 2 and is_fp8(names[1]) and not is_fp8(names[0]):
+        return _fp8_mat2(failure, names, op)
     return mixed_float(
         Kind.MATMUL, failure, names, op,
         f"{op} got {dtype_list(names)} operands; torch never mixes floating dtypes in one matmul" if names else "",
         confidence=Confidence.HIGH if names else Confidence.LOW,
+    )
+
+
+def _fp8_mat2(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """addmm's ``self and mat2`` check with an fp8 ``mat2``: a bias of another dtype beside fp8 matrices, or an
+    activation meeting an fp8 weight used directly."""
+    story_culprit, story_fix = mixed_story(names)
+    return mixed_float(
+        Kind.MATMUL, failure, names, op,
+        f"a matmul got {names[0]} for `self` (addmm's bias, or mm's first matrix) and {names[1]} for `mat2`; torch "
+        "never mixes floating dtypes in one matmul",
+        culprit=f"fp8 matrices (quantized on purpose) with a {names[0]} bias, which addmm reads as `self`; or "
+        f"{story_culprit}",
+        fix=f"if both matrices are fp8 on purpose, keep the bias out of the fp8 matmul and add it to the dequantized "
+        f"result (`F.linear(x8, w8).to(torch.bfloat16) * scale + bias`), or pass it to `torch._scaled_mm(..., "
+        f"bias=bias, out_dtype=torch.bfloat16)`; otherwise {story_fix}",
     )
 
 

@@ -125,18 +125,27 @@ def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Black images: NaN outputs when the paste names a 16-bit dtype, when numpy said NaN reached its cast, or when
-    every output is said to be black (``completely solid black``), which NaN leaves and a wrong model does not."""
+    """Black (or uniformly gray) images: NaN outputs when the paste names a 16-bit dtype, when numpy said NaN reached
+    its cast, or when every output is said to be black (``completely solid black``), which NaN leaves and a wrong model
+    does not."""
     names = low_precision_said(failure)
     sure = "cast" in found.group(0) or bool(_EVERY_OUTPUT.search(failure.message))
-    return broken_output(failure, names[0] if names else None, "black") if names or sure else None
+    shown = (found["gray"] or found["gray2"] or "black").lower() if "gray" in found.groupdict() else "black"
+    return broken_output(failure, names[0] if names else None, shown) if names or sure else None
 
 
 _EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely)\b[^\n.]{0,30}\bblack\b", re.I)
 
 
+_CALL_STATEMENT = re.compile(r"\s*(?:return\s+|[\w.\[\], ]{1,80}=\s*)?[\w.]{1,80}\(")
+"""A line of source code that calls something (``output = self.inner_sample(noise, latent)``), as tracebacks print."""
+
+
 def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Garbage, gibberish or noise said of outputs within three lines of (or in a title) naming a 16-bit dtype."""
+    """Garbage, gibberish or noise said of outputs within three lines of (or in a title) naming a 16-bit dtype; a
+    traceback's source line (a sampler called with its ``noise`` argument) says nothing of the outputs."""
+    if _CALL_STATEMENT.match(failure.message):
+        return None
     names = low_precision_said(failure, within=3)
     return broken_output(failure, names[0], (found["what"] or found["what2"]).lower()) if names else None
 
@@ -314,7 +323,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
     rule(r"黑图|\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?)\b|"
          r"\b(?:images?|outputs?) (?:are|is|come out|comes out|turns?|became) (?:all |just |completely |pure )?"
-         r"(?:solid )?black\b", _black),
+         r"(?:solid )?(?:black\b|(?P<gray>gr[ae]y)\b)|\b(?P<gray2>gr[ae]y) (?:images?|outputs?|pictures?)\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:values?\s+)?(?:as|for|in|on)\s+"
          rf"(?:the\s+|my\s+)?(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
