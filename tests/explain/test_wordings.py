@@ -2611,3 +2611,20 @@ def test_checkpoint_recompute_metadata_names_the_saved_and_recomputed_dtypes() -
         "{'shape': torch.Size([2, 128]), 'dtype': torch.float32, 'device': device(type='cuda', index=6)}")
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("bf16", "f32")
     assert "saved bf16, recomputed f32" in explanation.cause and "FSDP2" in explanation.cause
+
+
+@pytest.mark.parametrize(("said", "dtype"), [
+    ("FP8 doesn't work on GTX 1650", "float8_e4m3fn"),
+    ("[Bug]: fp8e4nv data type error on A100", "float8_e4m3fn"),
+    ("bf16 error on T4", "bf16"),
+])
+def test_a_dtype_said_to_fail_on_a_gpu_without_it_is_told_with_low_confidence(said: str, dtype: str) -> None:
+    explanation = cw.explain(said)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == (dtype,)
+    assert explanation.confidence is Confidence.LOW and "fp16" in explanation.fix
+
+
+@pytest.mark.parametrize("said", ["bf16 error on A100", "fp8 works great on my 3090", "T5 model in bf16 error",
+                                  "fp8 doesnt work"])
+def test_a_gpu_that_has_the_dtype_or_no_failure_said_gets_no_answer(said: str) -> None:
+    assert cw.explain(said) is None

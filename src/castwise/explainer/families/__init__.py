@@ -10,6 +10,7 @@ from castwise.explainer.families import (
     devices,
     distributed,
     fp8,
+    gpus,
     gradients,
     integers,
     kernels,
@@ -46,7 +47,7 @@ RULES: tuple[Rule, ...] = (
 
 FALLBACKS: tuple[Rule, ...] = (
     *shapes.MISMATCH, *gradients.SCALE_SAID, *crashes.SIGNALS, *overflow.SAID, *shapes.SYMPTOMS, *shapes.SUPPORT,
-    *crashes.SAID,
+    *gpus.SAID, *crashes.SAID,
 )
 """The shapes of a dtype error tried when no rule recognised any line, in order of priority: the first that reads any
 line of the paste answers (a symptom the report shows wins over its words about support)."""

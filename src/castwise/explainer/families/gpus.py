@@ -1,0 +1,58 @@
+"""A dtype said to fail on a GPU that has no units for it: bf16 before Ampere, fp8 before Ada and Hopper.
+
+Many reports show no error line, only a title such as "FP8 doesn't work on GTX 1650" or "bf16 error on V100".
+The GPU named is then the clue: each generation's compute capability fixes which dtypes its tensor cores
+run (bf16 from 8.0, fp8 from 8.9). Read only when no rule recognised a line, and said with low confidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from castwise.explainer.explanation import Confidence, Explanation, Kind
+from castwise.explainer.failures import Failure
+from castwise.explainer.rules import Rule, explained, rule
+from castwise.explainer.spelling import is_fp8
+
+_BEFORE_AMPERE = (r"(?:Tesla )?[VPK]\d{2,3}\b|[TP]4\b|GTX ?\d{3,4}(?: ?Ti)?\b|RTX ?20[5-8]0(?: ?Ti| ?Super)?\b|"
+                  r"Titan ?(?:V|Xp?|RTX)\b|Volta\b|Turing\b|Pascal\b")
+_AMPERE = r"A(?:100|10G?|30|40|[2456]000)\b|RTX ?30[5-9]0(?: ?Ti)?\b|Ampere\b"
+_FAILED = re.compile(r"\berror|\bfail|\bnot (?:work|support)|\bdoes(?:n't| not) work|\bcrash|\bbroken\b|报错|不支持",
+                     re.IGNORECASE)
+
+_CAPABILITIES = ((re.compile(_BEFORE_AMPERE, re.IGNORECASE), "below 8.0, before Ampere", ("bf16", "fp8")),
+                 (re.compile(_AMPERE, re.IGNORECASE), "8.0 to 8.6, Ampere", ("fp8",)))
+"""GPU names by compute capability, and the low-precision dtypes their tensor cores lack."""
+
+
+def _lacking(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """fp8 or bf16 named beside a GPU that lacks it, in a paste that says something failed."""
+    if not _FAILED.search(failure.message) and not any(map(_FAILED.search, failure.paste[:1])):
+        return None
+    said = found.group(0).lower()
+    dtype = "bf16" if "bf16" in said or "bfloat16" in said else "float8_e5m2" if "e5m2" in said else "float8_e4m3fn"
+    generation = next(((pattern, said, lacks) for pattern, said, lacks in _CAPABILITIES
+                       if pattern.search(found["gpu"])), None)
+    if generation is None or ("fp8" if is_fp8(dtype) else dtype) not in generation[2]:
+        return None
+    needs = "8.9 (Ada: L4, RTX 40xx; Hopper: H100)" if is_fp8(dtype) else "8.0 (Ampere: A100, RTX 30xx)"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the {found['gpu'].strip()} (compute capability {generation[1]}) has no {dtype} tensor cores: {dtype} needs "
+        f"compute capability {needs}; the report names the GPU, not the error, so this is the likely cause",
+        f"a model, checkpoint or option in {dtype} (an fp8 weight dtype, `torch_dtype=torch.bfloat16`, a quantized "
+        "checkpoint) run on an older GPU",
+        "use fp16 on this GPU (bf16 and fp8 models load in fp16 with `torch_dtype=torch.float16`, or drop the fp8 "
+        "option), or move to a GPU that has the dtype; run `castwise explain` on the full error to confirm",
+        op=f"{dtype} on this GPU", names=(dtype,), device="cuda", confidence=Confidence.LOW,
+    )
+
+
+_DTYPE_WORD = r"(?:fp8(?:e4nv|e5|_e4m3fn|_e5m2)?\w{0,6}|float8\w{0,12}|e4m3fn\w{0,4}|bf16|bfloat16)"
+_GPU = rf"(?P<gpu>(?:NVIDIA |GeForce |Tesla )*(?:{_BEFORE_AMPERE}|{_AMPERE}))"
+
+SAID: tuple[Rule, ...] = (
+    rule(rf"\b{_DTYPE_WORD}\b[^\n]{{0,80}}?\b{_GPU}", _lacking),
+    rule(rf"\b{_GPU}[^\n]{{0,80}}?\b{_DTYPE_WORD}\b", _lacking),
+)
+"""fp8 or bf16 said beside a GPU that lacks it, tried only when no rule recognised any line."""
