@@ -272,73 +272,103 @@ def _critic_ensemble_scaler_step_per_member() -> None:
 CASES: dict[str, LiveCase] = {
     # --- diffusion policies and action chunking
     # DDPM schedule built with numpy (float64): the noised bf16 actions become float64 before the bf16 denoiser
-    "diffusion-schedule-numpy-f64-noised-actions": case(_diffusion_schedule_from_numpy, "matmul_dtype", "f64",
-                                                        "bf16"),
+    "diffusion-schedule-numpy-f64-noised-actions": case(_diffusion_schedule_from_numpy, "matmul_dtype", "f64", "bf16",
+                                                        grade="correct", grade_at_freeze="correct"),
     # Diffusion Policy's 1-D conv UNet cast to bf16, the reverse process started from torch.randn (fp32)
     "diffusion-policy-sampling-fp32-noise-unet1d": case(_diffusion_policy_sampling_starts_fp32, "conv_weight_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # ACT temporal ensembling: the bf16 policy's chunk written into the fp32 all_time_actions buffer by [[t], t:t+k]
-    "act-temporal-ensembling-bf16-chunk": case(_act_temporal_ensembling_buffer, "indexed_write_dtype", "f32", "bf16"),
+    "act-temporal-ensembling-bf16-chunk": case(_act_temporal_ensembling_buffer, "indexed_write_dtype", "f32", "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
     # ACT-style action decoder in bf16 with a causal mask built by torch.full(-inf) (fp32) for MultiheadAttention
-    "act-decoder-causal-mask-fp32": case(_act_decoder_causal_mask_fp32, "attn_mask_dtype", "f32", "bf16"),
+    "act-decoder-causal-mask-fp32": case(_act_decoder_causal_mask_fp32, "attn_mask_dtype", "f32", "bf16",
+                                         grade="correct", grade_at_freeze="correct"),
     # FiLM conditioning of a bf16 conv whose bias comes from an fp32 language-conditioned generator
-    "film-conv-bias-fp32-generator": case(_film_conv_bias_from_fp32_generator, "conv_bias_dtype", "bf16", "f32"),
+    "film-conv-bias-fp32-generator": case(_film_conv_bias_from_fp32_generator, "conv_bias_dtype", "bf16", "f32",
+                                          grade="correct", grade_at_freeze="correct"),
     # --- vision-language-action models
     # a VLA's proprio projector added after the cast (fp32): cat promotes the token sequence, the pre-norm block raises
-    "vla-proprio-projector-fp32-prenorm": case(_vla_proprio_projector_left_fp32, "norm_param_dtype", "f32"),
+    "vla-proprio-projector-fp32-prenorm": case(_vla_proprio_projector_left_fp32, "norm_param_dtype", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # bf16 action queries cross-attending to a frozen fp32 text encoder's tokens with SDPA
-    "vla-action-queries-fp32-language-kv": case(_vla_action_queries_attend_fp32_language, "sdpa_dtype", "bf16",
-                                                "f32"),
+    "vla-action-queries-fp32-language-kv": case(_vla_action_queries_attend_fp32_language, "sdpa_dtype", "bf16", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # --- action tokenization and de-tokenization
     # RT-2-style action bins computed with floor on bf16 actions, sent to the bf16 token embedding
     "rt2-action-bins-floor-bf16-embedding": case(_action_bins_floored_in_bf16, "index_tensor_dtype", "bf16",
-                                                 fix=("long",)),
+                                                 fix=("long",), grade="correct", grade_at_freeze="correct"),
     # de-tokenization by indexing the bin centres with action codes stored as uint8 (taken as a mask)
-    "action-detokenize-uint8-codes": case(_action_detokenize_uint8_codes, "index_tensor_dtype", fix=("long",)),
+    "action-detokenize-uint8-codes": case(
+        _action_detokenize_uint8_codes, "index_tensor_dtype", fix=("long",), grade="not_recognised",
+        grade_at_freeze="not_recognised",
+        why="At freeze (1c4be99) castwise gave nothing. torch's IndexError for uint8 codes taken as a boolean mask "
+            "says only \"too many indices for tensor of dimension 1\", naming no dtype, and the deprecation warning "
+            "that names uint8 is silenced, so the message alone does not show an index tensor of the wrong dtype."),
     # discretised-action BC with bin targets from round() (float) into cross_entropy
-    "action-bin-targets-rounded-float": case(_action_bin_targets_rounded, "target_dtype", "f32", fix=("long",)),
+    "action-bin-targets-rounded-float": case(_action_bin_targets_rounded, "target_dtype", "f32", fix=("long",),
+                                             grade="correct", grade_at_freeze="correct"),
     # --- normalisation statistics, simulator observations and replay buffers
     # reset poses logged as JSON integers: torch.tensor makes int64 proprio for the fp32 encoder
-    "reset-pose-json-ints-proprio": case(_reset_pose_from_json_ints, "integer_operand", "int64", "f32"),
+    "reset-pose-json-ints-proprio": case(_reset_pose_from_json_ints, "integer_operand", "int64", "f32", grade="correct",
+                                         grade_at_freeze="correct"),
     # joint encoder ticks (int64 from numpy) converted to radians in place
-    "encoder-ticks-radians-in-place": case(_encoder_ticks_to_radians_in_place, "result_cast", "f32", "int64"),
+    "encoder-ticks-radians-in-place": case(_encoder_ticks_to_radians_in_place, "result_cast", "f32", "int64",
+                                           grade="correct", grade_at_freeze="correct"),
     # the simulator's uint8 contact flags used as masked_fill's mask on bf16 contact forces
-    "contact-flags-uint8-masked-fill": case(_contact_flags_uint8_masked_fill, "mask_dtype", "uint8"),
+    "contact-flags-uint8-masked-fill": case(_contact_flags_uint8_masked_fill, "mask_dtype", "uint8", grade="correct",
+                                            grade_at_freeze="correct"),
     # a tactile sensor's contact bitfield read from numpy as uint16, decoded with >> and &
-    "contact-bitfield-uint16-shift": case(_contact_bitfield_uint16_shift, "no_kernel"),
+    "contact-bitfield-uint16-shift": case(_contact_bitfield_uint16_shift, "no_kernel", grade="correct",
+                                          grade_at_freeze="correct"),
     # gripper open/close head trained with BCE-with-logits against the simulator's bool gripper state
-    "gripper-bool-target-bce-logits": case(_gripper_closed_bool_target, "target_dtype", "bool", fix=("float",)),
+    "gripper-bool-target-bce-logits": case(_gripper_closed_bool_target, "target_dtype", "bool", fix=("float",),
+                                           grade="correct", grade_at_freeze="correct"),
     # TD target written as (1 - terminated) with gymnasium's bool terminated flags
-    "td-target-one-minus-bool-terminated": case(_td_target_one_minus_terminated, "mask_dtype", "bool"),
+    "td-target-one-minus-bool-terminated": case(_td_target_one_minus_terminated, "mask_dtype", "bool", grade="correct",
+                                                grade_at_freeze="correct"),
     # a replay buffer storing observations in float8_e4m3fn, sampled and added to bf16 augmentation noise
     "replay-fp8-observations-plus-bf16-noise": case(_replay_observations_fp8_plus_noise, "fp8_promotion",
-                                                    "float8_e4m3fn", "bf16"),
+                                                    "float8_e4m3fn", "bf16", grade="correct",
+                                                    grade_at_freeze="correct"),
     # a recurrent BC policy (LSTM, bf16) given MuJoCo's float64 qpos history straight from numpy
-    "recurrent-bc-lstm-f64-qpos": case(_recurrent_bc_float64_proprio, "rnn_dtype", "f64", "bf16"),
+    "recurrent-bc-lstm-f64-qpos": case(_recurrent_bc_float64_proprio, "rnn_dtype", "f64", "bf16", grade="correct",
+                                       grade_at_freeze="correct"),
     # a rollout recorder storing the bf16 policy's action chunks with np.asarray
-    "rollout-recorder-np-asarray-bf16": case(_rollout_recorder_np_asarray, "numpy_dtype", "bf16"),
+    "rollout-recorder-np-asarray-bf16": case(_rollout_recorder_np_asarray, "numpy_dtype", "bf16", grade="correct",
+                                             grade_at_freeze="correct"),
     # --- rotations, kinematics and physics
     # URDF continuous joints given a 1e6 "unlimited" bound with new_full on fp16 joint positions
-    "continuous-joint-limits-1e6-fp16": case(_continuous_joint_limits_fp16, "half_overflow", "f16"),
+    "continuous-joint-limits-1e6-fp16": case(_continuous_joint_limits_fp16, "half_overflow", "f16", grade="correct",
+                                             grade_at_freeze="correct"),
     # differential IK: pinv of a bf16 Jacobian
-    "ik-pinv-bf16-jacobian": case(_ik_pinv_bf16_jacobian, "no_kernel", "bf16"),
+    "ik-pinv-bf16-jacobian": case(_ik_pinv_bf16_jacobian, "no_kernel", "bf16", grade="correct",
+                                  grade_at_freeze="correct"),
     # forward dynamics: the engine's float64 mass matrix solved against bf16 policy torques
-    "mass-matrix-f64-solve-bf16-torques": case(_mass_matrix_float64_solve_bf16_torques, "op_dtype", "f64", "bf16"),
+    "mass-matrix-f64-solve-bf16-torques": case(_mass_matrix_float64_solve_bf16_torques, "op_dtype", "f64", "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
     # rotating an fp32 point cloud by bf16 predicted quaternions with linalg.cross
-    "quaternion-rotate-cross-bf16-points-fp32": case(_quaternion_rotate_cross_mixed, "op_dtype", "bf16", "f32"),
+    "quaternion-rotate-cross-bf16-points-fp32": case(_quaternion_rotate_cross_mixed, "op_dtype", "bf16", "f32",
+                                                     grade="correct", grade_at_freeze="correct"),
     # forward kinematics chain: the URDF base transform (float64, numpy) bmm'ed with bf16 joint transforms
-    "fk-chain-urdf-f64-bmm": case(_forward_kinematics_urdf_float64_bmm, "batched_matmul_dtype", "f64", "bf16"),
+    "fk-chain-urdf-f64-bmm": case(_forward_kinematics_urdf_float64_bmm, "batched_matmul_dtype", "f64", "bf16",
+                                  grade="correct", grade_at_freeze="correct"),
     # quaternions normalised by their norm with an all-zero padded timestep: NaN in backward under anomaly mode
-    "zero-quaternion-padding-anomaly": case(_zero_quaternion_padding_anomaly, "nonfinite"),
+    "zero-quaternion-padding-anomaly": case(_zero_quaternion_padding_anomaly, "nonfinite", grade="correct",
+                                            grade_at_freeze="correct"),
     # the controller's fp32 low-pass filter state lerp_'ed toward the bf16 policy's action
-    "action-low-pass-filter-lerp-bf16": case(_action_low_pass_filter_lerp, "lerp_dtype", "f32", "bf16"),
+    "action-low-pass-filter-lerp-bf16": case(_action_low_pass_filter_lerp, "lerp_dtype", "f32", "bf16", grade="correct",
+                                             grade_at_freeze="correct"),
     # differentiable physics: a gradient-clipping hook on the bf16 action returns fp32 gradients
-    "diffphys-grad-clip-hook-fp32": case(_diffphys_gradient_clip_hook, "loss_dtype", "bf16", "f32"),
+    "diffphys-grad-clip-hook-fp32": case(_diffphys_gradient_clip_hook, "loss_dtype", "bf16", "f32", grade="correct",
+                                         grade_at_freeze="correct"),
     # --- value heads and training loops
     # a value head regressed with Huber loss onto Monte Carlo returns computed in numpy (float64)
-    "value-head-huber-numpy-returns": case(_value_head_huber_numpy_returns, "loss_dtype", "f64", "f32"),
+    "value-head-huber-numpy-returns": case(_value_head_huber_numpy_returns, "loss_dtype", "f64", "f32", grade="correct",
+                                           grade_at_freeze="correct"),
     # a BC policy halved with .half() to fit the robot's computer, trained with GradScaler
-    "halved-bc-policy-grad-scaler": case(_halved_policy_grad_scaler, "unscale_fp16", "f16"),
+    "halved-bc-policy-grad-scaler": case(_halved_policy_grad_scaler, "unscale_fp16", "f16", grade="correct",
+                                         grade_at_freeze="correct"),
     # REDQ-style critic ensemble: scaler.step(optimizer) after each member's backward, one update() after the loop
-    "critic-ensemble-scaler-step-per-member": case(_critic_ensemble_scaler_step_per_member, "loss_scale"),
+    "critic-ensemble-scaler-step-per-member": case(_critic_ensemble_scaler_step_per_member, "loss_scale",
+                                                   grade="correct", grade_at_freeze="correct"),
 }
