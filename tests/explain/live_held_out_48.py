@@ -299,7 +299,7 @@ CASES: dict[str, LiveCase] = {
                                                  fix=("long",), grade="correct", grade_at_freeze="correct"),
     # de-tokenization by indexing the bin centres with action codes stored as uint8 (taken as a mask)
     "action-detokenize-uint8-codes": case(
-        _action_detokenize_uint8_codes, "index_tensor_dtype", fix=("long",), grade="not_recognised",
+        _action_detokenize_uint8_codes, "index_tensor_dtype", fix=("long",), grade="correct",
         grade_at_freeze="not_recognised",
         why="At freeze (1c4be99) castwise gave nothing. torch's IndexError for uint8 codes taken as a boolean mask "
             "says only \"too many indices for tensor of dimension 1\", naming no dtype, and the deprecation warning "

@@ -2628,3 +2628,42 @@ def test_a_dtype_said_to_fail_on_a_gpu_without_it_is_told_with_low_confidence(sa
                                   "fp8 doesnt work"])
 def test_a_gpu_that_has_the_dtype_or_no_failure_said_gets_no_answer(said: str) -> None:
     assert cw.explain(said) is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible "
+     "tensor type.", Kind.DEVICE_MISMATCH, (), "nn.Parameter(t)"),
+    ("ValueError: Cannot merge LORA layers when the model is gptq quantized", Kind.NO_KERNEL, (), "unquantized"),
+    ("Data in initializer 'onnx::Add_2877' has element type tensor(float16) but usage of initializer in graph expects "
+     "tensor(float)", Kind.SCALAR_TYPE, ("f16", "f32"), "op_block_list"),
+    ("AttributeError: 'torch.dtype' object has no attribute 'type'", Kind.NUMPY_DTYPE, (), "t.item()"),
+    ("TypeError: can't assign a numpy.ndarray to a torch.ByteTensor", Kind.NUMPY_DTYPE, ("uint8",),
+     "torch.from_numpy"),
+    ("static graph must be of type int32 or int64, but got torch.float64", Kind.INDEX_TENSOR, ("f64",), ".long()"),
+    ("RuntimeError: b_q_weight type is not kInt", Kind.SCALAR_TYPE, ("int32",), "own loader"),
+    ("UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.\n"
+     "IndexError: too many indices for tensor of dimension 1", Kind.INDEX_TENSOR, ("uint8",), "codes.long()"),
+])
+def test_round_fifty_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_too_many_indices_alone_is_not_told_as_a_dtype_problem() -> None:
+    assert cw.explain("IndexError: too many indices for tensor of dimension 1") is None
+
+
+def test_a_live_uint8_subscript_is_told_as_a_mask_not_indices() -> None:
+    centers, codes = torch.linspace(-1, 1, 8), torch.tensor([[1, 2], [3, 4]], dtype=torch.uint8)
+    with pytest.raises(IndexError) as raised:
+        centers[codes]
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INDEX_TENSOR and "codes.long()" in explanation.fix
+
+
+def test_a_numbered_list_of_errors_answers_the_first_dtype_error_without_confidence() -> None:
+    explanation = cw.explain(
+        "The problems I hit:\n1. RuntimeError: expected scalar type Float but found Half\n2. torch.cuda.OutOfMemory"
+        "Error: CUDA out of memory.\n3. RuntimeError: Expected all tensors to be on the same device, but found at "
+        "least two devices, cuda:0 and cuda:1!")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.confidence is Confidence.LOW

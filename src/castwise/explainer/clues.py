@@ -179,6 +179,15 @@ def _argument_dtype(failure: Failure, call: re.Pattern[str]) -> str | None:
     return operand_dtype(failure, next(name for name in found.groups() if name)) if found else None
 
 
+def subscript_dtype(failure: Failure) -> str | None:
+    """The short dtype of the tensor a live exception's innermost frame used as a subscript (``codes`` in
+    ``centers[codes]``), when the frame held it."""
+    return _argument_dtype(failure, _SUBSCRIPT)
+
+
+_SUBSCRIPT = re.compile(r"[\w\])]\[\s*([A-Za-z_]\w*)\s*\]")
+
+
 def input_dtype(failure: Failure, op: str) -> str | None:
     """The short dtype of the tensor a live exception's innermost frame passed to ``op`` as its input: the first
     argument of ``torch.op(x, ...)`` or the tensor of ``x.op(...)`` on the frame's code line, when the frame held it."""

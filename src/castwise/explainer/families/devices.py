@@ -65,6 +65,19 @@ _meta_copy = message_only(
 )
 
 
+_set_data_across_types = message_only(
+    Kind.DEVICE_MISMATCH,
+    "`param.data = t` (torch's `set_data`) got a tensor of another tensor type: `.data =` may change a parameter's "
+    "dtype but not its device type (meta, CPU, CUDA) or its kind (a quantized or packed subclass); this is a device "
+    "problem, not a dtype problem",
+    "a weight rewritten in place while the model is still on the meta device (built empty to load a checkpoint "
+    "cheaply, or offloaded by Accelerate), or a quantized parameter (bitsandbytes' `Params4bit`) given a plain tensor",
+    "load or materialize the model's weights first (`model.to_empty(device=...)` then `load_state_dict`, or load "
+    "without `device_map`/offload), or replace the parameter instead of its data (`module.weight = nn.Parameter(t)`)",
+    op="Tensor.data assignment (set_data)",
+)
+
+
 _capturable_on_cpu = message_only(
     Kind.DEVICE_MISMATCH,
     "an optimizer built with `capturable=True` (for CUDA graphs) got parameters on a device it cannot capture on, "
@@ -89,5 +102,7 @@ RULES: tuple[Rule, ...] = (
          r"equal (?P<b>[\w:]+)", _pair),
     rule(r"can't convert (?P<a>[\w:]+) device type tensor to numpy", _numpy_device),
     rule(r"Cannot copy out of meta tensor;? no data", _meta_copy),
+    rule(r"`?variable`? and `?tensor`? have incompatible tensor type|^incompatible tensor type$",
+         _set_data_across_types),
     rule(r"If capturable=True, params and state_steps must be on supported devices", _capturable_on_cpu),
 )

@@ -19,6 +19,7 @@ from castwise.explainer.clues import (
     held_dtypes,
     paste_search,
     shows,
+    subscript_dtype,
     traced_call,
     traced_dtypes,
 )
@@ -311,6 +312,28 @@ def _classification_target(found: re.Match[str], failure: Failure) -> Explanatio
 
 def _probability_target(found: re.Match[str], failure: Failure) -> Explanation:
     return target(failure, dtypes(found, "a"), wants_float=True, op="cross_entropy with class probabilities")
+
+
+def _uint8_as_mask(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A uint8 tensor used as indices, which torch reads as a boolean mask (one entry per element): the mask's shape
+    then fails against the indexed tensor. Told only when the paste's deprecation warning or a live frame shows the
+    uint8 subscript."""
+    del found
+    if paste_search(failure, _UINT8_INDEX_WARNING) is None and subscript_dtype(failure) != "uint8":
+        return None
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        "a uint8 tensor was used as indices: torch reads a uint8 (byte) subscript as a boolean mask, one entry per "
+        "element of the indexed tensor, not as positions, so its shape does not fit",
+        "indices, codes or token ids stored as uint8 to save space (action bins, quantized codes, a dataset saved "
+        "from numpy) used to index a tensor as they are",
+        "convert them to positions first: `table[codes.long()]` (or `.int()`); use `.bool()` only when a mask was "
+        "meant",
+        op="indexing", names=("uint8",), confidence=Confidence.LOW,
+    )
+
+
+_UINT8_INDEX_WARNING = re.compile(r"indexing with dtype torch\.uint8 is now deprecated")
 
 
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
@@ -791,6 +814,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<what>image|video|frame|clip) must (?:have|be of) dtype (?:torch\.)?uint8\b", _uint8_image),
     rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",
          _index_tensor),
+    rule(r"\b(?:graph|edge_index|indices|index) must be of type int32 or int64,? but got (?P<a>{DTYPE})",
+         _index_tensor),
+    rule(r"too many indices for tensor of dimension \d+|The shape of the mask \[[\d, ]*\] at index \d+ does not match",
+         _uint8_as_mask),
     rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "

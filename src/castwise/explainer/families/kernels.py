@@ -88,7 +88,8 @@ def no_kernel(
             "`.cuda()`/`device_map`, no GPU visible, or a CPU-only torch install (`torch.cuda.is_available()` is "
             "False)",
             f"run it on the GPU (`model.cuda()`; install a CUDA build of torch if `torch.cuda.is_available()` is "
-            f"False), or use fp32 (`model.float()`) or bf16 (`torch.bfloat16`) on the CPU; {CPU_HALF_IN_NEWER_TORCH}",
+            f"False), or use fp32 (float32: `model.float()`, `torch_dtype=torch.float32`) or bf16 "
+            f"(`torch.bfloat16`) on the CPU; {CPU_HALF_IN_NEWER_TORCH}",
             op=op, names=names, device=device, confidence=confidence,
         )
     return explained(

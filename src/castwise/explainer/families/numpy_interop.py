@@ -66,6 +66,32 @@ def _numpy_dtype_to_torch(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+_numpy_on_tensors = message_only(
+    Kind.NUMPY_DTYPE,
+    "a numpy function (`np.mean`, `np.std`, `np.array` of a list) was given torch tensors: numpy read their "
+    "`.dtype`, which is a `torch.dtype` without numpy's `.type`",
+    "a list of torch tensors (losses, metrics, recorded values) passed to numpy as it is; newer torch and numpy "
+    "releases no longer convert them silently",
+    "convert first: `np.mean([t.item() for t in values])`, or `torch.stack(values).mean()` to stay in torch; if a "
+    "library's code does it, use the torch and numpy versions it pins, or update it",
+    op="numpy on torch tensors",
+)
+
+def _array_into_tensor(found: re.Match[str], failure: Failure) -> Explanation:
+    """``can't assign a numpy.ndarray to a torch.ByteTensor``: a numpy array written into a tensor by item
+    assignment."""
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"a numpy array was assigned into a tensor (`t[i] = array`, here a {found['t']}): torch does not convert a "
+        "numpy array in item assignment",
+        "an observation, image or mask from numpy (an environment, a dataset, OpenCV) written into a preallocated "
+        "tensor buffer",
+        "convert it first, in the buffer's dtype and device: `t[i] = torch.from_numpy(array).to(t.dtype)` (or "
+        "`torch.as_tensor(array, dtype=t.dtype, device=t.device)`)",
+        op="tensor item assignment", names=dtypes(found, "t"),
+    )
+
+
 def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     """OpenCV refusing an array it has no type for (``Expected Ptr<cv::UMat> for argument 'src'``) where the paste says
     fp16; declined otherwise (then a tensor or a list, not a dtype, is what OpenCV refused)."""
@@ -123,5 +149,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
+    rule(r"'torch\.dtype' object has no attribute 'type'", _numpy_on_tensors),
+    rule(r"can't assign a numpy\.ndarray to a (?P<t>torch\.(?:cuda\.)?\w{1,40}Tensor)", _array_into_tensor),
     rule(r"can't convert np\.ndarray of type numpy\.(?P<a>object_?|str_|bytes_|unicode_|void)", _non_numeric_array),
 )

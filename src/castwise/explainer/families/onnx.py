@@ -85,6 +85,28 @@ def _output_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _initializer_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A weight (initializer) stored in one precision where the node that reads it expects another: a float16
+    conversion that changed the initializer but not its consumer."""
+    pair = _floating_pair(found)
+    if pair is None:
+        return None
+    got, want = pair
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"the ONNX graph stores the initializer {found['name']} as {got} but the node that reads it expects {want}; "
+        "ONNX never converts, so the graph holds two precisions",
+        f"a float16 conversion of an exported model (`convert_float_to_float16`, most often with `keep_io_types=True` "
+        f"or an `op_block_list`) that converted a weight to {got} while its consumer (a node kept in {want}) was left "
+        "as it was",
+        "convert the export whole (`convert_float_to_float16(model, keep_io_types=True)` without `disable_shape_infer`"
+        ", so the converter sees every consumer), add the consuming node's op type to `op_block_list` so its weights "
+        "stay fp32 too, or export from torch in the precision it should run in (`model.half()` before "
+        "`torch.onnx.export`)",
+        op=f"ONNX initializer {found['name']}", names=pair,
+    )
+
+
 def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     """An input array fed in another dtype than the one the exported model declares for it."""
     pair = _floating_pair(found)
@@ -165,6 +187,8 @@ def _no_double(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
+    rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "
+         r"initializer in graph expects tensor\((?P<want>\w{1,20})\)", _initializer_type),
     rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? bound to different types "
          r"\(tensor\((?P<a>\w{1,20})\) and tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?",
          _type_parameter),

@@ -1,4 +1,5 @@
-"""torch.ao quantization: quantized tensors in float ops, float tensors in quantized ops, and quantization's own ops.
+"""Quantization: torch.ao's quantized tensors in float ops, float tensors in quantized ops, quantization's own ops,
+and adapters merged into a library's quantized model.
 
 A converted (int8) model carries quantized tensors (``QUInt8``) between its layers: one reaching a float
 op was not dequantized, and a float one reaching a quantized op was not quantized. The ops that make
@@ -12,9 +13,9 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.clues import Op, first_shown
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 
 QUANTIZED_DTYPE = re.compile(r"\bQU?Int(?:8|32)\b|\bq(?:u)?int(?:8|32)\b")
 """torch.ao's quantized dtypes as messages print them (``QUInt8``, ``torch.qint8``)."""
@@ -117,6 +118,34 @@ def _zero_point(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_merge_into_quantized = message_only(
+    Kind.NO_KERNEL,
+    "LoRA weights cannot be merged into a quantized model: its weights are packed integers (GPTQ, AWQ, 4/8-bit), "
+    "and adding the adapter's 16-bit update to them would need dequantizing and quantizing again",
+    "`merge_and_unload()` (or a trainer's export step) on an adapter trained on a quantized base model",
+    "load the base model unquantized (fp16/bf16 `torch_dtype`), attach the adapter, merge there, then quantize the "
+    "merged model again if you need it quantized; or serve the adapter unmerged",
+    op="LoRA merge into a quantized model",
+)
+
+
+def _packed_weight_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """A quantized kernel's check that its packed input has one integer dtype (``b_q_weight type is not kInt``)."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"a quantized kernel's check failed: `{found['name']}` must be {dtype} (how the format packs its weights) and "
+        "is not",
+        "a quantized checkpoint's packed tensors (`qweight`, `b_q_weight`) loaded or converted into another dtype (a "
+        "state dict saved after a cast, a loader that is not the library's own), or a checkpoint packed for another "
+        "kernel than the one chosen",
+        "load the checkpoint with the quantization library's own loader and do not convert the model afterwards; if "
+        "it still fails, update the library (its kernels and packing change between versions) or choose another "
+        "backend for the format",
+        op="a quantized kernel", names=names, confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
          _quantized_backend),
@@ -126,4 +155,6 @@ RULES: tuple[Rule, ...] = (
          _float_only_quantize),
     rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _float_only_quantize),
     rule(r"\bZero-point must be Int32, Float or Half, found (?P<dtype>{DTYPE})", _zero_point),
+    rule(r"Cannot merge LORA layers when the model is (?:gptq|awq|\w{1,20}) quantized", _merge_into_quantized),
+    rule(r"\b(?P<name>[a-z]\w{1,40}) (?:type|dtype) is not k(?P<dtype>Int|Long|Char|Byte)\b", _packed_weight_type),
 )
