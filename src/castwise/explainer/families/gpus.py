@@ -49,7 +49,7 @@ def _lacking(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 _DTYPE_WORD = r"(?:fp8(?:e4nv|e5|_e4m3fn|_e5m2)?\w{0,6}|float8\w{0,12}|e4m3fn\w{0,4}|bf16|bfloat16)"
-_GPU = rf"(?P<gpu>(?:NVIDIA |GeForce |Tesla )*(?:{_BEFORE_AMPERE}|{_AMPERE}))"
+_GPU = rf"(?P<gpu>(?:NVIDIA |GeForce |Tesla ){{0,3}}(?:{_BEFORE_AMPERE}|{_AMPERE}))"
 
 SAID: tuple[Rule, ...] = (
     rule(rf"\b{_DTYPE_WORD}\b[^\n]{{0,80}}?\b{_GPU}", _lacking),
