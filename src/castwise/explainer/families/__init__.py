@@ -35,6 +35,7 @@ RULES: tuple[Rule, ...] = (
     *gradients.RULES,
     *quantization.RULES,
     *fp8.RULES,
+    *gpus.RULES,
     *kernels.RULES,
     *libraries.RULES,
     *devices.RULES,

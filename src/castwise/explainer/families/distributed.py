@@ -16,8 +16,8 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import Op, held_dtypes, low_precision_said, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import is_fp8
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import full_name, is_fp8
 
 DISTRIBUTED = Op("torch.distributed", re.compile(r"[/\\]torch[/\\]distributed[/\\]|\bdist\.\w+\(", re.IGNORECASE))
 """Frames of torch.distributed (c10d's collectives, DDP, FSDP, ZeRO) or code calling it (``dist.all_gather(...)``)."""
@@ -129,7 +129,25 @@ _meta_under_fsdp = message_only(
 )
 
 
+def _full_precision_copy(found: re.Match[str], failure: Failure) -> Explanation:
+    """FSDP's ``Expects full precision but got torch.bfloat16``: a full-precision gather (a state dict, ``summon_full_
+    params``) when the model's own parameters already have the mixed-precision dtype."""
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"FSDP gathered the full-precision parameters (for a state dict or `summon_full_params`) and found them in "
+        f"{dtype}, the dtype its `MixedPrecision(param_dtype=...)` computes in: it keeps two copies only when they "
+        "differ",
+        f"a model converted to {dtype} before FSDP wrapped it (`model.to(torch.bfloat16)`, `torch_dtype=` at load) "
+        f"and also given `MixedPrecision(param_dtype=torch.{full_name(dtype) if names else 'bfloat16'})`",
+        "keep the model's parameters fp32 when wrapping and let `MixedPrecision` cast for compute; or, for a model "
+        "meant to stay in bf16, drop `param_dtype` from `MixedPrecision`; update torch if both are already so",
+        op="FSDP full-precision parameters", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Expects full precision but got (?P<a>{DTYPE})", _full_precision_copy),
     rule(r"Invalid usage of tensors with different dtypes\s*Found (?P<a>{DTYPE}) and\s+(?P<b>{DTYPE})",
          _collective_pair),
     rule(r"ProcessGroup\w{0,10}::\w{1,40}: invalid tensor type at index \d+ \(expected TensorOptions\(dtype="

@@ -48,6 +48,29 @@ def _lacking(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _target(found: re.Match[str], failure: Failure) -> Explanation:
+    """ptxas refusing an instruction for the GPU it compiles for (``Feature '.bf16' requires .target sm_80 or
+    higher``): a kernel compiled in bf16 (or fp8) for an older GPU."""
+    said = found["dtype"].lower()
+    dtype = "bf16" if "bf16" in said else "float8_e4m3fn" if "e4m3" in said or "fp8" in said else "f16"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the GPU compiler (ptxas) has no {dtype} instructions for this GPU: they need sm_{found['sm']} (compute "
+        f"capability {found['sm'][:-1]}.{found['sm'][-1]}) or newer, and the kernel was compiled for an older one",
+        f"a Triton or CUDA kernel (torch.compile's, a library's fused kernel) compiled in {dtype} on a GPU below that "
+        "capability (T4, V100, RTX 20xx for bf16)",
+        "run in fp16 on this GPU (float16: `dtype=torch.float16`, '16-mixed') or float32, or use a GPU with that "
+        "capability",
+        op="ptxas", names=(dtype,), device="cuda",
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",
+         _target),
+)
+
+
 _DTYPE_WORD = r"(?:fp8(?:e4nv|e5|_e4m3fn|_e5m2)?\w{0,6}|float8\w{0,12}|e4m3fn\w{0,4}|bf16|bfloat16)"
 _GPU = rf"(?P<gpu>(?:NVIDIA |GeForce |Tesla ){{0,3}}(?:{_BEFORE_AMPERE}|{_AMPERE}))"
 

@@ -126,6 +126,18 @@ def _xformers_no_operator(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+_bitsandbytes_int8 = message_only(
+    Kind.NO_KERNEL,
+    "bitsandbytes' 8-bit matmul (LLM.int8) failed in cuBLASLt: its int8 path used cuBLASLt's col_turing/col_ampere "
+    "layouts, which older bitsandbytes releases could not run on every GPU (Hopper such as the H100, and GPUs before "
+    "Turing, lacked them)",
+    "`load_in_8bit=True` (or an 8-bit optimizer's matmul) with a bitsandbytes release older than the GPU",
+    "update bitsandbytes (later releases run int8 without those layouts), or load the model in 4-bit "
+    "(`load_in_4bit=True`) or bf16 on this GPU",
+    op="bitsandbytes int8 matmul", names=("int8",), device="cuda", confidence=Confidence.LOW,
+)
+
+
 _cutlass_gemm = message_only(
     Kind.NO_KERNEL,
     "a CUTLASS kernel (a low-precision GEMM: fp8, int8, int4) could not start on this GPU: such kernels are built for "
@@ -547,6 +559,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),
     rule(r"FlashAttention only supports? Ampere GPUs or newer", _ampere_attention),
     rule(r"cutlassF: no kernel found to launch", _cutlass),
+    rule(r"\bcublaslt ran into an error", _bitsandbytes_int8),
     rule(r"AttributeError: BF16\b|^BF16\. Did you mean", _gguf_without_bf16),
     rule(r"input types '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and '?tensor<[\dx?]{0,40}?"
          r"(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),

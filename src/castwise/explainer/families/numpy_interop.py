@@ -12,6 +12,7 @@ from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import short_dtype
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
@@ -92,6 +93,43 @@ def _array_into_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _unrecognised_array_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """Older torch refusing a numeric numpy array (``can't convert np.ndarray of type numpy.int32. The only supported
+    types are: ... int32 ...``, ``it has an invalid type``): the array's dtype object is one torch did not map."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        "this torch did not recognise the numpy array's dtype"
+        + (f" ({names[0]}, though it is on the supported list: numpy has two {names[0]} types on some platforms, "
+           "`np.intc` and `np.int_`, and older torch mapped only one)" if names else ""),
+        "an array made by an operation that returns the platform's other integer type (`%`, `np.arange` with a "
+        "Python long bound, a C extension), or of a dtype older torch lacked (uint16/32/64, bool)",
+        "convert it first: `torch.from_numpy(arr.astype(np.int64))` (or `np.float32` for floats), or "
+        "`torch.as_tensor(arr.tolist())`; update torch, which maps every numpy numeric dtype",
+        op="torch.from_numpy", names=names,
+    )
+
+
+def _numpy_in_checkpoint(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.load(weights_only=True)`` refusing numpy objects in a checkpoint (a numpy scalar or dtype saved beside
+    the tensors)."""
+    named = found["a"] or found["b"] or found["c"] or ""
+    names = tuple(filter(None, [short_dtype(named.lower())]))
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        "`torch.load(..., weights_only=True)` refuses the numpy objects in this checkpoint"
+        + (f" (a numpy {names[0]} scalar or dtype)" if names else "")
+        + ": the safe loader rebuilds tensors and plain containers only",
+        "a value saved as a numpy scalar beside the weights (`np.float64` from a metric or a loss, a numpy dtype, an "
+        "array), by older code that loaded with full pickle",
+        "for a checkpoint you made yourself, allow exactly those numpy types: `with torch.serialization.safe_globals("
+        "[np.core.multiarray.scalar, np.dtype, type(np.dtype(np.float64))]): torch.load(path, weights_only=True)`; "
+        "when saving, store plain numbers or tensors (`float(x)`, `torch.tensor(x)`); never load a file you did not "
+        "make with `weights_only=False`",
+        op="torch.load(weights_only=True)", names=names,
+    )
+
+
 def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     """OpenCV refusing an array it has no type for (``Expected Ptr<cv::UMat> for argument 'src'``) where the paste says
     fp16; declined otherwise (then a tensor or a list, not a dtype, is what OpenCV refused)."""
@@ -150,6 +188,12 @@ RULES: tuple[Rule, ...] = (
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
     rule(r"'torch\.dtype' object has no attribute 'type'", _numpy_on_tensors),
+    rule(r"can't convert np\.ndarray of type numpy\.(?P<a>u?int(?:8|16|32|64)|float(?:16|32|64)|bool_?)\.? The only "
+         r"supported types are|can't convert a given np\.ndarray to a tensor - it has an invalid type",
+         _unrecognised_array_type),
+    rule(r"(?:Weights ?only load failed|WeightsUnpickler error)[^\n]{0,400}?numpy\.(?:dtypes?\[(?P<a>\w{1,12})\]|"
+         r"dtypes\.(?P<b>\w{1,12})DType|core\.multiarray\.scalar|dtype)|Unsupported global: GLOBAL "
+         r"numpy\.(?:core\.multiarray\.scalar|dtype|dtypes\.(?P<c>\w{1,12})DType)", _numpy_in_checkpoint),
     rule(r"can't assign a numpy\.ndarray to a (?P<t>torch\.(?:cuda\.)?\w{1,40}Tensor)", _array_into_tensor),
     rule(r"can't convert np\.ndarray of type numpy\.(?P<a>object_?|str_|bytes_|unicode_|void)", _non_numeric_array),
 )

@@ -16,7 +16,7 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.explanation import Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float, norm_param
-from castwise.explainer.rules import Rule, rule
+from castwise.explainer.rules import Rule, explained, rule
 from castwise.explainer.spelling import short_dtype
 
 _OPERAND = re.compile(r"\b(bf16|f16|f32|f64)\[")
@@ -36,7 +36,31 @@ def _mixed_in_hlo(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_XLA_TYPES = {"10": "f16", "12": "f64", "16": "bf16"}
+"""XLA's PrimitiveType numbers (``Unsupported XLA type 10``) for the floating dtypes a TPU may lack."""
+
+
+def _unsupported_cast(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """torch_xla lowering a cast to a dtype the device has no type for (``Unsupported XLA type 10``, ``xla::cast ...
+    stype=Half``): TPUs compute in bf16 and f32, not fp16 or f64."""
+    name = _XLA_TYPES.get(found["number"] or "") or short_dtype(found["stype"] or "")
+    if name not in ("f16", "f64"):
+        return None
+    instead = "bf16 (`torch.bfloat16`)" if name == "f16" else "f32"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"torch_xla could not lower a cast to {name}: TPUs compute in bf16 and f32, and XLA has no {name} type there",
+        f"a model, an autocast region or code run on a TPU that casts to {name} (`.half()`, `precision=16` or "
+        f"'16-mixed' in Lightning, CUDA-style fp16 AMP, a dtype hard-coded for GPUs)",
+        f"use {instead} on the TPU: Lightning's `precision='bf16-mixed'` (or 'bf16-true'), "
+        "`torch.autocast('xla', dtype=torch.bfloat16)`, and no fp16 casts in code meant for TPUs",
+        op="an XLA cast", names=(name,), device="xla",
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Unsupported XLA type (?P<number>\d{1,2})\b|xla::cast,[^\n]{0,60}?\bstype=(?P<stype>Half|Double)\b",
+         _unsupported_cast),
     rule(r"Seen floating point types of different precisions in %(?P<op>[a-z][\w-]{0,40}?)(?:\.\d+)?\s*="
          r"(?P<hlo>[^\n]{0,600})", _mixed_in_hlo),
 )
