@@ -320,68 +320,68 @@ def _bits_per_byte_uint8_byte_counts() -> None:
 
 CASES: dict[str, LiveCase] = {
     # top-p computed on logits sorted in fp32, the filtered values scattered back into the bf16 logits
-    "top-p-scatter-back-upcast-sorted-logits": case(_top_p_scatter_back_upcast_sorted_logits, "indexed_write_dtype"),
+    "top-p-scatter-back-upcast-sorted-logits": case(_top_p_scatter_back_upcast_sorted_logits, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # per-request sampling parameters packed into one float tensor; its top_k column used as gather's index
-    "packed-sampling-params-top-k-gather": case(_packed_sampling_params_top_k_gather, "index_tensor_dtype"),
+    "packed-sampling-params-top-k-gather": case(_packed_sampling_params_top_k_gather, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # the sampler's probabilities written with softmax(out=) into a buffer preallocated in fp32 for bf16 logits
     "sampler-probs-softmax-out-fp32-buffer": case(_sampler_probs_into_fp32_buffer, "indexed_write_dtype", "bf16",
-                                                  "f32"),
+                                                  "f32", grade="correct", grade_at_freeze="correct"),
     # greedy decoding writing argmax into a static int32 token buffer with out=
     "greedy-argmax-out-int32-buffer": case(_greedy_argmax_into_int32_graph_buffer, "indexed_write_dtype", "int64",
-                                           "int32"),
+                                           "int32", grade="correct", grade_at_freeze="correct"),
     # an fp16 model's logits clamped to +-1e5 before the softmax
-    "logits-clamp-1e5-fp16": case(_logits_clamped_1e5_fp16, "half_overflow", "f16"),
+    "logits-clamp-1e5-fp16": case(_logits_clamped_1e5_fp16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # a percentile cut-off on the vocabulary by torch.quantile of bf16 logits
-    "percentile-logit-threshold-quantile-bf16": case(_percentile_logit_threshold_bf16, "no_kernel"),
+    "percentile-logit-threshold-quantile-bf16": case(_percentile_logit_threshold_bf16, "no_kernel", grade="correct", grade_at_freeze="correct"),
     # H2O heavy-hitter scores accumulated in a buffer made with zeros_like(position_ids), so int64
     "h2o-heavy-hitter-scores-int64-buffer": case(_h2o_heavy_hitter_scores_int_buffer, "result_cast", "bf16",
-                                                 "int64"),
+                                                 "int64", grade="correct", grade_at_freeze="correct"),
     # JSON-schema decoding: an empty allowed-token list becomes torch.tensor([]) (float) used as an index
-    "grammar-empty-allowed-list-float-index": case(_grammar_allowed_ids_empty_list, "index_tensor_dtype"),
+    "grammar-empty-allowed-list-float-index": case(_grammar_allowed_ids_empty_list, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # a grammar bitmask unpacked to int32 0/1 bits, 1 - allowed passed as masked_fill's mask
-    "grammar-bitmask-int-bits-masked-fill": case(_grammar_bitmask_unpacked_bits_as_mask, "mask_dtype", "int32"),
+    "grammar-bitmask-int-bits-masked-fill": case(_grammar_bitmask_unpacked_bits_as_mask, "mask_dtype", "int32", grade="correct", grade_at_freeze="correct"),
     # the grammar bitmask buffer allocated in the logits' bf16 dtype, unpacked with >>
-    "grammar-bitmask-bf16-buffer-shift": case(_grammar_bitmask_buffer_in_logits_dtype, "no_kernel", "bf16"),
+    "grammar-bitmask-bf16-buffer-shift": case(_grammar_bitmask_buffer_in_logits_dtype, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # finished rows padded HF-style with 1 - unfinished where unfinished is a bool tensor
-    "finished-rows-pad-one-minus-bool": case(_finished_rows_padded_with_bool_unfinished, "mask_dtype", "bool"),
+    "finished-rows-pad-one-minus-bool": case(_finished_rows_padded_with_bool_unfinished, "mask_dtype", "bool", grade="correct", grade_at_freeze="correct"),
     # EAGLE-style draft fusion: fp16 draft token embeddings concatenated with bf16 target hidden states, bf16 fc
-    "eagle-fusion-f16-embeds-bf16-hidden": case(_eagle_draft_fusion_f16_token_embeds, "matmul_dtype", "f32", "bf16"),
+    "eagle-fusion-f16-embeds-bf16-hidden": case(_eagle_draft_fusion_f16_token_embeds, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # draft probabilities cached in fp8, the acceptance ratio divides bf16 target probabilities by them
     "draft-probs-fp8-acceptance-ratio": case(_draft_probs_cached_fp8_acceptance, "fp8_promotion", "bf16",
-                                             "float8_e4m3fn"),
+                                             "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # recovered-token sampling from the normalised residual at every position: where draft equals target it is 0/0
-    "speculative-residual-zero-over-zero": case(_speculative_residual_all_zero, "nonfinite"),
+    "speculative-residual-zero-over-zero": case(_speculative_residual_all_zero, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # online draft-head distillation against the engine's int32 output tokens as cross_entropy's target
-    "draft-distill-int32-target-tokens": case(_draft_head_distill_engine_int32_tokens, "target_dtype", "int32"),
+    "draft-distill-int32-target-tokens": case(_draft_head_distill_engine_int32_tokens, "target_dtype", "int32", grade="correct", grade_at_freeze="correct"),
     # attention sinks as an fp32 Parameter concatenated to bf16 scores; the fp32 probabilities meet bf16 values
-    "attention-sinks-fp32-parameter": case(_attention_sinks_fp32_parameter, "matmul_dtype", "f32", "bf16"),
+    "attention-sinks-fp32-parameter": case(_attention_sinks_fp32_parameter, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # MLA weight absorption done in fp32 at load time, bmm with the bf16 no-rope queries
-    "mla-absorbed-key-weight-fp32-bmm": case(_mla_absorbed_key_weight_fp32, "batched_matmul_dtype", "bf16", "f32"),
+    "mla-absorbed-key-weight-fp32-bmm": case(_mla_absorbed_key_weight_fp32, "batched_matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # MLA's decoupled rope key rotated with an fp32 cos/sin cache, concatenated with bf16 k_nope into SDPA
-    "mla-rope-key-fp32-cache-sdpa": case(_mla_rope_key_part_fp32_cache, "sdpa_dtype", "bf16", "f32"),
+    "mla-rope-key-fp32-cache-sdpa": case(_mla_rope_key_part_fp32_cache, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # cascade attention merging prefix and suffix outputs with lerp by an fp32 weight from the log-sum-exps
-    "cascade-merge-lerp-fp32-lse-weight": case(_cascade_prefix_suffix_merge_lerp, "lerp_dtype", "bf16", "f32"),
+    "cascade-merge-lerp-fp32-lse-weight": case(_cascade_prefix_suffix_merge_lerp, "lerp_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # rotary tables as non-persistent buffers left on meta after load_state_dict(assign=True)
-    "rotary-buffers-left-on-meta": case(_rotary_cache_left_on_meta, "device_mismatch"),
+    "rotary-buffers-left-on-meta": case(_rotary_cache_left_on_meta, "device_mismatch", grade="correct", grade_at_freeze="correct"),
     # last-position hidden states copied into a torch.zeros (fp32) buffer before the bf16 final LayerNorm
-    "last-token-buffer-fp32-final-layernorm": case(_last_token_hidden_buffer_default_dtype, "norm_param_dtype", "f32"),
+    "last-token-buffer-fp32-final-layernorm": case(_last_token_hidden_buffer_default_dtype, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # multi-LoRA serving: fp32 adapter A matrices stacked and einsum'd with bf16 activations
-    "multi-lora-fp32-adapters-einsum": case(_multi_lora_shrink_fp32_adapters, "matmul_dtype", "bf16", "f32"),
+    "multi-lora-fp32-adapters-einsum": case(_multi_lora_shrink_fp32_adapters, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # an int8 KV cache written with index_copy_ of rounded bf16 keys, the .to(int8) forgotten
     "int8-kv-cache-index-copy-rounded-bf16": case(_int8_kv_cache_write_rounded_not_cast, "indexed_write_dtype",
-                                                  "int8", "bf16"),
+                                                  "int8", "bf16", grade="correct", grade_at_freeze="correct"),
     # copy-on-write of a shared prefix block with index_copy_ and the block table's int32 block ids
     "prefix-block-copy-on-write-int32-ids": case(_prefix_block_copy_on_write_int32_ids, "index_tensor_dtype",
-                                                 "int32"),
+                                                 "int32", grade="correct", grade_at_freeze="correct"),
     # blocks per sequence from ceil of a true division, used as repeat_interleave's repeats
-    "block-counts-ceil-repeat-interleave": case(_block_counts_ceil_repeat_interleave, "index_tensor_dtype", "f32"),
+    "block-counts-ceil-repeat-interleave": case(_block_counts_ceil_repeat_interleave, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # tensor-parallel vocabulary logits (bf16) all_gather_into_tensor'd into an fp32 buffer
     "tp-vocab-logits-all-gather-fp32-buffer": case(_tp_vocab_logits_gather_fp32_buffer, "scalar_type", "bf16",
-                                                   "f32"),
+                                                   "f32", grade="correct", grade_at_freeze="correct"),
     # a scheduler's 90th percentile of int64 prompt lengths by torch.quantile
-    "scheduler-p90-prompt-lengths-quantile": case(_scheduler_p90_prompt_length, "integer_operand"),
+    "scheduler-p90-prompt-lengths-quantile": case(_scheduler_p90_prompt_length, "integer_operand", grade="correct", grade_at_freeze="correct"),
     # top logprobs of a bf16 model put into the JSON response through np.asarray
-    "top-logprobs-response-numpy-bf16": case(_top_logprobs_response_numpy, "numpy_dtype", "bf16"),
+    "top-logprobs-response-numpy-bf16": case(_top_logprobs_response_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # bits-per-byte evaluation storing each document's UTF-8 byte count in uint8
-    "bits-per-byte-uint8-byte-counts": case(_bits_per_byte_uint8_byte_counts, "half_overflow", "uint8"),
+    "bits-per-byte-uint8-byte-counts": case(_bits_per_byte_uint8_byte_counts, "half_overflow", "uint8", grade="correct", grade_at_freeze="correct"),
 }
