@@ -37,7 +37,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_80", "held_out_81", "held_out_82", "held_out_83", "held_out_84",
             "held_out_85", "held_out_86", "held_out_87", "held_out_88", "held_out_89", "held_out_90", "held_out_91",
             "held_out_92", "held_out_93", "held_out_94", "held_out_95", "held_out_96", "held_out_97",
-            "held_out_98", "held_out_99", "held_out_100")
+            "held_out_98", "held_out_99", "held_out_100",
+            "held_out_101", "held_out_102", "held_out_103")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -52,7 +53,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_37", "live_held_out_38", "live_held_out_39",
                                  "live_held_out_40", "live_held_out_41", "live_held_out_42",
                                  "live_held_out_43", "live_held_out_44", "live_held_out_45", "live_held_out_46",
-                                 "live_held_out_47", "live_held_out_48")
+                                 "live_held_out_47", "live_held_out_48",
+                                 "live_held_out_49")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

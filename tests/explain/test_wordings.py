@@ -2667,3 +2667,29 @@ def test_a_numbered_list_of_errors_answers_the_first_dtype_error_without_confide
         "Error: CUDA out of memory.\n3. RuntimeError: Expected all tensors to be on the same device, but found at "
         "least two devices, cuda:0 and cuda:1!")
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("Error: torch_xla/csrc/convert_ops.cpp:83 : Unsupported XLA type 10", Kind.NO_KERNEL, ("f16",), "bf16-mixed"),
+    ("RuntimeError: Error while lowering: f32[24,3,7,7]{0,1,3,2} xla::cast, type=f32, dtype=Float, stype=Half",
+     Kind.NO_KERNEL, ("f16",), "bf16-mixed"),
+    ("Error: \"Feature \"bf16\" requires .target sm_80 or higher", Kind.NO_KERNEL, ("bf16",), "fp16"),
+    ("Exception: cublaslt ran into an error!", Kind.NO_KERNEL, ("int8",), "update bitsandbytes"),
+    ("TypeError: can't convert np.ndarray of type numpy.int32. The only supported types are: float64, float32, "
+     "float16, int64, int32, int16, int8, and uint8.", Kind.NUMPY_DTYPE, ("int32",), "astype(np.int64)"),
+    ("_pickle.UnpicklingError: Weights only load failed. WeightsUnpickler error: Can only build Tensor, parameter or "
+     "OrderedDict objects, but got <class 'numpy.dtypes.Float64DType'>", Kind.NUMPY_DTYPE, ("f64",), "safe_globals"),
+    ("AssertionError: Expects full precision but got torch.bfloat16", Kind.OP_DTYPE, ("bf16",), "MixedPrecision"),
+])
+def test_round_fifty_one_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_weights_only_refusal_never_advises_unpickling_the_file() -> None:
+    explanation = cw.explain("Unsupported global: GLOBAL numpy.core.multiarray.scalar")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "never load a file you did not make" in explanation.fix
+
+
+def test_an_xla_type_a_tpu_has_is_not_told_as_missing() -> None:
+    assert cw.explain("Error: torch_xla/csrc/convert_ops.cpp:83 : Unsupported XLA type 11") is None
