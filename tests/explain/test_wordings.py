@@ -2693,3 +2693,22 @@ def test_a_weights_only_refusal_never_advises_unpickling_the_file() -> None:
 
 def test_an_xla_type_a_tpu_has_is_not_told_as_missing() -> None:
     assert cw.explain("Error: torch_xla/csrc/convert_ops.cpp:83 : Unsupported XLA type 11") is None
+
+
+def test_an_op_read_only_from_code_pasted_below_the_error_is_said_with_low_confidence() -> None:
+    paste = ("After adding DCN, training fails: RuntimeError: expected scalar type Half but found Float\n\n"
+             "    def forward(self, x):\n        x = self.act1(self.bn1(self.conv1(x)))\n"
+             "        return self.conv2(x, offset)")
+    explanation = cw.explain(paste)
+    assert explanation.confidence is Confidence.LOW and ("f16", "f32") == explanation.dtypes
+
+
+def test_a_cython_buffer_of_another_integer_width_is_told_as_a_platform_width() -> None:
+    explanation = cw.explain("ValueError: Buffer dtype mismatch, expected 'DTYPE_t' but got 'long'")
+    assert explanation.kind is Kind.SCALAR_TYPE and "Windows" in explanation.cause
+    assert "update the library" in explanation.fix
+
+
+def test_a_retyped_kernel_name_without_quotes_is_still_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError LayerNormKernelImpl not implenmented for half")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and explanation.device == "cpu"

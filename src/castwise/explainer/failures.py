@@ -100,11 +100,18 @@ class Failure:
     model: HeldModel = field(default=HeldModel(), repr=False, compare=False)
     """What a live exception's modules hold: the tensors of the module that raised in another dtype than its input,
     the outermost module's parameters tied under two names; empty for a paste."""
+    code_below: bool = field(default=True, repr=False, compare=False)
+    """Whether code pasted below the error (a report's listing after its title) may stand in for missing frames."""
 
     @cached_property
     def frames(self) -> tuple[Frame, ...]:
         """The frames that led to the error, outermost first."""
-        return self.live_frames or _frames_of(self.paste, self.line)
+        return self.live_frames or _frames_of(self.paste, self.line, self.code_below)
+
+    @cached_property
+    def frames_from_code_below(self) -> bool:
+        """Whether the frames are only code pasted below the error: what the report shows, not what raised."""
+        return bool(self.frames) and not self.live_frames and not _frames_of(self.paste, self.line, False)
 
 
 def from_text(text: str) -> Iterator[Failure]:
@@ -194,9 +201,10 @@ def _is_wrapped(message: str, rest: str) -> bool:
     return message.endswith(",") and bool(_WRAPPED_REST.match(rest))
 
 
-def _frames_of(lines: tuple[str, ...], line: int) -> tuple[Frame, ...]:
+def _frames_of(lines: tuple[str, ...], line: int, code_below: bool) -> tuple[Frame, ...]:
     """The frames of the traceback that ends at ``line`` (back to its ``Traceback`` header), else the code lines
-    pasted just above it; for an error with neither above it, the frames or code pasted below it."""
+    pasted just above it; for an error with neither above it, the frames pasted below it, or (when ``code_below``)
+    the code."""
     start = line
     while start > 0 and not _BOUNDARY.match(lines[start - 1]):
         start -= 1
@@ -208,7 +216,8 @@ def _frames_of(lines: tuple[str, ...], line: int) -> tuple[Frame, ...]:
         _ERROR_LINE.match(lines[end]) or _CHAINED.match(lines[end])
     ):
         end += 1
-    return _frames_in(lines, line + 1, end) or _code(_bare_code(lines[line + 1:end])[:BARE_CODE_LINES])
+    below = _frames_in(lines, line + 1, end)
+    return below or (_code(_bare_code(lines[line + 1:end])[:BARE_CODE_LINES]) if code_below else ())
 
 
 def _frames_in(lines: tuple[str, ...], start: int, end: int) -> tuple[Frame, ...]:

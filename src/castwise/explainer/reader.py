@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from itertools import islice
 from textwrap import shorten
 
@@ -37,6 +38,8 @@ def explain(error: BaseException | str) -> Explanation | None:
     found = _first(RULES, from_lines(lines))
     if found is None:
         return _explained(_by_priority(FALLBACKS, from_lines(lines)))
+    if found[0].frames_from_code_below:
+        found = _without_code_below(*found)
     if _QUOTED.match(found[0].message):
         found = found[0], found[1].less_sure("the paste quotes this error inside its prose, where it may be cited "
                                              "rather than raised")
@@ -45,6 +48,17 @@ def explain(error: BaseException | str) -> Explanation | None:
 
 _QUOTED = re.compile(r"""^[`\s]*["“][^"“”]{8,}["”][`\s.,;:]*$""")
 """A whole error message inside quotation marks: a report's prose citing it (possibly as another case)."""
+
+
+def _without_code_below(failure: Failure, found: Explanation) -> tuple[Failure, Explanation]:
+    """``found``, said with low confidence when reading the error without the code pasted below it gives another
+    kind: that code is what the report lists, which may not be what raised."""
+    bare = replace(failure, code_below=False)
+    plain = _first(RULES, (bare,))
+    if plain is not None and plain[1].kind is found.kind:
+        return failure, found
+    return failure, found.less_sure("its op was read from code pasted below the error, which may not be the code "
+                                    "that raised it")
 
 
 def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Explanation:

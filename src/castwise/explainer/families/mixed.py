@@ -677,6 +677,18 @@ def _input_and_weight(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _buffer_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
+    if not all(map(is_floating, names)):
+        return explained(
+            Kind.SCALAR_TYPE, failure,
+            f"a Cython extension's typed buffer takes `{found['a']}` and got an array of C type `{found['b']}`: the "
+            "integer widths differ (C's `long` is 32 bits on Windows and 64 elsewhere, so code built for one platform "
+            "gets the other's)",
+            "a compiled extension (a data loader's or tokenizer's Cython helper) given numpy arrays of the platform's "
+            "default integer, on a platform its code did not expect (most often Windows)",
+            "update the library (fixed releases type their buffers with fixed widths), or convert the arrays to the "
+            "width it takes before the call (`arr.astype(np.int64)`)",
+            op="a Cython extension", names=tuple(name for name in names if name),
+        )
     convert = "convert the array to the dtype the extension takes before the call"
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "a Cython extension",
