@@ -358,70 +358,93 @@ def _fid_sqrtm_eigh_bf16_covariance() -> None:
 
 CASES: dict[str, LiveCase] = {
     # SD3-style logit-normal timestep sampling: indices into the scheduler's timesteps made with floor(), not .long()
-    "sd3-logit-normal-indices-floored": case(_sd3_logit_normal_indices_floored, "index_tensor_dtype"),
+    "sd3-logit-normal-indices-floored": case(_sd3_logit_normal_indices_floored, "index_tensor_dtype",
+                                             grade="correct", grade_at_freeze="correct"),
     # a learned per-step time table (nn.Embedding) fed continuous t * (T - 1) rounded with round(), still float
-    "learned-time-table-continuous-t": case(_learned_time_table_continuous_t, "index_tensor_dtype", "f32"),
+    "learned-time-table-continuous-t": case(_learned_time_table_continuous_t, "index_tensor_dtype", "f32",
+                                            grade="correct", grade_at_freeze="correct"),
     # LCM distillation: the guidance-scale embedding built in fp32 and given to the bf16 UNet's cond_proj uncast
-    "lcm-guidance-embedding-fp32-cond-proj": case(_lcm_guidance_embedding_fp32, "matmul_dtype", "f32", "bf16"),
+    "lcm-guidance-embedding-fp32-cond-proj": case(_lcm_guidance_embedding_fp32, "matmul_dtype", "f32", "bf16",
+                                                  grade="correct", grade_at_freeze="correct"),
     # classifier-free guidance dropout: the keep factor written as 1 - drop on the bool drop mask
-    "cfg-keep-one-minus-bool-drop": case(_cfg_keep_one_minus_bool, "mask_dtype", "bool"),
+    "cfg-keep-one-minus-bool-drop": case(_cfg_keep_one_minus_bool, "mask_dtype", "bool",
+                                         grade="correct", grade_at_freeze="correct"),
     # CFG dropout: the empty-prompt embedding cached (fp32) before the text encoder was cast, written in by bool mask
     "cfg-uncond-embeds-cached-before-cast": case(_cfg_uncond_embeds_cached_before_cast, "indexed_write_dtype",
-                                                 "bf16", "f32"),
+                                                 "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # cached text conditioning: the tokenizer's int64 attention_mask from the cache given to SDPA as the mask
-    "text-cache-int64-mask-into-sdpa": case(_text_cache_attention_mask_into_sdpa, "mask_dtype", "int64"),
+    "text-cache-int64-mask-into-sdpa": case(_text_cache_attention_mask_into_sdpa, "mask_dtype", "int64",
+                                            grade="correct", grade_at_freeze="correct"),
     # text-encoder embeddings cached to disk with np.save straight from the bf16 encoder
-    "text-embeds-cached-np-save-bf16": case(_text_embeds_cached_with_np_save, "numpy_dtype", "bf16"),
+    "text-embeds-cached-np-save-bf16": case(_text_embeds_cached_with_np_save, "numpy_dtype", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # text embeddings cached as float16 .npy by an earlier fp16 run, fed to the bf16 cross-attention's to_k
     "text-embeds-fp16-npy-into-bf16-to-k": case(_text_embeds_fp16_npy_into_bf16_cross_attention, "matmul_dtype",
-                                                "f16", "bf16"),
+                                                "f16", "bf16", grade="correct", grade_at_freeze="correct"),
     # the text padding mask as a float key_padding_mask (1 - mask.float()) for a bf16 MultiheadAttention
     "caption-mask-float-key-padding-bf16-mha": case(_caption_mask_float_key_padding, "attn_mask_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16", grade="correct", grade_at_freeze="correct"),
     # the VAE kept fp32 to avoid fp16 NaNs; its latents noised and fed to the fp16 UNet's conv_in without a cast
-    "vae-fp32-latents-into-fp16-unet": case(_vae_fp32_latents_into_fp16_unet, "conv_weight_dtype", "f32", "f16"),
+    "vae-fp32-latents-into-fp16-unet": case(_vae_fp32_latents_into_fp16_unet, "conv_weight_dtype", "f32", "f16",
+                                            grade="correct", grade_at_freeze="correct"),
     # inpainting fine-tune: conv_in widened to 9 channels, weights from the bf16 conv, the new layer's fp32 bias kept
     "inpainting-conv-in-expanded-bias-fp32": case(_inpainting_conv_in_expanded_bias_fp32, "conv_bias_dtype", "bf16",
-                                                  "f32"),
+                                                  "f32", grade="correct", grade_at_freeze="correct"),
     # aspect-bucketed DiT training: the 2-D sincos position embedding recomputed per bucket in fp32, added uncast
-    "dit-bucket-pos-embed-fp32-layernorm": case(_dit_bucket_sincos_pos_embed_fp32, "norm_param_dtype", "f32"),
+    "dit-bucket-pos-embed-fp32-layernorm": case(_dit_bucket_sincos_pos_embed_fp32, "norm_param_dtype", "f32",
+                                                grade="correct", grade_at_freeze="correct"),
     # LoCon on a frozen bf16 UNet conv: the LoRA down/up convs kept fp32 for training, fed bf16 hidden states
-    "locon-fp32-adapters-on-bf16-conv": case(_locon_fp32_adapters_on_bf16_conv, "conv_weight_dtype", "bf16", "f32"),
+    "locon-fp32-adapters-on-bf16-conv": case(_locon_fp32_adapters_on_bf16_conv, "conv_weight_dtype", "bf16", "f32",
+                                             grade="correct", grade_at_freeze="correct"),
     # DoRA: the magnitude vector taken in fp32 makes the recomposed weight fp32 for bf16 activations
-    "dora-fp32-magnitude-weight": case(_dora_fp32_magnitude, "matmul_dtype", "bf16", "f32"),
+    "dora-fp32-magnitude-weight": case(_dora_fp32_magnitude, "matmul_dtype", "bf16", "f32",
+                                       grade="correct", grade_at_freeze="correct"),
     # IP-Adapter training: fp32 trainable image K/V projections, the frozen bf16 to_q's query, into SDPA
-    "ip-adapter-fp32-kv-bf16-query-sdpa": case(_ip_adapter_fp32_kv_bf16_query, "sdpa_dtype", "bf16", "f32"),
+    "ip-adapter-fp32-kv-bf16-query-sdpa": case(_ip_adapter_fp32_kv_bf16_query, "sdpa_dtype", "bf16", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # a hand-written attention processor with upcast_attention that upcasts the query only, scores by baddbmm
-    "upcast-attention-query-only-baddbmm": case(_upcast_attention_query_only, "batched_matmul_dtype", "f32", "bf16"),
+    "upcast-attention-query-only-baddbmm": case(_upcast_attention_query_only, "batched_matmul_dtype", "f32", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # rectified-flow interpolation with torch.lerp(latents, noise, t), t from the logit-normal sampler in fp32
-    "rectified-flow-lerp-fp32-t": case(_rectified_flow_lerp_fp32_t, "lerp_dtype", "bf16", "f32"),
+    "rectified-flow-lerp-fp32-t": case(_rectified_flow_lerp_fp32_t, "lerp_dtype", "bf16", "f32",
+                                       grade="correct", grade_at_freeze="correct"),
     # min-SNR weights from the numpy (float64) schedule, the weighted mean written as a dot with fp32 losses
-    "min-snr-weighted-mean-dot-f64": case(_min_snr_weighted_mean_as_dot, "matmul_dtype", "f64", "f32"),
+    "min-snr-weighted-mean-dot-f64": case(_min_snr_weighted_mean_as_dot, "matmul_dtype", "f64", "f32",
+                                          grade="correct", grade_at_freeze="correct"),
     # flow matching with sigma**-2 weighting and stratified integer timesteps that include t=0: inf loss, clipping
-    "flow-sigma-sqrt-weight-stratified-t0": case(_flow_sigma_sqrt_weighting_stratified_t0, "nonfinite"),
+    "flow-sigma-sqrt-weight-stratified-t0": case(_flow_sigma_sqrt_weighting_stratified_t0, "nonfinite",
+                                                 grade="correct", grade_at_freeze="correct"),
     # a Fourier-space loss term on the bf16 noise prediction
-    "frequency-loss-rfft2-bf16": case(_frequency_loss_fft_bf16, "no_kernel", "bf16"),
+    "frequency-loss-rfft2-bf16": case(_frequency_loss_fft_bf16, "no_kernel", "bf16",
+                                      grade="correct", grade_at_freeze="correct"),
     # subject-masked loss: the uint8 segmentation mask downsampled to latent size with avg_pool2d
-    "subject-mask-avg-pool-uint8": case(_subject_mask_avg_pool_uint8, "integer_operand", "uint8"),
+    "subject-mask-avg-pool-uint8": case(_subject_mask_avg_pool_uint8, "integer_operand", "uint8",
+                                        grade="correct", grade_at_freeze="correct"),
     # masked loss: per-pixel MSE selected with the nearest-resized uint8 mask
-    "masked-loss-masked-select-uint8": case(_masked_loss_masked_select_uint8, "mask_dtype"),
+    "masked-loss-masked-select-uint8": case(_masked_loss_masked_select_uint8, "mask_dtype",
+                                            grade="correct", grade_at_freeze="correct"),
     # a noise-level (timestep-bucket) classifier trained on floor()'d float bucket targets
     "noise-level-classifier-float-buckets": case(_noise_level_classifier_float_bucket_targets, "target_dtype",
-                                                 "f32"),
+                                                 "f32", grade="correct", grade_at_freeze="correct"),
     # adversarial diffusion distillation: the bf16 discriminator's probabilities against torch.ones (fp32) in BCE
-    "add-discriminator-bce-ones-fp32": case(_add_discriminator_bce_ones_fp32, "op_dtype", "f32", "bf16"),
+    "add-discriminator-bce-ones-fp32": case(_add_discriminator_bce_ones_fp32, "op_dtype", "f32", "bf16",
+                                            grade="correct", grade_at_freeze="correct"),
     # latents cached as uint8 (min/max quantised) and dequantised in place after loading
     "uint8-latent-cache-dequantized-in-place": case(_uint8_latent_cache_dequantized_in_place, "result_cast", "f32",
-                                                    "uint8"),
+                                                    "uint8", grade="correct", grade_at_freeze="correct"),
     # EMA of a bf16 UNet with fp32 shadow weights updated by torch._foreach_lerp_
-    "ema-foreach-lerp-fp32-shadow": case(_ema_foreach_lerp_fp32_shadow, "lerp_dtype", "f32", "bf16"),
+    "ema-foreach-lerp-fp32-shadow": case(_ema_foreach_lerp_fp32_shadow, "lerp_dtype", "f32", "bf16",
+                                         grade="correct", grade_at_freeze="correct"),
     # hand-written fp16 master weights: the fp16 UNet's gradients assigned to the fp32 master copies' .grad
-    "fp16-master-weights-grad-assigned": case(_fp16_master_weights_grad_assigned, "loss_dtype", "f16", "f32"),
+    "fp16-master-weights-grad-assigned": case(_fp16_master_weights_grad_assigned, "loss_dtype", "f16", "f32",
+                                              grade="correct", grade_at_freeze="correct"),
     # textual inversion: token embeddings resized after the optimizer was built; scaler.step finds no gradients
     "textual-inversion-resized-embedding-stale-optimizer": case(
-        _textual_inversion_resized_embedding_optimizer_stale, "loss_scale"),
+        _textual_inversion_resized_embedding_optimizer_stale, "loss_scale", grade="correct", grade_at_freeze="correct"),
     # validation samples quantised to uint8 for logging, the same uint8 batch fed to the FID feature network
-    "fid-uint8-samples-into-feature-net": case(_fid_uint8_samples_into_feature_net, "integer_operand", "uint8"),
+    "fid-uint8-samples-into-feature-net": case(_fid_uint8_samples_into_feature_net, "integer_operand", "uint8",
+                                               grade="correct", grade_at_freeze="correct"),
     # FID's matrix square root by eigh of the covariance of bf16 features
-    "fid-sqrtm-eigh-bf16-covariance": case(_fid_sqrtm_eigh_bf16_covariance, "no_kernel", "bf16"),
+    "fid-sqrtm-eigh-bf16-covariance": case(_fid_sqrtm_eigh_bf16_covariance, "no_kernel", "bf16",
+                                           grade="correct", grade_at_freeze="correct"),
 }
