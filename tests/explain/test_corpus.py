@@ -39,7 +39,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_92", "held_out_93", "held_out_94", "held_out_95", "held_out_96", "held_out_97",
             "held_out_98", "held_out_99", "held_out_100",
             "held_out_101", "held_out_102", "held_out_103",
-            "held_out_104", "held_out_105", "held_out_106")
+            "held_out_104", "held_out_105", "held_out_106",
+            "held_out_107", "held_out_108", "held_out_109")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",

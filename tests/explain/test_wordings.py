@@ -2712,3 +2712,16 @@ def test_a_cython_buffer_of_another_integer_width_is_told_as_a_platform_width() 
 def test_a_retyped_kernel_name_without_quotes_is_still_a_missing_kernel() -> None:
     explanation = cw.explain("RuntimeError LayerNormKernelImpl not implenmented for half")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and explanation.device == "cpu"
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Two or more parameters have different dtypes. Expected parameter 3 to have dtype torch.float64 "
+     "but got dtype torch.float32.", Kind.OP_DTYPE, ("f64", "f32"), ".double()"),
+    ("reward = np.float32(reward)\nAssertionError: The reward returned by `step()` must be a float", Kind.NUMPY_DTYPE,
+     ("f32",), "float(reward)"),
+    ("Type parameter (T) of Optype (Concat)bound to different types (tensor(float16) and tensor(float) in node "
+     "(Concat_12).", Kind.SCALAR_TYPE, ("f16", "f32"), "export"),
+])
+def test_round_fifty_three_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix

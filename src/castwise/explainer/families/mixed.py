@@ -675,6 +675,22 @@ def _input_and_weight(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _parameters_differ(found: re.Match[str], failure: Failure) -> Explanation:
+    """A library's check that the parameters it is given share one dtype (cvxpylayers' ``Two or more parameters have
+    different dtypes. Expected parameter 3 to have dtype torch.float64 but got dtype torch.float32``)."""
+    names = dtypes(found, "a", "b")
+    wanted = f"torch.{full_name(names[0])}" if names else "the first one's dtype"
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "a library's parameter check",
+        f"the layer takes its parameters in one dtype and got {dtype_list(names) if names else 'two dtypes'}: it "
+        "checks every parameter against the first",
+        culprit="parameters built separately, one with torch's default float32 and another from numpy (float64) or "
+        "with an explicit dtype",
+        fix=f"create every parameter in one dtype, the one the layer expects ({wanted}: `torch.tensor(..., "
+        f"dtype={wanted})`, or `.double()` on the others for float64)",
+    )
+
+
 def _buffer_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     if not all(map(is_floating, names)):
@@ -1269,6 +1285,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),
     rule(r"grid_sampler\(\): expected input and grid to have (?:the )?same dtype,? but input has (?P<a>{DTYPE}) and "
          r"grid has (?P<b>{DTYPE})", _grid_sample),
+    rule(r"Two or more parameters have different dtypes\.?\s*Expected parameter \d+ to have dtype (?P<a>{DTYPE}) "
+         r"but got dtype (?P<b>{DTYPE})", _parameters_differ),
     rule(r"Buffer dtype mismatch, expected '(?P<a>[\w ]{1,20})' but got '(?P<b>[\w ]{1,20})'", _buffer_dtype),
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expect(?:ed)? scalar (?:type )?(?P<a>{DTYPE})(?: type)?,? but (?:found|got|input|fund) (?P<b>{DTYPE})",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
@@ -130,6 +130,25 @@ def _numpy_in_checkpoint(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _numpy_scalar_reward(found: re.Match[str], failure: Failure) -> Explanation:
+    """An environment checker's ``The reward returned by `step()` must be a float``: a numpy scalar (``np.float32``)
+    is not a Python float."""
+    said = paste_search(failure, _NUMPY_FLOAT_SCALAR)
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"the environment checker wants the {found['what']} as a Python float and got a numpy scalar"
+        + (f" ({said['name']}, which is not a subclass of float; numpy's float64 is, so that one passes)"
+           if said else ""),
+        "a reward or value computed with numpy (or taken from an array) and returned as it is, often cast to "
+        "`np.float32` to match the observation dtype",
+        "return a Python number: `float(reward)` (or `reward.item()` for a 0-d array or tensor)",
+        op="environment checker", names=tuple(filter(None, [short_dtype(said["name"]) if said else None])),
+    )
+
+
+_NUMPY_FLOAT_SCALAR = re.compile(r"\bnp\.(?P<name>float(?:16|32))\(")
+
+
 def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     """OpenCV refusing an array it has no type for (``Expected Ptr<cv::UMat> for argument 'src'``) where the paste says
     fp16; declined otherwise (then a tensor or a list, not a dtype, is what OpenCV refused)."""
@@ -188,6 +207,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
     rule(r"'torch\.dtype' object has no attribute 'type'", _numpy_on_tensors),
+    rule(r"The (?P<what>reward|value) returned by `?step\(\)`? must be a float", _numpy_scalar_reward),
     rule(r"can't convert np\.ndarray of type numpy\.(?P<a>u?int(?:8|16|32|64)|float(?:16|32|64)|bool_?)\.? The only "
          r"supported types are|can't convert a given np\.ndarray to a tensor - it has an invalid type",
          _unrecognised_array_type),

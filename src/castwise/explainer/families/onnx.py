@@ -189,7 +189,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
     rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "
          r"initializer in graph expects tensor\((?P<want>\w{1,20})\)", _initializer_type),
-    rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? bound to different types "
+    rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? ?bound to different types "
          r"\(tensor\((?P<a>\w{1,20})\) and tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?",
          _type_parameter),
     rule(rf"Type \(tensor\((?P<got>\w{{1,20}})\)\) of output arg \((?P<arg>{_NODE})\) of node "
