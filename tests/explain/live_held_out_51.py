@@ -321,74 +321,98 @@ def _episode_returns_scatter_add_f64_rewards() -> None:
 CASES: dict[str, LiveCase] = {
     # --- observation and return normalisers
     # a RunningMeanStd kept in float64 normalises fp32 observations for a bf16 PPO actor
-    "obs-normaliser-f64-stats-bf16-actor": case(_obs_normaliser_f64_stats_bf16_actor, "matmul_dtype", "f64", "bf16"),
+    "obs-normaliser-f64-stats-bf16-actor": case(_obs_normaliser_f64_stats_bf16_actor, "matmul_dtype", "f64", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # PopArt rescales the bf16 value head's bias through .data with float64 return statistics
-    "popart-bias-data-f64-stats": case(_popart_bias_rescaled_through_data, "matmul_dtype", "f64", "bf16"),
+    "popart-bias-data-f64-stats": case(_popart_bias_rescaled_through_data, "matmul_dtype", "f64", "bf16",
+                                       grade="correct", grade_at_freeze="correct"),
     # an RND observation normaliser taking the batch mean of raw uint8 Atari frames
-    "rnd-normaliser-mean-uint8-frames": case(_atari_frames_uint8_running_mean, "integer_operand", "uint8"),
+    "rnd-normaliser-mean-uint8-frames": case(_atari_frames_uint8_running_mean, "integer_operand", "uint8",
+                                             grade="correct", grade_at_freeze="correct"),
     # --- DQN and its variants
     # the fp32 target network synced by vector_to_parameters from the bf16 online network, then given fp32 observations
     "dqn-target-vector-to-parameters-bf16": case(_dqn_target_synced_by_vector_to_parameters, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16", grade="correct", grade_at_freeze="correct"),
     # prioritized replay: an fp32 priority array updated by indexing with a bf16 network's TD errors
     "per-priorities-setitem-bf16-td-errors": case(_per_priorities_from_bf16_td_errors, "indexed_write_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # C51 projection: the lower atom indices from floor() never made .long(), used by index_add_
-    "c51-projection-floor-not-long": case(_c51_projection_floor_not_long, "index_tensor_dtype", "f32"),
+    "c51-projection-floor-not-long": case(_c51_projection_floor_not_long, "index_tensor_dtype", "f32",
+                                          grade="correct", grade_at_freeze="correct"),
     # a board game's fp16 Q-values masked by index_fill_ of the illegal moves with -1e9
     "board-game-illegal-moves-index-fill-fp16": case(_board_game_illegal_actions_index_fill_fp16, "half_overflow",
-                                                     "f16"),
+                                                     "f16", grade="correct", grade_at_freeze="correct"),
     # a linear feature baseline fitted by lstsq on observations stored in fp16
-    "linear-feature-baseline-lstsq-fp16": case(_linear_feature_baseline_lstsq_fp16, "no_kernel"),
+    "linear-feature-baseline-lstsq-fp16": case(_linear_feature_baseline_lstsq_fp16, "no_kernel",
+                                               grade="correct", grade_at_freeze="correct"),
     # --- PPO
     # advantage normalisation in fp16: the 1e-8 epsilon underflows, equal advantages give 0/0, anomaly mode raises
-    "ppo-adv-norm-eps-underflow-fp16": case(_ppo_adv_norm_eps_underflows_fp16, "nonfinite"),
+    "ppo-adv-norm-eps-underflow-fp16": case(_ppo_adv_norm_eps_underflows_fp16, "nonfinite",
+                                            grade="correct", grade_at_freeze="correct"),
     # an fp16 actor on raw unnormalised observations: the hidden layer overflows, inf - inf gives a NaN mean for Normal
-    "ppo-fp16-actor-raw-obs-nan-mean": case(_ppo_fp16_actor_raw_observations_nan_mean, "nonfinite"),
+    "ppo-fp16-actor-raw-obs-nan-mean": case(_ppo_fp16_actor_raw_observations_nan_mean, "nonfinite",
+                                            grade="correct", grade_at_freeze="correct"),
     # PPO's explained-variance diagnostic taking .numpy() of bf16 values and returns
-    "ppo-explained-variance-numpy-bf16": case(_ppo_explained_variance_numpy_bf16, "numpy_dtype", "bf16"),
+    "ppo-explained-variance-numpy-bf16": case(_ppo_explained_variance_numpy_bf16, "numpy_dtype", "bf16",
+                                              grade="correct", grade_at_freeze="correct"),
     # bootstrapping truncated steps in place in a gridworld's int64 reward tensor
-    "truncation-bootstrap-int-rewards": case(_ppo_int_rewards_truncation_bootstrap, "result_cast", "f32", "int64"),
+    "truncation-bootstrap-int-rewards": case(_ppo_int_rewards_truncation_bootstrap, "result_cast", "f32", "int64",
+                                             grade="correct", grade_at_freeze="correct"),
     # REINFORCE returns accumulated with mul_ in a running return made by zeros_like of int64 rewards
     "reinforce-running-return-int-mul": case(_reinforce_returns_in_place_on_int_rewards, "result_cast", "f32",
-                                             "int64"),
+                                             "int64", grade="correct", grade_at_freeze="correct"),
     # ICM's inverse model trained with cross_entropy on the default-dtype (float) action buffer
     "icm-inverse-model-float-actions": case(_icm_inverse_model_float_action_buffer, "target_dtype", "f32",
-                                            fix=("long",)),
+                                            fix=("long",), grade="correct", grade_at_freeze="correct"),
     # --- SAC, TD3, DDPG, MPO
     # inverting gradients (bounded actions) by a hook using fp32 action bounds on a bf16 actor's action
     "td3-inverting-gradients-hook-fp32-bounds": case(_td3_inverting_gradients_hook_fp32_bounds, "loss_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32", grade="correct", grade_at_freeze="correct"),
     # TD3 with GradScaler: scaler.step(actor_opt) every iteration while the actor's backward runs every other one
-    "td3-delayed-actor-scaler-step": case(_td3_delayed_actor_scaler_step_every_iteration, "loss_scale"),
+    "td3-delayed-actor-scaler-step": case(_td3_delayed_actor_scaler_step_every_iteration, "loss_scale",
+                                          grade="correct", grade_at_freeze="correct"),
     # DDPG's input BatchNorm cast to bf16 with the actor, given the env's fp32 observations
-    "ddpg-input-batchnorm-bf16": case(_ddpg_input_batchnorm_cast_bf16, "norm_param_dtype", "f32"),
+    "ddpg-input-batchnorm-bf16": case(_ddpg_input_batchnorm_cast_bf16, "norm_param_dtype", "f32",
+                                      grade="correct", grade_at_freeze="correct"),
     # MPO's full-covariance Gaussian policy built in bf16 (Cholesky of the covariance)
-    "mpo-full-covariance-bf16": case(_mpo_full_covariance_policy_bf16, "no_kernel", "bf16"),
+    "mpo-full-covariance-bf16": case(_mpo_full_covariance_policy_bf16, "no_kernel", "bf16",
+                                     grade="correct", grade_at_freeze="correct"),
     # GAIL: a bf16 discriminator's sigmoid outputs against fp32 expert/policy labels in binary_cross_entropy
-    "gail-discriminator-bce-fp32-labels": case(_gail_discriminator_bce_fp32_labels, "op_dtype", "f32", "bf16"),
+    "gail-discriminator-bce-fp32-labels": case(_gail_discriminator_bce_fp32_labels, "op_dtype", "f32", "bf16",
+                                               grade="correct", grade_at_freeze="correct"),
     # --- multi-agent and entity-based policies
     # QMIX: bf16 agent Q-values bmm'ed with the fp32 hypernetwork's mixing weights
-    "qmix-hypernetwork-fp32-bmm": case(_qmix_hypernetwork_left_fp32, "batched_matmul_dtype", "bf16", "f32"),
+    "qmix-hypernetwork-fp32-bmm": case(_qmix_hypernetwork_left_fp32, "batched_matmul_dtype", "bf16", "f32",
+                                       grade="correct", grade_at_freeze="correct"),
     # entity attention: bf16 agent queries against keys/values from an fp32 entity encoder
-    "entity-attention-fp32-encoder-sdpa": case(_entity_attention_fp32_entity_encoder, "sdpa_dtype", "bf16", "f32"),
+    "entity-attention-fp32-encoder-sdpa": case(_entity_attention_fp32_entity_encoder, "sdpa_dtype", "bf16", "f32",
+                                               grade="correct", grade_at_freeze="correct"),
     # SMAC-style visibility matrix (uint8 from numpy) as MultiheadAttention's key_padding_mask
-    "smac-uint8-visibility-key-padding-mask": case(_smac_uint8_entity_mask_mha, "mask_dtype"),
+    "smac-uint8-visibility-key-padding-mask": case(_smac_uint8_entity_mask_mha, "mask_dtype",
+                                                   grade="correct", grade_at_freeze="correct"),
     # PettingZoo's int8 action_mask inverted with ~ and used by masked_fill
-    "pettingzoo-int8-action-mask-masked-fill": case(_pettingzoo_int8_action_mask, "mask_dtype", "int8"),
+    "pettingzoo-int8-action-mask-masked-fill": case(_pettingzoo_int8_action_mask, "mask_dtype", "int8",
+                                                    grade="correct", grade_at_freeze="correct"),
     # --- discrete actions, goals and episode bookkeeping
     # a world model's action input one-hot'd from the replay buffer's uint8 action column
-    "world-model-one-hot-uint8-actions": case(_world_model_one_hot_uint8_actions, "index_tensor_dtype"),
+    "world-model-one-hot-uint8-actions": case(_world_model_one_hot_uint8_actions, "index_tensor_dtype",
+                                              grade="correct", grade_at_freeze="correct"),
     # R2D2's previous-action embedding looked up with uint8 actions
-    "r2d2-prev-action-embedding-uint8": case(_r2d2_previous_action_embedding_uint8, "index_tensor_dtype", "uint8"),
+    "r2d2-prev-action-embedding-uint8": case(_r2d2_previous_action_embedding_uint8, "index_tensor_dtype", "uint8",
+                                             grade="correct", grade_at_freeze="correct"),
     # HER 'future' relabelling: the future time step from floor() left float, used as an index
-    "her-future-index-float": case(_her_future_goal_index_float, "index_tensor_dtype"),
+    "her-future-index-float": case(_her_future_goal_index_float, "index_tensor_dtype",
+                                   grade="correct", grade_at_freeze="correct"),
     # HER reward recomputed as -(distance > threshold), the gym-robotics formula without the float cast
-    "her-reward-negated-bool": case(_her_relabelled_reward_negated_bool, "mask_dtype", "bool"),
+    "her-reward-negated-bool": case(_her_relabelled_reward_negated_bool, "mask_dtype", "bool",
+                                    grade="correct", grade_at_freeze="correct"),
     # done = terminated | truncated with terminated stored as float in the rollout buffer
-    "float-terminated-or-truncated": case(_vec_env_float_terminated_or_truncated, "mask_dtype", "f32"),
+    "float-terminated-or-truncated": case(_vec_env_float_terminated_or_truncated, "mask_dtype", "f32",
+                                          grade="correct", grade_at_freeze="correct"),
     # Atari grayscale by matmul of raw uint8 RGB frames with fp32 luminance weights
-    "atari-grayscale-uint8-matmul": case(_atari_grayscale_uint8_frames, "integer_operand", "uint8", "f32"),
+    "atari-grayscale-uint8-matmul": case(_atari_grayscale_uint8_frames, "integer_operand", "uint8", "f32",
+                                         grade="correct", grade_at_freeze="correct"),
     # per-episode returns summed by scatter_add_ of float64 env rewards into an fp32 tensor
-    "episode-returns-scatter-add-f64-rewards": case(_episode_returns_scatter_add_f64_rewards, "indexed_write_dtype"),
+    "episode-returns-scatter-add-f64-rewards": case(_episode_returns_scatter_add_f64_rewards, "indexed_write_dtype",
+                                                    grade="correct", grade_at_freeze="correct"),
 }
