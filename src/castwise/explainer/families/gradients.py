@@ -224,7 +224,7 @@ _nothing_to_step = message_only(
     "scale each loss with `scaler.scale(loss).backward()` before stepping its own optimizer (in Lightning's manual "
     "optimization, `self.manual_backward(loss)`); skip `scaler.step` for an optimizer whose parameters got no "
     "gradient; or train in bf16, which needs no scaler",
-    op="GradScaler.step", names=("f16",),
+    op="GradScaler.step",
 )
 
 
@@ -305,7 +305,7 @@ _no_inf_checks = message_only(
     "(a condition, an exception caught), or an optimizer whose parameters got no gradients",
     "call `scaler.step(optimizer)` and then `scaler.update()` once per optimizer step (with accumulation, only at "
     "the step boundary), and check that the optimizer's parameters receive gradients",
-    op="GradScaler.update", names=("f16",),
+    op="GradScaler.update",
 )
 
 
