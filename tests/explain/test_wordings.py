@@ -2725,3 +2725,7 @@ def test_a_retyped_kernel_name_without_quotes_is_still_a_missing_kernel() -> Non
 def test_round_fifty_three_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_model_version_is_not_read_as_a_gpu() -> None:
+    assert cw.explain("SDXL v10 bf16 error") is None

@@ -2,7 +2,8 @@
 
 Many reports show no error line, only a title such as "FP8 doesn't work on GTX 1650" or "bf16 error on V100".
 The GPU named is then the clue: each generation's compute capability fixes which dtypes its tensor cores
-run (bf16 from 8.0, fp8 from 8.9). Read only when no rule recognised a line, and said with low confidence.
+run (bf16 from 8.0, fp8 from 8.9). That reading is tried only when no rule recognised a line, and said with
+low confidence. The GPU compiler's own refusal (``Feature '.bf16' requires .target sm_80``) is a rule.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, rule
 from castwise.explainer.spelling import is_fp8
 
-_BEFORE_AMPERE = (r"(?:Tesla )?[VPK]\d{2,3}\b|[TP]4\b|GTX ?\d{3,4}(?: ?Ti)?\b|RTX ?20[5-8]0(?: ?Ti| ?Super)?\b|"
-                  r"Titan ?(?:V|Xp?|RTX)\b|Volta\b|Turing\b|Pascal\b")
+_BEFORE_AMPERE = (r"(?:Tesla )?(?:V100|P100|P40|P4|K80|K40|M40|M60|T4)\b|GTX ?\d{3,4}(?: ?Ti)?\b|"
+                  r"RTX ?20[5-8]0(?: ?Ti| ?Super)?\b|Titan ?(?:V|Xp?|RTX)\b|Volta\b|Turing\b|Pascal\b")
 _AMPERE = r"A(?:100|10G?|30|40|[2456]000)\b|RTX ?30[5-9]0(?: ?Ti)?\b|Ampere\b"
 _FAILED = re.compile(r"\berror|\bfail|\bnot (?:work|support)|\bdoes(?:n't| not) work|\bcrash|\bbroken\b|报错|不支持",
                      re.IGNORECASE)
@@ -34,7 +35,8 @@ def _lacking(found: re.Match[str], failure: Failure) -> Explanation | None:
         return None
     said = found.group(0).lower()
     dtype = "bf16" if "bf16" in said or "bfloat16" in said else "float8_e5m2" if "e5m2" in said else "float8_e4m3fn"
-    generation = next(((said, lacks) for pattern, said, lacks in _CAPABILITIES if pattern.match(gpu.group(0))), None)
+    generation = next(((capability, lacks) for pattern, capability, lacks in _CAPABILITIES
+                       if pattern.match(gpu.group(0))), None)
     if generation is None or ("fp8" if is_fp8(dtype) else dtype) not in generation[1]:
         return None
     needs = "8.9 (Ada: L4, RTX 40xx; Hopper: H100)" if is_fp8(dtype) else "8.0 (Ampere: A100, RTX 30xx)"
@@ -73,7 +75,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-_DTYPE_WORD = r"(?:fp8(?:e4nv|e5|_e4m3fn|_e5m2)?\w{0,6}|float8\w{0,12}|e4m3fn\w{0,4}|bf16|bfloat16)"
+_DTYPE_WORD = r"(?:fp8\w{0,8}|float8\w{0,12}|e4m3fn\w{0,4}|bf16|bfloat16)"
 _GPU = re.compile(rf"\b(?:{_BEFORE_AMPERE}|{_AMPERE})", re.IGNORECASE)
 
 SAID: tuple[Rule, ...] = (rule(rf"\b{_DTYPE_WORD}\b", _lacking),)
