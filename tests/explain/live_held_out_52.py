@@ -289,73 +289,73 @@ def _lfq_codes_in_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # --- decoding, timestamps and frame sampling
     # decoded uint8 frames permuted to (B, C, T, H, W) and fed to an fp32 tubelet Conv3d without /255
-    "uint8-clip-into-tubelet-conv3d": case(_decoded_uint8_clip_into_tubelet_conv3d, "integer_operand", "uint8", "f32"),
+    "uint8-clip-into-tubelet-conv3d": case(_decoded_uint8_clip_into_tubelet_conv3d, "integer_operand", "uint8", "f32", grade="correct", grade_at_freeze="correct"),
     # decord's asnumpy() / 255.0 (float64) fed to a bf16 tubelet Conv3d
     "decord-float64-clip-bf16-tubelet": case(_decord_float64_clip_into_bf16_tubelet, "conv_weight_dtype", "f64",
-                                             "bf16"),
+                                             "bf16", grade="correct", grade_at_freeze="correct"),
     # temporal embedding looked up with frame ids rounded from float64 container timestamps times fps
     "temporal-embedding-rounded-f64-frame-ids": case(_temporal_embedding_rounded_frame_ids, "index_tensor_dtype",
-                                                     "f64"),
+                                                     "f64", grade="correct", grade_at_freeze="correct"),
     # SVD-style added_time_ids built with numpy from the container's float64 fps, into the bf16 add_embedding
-    "svd-added-time-ids-f64-fps": case(_svd_added_time_ids_float64_fps, "matmul_dtype", "f64", "bf16"),
+    "svd-added-time-ids-f64-fps": case(_svd_added_time_ids_float64_fps, "matmul_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # resized float frames written into a preallocated uint8 clip buffer at the sampled indices
     "uint8-clip-buffer-float-frames-index-put": case(_uint8_clip_buffer_written_by_indices, "indexed_write_dtype",
-                                                     "uint8", "f32"),
+                                                     "uint8", "f32", grade="correct", grade_at_freeze="correct"),
     # padded frame timestamps (ms) in the model's fp16 given a 1e6 "never attend" sentinel with new_full
-    "timestamps-pad-sentinel-1e6-f16": case(_pad_timestamps_sentinel_f16, "half_overflow", "f16"),
+    "timestamps-pad-sentinel-1e6-f16": case(_pad_timestamps_sentinel_f16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # --- clip-level augmentation and labels
     # clip mixup done in place on the raw uint8 clips with a float lambda
-    "mixup-uint8-clips-in-place": case(_mixup_uint8_clips_in_place, "result_cast", "f32", "uint8"),
+    "mixup-uint8-clips-in-place": case(_mixup_uint8_clips_in_place, "result_cast", "f32", "uint8", grade="correct", grade_at_freeze="correct"),
     # per-frame action labels stored as uint8 padded with ignore_index -100
-    "frame-labels-uint8-pad-ignore-index": case(_segmentation_labels_uint8_pad_ignore, "half_overflow", "uint8"),
+    "frame-labels-uint8-pad-ignore-index": case(_segmentation_labels_uint8_pad_ignore, "half_overflow", "uint8", grade="correct", grade_at_freeze="correct"),
     # VideoMAE tube mask built with np.hstack (float64), inverted with ~ to pick visible tokens
-    "videomae-tube-mask-f64-invert": case(_videomae_tube_mask_float64_invert, "mask_dtype"),
+    "videomae-tube-mask-f64-invert": case(_videomae_tube_mask_float64_invert, "mask_dtype", grade="correct", grade_at_freeze="correct"),
     # --- temporal and space-time attention
     # block-causal frame mask built from int64 ones().tril(), given to masked_fill as 1 - allowed
-    "block-causal-frame-mask-long": case(_block_causal_frame_mask_long, "mask_dtype", "int64"),
+    "block-causal-frame-mask-long": case(_block_causal_frame_mask_long, "mask_dtype", "int64", grade="correct", grade_at_freeze="correct"),
     # streaming video attention: bf16 queries over a memory of earlier clips' keys/values cached with .float()
-    "memory-bank-fp32-kv-sdpa": case(_memory_bank_fp32_kv_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "memory-bank-fp32-kv-sdpa": case(_memory_bank_fp32_kv_sdpa, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # long-term feature bank loaded in fp32 bmm'd with the bf16 backbone's short-term features
-    "long-term-feature-bank-fp32-bmm": case(_long_term_feature_bank_bmm, "batched_matmul_dtype", "f32", "bf16"),
+    "long-term-feature-bank-fp32-bmm": case(_long_term_feature_bank_bmm, "batched_matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # temporal RoPE from float64 frame timestamps rotates q and k, v stays bf16
-    "timestamp-rope-f64-qk": case(_timestamp_rope_float64, "sdpa_dtype", "f64", "bf16"),
+    "timestamp-rope-f64-qk": case(_timestamp_rope_float64, "sdpa_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # padded frames given to a bf16 MultiheadAttention as an additive fp32 key_padding_mask
-    "frame-padding-float-mask-mha-bf16": case(_frame_padding_mask_float_mha, "attn_mask_dtype", "f32", "bf16"),
+    "frame-padding-float-mask-mha-bf16": case(_frame_padding_mask_float_mha, "attn_mask_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- 3-D convolutions, video VAEs and latent caches
     # I3D inflation of a bf16 2-D checkpoint's conv1 through .float(), assigned to the bf16 stem
-    "i3d-inflation-float-weight": case(_i3d_inflation_float_weights, "conv_weight_dtype", "bf16", "f32"),
+    "i3d-inflation-float-weight": case(_i3d_inflation_float_weights, "conv_weight_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # action segmentation head's bias re-initialised to the prior (fp32) after the model's bf16 cast
-    "action-seg-head-prior-bias-fp32": case(_action_segmentation_head_prior_bias, "conv_bias_dtype", "bf16", "f32"),
+    "action-seg-head-prior-bias-fp32": case(_action_segmentation_head_prior_bias, "conv_bias_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # fp16-cached video latents noised with bf16 noise (promoted to fp32) into the bf16 Conv3d patch embed
     "latent-cache-f16-bf16-noise-patch-embed": case(_latent_cache_f16_noise_bf16_patch_embed, "conv_weight_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # bf16 video VAE latents cached to .npy with np.save
-    "video-latent-cache-npy-bf16": case(_video_latent_cache_npy_bf16, "numpy_dtype", "bf16"),
+    "video-latent-cache-npy-bf16": case(_video_latent_cache_npy_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # LRCN: bf16 frame features into an LSTM left in fp32
-    "lrcn-bf16-frames-fp32-lstm": case(_lrcn_bf16_frames_fp32_lstm, "rnn_dtype", "bf16", "f32"),
+    "lrcn-bf16-frames-fp32-lstm": case(_lrcn_bf16_frames_fp32_lstm, "rnn_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # --- optical flow and frame interpolation
     # RAFT correlation of the current frame's bf16 features (autocast) with the previous frame's fp32 features
-    "raft-corr-previous-frame-fp32": case(_raft_corr_previous_frame_fp32, "matmul_dtype", "f32", "bf16"),
+    "raft-corr-previous-frame-fp32": case(_raft_corr_previous_frame_fp32, "matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # forward-backward occlusion check: the non-occluded mask as 1 - (bool)
-    "occlusion-mask-one-minus-bool": case(_occlusion_mask_bool_minus, "mask_dtype", "bool"),
+    "occlusion-mask-one-minus-bool": case(_occlusion_mask_bool_minus, "mask_dtype", "bool", grade="correct", grade_at_freeze="correct"),
     # linear frame-interpolation baseline: lerp of bf16 frames with fp32 times from linspace
-    "frame-blend-lerp-fp32-t": case(_frame_blend_lerp_fp32_t, "lerp_dtype", "bf16", "f32"),
+    "frame-blend-lerp-fp32-t": case(_frame_blend_lerp_fp32_t, "lerp_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # softmax splatting: bf16 frame accumulated into an fp32 zeros buffer with index_put_(accumulate=True)
     "softmax-splatting-fp32-accumulator": case(_softmax_splatting_accumulate_fp32, "indexed_write_dtype", "f32",
-                                               "bf16"),
+                                               "bf16", grade="correct", grade_at_freeze="correct"),
     # Charbonnier loss with eps=1e-4 in fp16 on a static background: eps**2 underflows, NaN in backward (anomaly)
-    "charbonnier-fp16-eps-underflow": case(_charbonnier_fp16_static_background, "nonfinite"),
+    "charbonnier-fp16-eps-underflow": case(_charbonnier_fp16_static_background, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # --- action recognition heads, training and evaluation
     # gradient reversal for video domain adaptation: a hook returning -lam * grad.float() for bf16 features
-    "grl-hook-returns-fp32-grad": case(_gradient_reversal_hook_fp32_lambda, "loss_dtype", "bf16", "f32"),
+    "grl-hook-returns-fp32-grad": case(_gradient_reversal_hook_fp32_lambda, "loss_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # multi-view test: bf16 clip probabilities averaged into fp32 video scores with scatter_reduce_
-    "video-scores-scatter-reduce-bf16-clips": case(_video_level_scores_scatter_reduce, "indexed_write_dtype"),
+    "video-scores-scatter-reduce-bf16-clips": case(_video_level_scores_scatter_reduce, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # FVD's Frechet distance: covariance square root by eigh on the bf16 evaluator's features
-    "fvd-eigh-bf16-covariance": case(_fvd_frechet_eigh_bf16, "no_kernel", "bf16"),
+    "fvd-eigh-bf16-covariance": case(_fvd_frechet_eigh_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # frame-interpolation PSNR with mse_loss on the raw uint8 frames
-    "psnr-mse-loss-uint8-frames": case(_psnr_mse_loss_uint8, "integer_operand", "uint8"),
+    "psnr-mse-loss-uint8-frames": case(_psnr_mse_loss_uint8, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # near-duplicate frame removal: Hamming distance by ^ of perceptual-hash bits kept in fp16
-    "frame-dedupe-hash-xor-f16": case(_frame_dedupe_hamming_f16, "no_kernel", "f16"),
+    "frame-dedupe-hash-xor-f16": case(_frame_dedupe_hamming_f16, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # lookup-free quantizer codes summed from bits in the latents' bf16, into the bf16 code embedding
-    "lfq-codes-bf16-embedding": case(_lfq_codes_in_bf16, "index_tensor_dtype", "bf16"),
+    "lfq-codes-bf16-embedding": case(_lfq_codes_in_bf16, "index_tensor_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
 }
