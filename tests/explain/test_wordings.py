@@ -2729,3 +2729,17 @@ def test_round_fifty_three_wordings(paste: str, kind: Kind, dtypes: tuple[str, .
 
 def test_a_model_version_is_not_read_as_a_gpu() -> None:
     assert cw.explain("SDXL v10 bf16 error") is None
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("ValueError: Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes. You passed torch.float32, "
+     "this might lead to unexpected behaviour.", Kind.NO_KERNEL, ("f32",), "torch_dtype"),
+    ("RuntimeError: at::cuda::blas::gemm: not implemented for struct c10::BFloat16", Kind.NO_KERNEL, ("bf16",),
+     "float16"),
+    ("FP16 Mixed precision trainning with AMP or APEX('--fp16') and FP16 half precision evaluation('--fp16_full_eval') "
+     "can only be used on CUDA or NPU devices or certain XPU devices (with IPEX)", Kind.NO_KERNEL, ("f16",), "GPU"),
+    ("UserWarning: FP16 is not supported on CPU; using FP32 instead", Kind.NO_KERNEL, ("f16",), "fp16=False"),
+])
+def test_round_fifty_four_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix

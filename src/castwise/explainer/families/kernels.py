@@ -277,7 +277,11 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     flash = "flash" in failure.message.lower() or "q_dtype" in failure.message
-    return _sixteen_bit_only(failure, found.groupdict().get("op") or _kernel_named(failure, flash), ())
+    passed = ("f32",) if _PASSED_FLOAT32.search(failure.message) else ()
+    return _sixteen_bit_only(failure, found.groupdict().get("op") or _kernel_named(failure, flash), passed)
+
+
+_PASSED_FLOAT32 = re.compile(r"\bYou passed torch\.float32\b")
 
 
 _FLASH = re.compile(r"flash", re.IGNORECASE)
@@ -592,6 +596,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only supports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)", _only_low_precision),
     rule(r"\bOnly (?:fp16|float16|half) and (?:bf16|bfloat16) are supported\b", _only_low_precision),
+    rule(r"Flash Attention(?: 2(?:\.0)?)? only supports torch\.float16 and torch\.bfloat16", _only_low_precision),
+    rule(r"at::cuda::blas::gemm(?:<[^>\n]{1,40}>)?: not implemented for (?:struct )?c10::BFloat16",
+         _compute_capability),
     rule(r"\bassert [\w.]{1,40}\.dtype in [\[(]\s*torch\.(?:float16|half|bfloat16),\s*"
          r"torch\.(?:float16|half|bfloat16)\s*[\])]", _asserted_sixteen_bit),
     rule(r"q_dtype == (?:at|torch)::k(?:Half|Float16) \|\||Expected query, key and value to all be of dtype: "

@@ -343,6 +343,19 @@ def _cublas_failed(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_whisper_cpu_fp16 = message_only(
+    Kind.NO_KERNEL,
+    "openai-whisper warns that it cannot decode in fp16 on the CPU and falls back to fp32: this line is a warning, not "
+    "the failure",
+    "`model.transcribe(...)` left at its default `fp16=True` while the model runs on the CPU: no GPU, a CPU-only torch "
+    "install on a machine that has one, or an app that asks for fp16 whatever the device",
+    "if the machine has a GPU, torch is not using it: install a CUDA build of torch (`torch.cuda.is_available()` is "
+    "False now); on a CPU, pass `fp16=False` to `model.transcribe(...)` (`--fp16 False` on the command line) to decode "
+    "in fp32 without the warning, or update the app that passes it; if the run stopped, the error is on a later line",
+    op="whisper transcribe", names=("f16",), device="cpu",
+)
+
+
 _transformers_fp16_device = message_only(
     Kind.NO_KERNEL,
     "transformers' Trainer runs fp16 mixed precision (`--fp16`, AMP or apex) only on CUDA devices, and none is in use",
@@ -566,7 +579,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bbf conversion instruction not supported", _no_bf16_conversion),
     rule(r"(?P<status>CUBLAS_STATUS_(?:EXECUTION_FAILED|INVALID_VALUE|INTERNAL_ERROR))\b[^\n]{0,300}?\b"
          r"(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_failed),
-    rule(r"Mixed precision training with AMP or APEX \(`?--fp16`?\)[^\n]{0,60}?can only be used on CUDA devices",
+    rule(r"FP16 is not supported on CPU;? using FP32 instead", _whisper_cpu_fp16),
+    rule(r"Mixed precision train\w{0,5} with AMP or APEX ?\(`?'?--fp16'?`?\)[^\n]{0,160}?can only be used on CUDA\b",
          _transformers_fp16_device),
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
