@@ -2743,3 +2743,9 @@ def test_a_model_version_is_not_read_as_a_gpu() -> None:
 def test_round_fifty_four_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_triton_s_newer_dot_wording_reads_a_uint8_cache_as_stored_quantized_data() -> None:
+    explanation = cw.explain("[Bug]: First input (bf16) and second input (uint8) must have the same dtype!")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("bf16", "uint8")
+    assert "KV cache as uint8" in explanation.culprit

@@ -59,10 +59,13 @@ def _dot(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = dtypes(found, "a", "b")
     if len(set(names)) != 2:
         return None
+    stored = next((name for name in names if name in ("uint8", "int8")), None)
     return explained(
         Kind.MATMUL, failure,
         f"a Triton kernel's `tl.dot` got {dtype_list(names)} operands; `tl.dot` needs both in one dtype",
-        "kernel inputs that reach it in two dtypes: under autocast or mixed precision some inputs arrive in fp32 and "
+        (f"a quantized or fp8 tensor kept as {stored} (vLLM stores an fp8 KV cache as uint8) reaching a kernel path "
+         "that does not dequantize it first; " if stored else "")
+        + "kernel inputs that reach it in two dtypes: under autocast or mixed precision some inputs arrive in fp32 and "
         "others in 16-bit, or a value computed in the kernel was promoted to fp32 (a division, `other=0.0` in "
         "`tl.load`) before the dot",
         "cast the kernel's inputs to one dtype before the call (and call it outside autocast: "
@@ -107,4 +110,5 @@ RULES: tuple[Rule, ...] = (
     rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
     rule(rf"invalid operands of type (?P<a>{_TRITON_TYPE}) and (?P<b>{_TRITON_TYPE})", _operands),
     rule(r"Both operands must be same dtype\.?\s*Got (?P<a>\w{1,20}) and (?P<b>\w{1,20})", _dot),
+    rule(r"First input \((?P<a>\w{1,20})\) and second input \((?P<b>\w{1,20})\) must have the same dtype", _dot),
 )
