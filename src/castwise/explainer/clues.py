@@ -308,11 +308,13 @@ def low_precision_in(text: str) -> tuple[str, ...]:
     """The low-precision dtypes one line names (``bf16``, ``Float16``, ``.half()``, ``半精度``, ``FP8``), each once, in
     order."""
     words = (found.group(0) for found in _LOW_PRECISION_WORD.finditer(text))
-    return tuple(dict.fromkeys(_low_precision_name(word.lower()) for word in words if not _HALF_IN_PROSE.match(word)))
+    return tuple(dict.fromkeys(low_precision_name(word) for word in words if not _HALF_IN_PROSE.match(word)))
 
 
-def _low_precision_name(word: str) -> str:
-    """The short name of a low-precision dtype word (``fp8`` is read as e4m3, the fp8 most models store)."""
-    if "8" in word:
+def low_precision_name(word: str) -> str:
+    """The short name of a low-precision dtype word, in any case (``fp8``, ``fp8e4nv`` and ``e4m3fn`` are read as e4m3,
+    the fp8 most models store; ``f16x2`` is fp16)."""
+    word = word.lower()
+    if "8" in word or "e4m3" in word or "e5m2" in word:
         return "float8_e5m2" if "e5m2" in word else "float8_e4m3fn"
     return "bf16" if "b" in word else "f16"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from castwise.explainer.clues import low_precision_name
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, rule
@@ -33,8 +34,7 @@ def _lacking(found: re.Match[str], failure: Failure) -> Explanation | None:
     gpu = _GPU.search(failure.message)
     if gpu is None:
         return None
-    said = found.group(0).lower()
-    dtype = "bf16" if "bf16" in said or "bfloat16" in said else "float8_e5m2" if "e5m2" in said else "float8_e4m3fn"
+    dtype = low_precision_name(found.group(0))
     generation = next(((capability, lacks) for pattern, capability, lacks in _CAPABILITIES
                        if pattern.match(gpu.group(0))), None)
     if generation is None or ("fp8" if is_fp8(dtype) else dtype) not in generation[1]:
@@ -55,8 +55,7 @@ def _lacking(found: re.Match[str], failure: Failure) -> Explanation | None:
 def _target(found: re.Match[str], failure: Failure) -> Explanation:
     """ptxas refusing an instruction for the GPU it compiles for (``Feature '.bf16' requires .target sm_80 or
     higher``): a kernel compiled in bf16 (or fp8) for an older GPU."""
-    said = found["dtype"].lower()
-    dtype = "bf16" if "bf16" in said else "float8_e4m3fn" if "e4m3" in said or "fp8" in said else "f16"
+    dtype = low_precision_name(found["dtype"])
     return explained(
         Kind.NO_KERNEL, failure,
         f"the GPU compiler (ptxas) has no {dtype} instructions for this GPU: they need sm_{found['sm']} (compute "

@@ -277,11 +277,8 @@ def _fft(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     flash = "flash" in failure.message.lower() or "q_dtype" in failure.message
-    passed = ("f32",) if _PASSED_FLOAT32.search(failure.message) else ()
+    passed = ("f32",) if FLOAT32_SAID.search(failure.message) else ()
     return _sixteen_bit_only(failure, found.groupdict().get("op") or _kernel_named(failure, flash), passed)
-
-
-_PASSED_FLOAT32 = re.compile(r"\bYou passed torch\.float32\b")
 
 
 _FLASH = re.compile(r"flash", re.IGNORECASE)
