@@ -296,82 +296,83 @@ CASES: dict[str, LiveCase] = {
     # --- distillation on logits
     # hard labels from the teacher's argmax cast to the bf16 student's dtype, given to cross_entropy
     "kd-hard-labels-cast-to-student-dtype": case(_hard_labels_cast_to_student_dtype, "target_dtype", "bf16",
-                                                 fix=("long",)),
+                                                 fix=("long",), grade="correct", grade_at_freeze="correct"),
     # sparse top-k logit distillation: the teacher cache's ids stored as int16, gathered from the student log-probs
-    "topk-kd-int16-ids-gather": case(_topk_teacher_cache_int16_ids_gather, "index_tensor_dtype"),
+    "topk-kd-int16-ids-gather": case(_topk_teacher_cache_int16_ids_gather, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # top-k teacher probabilities (bf16) scattered into an fp32 full-vocabulary target
     "topk-kd-bf16-probs-scatter-into-fp32": case(_topk_teacher_probs_scattered_into_fp32_dense,
-                                                 "indexed_write_dtype"),
+                                                 "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # teacher logits cached as int8 codes, dequantised and divided by the temperature in place
     "int8-teacher-logit-cache-in-place-temperature": case(_int8_teacher_logit_cache_scaled_in_place, "result_cast",
-                                                          "f32", "int8"),
+                                                          "f32", "int8", grade="correct", grade_at_freeze="correct"),
     # sequence-level KD sampling from an fp16 teacher sharpened by temperature 1e-4: inf logits, the softmax goes NaN
-    "fp16-teacher-sharpened-sampling-nan": case(_teacher_fp16_sharpened_sequence_sampling, "nonfinite"),
+    "fp16-teacher-sharpened-sampling-nan": case(_teacher_fp16_sharpened_sequence_sampling, "nonfinite", grade="correct", grade_at_freeze="correct"),
     # --- distillation on features and attention
     # a FitNets regressor added (fp32) after the student was cast to bf16
     "fitnets-projector-fp32-bf16-student": case(_feature_projector_fp32_for_bf16_student, "matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32", grade="correct", grade_at_freeze="correct"),
     # an fp32 LSTM teacher fed the bf16 student's shared embedding outputs
     "lstm-teacher-fp32-bf16-shared-embeddings": case(_fp32_lstm_teacher_fed_bf16_shared_embeddings, "rnn_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # CRD: fp32 teacher memory-bank negatives bmm'd with the bf16 student embedding
-    "crd-fp32-memory-bank-bmm": case(_crd_fp32_memory_bank_bmm_bf16_student, "batched_matmul_dtype", "f32", "bf16"),
+    "crd-fp32-memory-bank-bmm": case(_crd_fp32_memory_bank_bmm_bf16_student, "batched_matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # attention distillation: bf16 student queries over the fp32 teacher's cached keys and values in SDPA
-    "attention-kd-student-q-teacher-kv": case(_attention_kd_student_queries_teacher_kv, "sdpa_dtype", "bf16", "f32"),
+    "attention-kd-student-q-teacher-kv": case(_attention_kd_student_queries_teacher_kv, "sdpa_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # DistilBERT-style init: every other bf16 teacher layer index_copy_'d into the fp32 student's stacked weights
     "student-init-every-other-layer-index-copy": case(_student_init_from_every_other_teacher_layer,
-                                                      "indexed_write_dtype", "f32", "bf16"),
+                                                      "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # a bf16 nn.TransformerEncoder teacher in eval/no_grad fed the fp32 student's embeddings
     "bf16-teacher-encoder-fp32-inputs-fastpath": case(_bf16_teacher_encoder_eval_fed_fp32_inputs,
-                                                      "transformer_fastpath", "f32", "bf16"),
+                                                      "transformer_fastpath", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- pruning
     # global magnitude pruning threshold by torch.quantile over a bf16 model's weights
-    "global-magnitude-quantile-bf16": case(_global_magnitude_threshold_quantile_bf16, "no_kernel"),
+    "global-magnitude-quantile-bf16": case(_global_magnitude_threshold_quantile_bf16, "no_kernel", grade="correct", grade_at_freeze="correct"),
     # iterative pruning marks already-pruned fp16 scores with a 1e10 sentinel
-    "iterative-pruning-1e10-sentinel-fp16": case(_iterative_pruning_sentinel_score_fp16, "half_overflow", "f16"),
+    "iterative-pruning-1e10-sentinel-fp16": case(_iterative_pruning_sentinel_score_fp16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # pruning fine-tune re-masking gradients with p.grad = p.grad * mask, the mask fp32 and the weight bf16
     "pruning-grad-remask-fp32-mask-assigned": case(_pruning_gradient_remask_fp32_mask, "loss_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16", grade="correct", grade_at_freeze="correct"),
     # a 2:4 pruning mask kept as int8 to save memory, used to zero the weights by indexing
     "two-four-mask-int8-index": case(_two_four_mask_stored_int8_used_as_index, "index_tensor_dtype",
-                                     fix=("bool",)),
+                                     fix=("bool",), grade="correct", grade_at_freeze="correct"),
     # sparsity reported as (weight == 0).mean() on the bool comparison
-    "sparsity-report-bool-mean": case(_sparsity_report_mean_of_bool, "integer_operand", "bool"),
+    "sparsity-report-bool-mean": case(_sparsity_report_mean_of_bool, "integer_operand", "bool", grade="correct", grade_at_freeze="correct"),
     # structured pruning ranking channels by the L2 norm of an already-quantised layer's int8 codes
-    "channel-importance-norm-int8-codes": case(_channel_importance_norm_on_int8_codes, "integer_operand", "int8"),
+    "channel-importance-norm-int8-codes": case(_channel_importance_norm_on_int8_codes, "integer_operand", "int8", grade="correct", grade_at_freeze="correct"),
     # a channel-pruned conv rebuilt in fp32 with the bf16 weight slice assigned by .data, its bias left fp32
     "pruned-conv-rebuilt-fp32-bias": case(_pruned_conv_rebuilt_fp32_bias_bf16_weight, "conv_bias_dtype", "bf16",
-                                          "f32"),
+                                          "f32", grade="correct", grade_at_freeze="correct"),
     # a pruned bf16 weight converted to sparse COO, multiplied with fp32 activations by torch.sparse.mm
     "pruned-sparse-coo-mm-fp32-activations": case(_pruned_weight_to_sparse_coo_fp32_activations, "matmul_dtype",
-                                                  "bf16", "f32"),
+                                                  "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # head pruning by an fp32 additive per-head mask given to a bf16 MultiheadAttention
     "head-pruning-fp32-head-mask-mha": case(_head_pruning_fp32_additive_head_mask_mha, "attn_mask_dtype", "f32",
-                                            "bf16"),
+                                            "bf16", grade="correct", grade_at_freeze="correct"),
     # --- low-rank factorisation
     # a bf16 Linear factorised by SVD of its .float() weight, the fp32 factors assigned into bf16 Linears by .data
-    "svd-factors-fp32-into-bf16-linears": case(_svd_factors_fp32_into_bf16_linear, "matmul_dtype", "bf16", "f32"),
+    "svd-factors-fp32-into-bf16-linears": case(_svd_factors_fp32_into_bf16_linear, "matmul_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # Tucker-decomposed conv: the core conv built fp32 between the bf16 1x1 convs
-    "tucker-core-conv-fp32": case(_tucker_core_conv_fp32_between_bf16_convs, "conv_weight_dtype", "bf16", "f32"),
+    "tucker-core-conv-fp32": case(_tucker_core_conv_fp32_between_bf16_convs, "conv_weight_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct"),
     # activation-aware low-rank fit by least squares on the bf16 model's calibration activations
-    "activation-aware-lstsq-bf16": case(_activation_aware_factor_lstsq_bf16, "no_kernel"),
+    "activation-aware-lstsq-bf16": case(_activation_aware_factor_lstsq_bf16, "no_kernel", grade="correct", grade_at_freeze="correct"),
     # SVD-LLM-style whitening: eigh of the bf16 activation covariance
-    "whitening-eigh-bf16-covariance": case(_whitening_eigh_of_bf16_covariance, "no_kernel", "bf16"),
+    "whitening-eigh-bf16-covariance": case(_whitening_eigh_of_bf16_covariance, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- weight sharing and clustering
     # k-means weight clustering: per-centroid sums index_add_'ed from bf16 weights into an fp32 buffer
     "kmeans-centroid-sums-index-add-bf16": case(_kmeans_centroid_sums_index_add_bf16_weights, "indexed_write_dtype",
-                                                "f32", "bf16"),
+                                                "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # weight sharing with fp8 centroids looked up by code and multiplied by bf16 per-channel scales
     "fp8-shared-centroids-times-bf16-scale": case(_fp8_centroids_times_bf16_channel_scale, "fp8_promotion",
-                                                  "float8_e4m3fn", "bf16"),
+                                                  "float8_e4m3fn", "bf16", grade="correct", grade_at_freeze="correct"),
     # weight clustering done in numpy on a bf16 layer's weights
-    "weight-clustering-numpy-bf16": case(_weight_clustering_with_numpy_on_bf16, "numpy_dtype", "bf16"),
+    "weight-clustering-numpy-bf16": case(_weight_clustering_with_numpy_on_bf16, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # --- fake-quant during compression fine-tuning
     # the compressed student halved to fp16 and fine-tuned through GradScaler
     "compressed-student-fp16-grad-scaler": case(_compressed_student_halved_trained_with_grad_scaler,
-                                                "unscale_fp16", "f16"),
+                                                "unscale_fp16", "f16", grade="correct", grade_at_freeze="correct"),
     # fake quantisation applied to weights already replaced by their int8 codes
-    "fake-quant-on-int8-codes": case(_fake_quant_on_int8_codes, "integer_operand", "int8"),
+    "fake-quant-on-int8-codes": case(_fake_quant_on_int8_codes, "integer_operand", "int8", grade="correct", grade_at_freeze="correct"),
     # per-channel fake quant with scales from a numpy running absmax started with np.zeros (float64)
-    "per-channel-fake-quant-f64-scales": case(_per_channel_fake_quant_numpy_f64_scales, "op_dtype", "f64"),
+    "per-channel-fake-quant-f64-scales": case(_per_channel_fake_quant_numpy_f64_scales, "op_dtype", "f64", grade="not_recognised", grade_at_freeze="not_recognised",
+        why="At freeze (ecde1b6) castwise gave nothing. fake_quantize_per_channel_affine's own check on its scale (\"Scale must be Float or BFloat16, found Double\") is not a wording the rules read: the float64 scales came from numpy calibration statistics started with np.zeros."),
 }
