@@ -2749,3 +2749,44 @@ def test_triton_s_newer_dot_wording_reads_a_uint8_cache_as_stored_quantized_data
     explanation = cw.explain("[Bug]: First input (bf16) and second input (uint8) must have the same dtype!")
     assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("bf16", "uint8")
     assert "KV cache as uint8" in explanation.culprit
+
+
+@pytest.mark.parametrize(("paste", "dtypes", "words"), [
+    ("RuntimeError: Scale must be Float or BFloat16, found Double", ("f64",), "numpy"),
+    ("RuntimeError: Scale must be Float or BFloat16, found Half", ("f16",), "16-bit"),
+])
+def test_fake_quant_scales_in_another_dtype_are_told_to_be_float32(paste: str, dtypes: tuple[str, ...],
+                                                                   words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == dtypes
+    assert words in explanation.culprit and "scale.float()" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: Can only calculate the mean of floating types. Got Long instead.", Kind.INTEGER_OPERAND,
+     ("int64",), "x.float()"),
+    ("RuntimeError: expected scalar type Double but found Char", Kind.INTEGER_OPERAND, ("f64", "int8"), "x.double()"),
+    ("AssertionError: input should be in float32 type, got torch.float16", Kind.NO_KERNEL, ("f32", "f16"),
+     "float32"),
+    ("RuntimeError: getCudnnDataTypeFromScalarType() not supported for QUInt8", Kind.NO_KERNEL, ("int8",),
+     "model.cpu()"),
+    ("bfloat16 cast in triton_mm - error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast",
+     Kind.NO_KERNEL, ("bf16",), "update Triton"),
+    ("ValueError: expects float tensor or scalar but got int32", Kind.INTEGER_OPERAND, ("int32",), "x.float()"),
+])
+def test_round_fifty_five_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "error: LLVM Translation failed for operation: builtin.unrealized_conversion_cast",
+    "ValueError: expects float tensor or scalar but got fp16",
+])
+def test_round_fifty_five_wordings_say_nothing_without_their_dtype(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_an_int8_tensor_beside_float64_is_data_not_a_quantized_weight() -> None:
+    assert cw.explain("RuntimeError: expected scalar type Double but found Char").confidence is Confidence.HIGH
+    assert cw.explain("RuntimeError: expected scalar type Float but found Char").kind is Kind.MATMUL

@@ -80,10 +80,16 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
         "needs floating inputs",
         "inputs built from integer data (token counts, pixel values, a numpy int array, `torch.tensor([1, 2])`) "
         "fed straight to a layer",
-        "convert the data where it is made: `x.float()` (or `x.to(weight.dtype)`); if it is token ids, pass them "
-        "through an embedding instead. Not a precision problem: a policy does not convert integer tensors",
+        f"convert the data where it is made: {_float_conversion(names)} (or `x.to(weight.dtype)`); if it is token "
+        "ids, pass them through an embedding instead. Not a precision problem: a policy does not convert integer "
+        "tensors",
         op=op, names=names,
     )
+
+
+def _float_conversion(names: tuple[str, ...]) -> str:
+    """``x.double()`` when the op computes in float64, else ``x.float()``."""
+    return "`x.double()`" if "f64" in names else "`x.float()`"
 
 
 _QUANTIZED = re.compile(r"[48][ _-]?bit|\bnf4\b|\bbnb\b|bitsandbytes|qlora|quantiz|\bgguf\b|\bawq\b|\bgptq\b|\bint4\b",
@@ -97,14 +103,15 @@ def _speaks_of_quantization(failure: Failure) -> bool:
 
 def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
     """Whether one floating dtype meets an integer one that is a quantized weight rather than data: int8 (data almost
-    never is), uint8 beside a 16-bit dtype (packed 4-bit weights; pixels meet f32 models), or any integer when the
-    paste speaks of quantization (GGUF, 4-bit, GPTQ, ...)."""
+    never is) beside any dtype but float64, which no quantized model computes in; uint8 beside a 16-bit dtype (packed
+    4-bit weights; pixels meet f32 models); or any integer when the paste speaks of quantization (GGUF, GPTQ, ...)."""
     floating = [name for name in names if is_floating(name)]
     integer = [name for name in names if not is_floating(name)]
     if len(names) != 2 or len(floating) != 1:
         return False
     packed_beside_16_bit = integer == ["uint8"] and is_low_precision(floating[0])
-    return integer == ["int8"] or packed_beside_16_bit or _speaks_of_quantization(failure)
+    int8_beside_model_dtype = integer == ["int8"] and floating[0] != "f64"
+    return int8_beside_model_dtype or packed_beside_16_bit or _speaks_of_quantization(failure)
 
 
 def integer_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:
@@ -690,6 +697,13 @@ def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return integer_operand(failure, dtypes(found, "a"), found.group("op"))
 
 
+def _float_expected(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A converter's or library's check that an input is floating (``expects float tensor or scalar but got int32``);
+    declined for a floating dtype."""
+    names = dtypes(found, "a")
+    return integer_operand(failure, names, None) if names and _integer(names[0]) else None
+
+
 def _integer_output(found: re.Match[str], failure: Failure) -> Explanation | None:
     """torch.func's ``vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype
     torch.int64``: a function differentiated (``jacrev``, ``grad``, ``vjp``) that returns integers; declined for a
@@ -822,6 +836,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
          r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
+    rule(r"\bexpects? (?:a )?float tensor(?: or scalar)?,? but got (?P<a>{DTYPE})", _float_expected),
+    rule(r"Can only calculate the (?P<op>mean) of floating types\. Got (?P<a>{DTYPE}) instead", _no_output_dtype),
 )
 
 

@@ -367,6 +367,11 @@ def _custom_float32(found: re.Match[str], failure: Failure) -> Explanation | Non
     return higher_only(failure, (*dtypes(found, "dtype"), names[0]), f"a custom op (its '{word_before(found)}' check)")
 
 
+def _float32_type_check(found: re.Match[str], failure: Failure) -> Explanation:
+    """A library op's own check naming what it got (``input should be in float32 type, got torch.float16``)."""
+    return higher_only(failure, dtypes(found, "dtype", "got"), f"a library op (its '{found['name']}' check)")
+
+
 def _quantized_only(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """A quantized GEMM's check that its input is int8 (or fp8): the kernel chosen for this GPU is not the one the
     checkpoint's quantization was written for."""
@@ -615,6 +620,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
     rule(r"must be (?:a )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
+    rule(r"\b(?P<name>\w{1,30}) should be in (?P<dtype>float32|torch\.float32) type,? got (?P<got>{DTYPE})",
+         _float32_type_check),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),
     rule(r"(?:'module'|module '?torch(?:\.cuda)?'?) (?:object )?has no attribute '(?P<dtype>(?:Half|BFloat16)Tensor)'|"

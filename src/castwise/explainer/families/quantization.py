@@ -99,6 +99,20 @@ def shown_quantization(failure: Failure, names: tuple[str, ...]) -> Explanation 
     return fp32_only(failure, names, QUANTIZATION_OP.name) if first_shown(failure, QUANTIZATION_OP) else None
 
 
+def _quantized_on_cuda(found: re.Match[str], failure: Failure) -> Explanation:
+    """``getCudnnDataTypeFromScalarType() not supported for QUInt8``: a torch.ao quantized tensor sent to cuDNN."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "cuDNN got a torch.ao quantized tensor (quint8/qint8): torch.ao's quantized ops run on the CPU only "
+        "(fbgemm, qnnpack, x86), with no CUDA kernels",
+        "a model quantized with torch.ao (eager or FX graph mode) moved to or run on a GPU (`.cuda()`, CUDA "
+        "weights or inputs)",
+        "run the quantized model on the CPU (`model.cpu()` and CPU inputs); for a quantized model on a GPU, export "
+        "it to a GPU runtime (TensorRT) or use a GPU quantization library (torchao's int8/fp8 on CUDA) instead",
+        op="cuDNN", names=("int8",), device="cuda",
+    )
+
+
 def _float_only_quantize(found: re.Match[str], failure: Failure) -> Explanation:
     """``quantize_tensor_per_channel_affine expects a Float Tensor, got BFloat16``."""
     return fp32_only(failure, dtypes(found, "dtype"), f"`{found['op']}`")
@@ -115,6 +129,22 @@ def _zero_point(found: re.Match[str], failure: Failure) -> Explanation:
         "make the zero points int32: `zero_point.to(torch.int32)` (`.int()`), or take scale and zero point from an "
         "observer's `calculate_qparams()`",
         op="fake_quantize_per_channel_affine", names=names,
+    )
+
+
+def _scale(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Scale must be Float or BFloat16, found Double``: fake-quant's scales computed in another dtype."""
+    names, shown = dtype_read(found, "dtype")
+    made = (
+        "scales computed from numpy statistics (numpy makes float64: `np.zeros`, `np.abs(...).max()`) or from a "
+        "float64 tensor" if names == ("f64",) else "scales computed from 16-bit weights or activations and kept in "
+        "their dtype"
+    )
+    return explained(
+        Kind.OP_DTYPE, failure, f"fake-quant's scales must be float32 (or bf16) and got {shown}", made,
+        "make the scales float32: `scale.float()` (`array.astype(np.float32)` before `torch.from_numpy`), or take "
+        "scale and zero point from an observer's `calculate_qparams()`",
+        op="fake-quant (`fake_quantize_per_*_affine`)", names=names,
     )
 
 
@@ -154,7 +184,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>quantize_tensor_per_\w{1,40}) expects a Float Tensor,? got (?P<dtype>{DTYPE})",
          _float_only_quantize),
     rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _float_only_quantize),
+    rule(r"getCudnnDataTypeFromScalarType\(\) not supported for Q(?:U)?Int8", _quantized_on_cuda),
     rule(r"\bZero-point must be Int32, Float or Half, found (?P<dtype>{DTYPE})", _zero_point),
+    rule(r"\bScale must be Float or BFloat16, found (?P<dtype>{DTYPE})", _scale),
     rule(r"Cannot merge LORA layers when the model is (?:gptq|awq|\w{1,20}) quantized", _merge_into_quantized),
     rule(r"\b(?P<name>[a-z]\w{1,40}) (?:type|dtype) is not k(?P<dtype>Int|Long|Char|Byte)\b", _packed_weight_type),
 )

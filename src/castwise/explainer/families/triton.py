@@ -8,7 +8,8 @@ dtype. Got A and B``, and a block given a value of another type (``Block element
 type(fp32) mismatch``: an accumulator of another dtype than ``tl.dot``'s fp32 result). Each is read only when two
 different dtypes are named; a compiler crash that names none (an LLVM or PTX assertion) is left alone, since its
 text cannot say what went wrong, except one: an LLVM op that needs a floating operand and got ``i16`` is a bf16
-value Triton lowered as its 16-bit storage, for an op it has no bf16 lowering for.
+value Triton lowered as its 16-bit storage, for an op it has no bf16 lowering for; and a conversion LLVM could not
+translate (``unrealized_conversion_cast``) in a paste that names a low-precision dtype.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list
+from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, rule
@@ -88,6 +90,24 @@ def _bf16_as_i16(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _conversion_not_lowered(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``LLVM Translation failed for operation: builtin.unrealized_conversion_cast`` beside a low-precision dtype: a
+    conversion to or from it this Triton cannot lower; declined when the paste names no such dtype."""
+    names = low_precision_said(failure)
+    if not names:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Triton could not lower a conversion to or from {names[0]}: the `unrealized_conversion_cast` left for LLVM "
+        "means this Triton build has no lowering for that type on this backend",
+        f"a Triton kernel (one torch.compile generated, such as `triton_mm`, or a library's) casting {names[0]} values "
+        "on a backend or GPU whose Triton lacks that conversion (a ROCm or vendor build, an older GPU)",
+        f"update Triton and PyTorch (the vendor's build for ROCm or XPU); meanwhile keep that op out of {names[0]} "
+        "(fp32, or fp16 where it works), or compile without the autotuned Triton matmuls (no `max-autotune`)",
+        op="Triton kernel", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
 def _block_and_value(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = dtypes(found, "block", "value")
     if len(set(names)) != 2:
@@ -107,6 +127,7 @@ def _block_and_value(found: re.Match[str], failure: Failure) -> Explanation | No
 RULES: tuple[Rule, ...] = (
     rule(r"Block element type\((?P<block>\w{1,20})\) and value element type\((?P<value>\w{1,20})\) mismatch",
          _block_and_value),
+    rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
     rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
     rule(rf"invalid operands of type (?P<a>{_TRITON_TYPE}) and (?P<b>{_TRITON_TYPE})", _operands),
     rule(r"Both operands must be same dtype\.?\s*Got (?P<a>\w{1,20}) and (?P<b>\w{1,20})", _dot),
