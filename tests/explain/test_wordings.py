@@ -2790,3 +2790,15 @@ def test_round_fifty_five_wordings_say_nothing_without_their_dtype(paste: str) -
 def test_an_int8_tensor_beside_float64_is_data_not_a_quantized_weight() -> None:
     assert cw.explain("RuntimeError: expected scalar type Double but found Char").confidence is Confidence.HIGH
     assert cw.explain("RuntimeError: expected scalar type Float but found Char").kind is Kind.MATMUL
+
+
+def test_a_retyped_numpy_dtype_refusal_beside_bf16_is_numpy_lacking_bf16() -> None:
+    explanation = cw.explain("[Bug] BF16 causing unspported numpy dtype error in create_constant")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)
+    assert explanation.confidence is Confidence.LOW and "x.float().numpy()" in explanation.fix
+    assert cw.explain("unsupported numpy dtype") is None
+
+
+def test_a_wrong_output_scalar_type_is_not_read_as_wrong_values() -> None:
+    assert cw.explain("[AMP][Autocast] autocast generates wrong output scalar type with fp16") is None
+    assert cw.explain("fp16 gives wrong outputs after conversion").kind is Kind.NONFINITE

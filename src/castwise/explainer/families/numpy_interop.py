@@ -17,6 +17,11 @@ from castwise.explainer.spelling import short_dtype
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "a")
+    return _unsupported_names(failure, names, dtype, Confidence.HIGH)
+
+
+def _unsupported_names(failure: Failure, names: tuple[str, ...], dtype: str, confidence: Confidence) -> Explanation:
+    """A tensor of ``dtype`` (``names``), which numpy lacks, turned into a numpy array."""
     return explained(
         Kind.NUMPY_DTYPE, failure,
         f"numpy has no {dtype} dtype, so {a(dtype)} tensor cannot become a numpy array",
@@ -24,8 +29,15 @@ def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
         "it is), or a checkpoint converter reading bf16 weights through numpy",
         "convert first: `x.float().numpy()` (or `x.to(torch.float32)`; `x.item()` for one number); to keep the exact "
         "bits, `x.view(torch.int16).numpy()` for bf16",
-        op="numpy conversion", names=names,
+        op="numpy conversion", names=names, confidence=confidence,
     )
+
+
+def _numpy_lacks_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A numpy dtype error (``unsupported numpy dtype``, retyped or not) beside bf16 or fp8 named in the paste, which
+    numpy has no dtype for; declined when neither is named."""
+    names = tuple(name for name in low_precision_said(failure) if name != "f16")
+    return _unsupported_names(failure, names[:1], names[0], Confidence.LOW) if names else None
 
 
 def _numpy_scalars(found: re.Match[str], failure: Failure) -> Explanation:
@@ -199,6 +211,7 @@ _byte_order = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"\bun[a-z]{0,4}ported numpy dtype\b", _numpy_lacks_said),
     rule(r"given numpy array has byte order different from the native byte order", _byte_order),
     rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
          _non_numeric_array),

@@ -349,7 +349,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          _range_said),
     rule(r"\b(?:fail_accuracy\b|accuracy (?:check )?fail\w{0,3}\b|accuracy (?:drops?|degrad\w{0,6})\b|"
          r"(?:bad|poor|wrong|incorrect|inaccurate|degraded) "
-         r"(?:results?|outputs?|accuracy|predictions?|values|answers?)\b|"
+         r"(?:results?|outputs?|accuracy|predictions?|values|answers?)\b(?! (?:scalar )?d?types?\b)|"
          r"(?:do(?:es)?n'?t|do(?:es)? not|never) (?:return|give|produce) (?:the )?(?:correct|right|expected) "
          r"(?:answers?|results?|outputs?|values)\b|"
          r"different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?) (?:with|under|in|than|from|for|between|"
