@@ -258,72 +258,102 @@ def _half_potential_grad_scaler_unscale() -> None:
 
 CASES: dict[str, LiveCase] = {
     # SchNet-style filter network cast to bf16, the Gaussian distance expansion from fp32 positions fed to it
-    "schnet-fp32-rbf-bf16-filter": case(_schnet_filter_fp32_rbf, "matmul_dtype", "f32", "bf16"),
+    "schnet-fp32-rbf-bf16-filter": case(_schnet_filter_fp32_rbf, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an equivariant tensor product: Clebsch-Gordan table built with numpy (float64) contracted with bf16 features
-    "clebsch-gordan-numpy-einsum-bf16": case(_clebsch_gordan_numpy_tensor_product, "matmul_dtype", "bf16", "f64"),
+    "clebsch-gordan-numpy-einsum-bf16": case(_clebsch_gordan_numpy_tensor_product, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # random-rotation augmentation: a numpy QR rotation (float64) applied to fp32 coordinates with @
-    "random-rotation-numpy-f64-augment": case(_random_rotation_augmentation_f64, "matmul_dtype", "f32", "f64"),
+    "random-rotation-numpy-f64-augment": case(_random_rotation_augmentation_f64, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # MSA row attention: the fp32 pair trunk's per-head bias as baddbmm's input for bf16 q and k
     "msa-row-attention-fp32-pair-bias-baddbmm": case(_msa_row_attention_pair_bias_baddbmm, "batched_matmul_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a -distance² bias from fp32 positions as a bf16 MultiheadAttention's attn_mask
-    "distance-bias-fp32-mha-attn-mask": case(_pair_bias_fp32_multihead_attn_mask, "attn_mask_dtype", "f32", "bf16"),
+    "distance-bias-fp32-mha-attn-mask": case(_pair_bias_fp32_multihead_attn_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # outer product mean upcast to fp32 for the average, then the pair trunk's bf16 LayerNorm
     "outer-product-mean-fp32-bf16-layernorm": case(_outer_product_mean_fp32_into_bf16_layernorm, "norm_param_dtype",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # invariant point attention: keys from points rotated by the fp32 backbone frames, bf16 queries and values
-    "ipa-fp32-frame-point-keys-sdpa": case(_ipa_point_keys_fp32_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "ipa-fp32-frame-point-keys-sdpa": case(_ipa_point_keys_fp32_sdpa, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-residue embeddings from a bf16 protein language model fed to an fp32 BiLSTM secondary-structure head
-    "plm-bf16-embeddings-fp32-bilstm": case(_plm_embeddings_bf16_into_fp32_bilstm, "rnn_dtype", "bf16", "f32"),
+    "plm-bf16-embeddings-fp32-bilstm": case(_plm_embeddings_bf16_into_fp32_bilstm, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a contact-map ResNet (fp32) fed coevolution couplings saved with numpy (float64)
     "contact-resnet-numpy-f64-couplings": case(_contact_resnet_numpy_coevolution_features, "conv_weight_dtype",
-                                               "f64", "f32"),
+                                               "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 contact head whose bias is re-initialised to the contact log-prior as a new fp32 Parameter after the cast
-    "contact-head-log-prior-bias-fp32": case(_contact_head_log_prior_bias_fp32, "conv_bias_dtype", "bf16", "f32"),
+    "contact-head-log-prior-bias-fp32": case(_contact_head_log_prior_bias_fp32, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # atom14 to atom37 conversion: bf16 predicted positions written into a torch.zeros (fp32) atom37 tensor
-    "atom14-to-atom37-index-put-bf16": case(_atom14_to_atom37_index_put, "indexed_write_dtype", "f32", "bf16"),
+    "atom14-to-atom37-index-put-bf16": case(_atom14_to_atom37_index_put, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # flow matching on coordinates: lerp from fp32 noise toward numpy (float64) ground-truth positions
-    "flow-matching-lerp-numpy-f64-target": case(_flow_matching_lerp_numpy_coordinates, "lerp_dtype", "f64", "f32"),
+    "flow-matching-lerp-numpy-f64-target": case(_flow_matching_lerp_numpy_coordinates, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fitting atoms into a cryo-EM map: grid_sample of the fp32 density at float64 numpy coordinates
-    "cryo-em-map-grid-sample-numpy-coords": case(_cryo_em_map_grid_sample_numpy_coords, "op_dtype", "f32", "f64"),
+    "cryo-em-map-grid-sample-numpy-coords": case(_cryo_em_map_grid_sample_numpy_coords, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a Chebyshev radial basis of bf16 distances with torch.special.chebyshev_polynomial_t
-    "chebyshev-radial-basis-bf16": case(_chebyshev_radial_basis_bf16, "no_kernel", "bf16"),
+    "chebyshev-radial-basis-bf16": case(_chebyshev_radial_basis_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # chirality from the signed volume of three bond vectors with linalg.det in bf16
-    "chirality-signed-volume-det-bf16": case(_chirality_signed_volume_det_bf16, "no_kernel", "bf16"),
+    "chirality-signed-volume-det-bf16": case(_chirality_signed_volume_det_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # spherical-harmonic phase e^{imφ} built with torch.complex from bf16 cos and sin
-    "spherical-harmonic-phase-complex-bf16": case(_spherical_harmonics_complex_phase_bf16, "no_kernel", "bf16"),
+    "spherical-harmonic-phase-complex-bf16": case(_spherical_harmonics_complex_phase_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # distogram loss: distance bins from floor() never made .long(), given to cross_entropy
     "distogram-floor-bins-cross-entropy": case(_distogram_floor_bins_cross_entropy, "target_dtype", "f32",
-                                               fix=("long",)),
+                                               fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # contact prediction loss given the bool contact map (distance < 8 Å) as the target
-    "contact-map-bool-target-bce-logits": case(_contact_map_bool_target_bce, "target_dtype", "bool"),
+    "contact-map-bool-target-bce-logits": case(_contact_map_bool_target_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # graph batch vector by repeat_interleave with the atom counts collated as float
     "batch-vector-repeat-interleave-float-counts": case(_batch_vector_repeat_interleave_float_counts,
-                                                        "index_tensor_dtype", "f32"),
+                                                        "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a neighbour table padded with torch.full(-1.0), so float, used as gather's index
-    "neighbour-table-float-padding-gather": case(_padded_neighbour_table_float_gather, "index_tensor_dtype"),
+    "neighbour-table-float-padding-gather": case(_padded_neighbour_table_float_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # atomic numbers taken from a float64 numpy feature matrix into the atom-type Embedding
     "atom-type-embedding-numpy-f64-numbers": case(_atom_type_embedding_numpy_atomic_numbers, "index_tensor_dtype",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # cosine cutoff with torch.where on a neighbour mask kept as float
-    "cosine-cutoff-where-float-mask": case(_cosine_cutoff_where_float_mask, "mask_dtype", "f32"),
+    "cosine-cutoff-where-float-mask": case(_cosine_cutoff_where_float_mask, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RDKit-style integer atom features (int64) fed straight to the fp32 atom encoder
-    "rdkit-int64-atom-features-linear": case(_rdkit_atom_features_int64_linear, "integer_operand", "int64", "f32"),
+    "rdkit-int64-atom-features-linear": case(_rdkit_atom_features_int64_linear, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fixed-point coordinates (int64 thousandths of an angstrom) divided in place to angstroms
     "fixed-point-coords-in-place-divide": case(_fixed_point_coordinates_in_place_divide, "result_cast", "f32",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 pair distances of padded atoms set to a 1e6 Å sentinel so the cutoff drops them
-    "padded-atom-distance-sentinel-1e6-fp16": case(_padded_atom_distance_sentinel_fp16, "half_overflow", "f16"),
+    "padded-atom-distance-sentinel-1e6-fp16": case(_padded_atom_distance_sentinel_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # geometry optimisation: a force field's float64 forces assigned as the fp32 positions' .grad
     "geometry-opt-numpy-forces-as-grad": case(_geometry_optimisation_external_forces_as_grad, "loss_dtype", "f64",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sampled bf16 conformers handed to numpy for an XYZ writer
-    "conformer-writer-bf16-numpy": case(_trajectory_bf16_numpy_writer, "numpy_dtype", "bf16"),
+    "conformer-writer-bf16-numpy": case(_trajectory_bf16_numpy_writer, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Lennard-Jones energy from sqrt of squared distances including the zero self-distances, anomaly mode on
-    "lennard-jones-self-distance-sqrt-nan": case(_self_distance_sqrt_nan_anomaly, "nonfinite"),
+    "lennard-jones-self-distance-sqrt-nan": case(_self_distance_sqrt_nan_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # recycled pair representation cached in float8_e4m3fn, the bf16 update added to it
     "recycled-pair-fp8-cache-residual-add": case(_pair_representation_fp8_cache_residual, "fp8_promotion",
-                                                 "float8_e4m3fn", "bf16"),
+                                                 "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() interatomic potential trained with GradScaler, unscaled before clipping
-    "half-potential-grad-scaler-unscale": case(_half_potential_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "half-potential-grad-scaler-unscale": case(_half_potential_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
