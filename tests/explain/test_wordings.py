@@ -2802,3 +2802,26 @@ def test_a_retyped_numpy_dtype_refusal_beside_bf16_is_numpy_lacking_bf16() -> No
 def test_a_wrong_output_scalar_type_is_not_read_as_wrong_values() -> None:
     assert cw.explain("[AMP][Autocast] autocast generates wrong output scalar type with fp16") is None
     assert cw.explain("fp16 gives wrong outputs after conversion").kind is Kind.NONFINITE
+
+
+def test_a_convolution_an_extension_implements_is_read_as_the_extension_s_check() -> None:
+    paste = (
+        'File "/site-packages/mmcv/ops/deform_conv.py", line 234, in forward\n'
+        "    out = deform_conv2d(x, offset, self.weight, self.stride, self.padding,\n"
+        'File "/site-packages/mmcv/ops/deform_conv.py", line 73, in forward\n'
+        "    ext_module.deform_conv_forward(\n"
+        "RuntimeError: expected scalar type Half but found Float"
+    )
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.confidence is Confidence.LOW
+    assert "custom extension" in explanation.cause and "mmcv" in explanation.fix
+
+
+def test_a_retyped_support_still_reads_as_sixteen_bit_only() -> None:
+    explanation = cw.explain("RuntimeError: FLashAttention only surpport fp16 and bf16 data type")
+    assert explanation.kind is Kind.NO_KERNEL
+
+
+def test_attention_field_lines_pasted_without_their_error_line_are_read_together() -> None:
+    explanation = cw.explain("Bug\n query.dtype: torch.float16\n  key.dtype  : torch.float32\n  value.dtype: torch.float32")
+    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32", "f32")

@@ -67,7 +67,7 @@ CDIST = _op("cdist", r"^cdist\b")
 WEIGHT_NORM = _op("weight norm", r"\b_weight_norm\b|[/\\]utils[/\\]weight_norm\.py")
 UNSCALE = _op("GradScaler.unscale_", r"unscale_|_unscale_grads")
 VISION_NMS = _op("torchvision's nms", r"\btorchvision(?:\.|::)nms\b|^nms\b.*torchvision[/\\]ops[/\\]boxes\.py")
-EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.\w+\.\w+\(|"
+EXTENSION = _op("custom extension", r"\b\w+_cuda\.\w+\(|\bext\.\w+\(|_C\.\w+\(|\bops\.(?!aten\.)\w+\.\w+\(|"
                                      r"[/\\](?:mmcv|torchvision)[/\\]ops[/\\]")
 
 _CALL = re.compile(r"\bself\.([A-Za-z][\w.]*)\s*\(")

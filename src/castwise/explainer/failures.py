@@ -120,15 +120,18 @@ def from_text(text: str) -> Iterator[Failure]:
 
 
 def from_lines(lines: tuple[str, ...]) -> Iterator[Failure]:
-    """The errors in a paste's cleaned lines (``logtext.clean_lines``), most likely first."""
+    """The errors in a paste's cleaned lines (``logtext.clean_lines``), most likely first; a field line with no error
+    line above it (``query.dtype: torch.float16``) is read with the field lines below it."""
     errors = {index: error for index, error in enumerate(map(_error_at, lines, ("", *lines))) if error}
     for index, (error_type, said) in reversed(errors.items()):
         message = _with_details(said.strip(), lines[index + 1:index + 1 + MAX_DETAILS])
         yield Failure(error_type.rsplit(".", 1)[-1], message, paste=lines, line=index)
     for index in reversed(range(len(lines))):
         if lines[index] and index not in errors:
-            rest = lines[index + 1] if index + 1 < len(lines) else ""
-            yield Failure("", _unwrapped(lines[index], rest), paste=lines, line=index)
+            below = lines[index + 1:index + 1 + MAX_DETAILS]
+            message = (_with_details(lines[index], below) if _DETAIL.match(lines[index])
+                       else _unwrapped(lines[index], below[0] if below else ""))
+            yield Failure("", message, paste=lines, line=index)
 
 
 def _error_at(line: str, above: str) -> tuple[str, str] | None:

@@ -824,8 +824,11 @@ def _weight_norm(failure: Failure, names: tuple[str, ...]) -> Explanation:
 
 def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     """Floating dtypes ``names`` met in the op the innermost frames show (grid_sample, a norm, a convolution, a
-    recurrent layer, an attention, a matrix multiply or an extension kernel); None when they show none of them."""
+    recurrent layer, an attention, a matrix multiply or an extension kernel); None when they show none of them. A
+    convolution an extension implements (mmcv's or torchvision's deformable convolution) is the extension's."""
     op = first_shown(failure, GRID_SAMPLE, CDIST, WEIGHT_NORM, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
+    if op is CONV and first_shown(failure, EXTENSION, CONV) is EXTENSION:
+        op = EXTENSION
     if op is GRID_SAMPLE:
         return grid_sample(failure, names)
     if op is WEIGHT_NORM:
