@@ -2825,3 +2825,13 @@ def test_a_retyped_support_still_reads_as_sixteen_bit_only() -> None:
 def test_attention_field_lines_pasted_without_their_error_line_are_read_together() -> None:
     explanation = cw.explain("Bug\n query.dtype: torch.float16\n  key.dtype  : torch.float32\n  value.dtype: torch.float32")
     assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32", "f32")
+
+
+@pytest.mark.parametrize("paste", [
+    "[bug]: SD 2.x models return only black in float16",
+    "Lora trained in full FP16 will always be black",
+    "fp16: the results are all black (zeros)",
+])
+def test_black_outputs_said_in_other_words_beside_fp16_are_nan(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

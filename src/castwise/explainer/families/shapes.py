@@ -322,8 +322,10 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
     rule(r"黑图|\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?)\b|"
-         r"\b(?:images?|outputs?) (?:are|is|come out|comes out|turns?|became) (?:all |just |completely |pure )?"
-         r"(?:solid )?(?:black\b|(?P<gray>gr[ae]y)\b)|\b(?P<gray2>gr[ae]y) (?:images?|outputs?|pictures?)\b", _black),
+         r"\b(?:images?|outputs?|results?|samples?) (?:are|is|come out|comes out|turns?|became) (?:all |just "
+         r"|completely |pure )?(?:solid )?(?:black\b|(?P<gray>gr[ae]y)\b)|\b(?P<gray2>gr[ae]y) (?:images?|outputs?|"
+         r"pictures?)\b|\b(?:returns?|generates?|produces?) (?:only |all |just |pure )?black\b|"
+         r"\b(?:will|would) (?:always )?be (?:all |completely )?black\b", _black),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:values?\s+)?(?:as|for|in|on)\s+"
          rf"(?:the\s+|my\s+)?(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
