@@ -2835,3 +2835,17 @@ def test_attention_field_lines_pasted_without_their_error_line_are_read_together
 def test_black_outputs_said_in_other_words_beside_fp16_are_nan(paste: str) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes", "words"), [
+    ("RuntimeError: current_scale must be a float tensor.", Kind.LOSS_SCALE, (), "float32"),
+    ("RuntimeError: growth_tracker must be an int tensor.", Kind.LOSS_SCALE, (), "int32"),
+    ("[Bug] Check failed: data_type_v<T> == dtype_ (f16 vs. bf16)", Kind.SCALAR_TYPE, ("f16", "bf16"), "pin it"),
+])
+def test_round_fifty_seven_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...], words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes and words in explanation.fix
+
+
+def test_a_check_naming_one_dtype_twice_says_nothing() -> None:
+    assert cw.explain("Check failed: data_type_v<T> == dtype_ (f16 vs. f16)") is None

@@ -309,6 +309,20 @@ _no_inf_checks = message_only(
 )
 
 
+_scaler_state_dtype = message_only(
+    Kind.LOSS_SCALE,
+    "torch's loss-scale update (`torch._amp_update_scale_`) got its state in another dtype: it takes the scale and "
+    "the found-inf flag as float32 tensors and the growth tracker as an int32 one",
+    "a library's own grad scaler (thinc's for spaCy, a trainer's wrapper around GradScaler) whose scale tensor was "
+    "made or converted in another dtype: cast to 16-bit with the model, created from a Python int, or restored from "
+    "a checkpoint saved in another dtype",
+    "keep the scaler's state out of any model cast (`scale = torch.full((1,), init_scale, dtype=torch.float32)`, "
+    "`growth_tracker` int32); if the scaler is a library's, update it (or turn its mixed precision off and use "
+    "bf16 autocast, which needs no scaler)",
+    op="GradScaler.update",
+)
+
+
 _stepped_twice = message_only(
     Kind.LOSS_SCALE,
     "GradScaler.step() was called twice without a `scaler.update()` between: each step must be followed by an update",
@@ -326,6 +340,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),
     rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
     rule(r"No inf checks were recorded prior to update", _no_inf_checks),
+    rule(r"\b(?:current_scale|found_inf) must be a float tensor|\bgrowth_tracker must be an int tensor",
+         _scaler_state_dtype),
     rule(r"step\(\) (?:has already been|was already) called (?:on this optimizer )?since the last update\(\)",
          _stepped_twice),
     rule(r"hook '[^'\n]{1,80}' has changed the type of value \(was (?P<a>[\w.]{1,40}) got (?P<b>[\w.]{1,40})\)",

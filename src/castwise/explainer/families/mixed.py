@@ -935,6 +935,25 @@ def _device_and_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return _scalar_type(found, failure)
 
 
+def _checked_pair(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A compiled engine's own check printed as glog prints one (``Check failed: data_type_v<T> == dtype_ (f16 vs.
+    bf16)``): its kernel was built or chosen for one dtype and given another."""
+    names = dtypes(found, "a", "b")
+    if len(set(names)) != 2:
+        return None
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"a compiled inference engine's check failed: a kernel built or chosen for {names[0]} was given {names[1]} "
+        "data (or the reverse)",
+        f"weights or a cache in another dtype than the engine was configured for: a `dtype`/`--dtype` setting (or "
+        f"the model config's `torch_dtype`) that says {names[0]} while the checkpoint or a converted part is "
+        f"{names[1]}, or a new engine version whose kernels for this model do not cover its dtype",
+        f"make the engine's dtype setting match the checkpoint's (pass the dtype explicitly, {names[1]} if the weights "
+        "are stored so); if a previous version of the engine worked, pin it and report the regression",
+        op="a compiled engine's kernel", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """A custom extension's dtype check, raised in its frame: expecting fp32 it lacks the 16-bit kernel; expecting a
     16-bit dtype it has one, and another of its inputs arrived in fp32."""
@@ -1240,6 +1259,7 @@ RULES: tuple[Rule, ...] = (
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
          r"key\.dtype\s*:\s*(?P<k>{DTYPE});\s*value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"\bCheck failed: [^\n]{0,80}?\bdtype\w{0,10} \((?P<a>{DTYPE}) vs\.? (?P<b>{DTYPE})\)", _checked_pair),
     rule(r"\bquery\.dtype\s*:\s*(?P<q>{DTYPE})[,;]?\s*key\.dtype\s*:\s*(?P<k>{DTYPE})[,;]?\s*(?:and\s+)?"
          r"value\.dtype\s*:\s*(?P<v>{DTYPE})", _sdpa_tail),
     rule(r"invalid dtype for bias - should match query'?s dtype", _attn_mask),
