@@ -315,66 +315,99 @@ def _loss_scale_fp16_per_group() -> None:
 
 CASES: dict[str, LiveCase] = {
     # Shampoo's coupled Newton iteration for the inverse root: a bf16 statistic against an identity from torch.eye (fp32)
-    "shampoo-coupled-newton-eye-fp32": case(_shampoo_coupled_newton_eye_fp32, "matmul_dtype", "f32", "bf16"),
+    "shampoo-coupled-newton-eye-fp32": case(_shampoo_coupled_newton_eye_fp32, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Shampoo's statistics preallocated in fp32, accumulated with addmm_ from bf16 gradients
-    "shampoo-statistic-addmm-fp32": case(_shampoo_statistic_addmm_fp32, "matmul_dtype", "f32", "bf16"),
+    "shampoo-statistic-addmm-fp32": case(_shampoo_statistic_addmm_fp32, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # stacked MoE expert gradients (bf16) preconditioned with torch.bmm by fp32 inverse roots
-    "expert-shampoo-bmm-fp32-roots": case(_expert_shampoo_bmm_fp32_roots, "batched_matmul_dtype", "f32", "bf16"),
+    "expert-shampoo-bmm-fp32-roots": case(_expert_shampoo_bmm_fp32_roots, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SOAP projecting a bf16 gradient into an fp32 eigenbasis with tensordot
-    "soap-tensordot-fp32-eigenbasis": case(_soap_tensordot_fp32_eigenbasis, "matmul_dtype"),
+    "soap-tensordot-fp32-eigenbasis": case(_soap_tensordot_fp32_eigenbasis, "matmul_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Adafactor's row factor made fp32 by torch.zeros, column factor bf16 by zeros_like; their outer product as matmul
-    "adafactor-row-fp32-col-bf16": case(_adafactor_row_fp32_col_bf16, "matmul_dtype", "f32", "bf16"),
+    "adafactor-row-fp32-col-bf16": case(_adafactor_row_fp32_col_bf16, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DP-SGD per-sample clipping: bf16 per-sample gradients and fp32 clip factors contracted with einsum
-    "dp-per-sample-clip-einsum": case(_dp_per_sample_clip_einsum, "matmul_dtype", "bf16", "f32"),
+    "dp-per-sample-clip-einsum": case(_dp_per_sample_clip_einsum, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # evolution strategies: parameters_to_vector promotes a mixed bf16/fp32 model, vector_to_parameters writes fp32 back
-    "es-vector-to-parameters-promotes": case(_es_vector_to_parameters_promotes, "matmul_dtype", "bf16", "f32"),
+    "es-vector-to-parameters-promotes": case(_es_vector_to_parameters_promotes, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Muon's Newton-Schulz in bf16 writing into fp32 workspace buffers through out=
     "muon-newton-schulz-fp32-workspace": case(_muon_newton_schulz_fp32_workspace, "indexed_write_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ZeRO-1 by hand: the fp32 master shard written back into the flat bf16 buffer with index_copy_
     "zero-flat-shard-index-copy-fp32-master": case(_zero_flat_shard_index_copy_fp32_master, "indexed_write_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # schedule-free AdamW: the bf16 parameter y lerp_'d toward the fp32 z sequence
-    "schedule-free-y-lerp-fp32-z": case(_schedule_free_y_lerp_fp32_z, "lerp_dtype", "bf16", "f32"),
+    "schedule-free-y-lerp-fp32-z": case(_schedule_free_y_lerp_fp32_z, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # post-hoc power EMA: the averaging weight a float64 tensor from a numpy schedule
-    "karras-ema-numpy-weights": case(_karras_ema_numpy_weights, "lerp_dtype", "f32", "f64"),
+    "karras-ema-numpy-weights": case(_karras_ema_numpy_weights, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written 8-bit Adam: lerp_ on the int8 momentum codes before dequantizing
-    "eight-bit-momentum-lerp-int8": case(_eight_bit_momentum_lerp_int8, "lerp_dtype", "int8", "f32"),
+    "eight-bit-momentum-lerp-int8": case(_eight_bit_momentum_lerp_int8, "lerp_dtype", "int8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 8-bit optimizer state dequantized in place on its int8 codes
-    "eight-bit-state-dequantized-in-place": case(_eight_bit_state_dequantized_in_place, "result_cast", "f32", "int8"),
+    "eight-bit-state-dequantized-in-place": case(_eight_bit_state_dequantized_in_place, "result_cast", "f32", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # blockwise 8-bit state: the codebook indexed by uint8 codes (read as a mask)
-    "eight-bit-codebook-uint8-codes": case(_eight_bit_codebook_uint8_codes, "index_tensor_dtype", fix=("long",)),
+    "eight-bit-codebook-uint8-codes": case(_eight_bit_codebook_uint8_codes, "index_tensor_dtype", fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # Noam schedule: rsqrt_ in place on an int64 step tensor
-    "noam-rsqrt-int-step": case(_noam_rsqrt_int_step, "result_cast", "f32", "int64"),
+    "noam-rsqrt-int-step": case(_noam_rsqrt_int_step, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # stochastic rounding: the bit mask applied to the fp32 master weights without .view(torch.int32)
-    "stochastic-rounding-without-int-view": case(_stochastic_rounding_without_int_view, "mask_dtype", "f32"),
+    "stochastic-rounding-without-int-view": case(_stochastic_rounding_without_int_view, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sparse fine-tuning: masked_fill_ of frozen entries' gradients with a 0/1 float mask
-    "frozen-entries-float-mask-masked-fill": case(_frozen_entries_float_mask_masked_fill, "mask_dtype", "f32"),
+    "frozen-entries-float-mask-masked-fill": case(_frozen_entries_float_mask_masked_fill, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # decoupled weight decay masked with ~ of a float no-decay mask
-    "no-decay-mask-inverted-float": case(_no_decay_mask_inverted_float, "mask_dtype"),
+    "no-decay-mask-inverted-float": case(_no_decay_mask_inverted_float, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # K-FAC: a bf16 Kronecker factor inverted with linalg.solve
-    "kfac-solve-bf16-factor": case(_kfac_solve_bf16_factor, "no_kernel", "bf16"),
+    "kfac-solve-bf16-factor": case(_kfac_solve_bf16_factor, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # natural gradient: a bf16 empirical Fisher inverted with linalg.pinv
-    "natural-gradient-pinv-bf16-fisher": case(_natural_gradient_pinv_bf16_fisher, "no_kernel", "bf16"),
+    "natural-gradient-pinv-bf16-fisher": case(_natural_gradient_pinv_bf16_fisher, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GaLore adaptive rank from svdvals of the bf16 gradient
-    "galore-rank-from-svdvals-bf16": case(_galore_rank_from_svdvals_bf16, "no_kernel", "bf16"),
+    "galore-rank-from-svdvals-bf16": case(_galore_rank_from_svdvals_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # gradient histograms logged with torch.histogram on bf16 gradients
-    "grad-histogram-logging-bf16": case(_grad_histogram_logging_bf16, "no_kernel", "bf16"),
+    "grad-histogram-logging-bf16": case(_grad_histogram_logging_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pure fp16: finite gradients whose global norm is past fp16's range; clipping refuses the inf norm
-    "clip-norm-overflows-fp16": case(_clip_norm_overflows_fp16, "nonfinite"),
+    "clip-norm-overflows-fp16": case(_clip_norm_overflows_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # an LR range test growing the lr until the bf16 loss diverges; clipping refuses the non-finite norm
-    "lr-range-test-diverges": case(_lr_range_test_diverges, "nonfinite"),
+    "lr-range-test-diverges": case(_lr_range_test_diverges, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # the EMA shadow stored bf16, evaluated on fp32 batches: its first LayerNorm
-    "ema-shadow-bf16-eval-fp32-layernorm": case(_ema_shadow_bf16_eval_fp32_layernorm, "norm_param_dtype", "f32"),
+    "ema-shadow-bf16-eval-fp32-layernorm": case(_ema_shadow_bf16_eval_fp32_layernorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # averaged checkpoint saved fp16, loaded into an fp32 CNN with assign=True, run on fp32 images
     "checkpoint-average-fp16-assign-conv": case(_checkpoint_average_fp16_assign_conv, "conv_weight_dtype", "f32",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # EMA copy deep-copied while the model was on meta, lerp_'d toward the loaded CPU weights
-    "ema-built-on-meta-lerp": case(_ema_built_on_meta_lerp, "device_mismatch"),
+    "ema-built-on-meta-lerp": case(_ema_built_on_meta_lerp, "device_mismatch",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 total gradient norm logged with .numpy()
-    "grad-norm-numpy-logging-bf16": case(_grad_norm_numpy_logging_bf16, "numpy_dtype", "bf16"),
+    "grad-norm-numpy-logging-bf16": case(_grad_norm_numpy_logging_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-tensor norms of fp32 master gradients asked for with dtype=bf16
-    "vector-norm-dtype-narrowing": case(_vector_norm_dtype_narrowing, "op_dtype", "f32", "bf16"),
+    "vector-norm-dtype-narrowing": case(_vector_norm_dtype_narrowing, "op_dtype", "f32", "bf16",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (d6d8578) castwise gave nothing. The error is linalg.vector_norm's check that its "
+             "input dtype (fp32) converts without narrowing to the dtype= asked for (bf16), a wording the "
+             "frozen rules do not read.")),
     # per-group dynamic loss scales kept as an fp16 vector, initialised to 2**16 (past 65504)
-    "loss-scale-fp16-per-group": case(_loss_scale_fp16_per_group, "half_overflow", "f16"),
+    "loss-scale-fp16-per-group": case(_loss_scale_fp16_per_group, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
