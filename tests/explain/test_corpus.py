@@ -60,7 +60,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_43", "live_held_out_44", "live_held_out_45", "live_held_out_46",
                                  "live_held_out_47", "live_held_out_48",
                                  "live_held_out_49", "live_held_out_50", "live_held_out_51",
-                                 "live_held_out_52", "live_held_out_53", "live_held_out_54")
+                                 "live_held_out_52", "live_held_out_53", "live_held_out_54",
+                                 "live_held_out_55")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

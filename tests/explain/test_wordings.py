@@ -2849,3 +2849,10 @@ def test_round_fifty_seven_wordings(paste: str, kind: Kind, dtypes: tuple[str, .
 
 def test_a_check_naming_one_dtype_twice_says_nothing() -> None:
     assert cw.explain("Check failed: data_type_v<T> == dtype_ (f16 vs. f16)") is None
+
+
+def test_a_dtype_argument_narrower_than_the_input_is_told_to_cast_the_result() -> None:
+    explanation = cw.explain("RuntimeError: linalg.vector_norm: the dtype of the input (Float) should be convertible "
+                             "without narrowing to the specified dtype (BFloat16)")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f32", "bf16")
+    assert "torch.linalg.vector_norm(g).to(torch.bfloat16)" in explanation.fix

@@ -935,6 +935,24 @@ def _device_and_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return _scalar_type(found, failure)
 
 
+def _narrowing_dtype_argument(found: re.Match[str], failure: Failure) -> Explanation:
+    """``linalg.vector_norm: the dtype of the input (Float) should be convertible without narrowing to the specified
+    dtype (BFloat16)``: a ``dtype=`` that asks a reduction to compute in a narrower dtype than its input."""
+    names = dtypes(found, "a", "b")
+    op = found["op"]
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"`{op}` was given `dtype=` {names[-1] if names else 'a dtype'} narrower than its input "
+        f"({names[0] if names else 'another dtype'}): that argument sets the dtype it accumulates in, and may only "
+        "widen the input",
+        "a norm or reduction asked for a 16-bit result by `dtype=` (gradient norms of fp32 master gradients taken "
+        "`dtype=torch.bfloat16`, a metric computed in the model's dtype)",
+        f"drop `dtype=` and cast the result (`torch.{op}(g).to(torch.bfloat16)`); to compute in the narrower dtype on "
+        "purpose, cast the input first (`g.to(torch.bfloat16)`)",
+        op=op, names=names,
+    )
+
+
 def _checked_pair(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A compiled engine's own check printed as glog prints one (``Check failed: data_type_v<T> == dtype_ (f16 vs.
     bf16)``): its kernel was built or chosen for one dtype and given another."""
@@ -1259,6 +1277,8 @@ RULES: tuple[Rule, ...] = (
          r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
          r"key\.dtype\s*:\s*(?P<k>{DTYPE});\s*value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"(?P<op>[\w.]{1,40}): the dtype of the input \((?P<a>{DTYPE})\) should be convertible without narrowing "
+         r"to the specified dtype \((?P<b>{DTYPE})\)", _narrowing_dtype_argument),
     rule(r"\bCheck failed: [^\n]{0,80}?\bdtype\w{0,10} \((?P<a>{DTYPE}) vs\.? (?P<b>{DTYPE})\)", _checked_pair),
     rule(r"\bquery\.dtype\s*:\s*(?P<q>{DTYPE})[,;]?\s*key\.dtype\s*:\s*(?P<k>{DTYPE})[,;]?\s*(?:and\s+)?"
          r"value\.dtype\s*:\s*(?P<v>{DTYPE})", _sdpa_tail),
