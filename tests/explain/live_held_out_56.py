@@ -254,70 +254,100 @@ def _side_info_numpy_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # --- GDN layers and the transforms
     # GDN as a 1x1 conv of x^2 with gamma: gamma and beta kept fp32 (lower-bounded), x from the bf16 encoder conv
-    "gdn-gamma-fp32-bf16-input": case(_gdn_gamma_kept_fp32, "conv_weight_dtype", "bf16", "f32"),
+    "gdn-gamma-fp32-bf16-input": case(_gdn_gamma_kept_fp32, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GDN with gamma cast to the input's dtype but beta, passed as the conv bias, left fp32
-    "gdn-beta-fp32-as-conv-bias": case(_gdn_beta_kept_fp32, "conv_bias_dtype", "bf16", "f32"),
+    "gdn-beta-fp32-as-conv-bias": case(_gdn_beta_kept_fp32, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # decoder side: y_hat rebuilt from int symbols in fp32 and fed to the bf16 masked-conv context model
-    "context-model-fp32-y-hat": case(_context_model_fp32_y_hat, "conv_weight_dtype", "f32", "bf16"),
+    "context-model-fp32-y-hat": case(_context_model_fp32_y_hat, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a synthesis block's GroupNorm cast to bf16, its input from an fp32 pixel-shuffle branch
-    "synthesis-groupnorm-bf16-fp32-branch": case(_groupnorm_synthesis_block, "norm_param_dtype", "f32"),
+    "synthesis-groupnorm-bf16-fp32-branch": case(_groupnorm_synthesis_block, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- entropy bottleneck and hyperprior
     # factorized prior: softplus(matrix) (fp32 aux parameter) matmul'ed with the bf16 latents
-    "factorized-prior-matrix-fp32": case(_factorized_prior_matrices_fp32, "matmul_dtype", "f32", "bf16"),
+    "factorized-prior-matrix-fp32": case(_factorized_prior_matrices_fp32, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # continuous variable rate: lerp between fp32 gain vectors with a bf16 fractional rate level
-    "variable-rate-gain-lerp-bf16-weight": case(_variable_rate_gain_lerp, "lerp_dtype", "f32", "bf16"),
+    "variable-rate-gain-lerp-bf16-weight": case(_variable_rate_gain_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the entropy bottleneck's quantiles halved to save memory, trained through GradScaler
-    "entropy-bottleneck-half-grad-scaler": case(_entropy_bottleneck_half_grad_scaler, "unscale_fp16", "f16"),
+    "entropy-bottleneck-half-grad-scaler": case(_entropy_bottleneck_half_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # rate estimate from a pmf of sigmoid differences in fp16: a saturated channel's bins all 0, 0/0 NaN probs
-    "pmf-fp16-saturated-channel-nan": case(_pmf_fp16_rate_estimate, "nonfinite"),
+    "pmf-fp16-saturated-channel-nan": case(_pmf_fp16_rate_estimate, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a codec built on meta; its non-persistent symbol offset buffer stays on meta after load_state_dict(assign=True)
-    "meta-offset-buffer-after-assign": case(_meta_offset_buffer, "device_mismatch"),
+    "meta-offset-buffer-after-assign": case(_meta_offset_buffer, "device_mismatch",
+        grade="correct", grade_at_freeze="correct"),
     # --- CDF tables and range coding
     # symbol frequencies (int32) normalised in place by their total
-    "frequency-table-div-in-place": case(_frequency_table_normalised_in_place, "result_cast", "f32", "int32"),
+    "frequency-table-div-in-place": case(_frequency_table_normalised_in_place, "result_cast", "f32", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # quantized CDF: round(cumsum(pmf) * 2^16) written with out= into an int32 CDF table
     "quantized-cdf-round-out-int32": case(_quantized_cdf_round_out, "indexed_write_dtype", "int32", "f32",
-                                          cause=("out=",)),
+                                          cause=("out=",), grade="wrong", grade_at_freeze="wrong",
+        why="At freeze (ea741e9) castwise gave integer_operand [int32, f32] (high confidence). The int32 tensor is "
+            "the out= buffer the float rounded CDF is written into, not an integer input to float math: the fix "
+            "is a float buffer (or rounding first and casting with .to(torch.int32)), not converting an input."),
     # CDF table of 16-bit precision made in fp16: the total 65536 does not fit
-    "cdf-total-65536-fp16": case(_cdf_table_fp16_total, "half_overflow", "f16"),
+    "cdf-total-65536-fp16": case(_cdf_table_fp16_total, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a 32-bit range coder's initial high 0xFFFFFFFF written into an int32 state tensor
-    "range-coder-high-int32": case(_range_coder_high_int32, "half_overflow", "int32"),
+    "range-coder-high-int32": case(_range_coder_high_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # symbol histogram with torch.histc on the int32 symbols
-    "symbol-histc-int32": case(_symbol_histogram_histc, "integer_operand", "int32"),
+    "symbol-histc-int32": case(_symbol_histogram_histc, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # symbol counts with bincount on the rounded (still float) symbols
-    "symbol-bincount-float": case(_symbol_counts_bincount_float, "index_tensor_dtype", "f32"),
+    "symbol-bincount-float": case(_symbol_counts_bincount_float, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the range decoder's int32 symbols fed straight to the synthesis transposed conv
-    "decoded-int32-symbols-synthesis": case(_decoded_symbols_into_synthesis, "integer_operand", "int32"),
+    "decoded-int32-symbols-synthesis": case(_decoded_symbols_into_synthesis, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # additive uniform noise drawn with rand_like of cached int32 symbols
-    "uniform-noise-rand-like-int32-symbols": case(_uniform_noise_on_symbols, "no_kernel", "int32"),
+    "uniform-noise-rand-like-int32-symbols": case(_uniform_noise_on_symbols, "no_kernel", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # --- residual VQ and codebooks
     # dead-code restart: bf16 encoder latents written into the fp32 codebook through a boolean mask
-    "rvq-dead-code-restart-bf16": case(_rvq_dead_code_restart, "indexed_write_dtype", "f32", "bf16"),
+    "rvq-dead-code-restart-bf16": case(_rvq_dead_code_restart, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RVQ nearest-codeword search with torch.cdist on bf16 residuals and codebooks
-    "rvq-cdist-bf16": case(_rvq_cdist_bf16, "no_kernel", "bf16"),
+    "rvq-cdist-bf16": case(_rvq_cdist_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # RVQ codes taken as dist.min(-1)[0] (the distances), looked up with F.embedding
-    "rvq-min-values-as-codes": case(_rvq_min_values_as_codes, "index_tensor_dtype", "f32"),
+    "rvq-min-values-as-codes": case(_rvq_min_values_as_codes, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # latents cached in float8_e4m3fn, dequantized by a bf16 quantization step
-    "fp8-cached-latents-bf16-step": case(_fp8_latent_dequant, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fp8-cached-latents-bf16-step": case(_fp8_latent_dequant, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a learned per-band block transform: bmm of bf16 blocks with the fp32 orthogonal basis
-    "learned-block-transform-bmm": case(_block_transform_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "learned-block-transform-bmm": case(_block_transform_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- attention and recurrent entropy models
     # Entroformer-style bf16 context model given an fp32 additive causal mask
-    "entroformer-causal-mask-fp32": case(_entroformer_causal_mask, "attn_mask_dtype", "f32", "bf16"),
+    "entroformer-causal-mask-fp32": case(_entroformer_causal_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # video codec temporal context: bf16 queries attend to fp32 cached reference-frame features
-    "temporal-context-fp32-reference": case(_temporal_context_fp32_reference, "sdpa_dtype", "bf16", "f32"),
+    "temporal-context-fp32-reference": case(_temporal_context_fp32_reference, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # video codec temporal prior: an fp32 LSTM over bf16 per-frame hyper-latents
-    "video-temporal-prior-lstm": case(_video_latent_lstm, "rnn_dtype", "bf16", "f32"),
+    "video-temporal-prior-lstm": case(_video_latent_lstm, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- rate-distortion evaluation
     # PSNR computed on the uint8 original and decoded images
-    "psnr-uint8-mean": case(_psnr_uint8, "integer_operand", "uint8"),
+    "psnr-uint8-mean": case(_psnr_uint8, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # MS-SSIM's downsampling between scales run on the uint8 decoded image
-    "ms-ssim-avgpool-uint8": case(_ms_ssim_avgpool_uint8, "integer_operand", "uint8"),
+    "ms-ssim-avgpool-uint8": case(_ms_ssim_avgpool_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- bit-plane and bitstream packing
     # bit planes by >> on symbols kept in bf16
-    "bitplane-shift-bf16-symbols": case(_bitplane_shift_bf16, "no_kernel", "bf16"),
+    "bitplane-shift-bf16-symbols": case(_bitplane_shift_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the least-significant bit plane by & 1 on float symbols
-    "lsb-plane-and-float-symbols": case(_lsb_plane_float_symbols, "mask_dtype", "f32"),
+    "lsb-plane-and-float-symbols": case(_lsb_plane_float_symbols, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 per-channel scales written into the bitstream's side information through numpy
-    "side-info-scales-numpy-bf16": case(_side_info_numpy_bf16, "numpy_dtype", "bf16"),
+    "side-info-scales-numpy-bf16": case(_side_info_numpy_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
