@@ -287,7 +287,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # quantized CDF: round(cumsum(pmf) * 2^16) written with out= into an int32 CDF table
     "quantized-cdf-round-out-int32": case(_quantized_cdf_round_out, "indexed_write_dtype", "int32", "f32",
-                                          cause=("out=",), grade="wrong", grade_at_freeze="wrong",
+                                          cause=("out=",), grade="correct", grade_at_freeze="wrong",
         why="At freeze (ea741e9) castwise gave integer_operand [int32, f32] (high confidence). The int32 tensor is "
             "the out= buffer the float rounded CDF is written into, not an integer input to float math: the fix "
             "is a float buffer (or rounding first and casting with .to(torch.int32)), not converting an input."),

@@ -2856,3 +2856,26 @@ def test_a_dtype_argument_narrower_than_the_input_is_told_to_cast_the_result() -
                              "without narrowing to the specified dtype (BFloat16)")
     assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f32", "bf16")
     assert "torch.linalg.vector_norm(g).to(torch.bfloat16)" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "words"), [
+    ("RuntimeError: gather_out_cpu(): Expected dtype int64 for index", Kind.INDEX_TENSOR, "long"),
+    ("ValueError: Changing the dtype to a subarray type is only supported if the total itemsize is unchanged",
+     Kind.NUMPY_DTYPE, ".astype(dtype)"),
+])
+def test_round_fifty_eight_wordings(paste: str, kind: Kind, words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and words in explanation.fix
+
+
+def test_found_dtype_with_an_out_argument_is_the_out_buffer_s_dtype() -> None:
+    def round_into_int_table() -> None:
+        table = torch.empty(4, dtype=torch.int32)
+        torch.round(torch.rand(4) * 65536, out=table)
+
+    try:
+        round_into_int_table()
+    except RuntimeError as error:
+        explanation = cw.explain(error)
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("f32", "int32")
+    assert "out" in explanation.fix

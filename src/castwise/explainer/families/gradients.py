@@ -24,7 +24,11 @@ DOCTOR = "`castwise doctor` (it reports the first module whose values overflow u
 
 
 def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Found dtype A but expected B``: an op given ``out=`` (A its buffer's dtype, B its result's) when the innermost
+    frames pass one; else integer data met by float math, or a loss's backward given two dtypes."""
     names = dtypes(found, "a", "b")
+    if len(names) == 2 and any(_OUT_ARGUMENT.search(frame.code) for frame in innermost(failure)):
+        return mixed.out_tensor(failure, names[::-1])
     if integers.integer_names(names):
         op = _math_op_called(failure)
         if op is not None:
@@ -47,6 +51,8 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_OUT_ARGUMENT = re.compile(r"[(,]\s*out\s*=\s*[\w\[]")
+"""An ``out=`` argument in a call's source line (``torch.round(x, out=cdf[1:])``)."""
 _BACKWARD = re.compile(r"backward")
 """A frame of autograd's backward (``backward``, ``run_backward``): without one, a loss check was raised forward."""
 _TORCH_CALL = re.compile(r"\b(?:torch|F)\.(?P<op>[a-z]\w{1,40})\(")

@@ -798,7 +798,7 @@ RULES: tuple[Rule, ...] = (
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
-    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)\(\): Expected "
+    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)(?:_out)?(?:_cpu|_cuda)?\(\): Expected "
          r"(?:dtype (?P<want>int(?:32|64))(?:/(?P<also>int64))?|a long tensor)"
          r"(?: for index,? but got:? (?P<a>{DTYPE}))?",
          _index_tensor),

@@ -443,7 +443,11 @@ def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanat
 
 def _out_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     """``Expected out tensor to have dtype A, but got B``: an op given ``out=`` computes A, its ``out`` tensor is B."""
-    names = dtypes(found, "a", "b")
+    return out_tensor(failure, dtypes(found, "a", "b"))
+
+
+def out_tensor(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """An op given ``out=`` whose result's dtype (``names[0]``) is not its ``out`` tensor's (``names[1]``)."""
     result, out = names if len(names) == 2 else ("another dtype", "a different dtype")
     if integers.all_integer(names):
         return integers.integer_pair(Kind.INDEXED_WRITE, failure, names, "an op given `out=`")

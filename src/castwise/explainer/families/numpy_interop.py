@@ -40,6 +40,20 @@ def _numpy_lacks_said(found: re.Match[str], failure: Failure) -> Explanation | N
     return _unsupported_names(failure, names[:1], names[0], Confidence.LOW) if names else None
 
 
+_numpy_view_itemsize = message_only(
+    Kind.NUMPY_DTYPE,
+    "numpy could not reinterpret the array's bytes as the dtype asked for: `ndarray.view(dtype)` keeps the bytes, so "
+    "the new dtype's item size must fit the old one's (a structured or subarray dtype, the whole record)",
+    "an observation, buffer or checkpoint array viewed as a dtype whose layout does not match how it was stored (an "
+    "environment or loader that changed its dtype or shape, float64 data viewed as a float32 layout, a packed record "
+    "of the wrong size)",
+    "convert values with `.astype(dtype)` instead of `.view(dtype)`; view only between dtypes of the same item size "
+    "and layout (check `arr.dtype.itemsize` and the shapes both sides expect); if a library does the view, update it "
+    "or match the environment version it expects",
+    op="numpy ndarray.view",
+)
+
+
 def _numpy_scalars(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a")
     return explained(
@@ -211,6 +225,8 @@ _byte_order = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"Changing the dtype to a subarray type is only supported if the total itemsize is unchanged|When changing "
+         r"to a (?:smaller|larger) dtype, its size must be a divisor of the", _numpy_view_itemsize),
     rule(r"\bun[a-z]{0,4}ported numpy dtype\b", _numpy_lacks_said),
     rule(r"given numpy array has byte order different from the native byte order", _byte_order),
     rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
