@@ -281,73 +281,100 @@ def _forecast_to_xarray_numpy() -> None:
 CASES: dict[str, LiveCase] = {
     # --- packed int16 fields and their scale and offset
     # ERA5 2 m temperature read as packed int16 (scale_factor/add_offset never applied) into a bf16 conv encoder
-    "era5-packed-int16-into-conv": case(_era5_int16_into_encoder, "integer_operand", "int16", "bf16"),
+    "era5-packed-int16-into-conv": case(_era5_int16_into_encoder, "integer_operand", "int16", "bf16", grade="correct",
+                                        grade_at_freeze="correct"),
     # unpacking the int16 field in place with mul_ and add_ by scale_factor and add_offset
-    "era5-unpack-in-place-int16": case(_era5_unpack_in_place, "result_cast", "f32", "int16"),
+    "era5-unpack-in-place-int16": case(_era5_unpack_in_place, "result_cast", "f32", "int16", grade="correct",
+                                       grade_at_freeze="correct"),
     # packing the fp32 forecast into the archive's int16 variable with torch.round(..., out=)
     "forecast-pack-round-out-int16": case(_forecast_packed_with_out, "indexed_write_dtype", "int16", "f32",
-                                          cause=("out=",)),
+                                          cause=("out=",), grade="correct", grade_at_freeze="correct"),
     # --- satellite bands as uint16
     # Sentinel-2 uint16 digital numbers scaled to reflectance in place with div_(10000)
-    "sentinel2-reflectance-div-in-place-uint16": case(_sentinel2_scale_in_place, "result_cast", "f32", "uint16"),
+    "sentinel2-reflectance-div-in-place-uint16": case(_sentinel2_scale_in_place, "result_cast", "f32", "uint16",
+                                                      grade="correct", grade_at_freeze="correct"),
     # raw uint16 band patches flattened into a bf16 Linear patch embedding
     "uint16-patches-linear-embedding": case(_uint16_patches_into_linear_embedding, "integer_operand", "uint16",
-                                            "bf16"),
+                                            "bf16", grade="correct", grade_at_freeze="correct"),
     # 13-band image normalised in fp32 fed to a bf16 Conv2d patch embedding
-    "multispectral-patch-embed-fp32-bands": case(_patch_embed_conv_fp32_bands, "conv_weight_dtype", "f32", "bf16"),
+    "multispectral-patch-embed-fp32-bands": case(_patch_embed_conv_fp32_bands, "conv_weight_dtype", "f32", "bf16",
+                                                 grade="correct", grade_at_freeze="correct"),
     # --- normalisation statistics and latitude weights from numpy
     # station normalisation mean/std computed in numpy (float64) make the inputs float64 for a bf16 Linear
-    "station-stats-numpy-f64-into-linear": case(_stats_from_numpy_into_linear, "matmul_dtype", "f64", "bf16"),
+    "station-stats-numpy-f64-into-linear": case(_stats_from_numpy_into_linear, "matmul_dtype", "f64", "bf16",
+                                                grade="correct", grade_at_freeze="correct"),
     # latitude-weighted RMSE with cos(lat) weights from numpy (float64) contracted by tensordot with bf16 errors
-    "lat-weighted-rmse-tensordot-f64": case(_lat_weighted_rmse_tensordot, "matmul_dtype"),
+    "lat-weighted-rmse-tensordot-f64": case(_lat_weighted_rmse_tensordot, "matmul_dtype", grade="correct",
+                                            grade_at_freeze="correct"),
     # Gauss-Legendre quadrature weights from numpy's leggauss (float64) in an einsum with bf16 zonal modes
-    "gauss-legendre-weights-einsum-f64": case(_gauss_legendre_quadrature_einsum, "matmul_dtype", "bf16", "f64"),
+    "gauss-legendre-weights-einsum-f64": case(_gauss_legendre_quadrature_einsum, "matmul_dtype", "bf16", "f64",
+                                              grade="correct", grade_at_freeze="correct"),
     # spherical-harmonic transform per zonal wavenumber: bf16 Legendre buffer bmm'ed with fp32 Fourier coefficients
-    "sht-legendre-bmm-bf16-fp32": case(_legendre_bmm_per_wavenumber, "batched_matmul_dtype", "bf16", "f32"),
+    "sht-legendre-bmm-bf16-fp32": case(_legendre_bmm_per_wavenumber, "batched_matmul_dtype", "bf16", "f32",
+                                       grade="correct", grade_at_freeze="correct"),
     # --- land-sea and cloud masks
     # ERA5's land-sea mask (a float land fraction) used directly as masked_fill's mask
-    "lsm-fraction-masked-fill": case(_lsm_fraction_as_mask, "mask_dtype", "f32"),
+    "lsm-fraction-masked-fill": case(_lsm_fraction_as_mask, "mask_dtype", "f32", grade="correct",
+                                     grade_at_freeze="correct"),
     # the sea mask made as 1 - land from a bool land mask
-    "sea-mask-one-minus-bool": case(_sea_mask_one_minus_bool, "mask_dtype", "bool"),
+    "sea-mask-one-minus-bool": case(_sea_mask_one_minus_bool, "mask_dtype", "bool", grade="correct",
+                                    grade_at_freeze="correct"),
     # --- overflow and non-finite values in fp16
     # gaps in an fp16 mean-sea-level pressure field filled with 101325 Pa by new_full
-    "msl-fill-101325-pa-f16": case(_surface_pressure_fill_f16, "half_overflow", "f16"),
+    "msl-fill-101325-pa-f16": case(_surface_pressure_fill_f16, "half_overflow", "f16", grade="correct",
+                                   grade_at_freeze="correct"),
     # an fp16 autoregressive step on unnormalised geopotential and pressure: the rollout loss overflows, clipping refuses
-    "rollout-raw-units-f16-nonfinite-clip": case(_rollout_geopotential_f16_nonfinite, "nonfinite"),
+    "rollout-raw-units-f16-nonfinite-clip": case(_rollout_geopotential_f16_nonfinite, "nonfinite", grade="correct",
+                                                 grade_at_freeze="correct"),
     # --- graph meshes on the sphere, regridding and tiling
     # grid-to-mesh aggregation: bf16 edge messages index_reduce_'d (mean) into fp32 mesh node features
-    "grid2mesh-index-reduce-bf16-into-fp32": case(_grid2mesh_index_reduce, "indexed_write_dtype", "f32", "bf16"),
+    "grid2mesh-index-reduce-bf16-into-fp32": case(_grid2mesh_index_reduce, "indexed_write_dtype", "f32", "bf16",
+                                                  grade="correct", grade_at_freeze="correct"),
     # stitching overlapping tiles: bf16 tile predictions accumulated into an fp32 canvas with index_put_
-    "tile-stitch-index-put-accumulate": case(_tile_stitching_index_put, "indexed_write_dtype", "f32", "bf16"),
+    "tile-stitch-index-put-accumulate": case(_tile_stitching_index_put, "indexed_write_dtype", "f32", "bf16",
+                                             grade="correct", grade_at_freeze="correct"),
     # icosahedral mesh edge normals: cross product of bf16 sender positions with fp32 receiver positions
-    "mesh-edge-normals-cross-bf16-fp32": case(_mesh_edge_normals_cross, "op_dtype", "bf16", "f32"),
+    "mesh-edge-normals-cross-bf16-fp32": case(_mesh_edge_normals_cross, "op_dtype", "bf16", "f32", grade="correct",
+                                              grade_at_freeze="correct"),
     # station values extracted with torch.take at flat indices from a numpy int32 station table
-    "station-take-int32-indices": case(_station_take_int32, "index_tensor_dtype", "int32"),
+    "station-take-int32-indices": case(_station_take_int32, "index_tensor_dtype", "int32", grade="correct",
+                                       grade_at_freeze="correct"),
     # --- land cover labels and classes
     # ESA WorldCover class codes (uint8) looked up in an nn.Embedding
-    "worldcover-uint8-embedding": case(_landcover_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "worldcover-uint8-embedding": case(_landcover_uint8_embedding, "index_tensor_dtype", "uint8", grade="correct",
+                                       grade_at_freeze="correct"),
     # land-cover segmentation with the uint8 label raster as cross_entropy's target
-    "landcover-uint8-ce-targets": case(_landcover_uint8_segmentation_targets, "target_dtype", "uint8"),
+    "landcover-uint8-ce-targets": case(_landcover_uint8_segmentation_targets, "target_dtype", "uint8",
+                                       grade="correct", grade_at_freeze="correct"),
     # --- forcings, attention and recurrent nowcasting
     # time interpolation of forcings: fp32 slice lerp'ed toward the bf16 next slice
-    "forcing-time-lerp-fp32-bf16": case(_forcing_time_lerp, "lerp_dtype", "f32", "bf16"),
+    "forcing-time-lerp-fp32-bf16": case(_forcing_time_lerp, "lerp_dtype", "f32", "bf16", grade="correct",
+                                        grade_at_freeze="correct"),
     # bf16 queries attending over static surface embeddings cached in fp32
-    "static-keys-fp32-sdpa": case(_sdpa_static_keys_fp32, "sdpa_dtype", "bf16", "f32"),
+    "static-keys-fp32-sdpa": case(_sdpa_static_keys_fp32, "sdpa_dtype", "bf16", "f32", grade="correct",
+                                  grade_at_freeze="correct"),
     # an additive land-only attention mask built with np.where (float64) given to bf16 SDPA
-    "land-attn-mask-numpy-f64": case(_sdpa_land_mask_from_numpy, "attn_mask_dtype", "f64", "bf16"),
+    "land-attn-mask-numpy-f64": case(_sdpa_land_mask_from_numpy, "attn_mask_dtype", "f64", "bf16", grade="correct",
+                                     grade_at_freeze="correct"),
     # a bf16 GRU nowcaster fed fp32 station observations
-    "station-gru-bf16-fp32-obs": case(_station_gru_fp32_obs, "rnn_dtype", "f32", "bf16"),
+    "station-gru-bf16-fp32-obs": case(_station_gru_fp32_obs, "rnn_dtype", "f32", "bf16", grade="correct",
+                                      grade_at_freeze="correct"),
     # a bf16 input GroupNorm given fp32 radar reflectivity frames
-    "radar-input-groupnorm-fp32": case(_radar_input_groupnorm, "norm_param_dtype", "f32"),
+    "radar-input-groupnorm-fp32": case(_radar_input_groupnorm, "norm_param_dtype", "f32", grade="correct",
+                                       grade_at_freeze="correct"),
     # rain-occurrence BCE of bf16 probabilities against an fp32 radar-derived target
-    "precip-occurrence-bce-bf16-fp32": case(_precip_occurrence_bce, "op_dtype", "f32", "bf16"),
+    "precip-occurrence-bce-bf16-fp32": case(_precip_occurrence_bce, "op_dtype", "f32", "bf16", grade="correct",
+                                            grade_at_freeze="correct"),
     # --- statistics, distributions and outputs
     # EOF analysis of bf16 SST anomalies with linalg.eigh of their covariance
-    "eof-eigh-bf16-covariance": case(_eof_eigh_bf16, "no_kernel", "bf16"),
+    "eof-eigh-bf16-covariance": case(_eof_eigh_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # precipitation amounts sampled from a Gamma head in bf16
-    "precip-gamma-sample-bf16": case(_precip_gamma_sample_bf16, "no_kernel", "bf16"),
+    "precip-gamma-sample-bf16": case(_precip_gamma_sample_bf16, "no_kernel", "bf16", grade="correct",
+                                     grade_at_freeze="correct"),
     # an int16 SRTM elevation model coarsened with avg_pool2d
-    "dem-coarsen-avgpool-int16": case(_dem_coarsen_avgpool_int16, "integer_operand", "int16"),
+    "dem-coarsen-avgpool-int16": case(_dem_coarsen_avgpool_int16, "integer_operand", "int16", grade="correct",
+                                      grade_at_freeze="correct"),
     # the bf16 forecast handed to numpy to build an xarray dataset
-    "forecast-bf16-to-xarray-numpy": case(_forecast_to_xarray_numpy, "numpy_dtype", "bf16"),
+    "forecast-bf16-to-xarray-numpy": case(_forecast_to_xarray_numpy, "numpy_dtype", "bf16", grade="correct",
+                                          grade_at_freeze="correct"),
 }
