@@ -2879,3 +2879,25 @@ def test_found_dtype_with_an_out_argument_is_the_out_buffer_s_dtype() -> None:
         explanation = cw.explain(error)
     assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("f32", "int32")
     assert "out" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "words"), [
+    ("RuntimeError: Expected isFloatingType(grads[i].type().scalarType()) to be true, but got false.",
+     Kind.INTEGER_OPERAND, "mark_non_differentiable"),
+    ("RuntimeError: data set to a tensor that requires gradients must be floating point or complex dtype",
+     Kind.INTEGER_OPERAND, "register_buffer"),
+    ("RuntimeError: Expected object of scalar type Byte but got scalar type Bool for argument #2 'other'", Kind.MASK,
+     "mask.bool()"),
+])
+def test_round_fifty_nine_wordings(paste: str, kind: Kind, words: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and words in explanation.fix
+
+
+def test_a_parameter_given_integer_data_is_told_live() -> None:
+    weight = nn.Parameter(torch.zeros(3))
+    try:
+        weight.data = torch.zeros(3, dtype=torch.int8)
+    except RuntimeError as error:
+        explanation = cw.explain(error)
+    assert explanation.kind is Kind.INTEGER_OPERAND and "register_buffer" in explanation.fix

@@ -613,18 +613,19 @@ def mask_argument(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
-def masks_combined(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
-    """Old torch's bitwise op (``_th_or``, ``_th_and``) refusing a bool mask beside a uint8 one: masks of the two eras
-    met without promotion."""
+def masks_combined(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
+    """Old torch's bitwise op (``_th_or``, ``_th_and``; ``op`` when the message names it) refusing a bool mask beside
+    a uint8 one: masks of the two eras met without promotion."""
+    shown = f"a bitwise op (`{op}`: `|`, `&`, `^`)" if op else "an op on two masks (`&`, `|`, `^`, or a comparison)"
     return explained(
         Kind.MASK, failure,
-        f"a bitwise op (`{op}`: `|`, `&`, `^`) combined a bool mask with a uint8 one: torch 1.2 made comparisons "
+        f"{shown} combined a bool mask with a uint8 one: torch 1.2 made comparisons "
         "return bool where masks had been uint8, and torch of that age did not promote between the two",
         "code written for torch before 1.2 (uint8 masks, `.byte()`) run on a newer torch, or one mask made by a "
         "comparison (bool) and another built or converted as uint8",
         "make both masks bool before combining them (`mask.bool()`), and replace the code's `.byte()` masks with "
         "bool ones; current torch promotes there",
-        op=op, names=names,
+        op=op or "an op on masks", names=names,
     )
 
 
@@ -658,6 +659,31 @@ def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
         "non-floating entries",
         op="in-place update", names=(result, out),
     )
+
+
+_integer_data_into_parameter = message_only(
+    Kind.INTEGER_OPERAND,
+    "an integer tensor was assigned as the `.data` of a tensor that requires gradients (a parameter): a tensor that "
+    "takes gradients must stay floating",
+    "quantization or compression code writing integer codes into a model's parameters (`param.data = "
+    "torch.round(w / scale).to(torch.int8)`), or a loader putting int8 checkpoint tensors into float parameters",
+    "keep integer codes out of parameters: store them in a buffer (`module.register_buffer('qweight', q)`) or write "
+    "back the dequantized floats (`param.data = q.float() * scale`), or make the parameter "
+    "`requires_grad_(False)` first; if a library's script does it, update it or match the torch version it names",
+    op="Tensor.data assignment",
+)
+
+
+_integer_autograd_output = message_only(
+    Kind.INTEGER_OPERAND,
+    "autograd met an integer tensor where it needs a floating gradient: an output of a custom autograd Function (or "
+    "extension) is integer but was left differentiable, or its backward returned an integer gradient",
+    "a `torch.autograd.Function` (often a compiled extension's op: ball query, grouping, sampling indices) whose "
+    "forward returns indices or counts without marking them, in code written for an older torch",
+    "in the Function's forward, mark integer outputs `ctx.mark_non_differentiable(idx)` and return `None` (or a "
+    "floating tensor) for their gradients in backward; if the Function is a library's, update it",
+    op="custom autograd Function",
+)
 
 
 _integer_gradient = message_only(
@@ -833,6 +859,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"too many indices for tensor of dimension \d+|The shape of the mask \[[\d, ]*\] at index \d+ does not match",
          _uint8_as_mask),
     rule(r"only Tensors of floating point (?:and complex )?dtype can require gradients", _integer_gradient),
+    rule(r"data set to a tensor that requires gradients must be floating point or complex dtype",
+         _integer_data_into_parameter),
+    rule(r"Expected isFloatingType\(grads?\[i\]\.(?:type\(\)\.)?scalar_?[Tt]ype\(\)\) to be true",
+         _integer_autograd_output),
     rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
          r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),

@@ -1010,6 +1010,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     integer is expected only when it is a matmul's or layer's first operand), or a float where integers belong."""
     if argument == "mask":
         return integers.mask_argument(failure, names)
+    if set(names) == {"bool", "uint8"}:
+        return integers.masks_combined(failure, names, None)
     if argument == "target" or (
             (integers.class_index_loss(failure) or shows(failure, LOSS)) and not is_floating(names[0])):
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
