@@ -294,63 +294,134 @@ def _digits_field_all_masked_sampling() -> None:
 
 CASES: dict[str, LiveCase] = {
     # LayoutLM boxes normalised to 0..1000 with true division (float) before the bf16 x-position embedding
-    "layoutlm-bbox-true-division-embedding": case(_layoutlm_bbox_true_division, "index_tensor_dtype", "f32"),
+    "layoutlm-bbox-true-division-embedding": case(
+        _layoutlm_bbox_true_division, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct",
+    ),
     # LayoutLMv3-style relative 2-D bucket: torch.where mixes the int distance with the float log branch, then indexes
-    "layoutlmv3-rel2d-bucket-where-float": case(_layoutlmv3_rel2d_bucket_float, "index_tensor_dtype"),
+    "layoutlmv3-rel2d-bucket-where-float": case(
+        _layoutlmv3_rel2d_bucket_float, "index_tensor_dtype", grade="correct", grade_at_freeze="correct",
+    ),
     # Pix2Struct row ids read back from the flattened patches the processor returned in bf16
-    "pix2struct-row-ids-from-bf16-patches": case(_pix2struct_row_ids_from_patches, "index_tensor_dtype", "bf16"),
+    "pix2struct-row-ids-from-bf16-patches": case(
+        _pix2struct_row_ids_from_patches, "index_tensor_dtype", "bf16", grade="correct", grade_at_freeze="correct",
+    ),
     # character beam search keeping its backpointers in an int16 buffer, used to reorder the decoder state
-    "char-beam-backpointers-int16-index-select": case(_char_beam_backpointers_int16, "index_tensor_dtype"),
+    "char-beam-backpointers-int16-index-select": case(
+        _char_beam_backpointers_int16, "index_tensor_dtype", grade="correct", grade_at_freeze="correct",
+    ),
     # beam score history allocated in the bf16 model's dtype, written with fp32 scores by advanced indexing
-    "char-beam-score-history-bf16-setitem": case(_char_beam_score_history_bf16, "indexed_write_dtype", "bf16", "f32"),
+    "char-beam-score-history-bf16-setitem": case(
+        _char_beam_score_history_bf16, "indexed_write_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct",
+    ),
     # CTC greedy collapse keeping characters with a uint8 keep mask, then masked_select
-    "ctc-greedy-collapse-uint8-keep-mask": case(_ctc_greedy_collapse_uint8_mask, "mask_dtype"),
+    "ctc-greedy-collapse-uint8-keep-mask": case(
+        _ctc_greedy_collapse_uint8_mask, "mask_dtype", grade="correct", grade_at_freeze="correct",
+    ),
     # DBNet shrink-map target drawn on a uint8 canvas given straight to binary_cross_entropy
-    "dbnet-shrink-map-uint8-bce": case(_dbnet_shrink_map_uint8_bce, "target_dtype", "uint8", "f32"),
+    "dbnet-shrink-map-uint8-bce": case(
+        _dbnet_shrink_map_uint8_bce, "target_dtype", "uint8", "f32", grade="partly", grade_at_freeze="partly",
+        why=(
+            "At freeze (bb02554) castwise gave target_dtype [uint8] (high confidence). The kind and fix were "
+            "right, but it read only the target's dtype and left out the prediction's f32 that the message names "
+            "('expected Float')."
+        ),
+    ),
     # DBNet shrink offset: the perimeter of an int32 polygon taken with vector_norm
-    "dbnet-polygon-perimeter-int32-norm": case(_dbnet_polygon_perimeter_int32, "integer_operand", "int32"),
+    "dbnet-polygon-perimeter-int32-norm": case(
+        _dbnet_polygon_perimeter_int32, "integer_operand", "int32", grade="correct", grade_at_freeze="correct",
+    ),
     # rasterising a text polygon into a uint8 mask with index_put_ of float ones
-    "dbnet-rasterise-polygon-index-put-uint8": case(_dbnet_rasterise_polygon_uint8, "indexed_write_dtype", "uint8",
-                                                    "f32"),
+    "dbnet-rasterise-polygon-index-put-uint8": case(
+        _dbnet_rasterise_polygon_uint8, "indexed_write_dtype", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct",
+    ),
     # contrast stretch of a uint8 page scan between its 2nd and 98th percentiles with torch.quantile
-    "scan-contrast-stretch-quantile-uint8": case(_scan_contrast_stretch_quantile, "integer_operand"),
+    "scan-contrast-stretch-quantile-uint8": case(
+        _scan_contrast_stretch_quantile, "integer_operand", grade="correct", grade_at_freeze="correct",
+    ),
     # Otsu binarisation: the grey-level histogram of a uint8 page scan taken with histc
-    "otsu-threshold-histc-uint8": case(_otsu_threshold_histc, "integer_operand", "uint8"),
+    "otsu-threshold-histc-uint8": case(
+        _otsu_threshold_histc, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct",
+    ),
     # SAR-style 2-D attention: bf16 attention weights bmm'ed with the fp32 encoder feature map for the glimpse
-    "sar-2d-attention-glimpse-bmm": case(_sar_2d_attention_glimpse, "batched_matmul_dtype", "f32", "bf16"),
+    "sar-2d-attention-glimpse-bmm": case(
+        _sar_2d_attention_glimpse, "batched_matmul_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct",
+    ),
     # attention OCR decoder: bf16 GRUCell given the previous character's embedding concatenated with an fp32 glimpse
-    "attention-ocr-gru-cell-fp32-glimpse": case(_attention_ocr_gru_cell_glimpse, "rnn_dtype", "f32", "bf16"),
+    "attention-ocr-gru-cell-fp32-glimpse": case(
+        _attention_ocr_gru_cell_glimpse, "rnn_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct",
+    ),
     # key-value linking with a bf16 Bilinear scorer over bf16 keys and fp32 values
-    "kie-linking-bilinear-mixed": case(_kie_linking_bilinear, "matmul_dtype", "bf16", "f32"),
+    "kie-linking-bilinear-mixed": case(
+        _kie_linking_bilinear, "matmul_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        why=(
+            "At freeze (bb02554) castwise gave op_dtype [bf16, f32] (high confidence). It read nn.Bilinear as its"
+            " own op with a dtype check, not as a matmul layer; it named the layer, the dtypes and a right fix, "
+            "so the miss is the kind the expectation gives Bilinear's product."
+        ),
+    ),
     # key-value link labels kept as a bool adjacency, given to binary_cross_entropy_with_logits
-    "kie-linking-bce-bool-adjacency": case(_kie_linking_bce_bool_adjacency, "mask_dtype", "bool", fix=("float",)),
+    "kie-linking-bce-bool-adjacency": case(
+        _kie_linking_bce_bool_adjacency, "mask_dtype", "bool", fix=("float",), grade="wrong", grade_at_freeze="wrong",
+        why=(
+            "At freeze (bb02554) castwise gave target_dtype [bool] (high confidence). It read the loss's bool "
+            "target (the planted cause, with the right target.float() fix) rather than the bool subtraction "
+            "inside binary_cross_entropy_with_logits that raised, which the corpus's convention calls mask_dtype."
+        ),
+    ),
     # table structure: row features pooled by @ with the bool cell-in-row matrix
-    "table-row-assignment-bool-matmul": case(_table_row_assignment_bool_matmul, "integer_operand", "bool", "f32"),
+    "table-row-assignment-bool-matmul": case(
+        _table_row_assignment_bool_matmul, "integer_operand", "bool", "f32", grade="correct", grade_at_freeze="correct",
+    ),
     # table cells pooled from bf16 word features with scatter_reduce_ into an fp32 torch.zeros buffer
-    "table-word-to-cell-scatter-reduce": case(_table_word_to_cell_scatter_reduce, "indexed_write_dtype"),
+    "table-word-to-cell-scatter-reduce": case(
+        _table_word_to_cell_scatter_reduce, "indexed_write_dtype", grade="correct", grade_at_freeze="correct",
+    ),
     # word boxes expanded to characters with repeat_interleave of int16 character counts
-    "word-to-char-repeat-interleave-int16": case(_word_to_char_repeat_interleave_int16, "index_tensor_dtype",
-                                                 "int16"),
+    "word-to-char-repeat-interleave-int16": case(
+        _word_to_char_repeat_interleave_int16, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct",
+    ),
     # GNMT length penalty for character beams computed in place on the int64 lengths
-    "char-beam-length-penalty-pow-in-place": case(_char_beam_length_penalty, "result_cast", "f32", "int64"),
+    "char-beam-length-penalty-pow-in-place": case(
+        _char_beam_length_penalty, "result_cast", "f32", "int64", grade="correct", grade_at_freeze="correct",
+    ),
     # digits-only field: a charset bias filled with -1e5 in the fp16 recogniser's dtype
-    "charset-restriction-bias-full-fp16": case(_charset_restriction_bias_fp16, "half_overflow", "f16"),
+    "charset-restriction-bias-full-fp16": case(
+        _charset_restriction_bias_fp16, "half_overflow", "f16", grade="correct", grade_at_freeze="correct",
+    ),
     # key-value span head masking non-first subwords with ~ of the int64 word-start mask
-    "kie-span-head-int64-word-start-mask": case(_kie_span_head_word_start_mask, "mask_dtype", "int64"),
+    "kie-span-head-int64-word-start-mask": case(
+        _kie_span_head_word_start_mask, "mask_dtype", "int64", grade="correct", grade_at_freeze="correct",
+    ),
     # byte-level character vocabulary: one_hot of the uint8 UTF-8 codes
-    "byte-vocab-one-hot-uint8": case(_byte_vocab_one_hot, "index_tensor_dtype"),
+    "byte-vocab-one-hot-uint8": case(
+        _byte_vocab_one_hot, "index_tensor_dtype", grade="correct", grade_at_freeze="correct",
+    ),
     # key-value linking cost from bf16 entity features handed to numpy for the Hungarian matcher
-    "kie-linking-scores-bf16-numpy": case(_kie_linking_scores_numpy, "numpy_dtype", "bf16"),
+    "kie-linking-scores-bf16-numpy": case(
+        _kie_linking_scores_numpy, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct",
+    ),
     # page deskew: a bf16 scan resampled with grid_sample on the fp32 grid affine_grid made
-    "deskew-grid-sample-bf16-page": case(_deskew_grid_sample, "op_dtype", "bf16", "f32"),
+    "deskew-grid-sample-bf16-page": case(
+        _deskew_grid_sample, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="correct",
+    ),
     # TrOCR-style preprocessing done in numpy (float64) into the bf16 patch-embedding conv
-    "trocr-numpy-f64-pixels-bf16-patch-conv": case(_trocr_numpy_f64_pixels, "conv_weight_dtype", "f64", "bf16"),
+    "trocr-numpy-f64-pixels-bf16-patch-conv": case(
+        _trocr_numpy_f64_pixels, "conv_weight_dtype", "f64", "bf16", grade="correct", grade_at_freeze="correct",
+    ),
     # LayoutLMv2-style spatial bias from the pixel boxes (fp32) as a bf16 MultiheadAttention's attn_mask
-    "layoutlmv2-spatial-bias-fp32-bf16-mha": case(_layoutlmv2_spatial_bias_mha, "attn_mask_dtype", "f32", "bf16"),
+    "layoutlmv2-spatial-bias-fp32-bf16-mha": case(
+        _layoutlmv2_spatial_bias_mha, "attn_mask_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct",
+    ),
     # 2-D sin-cos layout embedding computed in fp32 added to bf16 word embeddings, into the bf16 LayerNorm
-    "layout-sincos-2d-fp32-layernorm": case(_layout_sincos_2d_layernorm, "norm_param_dtype", "f32"),
+    "layout-sincos-2d-fp32-layernorm": case(
+        _layout_sincos_2d_layernorm, "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct",
+    ),
     # ASTER thin-plate-spline rectification: the TPS system solved in bf16
-    "aster-tps-solve-bf16": case(_aster_tps_solve, "no_kernel", "bf16"),
+    "aster-tps-solve-bf16": case(_aster_tps_solve, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # constrained field sampling in fp16 where one line's allowed-character mask was empty: NaN logits
-    "digits-field-all-masked-sampling": case(_digits_field_all_masked_sampling, "nonfinite"),
+    "digits-field-all-masked-sampling": case(
+        _digits_field_all_masked_sampling, "nonfinite", grade="correct", grade_at_freeze="correct",
+    ),
 }
