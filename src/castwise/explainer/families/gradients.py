@@ -146,6 +146,12 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _scale_divided_by_zero(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A ``ZeroDivisionError`` raised while unscaling gradients (apex amp's ``unscale_with_stashed``): the dynamic loss
+    scale fell to 0; declined when no unscaling frame shows."""
+    return _scale_floor(found, failure) if shows(failure, UNSCALE, everywhere=True) else None
+
+
 def _printed_scale(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A loss scale a training log prints (``Fp16 Grad Scale:  0``): below 1 it has collapsed, otherwise nothing."""
     return _scale_floor(found, failure) if _below_one(found["scale"]) else None
@@ -370,6 +376,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),
     rule(r"\b(?:loss|grad(?:ient)?)[ _]?scal(?:e|er)\b\s*[:=]?\s*(?P<scale>\d[\d.e+-]{0,20})(?![\w.])",
          _printed_scale),
-    rule(r"OVERFLOW!\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*[\d.e+-]+(?:,?\s*reducing to "
-         r"(?P<scale>[\d.e+-]+))?", _skipped_step),
+    rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"
+         r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?", _skipped_step),
+    rule(r"Reducing dynamic loss scale from [\d.e+-]+ to (?P<scale>[\d.e+-]+)", _skipped_step),
+    rule(r"\bZeroDivisionError\b|\b(?:float )?division by zero\b", _scale_divided_by_zero),
 )

@@ -534,6 +534,36 @@ _compute_capability = message_only(
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
+def _cpu_lacks_sixteen_bit(found: re.Match[str], failure: Failure) -> Explanation:
+    """oneDNN's or IPEX's refusal of bf16 (or fp16) on a CPU without the AVX-512 instructions its kernels need
+    (``bf16 path needs the cpu support avx512bw, avx512vl and avx512dq``)."""
+    names = dtypes(found, "a", "b", "c") or ("bf16",)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"this CPU lacks the instructions oneDNN's {dtype_list(names)} kernels need (AVX-512 BW/VL/DQ): the "
+        "16-bit path was refused on this machine, not because of the model",
+        "a 16-bit model or precision (`torch_dtype=torch.bfloat16`, bf16 mixed precision, IPEX's bf16 weight "
+        "prepack, torch.compile's packed linear) run on a CPU with only AVX2 (older Xeons, most desktop and laptop "
+        "CPUs, AVX2-VNNI parts)",
+        "use float32 on this CPU (`torch_dtype=torch.float32`, mixed precision off, `dtype='float'`); or run on a CPU "
+        "with AVX-512 (Xeon Skylake-SP or newer, AMD Zen 4 or newer), best with AVX512-BF16 or AMX; eager mode may "
+        "work where torch.compile's weight prepack does not",
+        op=f"oneDNN {names[0]} on this CPU", names=names, device="cpu",
+    )
+
+
+_compiler_lacks_neon_bf16 = message_only(
+    Kind.NO_KERNEL,
+    "the C++ compiler does not know ARM's bf16 vector type (`bfloat16x8_t`): the bf16 kernels being built need a "
+    "compiler (and target flags) with ARM's BF16 extension",
+    "building a torch-based library's optimized bf16 kernels from source on ARM (a Raspberry Pi, Jetson or phone "
+    "toolchain) with an older Clang or GCC, or without `-march=armv8.6-a+bf16`",
+    "build with a newer compiler (Clang 15+ or GCC 12+) and the target's bf16 flags, or use the release whose build "
+    "worked (or a prebuilt wheel); bf16 models then run, or use float32 on that board",
+    op="bf16 kernels built for ARM", names=("bf16",), device="cpu",
+)
+
+
 _no_sdpa_backend = message_only(
     Kind.NO_KERNEL,
     "scaled_dot_product_attention found no backend it may use for these inputs: each one allowed refused them "
@@ -636,6 +666,9 @@ RULES: tuple[Rule, ...] = (
          _backend_lacks_dtype),
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
+    rule(r"\b(?P<a>bf16|BF16|fp16|FP16)\b[^\n]{0,40}? needs the cpu support avx512|DNNL does not support "
+         r"(?P<b>bf16)(?:/(?P<c>f16))? \w{1,20} on the platform with", _cpu_lacks_sixteen_bit),
+    rule(r"unknown type name '(?:bfloat16x\d_t|bfloat16_t)'", _compiler_lacks_neon_bf16),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
     rule(r"\b(?:CUDA|GPUs?)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
          _compute_capability),

@@ -1012,6 +1012,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
         return integers.mask_argument(failure, names)
     if set(names) == {"bool", "uint8"}:
         return integers.masks_combined(failure, names, None)
+    if argument == "other" and len(names) == 2 and is_floating(names[0]) != is_floating(names[1]):
+        return integers.integer_operand(failure, names, "an arithmetic op (its argument 'other')")
     if argument == "target" or (
             (integers.class_index_loss(failure) or shows(failure, LOSS)) and not is_floating(names[0])):
         return integers.target(failure, names[1:], wants_float=is_floating(names[0]))
