@@ -236,76 +236,101 @@ def _int8_output_masked_fill_255() -> None:
 CASES: dict[str, LiveCase] = {
     # --- board encodings into the network
     # AlphaZero board planes built as numpy int8, fed as they are to the fp32 conv stem
-    "az-int8-planes-conv-stem": case(_int8_planes_into_conv_stem, "integer_operand", "int8"),
+    "az-int8-planes-conv-stem": case(_int8_planes_into_conv_stem, "integer_operand", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # Go stone planes stacked from comparisons (bool) into the conv input
-    "go-bool-stone-planes-conv": case(_bool_stone_planes_into_conv, "integer_operand", "bool"),
+    "go-bool-stone-planes-conv": case(_bool_stone_planes_into_conv, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # self-play states kept in a np.zeros (float64) replay buffer, fed to a residual tower cast to bf16
     "replay-float64-states-bf16-tower": case(_replay_states_float64_into_bf16_tower, "conv_weight_dtype", "f64",
-                                             "bf16"),
+                                             "bf16", grade="correct", grade_at_freeze="correct"),
     # a chess transformer's bf16 piece embeddings plus fp32 learned positions, into a bf16 LayerNorm
     "piece-embedding-fp32-positions-bf16-layernorm": case(_piece_embedding_fp32_positions_into_bf16_norm,
-                                                          "norm_param_dtype", "f32"),
+                                                          "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 64-bit bitboards from python-chess via numpy uint64, unpacked into planes with >> by uint64 shifts
-    "bitboards-uint64-shift-unpack": case(_bitboards_uint64_unpacked_by_shift, "no_kernel", "uint64"),
+    "bitboards-uint64-shift-unpack": case(_bitboards_uint64_unpacked_by_shift, "no_kernel", "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # --- legal-move masks and the policy
     # the illegal-move penalty made as 1 - legal on the bool legality mask
-    "illegal-moves-one-minus-bool-legal": case(_illegal_as_one_minus_bool_legal, "mask_dtype", "bool"),
+    "illegal-moves-one-minus-bool-legal": case(_illegal_as_one_minus_bool_legal, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 policy logits: illegal moves masked_fill_'ed with -1e5
-    "fp16-policy-illegal-masked-fill-minus-1e5": case(_fp16_policy_masked_minus_1e5, "half_overflow", "f16"),
+    "fp16-policy-illegal-masked-fill-minus-1e5": case(_fp16_policy_masked_minus_1e5, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a terminal position with no legal move: all -inf logits, softmax gives NaN, the move sampler refuses
-    "terminal-state-all-illegal-multinomial": case(_terminal_state_all_illegal_fp16, "nonfinite"),
+    "terminal-state-all-illegal-multinomial": case(_terminal_state_all_illegal_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # priors over the legal moves (fp32) written into the bf16 full 4672-move policy by advanced indexing
     "legal-priors-index-put-bf16-policy": case(_scatter_legal_priors_into_bf16_policy, "indexed_write_dtype", "bf16",
-                                               "f32"),
+                                               "f32", grade="correct", grade_at_freeze="correct"),
     # Leela-style attention policy head: bf16 queries against keys that picked up an fp32 positional term, einsum
-    "attention-policy-einsum-fp32-keys": case(_attention_policy_einsum_fp32_keys, "matmul_dtype", "f32", "bf16"),
+    "attention-policy-einsum-fp32-keys": case(_attention_policy_einsum_fp32_keys, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 network's priors handed to a numpy MCTS
-    "bf16-priors-to-numpy-mcts": case(_priors_to_numpy_for_mcts, "numpy_dtype", "bf16"),
+    "bf16-priors-to-numpy-mcts": case(_priors_to_numpy_for_mcts, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- MCTS targets and move selection
     # MCTS visit counts (int32) given as the policy's soft targets without normalising
-    "int32-visit-counts-soft-targets": case(_int_visit_counts_as_soft_targets, "target_dtype", "int32"),
+    "int32-visit-counts-soft-targets": case(_int_visit_counts_as_soft_targets, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # visit counts raised to 1/temperature in place on the int64 counts
-    "visit-counts-temperature-pow-in-place": case(_visit_counts_temperature_in_place, "result_cast", "f32", "int64"),
+    "visit-counts-temperature-pow-in-place": case(_visit_counts_temperature_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the move sampled in proportion to the int64 visit counts at temperature 1
-    "move-sampled-from-int-visit-counts": case(_move_sampled_from_int_visit_counts, "integer_operand", "int64"),
+    "move-sampled-from-int-visit-counts": case(_move_sampled_from_int_visit_counts, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # root Dirichlet noise drawn from Gamma with concentration in the fp16 prior's dtype
-    "dirichlet-noise-gamma-fp16": case(_dirichlet_noise_gamma_fp16, "no_kernel", "f16"),
+    "dirichlet-noise-gamma-fp16": case(_dirichlet_noise_gamma_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # root noise (fp32 Dirichlet sample) mixed into the bf16 prior with lerp_
-    "root-noise-lerp-fp32-into-bf16-prior": case(_root_noise_lerp_fp32_into_bf16_prior, "lerp_dtype", "bf16", "f32"),
+    "root-noise-lerp-fp32-into-bf16-prior": case(_root_noise_lerp_fp32_into_bf16_prior, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- value targets
     # game results stored as numpy int8 in the replay buffer, BCE-with-logits value target
-    "value-head-bce-int8-game-results": case(_value_head_bce_int8_results, "target_dtype", "int8"),
+    "value-head-bce-int8-game-results": case(_value_head_bce_int8_results, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # --- symmetry augmentation
     # the board rotation's policy permutation computed with numpy arithmetic (float64), used as an index
-    "symmetry-policy-float-permutation": case(_symmetry_policy_float_permutation, "index_tensor_dtype"),
+    "symmetry-policy-float-permutation": case(_symmetry_policy_float_permutation, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- MuZero
     # scalar-to-support transform: floor of the value (float) used as scatter_'s index
-    "muzero-support-floor-index-float": case(_muzero_support_floor_index_float, "index_tensor_dtype"),
+    "muzero-support-floor-index-float": case(_muzero_support_floor_index_float, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # scalar-to-support transform: bf16 value's interpolation weights scattered into an fp32 support
-    "muzero-support-bf16-weights-into-fp32": case(_muzero_support_bf16_weights_into_fp32, "indexed_write_dtype"),
+    "muzero-support-bf16-weights-into-fp32": case(_muzero_support_bf16_weights_into_fp32, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # support-to-scalar: bf16 softmax @ an fp32 arange support
-    "muzero-support-to-scalar-mv": case(_muzero_support_to_scalar_mv, "matmul_dtype", "f32", "bf16"),
+    "muzero-support-to-scalar-mv": case(_muzero_support_to_scalar_mv, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the dynamics network's action encoded with F.one_hot (int64) straight into a Linear
-    "muzero-action-one-hot-linear": case(_muzero_action_one_hot_into_linear, "integer_operand", "int64"),
+    "muzero-action-one-hot-linear": case(_muzero_action_one_hot_into_linear, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 hidden states bmm'd with a per-state fp32 action embedding table
     "muzero-hidden-bmm-fp32-action-table": case(_muzero_hidden_bmm_fp32_action_table, "batched_matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32", grade="correct", grade_at_freeze="correct"),
     # --- NNUE
     # HalfKP active feature indices kept as int16 to save memory, into the EmbeddingBag feature transformer
-    "nnue-feature-indices-int16-embedding-bag": case(_nnue_feature_indices_int16, "index_tensor_dtype", "int16"),
+    "nnue-feature-indices-int16-embedding-bag": case(_nnue_feature_indices_int16, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the int16 accumulator multiplied by the int8 L1 weights with torch.mm
     "nnue-int16-accumulator-mm-int8-weights": case(_nnue_int16_accumulator_mm_int8_weights, "integer_operand",
-                                                   "int16", "int8"),
+                                                   "int16", "int8", grade="correct", grade_at_freeze="correct"),
     # feature transformer rows stored in fp8, added incrementally into a bf16 accumulator
     "nnue-fp8-rows-into-bf16-accumulator": case(_nnue_fp8_rows_into_bf16_accumulator, "fp8_promotion", "bf16",
-                                                "float8_e4m3fn"),
+                                                "float8_e4m3fn", grade="correct", grade_at_freeze="correct"),
     # the clipped int8 output saturated with masked_fill_ of 255 (the uint8 range)
-    "nnue-int8-output-masked-fill-255": case(_int8_output_masked_fill_255, "half_overflow", "int8"),
+    "nnue-int8-output-masked-fill-255": case(_int8_output_masked_fill_255, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # --- card games
     # poker hole and board cards as numpy int8 ids into nn.Embedding
-    "poker-card-ids-int8-embedding": case(_card_ids_int8_into_embedding, "index_tensor_dtype", "int8"),
+    "poker-card-ids-int8-embedding": case(_card_ids_int8_into_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # a betting-history encoder (LSTM) cast to bf16, given the fp32 action history
-    "betting-history-fp32-bf16-lstm": case(_betting_history_fp32_into_bf16_lstm, "rnn_dtype", "f32", "bf16"),
+    "betting-history-fp32-bf16-lstm": case(_betting_history_fp32_into_bf16_lstm, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Deep CFR regret matching on bf16 advantages, all negative: 0/0 into Categorical (no uniform fallback)
-    "regret-matching-all-negative-bf16": case(_regret_matching_all_negative_bf16, "nonfinite", "bf16"),
+    "regret-matching-all-negative-bf16": case(_regret_matching_all_negative_bf16, "nonfinite", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
