@@ -2935,3 +2935,25 @@ def test_old_arithmetic_between_long_and_float_is_integer_data_in_float_math() -
     explanation = cw.explain("RuntimeError: Expected object of type torch.LongTensor but found type torch.FloatTensor "
                              "for argument #2 'other'")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64", "f32")
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: \"roll_cuda\" not implemented for 'Bool'", Kind.NO_KERNEL, ("bool",)),
+    ("RuntimeError: \"linspace_cpu\" not implemented for 'Long'", Kind.NO_KERNEL, ("int64",)),
+    ("RuntimeError: \"add_cuda\" not implemented for 'Bool'", Kind.MASK, ("bool",)),
+    ("RuntimeError: s__th_or is not implemented for type CUDABoolType", Kind.NO_KERNEL, ("bool",)),
+    ("RuntimeError: _th_normal is not implemented for type torch.LongTensor", Kind.NO_KERNEL, ("int64",)),
+])
+def test_integer_and_bool_kernels_missing_are_told_by_what_the_op_does(paste: str, kind: Kind,
+                                                                       dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+
+def test_lerp_on_an_integer_tensor_and_a_lowercased_legacy_type_are_read() -> None:
+    explanation = cw.explain("RuntimeError: expected dtype long int for `weights` but got dtype float")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64", "f32")
+    explanation = cw.explain("input type (torch.cuda.floattensor) and weight type (torch.cuda.halftensor) should be the "
+                             "same.")
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f16")

@@ -44,13 +44,14 @@ _CONSTANT = re.compile(r"^k(?=[A-Z])")
 """ATen's C++ constants (``at::kHalf``, ``torch::kBFloat16``) once their namespace is taken off."""
 _DEVICE_DOT = re.compile(rf"^({'|'.join(_DEVICES)})\.", re.IGNORECASE)
 _DEVICE_PREFIX = re.compile(rf"^({'|'.join(_DEVICES)})(?=[A-Z])", re.IGNORECASE)
-_LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$")
+_LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$", re.IGNORECASE)
+"""The legacy tensor-type names' suffix, in any case: users retype them lowercased (``torch.cuda.halftensor``)."""
 
 
 def _parts(word: str) -> tuple[str | None, str, bool]:
     """(device named by the spelling, the bare dtype word, whether it was a legacy tensor-type name)."""
     text = _CONSTANT.sub("", _NOISE.sub("", word.strip()).strip().rstrip(".,;:!").removeprefix("torch."))
-    legacy = bool(_LEGACY_SUFFIX.search(text)) and text not in ("Tensor", "Type")
+    legacy = bool(_LEGACY_SUFFIX.search(text)) and text.lower() not in ("tensor", "type", "storage")
     device = None
     for pattern in (_DEVICE_DOT, _DEVICE_PREFIX):
         found = pattern.match(text)

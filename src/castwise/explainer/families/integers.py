@@ -419,9 +419,14 @@ def _padding_mask(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _bool_arithmetic(found: re.Match[str], failure: Failure) -> Explanation:
-    """``Subtraction, the `-` operator, with a bool tensor is not supported``: a mask inverted with ``1 - mask``, or a
-    bool target in a regression loss."""
+    """``Subtraction, the `-` operator, with a bool tensor is not supported``."""
     del found
+    return bool_arithmetic(failure)
+
+
+def bool_arithmetic(failure: Failure) -> Explanation:
+    """Arithmetic on bool tensors (a subtraction, or old torch's ``"add_cuda" not implemented for 'Bool'``): a mask
+    inverted with ``1 - mask``, or a bool target in a regression loss."""
     if shows(failure, LOSS):
         return target(failure, ("bool",), wants_float=True)
     return explained(

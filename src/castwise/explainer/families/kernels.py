@@ -196,6 +196,10 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         )
     if is_floating(names[0]) or is_complex(names[0]):
         return no_kernel(failure, op, names, _device(op))
+    if _DATA_OP.match(op.lstrip("_")):
+        return _data_op_lacks(failure, op, names)
+    if names[0] == "bool" and _ADD_OR_SUB.match(op):
+        return integers.bool_arithmetic(failure)
     if _RANDOM_FILL.search(op):
         return _random_integers(failure, op, names)
     if names[0] == "uint8" and _RESIZE.search(op):
@@ -206,6 +210,12 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
 _BIT_OP = re.compile(r"bitwise|logical|[lr]shift")
 """Bit operations: they take bool or integer tensors, so a floating one is integer data converted to floats."""
 
+_DATA_OP = re.compile(r"(?:roll|flip|rot90|linspace|logspace|arange|range|cat|stack|nonzero|eye|tril|triu|repeat|"
+                      r"index_select|masked_select|constant_pad|fill|zeros|ones|full)(?:_|$)")
+"""Ops that move, select or make data without arithmetic: an integer or bool dtype is theirs to take."""
+
+_ADD_OR_SUB = re.compile(r"_?(?:th_)?(?:add|sub)(?:_|$)")
+
 _RESIZE = re.compile(r"upsample|interpolate|resize", re.I)
 """Image resizing: uint8 images are what it is given, and some devices lack uint8 kernels for some modes."""
 
@@ -215,6 +225,23 @@ _RANDOM_FILL = re.compile(r"normal|uniform|bernoulli|exponential|geometric|cauch
 
 
 _DISTRIBUTIONS = re.compile(r"[/\\]torch[/\\]distributions[/\\]")
+
+
+def _data_op_lacks(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """An op that moves, selects or makes data (``roll``, ``linspace``, ``cat``) with no kernel for an integer or bool
+    dtype in this torch: the dtype is a fair one for it, the kernel is missing."""
+    dtype = names[0]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no {dtype} kernel{f' on {_device(op)}' if _device(op) else ''} in this torch: it moves or makes "
+        f"data without arithmetic, so {dtype} is a fair dtype for it; the kernel is missing",
+        f"{a(dtype)} tensor (a mask, ids, a `dtype=` given to a factory) passed to an op whose {dtype} kernel this "
+        "torch version lacks on that device",
+        "update torch (later releases add these kernels); meanwhile convert around the op: "
+        "`op(mask.to(torch.uint8)).bool()` for bool, `op(x.float()).long()` for integers, or make a factory's result "
+        "in a floating dtype and cast it (`torch.linspace(...).long()`)",
+        op=op, names=names, device=_device(op),
+    )
 
 
 def _random_integers(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
@@ -246,7 +273,12 @@ def _random_integers(failure: Failure, op: str, names: tuple[str, ...]) -> Expla
 
 
 def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
-    return no_kernel(failure, found["op"], dtypes(found, "dtype"), device_of(found["dtype"]))
+    """Old torch's ``_th_normal is not implemented for type torch.LongTensor``: an integer dtype is read as the newer
+    wording is; bool, which old torch's ops often lacked kernels for (``s__th_or ... CUDABoolType``), stays missing."""
+    names = dtypes(found, "dtype")
+    if names and not is_low_precision(names[0]) and names[0] != "bool":
+        return _wrong_kind_of_dtype(failure, found["op"], names)
+    return no_kernel(failure, found["op"], names, device_of(found["dtype"]))
 
 
 def _missing_tensor_type(found: re.Match[str], failure: Failure) -> Explanation:

@@ -467,6 +467,9 @@ def out_tensor(failure: Failure, names: tuple[str, ...]) -> Explanation:
 def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     argument = found["arg"]
+    if (len(names) == 2 and not is_floating(names[0]) and is_floating(names[1])
+            and not integers.quantized_weight(names, failure)):
+        return integers.integer_operand(failure, names, "lerp (the tensor it updates is integer)")
     if integers.integer_names(names) and len(names) == 2:
         if integers.quantized_weight(names, failure):
             return explained(
@@ -1308,7 +1311,7 @@ RULES: tuple[Rule, ...] = (
          r"self\.dtype = (?P<dst>{DTYPE}) and (?:source|values)\.dtype = (?P<src>{DTYPE})", _indexed_write),
     rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
     rule(r"Expected out tensor to have dtype (?P<a>{DTYPE}),?\s*but got (?P<b>{DTYPE})", _out_tensor),
-    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weight)`?,? but got dtype (?P<b>{DTYPE})", _lerp),
+    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weights?)`?,? but got dtype (?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported(?:,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _fp8),
     rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),
