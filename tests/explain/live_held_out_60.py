@@ -252,65 +252,98 @@ def _fp32_master_grad_assigned_to_bf16_param() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a uint8 piano roll (128 x T) batched straight into a float Conv2d encoder
-    "piano-roll-uint8-conv2d": case(_uint8_piano_roll_into_conv2d, "integer_operand", "uint8", "f32"),
+    "piano-roll-uint8-conv2d": case(_uint8_piano_roll_into_conv2d, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bool multi-hot frames of a piano roll fed to an fp32 frame projection
-    "bool-multi-hot-frame-linear": case(_bool_multi_hot_frame_into_linear, "integer_operand", "bool", "f32"),
+    "bool-multi-hot-frame-linear": case(_bool_multi_hot_frame_into_linear, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pretty_midi's float64 piano roll through torch.from_numpy into an fp32 Linear
-    "pretty-midi-f64-roll-linear": case(_pretty_midi_float64_roll_into_linear, "matmul_dtype", "f64", "f32"),
+    "pretty-midi-f64-roll-linear": case(_pretty_midi_float64_roll_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MIDI event tokens stored as int16 by the tokenizer, looked up in nn.Embedding
-    "event-tokens-int16-embedding": case(_int16_event_tokens_into_embedding, "index_tensor_dtype", "int16"),
+    "event-tokens-int16-embedding": case(_int16_event_tokens_into_embedding, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # chord ids read from numpy as int32 and one-hot encoded for conditioning
-    "chord-ids-int32-one-hot": case(_int32_chord_ids_one_hot, "index_tensor_dtype"),
+    "chord-ids-int32-one-hot": case(_int32_chord_ids_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 MIDI velocities normalised to [0, 1] in place with div_
-    "velocity-int64-inplace-div": case(_velocity_normalised_in_place, "result_cast", "f32", "int64"),
+    "velocity-int64-inplace-div": case(_velocity_normalised_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # pitch bend centre value 8192 written into an int8 buffer
-    "pitch-bend-centre-int8-full": case(_pitch_bend_center_int8, "half_overflow", "int8"),
+    "pitch-bend-centre-int8-full": case(_pitch_bend_center_int8, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 tick durations clamped with a max of 1e5 ticks
-    "tick-durations-fp16-clamp": case(_tick_durations_fp16_clamp, "half_overflow", "f16"),
+    "tick-durations-fp16-clamp": case(_tick_durations_fp16_clamp, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # relative-position logits: bf16 queries einsum'd with an fp32 relative embedding table
-    "relative-position-einsum-fp32-table": case(_relative_position_einsum_fp32_table, "matmul_dtype", "f32", "bf16"),
+    "relative-position-einsum-fp32-table": case(_relative_position_einsum_fp32_table, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Music Transformer skewing: bf16 queries bmm'd with fp32 relative embeddings made per call
-    "music-transformer-skew-bmm": case(_music_transformer_skew_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "music-transformer-skew-bmm": case(_music_transformer_skew_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # relative beat-distance bias looked up with float beat offsets
-    "beat-relative-bias-float-index": case(_beat_relative_bias_float_index, "index_tensor_dtype"),
+    "beat-relative-bias-float-index": case(_beat_relative_bias_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # drum onsets found by subtracting the shifted bool hit pattern
-    "drum-onsets-bool-subtract": case(_drum_onsets_by_bool_difference, "mask_dtype", "bool"),
+    "drum-onsets-bool-subtract": case(_drum_onsets_by_bool_difference, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 drum velocities masked by hits with `&`
-    "drum-velocity-fp16-and-hits": case(_drum_velocity_fp16_masked_with_and, "no_kernel", "f16"),
+    "drum-velocity-fp16-and-hits": case(_drum_velocity_fp16_masked_with_and, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # nucleus filtering: the removal mask made .long() before masked_fill
-    "nucleus-long-mask-masked-fill": case(_nucleus_mask_as_long_in_masked_fill, "mask_dtype", "int64"),
+    "nucleus-long-mask-masked-fill": case(_nucleus_mask_as_long_in_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # nucleus filtering without the shift: a confident token removes every token, softmax of all -inf is NaN
-    "nucleus-unshifted-all-removed-nan": case(_nucleus_unshifted_mask_removes_every_token, "nonfinite"),
+    "nucleus-unshifted-all-removed-nan": case(_nucleus_unshifted_mask_removes_every_token, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # Gumbel-max sampling with noise made by rand_like of the int64 token tensor
-    "gumbel-noise-rand-like-int64-tokens": case(_gumbel_noise_shaped_like_tokens, "no_kernel", "int64"),
+    "gumbel-noise-rand-like-int64-tokens": case(_gumbel_noise_shaped_like_tokens, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # sustain-pedal CC values kept int16, smoothed with avg_pool1d
-    "cc-int16-avg-pool": case(_controller_values_int16_avg_pool, "integer_operand", "int16"),
+    "cc-int16-avg-pool": case(_controller_values_int16_avg_pool, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # a bool piano roll upsampled in time with nearest interpolation
-    "bool-roll-nearest-upsample": case(_bool_roll_nearest_upsample, "no_kernel", "bool"),
+    "bool-roll-nearest-upsample": case(_bool_roll_nearest_upsample, "no_kernel", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (7cb9348) castwise gave integer_operand [bool] (high confidence). Nearest interpolation only "
+             "copies values, so the bool roll meets an op lacking a bool kernel for moving data, not float math; the rules "
+             "read an interpolation kernel's not-implemented on a bool tensor as integer data fed to float math.")),
     # pitch-class histogram: fp16 durations scatter_add'ed into an fp32 histogram
-    "pitch-class-scatter-add-fp16-durations": case(_pitch_class_histogram_scatter_add_fp16, "indexed_write_dtype"),
+    "pitch-class-scatter-add-fp16-durations": case(_pitch_class_histogram_scatter_add_fp16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # piano roll built from events: int16 velocities index_put_ into a uint8 roll
     "roll-index-put-int16-velocities": case(_roll_from_events_int16_velocity, "indexed_write_dtype", "uint8",
-                                            "int16"),
+                                            "int16",
+        grade="correct", grade_at_freeze="correct"),
     # chord-conditioned LayerNorm: gamma from a bf16 chord embedding, fp32 hidden states
-    "chord-conditioned-layer-norm-bf16-gamma": case(_chord_conditioned_layer_norm, "norm_param_dtype", "f32"),
+    "chord-conditioned-layer-norm-bf16-gamma": case(_chord_conditioned_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 melody GRU fed the fp32 token embeddings
-    "melody-gru-bf16-fp32-embeddings": case(_melody_gru_bf16_fp32_embeddings, "rnn_dtype", "f32", "bf16"),
+    "melody-gru-bf16-fp32-embeddings": case(_melody_gru_bf16_fp32_embeddings, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # humanisation: bf16 predicted micro-timing lerped toward an fp32 groove template
-    "groove-template-lerp": case(_groove_template_lerp, "lerp_dtype", "bf16", "f32"),
+    "groove-template-lerp": case(_groove_template_lerp, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # drum-pattern VAE: a bool hit grid as the BCE target
-    "drum-vae-bce-bool-target": case(_drum_vae_bce_bool_target, "target_dtype", "bool"),
+    "drum-vae-bce-bool-target": case(_drum_vae_bce_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # next-event cross_entropy with int16 token targets from the numpy cache
-    "token-ce-int16-targets": case(_int16_token_targets_in_cross_entropy, "target_dtype", "int16"),
+    "token-ce-int16-targets": case(_int16_token_targets_in_cross_entropy, "target_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # a generated bf16 piano roll handed to numpy for pretty_midi export
-    "generated-bf16-roll-to-numpy": case(_generated_bf16_roll_to_numpy, "numpy_dtype", "bf16"),
+    "generated-bf16-roll-to-numpy": case(_generated_bf16_roll_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # piano-roll VAE decoder: a bf16 latent into an fp32 ConvTranspose1d
     "transposed-conv-decoder-bf16-latent": case(_transposed_conv_decoder_bf16_latent, "conv_weight_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cross-attention from bf16 melody queries to a cached fp32 chord memory through SDPA
-    "chord-memory-sdpa-fp32-keys": case(_chord_memory_sdpa_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "chord-memory-sdpa-fp32-keys": case(_chord_memory_sdpa_fp32_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bar-causal float mask built in fp32 for a bf16 MultiheadAttention
-    "bar-mask-fp32-bf16-mha": case(_bar_mask_fp32_for_bf16_mha, "attn_mask_dtype", "f32", "bf16"),
+    "bar-mask-fp32-bf16-mha": case(_bar_mask_fp32_for_bf16_mha, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 master gradients assigned to a bf16 model's parameter .grad
-    "master-grad-fp32-to-bf16-param": case(_fp32_master_grad_assigned_to_bf16_param, "loss_dtype", "f32", "bf16"),
+    "master-grad-fp32-to-bf16-param": case(_fp32_master_grad_assigned_to_bf16_param, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
