@@ -2957,3 +2957,22 @@ def test_lerp_on_an_integer_tensor_and_a_lowercased_legacy_type_are_read() -> No
     explanation = cw.explain("input type (torch.cuda.floattensor) and weight type (torch.cuda.halftensor) should be the "
                              "same.")
     assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f16")
+
+
+@pytest.mark.parametrize("paste", [
+    "RuntimeError: \"sum_cpu\" not implemented for 'Bool'",
+    "RuntimeError: \"argmax_cpu\" not implemented for 'Bool'",
+    "\"where_cpu\"not implemented for 'Bool'",
+])
+def test_a_bool_kernel_missing_from_an_op_that_takes_bool_data_is_no_kernel(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bool",)
+    assert "update torch" in explanation.fix
+
+
+def test_a_bool_tensor_in_a_mean_is_still_integer_data_in_float_math() -> None:
+    assert cw.explain("RuntimeError: \"mean_cpu\" not implemented for 'Bool'").kind is Kind.INTEGER_OPERAND
+
+
+def test_pooling_a_bool_mask_is_still_integer_data_in_float_math() -> None:
+    assert cw.explain("RuntimeError: \"max_pool2d\" not implemented for 'Bool'").kind is Kind.INTEGER_OPERAND

@@ -196,14 +196,14 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         )
     if is_floating(names[0]) or is_complex(names[0]):
         return no_kernel(failure, op, names, _device(op))
-    if _DATA_OP.match(op.lstrip("_")):
+    if names[0] == "uint8" and _RESIZE.search(op):
+        return no_kernel(failure, op, names, _device(op), Confidence.LOW)
+    if _DATA_OP.match(op.lstrip("_")) or (names[0] == "bool" and _BOOL_FRIENDLY.match(op)):
         return _data_op_lacks(failure, op, names)
     if names[0] == "bool" and _ADD_OR_SUB.match(op):
         return integers.bool_arithmetic(failure)
     if _RANDOM_FILL.search(op):
         return _random_integers(failure, op, names)
-    if names[0] == "uint8" and _RESIZE.search(op):
-        return no_kernel(failure, op, names, _device(op), Confidence.LOW)
     return integers.integer_operand(failure, names, op)
 
 
@@ -213,6 +213,11 @@ _BIT_OP = re.compile(r"bitwise|logical|[lr]shift")
 _DATA_OP = re.compile(r"(?:roll|flip|rot90|linspace|logspace|arange|range|cat|stack|nonzero|eye|tril|triu|repeat|"
                       r"index_select|masked_select|constant_pad|fill|zeros|ones|full)(?:_|$)")
 """Ops that move, select or make data without arithmetic: an integer or bool dtype is theirs to take."""
+
+_BOOL_FRIENDLY = re.compile(r"_?(?:sum|prod|cumsum|cumprod|argmax|argmin|max|min|where|abs|sign|neg|clamp|any|all|"
+                            r"count_nonzero)(?!_pool)(?:_|$)")
+"""Ops that take bool tensors as data (counting, selecting, comparing): a bool kernel missing there is a gap in that
+torch, not float math on a mask."""
 
 _ADD_OR_SUB = re.compile(r"_?(?:th_)?(?:add|sub)(?:_|$)")
 
@@ -640,7 +645,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"ComplexHalf support is experimental", _complex_half),
     rule(r"Expected both inputs to be (?:Half, )?Float or Double tensors but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _listed_pair),
-    rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)[\"“”']? not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
+    rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)(?:[\"“”'] ?| )not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),
     rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}(?:_\w{1,40}|KernelImpl)) not impl\w{0,8}ed for "
          r"(?P<dtype>Half|BFloat16)\b", _not_implemented),
