@@ -2976,3 +2976,19 @@ def test_a_bool_tensor_in_a_mean_is_still_integer_data_in_float_math() -> None:
 
 def test_pooling_a_bool_mask_is_still_integer_data_in_float_math() -> None:
     assert cw.explain("RuntimeError: \"max_pool2d\" not implemented for 'Bool'").kind is Kind.INTEGER_OPERAND
+
+
+@pytest.mark.parametrize("paste", [
+    'inline_ops_2bf16.cuh(153): error: identifier "__high2bfloat16" is undefined',
+    'inline_ops_2bf16.cuh(156): error: no suitable user-defined conversion from "__nv_bfloat162" to "__half2" exists',
+])
+def test_nvcc_without_bf16_intrinsics_is_told_to_build_for_the_gpu_s_architecture(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert "TORCH_CUDA_ARCH_LIST" in explanation.fix
+
+
+def test_a_kernel_s_int32_check_on_an_index_tensor_is_told_to_convert_it() -> None:
+    explanation = cw.explain("RuntimeError: Expected seq_idx.scalar_type() == torch::kInt32 to be true, but got false.")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int32",)
+    assert "seq_idx.to(torch.int32)" in explanation.fix

@@ -3,7 +3,8 @@
 Many reports show no error line, only a title such as "FP8 doesn't work on GTX 1650" or "bf16 error on V100".
 The GPU named is then the clue: each generation's compute capability fixes which dtypes its tensor cores
 run (bf16 from 8.0, fp8 from 8.9). That reading is tried only when no rule recognised a line, and said with
-low confidence. The GPU compiler's own refusal (``Feature '.bf16' requires .target sm_80``) is a rule.
+low confidence. The GPU compiler's own refusals are rules: ptxas's ``Feature '.bf16' requires .target sm_80``, and
+nvcc not knowing bf16 intrinsics when an extension is built for an older architecture.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from castwise.explainer.clues import low_precision_name
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, explained, rule
+from castwise.explainer.rules import Rule, explained, message_only, rule
 from castwise.explainer.spelling import is_fp8
 
 _BEFORE_AMPERE = (r"(?:Tesla )?(?:V100|P100|P40|P4|K80|K40|M40|M60|T4)\b|GTX ?\d{3,4}(?: ?Ti)?\b|"
@@ -68,9 +69,26 @@ def _target(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_bf16_intrinsics_missing = message_only(
+    Kind.NO_KERNEL,
+    "nvcc does not know the bf16 intrinsics an extension's CUDA code uses (`__high2bfloat16`, `__nv_bfloat162` "
+    "conversions): cuda_bf16.h defines them only when compiling for compute capability 8.0 or newer (and a recent "
+    "CUDA)",
+    "a CUDA extension with bf16 kernels built from source for an older GPU architecture: no GPU visible at build time, "
+    "`TORCH_CUDA_ARCH_LIST` including sm_75 or older, or a CUDA toolkit older than the extension needs",
+    "build for your GPU's architecture only (`TORCH_CUDA_ARCH_LIST=8.0` or higher, e.g. 8.6 for RTX 30xx, 8.9 for "
+    "RTX 40xx) with a recent CUDA; on a GPU below Ampere, build without the bf16 kernels or use the extension's "
+    "fp16/fp32 path (or a prebuilt wheel)",
+    op="bf16 CUDA intrinsics at build time", names=("bf16",), device="cuda",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",
          _target),
+    rule(r"identifier \"__(?:high2bfloat16|low2bfloat16|halves2bfloat162|floats2bfloat162_rn|bfloat162float|"
+         r"float2bfloat16\w{0,4})\" is undefined|conversion (?:function )?from \"(?:const )?__nv_bfloat162?\" to "
+         r"\"(?:const )?(?:__half2?|float2?)\"", _bf16_intrinsics_missing),
 )
 
 

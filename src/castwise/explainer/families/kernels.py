@@ -431,6 +431,16 @@ def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
     16-bit tensor."""
     names = dtypes(found, "dtype")
     dtype, torch_name = names[0], full_name(names[0])
+    if dtype in ("int32", "int64"):
+        return explained(
+            Kind.INDEX_TENSOR, failure,
+            f"a kernel takes `{found['name']}` only as {dtype} and got another dtype: compiled kernels read index "
+            "and offset tensors at one integer width",
+            f"sequence ids, offsets or positions made in torch's default int64 (or the reverse) and passed to a kernel "
+            f"written for {dtype} (causal-conv1d's `seq_idx`, varlen attention's `cu_seqlens`)",
+            f"convert it where it is passed: `{found['name']}.to(torch.{torch_name})`",
+            op="a kernel", names=names,
+        )
     if dtype == "int8" or is_fp8(dtype):
         return _quantized_only(failure, names)
     if not is_low_precision(dtype):
@@ -680,8 +690,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected (?:input|tensor|dtype)s? (?:of|in|to be(?: one of)?)\s*\[(?P<listed>[^\]\n]{1,160})\]\.?,?\s*"
          r"(?:but )?got:?\s*(?P<dtype>{DTYPE})|is not supported for quantization method "
          r"\w{1,30}\.?\s*Supported dtypes:?\s*\[(?P<listed2>[^\]\n]{1,160})\]", _allowlist),
-    rule(r"Expected \w{1,30}\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
-         r"(?P<dtype>BFloat16|Half|Float16|Float|Double|Char|Int8|Float8_e4m3fn) to be true", _only_in),
+    rule(r"Expected (?P<name>\w{1,30})\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
+         r"(?P<dtype>BFloat16|Half|Float16|Float|Double|Char|Int8|Float8_e4m3fn|Int32|Int|Long|Int64) to be true",
+         _only_in),
     rule(r"\b(?:requires?|must be(?: in(?: (?:the )?dtypes? of)?)?|expects?|supports? only)\s+(?:torch\.)?"
          r"(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
