@@ -2992,3 +2992,9 @@ def test_a_kernel_s_int32_check_on_an_index_tensor_is_told_to_convert_it() -> No
     explanation = cw.explain("RuntimeError: Expected seq_idx.scalar_type() == torch::kInt32 to be true, but got false.")
     assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int32",)
     assert "seq_idx.to(torch.int32)" in explanation.fix
+
+
+def test_a_narrowing_dtype_argument_names_the_dtype_it_asked_for() -> None:
+    explanation = cw.explain("RuntimeError: linalg.vector_norm: the dtype of the input (Double) should be convertible "
+                             "without narrowing to the specified dtype (Float)")
+    assert explanation.dtypes == ("f64", "f32") and "torch.linalg.vector_norm(g).to(torch.float32)" in explanation.fix

@@ -379,5 +379,5 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"
          r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?", _skipped_step),
     rule(r"Reducing dynamic loss scale from [\d.e+-]+ to (?P<scale>[\d.e+-]+)", _skipped_step),
-    rule(r"\bZeroDivisionError\b|\b(?:float )?division by zero\b", _scale_divided_by_zero),
+    rule(r"\bZeroDivisionError\b|\bdivision by zero\b", _scale_divided_by_zero),
 )

@@ -198,9 +198,10 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         return no_kernel(failure, op, names, _device(op))
     if names[0] == "uint8" and _RESIZE.search(op):
         return no_kernel(failure, op, names, _device(op), Confidence.LOW)
-    if _DATA_OP.match(op.lstrip("_")) or (names[0] == "bool" and _BOOL_FRIENDLY.match(op)):
+    bare = op.lstrip("_")
+    if _DATA_OP.match(bare) or (names[0] == "bool" and _BOOL_FRIENDLY.match(bare)):
         return _data_op_lacks(failure, op, names)
-    if names[0] == "bool" and _ADD_OR_SUB.match(op):
+    if names[0] == "bool" and _ADD_OR_SUB.match(bare):
         return integers.bool_arithmetic(failure)
     if _RANDOM_FILL.search(op):
         return _random_integers(failure, op, names)
@@ -214,12 +215,13 @@ _DATA_OP = re.compile(r"(?:roll|flip|rot90|linspace|logspace|arange|range|cat|st
                       r"index_select|masked_select|constant_pad|fill|zeros|ones|full)(?:_|$)")
 """Ops that move, select or make data without arithmetic: an integer or bool dtype is theirs to take."""
 
-_BOOL_FRIENDLY = re.compile(r"_?(?:sum|prod|cumsum|cumprod|argmax|argmin|max|min|where|abs|sign|neg|clamp|any|all|"
+_BOOL_FRIENDLY = re.compile(r"(?:sum|prod|cumsum|cumprod|argmax|argmin|max|min|where|abs|sign|neg|clamp|any|all|"
                             r"count_nonzero)(?!_pool)(?:_|$)")
 """Ops that take bool tensors as data (counting, selecting, comparing): a bool kernel missing there is a gap in that
 torch, not float math on a mask."""
 
-_ADD_OR_SUB = re.compile(r"_?(?:th_)?(?:add|sub)(?:_|$)")
+_ADD_OR_SUB = re.compile(r"(?:th_)?(?:add|sub)(?:_|$)")
+"""Old torch's arithmetic kernels (``add_cuda``, ``_th_sub``), matched with the op's leading underscores off."""
 
 _RESIZE = re.compile(r"upsample|interpolate|resize", re.I)
 """Image resizing: uint8 images are what it is given, and some devices lack uint8 kernels for some modes."""
@@ -235,17 +237,17 @@ _DISTRIBUTIONS = re.compile(r"[/\\]torch[/\\]distributions[/\\]")
 def _data_op_lacks(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
     """An op that moves, selects or makes data (``roll``, ``linspace``, ``cat``) with no kernel for an integer or bool
     dtype in this torch: the dtype is a fair one for it, the kernel is missing."""
-    dtype = names[0]
+    dtype, device = names[0], _device(op)
     return explained(
         Kind.NO_KERNEL, failure,
-        f"`{op}` has no {dtype} kernel{f' on {_device(op)}' if _device(op) else ''} in this torch: it moves or makes "
+        f"`{op}` has no {dtype} kernel{f' on {device}' if device else ''} in this torch: it moves or makes "
         f"data without arithmetic, so {dtype} is a fair dtype for it; the kernel is missing",
         f"{a(dtype)} tensor (a mask, ids, a `dtype=` given to a factory) passed to an op whose {dtype} kernel this "
         "torch version lacks on that device",
         "update torch (later releases add these kernels); meanwhile convert around the op: "
         "`op(mask.to(torch.uint8)).bool()` for bool, `op(x.float()).long()` for integers, or make a factory's result "
         "in a floating dtype and cast it (`torch.linspace(...).long()`)",
-        op=op, names=names, device=_device(op),
+        op=op, names=names, device=device,
     )
 
 

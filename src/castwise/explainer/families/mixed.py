@@ -467,11 +467,11 @@ def out_tensor(failure: Failure, names: tuple[str, ...]) -> Explanation:
 def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     argument = found["arg"]
-    if (len(names) == 2 and not is_floating(names[0]) and is_floating(names[1])
-            and not integers.quantized_weight(names, failure)):
-        return integers.integer_operand(failure, names, "lerp (the tensor it updates is integer)")
     if integers.integer_names(names) and len(names) == 2:
-        if integers.quantized_weight(names, failure):
+        quantized = integers.quantized_weight(names, failure)
+        if not quantized and not is_floating(names[0]) and is_floating(names[1]):
+            return integers.integer_operand(failure, names, "lerp (the tensor it updates is integer)")
+        if quantized:
             return explained(
                 Kind.LERP, failure,
                 f"lerp_ needs `{argument}` in {names[0]}, the dtype of the weights it blends, but got {names[1]}: "
@@ -947,6 +947,7 @@ def _narrowing_dtype_argument(found: re.Match[str], failure: Failure) -> Explana
     dtype (BFloat16)``: a ``dtype=`` that asks a reduction to compute in a narrower dtype than its input."""
     names = dtypes(found, "a", "b")
     op = found["op"]
+    narrower = full_name(names[-1]) if names else "float32"
     return explained(
         Kind.OP_DTYPE, failure,
         f"`{op}` was given `dtype=` {names[-1] if names else 'a dtype'} narrower than its input "
@@ -954,8 +955,8 @@ def _narrowing_dtype_argument(found: re.Match[str], failure: Failure) -> Explana
         "widen the input",
         "a norm or reduction asked for a 16-bit result by `dtype=` (gradient norms of fp32 master gradients taken "
         "`dtype=torch.bfloat16`, a metric computed in the model's dtype)",
-        f"drop `dtype=` and cast the result (`torch.{op}(g).to(torch.bfloat16)`); to compute in the narrower dtype on "
-        "purpose, cast the input first (`g.to(torch.bfloat16)`)",
+        f"drop `dtype=` and cast the result (`torch.{op}(g).to(torch.{narrower})`); to compute in the narrower dtype "
+        f"on purpose, cast the input first (`g.to(torch.{narrower})`)",
         op=op, names=names,
     )
 
