@@ -297,68 +297,102 @@ def _cochlea_front_end_stft_fp16() -> torch.Tensor:
 
 CASES: dict[str, LiveCase] = {
     # LIF hard reset written as mem * (1 - spk) with the bool spike from mem >= threshold
-    "lif-hard-reset-one-minus-bool-spike": case(_lif_hard_reset_with_bool_spike, "mask_dtype", "bool"),
+    "lif-hard-reset-one-minus-bool-spike": case(_lif_hard_reset_with_bool_spike, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Poisson rate coding of uint8 MNIST pixels with rand_like of the uint8 image
-    "poisson-rate-code-rand-like-uint8": case(_poisson_rate_coding_of_uint8_pixels, "no_kernel", "uint8"),
+    "poisson-rate-code-rand-like-uint8": case(_poisson_rate_coding_of_uint8_pixels, "no_kernel", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # time-to-first-spike decoding by argmax over time of the bool output raster
-    "ttfs-argmax-bool-raster": case(_time_to_first_spike_by_argmax, "no_kernel", "bool"),
+    "ttfs-argmax-bool-raster": case(_time_to_first_spike_by_argmax, "no_kernel", "bool",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (eea4c28) castwise gave nothing. torch's own check in argmax (\"argmax(): does not support "
+             'bool input") names the bool dtype but not in the "not implemented for" form; castwise did not read '
+             'it as the bool spike raster given to an op without a bool kernel (decode the first spike with '
+             'raster.int().argmax(0) or a float cast).')),
     # a spiking CNN max-pooling the bool spike maps from mem > threshold
-    "spiking-maxpool-bool-spike-maps": case(_spiking_maxpool_on_bool_spike_maps, "integer_operand", "bool"),
+    "spiking-maxpool-bool-spike-maps": case(_spiking_maxpool_on_bool_spike_maps, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the int64 refractory countdown used directly as the masked_fill mask
-    "refractory-counter-masked-fill": case(_refractory_counter_as_mask, "mask_dtype", "int64"),
+    "refractory-counter-masked-fill": case(_refractory_counter_as_mask, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # DVS x, y coordinates left int16 from tonic, used as index_put_ indices to build an event frame
-    "dvs-int16-coords-index-put-frame": case(_int16_event_coords_into_event_frame, "index_tensor_dtype"),
+    "dvs-int16-coords-index-put-frame": case(_int16_event_coords_into_event_frame, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # voxel-grid binning: the flattened index built from floor()ed float time bins, given to index_add_
-    "voxel-float-time-bin-index-add": case(_voxel_grid_float_time_bins, "index_tensor_dtype", "f32"),
+    "voxel-float-time-bin-index-add": case(_voxel_grid_float_time_bins, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # spike-count classification with tonic's int32 labels in cross_entropy
-    "spike-count-ce-int32-labels": case(_int32_labels_on_spike_count_logits, "target_dtype", "int32"),
+    "spike-count-ce-int32-labels": case(_int32_labels_on_spike_count_logits, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a desired output spike train kept bool as the BCE-with-logits target on the membrane
-    "desired-spike-train-bool-bce-target": case(_desired_spike_train_bool_target, "target_dtype", "bool"),
+    "desired-spike-train-bool-bce-target": case(_desired_spike_train_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fixed-point neuromorphic emulation: int16 membranes leaked in place with mul_(0.875)
-    "int16-membrane-leak-mul-inplace": case(_int16_membrane_leak_in_place, "result_cast", "f32", "int16"),
+    "int16-membrane-leak-mul-inplace": case(_int16_membrane_leak_in_place, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # rate-coded logits as sum over time of the bool raster (int64) into cross_entropy
     "bool-raster-sum-counts-cross-entropy": case(_spike_counts_of_bool_raster_into_cross_entropy,
-                                                 "integer_operand", "int64"),
+                                                 "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Prophesee EventCD uint16 x, y flattened to a pixel index with y * 640 + x
-    "prophesee-uint16-coords-flatten": case(_prophesee_uint16_coords_flattened, "no_kernel", "uint16"),
+    "prophesee-uint16-coords-flatten": case(_prophesee_uint16_coords_flattened, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # microsecond timestamps of a long AEDAT recording put into an int32 tensor
-    "aedat-timestamps-int32-overflow": case(_aedat_timestamps_into_int32, "half_overflow", "int32"),
+    "aedat-timestamps-int32-overflow": case(_aedat_timestamps_into_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # ablated neurons given a 1e5 threshold with full_like of the fp16 membrane
-    "silenced-neuron-threshold-fp16-full-like": case(_silenced_neurons_threshold_fp16, "half_overflow", "f16"),
+    "silenced-neuron-threshold-fp16-full-like": case(_silenced_neurons_threshold_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # tonic's structured event array (x, y, p, t fields) given to torch.from_numpy
-    "structured-event-array-from-numpy": case(_structured_event_array_from_numpy, "numpy_dtype"),
+    "structured-event-array-from-numpy": case(_structured_event_array_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # recurrent LIF layer: bf16 spikes @ a hand-made fp32 recurrent weight
     "recurrent-lif-bf16-spikes-fp32-wrec": case(_recurrent_lif_bf16_spikes_fp32_weights, "matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16-cached event frames into the fp32 first conv of a spiking CNN
-    "event-frames-bf16-fp32-conv": case(_bf16_event_frames_into_fp32_conv, "conv_weight_dtype", "bf16", "f32"),
+    "event-frames-bf16-fp32-conv": case(_bf16_event_frames_into_fp32_conv, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 numpy voxel grid (np.zeros default) into a Conv3d event encoder
-    "numpy-f64-voxel-grid-conv3d": case(_numpy_voxel_grid_into_conv3d, "conv_weight_dtype", "f64", "f32"),
+    "numpy-f64-voxel-grid-conv3d": case(_numpy_voxel_grid_into_conv3d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # batch norm through time cast to bf16 after an fp32 direct-encoding conv
-    "bntt-bf16-norms-fp32-encoder": case(_bntt_bf16_norms_fp32_encoder, "norm_param_dtype", "f32"),
+    "bntt-bf16-norms-fp32-encoder": case(_bntt_bf16_norms_fp32_encoder, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ALIF threshold adaptation state (fp32) lerped toward bf16 spikes
-    "alif-adaptation-lerp-bf16-spikes": case(_alif_threshold_adaptation_lerp, "lerp_dtype", "f32", "bf16"),
+    "alif-adaptation-lerp-bf16-spikes": case(_alif_threshold_adaptation_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # STDP potentiation by addmm_ of bf16 post spikes and pre traces into fp32 synapses
-    "stdp-addmm-bf16-traces-fp32-weights": case(_stdp_update_by_addmm, "matmul_dtype", "f32", "bf16"),
+    "stdp-addmm-bf16-traces-fp32-weights": case(_stdp_update_by_addmm, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-sample STDP depression by baddbmm of fp16 traces onto an fp32 delta-w buffer
-    "stdp-per-sample-baddbmm-fp16-traces": case(_per_sample_stdp_baddbmm, "batched_matmul_dtype", "f32", "f16"),
+    "stdp-per-sample-baddbmm-fp16-traces": case(_per_sample_stdp_baddbmm, "batched_matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bilinear-in-time voxel grid: fp32 event weights index_put_ accumulated into a bf16 voxel buffer
     "voxel-bilinear-index-put-bf16-grid": case(_bilinear_voxel_index_put_bf16_grid, "indexed_write_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # time surface: latest float64 numpy timestamps scatter_reduce_'d (amax) into an fp32 surface
     "time-surface-scatter-reduce-f64-seconds": case(_time_surface_latest_timestamp_scatter_reduce,
-                                                    "indexed_write_dtype"),
+                                                    "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # event warping for flow: a bf16 voxel grid sampled at an fp32 grid (meshgrid + flow)
-    "event-voxel-flow-warp-grid-sample": case(_event_voxel_warped_by_flow, "op_dtype", "bf16", "f32"),
+    "event-voxel-flow-warp-grid-sample": case(_event_voxel_warped_by_flow, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # spiking transformer over event patches: an fp32 -inf causal mask for a bf16 MultiheadAttention
     "spiking-transformer-fp32-causal-mask": case(_spiking_transformer_float_causal_mask, "attn_mask_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 event-encoder features over time bins into an fp32 LSTM
-    "event-features-bf16-fp32-lstm": case(_event_features_bf16_into_lstm, "rnn_dtype", "bf16", "f32"),
+    "event-features-bf16-fp32-lstm": case(_event_features_bf16_into_lstm, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an SNN cast to fp16 entirely, trained with GradScaler: unscale_ of fp16 gradients
-    "fp16-snn-grad-scaler-unscale": case(_fp16_snn_with_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-snn-grad-scaler-unscale": case(_fp16_snn_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # liquid state machine: spectral radius of a bf16 reservoir by linalg.eigvals
-    "reservoir-spectral-radius-eigvals-bf16": case(_reservoir_spectral_radius_bf16, "no_kernel", "bf16"),
+    "reservoir-spectral-radius-eigvals-bf16": case(_reservoir_spectral_radius_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cochlea front end for an audio SNN: stft of fp16 audio with an fp16 window
-    "cochlea-stft-fp16-audio": case(_cochlea_front_end_stft_fp16, "no_kernel", "f16"),
+    "cochlea-stft-fp16-audio": case(_cochlea_front_end_stft_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
