@@ -304,7 +304,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # time-to-first-spike decoding by argmax over time of the bool output raster
     "ttfs-argmax-bool-raster": case(_time_to_first_spike_by_argmax, "no_kernel", "bool",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (eea4c28) castwise gave nothing. torch's own check in argmax (\"argmax(): does not support "
              'bool input") names the bool dtype but not in the "not implemented for" form; castwise did not read '
              'it as the bool spike raster given to an op without a bool kernel (decode the first spike with '

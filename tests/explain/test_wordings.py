@@ -2998,3 +2998,35 @@ def test_a_narrowing_dtype_argument_names_the_dtype_it_asked_for() -> None:
     explanation = cw.explain("RuntimeError: linalg.vector_norm: the dtype of the input (Double) should be convertible "
                              "without narrowing to the specified dtype (Float)")
     assert explanation.dtypes == ("f64", "f32") and "torch.linalg.vector_norm(g).to(torch.float32)" in explanation.fix
+
+
+def test_mm_s_self_and_mat2_check_is_read_through_markdown_underscores() -> None:
+    explanation = cw.explain("_RuntimeError: expected self and mat2 to have the same dtype, but got: c10::Half != "
+                             "c10::BFloat16_")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f16", "bf16")
+    assert explanation.confidence is Confidence.HIGH
+
+
+def test_tensordot_s_check_is_read_when_a_paste_cuts_its_last_letter() -> None:
+    assert cw.explain("RuntimeError: both inputs should have same dtyp").kind is Kind.MATMUL
+
+
+@pytest.mark.parametrize(("paste", "names", "said"), [
+    ("ValueError: Argument `edge_index` needs to be of type `torch.long` but found type `torch.int32`.",
+     ("int32", "int64"), "`edge_index` holds indices of dtype int32"),
+    ("IndexError: Only slices (':'), list, tuples, torch.tensor and np.ndarray of dtype long or bool are valid "
+     "indices (got 'Tensor')", (), "indexing got indices"),
+    ("'assert col.dtype == torch.long' error", ("int64",), "`col` holds indices"),
+    ("RuntimeError: convert_indices_from_coo_to_csr_cpu not implemented for Float", ("f32",), "of dtype f32"),
+])
+def test_an_index_argument_of_another_dtype_is_an_index_tensor_to_convert(paste: str, names: tuple[str, ...],
+                                                                          said: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == names
+    assert said in explanation.cause and "int64" in explanation.cause
+
+
+def test_argmax_of_a_bool_tensor_is_a_missing_kernel_on_data_it_takes_as_it_is() -> None:
+    explanation = cw.explain("RuntimeError: argmax(): does not support bool input")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bool",)
+    assert "takes it as data" in explanation.cause and "mask.to(torch.uint8)" in explanation.fix

@@ -344,10 +344,16 @@ _UINT8_INDEX_WARNING = re.compile(r"indexing with dtype torch\.uint8 is now depr
 
 
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
-    """Indices of another dtype than an index op takes; floats gathered inside a classification loss (a sharded or
-    compiled cross-entropy gathers the logits at the targets) are its class-index targets."""
-    names = dtypes(found, "a")
+    """Indices of another dtype than an index op (or a named index argument, ``arg``) takes."""
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
+    return index_tensor(failure, dtypes(found, "a"), op, dtypes(found, "want", "also"), found.groupdict().get("arg"))
+
+
+def index_tensor(failure: Failure, names: tuple[str, ...], op: str, wanted: tuple[str, ...] = (),
+                 arg: str | None = None) -> Explanation:
+    """Indices of dtype ``names`` where ``op`` takes ``wanted`` (int64 unless said); floats gathered inside a
+    classification loss (a sharded or compiled cross-entropy gathers the logits at the targets) are its targets."""
+    held = f"`{arg}` holds" if arg else f"{op} got"
     floated = bool(names) and is_floating(names[0])
     if floated and class_index_loss(failure):
         return target(failure, names, wants_float=False, op="cross_entropy (its gather of the targets)")
@@ -357,15 +363,15 @@ def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     )
     return explained(
         Kind.INDEX_TENSOR, failure,
-        f"{op} got indices of dtype {dtype_list(names)}; indices must be int64 (or int32 where torch says so)" if names
-        else f"{op} got indices of a dtype it does not take; indices must be int64 (or int32 where torch says so)",
+        f"{held} indices of dtype {dtype_list(names)}; indices must be int64 (or int32 where torch says so)" if names
+        else f"{held} indices of a dtype the op does not take; indices must be int64 (or int32 where torch says so)",
         culprit,
         "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
         "compute dtype (castwise's input casts never touch integer tensors)"
         + ("; to interpolate between tokens (integrated gradients, mixup on text), interpolate their embeddings "
            "and pass `inputs_embeds` instead of ids" if op == "embedding" else "; a 0/1 float mask meant to select "
            "elements must become bool (`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
-        op=op, names=names + dtypes(found, "want", "also"),
+        op=op, names=names + wanted,
     )
 
 
@@ -484,14 +490,18 @@ def _module_to_integer(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_INDEX_ONLY = re.compile(r"convert_indices_from_")
+"""Kernels torch has only for index dtypes: the sparse index conversions (``convert_indices_from_coo_to_csr``)."""
 _INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|randperm|_lengths_|_offsets_")
 """Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic, and those dispatched on a lengths
 or offsets tensor (``_segment_reduce_lengths_cpu_kernel1``)."""
 
 
 def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation | None:
-    """A kernel torch has only for integers (``"bincount_cpu" not implemented for 'Float'``) given a floating tensor;
-    None for other ops."""
+    """A kernel torch has only for integers (``"bincount_cpu" not implemented for 'Float'``) given a floating tensor
+    (one that converts sparse indices, ``convert_indices_from_coo_to_csr``, given float indices); None for other ops."""
+    if _INDEX_ONLY.search(op) and names and is_floating(names[0]):
+        return index_tensor(failure, names, op)
     if not _INTEGER_ONLY.search(op):
         return None
     return integer_required(failure, ("int64", *names), op, confident=True)
@@ -829,6 +839,10 @@ RULES: tuple[Rule, ...] = (
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
+    rule(r"\bArgument `?(?P<arg>\w{1,40})`? needs to be of type `?(?P<want>torch\.long|torch\.int64)`? but found type "
+         r"`?(?P<a>{DTYPE})`?", _index_tensor),
+    rule(r"\bnp\.ndarray of dtype long or bool are valid indices", _index_tensor),
+    rule(r"\bassert (?P<arg>\w{1,40})\.dtype == (?P<want>torch\.long|torch\.int64)\b", _index_tensor),
     rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)(?:_out)?(?:_cpu|_cuda)?\(\): Expected "
          r"(?:dtype (?P<want>int(?:32|64))(?:/(?P<also>int64))?|a long tensor)"
          r"(?: for index,? but got:? (?P<a>{DTYPE}))?",

@@ -235,13 +235,16 @@ _DISTRIBUTIONS = re.compile(r"[/\\]torch[/\\]distributions[/\\]")
 
 
 def _data_op_lacks(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
-    """An op that moves, selects or makes data (``roll``, ``linspace``, ``cat``) with no kernel for an integer or bool
-    dtype in this torch: the dtype is a fair one for it, the kernel is missing."""
+    """An op that moves, selects or makes data (``roll``, ``linspace``, ``cat``), or takes bool as data (``sum``,
+    ``argmax``), with no kernel for that integer or bool dtype in this torch: the dtype is a fair one, the kernel is
+    missing."""
     dtype, device = names[0], _device(op)
+    use = ("moves or makes data without arithmetic" if _DATA_OP.match(op.lstrip("_"))
+           else "takes it as data (counting, selecting, comparing)")
     return explained(
         Kind.NO_KERNEL, failure,
-        f"`{op}` has no {dtype} kernel{f' on {device}' if device else ''} in this torch: it moves or makes "
-        f"data without arithmetic, so {dtype} is a fair dtype for it; the kernel is missing",
+        f"`{op}` has no {dtype} kernel{f' on {device}' if device else ''} in this torch: it {use}, so {dtype} is a "
+        "fair dtype for it; the kernel is missing",
         f"{a(dtype)} tensor (a mask, ids, a `dtype=` given to a factory) passed to an op whose {dtype} kernel this "
         "torch version lacks on that device",
         "update torch (later releases add these kernels); meanwhile convert around the op: "
@@ -660,9 +663,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)(?:[\"“”'] ?| )not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),
     rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}(?:_\w{1,40}|KernelImpl)) not impl\w{0,8}ed for "
-         r"(?P<dtype>Half|BFloat16)\b", _not_implemented),
+         r"(?P<dtype>Half|BFloat16|Float|Double|Long|Int|Bool|Byte)\b", _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"\b(?P<op>topk|[Ss]ort) does not support (?P<dtype>bool|complex) dtypes on (?:CPU|CUDA)\b", _not_implemented),
+    rule(r"\b(?P<op>arg(?:max|min))\(\): does not support (?P<dtype>bool) input", _not_implemented),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,60}): Expected \w{1,20} to be a floating-point or complex tensor,? but got "
          r"(?P<dtype>{DTYPE})", _not_implemented),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",

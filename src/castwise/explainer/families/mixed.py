@@ -1267,13 +1267,13 @@ RULES: tuple[Rule, ...] = (
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
     rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
-    rule(r"(?:mat1|m1) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
+    rule(r"(?:mat1|m1|self) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
          r"(?P<b>{DTYPE}))?", _matmul),
     rule(r"addmv input tensors must have the same dtype,?\s*but got (?P<a>{DTYPE}),\s*(?P<b>{DTYPE}),?\s*and "
          r"(?P<c>{DTYPE})", _matmul),
     rule(r"dot\s*:\s*expected both vectors to have same dtype,?\s*but found (?P<a>{DTYPE}) and (?P<b>{DTYPE})",
          _matmul),
-    rule(r"^both inputs should have same dtype", _matmul),
+    rule(r"^both inputs should have same dtype?\b", _matmul),
     rule(r"Input dtypes must be the same,?\s*got:?\s*input:? (?P<a>{DTYPE}),\s*batch1:\s*(?P<b>{DTYPE}),\s*batch2:\s*"
          r"(?P<c>{DTYPE})", _batched),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
