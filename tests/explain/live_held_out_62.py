@@ -2,7 +2,7 @@
 decoding, char-CNN word encoders, fastText-style bag-of-n-gram classifiers, word2vec and topic models, seq2seq with
 attention and greedy/beam decoding, pointer-generator copy distributions, vocabularies and OOV ids, padding masks and
 lengths, label smoothing, packed sequences). Defects planted by a helper who never read the rules, written before
-castwise ran and graded once with the rules frozen at pending."""
+castwise ran and graded once with the rules frozen at f6737c3."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "f6737c3"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC")
@@ -351,77 +351,111 @@ def _packed_sequence_int32_batch_sizes() -> None:
 CASES: dict[str, LiveCase] = {
     # --- CRF taggers and Viterbi
     # BIO constraints for a CRF: the allowed-transition matrix from a list of 0/1 (int64) as torch.where's condition
-    "crf-bio-allowed-int64-where": case(_crf_bio_constraints_int_allowed_in_where, "mask_dtype", "int64"),
+    "crf-bio-allowed-int64-where": case(_crf_bio_constraints_int_allowed_in_where, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Viterbi backtrack writing the best tags into torch.zeros(batch, steps) (float), then gathering with them
-    "viterbi-backtrack-float-tag-buffer-gather": case(_viterbi_backtrack_into_float_buffer, "index_tensor_dtype"),
+    "viterbi-backtrack-float-tag-buffer-gather": case(_viterbi_backtrack_into_float_buffer, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Viterbi backpointers stored as uint8 to save memory; a uint8 backpointer used as an index is read as a mask
-    "viterbi-uint8-backpointers-read-as-mask": case(_viterbi_backpointers_stored_uint8, "index_tensor_dtype"),
+    "viterbi-uint8-backpointers-read-as-mask": case(_viterbi_backpointers_stored_uint8, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # CRF forward algorithm in exp space: bf16 emissions' alphas @ exp of fp32 transitions added after the cast
     "crf-exp-space-forward-fp32-transitions": case(_crf_forward_algorithm_exp_space_matmul, "matmul_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Viterbi start scores made with torch.full(-1e5) in the fp16 emissions' dtype
-    "viterbi-init-minus-1e5-fp16": case(_viterbi_init_minus_1e5_in_emission_dtype, "half_overflow", "f16"),
+    "viterbi-init-minus-1e5-fp16": case(_viterbi_init_minus_1e5_in_emission_dtype, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # structured perceptron: bincount's int64 transition counts assigned as the fp32 transitions' gradient
     "structured-perceptron-int64-count-grad": case(_structured_perceptron_counts_as_gradient, "loss_dtype", "int64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # tagger token loss masked with 1 - (tokens == pad), a bool
-    "tagger-loss-one-minus-bool-pad-mask": case(_tagger_loss_masked_with_one_minus_bool, "mask_dtype", "bool"),
+    "tagger-loss-one-minus-bool-pad-mask": case(_tagger_loss_masked_with_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # subword-to-word pooling: word_ids() with None made float64 NaN in numpy, used as index_add_'s index
-    "word-ids-nan-float64-index-add": case(_subword_to_word_pooling_nan_word_ids, "index_tensor_dtype", "f64"),
+    "word-ids-nan-float64-index-add": case(_subword_to_word_pooling_nan_word_ids, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- char-CNN word encoders and embeddings
     # char-CNN over the paper's quantised one-hot characters built as a uint8 numpy array
-    "char-cnn-one-hot-uint8-conv1d": case(_char_cnn_quantised_one_hot_uint8, "integer_operand", "uint8", "f32"),
+    "char-cnn-one-hot-uint8-conv1d": case(_char_cnn_quantised_one_hot_uint8, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # char-CNN whose pretrained character vectors came from numpy (float64) through from_pretrained
-    "char-cnn-f64-char-vectors-conv1d": case(_char_cnn_numpy_char_vectors_conv1d, "conv_weight_dtype", "f64", "f32"),
+    "char-cnn-f64-char-vectors-conv1d": case(_char_cnn_numpy_char_vectors_conv1d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 word embeddings concatenated with fp32 char-CNN features, into a LayerNorm cast to bf16
     "word-char-concat-fp32-bf16-layer-norm": case(_char_features_fp32_meet_bf16_layer_norm, "norm_param_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GloVe rows (float64 from the text file) written into the fp32 embedding by advanced indexing
-    "glove-rows-f64-index-put": case(_glove_rows_written_from_float64_vectors, "indexed_write_dtype", "f32", "f64"),
+    "glove-rows-f64-index-put": case(_glove_rows_written_from_float64_vectors, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 skip-gram vectors exported with .numpy() for gensim
-    "word-vectors-bf16-numpy-export": case(_word_vectors_bf16_exported_to_numpy, "numpy_dtype", "bf16"),
+    "word-vectors-bf16-numpy-export": case(_word_vectors_bf16_exported_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a batch of unpadded token-id lists of different lengths made a numpy object array, then torch.from_numpy
-    "ragged-token-ids-object-array": case(_ragged_token_ids_to_tensor, "numpy_dtype", fix=("pad",)),
+    "ragged-token-ids-object-array": case(_ragged_token_ids_to_tensor, "numpy_dtype", fix=("pad",),
+        grade="correct", grade_at_freeze="correct"),
     # --- fastText-style classifiers, word2vec, bag-of-words and topic models
     # fastText's 32-bit FNV-1a n-gram hash in uint32, bucketed with %
-    "fasttext-fnv1a-uint32-bucket-remainder": case(_fasttext_fnv1a_uint32_buckets, "no_kernel", "uint32"),
+    "fasttext-fnv1a-uint32-bucket-remainder": case(_fasttext_fnv1a_uint32_buckets, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # fastText-style classifier: the EmbeddingBag table halved to bf16, the Linear classifier left fp32
     "fasttext-bag-halved-classifier-fp32": case(_fasttext_table_halved_classifier_fp32, "matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bag-of-words counts from bincount (int64) fed to the Linear classifier
-    "bow-bincount-counts-linear": case(_bag_of_words_bincount_into_linear, "integer_operand", "int64", "f32"),
+    "bow-bincount-counts-linear": case(_bag_of_words_bincount_into_linear, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TF-IDF features as a sparse COO tensor with scipy's float64 values, sparse.mm with fp32 weights
-    "tfidf-sparse-f64-mm": case(_tfidf_sparse_coo_float64_mm, "matmul_dtype", "f64", "f32"),
+    "tfidf-sparse-f64-mm": case(_tfidf_sparse_coo_float64_mm, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # word2vec noise distribution: the int64 unigram counts raised to 0.75 in place
     "word2vec-unigram-counts-pow-in-place": case(_word2vec_unigram_counts_pow_in_place, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # skip-gram negative sampling: bmm of the bf16 context table's negatives with fp32 center vectors
     "sgns-negatives-bmm-bf16-context-table": case(_skip_gram_negatives_bmm_halved_context_table,
-                                                  "batched_matmul_dtype", "bf16", "f32"),
+                                                  "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ProdLDA-style neural topic model sampling a Dirichlet with bf16 concentrations
-    "prodlda-dirichlet-bf16": case(_prodlda_dirichlet_in_bf16, "no_kernel", "bf16"),
+    "prodlda-dirichlet-bf16": case(_prodlda_dirichlet_in_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- seq2seq with attention, decoding, copying, label smoothing and packing
     # an fp32 bidirectional GRU encoder's bridged final state as h0 of a bf16 GRU decoder
     "seq2seq-fp32-encoder-state-bf16-gru-decoder": case(_fp32_encoder_state_into_bf16_gru_decoder, "rnn_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Bahdanau attention in a bf16 decoder over fp32 encoder outputs: the cat promotes to fp32 before the Linear
     "bahdanau-attention-fp32-encoder-outputs": case(_bahdanau_attention_fp32_encoder_outputs, "matmul_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Luong input feeding: the first step's attentional vector made with torch.zeros (fp32) into a bf16 LSTMCell
     "luong-input-feeding-zeros-bf16-lstm-cell": case(_luong_input_feeding_zero_attentional_vector, "rnn_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # greedy decoding with topk's (values, indices) unpacked the wrong way round: bf16 values fed to the embedding
-    "greedy-decode-topk-values-as-ids": case(_greedy_decode_topk_unpacked_swapped, "index_tensor_dtype", "bf16"),
+    "greedy-decode-topk-values-as-ids": case(_greedy_decode_topk_unpacked_swapped, "index_tensor_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # near-greedy sampling with temperature 1e-5 on fp16 logits: the division overflows, softmax gives NaN
-    "sampling-temperature-1e-5-fp16-nan": case(_sampling_near_zero_temperature_fp16, "nonfinite"),
+    "sampling-temperature-1e-5-fp16-nan": case(_sampling_near_zero_temperature_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # pointer-generator mixture by torch.lerp: fp32 copy distribution (torch.zeros buffer) and bf16 vocab distribution
-    "pointer-generator-lerp-fp32-copy-dist": case(_pointer_generator_mixture_with_lerp, "lerp_dtype", "f32", "bf16"),
+    "pointer-generator-lerp-fp32-copy-dist": case(_pointer_generator_mixture_with_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # label smoothing: per-token fp32 confidence scattered into the bf16 smoothed target (full_like of the lprobs)
     "label-smoothing-scatter-fp32-confidence": case(_label_smoothing_scatter_fp32_confidence,
-                                                    "indexed_write_dtype"),
+                                                    "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Annotated-Transformer-style mask: bool padding & uint8 numpy subsequent mask is uint8, inverted for masked_fill
     "annotated-transformer-uint8-subsequent-mask": case(_annotated_transformer_uint8_subsequent_mask, "mask_dtype",
-                                                        "uint8"),
+                                                        "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a PackedSequence built by hand in the collate with int32 batch_sizes from numpy, into a GRU
-    "packed-sequence-int32-batch-sizes": case(_packed_sequence_int32_batch_sizes, "index_tensor_dtype", "int32"),
+    "packed-sequence-int32-batch-sizes": case(_packed_sequence_int32_batch_sizes, "index_tensor_dtype", "int32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (f6737c3) castwise gave integer_operand [int64, int32] (high confidence). The GRU was given a "
+             "hand-built PackedSequence whose batch_sizes came from numpy as int32, where torch needs an int64 "
+             "batch_sizes tensor; the bare 'expected scalar type Long but found Int' was read as integer data fed to "
+             "float math, not as an integer (index-like) tensor of the wrong integer dtype.")),
 }
