@@ -453,7 +453,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a PackedSequence built by hand in the collate with int32 batch_sizes from numpy, into a GRU
     "packed-sequence-int32-batch-sizes": case(_packed_sequence_int32_batch_sizes, "index_tensor_dtype", "int32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (f6737c3) castwise gave integer_operand [int64, int32] (high confidence). The GRU was given a "
              "hand-built PackedSequence whose batch_sizes came from numpy as int32, where torch needs an int64 "
              "batch_sizes tensor; the bare 'expected scalar type Long but found Int' was read as integer data fed to "

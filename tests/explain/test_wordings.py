@@ -3030,3 +3030,53 @@ def test_argmax_of_a_bool_tensor_is_a_missing_kernel_on_data_it_takes_as_it_is()
     explanation = cw.explain("RuntimeError: argmax(): does not support bool input")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bool",)
     assert "takes it as data" in explanation.cause and "mask.to(torch.uint8)" in explanation.fix
+
+
+def test_a_library_s_unsupported_16_bit_dtype_is_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: un-supported dtype: bfloat16")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+
+
+@pytest.mark.parametrize(("arguments", "names", "capability"), [
+    ("(__half *, c10::Half)", ("f16",), "TORCH_CUDA_ARCH_LIST=7.0"),
+    ("(__nv_bfloat16 *, c10::BFloat16)", ("bf16",), "TORCH_CUDA_ARCH_LIST=8.0"),
+])
+def test_nvcc_without_a_16_bit_atomic_add_is_told_to_build_for_the_gpu_s_architecture(
+        arguments: str, names: tuple[str, ...], capability: str) -> None:
+    explanation = cw.explain('kernel.cu(958): error: no instance of overloaded function "atomicAdd" matches the '
+                             f"argument list\n            argument types are: {arguments}")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == names and capability in explanation.fix
+
+
+def test_nvcc_s_atomic_add_error_without_its_argument_types_is_not_explained() -> None:
+    assert cw.explain('error: no instance of overloaded function "atomicAdd" matches the argument list') is None
+
+
+def test_a_nan_loss_in_code_markup_is_still_a_nan_loss() -> None:
+    explanation = cw.explain("ValueError: Quantization: Failed due to `NaN` loss for `self_attn.q_proj`")
+    assert explanation.kind is Kind.NONFINITE
+
+
+def test_torchao_without_a_kernel_for_a_quantized_linear_is_a_missing_kernel() -> None:
+    explanation = cw.explain("QuantizedLinearNotImplementedError when inference with "
+                             "Int8DynamicActivationInt4WeightConfig")
+    assert explanation.kind is Kind.NO_KERNEL and "torchao" in explanation.cause
+
+
+def test_a_quantized_op_on_a_gpu_device_is_told_the_eager_int8_kernels_are_the_cpu_s() -> None:
+    explanation = cw.explain("NotImplementedError: The operator 'quantized::linear_dynamic' is not currently "
+                             "implemented for the XPU device. Please open a feature on "
+                             "https://github.com/intel/torch-xpu-ops/issues.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.device == "xpu"
+    assert "CPU" in explanation.cause and "quantized::linear_dynamic" in explanation.cause
+
+
+def test_two_integer_dtypes_in_a_gru_are_a_packed_sequence_s_batch_sizes() -> None:
+    lengths = torch.tensor([4, 3, 1])
+    batch_sizes = (lengths[None, :] > torch.arange(4)[:, None]).sum(1).to(torch.int32)
+    packed = nn.utils.rnn.PackedSequence(torch.randn(8, 8), batch_sizes)
+    with pytest.raises(RuntimeError) as raised:
+        nn.GRU(8, 16)(packed)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INDEX_TENSOR and set(explanation.dtypes) == {"int64", "int32"}
+    assert "batch_sizes" in explanation.cause and "pack_padded_sequence" in explanation.fix

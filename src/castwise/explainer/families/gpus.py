@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import low_precision_name
+from castwise.explainer.clues import low_precision_name, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, message_only, rule
@@ -83,7 +83,36 @@ _bf16_intrinsics_missing = message_only(
 )
 
 
+_ATOMIC_ADD_ARGUMENTS = (
+    (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__nv_bfloat16|(?:c10|at)::BFloat16)\b"), "bf16", "8.0"),
+    (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__half|(?:c10|at)::Half)\b"), "f16", "7.0"),
+)
+"""nvcc's list of the arguments no ``atomicAdd`` overload takes, by 16-bit type, with the compute capability from
+which CUDA defines ``atomicAdd`` for it."""
+
+
+def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """nvcc finding no ``atomicAdd`` for ``__half``/``c10::Half`` (or bf16) arguments while building an extension: CUDA
+    defines it only from compute capability 7.0 (8.0 for bf16); declined when the arguments are not in view."""
+    del found
+    dtype, capability = next(((name, sm) for pattern, name, sm in _ATOMIC_ADD_ARGUMENTS
+                              if paste_search(failure, pattern)), (None, ""))
+    if dtype is None:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"nvcc has no `atomicAdd` for {dtype} arguments here: CUDA defines it only when compiling for compute "
+        f"capability {capability} or newer",
+        "a CUDA extension with 16-bit kernels built from source for an older GPU architecture: no GPU visible at "
+        "build time, or `TORCH_CUDA_ARCH_LIST` including an architecture below that",
+        f"build for your GPU's architecture only (`TORCH_CUDA_ARCH_LIST={capability}` or higher, e.g. 8.6 for RTX "
+        "30xx); on an older GPU use the extension's fp32 path or a prebuilt wheel",
+        op="atomicAdd in an extension's CUDA code at build time", names=(dtype,), device="cuda",
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
     rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",
          _target),
     rule(r"identifier \"__(?:high2bfloat16|low2bfloat16|halves2bfloat162|floats2bfloat162_rn|bfloat162float|"

@@ -69,6 +69,8 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
     """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data. Two integer dtypes and no
     floating one are not float math: one is cast to the other's dtype (``integer_pair``); an integer that is a quantized
     weight (never a convolution's input, ``names[0]`` there) is answered as one."""
+    if all_integer(names) and (op or "").startswith("recurrent layer"):
+        return _packed_batch_sizes(failure, names)
     if all_integer(names):
         return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
     integer_input = "conv" in (op or "") and bool(names) and not is_floating(names[0])
@@ -166,6 +168,20 @@ def mixed_sequence(failure: Failure, names: tuple[str, ...], op: str) -> Explana
         "convert them to one floating dtype where the data is made or before joining (`x.float()` on each, or "
         "`.astype(np.float32)` on the numpy arrays); current torch promotes there. Not a precision problem",
         op=op, names=names,
+    )
+
+
+def _packed_batch_sizes(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """Two integer dtypes in an LSTM/GRU/RNN: the only integer tensor it takes is a PackedSequence's ``batch_sizes``."""
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        f"a recurrent layer got two integer dtypes ({dtype_list(names)}): the only integer tensor an LSTM/GRU/RNN "
+        "takes is a PackedSequence's `batch_sizes`, which must be int64",
+        "a PackedSequence built by hand (`PackedSequence(data, batch_sizes)`) with batch sizes from numpy or from an "
+        "int32 computation",
+        "build it with `nn.utils.rnn.pack_padded_sequence(x, lengths.cpu(), enforce_sorted=False)` or "
+        "`pack_sequence`, or pass `batch_sizes.long()` (an int64 tensor on the CPU)",
+        op="recurrent layer (PackedSequence batch_sizes)", names=names,
     )
 
 

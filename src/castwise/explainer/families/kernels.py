@@ -311,6 +311,12 @@ def _op_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
 
 
+def _library_lacks(found: re.Match[str], failure: Failure) -> Explanation:
+    """A library's own check refusing a 16-bit dtype (``RuntimeError: un-supported dtype: bfloat16``): its kernel was
+    built without it."""
+    return no_kernel(failure, "", dtypes(found, "dtype"), None)
+
+
 def _fft(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "dtype") if "dtype" in found.groupdict() else ("f16",)
     cuda = "cuFFT" in found.group(0)
@@ -675,6 +681,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>Blockwise quantization) only supports 16/32-bit floats,? but got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
+    rule(r"\bun-?supported dtype:\s*(?:torch\.)?(?P<dtype>b?float16|half|bf16|fp16)\b", _library_lacks),
     rule(r"\bdata\(\) cast to unexpected type\b", _typed_data),
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),

@@ -176,7 +176,37 @@ def _packed_weight_type(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_torchao_linear_missing = message_only(
+    Kind.NO_KERNEL,
+    "torchao has no kernel for this quantized Linear: no implementation matches its weight layout, its activation "
+    "dtype (int8 activations, bf16/fp16 inputs) and the device",
+    "a quantization config (e.g. `Int8DynamicActivationInt4WeightConfig`) applied on a device or with an input dtype "
+    "its kernels do not cover, or a torchao too old for that combination",
+    "use a config whose kernel the device and dtype have (torchao's table of supported configs; "
+    "`Int4WeightOnlyConfig` with bf16 inputs on CUDA, for instance), or update torchao and torch together",
+    op="torchao quantized linear",
+)
+
+
+def _quantized_op_on_device(found: re.Match[str], failure: Failure) -> Explanation:
+    """``The operator 'quantized::linear_dynamic' is not currently implemented for the XPU device``: torch's quantized
+    (int8) kernels exist for the CPU only."""
+    device = found["device"].lower()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{found['op']}` has no {found['device']} kernel: torch's eager quantized (int8) ops, those "
+        "`quantize_dynamic` and `torch.ao.quantization` use, are CPU kernels (fbgemm, qnnpack)",
+        f"a model quantized with `torch.ao.quantization` (qint8 weights) moved to {found['device']}",
+        "run the quantized model on the CPU, or quantize for that device another way (torchao's int8/int4 configs, "
+        "bitsandbytes, or bf16/fp16 without quantization)",
+        op=found["op"], device=device,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bQuantizedLinearNotImplementedError\b", _torchao_linear_missing),
+    rule(r"The operator '(?P<op>quantized::\w{1,60})' is not currently implemented for the (?P<device>\w{1,10}) "
+         r"device", _quantized_op_on_device),
     rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
          _quantized_backend),
     rule(r"Could not run '(?P<op>quantized::\w{1,60})' with arguments from the '(?:CPU|CUDA|Meta)' backend",
