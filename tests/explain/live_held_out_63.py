@@ -2,7 +2,7 @@
 banks and coreset sampling, PaDiM per-patch Gaussians and Mahalanobis distances, reconstruction autoencoders and DRAEM,
 uint8 ground-truth masks, anomaly-map smoothing and thresholds, pixel AUROC/PRO in torch, frozen fp16/bf16 backbones,
 kNN distances). Defects planted by a helper who never read the rules, written before castwise ran and graded once with
-the rules frozen at pending."""
+the rules frozen at ca92cb6."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "ca92cb6"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _SIZE = 32  # image side
@@ -364,75 +364,111 @@ CASES: dict[str, LiveCase] = {
     # --- reconstruction autoencoders and DRAEM
     # a cv2.imread uint8 image batched straight into a conv autoencoder's first (biased) conv
     "cv2-uint8-image-conv-autoencoder": case(_cv2_uint8_image_into_conv_autoencoder, "integer_operand", "uint8",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DRAEM augmentation done in numpy with a float64 Perlin mask, the float64 image fed to the reconstructive net
-    "draem-numpy-f64-augmented-image": case(_draem_numpy_f64_augmented_image, "conv_weight_dtype", "f64", "f32"),
+    "draem-numpy-f64-augmented-image": case(_draem_numpy_f64_augmented_image, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DRAEM's segmentation head trained by BCE against the uint8 anomaly mask
-    "draem-uint8-mask-bce-target": case(_draem_uint8_mask_bce_target, "target_dtype", "uint8"),
+    "draem-uint8-mask-bce-target": case(_draem_uint8_mask_bce_target, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # DRAEM's focal loss gathering log-probabilities with the uint8 0/1 mask as the index
-    "draem-focal-loss-gather-uint8-mask": case(_draem_focal_loss_gather_uint8_mask, "index_tensor_dtype"),
+    "draem-focal-loss-gather-uint8-mask": case(_draem_focal_loss_gather_uint8_mask, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a reconstruction autoencoder made .half() and trained with GradScaler on the CPU
-    "reconstruction-ae-gradscaler-fp16": case(_reconstruction_autoencoder_gradscaler_fp16, "unscale_fp16", "f16"),
+    "reconstruction-ae-gradscaler-fp16": case(_reconstruction_autoencoder_gradscaler_fp16, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- frozen backbones and feature extraction
     # an fp16 backbone given an image normalised with fp32 ImageNet mean/std tensors (promoted back to fp32)
     "fp16-backbone-fp32-imagenet-normalisation": case(_fp16_backbone_fp32_imagenet_normalisation,
-                                                      "conv_weight_dtype", "f32", "f16"),
+                                                      "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hooked bf16 ViT patch tokens upcast to fp32, then passed through the bf16 backbone's final LayerNorm
-    "vit-final-norm-on-upcast-tokens": case(_vit_final_norm_on_upcast_tokens, "norm_param_dtype", "f32"),
+    "vit-final-norm-on-upcast-tokens": case(_vit_final_norm_on_upcast_tokens, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gradient-based localisation: a hook on bf16 features returns the gradient upcast to fp32
-    "gradient-localisation-hook-upcast": case(_gradient_localisation_hook_upcast, "loss_dtype", "bf16", "f32"),
+    "gradient-localisation-hook-upcast": case(_gradient_localisation_hook_upcast, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- PatchCore: memory banks, coresets, kNN
     # the coreset's random projection matrix made fp32 by torch.randn, applied to fp16 patch features
     "patchcore-random-projection-fp32-matrix": case(_patchcore_random_projection_fp32_matrix, "matmul_dtype", "f16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # kNN scoring with cdist between fp32 query patches and a memory bank saved in fp16
-    "patchcore-cdist-fp32-query-f16-bank": case(_patchcore_cdist_fp32_query_f16_bank, "op_dtype", "f32", "f16"),
+    "patchcore-cdist-fp32-query-f16-bank": case(_patchcore_cdist_fp32_query_f16_bank, "op_dtype", "f32", "f16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (ca92cb6) castwise gave matmul_dtype [f32, f16] (high confidence). With more than 25 "
+             "rows torch.cdist computes the Euclidean distances through a matrix multiply, so the raise is "
+             "mm's 'expected m1 and m2 to have the same dtype'; the rules read the kind from that message's "
+             "op, while the expectation follows the op the code called, cdist (the kind live_held_out_8's "
+             "sparse-gp-inducing-points-cdist expected for cdist). The dtypes it read and the fix (give the query and the fp16 "
+             "bank one dtype) are right; only the kind differs.")),
     # an fp8 memory bank scored by the expanded ||q||^2 - 2 q.b + ||b||^2 distance
     "memory-bank-fp8-expanded-distance": case(_memory_bank_fp8_expanded_distance, "matmul_dtype", "f32",
-                                              "float8_e4m3fn"),
+                                              "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # a ring-buffer fp16 memory bank written with bf16 features from an autocast region
     "memory-bank-ring-buffer-index-put-bf16": case(_memory_bank_ring_buffer_index_put, "indexed_write_dtype", "f16",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # chunked nearest-neighbour search: the running minimum started at 1e6 with full_like of fp16 features
-    "nn-distance-running-min-full-like-f16": case(_nn_distance_running_min_full_like_f16, "half_overflow", "f16"),
+    "nn-distance-running-min-full-like-f16": case(_nn_distance_running_min_full_like_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # k-means++ bank compression: fp16 squared distances overflow to inf, the sampling weights become NaN
-    "kmeanspp-coreset-f16-squared-distance-overflow": case(_kmeanspp_coreset_f16_overflow, "nonfinite"),
+    "kmeanspp-coreset-f16-squared-distance-overflow": case(_kmeanspp_coreset_f16_overflow, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # UniAD-style reconstruction: fp32 learned queries attend the bf16 feature tokens through SDPA
-    "uniad-learned-queries-fp32-sdpa": case(_uniad_learned_queries_fp32_sdpa, "sdpa_dtype", "f32", "bf16"),
+    "uniad-learned-queries-fp32-sdpa": case(_uniad_learned_queries_fp32_sdpa, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- PaDiM and Gaussian models
     # PaDiM's channel subset chosen with torch.linspace (float) and passed to index_select
-    "padim-channel-subset-linspace-index": case(_padim_channel_subset_linspace, "index_tensor_dtype"),
+    "padim-channel-subset-linspace-index": case(_padim_channel_subset_linspace, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # PaDiM inverse covariances from np.linalg.inv (float64) einsum'd with fp32 deltas
     "padim-numpy-inverse-covariance-einsum": case(_padim_numpy_inverse_covariance_einsum, "matmul_dtype", "f32",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # PaDiM Mahalanobis by bmm of bf16 test deltas with the fp32 inverse covariances
     "padim-bmm-bf16-delta-fp32-inverse": case(_padim_bmm_bf16_delta_fp32_inverse, "batched_matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis through cholesky_solve with the Cholesky factor cast to bf16 to match the features
-    "padim-cholesky-solve-bf16": case(_padim_cholesky_solve_bf16, "no_kernel", "bf16"),
+    "padim-cholesky-solve-bf16": case(_padim_cholesky_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a multivariate Gaussian over fp16 pooled features: its log-determinant by slogdet in fp16
-    "gaussian-ad-slogdet-f16-covariance": case(_gaussian_ad_slogdet_f16, "no_kernel", "f16"),
+    "gaussian-ad-slogdet-f16-covariance": case(_gaussian_ad_slogdet_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # PaDiM's per-patch mean kept running in fp32, lerped toward bf16 batch means
-    "padim-online-mean-lerp-bf16": case(_padim_online_mean_lerp_bf16, "lerp_dtype", "f32", "bf16"),
+    "padim-online-mean-lerp-bf16": case(_padim_online_mean_lerp_bf16, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- anomaly maps, thresholds and metrics
     # an fp16 anomaly map smoothed by conv2d with an fp32 Gaussian kernel (sigma 4)
     "anomaly-map-gaussian-blur-fp32-kernel": case(_anomaly_map_gaussian_blur_fp32_kernel, "conv_weight_dtype", "f16",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # background suppression with 1 - a uint8 foreground mask given to masked_fill
-    "background-suppression-uint8-mask": case(_background_suppression_uint8_foreground, "mask_dtype", "uint8"),
+    "background-suppression-uint8-mask": case(_background_suppression_uint8_foreground, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 0/255 GT masks normalised to 0/1 in place with div_
-    "gt-masks-div-255-in-place": case(_gt_masks_div_255_in_place, "result_cast", "f32", "uint8"),
+    "gt-masks-div-255-in-place": case(_gt_masks_div_255_in_place, "result_cast", "f32", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-image defect area as mean of the uint8 0/1 GT masks
-    "defect-area-ratio-uint8-mean": case(_defect_area_ratio_uint8_mean, "integer_operand", "uint8"),
+    "defect-area-ratio-uint8-mean": case(_defect_area_ratio_uint8_mean, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # patch-level labels from the bool GT masks with max_pool2d
-    "patch-labels-max-pool-bool-mask": case(_patch_labels_max_pool_bool_mask, "integer_operand", "bool"),
+    "patch-labels-max-pool-bool-mask": case(_patch_labels_max_pool_bool_mask, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # PRO: per-region overlap counted by index_add_ of the bool prediction into fp32 counts
     "pro-region-overlap-index-add-bool": case(_pro_region_overlap_index_add_bool, "indexed_write_dtype", "f32",
-                                              "bool"),
+                                              "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a threshold sweep storing binarised predictions in fp16, true positives by `&` with the bool GT
-    "binary-prediction-half-and-gt": case(_binary_prediction_half_and_gt, "no_kernel", "f16"),
+    "binary-prediction-half-and-gt": case(_binary_prediction_half_and_gt, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # EfficientAD's map normalisation: quantile levels from numpy (float64) for fp32 validation maps
-    "efficientad-quantile-numpy-levels": case(_efficientad_quantile_numpy_q, "op_dtype"),
+    "efficientad-quantile-numpy-levels": case(_efficientad_quantile_numpy_q, "op_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # pixel AUROC with sklearn's roc_auc_score on a bf16 anomaly map
-    "sklearn-auroc-bf16-anomaly-map": case(_sklearn_auroc_bf16_anomaly_map, "numpy_dtype", "bf16"),
+    "sklearn-auroc-bf16-anomaly-map": case(_sklearn_auroc_bf16_anomaly_map, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
