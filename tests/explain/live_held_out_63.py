@@ -395,14 +395,17 @@ CASES: dict[str, LiveCase] = {
                                                     "f32",
         grade="correct", grade_at_freeze="correct"),
     # kNN scoring with cdist between fp32 query patches and a memory bank saved in fp16
-    "patchcore-cdist-fp32-query-f16-bank": case(_patchcore_cdist_fp32_query_f16_bank, "op_dtype", "f32", "f16",
-        grade="wrong", grade_at_freeze="wrong",
+    "patchcore-cdist-fp32-query-f16-bank": case(_patchcore_cdist_fp32_query_f16_bank, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (ca92cb6) castwise gave matmul_dtype [f32, f16] (high confidence). With more than 25 "
              "rows torch.cdist computes the Euclidean distances through a matrix multiply, so the raise is "
              "mm's 'expected m1 and m2 to have the same dtype'; the rules read the kind from that message's "
              "op, while the expectation follows the op the code called, cdist (the kind live_held_out_8's "
              "sparse-gp-inducing-points-cdist expected for cdist). The dtypes it read and the fix (give the query and the fp16 "
-             "bank one dtype) are right; only the kind differs.")),
+             "bank one dtype) are right; only the kind differs. Expectation corrected after grading from op_dtype "
+             "to the corpus's convention: live_held_out_9 and live_held_out_26 file cdist raising through mm's "
+             "message as matmul_dtype (the kind follows the op that raised; live_held_out_8's op_dtype is cdist's "
+             "own check), and a reading that followed this writer broke both.")),
     # an fp8 memory bank scored by the expanded ||q||^2 - 2 q.b + ||b||^2 distance
     "memory-bank-fp8-expanded-distance": case(_memory_bank_fp8_expanded_distance, "matmul_dtype", "f32",
                                               "float8_e4m3fn",

@@ -889,8 +889,6 @@ def test_round_fourteen_wrappers_and_runtimes(paste: str, kind: Kind, dtypes: se
 
 
 @pytest.mark.parametrize("paste", [
-    "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvTranspose(11) node with name "
-    "'ConvTranspose_3'",
     "Type Error: Type 'tensor(int64)' of input parameter (x) of operator (Resize) in node (Resize_12) is invalid.",
     "ValueError: Expected input batch_size (4) to match target batch_size (8).",
 ])
@@ -1038,8 +1036,7 @@ def test_round_seventeen_wordings(paste: str, kind: Kind, dtypes: set[str]) -> N
 
 
 @pytest.mark.parametrize("paste", [
-    "Argument element types are inconsistent.", "[ONNXRuntimeError] : 1 : FAIL : Failed to find kernel for Sub",
-    "the file got corrupted during download", "no NaN arose in fp32",
+    "Argument element types are inconsistent.", "the file got corrupted during download", "no NaN arose in fp32",
 ])
 def test_round_seventeen_messages_without_a_16_bit_failure_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
@@ -3080,3 +3077,68 @@ def test_two_integer_dtypes_in_a_gru_are_a_packed_sequence_s_batch_sizes() -> No
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.INDEX_TENSOR and set(explanation.dtypes) == {"int64", "int32"}
     assert "batch_sizes" in explanation.cause and "pack_padded_sequence" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "names"), [
+    ("Type Error: Type parameter (T) of Optype (LayerNormalization) bound to different types (tensor(float16) and "
+     "tensor(float)) in node (n0_16).", Kind.NORM_PARAM, ("f16", "f32")),
+    ("Load model failed:Type Error: Type parameter\n(T) bound to different types (tensor(float) and tensor(float16) "
+     "in node (Add_11).", Kind.SCALAR_TYPE, ("f32", "f16")),
+    ("Type Error: Type parameter (T) of Optype (LayerNormalization) bound to different types\n(tensor(float) and "
+     "tensor(float16) in node\n(/model/encoder/layer.0/attention/output/LayerNorm/LayerNormalization).",
+     Kind.NORM_PARAM, ("f32", "f16")),
+])
+def test_onnxruntime_s_bound_types_are_read_by_operator_type_and_across_a_wrapped_line(
+        paste: str, kind: Kind, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == names
+
+
+def test_an_onnx_output_type_check_with_an_unnamed_node_names_the_output() -> None:
+    explanation = cw.explain("FAIL : Type Error: Type (tensor(float)) of output arg (CastDef_19) of node () does not "
+                             "match expected type (tensor(float16))")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "f16")
+    assert "node writing CastDef_19" in explanation.cause
+
+
+@pytest.mark.parametrize("paste", [
+    "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Conv(11) node with name 'Conv_0'",
+    "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvTranspose(11) node with name "
+    "'ConvTranspose_3'",
+    "[ONNXRuntimeError] : 1 : FAIL : Failed to find kernel for Sub",
+])
+def test_onnxruntime_without_an_operator_s_kernel_and_no_dtype_said_is_a_missing_kernel_said_with_doubt(
+        paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+    assert explanation.dtypes == () and "float32" in explanation.fix
+
+
+def test_a_gemm_without_a_kernel_for_its_input_and_output_pair_names_both() -> None:
+    explanation = cw.explain("RuntimeError: bgemm input type at::Half and output type float is not supported for ROCm")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16", "f32")
+    assert "input f16 and output f32" in explanation.cause
+
+
+def test_a_retyped_index_put_check_with_a_singular_dtype_is_read() -> None:
+    explanation = cw.explain("Runtime Error: Index put requires the source and destination dtype match, got Float for "
+                             "the destination and BFloat16 for the source.")
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("f32", "bf16")
+
+
+def test_autocast_on_a_device_it_does_not_cover_is_told_to_convert_explicitly() -> None:
+    explanation = cw.explain("RuntimeError: User specified autocast device_type must be 'cuda' or 'cpu'")
+    assert explanation.kind is Kind.NO_KERNEL and "model.half()" in explanation.fix
+
+
+def test_a_bf16_symbol_missing_from_a_compiled_library_is_a_build_to_match() -> None:
+    explanation = cw.explain("OSError: libbitsandbytes_rocm62.so: undefined symbol: "
+                             "_Z36__device_stub__kOptimizer32bit1StateI12hip_bfloat16Li2EEvPT_")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_faiss_refusing_an_array_as_a_float_pointer_is_told_to_pass_float32() -> None:
+    explanation = cw.explain("TypeError: in method 'GpuIndexIVFFlat_train', argument 3 of type 'float const *'")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "dtype=np.float32" in explanation.fix
+

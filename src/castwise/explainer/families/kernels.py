@@ -311,6 +311,47 @@ def _op_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
 
 
+def _pair_lacks(found: re.Match[str], failure: Failure) -> Explanation:
+    """A GEMM with no kernel for one input and output dtype pair (``bgemm input type at::Half and output type float
+    is not supported for ROCm``)."""
+    names = dtypes(found, "dtype", "out")
+    pair = " and ".join(f"{role} {name}" for role, name in zip(("input", "output"), names, strict=False))
+    on_gpu = re.search(r"\b(?:ROCm|CUDA|HIP)\b", found.string)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{found['op']}` has no kernel for {pair or 'this input and output dtype pair'}"
+        f"{' on this GPU' if on_gpu else ''}: it computes in the inputs' dtype and was asked for another output dtype",
+        "a matmul asked for an output in another dtype than its inputs (`out_dtype=`, a compiled or autotuned GEMM "
+        "choosing a float32 output for 16-bit inputs)",
+        "let the output take the inputs' dtype and cast after (`(a @ b).float()`), or update torch (newer releases add "
+        "such pairs, on ROCm too)",
+        op=found["op"], names=names, device="cuda" if on_gpu else None,
+    )
+
+
+_autocast_device = message_only(
+    Kind.NO_KERNEL,
+    "autocast in this torch runs only on the devices it names ('cuda' or 'cpu'), and the model runs on another one "
+    "(DirectML's privateuseone, an XPU or MPS build without autocast)",
+    "`torch.autocast(device_type=...)` (or a framework's mixed precision) used with a device autocast does not cover",
+    "convert explicitly instead: the model and its floating inputs to one dtype (`model.half()`, "
+    "`x.to(torch.float16)`) or run in float32; or update torch and the device's plugin to one whose autocast covers "
+    "the device",
+    op="torch.autocast",
+)
+
+_binary_lacks_bf16 = message_only(
+    Kind.NO_KERNEL,
+    "a compiled library refers to a bf16 function its binary does not have: it was built without that bf16 kernel, "
+    "or for another torch, CUDA or ROCm version",
+    "a prebuilt extension (bitsandbytes, flash-attn, a custom op) whose build does not match this torch and GPU "
+    "platform",
+    "install the build made for your torch and CUDA/ROCm version (or build it from source for your GPU), or run "
+    "without bf16 in that library",
+    op="a compiled extension", names=("bf16",), confidence=Confidence.LOW,
+)
+
+
 def _library_lacks(found: re.Match[str], failure: Failure) -> Explanation:
     """A library's own check refusing a 16-bit dtype (``RuntimeError: un-supported dtype: bfloat16``): its kernel was
     built without it."""
@@ -673,6 +714,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"\b(?P<op>topk|[Ss]ort) does not support (?P<dtype>bool|complex) dtypes on (?:CPU|CUDA)\b", _not_implemented),
     rule(r"\b(?P<op>arg(?:max|min))\(\): does not support (?P<dtype>bool) input", _not_implemented),
+    rule(r"\b(?P<op>\w{1,40}) input type (?P<dtype>{DTYPE}) and output type (?P<out>{DTYPE}) is not supported",
+         _pair_lacks),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,60}): Expected \w{1,20} to be a floating-point or complex tensor,? but got "
          r"(?P<dtype>{DTYPE})", _not_implemented),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,80}): Low precision dtypes not supported\.?\s*Got (?P<dtype>{DTYPE})",
@@ -681,6 +724,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>Blockwise quantization) only supports 16/32-bit floats,? but got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
+    rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
+    rule(r"\bundefined symbol: \S{0,200}?(?:hip_bfloat16|nv_bfloat16|BFloat16)", _binary_lacks_bf16),
     rule(r"\bun-?supported dtype:\s*(?:torch\.)?(?P<dtype>b?float16|half|bf16|fp16)\b", _library_lacks),
     rule(r"\bdata\(\) cast to unexpected type\b", _typed_data),
     rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),

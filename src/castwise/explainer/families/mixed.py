@@ -1300,7 +1300,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
     rule(r"Input and (?:parameter|hidden) tensors are not the same dtype,?\s*found input tensor with "
          r"(?P<a>{DTYPE}) and (?:parameter|hidden) tensor with (?P<b>{DTYPE})", _rnn),
-    rule(r"Index put requires the source and destination dtypes match(?:,?\s*got (?P<dst>{DTYPE}) for the "
+    rule(r"Index put requires the source and destination dtypes? match(?:,?\s*got (?P<dst>{DTYPE}) for the "
          r"destination and (?P<src>{DTYPE}) for the source)?", _indexed_write),
     rule(r"(?P<op>index_add_?)\(\): self \((?P<dst>{DTYPE})\) and source \((?P<src>{DTYPE})\) must have the same "
          r"scalar type", _indexed_write),

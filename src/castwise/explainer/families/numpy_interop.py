@@ -223,8 +223,20 @@ _byte_order = message_only(
 )
 
 
+_swig_float_array = message_only(
+    Kind.NUMPY_DTYPE,
+    "a SWIG-wrapped C++ library (FAISS's index methods) got an array it cannot pass as a C float pointer: it takes "
+    "C-contiguous float32 numpy arrays, not float64 or float16 ones, and not torch tensors",
+    "embeddings loaded or computed in another dtype (`np.load` of float64 data, a 16-bit model's output) or passed "
+    "as a torch tensor",
+    "convert before the call: `np.ascontiguousarray(x, dtype=np.float32)` (from torch: `x.float().cpu().numpy()`)",
+    op="a SWIG-wrapped method (FAISS)",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?float (?:const )?\*'", _swig_float_array),
     rule(r"Changing the dtype to a subarray type is only supported if the total itemsize is unchanged|When changing "
          r"to a (?:smaller|larger) dtype, its size must be a divisor of the", _numpy_view_itemsize),
     rule(r"\bun[a-z]{0,4}ported numpy dtype\b", _numpy_lacks_said),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list, mixed_story
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float
@@ -37,16 +37,25 @@ _NODE = r"[\w/.:-]{1,200}"
 _OP_TYPE = re.compile(r"(\w+?)(?:_\d+)?(?:_output_\d+)?$")
 
 
+_BOUND_TYPES = rf"\(tensor\((?P<a>\w{{1,20}})\) and tensor\((?P<b>\w{{1,20}})\)\)?(?: in node\s*\((?P<node>{_NODE})\))?"
+"""The two types and the node of onnxruntime's ``bound to different types`` message."""
+_BOUND_TYPES_LINE = re.compile(rf"^\s*{_BOUND_TYPES}")
+
+
 def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
-    """``Type parameter (T) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node of an
-    exported graph gets inputs of two dtypes, which ONNX never promotes."""
-    names = dtypes(found, "a", "b")
-    node = found["node"] or "a node"
-    kind = next((kind for prefix, kind in _ONNX_OPS if node.lower().startswith(prefix)), Kind.SCALAR_TYPE)
+    """``Type parameter (T) of Optype (O) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node
+    of an exported graph gets inputs of two dtypes, which ONNX never promotes; a paste may wrap the types onto the
+    next line. The operator type (or the node's name) picks the kind."""
+    types = found if found["a"] else paste_search(failure, _BOUND_TYPES_LINE)
+    names = dtypes(types, "a", "b") if types else ()
+    node = types["node"] if types else None
+    op_type = (found["optype"] or (node or "").rsplit("/", 1)[-1]).lower()
+    kind = next((kind for prefix, kind in _ONNX_OPS if op_type.startswith(prefix)), Kind.SCALAR_TYPE)
     story_culprit, story_fix = mixed_story(names)
     return mixed_float(
-        kind, failure, names, f"ONNX node {node}",
-        f"the exported ONNX graph's node {node} gets {dtype_list(names)} inputs; ONNX has no type promotion, so "
+        kind, failure, names, f"ONNX node {node}" if node else "an ONNX node",
+        f"{f'the exported ONNX graph node {node}' if node else 'a node of the exported ONNX graph'} gets "
+        f"{dtype_list(names)} inputs; ONNX has no type promotion, so "
         "the model exported two dtypes where torch had promoted them",
         culprit=story_culprit,
         fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
@@ -69,10 +78,11 @@ def _output_type(found: re.Match[str], failure: Failure) -> Explanation | None:
         return None
     got, want = pair
     node = found["node"]
-    op_type = _OP_TYPE.search(node.rsplit("/", 1)[-1])
+    op_type = _OP_TYPE.search((node or found["arg"]).rsplit("/", 1)[-1])
+    shown = f"node {node}" if node else f"node writing {found['arg']}"
     return explained(
         Kind.SCALAR_TYPE, failure,
-        f"the exported ONNX graph's node {node} outputs {got} but the graph declares {want} for that output "
+        f"the exported ONNX graph's {shown} outputs {got} but the graph declares {want} for that output "
         f"({found['arg']}); ONNX checks every declared type and never converts, so the graph holds two precisions",
         f"a model converted to another precision in part: a float16 conversion after export (onnxconverter_common's "
         f"`convert_float_to_float16`, a `--half` export) that changed a {op_type[1] if op_type else 'node'}'s output "
@@ -81,7 +91,7 @@ def _output_type(found: re.Match[str], failure: Failure) -> Explanation | None:
         "example inputs before `torch.onnx.export`), or convert the fp32 export as a whole (`convert_float_to_float16"
         "(model, keep_io_types=True)`, with the node's op type in `op_block_list` if it must stay fp32); a converter "
         "that leaves a declared type behind is worth updating or reporting with the node's name",
-        op=f"ONNX node {node}", names=pair,
+        op=f"ONNX {shown}", names=pair,
     )
 
 
@@ -152,13 +162,25 @@ def _invalid_input_type(found: re.Match[str], failure: Failure) -> Explanation |
     return _operator_lacks(failure, found["op"], names, "the graph's opset") if names else None
 
 
-def _no_implementation(found: re.Match[str], failure: Failure) -> Explanation | None:
+def _no_implementation(found: re.Match[str], failure: Failure) -> Explanation:
     """``Could not find an implementation for ConvTranspose(11) node`` (older: ``Failed to find kernel for Sub``): the
-    execution provider has no kernel for that operator in the graph's dtype; read only when the paste names a 16-bit
-    dtype."""
+    execution provider has no kernel for that operator in the graph's dtype, named when the paste says a 16-bit one."""
     names = low_precision_said(failure)[:1]
+    op = found["op"] or found["op2"]
     where = "onnxruntime's execution provider (the CPU one most often)"
-    return _operator_lacks(failure, found["op"] or found["op2"], names, where, Confidence.LOW) if names else None
+    if names:
+        return _operator_lacks(failure, op, names, where, Confidence.LOW)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the ONNX operator {op} has no kernel in {where} for this graph's version of it: most often for the dtypes "
+        "its inputs have here (float16, float64 or an integer type), sometimes for the opset it was exported with",
+        "a model exported with inputs or weights in a dtype that operator lacks there: a 16-bit export, float64 "
+        "numpy inputs or a `.double()` model, integer inputs to a float operator",
+        f"look up {op}'s input types and opset in the graph (Netron, `onnx.load`), export in float32 "
+        "(`model.float()` and float32 example inputs before `torch.onnx.export`) and feed float32 arrays, or run the "
+        "float16 model on the CUDA execution provider",
+        op=f"ONNX {op}", confidence=Confidence.LOW,
+    )
 
 
 def _operator_lacks(failure: Failure, op: str, names: tuple[str, ...], where: str,
@@ -189,11 +211,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
     rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "
          r"initializer in graph expects tensor\((?P<want>\w{1,20})\)", _initializer_type),
-    rule(r"Type parameter \(\w{1,20}\)(?: of Optype \(\w{1,40}\))? ?bound to different types "
-         r"\(tensor\((?P<a>\w{1,20})\) and tensor\((?P<b>\w{1,20})\)\)?(?: in node \((?P<node>\w{1,80})\))?",
-         _type_parameter),
+    rule(rf"(?:Type parameter )?\(\w{{1,20}}\)(?: of Optype \((?P<optype>\w{{1,40}})\))? ?bound to different types"
+         rf"(?: {_BOUND_TYPES})?", _type_parameter),
     rule(rf"Type \(tensor\((?P<got>\w{{1,20}})\)\) of output arg \((?P<arg>{_NODE})\) of node "
-         rf"\((?P<node>{_NODE})\) does not match expected type \(tensor\((?P<want>\w{{1,20}})\)\)", _output_type),
+         rf"\((?P<node>{_NODE})?\) does not match expected type \(tensor\((?P<want>\w{{1,20}})\)\)", _output_type),
     rule(r"while running (?P<node>\w{1,40}) node\b[^\n]{0,400}?\bInteger overflow\b", _integer_overflow),
     rule(r"Unexpected input data type\.?\s*Actual:\s*\(tensor\((?P<got>\w{1,20})\)\)\s*,\s*expected:\s*"
          r"\(tensor\((?P<want>\w{1,20})\)\)", _input_type),
