@@ -2,7 +2,7 @@
 with risk sets, censoring indicators as bool/uint8, DeepHit and logistic-hazard discrete-time models, time-to-event
 bins, EHR visit sequences of ICD/medication code ids with padding, irregular time deltas, lab values with missing-value
 masks, calibration and concordance computed in torch, class-imbalance weights). Defects planted by a helper who never
-read the rules, written before castwise ran and graded once with the rules frozen at pending."""
+read the rules, written before castwise ran and graded once with the rules frozen at 419d76c."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "419d76c"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _PATIENTS = 8
@@ -348,64 +348,98 @@ def _ecg_int16_digital_signal_conv1d() -> None:
 
 CASES: dict[str, LiveCase] = {
     # Cox loss: the bool risk-set matrix multiplied with exp(log-hazard) to get each risk set's denominator
-    "cox-risk-set-bool-matmul": case(_cox_risk_set_bool_matmul, "integer_operand", "bool", "f32"),
+    "cox-risk-set-bool-matmul": case(_cox_risk_set_bool_matmul, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Cox loss: the censoring mask made as 1 - uint8 death flag, given to masked_fill
-    "cox-censored-uint8-masked-fill": case(_cox_censored_uint8_masked_fill, "mask_dtype", "uint8"),
+    "cox-censored-uint8-masked-fill": case(_cox_censored_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # Cox baseline: a clinical points score (int64) as linear predictor through logcumsumexp
-    "cox-clinical-score-int64-logcumsumexp": case(_cox_clinical_score_logcumsumexp, "integer_operand", "int64"),
+    "cox-clinical-score-int64-logcumsumexp": case(_cox_clinical_score_logcumsumexp, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a linear Cox model fitted by Newton-Raphson with linalg.solve on a bf16 Hessian
-    "cox-newton-solve-bf16-hessian": case(_cox_newton_step_solve_bf16, "no_kernel", "bf16"),
+    "cox-newton-solve-bf16-hessian": case(_cox_newton_step_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 DeepSurv on unstandardised lab values: exp(log-hazard) overflows, anomaly mode finds NaN in backward
-    "cox-fp16-raw-labs-anomaly-nan": case(_cox_fp16_unscaled_labs_anomaly, "nonfinite"),
+    "cox-fp16-raw-labs-anomaly-nan": case(_cox_fp16_unscaled_labs_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # Breslow baseline hazard: bf16 exp(risk) scatter_add'ed into fp32 per-bin sums
-    "breslow-risk-scatter-add-bf16": case(_breslow_baseline_hazard_scatter_add_bf16, "indexed_write_dtype"),
+    "breslow-risk-scatter-add-bf16": case(_breslow_baseline_hazard_scatter_add_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # shared gamma frailty per hospital sampled with rsample from bf16 parameters
-    "frailty-gamma-rsample-bf16": case(_shared_frailty_gamma_bf16, "no_kernel", "bf16"),
+    "frailty-gamma-rsample-bf16": case(_shared_frailty_gamma_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DeepHit likelihood: pmf gathered at time bins computed with floor (float)
-    "deephit-gather-float-time-bins": case(_deephit_gather_float_bins, "index_tensor_dtype"),
+    "deephit-gather-float-time-bins": case(_deephit_gather_float_bins, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # logistic-hazard (nnet-survival) loss with the bool "died in this bin" grid as the BCE target
-    "logistic-hazard-bce-bool-targets": case(_logistic_hazard_bce_bool_targets, "target_dtype", "bool"),
+    "logistic-hazard-bce-bool-targets": case(_logistic_hazard_bce_bool_targets, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # MTLR: bf16 logits times the fixed lower-triangular matrix built in forward in fp32
-    "mtlr-bf16-logits-fp32-triangular": case(_mtlr_triangular_matrix_fp32, "matmul_dtype", "bf16", "f32"),
+    "mtlr-bf16-logits-fp32-triangular": case(_mtlr_triangular_matrix_fp32, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # time-bin classifier: fp32 inverse-frequency class weights with bf16 logits in cross_entropy
-    "time-bin-ce-fp32-class-weights": case(_time_bin_ce_inverse_frequency_weights, "op_dtype", "bf16", "f32"),
+    "time-bin-ce-fp32-class-weights": case(_time_bin_ce_inverse_frequency_weights, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # AFT regression of log survival time: bf16 autocast output, Huber loss against fp32 targets, backward
-    "aft-log-time-huber-bf16-backward": case(_aft_log_time_huber_backward, "loss_dtype", "f32", "bf16"),
+    "aft-log-time-huber-bf16-backward": case(_aft_log_time_huber_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 DeepSurv trained with GradScaler on the CPU
-    "deepsurv-fp16-grad-scaler": case(_deepsurv_fp16_grad_scaler, "unscale_fp16", "f16"),
+    "deepsurv-fp16-grad-scaler": case(_deepsurv_fp16_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Harrell's C in torch with the event column as float 0/1, combined with `&`
-    "harrell-c-float-events-and": case(_harrell_c_float_event_column, "mask_dtype", "f32"),
+    "harrell-c-float-events-and": case(_harrell_c_float_event_column, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Harrell's C as the mean of the bool concordant pairs
-    "harrell-c-bool-concordant-mean": case(_harrell_c_bool_mean, "integer_operand", "bool"),
+    "harrell-c-bool-concordant-mean": case(_harrell_c_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Kaplan-Meier: int64 death counts divided in place by the numbers at risk
-    "kaplan-meier-hazard-int64-in-place-div": case(_kaplan_meier_hazard_in_place, "result_cast", "f32", "int64"),
+    "kaplan-meier-hazard-int64-in-place-div": case(_kaplan_meier_hazard_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # calibration deciles of a bf16 model's predicted risk by torch.quantile
-    "calibration-deciles-quantile-bf16": case(_calibration_deciles_quantile_bf16, "no_kernel"),
+    "calibration-deciles-quantile-bf16": case(_calibration_deciles_quantile_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 risk scores turned to numpy for lifelines' concordance_index
-    "risk-scores-bf16-numpy-lifelines": case(_risk_scores_bf16_to_numpy_for_lifelines, "numpy_dtype", "bf16"),
+    "risk-scores-bf16-numpy-lifelines": case(_risk_scores_bf16_to_numpy_for_lifelines, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ICD code ids from a NaN-padded pandas frame (float64) looked up in nn.Embedding
-    "icd-codes-float64-embedding": case(_icd_codes_float64_from_pandas_embedding, "index_tensor_dtype", "f64"),
+    "icd-codes-float64-embedding": case(_icd_codes_float64_from_pandas_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # RETAIN: bf16 visit embeddings into the fp32 visit-attention GRU
-    "retain-bf16-visits-fp32-gru": case(_retain_visit_gru_bf16_embeddings, "rnn_dtype", "bf16", "f32"),
+    "retain-bf16-visits-fp32-gru": case(_retain_visit_gru_bf16_embeddings, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RETAIN context vector: einsum of bf16 visit terms with fp32 attention weights
-    "retain-context-einsum-fp32-alpha": case(_retain_context_einsum_fp32_alpha, "matmul_dtype", "bf16", "f32"),
+    "retain-context-einsum-fp32-alpha": case(_retain_context_einsum_fp32_alpha, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Dipole location attention: bf16 visit states bmm'd with an fp32 query made per call
     "dipole-attention-bmm-fp32-query": case(_dipole_attention_bmm_fp32_query, "batched_matmul_dtype", "bf16",
-                                            "f32"),
+                                            "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 visit embeddings scattered into an fp32 padded (patient, visit) tensor by advanced indexing
-    "padded-visits-index-put-bf16": case(_padded_visit_tensor_index_put_bf16, "indexed_write_dtype", "f32", "bf16"),
+    "padded-visits-index-put-bf16": case(_padded_visit_tensor_index_put_bf16, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a time-decay attention bias over visits from numpy (float64) as SDPA's float mask with fp32 queries
-    "visit-time-bias-float64-sdpa": case(_visit_time_bias_float64_sdpa, "attn_mask_dtype", "f64", "f32"),
+    "visit-time-bias-float64-sdpa": case(_visit_time_bias_float64_sdpa, "attn_mask_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # irregular visit gaps from numpy datetime64 admissions: timedelta64 into torch.from_numpy
-    "visit-gaps-timedelta64-from-numpy": case(_irregular_deltas_from_datetime64, "numpy_dtype"),
+    "visit-gaps-timedelta64-from-numpy": case(_irregular_deltas_from_datetime64, "numpy_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (419d76c) castwise gave nothing. torch.from_numpy refused an array of numpy's timedelta64, a "
+             "numpy dtype with no torch counterpart (irregular visit gaps taken by np.diff of datetime64 admission "
+             "dates); the rules had no reading of this refusal, whose fix turns the gaps into numbers first "
+             "(np.diff(...) / np.timedelta64(1, 'D') or .astype(np.int64)) before torch sees them.")),
     # GRU-D input: the bool observed mask complemented with 1 - mask
-    "grud-observed-mask-one-minus-bool": case(_grud_mask_complement_bool, "mask_dtype", "bool"),
+    "grud-observed-mask-one-minus-bool": case(_grud_mask_complement_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # GRU-D decay imputation: lerp from the float64 empirical lab means toward bf16 last observations
-    "grud-decay-lerp-float64-means": case(_grud_decay_imputation_lerp_float64_mean, "lerp_dtype", "f64", "bf16"),
+    "grud-decay-lerp-float64-means": case(_grud_decay_imputation_lerp_float64_mean, "lerp_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # missing fp16 lab values filled with the export's -99999 sentinel
-    "missing-labs-sentinel-fp16": case(_missing_labs_sentinel_fp16, "half_overflow", "f16"),
+    "missing-labs-sentinel-fp16": case(_missing_labs_sentinel_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # static features (age, sex, BMI, eGFR) in fp32 into a bf16 BatchNorm1d
-    "static-features-bf16-batchnorm": case(_static_features_bf16_batchnorm, "norm_param_dtype", "f32"),
+    "static-features-bf16-batchnorm": case(_static_features_bf16_batchnorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a 12-lead ECG read as WFDB's int16 digital signal into a float Conv1d stem
-    "ecg-int16-digital-signal-conv1d": case(_ecg_int16_digital_signal_conv1d, "integer_operand", "int16", "f32"),
+    "ecg-int16-digital-signal-conv1d": case(_ecg_int16_digital_signal_conv1d, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
