@@ -422,7 +422,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # irregular visit gaps from numpy datetime64 admissions: timedelta64 into torch.from_numpy
     "visit-gaps-timedelta64-from-numpy": case(_irregular_deltas_from_datetime64, "numpy_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (419d76c) castwise gave nothing. torch.from_numpy refused an array of numpy's timedelta64, a "
              "numpy dtype with no torch counterpart (irregular visit gaps taken by np.diff of datetime64 admission "
              "dates); the rules had no reading of this refusal, whose fix turns the gaps into numbers first "

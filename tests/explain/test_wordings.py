@@ -7,6 +7,7 @@ carry (written as the libraries print them, not copied from a report).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -3142,3 +3143,47 @@ def test_faiss_refusing_an_array_as_a_float_pointer_is_told_to_pass_float32() ->
     explanation = cw.explain("TypeError: in method 'GpuIndexIVFFlat_train', argument 3 of type 'float const *'")
     assert explanation.kind is Kind.NUMPY_DTYPE and "dtype=np.float32" in explanation.fix
 
+
+
+@pytest.mark.parametrize(("paste", "names"), [
+    ("TypeError: can't convert np.ndarray of type numpy.uint16.", ("uint16",)),
+    ("convert the data into torch.tensor give this error: can't convert np.ndarray of type numpy.uint16", ("uint16",)),
+])
+def test_numpy_s_refusal_cut_before_its_list_of_supported_types_is_read(paste: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == names
+    assert "before 2.3" in explanation.cause
+
+
+def test_a_numpy_time_array_is_told_to_become_numbers_in_a_unit() -> None:
+    gaps = np.diff(np.array(["2024-01-01", "2024-01-05"], dtype="datetime64[D]"))
+    with pytest.raises(TypeError) as raised:
+        torch.from_numpy(gaps)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NUMPY_DTYPE and "np.timedelta64(1, 'D')" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "names", "op"), [
+    ("TypeError: Input type uint16 is not supported", ("uint16",), "to_pil_image"),
+    ("TypeError: Cannot handle this data type: (1, 1), <i8", ("int64",), "PIL Image.fromarray"),
+    ("TypeError: Image data of dtype object cannot be converted to float", (), "matplotlib imshow"),
+])
+def test_images_made_from_arrays_pil_or_matplotlib_cannot_take(paste: str, names: tuple[str, ...], op: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == names and explanation.op == op
+
+
+def test_pil_refusing_a_uint8_array_for_its_channel_count_is_not_a_dtype_error() -> None:
+    assert cw.explain("TypeError: Cannot handle this data type: (1, 1, 800), |u1") is None
+
+
+def test_torchaudio_s_writer_without_a_bf16_format_is_told_to_save_float32() -> None:
+    explanation = cw.explain("No format found for dtype torch.bfloat16; dtype must be one of [torch.uint8, "
+                             "torch.int16, torch.int32, torch.int64, torch.float32, torch.float64].")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert "wav.float()" in explanation.fix
+
+
+def test_mkl_fft_s_message_cut_before_its_dtype_names_none() -> None:
+    explanation = cw.explain("RuntimeError: MKL FFT doesn't support tensor of type")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ()

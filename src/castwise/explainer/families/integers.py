@@ -535,41 +535,57 @@ def _condition(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_NUMPY_FLOAT_CODES = {"f2": "f16", "f4": "f32", "f8": "f64"}
-"""numpy's type codes for its floating dtypes (``<f4`` is a little-endian float32), as PIL prints them."""
+_NUMPY_CODES = {"f2": "f16", "f4": "f32", "f8": "f64", "i8": "int64", "u2": "uint16", "u4": "uint32", "u8": "uint64",
+                "b1": "bool"}
+"""numpy's type codes (``<f4`` is a little-endian float32), as PIL prints them, for the dtypes PIL refuses (uint8 it
+takes, and int32 or int16 for one channel)."""
 
 
 def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
     """PIL's ``Cannot handle this data type: (1, 1, 3), <f4``: an image made from a float array; declined for a uint8
     one (then the channel count, not the dtype, is what PIL refused)."""
-    if found["code"] == "O":
+    if found["code"] in ("O", "object"):
+        maker = "matplotlib" if found["code"] == "object" else "PIL"
         return explained(
             Kind.INTEGER_OPERAND, failure,
-            "PIL makes images from uint8 arrays (0-255) and got an object array (`dtype=object`): numpy builds one "
-            "from a list of tensors, or of arrays of different shapes or dtypes",
+            f"{maker} makes images from numeric arrays (uint8 0-255 or floats) and got an object array "
+            "(`dtype=object`): numpy builds one from a list of tensors, or of arrays of different shapes or dtypes",
             "frames or channels gathered in a Python list (of torch tensors, or of arrays that do not stack) and "
             "passed to `np.array`/`Image.fromarray` as they are",
             "make one numeric array first: `np.stack([f.cpu().numpy() if torch.is_tensor(f) else f for f in frames])`, "
             "then scale and convert it (`(x.clip(0, 1) * 255).round().astype(np.uint8)`)",
-            op="PIL Image.fromarray", confidence=Confidence.LOW,
+            op="matplotlib imshow" if maker == "matplotlib" else "PIL Image.fromarray", confidence=Confidence.LOW,
         )
-    name = _NUMPY_FLOAT_CODES.get(found["code"])
+    name = _NUMPY_CODES.get(found["code"])
     return None if name is None else _float_image(failure, (name,), "PIL Image.fromarray")
 
 
 def _pil_input_type(found: re.Match[str], failure: Failure) -> Explanation:
-    """torchvision's ``to_pil_image`` refusing a float numpy array (``Input type float32 is not supported``)."""
+    """torchvision's ``to_pil_image`` refusing a numpy array (``Input type float32 is not supported``)."""
     return _float_image(failure, dtypes(found, "a"), "to_pil_image")
 
 
 def _float_image(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
+    """PIL (or torchvision's ``to_pil_image``) refusing an array of ``names[0]``: floats to scale, or integers of a
+    width it has no image mode for."""
+    if is_floating(names[0]):
+        return explained(
+            Kind.INTEGER_OPERAND, failure,
+            f"PIL makes images from uint8 arrays (0-255) and got {a(names[0])} array",
+            "a tensor's values (floats in 0-1, a 16-bit model's output) turned into a PIL image without scaling them "
+            "to 0-255 and converting to uint8",
+            "scale and convert first: `Image.fromarray((x.float().clamp(0, 1) * 255).round().to(torch.uint8)"
+            ".cpu().numpy())`",
+            op=op, names=names,
+        )
     return explained(
         Kind.INTEGER_OPERAND, failure,
-        f"PIL makes images from uint8 arrays (0-255) and got {a(names[0])} array",
-        "a tensor's values (floats in 0-1, a 16-bit model's output) turned into a PIL image without scaling them "
-        "to 0-255 and converting to uint8",
-        "scale and convert first: `Image.fromarray((x.float().clamp(0, 1) * 255).round().to(torch.uint8)"
-        ".cpu().numpy())`",
+        f"PIL makes images from uint8 arrays (and int16/int32 or float32 for one channel) and got {a(names[0])} array",
+        f"{names[0]} data (a 16-bit satellite or medical image, a label map or mask kept as int64 or bool) turned "
+        "into a PIL image as it is",
+        "convert it to a type PIL takes: scale to uint8 for display (`(x / x.max() * 255).astype(np.uint8)`), or keep "
+        "labels as `x.astype(np.uint8)` (or `np.int32` for one channel); for 16-bit imagery, skip PIL and make "
+        "tensors directly (`torch.from_numpy(x.astype(np.float32))`)",
         op=op, names=names,
     )
 
@@ -884,8 +900,9 @@ RULES: tuple[Rule, ...] = (
          _module_to_integer),
     rule(r"\b(?P<op>stft|istft)\((?P<a>[\w.]{1,30}Tensor)\b[^\n]{0,300}?expected a tensor of floating point or complex "
          r"values", _no_output_dtype),
-    rule(r"Cannot handle this data type: \(1, 1, \d{1,2}\), [<>|=]?(?P<code>[fiub]\d{1,2}|O)\b", _image_array),
-    rule(r"^Input type (?P<a>float(?:16|32|64)) is not supported", _pil_input_type),
+    rule(r"Cannot handle this data type: \(1, 1(?:, \d{1,4})?\), [<>|=]?(?P<code>[fiub]\d{1,2}|O)\b", _image_array),
+    rule(r"^Input type (?P<a>uint(?:16|32|64)|int(?:8|16|32|64)|float(?:16|32|64)) is not supported", _pil_input_type),
+    rule(r"Image data of dtype (?P<code>object) cannot be converted to float", _image_array),
     rule(r"\b(?P<what>image|video|frame|clip) must (?:have|be of) dtype (?:torch\.)?uint8\b", _uint8_image),
     rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",
          _index_tensor),

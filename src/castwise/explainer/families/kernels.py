@@ -359,9 +359,24 @@ def _library_lacks(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _fft(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "dtype") if "dtype" in found.groupdict() else ("f16",)
-    cuda = "cuFFT" in found.group(0)
-    return no_kernel(failure, "fft", names or ("f16",), "cuda" if cuda else "cpu")
+    """An FFT backend without a kernel for a dtype: the one it names, f16 for cuFFT's half-precision messages, none
+    when MKL's message is cut before its dtype."""
+    names = dtypes(found, "dtype") if found.groupdict().get("dtype") else () if "MKL" in found.group(0) else ("f16",)
+    return no_kernel(failure, "fft", names, "cuda" if "cuFFT" in found.group(0) else "cpu")
+
+
+def _audio_writer(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchaudio's writer refusing a dtype it has no sample format for (``No format found for dtype
+    torch.bfloat16``)."""
+    names = dtypes(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"torchaudio's audio writer has no sample format for {names[0] if names else 'this dtype'}: it writes uint8, "
+        "int16, int32, int64, float32 or float64 samples",
+        "a waveform saved straight from a 16-bit model (bf16/fp16 output of a TTS model or vocoder)",
+        "convert before saving: `torchaudio.save(path, wav.float().cpu(), sample_rate)`",
+        op="torchaudio.save", names=names,
+    )
 
 
 def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
@@ -728,7 +743,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bundefined symbol: \S{0,200}?(?:hip_bfloat16|nv_bfloat16|BFloat16)", _binary_lacks_bf16),
     rule(r"\bun-?supported dtype:\s*(?:torch\.)?(?P<dtype>b?float16|half|bf16|fp16)\b", _library_lacks),
     rule(r"\bdata\(\) cast to unexpected type\b", _typed_data),
-    rule(r"MKL FFT doesn't support tensors of type:?\s*(?P<dtype>{DTYPE})", _fft),
+    rule(r"MKL FFT doesn't support tensors? of type(?::?\s*(?P<dtype>{DTYPE}))?", _fft),
+    rule(r"No format found for dtype (?P<dtype>torch\.\w{1,20}); dtype must be one of", _audio_writer),
     rule(r"cuFFT only supports dimensions whose sizes are powers of two when computing in half precision", _fft),
     rule(r"cuFFT doesn't support signals of half type", _fft),
     rule(r"\b(?P<op>\w{1,40}) only su[a-z]?pports? (?:fp16|float16|half) (?:and|or) (?:bf16|bfloat16)",

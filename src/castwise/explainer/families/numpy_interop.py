@@ -123,10 +123,12 @@ def _unrecognised_array_type(found: re.Match[str], failure: Failure) -> Explanat
     """Older torch refusing a numeric numpy array (``can't convert np.ndarray of type numpy.int32. The only supported
     types are: ... int32 ...``, ``it has an invalid type``): the array's dtype object is one torch did not map."""
     names = dtypes(found, "a")
+    unsigned_wide = bool(names) and names[0] in ("uint16", "uint32", "uint64")
     return explained(
         Kind.NUMPY_DTYPE, failure,
         "this torch did not recognise the numpy array's dtype"
-        + (f" ({names[0]}, though it is on the supported list: numpy has two {names[0]} types on some platforms, "
+        + (f" ({names[0]}: torch before 2.3 could not convert it)" if unsigned_wide else
+           f" ({names[0]}, though it is on the supported list: numpy has two {names[0]} types on some platforms, "
            "`np.intc` and `np.int_`, and older torch mapped only one)" if names else ""),
         "an array made by an operation that returns the platform's other integer type (`%`, `np.arange` with a "
         "Python long bound, a C extension), or of a dtype older torch lacked (uint16/32/64, bool)",
@@ -192,10 +194,25 @@ def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _time_array(failure: Failure, kind: str) -> Explanation:
+    """A numpy array of dates or time spans given to torch, which has no time dtype."""
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"torch cannot make a tensor from a numpy {kind} array: it has no date or time dtype",
+        "dates or time gaps passed as they are (`np.diff` of datetime64 timestamps, a pandas datetime column's "
+        "`.values`)",
+        "convert them to numbers in a unit first: `(gaps / np.timedelta64(1, 'D')).astype(np.float32)` for days, "
+        "or `stamps.astype('datetime64[s]').astype(np.int64)` for seconds since the epoch",
+        op=f"torch.tensor from a numpy {kind} array",
+    )
+
+
 def _non_numeric_array(found: re.Match[str], failure: Failure) -> Explanation:
     """``can't convert np.ndarray of type numpy.object_`` (or ``numpy.str_``): the array holds no numbers of one
     dtype."""
     kind = found["a"].rstrip("_")
+    if kind in ("datetime64", "timedelta64"):
+        return _time_array(failure, kind)
     held = ("Python objects (arrays of different lengths, mixed types, None), not numbers of one dtype"
             if kind == "object" else "strings (a CSV column read as text, numbers with units or commas, a header row)")
     return explained(
@@ -249,12 +266,12 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
     rule(r"'torch\.dtype' object has no attribute 'type'", _numpy_on_tensors),
     rule(r"The (?P<what>reward|value) returned by `?step\(\)`? must be a float", _numpy_scalar_reward),
-    rule(r"can't convert np\.ndarray of type numpy\.(?P<a>u?int(?:8|16|32|64)|float(?:16|32|64)|bool_?)\.? The only "
-         r"supported types are|can't convert a given np\.ndarray to a tensor - it has an invalid type",
-         _unrecognised_array_type),
+    rule(r"can't convert np\.ndarray of type numpy\.(?P<a>u?int(?:8|16|32|64)|float(?:16|32|64)|bool_?)\b|can't "
+         r"convert a given np\.ndarray to a tensor - it has an invalid type", _unrecognised_array_type),
     rule(r"(?:Weights ?only load failed|WeightsUnpickler error)[^\n]{0,400}?numpy\.(?:dtypes?\[(?P<a>\w{1,12})\]|"
          r"dtypes\.(?P<b>\w{1,12})DType|core\.multiarray\.scalar|dtype)|Unsupported global: GLOBAL "
          r"numpy\.(?:core\.multiarray\.scalar|dtype|dtypes\.(?P<c>\w{1,12})DType)", _numpy_in_checkpoint),
     rule(r"can't assign a numpy\.ndarray to a (?P<t>torch\.(?:cuda\.)?\w{1,40}Tensor)", _array_into_tensor),
-    rule(r"can't convert np\.ndarray of type numpy\.(?P<a>object_?|str_|bytes_|unicode_|void)", _non_numeric_array),
+    rule(r"can't convert np\.ndarray of type numpy\.(?P<a>object_?|str_|bytes_|unicode_|void|datetime64|timedelta64)",
+         _non_numeric_array),
 )
