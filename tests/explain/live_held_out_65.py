@@ -2,7 +2,7 @@
 gradients via torch.func, clipping norms and Gaussian noise, privacy accounting in float64, FedAvg of client updates
 in different dtypes, secure-aggregation masks as integers, quantized and sparsified client updates, top-k indices,
 server momentum, client weights by sample counts). Defects planted by a helper who never read the rules, written
-before castwise ran and graded once with the rules frozen at pending."""
+before castwise ran and graded once with the rules frozen at dd7565d."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch.func import functional_call, grad, vmap
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "dd7565d"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _DIM = 64  # flattened size of the toy global model's update
@@ -301,73 +301,116 @@ def _dp_per_sample_grads_uint8_client_images() -> None:
 
 CASES: dict[str, LiveCase] = {
     # FedAvg weights from numpy sample counts (float64) matmul'd with the stacked fp32 client deltas
-    "fedavg-numpy-sample-weights-f64-matmul": case(_fedavg_numpy_sample_weights_matmul, "matmul_dtype", "f64", "f32"),
+    "fedavg-numpy-sample-weights-f64-matmul": case(_fedavg_numpy_sample_weights_matmul, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # federated LoRA: bf16 averaged adapters merged into the fp32 base weight with addmm_
-    "fedlora-merge-addmm-bf16-factors": case(_fedlora_merge_addmm_bf16_factors, "matmul_dtype", "f32", "bf16"),
+    "fedlora-merge-addmm-bf16-factors": case(_fedlora_merge_addmm_bf16_factors, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 flat client vectors averaged and written back with vector_to_parameters; fp32 evaluation batch
     "fedavg-vector-to-parameters-bf16-average": case(_fedavg_vector_to_parameters_bf16_average, "matmul_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PLD accountant composing a float64 privacy-loss PMF with an fp32 one by conv1d
-    "pld-accountant-conv1d-f64-pmf": case(_pld_accountant_conv1d_f64_pmf, "conv_weight_dtype", "f64", "f32"),
+    "pld-accountant-conv1d-f64-pmf": case(_pld_accountant_conv1d_f64_pmf, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # server momentum buffer (fp32) lerped toward the averaged bf16 client delta
     "fedavgm-server-momentum-lerp-bf16-delta": case(_fedavgm_server_momentum_lerp_bf16_delta, "lerp_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # federated recommendation: fp16 item-row updates index_add_'ed into the fp32 global item table
-    "fedrec-item-rows-index-add-f16": case(_fedrec_item_rows_index_add_f16, "indexed_write_dtype", "f32", "f16"),
+    "fedrec-item-rows-index-add-f16": case(_fedrec_item_rows_index_add_f16, "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # secure aggregation: the unmasked int64 quantized sum written into the fp32 global delta without dequantizing
     "secagg-unmasked-int64-sum-index-put": case(_secagg_unmasked_sum_written_into_float_delta,
-                                                "indexed_write_dtype", "f32", "int64"),
+                                                "indexed_write_dtype", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # SCAFFOLD: fp32 control variates added to a bf16 client's gradients and assigned to p.grad
     "scaffold-fp32-control-variates-bf16-grad": case(_scaffold_control_variates_fp32_on_bf16_client, "loss_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FedBN: a client's private bf16 BatchNorm state loaded with assign=True into the fp32 personal model
-    "fedbn-local-bn-bf16-assign": case(_fedbn_local_bn_loaded_bf16_assign, "norm_param_dtype", "f32"),
+    "fedbn-local-bn-bf16-assign": case(_fedbn_local_bn_loaded_bf16_assign, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # federated analytics: fp32 values histogrammed with float64 bin edges from numpy
     "federated-analytics-histogram-f64-edges": case(_federated_analytics_histogram_f64_edges, "op_dtype", "f32",
-                                                    "f64", fix=("bins",)),
+                                                    "f64", fix=("bins",),
+        grade="partly", grade_at_freeze="partly",
+        why=(
+             'At freeze (dd7565d) castwise gave op_dtype [f32, f64] (high confidence). The cause names the '
+             "f64 bins, but the fix says to convert 'it' (the float64 tensor, or the model with "
+             "model.double()) without naming the bin edges passed as bins= that must be cast to the values' "
+             'dtype.')),
     # secure aggregation by a uint8 one-time pad XORed into the fp16 update
-    "secagg-xor-pad-fp16-update": case(_secagg_xor_one_time_pad_on_fp16_update, "no_kernel", "f16"),
+    "secagg-xor-pad-fp16-update": case(_secagg_xor_one_time_pad_on_fp16_update, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # QSGD-style compression: quantize_per_tensor on a bf16 client update
-    "qsgd-quantize-per-tensor-bf16-update": case(_qsgd_quantize_per_tensor_bf16_update, "no_kernel", "bf16"),
+    "qsgd-quantize-per-tensor-bf16-update": case(_qsgd_quantize_per_tensor_bf16_update, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # adaptive clipping: quantile of the bf16 per-sample gradient norms from vmap(grad)
-    "adaptive-clipping-quantile-bf16-norms": case(_adaptive_clipping_quantile_bf16_norms, "no_kernel"),
+    "adaptive-clipping-quantile-bf16-norms": case(_adaptive_clipping_quantile_bf16_norms, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # Krum: pairwise distances of bf16 client updates with cdist
-    "krum-cdist-bf16-updates": case(_krum_cdist_bf16_updates, "no_kernel", "bf16"),
+    "krum-cdist-bf16-updates": case(_krum_cdist_bf16_updates, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GDP accountant: log_ndtr on a noise multiplier halved with the model it was registered on
-    "gdp-accountant-log-ndtr-halved-buffer": case(_gdp_accountant_log_ndtr_halved_buffer, "no_kernel", "f16"),
+    "gdp-accountant-log-ndtr-halved-buffer": case(_gdp_accountant_log_ndtr_halved_buffer, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # distributed DP: Skellam noise from torch.poisson of an int64 rate made with torch.full and an int
-    "skellam-noise-poisson-int64-rate": case(_skellam_noise_poisson_int_rate, "no_kernel", "int64"),
+    "skellam-noise-poisson-int64-rate": case(_skellam_noise_poisson_int_rate, "no_kernel", "int64",
+        grade="wrong", grade_at_freeze="wrong",
+        why=(
+             "At freeze (dd7565d) castwise gave integer_operand [int64] (high confidence). torch.poisson's "
+             'missing int64 kernel ("poisson_cpu" not implemented for \'Long\') on a rate tensor that '
+             'torch.full made int64 from an int is read as integer data fed to float math (convert the data '
+             'with x.float()) rather than as a sampling op with no kernel for int64; the fix it gives (float '
+             'rates) would work, but the kind is not the one expected (the expectation follows the stated '
+             'convention for a random op missing an integer kernel; live_held_out_6 filed torch.binomial of '
+             'int64 counts, refused with another message, as integer_operand).')),
     # secure aggregation masks drawn with randint up to 2**32 into int32
-    "secagg-pairwise-masks-randint-int32": case(_secagg_pairwise_masks_randint_int32, "half_overflow", "int32"),
+    "secagg-pairwise-masks-randint-int32": case(_secagg_pairwise_masks_randint_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # FLAME-style filtering: fp16 cosine similarities with the diagonal masked by -1e5
     "flame-self-similarity-masked-fill-f16": case(_flame_cosine_self_similarity_masked_fill_f16, "half_overflow",
-                                                  "f16"),
+                                                  "f16",
+        grade="correct", grade_at_freeze="correct"),
     # power-of-choice client selection: exp of fp16 reported losses overflows, multinomial gets NaN
-    "power-of-choice-exp-losses-fp16-nan": case(_power_of_choice_exp_losses_fp16_nan, "nonfinite"),
+    "power-of-choice-exp-losses-fp16-nan": case(_power_of_choice_exp_losses_fp16_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 client's state dict turned into numpy arrays for upload
-    "client-update-bf16-numpy-upload": case(_client_update_bf16_to_numpy_for_upload, "numpy_dtype", "bf16"),
+    "client-update-bf16-numpy-upload": case(_client_update_bf16_to_numpy_for_upload, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # simulating 8 clients at once: fp32 local batches bmm'd with the stacked bf16 client heads
     "simulated-clients-batched-weights-bmm": case(_simulated_clients_batched_weights_bmm, "batched_matmul_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # signSGD: bool sign bits decoded to +1/-1 by subtracting the inverted bits
-    "signsgd-bool-signs-subtract": case(_signsgd_bool_signs_decoded_by_subtraction, "mask_dtype", "bool"),
+    "signsgd-bool-signs-subtract": case(_signsgd_bool_signs_decoded_by_subtraction, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # secure aggregation: the 0/1 int64 survivor flags used as torch.where's condition
-    "secagg-survivor-flags-int-where": case(_secagg_survivor_flags_int_where, "mask_dtype", "int64"),
+    "secagg-survivor-flags-int-where": case(_secagg_survivor_flags_int_where, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # simulated client dropout rate by mean of a bool tensor
-    "client-dropout-rate-bool-mean": case(_client_dropout_rate_bool_mean, "integer_operand", "bool"),
+    "client-dropout-rate-bool-mean": case(_client_dropout_rate_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # coordinate-wise trimmed mean over state dicts meets BatchNorm's int64 num_batches_tracked
     "trimmed-mean-num-batches-tracked": case(_trimmed_mean_state_dicts_num_batches_tracked, "integer_operand",
-                                             "int64"),
+                                             "int64",
+        grade="correct", grade_at_freeze="correct"),
     # weighted FedAvg with _foreach_add_ into zeros_like buffers: num_batches_tracked stays int64
     "fedavg-foreach-num-batches-tracked": case(_fedavg_foreach_accumulate_num_batches_tracked, "result_cast", "f32",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # DP-SGD Poisson subsampling with torch.bernoulli's float mask used as an index
-    "poisson-sampling-bernoulli-float-index": case(_poisson_sampling_bernoulli_float_mask, "index_tensor_dtype"),
+    "poisson-sampling-bernoulli-float-index": case(_poisson_sampling_bernoulli_float_mask, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # global top-k: int16 indices broadcast by the server used in gather
-    "gtopk-int16-indices-gather": case(_gtopk_int16_indices_gather, "index_tensor_dtype"),
+    "gtopk-int16-indices-gather": case(_gtopk_int16_indices_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # DP logistic regression, per-sample grads by vmap(grad), bool labels in BCE-with-logits
-    "dp-logreg-per-sample-bool-labels": case(_dp_logreg_per_sample_bool_labels, "target_dtype", "bool"),
+    "dp-logreg-per-sample-bool-labels": case(_dp_logreg_per_sample_bool_labels, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # DP per-sample grads by vmap(grad) over a CNN given the client's uint8 images
     "dp-per-sample-grads-uint8-images": case(_dp_per_sample_grads_uint8_client_images, "integer_operand", "uint8",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
