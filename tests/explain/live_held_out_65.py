@@ -357,7 +357,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # distributed DP: Skellam noise from torch.poisson of an int64 rate made with torch.full and an int
     "skellam-noise-poisson-int64-rate": case(_skellam_noise_poisson_int_rate, "no_kernel", "int64",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=(
              "At freeze (dd7565d) castwise gave integer_operand [int64] (high confidence). torch.poisson's "
              'missing int64 kernel ("poisson_cpu" not implemented for \'Long\') on a rate tensor that '

@@ -3187,3 +3187,45 @@ def test_torchaudio_s_writer_without_a_bf16_format_is_told_to_save_float32() -> 
 def test_mkl_fft_s_message_cut_before_its_dtype_names_none() -> None:
     explanation = cw.explain("RuntimeError: MKL FFT doesn't support tensor of type")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ()
+
+
+def test_a_sampler_given_integer_rates_is_told_to_give_it_floats() -> None:
+    with pytest.raises(NotImplementedError) as raised:
+        torch.poisson(torch.full((3,), 100))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64",)
+    assert "rates.float()" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind"), [
+    ("RuntimeError: \"upsample_bilinear2d_channels_last\" not implemented for 'Byte'", Kind.INTEGER_OPERAND),
+    ("RuntimeError: \"upsample_nearest2d_out_frame\" not implemented for 'Byte'", Kind.INTEGER_OPERAND),
+    ("NotImplementedError: \"upsample_bicubic2d_xpu\" not implemented for 'Byte'", Kind.NO_KERNEL),
+])
+def test_resizing_uint8_is_integer_data_in_float_math_except_where_a_device_lacks_the_kernel(
+        paste: str, kind: Kind) -> None:
+    assert cw.explain(paste).kind is kind
+
+
+def test_a_trainer_skipping_an_update_on_a_nan_grad_norm_under_amp_is_loss_scaling() -> None:
+    explanation = cw.explain("The grad norm is nan when set use_amp=True\n\nWARNING: The grad norm is nan. Skipping "
+                             "updating the model")
+    assert explanation.kind is Kind.LOSS_SCALE
+
+
+def test_a_trainer_skipping_an_update_on_a_nan_grad_norm_without_amp_is_not_loss_scaling() -> None:
+    assert cw.explain("WARNING: The grad norm is nan. Skipping updating the model") is None
+
+
+def test_apex_finding_a_buffer_on_the_cpu_is_a_device_problem_first() -> None:
+    explanation = cw.explain("RuntimeError: Found buffer total_ops with type torch.DoubleTensor, expected "
+                             "torch.cuda.FloatTensor.")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and explanation.dtypes == ("f64", "f32")
+    assert "total_ops" in explanation.cause
+
+
+def test_torchvision_s_bit_depth_transform_on_a_float_image_is_told_to_run_on_uint8() -> None:
+    explanation = cw.explain("TypeError: Number of value bits is only defined for integer dtypes, but got "
+                             "torch.float32.")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("f32",)
+    assert "RandomInvert" in explanation.fix

@@ -13,6 +13,7 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.explanation import Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.spelling import device_of
 
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
@@ -41,6 +42,16 @@ def _pair(found: re.Match[str], failure: Failure) -> Explanation:
     places = tuple(groups[name].lower().rstrip("!.") for name in ("a", "b") if groups.get(name))
     return mismatch(failure, places, dtypes(found, *(name for name in ("x", "y") if name in groups)),
                     op=f"'{groups['arg']}'" if groups.get("arg") else "an op")
+
+
+def _apex_found(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """apex ``amp.initialize``'s check of every parameter and buffer (``Found buffer total_ops with type
+    torch.DoubleTensor, expected torch.cuda.FloatTensor``): one left on the CPU; declined when the devices agree."""
+    places = (device_of(found["a"]), device_of(found["b"]))
+    if places[0] == places[1]:
+        return None
+    return mismatch(failure, places, dtypes(found, "a", "b"),
+                    op=f"apex amp.initialize ({found['what']} {found['name']})")
 
 
 def _numpy_device(found: re.Match[str], failure: Failure) -> Explanation:
@@ -92,6 +103,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected all tensors to be on the same device,?\s*but found at least two devices,?\s*(?P<a>[\w:]+) and "
          r"(?P<b>[\w:]+)", _pair),
     rule(r"Expected all tensors to be on the same device", _pair),
+    rule(r"Found (?P<what>param|buffer) (?P<name>[\w.]{1,80}) with type (?P<a>torch\.[\w.]{1,40}Tensor),? expected "
+         r"(?P<b>torch\.[\w.]{1,40}Tensor)", _apex_found),
     rule(r"Tensor on device (?P<a>[\w:]+) is not on the expected device (?P<b>[\w:]+)", _pair),
     rule(r"Input and (?:parameter|hidden) tensors are not at the same device,?\s*found input tensor at "
          r"(?P<a>[\w:]+) and (?:parameter|hidden) tensor at (?P<b>[\w:]+)", _pair),

@@ -146,6 +146,16 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+_AMP_SAID = re.compile(r"\b(?:use_amp|amp|fp16|float16|mixed[ _-]precision|autocast|GradScaler)\b", re.IGNORECASE)
+
+
+def _update_skipped(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A trainer skipping an update on a NaN/inf gradient norm (ESPnet's ``The grad norm is nan. Skipping updating
+    the model``): dynamic loss scaling at work when the paste says AMP or fp16; declined otherwise (a non-finite loss
+    in full precision is not a scaler's)."""
+    return _skipped_step(found, failure) if paste_search(failure, _AMP_SAID) else None
+
+
 def _scale_divided_by_zero(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A ``ZeroDivisionError`` raised while unscaling gradients (apex amp's ``unscale_with_stashed``): the dynamic loss
     scale fell to 0; declined when no unscaling frame shows."""
@@ -374,6 +384,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",
          _skipped_step),
     rule(r"overflow detected,?\s*setting loss scale to:?\s*(?P<scale>[\d.e+-]+)", _skipped_step),
+    rule(r"The grad norm is (?:nan|inf)\.? Skipping updating the model", _update_skipped),
     rule(r"\b(?:loss|grad(?:ient)?)[ _]?scal(?:e|er)\b\s*[:=]?\s*(?P<scale>\d[\d.e+-]{0,20})(?![\w.])",
          _printed_scale),
     rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"

@@ -560,6 +560,21 @@ def _image_array(found: re.Match[str], failure: Failure) -> Explanation | None:
     return None if name is None else _float_image(failure, (name,), "PIL Image.fromarray")
 
 
+def _value_bits(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchvision's bit-depth transforms (posterize, solarize, invert, equalize) reading the number of value bits from
+    an image dtype only integer images have."""
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"a torchvision transform that works on an image's bit depth (posterize, solarize, invert, equalize, "
+        f"AutoAugment's policies) got {a(dtype_list(dtypes(found, 'a')))} image: only integer images (uint8) have one",
+        "the transform placed after the image was converted to floats (`ToDtype(torch.float32, scale=True)`, "
+        "`ToTensor()`), or given a mask or a complex tensor",
+        "apply it to uint8 images, before they are converted to floats: put it (`v2.RandomInvert()`) ahead of "
+        "`v2.ToDtype(...)` in the `Compose`; a mask or complex tensor does not belong in an image transform",
+        op="torchvision bit-depth transform", names=dtypes(found, "a"),
+    )
+
+
 def _pil_input_type(found: re.Match[str], failure: Failure) -> Explanation:
     """torchvision's ``to_pil_image`` refusing a numpy array (``Input type float32 is not supported``)."""
     return _float_image(failure, dtypes(found, "a"), "to_pil_image")
@@ -903,6 +918,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Cannot handle this data type: \(1, 1(?:, \d{1,4})?\), [<>|=]?(?P<code>[fiub]\d{1,2}|O)\b", _image_array),
     rule(r"^Input type (?P<a>uint(?:16|32|64)|int(?:8|16|32|64)|float(?:16|32|64)) is not supported", _pil_input_type),
     rule(r"Image data of dtype (?P<code>object) cannot be converted to float", _image_array),
+    rule(r"Number of value bits is only defined for integer dtypes,? but got (?P<a>{DTYPE})", _value_bits),
     rule(r"\b(?P<what>image|video|frame|clip) must (?:have|be of) dtype (?:torch\.)?uint8\b", _uint8_image),
     rule(r"\b(?:dtype of indices should be|indices dtype must be) (?:Int or )?Long,? but got (?P<a>{DTYPE})",
          _index_tensor),

@@ -196,13 +196,15 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         )
     if is_floating(names[0]) or is_complex(names[0]):
         return no_kernel(failure, op, names, _device(op))
-    if names[0] == "uint8" and _RESIZE.search(op):
+    if names[0] == "uint8" and _RESIZE.search(op) and _device(op) in ("xpu", "mps"):
         return no_kernel(failure, op, names, _device(op), Confidence.LOW)
     bare = op.lstrip("_")
     if _DATA_OP.match(bare) or (names[0] == "bool" and _BOOL_FRIENDLY.match(bare)):
         return _data_op_lacks(failure, op, names)
     if names[0] == "bool" and _ADD_OR_SUB.match(bare):
         return integers.bool_arithmetic(failure)
+    if _SAMPLER.match(bare):
+        return _integer_rates(failure, op, names)
     if _RANDOM_FILL.search(op):
         return _random_integers(failure, op, names)
     return integers.integer_operand(failure, names, op)
@@ -224,8 +226,12 @@ _ADD_OR_SUB = re.compile(r"(?:th_)?(?:add|sub)(?:_|$)")
 """Old torch's arithmetic kernels (``add_cuda``, ``_th_sub``), matched with the op's leading underscores off."""
 
 _RESIZE = re.compile(r"upsample|interpolate|resize", re.I)
-"""Image resizing: uint8 images are what it is given, and some devices lack uint8 kernels for some modes."""
+"""Image resizing: on the CPU and CUDA a uint8 tensor there is integer data in float math (a mask or an image not yet
+converted), while some other devices' kernels lack uint8 for modes the CPU has."""
 
+
+_SAMPLER = re.compile(r"(?:poisson|binomial|multinomial|dirichlet|standard_gamma|sample_gamma)(?:_|$)")
+"""Kernels that draw samples from the rates, counts or probabilities a tensor holds."""
 
 _RANDOM_FILL = re.compile(r"normal|uniform|bernoulli|exponential|geometric|cauchy|random_|randn")
 """Kernels that fill a tensor with random values: what initialises a layer's weights."""
@@ -251,6 +257,21 @@ def _data_op_lacks(failure: Failure, op: str, names: tuple[str, ...]) -> Explana
         "`op(mask.to(torch.uint8)).bool()` for bool, `op(x.float()).long()` for integers, or make a factory's result "
         "in a floating dtype and cast it (`torch.linspace(...).long()`)",
         op=op, names=names, device=device,
+    )
+
+
+def _integer_rates(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """A sampler (``"poisson_cpu" not implemented for 'Long'``) given integer rates or counts: it has no kernel for
+    them, its parameters are floats."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` draws samples from the rates or probabilities a tensor holds and has no kernel for {a(names[0])} "
+        "one: its parameters must be floating",
+        "rates, counts or probabilities made as integers (`torch.full((d,), 100)`, `torch.tensor([3, 5])`, counts "
+        "from `bincount`)",
+        "give it floats (`torch.poisson(rates.float())`) and convert the samples back if you need integers "
+        "(`.long()`)",
+        op=op, names=names,
     )
 
 
