@@ -2,7 +2,7 @@
 coordinates and hashing, farthest point sampling and ball query, kNN neighbour indices, uint8/uint16 intensity channels,
 range images, bird's-eye-view pillar scatter, point-wise segmentation labels with an ignore index, float64 poses and
 calibration matrices from numpy, 3-D box encodings). Defects planted by a helper who never read the rules, written
-before castwise ran and graded once with the rules frozen after the writing."""
+before castwise ran and graded once with the rules frozen at 439a35c."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "439a35c"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _PC_MIN = (0.0, -5.12, -3.0)  # x, y, z of the point-cloud range, metres
@@ -365,73 +365,113 @@ def _points_in_boxes_with_bf16_decoded_boxes() -> None:
 
 CASES: dict[str, LiveCase] = {
     # PointPillars scatter: pillar coordinates floored from float points and deduplicated with unique, never made long
-    "pillar-scatter-float-coords-canvas-index": case(_pillar_scatter_with_float_coordinates, "index_tensor_dtype"),
+    "pillar-scatter-float-coords-canvas-index": case(_pillar_scatter_with_float_coordinates, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # PointPillars scatter: bf16 pillar features written into a canvas made with torch.zeros (fp32 by default)
     "pillar-scatter-bf16-features-fp32-canvas": case(_pillar_scatter_bf16_features_into_default_canvas,
-                                                     "indexed_write_dtype", "f32", "bf16"),
+                                                     "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PFN input augmentation: offsets to the pillar centres from int64 coords * voxel size (fp32) cat'ed to bf16 points
     "pfn-fp32-centre-offsets-bf16-linear": case(_pfn_bf16_with_fp32_pillar_centre_offsets, "matmul_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # dynamic voxelization: bf16 point features max-pooled per pillar with scatter_reduce_ into an fp32 zeros buffer
-    "dynamic-pillar-scatter-reduce-amax-bf16": case(_dynamic_pillar_max_pool_bf16_into_zeros, "indexed_write_dtype"),
+    "dynamic-pillar-scatter-reduce-amax-bf16": case(_dynamic_pillar_max_pool_bf16_into_zeros, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # PointPillars padding mask made with type_as(features) (bf16), inverted with ~ to zero the padded slots
-    "pillar-padding-mask-type-as-bf16-invert": case(_pillar_padding_mask_type_as_bf16_inverted, "no_kernel"),
+    "pillar-padding-mask-type-as-bf16-invert": case(_pillar_padding_mask_type_as_bf16_inverted, "no_kernel",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (439a35c) castwise gave mask_dtype [] (high confidence). The message names no dtype, "
+             "so castwise read `~` on a floating tensor as a mask made float (its cause, a mask cast to the "
+             "features' dtype, and its fix, `~mask.bool()`, fit this code) and never found that the tensor is "
+             "bf16; the corpus files a bit operation on a 16-bit float tensor as no_kernel, so the kind is "
+             "another.")),
     # an open-addressing voxel hash ported from CUDA: the uint32 0xFFFFFFFF empty-slot key put in an int32 table
-    "voxel-hash-empty-sentinel-int32": case(_voxel_hash_table_empty_slot_sentinel, "half_overflow", "int32"),
+    "voxel-hash-empty-sentinel-int32": case(_voxel_hash_table_empty_slot_sentinel, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # global rotation augmentation whose angle is drawn with torch.empty(dtype=voxel_coords.dtype) (int32)
-    "rotation-aug-angle-int32-coords-dtype": case(_rotation_augmentation_in_the_coords_dtype, "no_kernel", "int32"),
+    "rotation-aug-angle-int32-coords-dtype": case(_rotation_augmentation_in_the_coords_dtype, "no_kernel", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # range image: the per-beam fraction of valid pixels logged with mean() of the bool validity mask
-    "range-image-valid-ratio-bool-mean": case(_range_image_valid_ratio_of_bool_mask, "integer_operand", "bool"),
+    "range-image-valid-ratio-bool-mean": case(_range_image_valid_ratio_of_bool_mask, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # range-image reconstruction loss penalising the no-return pixels with (1 - valid) on the bool mask
-    "range-loss-one-minus-bool-valid": case(_range_reconstruction_loss_one_minus_valid, "mask_dtype", "bool"),
+    "range-loss-one-minus-bool-valid": case(_range_reconstruction_loss_one_minus_valid, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # range image: the topmost beam with a return in each column by argmax of the bool mask
-    "range-first-return-argmax-bool": case(_first_return_row_by_argmax_of_mask, "no_kernel", "bool"),
+    "range-first-return-argmax-bool": case(_first_return_row_by_argmax_of_mask, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Ouster signal channel (uint16 photon counts) clipped with clamp before log scaling
-    "ouster-uint16-signal-clamp": case(_ouster_uint16_signal_clamped, "no_kernel", "uint16"),
+    "ouster-uint16-signal-clamp": case(_ouster_uint16_signal_clamped, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # Livox reflectivity bytes (uint8) fed straight to an fp32 per-point intensity embedding Linear
-    "livox-uint8-reflectivity-point-mlp": case(_intensity_uint8_into_point_mlp, "integer_operand", "uint8", "f32"),
+    "livox-uint8-reflectivity-point-mlp": case(_intensity_uint8_into_point_mlp, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Livox int32 millimetre coordinates converted to metres in place with /= 1000.0
     "livox-int32-millimetres-in-place-divide": case(_livox_millimetre_points_to_metres_in_place, "result_cast", "f32",
-                                                    "int32"),
+                                                    "int32",
+        grade="correct", grade_at_freeze="correct"),
     # ball query by sorting: out-of-radius squared distances of fp16 points filled with 1e10
-    "ball-query-out-of-radius-1e10-half": case(_ball_query_out_of_radius_fill_half, "half_overflow", "f16"),
+    "ball-query-out-of-radius-1e10-half": case(_ball_query_out_of_radius_fill_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # DGCNN-style grouping with kNN neighbour indices cached to disk as int32, gathered with take_along_dim
     "knn-int32-cached-neighbours-take-along-dim": case(_knn_int32_cached_neighbours_take_along_dim,
-                                                       "index_tensor_dtype", "int32"),
+                                                       "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # ICP point-to-point step: Kabsch SVD of the cross-covariance of two fp16-stored sweeps
-    "icp-kabsch-svd-half-sweeps": case(_icp_kabsch_svd_of_half_sweeps, "no_kernel", "f16"),
+    "icp-kabsch-svd-half-sweeps": case(_icp_kabsch_svd_of_half_sweeps, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # KITTI calib.txt parsed with numpy (float64 Tr_velo_to_cam) projecting fp32 velodyne points with @
-    "kitti-calib-f64-velo-to-cam": case(_kitti_calib_float64_velo_to_cam, "matmul_dtype", "f32", "f64"),
+    "kitti-calib-f64-velo-to-cam": case(_kitti_calib_float64_velo_to_cam, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # nuScenes-style multi-sweep aggregation: float64 sweep-to-key-frame transforms from numpy applied with torch.bmm
-    "multi-sweep-f64-ego-poses-bmm": case(_multi_sweep_float64_ego_poses_bmm, "batched_matmul_dtype", "f64", "f32"),
+    "multi-sweep-f64-ego-poses-bmm": case(_multi_sweep_float64_ego_poses_bmm, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # temporal BEV fusion: the previous BEV warped by affine_grid of a float64 ego-motion theta, then grid_sample
     "bev-warp-f64-ego-motion-grid-sample": case(_bev_temporal_warp_grid_from_float64_ego_motion, "op_dtype", "f32",
-                                                "f64"),
+                                                "f64",
+        grade="correct", grade_at_freeze="correct"),
     # LiDAR-camera extrinsic refinement: fp32 gradient assigned by hand to the float64 se(3) correction parameter
     "extrinsic-refinement-f64-param-f32-grad": case(_extrinsic_refinement_float64_parameter_fp32_grad, "loss_dtype",
-                                                    "f32", "f64"),
+                                                    "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # S3DIS room read with np.loadtxt: the float64 label column given to cross_entropy
     "s3dis-loadtxt-f64-labels-cross-entropy": case(_s3dis_labels_from_loadtxt_into_cross_entropy, "target_dtype",
-                                                   "f64"),
+                                                   "f64",
+        grade="correct", grade_at_freeze="correct"),
     # PointPainting: per-point class ids sampled from the uint8 segmentation PNG looked up in nn.Embedding
     "painted-uint8-class-ids-embedding": case(_painted_points_uint8_semantic_ids_embedding, "index_tensor_dtype",
-                                              "uint8"),
+                                              "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # ground segmentation trained with BCE-with-logits against the bool height-threshold labels
-    "ground-seg-bce-logits-bool-target": case(_ground_segmentation_bce_bool_target, "target_dtype", "bool"),
+    "ground-seg-bce-logits-bool-target": case(_ground_segmentation_bce_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # SemanticKITTI .label (uint32) split into semantic and instance ids with & and >> in torch
-    "semantickitti-uint32-label-instance-shift": case(_semantic_kitti_instance_ids_by_shift, "no_kernel", "uint32"),
+    "semantickitti-uint32-label-instance-shift": case(_semantic_kitti_instance_ids_by_shift, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 batch points and predicted labels exported to text through .numpy() for visualisation
-    "seg-export-bf16-points-numpy": case(_segmentation_points_bf16_to_numpy_for_export, "numpy_dtype", "bf16"),
+    "seg-export-bf16-points-numpy": case(_segmentation_points_bf16_to_numpy_for_export, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a ROS PointCloud2 turned into a structured numpy array (x, y, z, intensity, ring) given to torch.from_numpy
     "ros-pointcloud2-structured-from-numpy": case(_ros_pointcloud2_structured_array, "numpy_dtype",
-                                                  cause=("structured",)),
+                                                  cause=("structured",),
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (439a35c) castwise gave numpy_dtype [] (high confidence). The kind is right, but it "
+             "read numpy.void as text (strings from a CSV column, ragged items) and its cause and fix say to "
+             "parse or pad; it never says the array is a structured (record) array with named fields (x, y, z, "
+             "intensity, ring), to be unpacked field by field (np.stack of the fields, or "
+             "structured_to_unstructured).")),
     # Point Transformer window attention: a relative-position bias from an fp32 MLP as a bf16 MultiheadAttention mask
     "point-transformer-fp32-position-bias-mha": case(_point_transformer_fp32_position_bias_mask, "attn_mask_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # temporal BEV memory (fp32 buffer) updated by lerp_ toward the bf16 backbone's current BEV
-    "bev-memory-ema-lerp-bf16": case(_temporal_bev_memory_ema_lerp, "lerp_dtype", "f32", "bf16"),
+    "bev-memory-ema-lerp-bf16": case(_temporal_bev_memory_ema_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SECOND-style direction classifier: direction-bin targets floored from the yaw offset, never made long
-    "direction-bin-targets-float-cross-entropy": case(_direction_bin_targets_left_float, "target_dtype", "f32"),
+    "direction-bin-targets-float-cross-entropy": case(_direction_bin_targets_left_float, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # points-in-boxes: fp32 points minus bf16 decoded box centres rotated by the boxes' bf16 yaw with torch.matmul
-    "points-in-boxes-bf16-yaw-matmul": case(_points_in_boxes_with_bf16_decoded_boxes, "matmul_dtype", "f32", "bf16"),
+    "points-in-boxes-bf16-yaw-matmul": case(_points_in_boxes_with_bf16_decoded_boxes, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
