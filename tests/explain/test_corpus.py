@@ -50,7 +50,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_140", "held_out_141", "held_out_142",
             "held_out_143", "held_out_144", "held_out_145",
             "held_out_146", "held_out_147", "held_out_148",
-            "held_out_149", "held_out_150", "held_out_151")
+            "held_out_149", "held_out_150", "held_out_151",
+            "held_out_152", "held_out_153", "held_out_154")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -71,7 +72,7 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_55", "live_held_out_56", "live_held_out_57",
                                  "live_held_out_58", "live_held_out_59", "live_held_out_60",
                                  "live_held_out_61", "live_held_out_62", "live_held_out_63",
-                                 "live_held_out_64", "live_held_out_65")
+                                 "live_held_out_64", "live_held_out_65", "live_held_out_66")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
