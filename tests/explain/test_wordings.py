@@ -3229,3 +3229,27 @@ def test_torchvision_s_bit_depth_transform_on_a_float_image_is_told_to_run_on_ui
                              "torch.float32.")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("f32",)
     assert "RandomInvert" in explanation.fix
+
+
+def test_a_numpy_structured_array_is_told_to_unpack_its_fields() -> None:
+    points = np.zeros(3, dtype=[("x", "f4"), ("y", "f4"), ("z", "f4")])
+    with pytest.raises(TypeError) as raised:
+        torch.from_numpy(points)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NUMPY_DTYPE and "structured" in explanation.cause
+    assert "structured_to_unstructured" in explanation.fix
+
+
+def test_a_kernel_written_for_one_dtype_names_both_the_one_it_reads_and_the_one_it_got() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Float but found Half (data_ptr<float> at "
+                             "/tmp/torch/include/ATen/core/TensorMethods.h:5747)")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32", "f16")
+
+
+def test_a_kernel_that_runs_only_in_fp16_or_bf16_said_with_a_slash_names_the_float32_it_got() -> None:
+    explanation = cw.explain("[Bug]: DSL kernel only supports fp16/bf16 inputs when using torch.float32 dtype")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32",)
+
+
+def test_mm_s_check_said_as_the_same_type_is_a_matmul() -> None:
+    assert cw.explain("RuntimeError: mat1 and mat2 must have the same type").kind is Kind.MATMUL

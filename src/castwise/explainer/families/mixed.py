@@ -904,7 +904,7 @@ def _float_only_kernel(failure: Failure, names: tuple[str, ...]) -> Explanation:
         "or autocast region",
         f"update the extension to a version with {names[1]} kernels if there is one; otherwise run that op in "
         f"{names[0]} (`op(x.float()).to(x.dtype)`) or {keep_rule('the module that calls it')}",
-        op="an extension kernel", names=names[1:], confidence=Confidence.LOW,
+        op="an extension kernel", names=names, confidence=Confidence.LOW,
     )
 
 
@@ -1265,7 +1265,7 @@ RULES: tuple[Rule, ...] = (
          r"got input with dtype (?P<a>{DTYPE}) and bins for dimension \d+ with dtype (?P<b>{DTYPE})",
          _histogram_operand),
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
-    rule(r"(?:self|mat1) and mat2 must have the same dtype(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
+    rule(r"(?:self|mat1) and mat2 must have the same d?type(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _matmul),
     rule(r"(?:mat1|m1|self) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
          r"(?P<b>{DTYPE}))?", _matmul),

@@ -194,6 +194,20 @@ def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _structured_array(failure: Failure) -> Explanation:
+    """A numpy structured (record) array given to torch: records of named fields, not numbers of one dtype."""
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        "torch cannot make a tensor from a numpy structured (record) array, dtype void: its elements are records of "
+        "named fields, not numbers of one dtype",
+        "a record array passed as it is: a ROS PointCloud2 message read with `ros_numpy`/`pointcloud2_to_array`, "
+        "`np.genfromtxt(..., names=True)`, a table read into a structured dtype",
+        "unpack the fields into one numeric array first: `np.stack([arr[f] for f in ('x', 'y', 'z')], axis=-1)"
+        ".astype(np.float32)`, or `numpy.lib.recfunctions.structured_to_unstructured(arr, dtype=np.float32)`",
+        op="torch.tensor from a numpy structured array",
+    )
+
+
 def _time_array(failure: Failure, kind: str) -> Explanation:
     """A numpy array of dates or time spans given to torch, which has no time dtype."""
     return explained(
@@ -213,6 +227,8 @@ def _non_numeric_array(found: re.Match[str], failure: Failure) -> Explanation:
     kind = found["a"].rstrip("_")
     if kind in ("datetime64", "timedelta64"):
         return _time_array(failure, kind)
+    if kind == "void":
+        return _structured_array(failure)
     held = ("Python objects (arrays of different lengths, mixed types, None), not numbers of one dtype"
             if kind == "object" else "strings (a CSV column read as text, numbers with units or commas, a header row)")
     return explained(
