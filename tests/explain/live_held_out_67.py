@@ -3,7 +3,7 @@ precision (sequence packing with document masks, cu_seqlens and position ids as 
 shifting with ignore_index, token-id memmaps from numpy uint16/uint32, z-loss and logit soft-capping, gradient
 accumulation with loss normalisation by token counts, MFU/throughput counters, curriculum and data-mixture weights).
 Defects planted by a helper who never read the rules, written before castwise ran and graded once with the rules
-frozen at pending."""
+frozen at b102518."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "b102518"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _VOCAB = 96
@@ -348,69 +348,108 @@ def _per_token_loss_histogram_bf16() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a BOS/EOS pair (int64) concatenated around a document read from a uint16 memmap shard
-    "bos-eos-int64-cat-uint16-document": case(_bos_prepended_to_uint16_document, "no_kernel", "int64", "uint16"),
+    "bos-eos-int64-cat-uint16-document": case(_bos_prepended_to_uint16_document, "no_kernel", "int64", "uint16",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=('At freeze (b102518) castwise gave nothing. torch.cat of the int64 BOS/EOS tensors with the uint16 '
+             "document raised 'Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+             "Long and UInt16': torch's missing support for the new unsigned dtypes said as a promotion refusal "
+             "(no op named, no 'not implemented for'), which no rule read; the fix is to convert the shard to "
+             'int64 (.long()) before joining.')),
     # document lengths by torch.diff of the uint32 offsets from the shard's index file
-    "document-lengths-diff-uint32-offsets": case(_document_lengths_from_uint32_offsets, "no_kernel", "uint32"),
+    "document-lengths-diff-uint32-offsets": case(_document_lengths_from_uint32_offsets, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # next-token labels shifted with F.pad(value=-100) on the uint16 token batch
-    "label-shift-pad-ignore-index-uint16": case(_label_shift_pad_ignore_index_uint16, "half_overflow", "uint16"),
+    "label-shift-pad-ignore-index-uint16": case(_label_shift_pad_ignore_index_uint16, "half_overflow", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # unigram frequencies by bincount over a uint16 token shard
-    "unigram-counts-bincount-uint16": case(_unigram_counts_bincount_uint16, "no_kernel", "uint16"),
+    "unigram-counts-bincount-uint16": case(_unigram_counts_bincount_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # ragged tokenized documents kept in a numpy object array, handed to torch.from_numpy
-    "ragged-documents-numpy-object-array": case(_ragged_documents_numpy_object_array, "numpy_dtype"),
+    "ragged-documents-numpy-object-array": case(_ragged_documents_numpy_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # unpadding to varlen: cu_seqlens from the sum of a float attention mask, used by tensor_split
     "unpack-documents-tensor-split-float-cu-seqlens": case(_unpack_documents_tensor_split_float_cu_seqlens,
-                                                           "index_tensor_dtype", "f32"),
+                                                           "index_tensor_dtype", "f32",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (b102518) castwise gave nothing. tensor_split's own check on its boundaries, 'tensor_split "
+             "expected tensor_indices_or_sections to have dtype of long, but got Float', was not read as an index "
+             'tensor of the wrong dtype: cu_seqlens came from the sum of a float attention mask and needed '
+             '.long().')),
     # RoPE angles by matmul of fp32 inverse frequencies with packed int32 position ids
     "packed-rope-angles-int32-position-ids": case(_packed_rope_angles_int32_position_ids, "integer_operand",
-                                                  "int32", "f32"),
+                                                  "int32", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RoPE cos/sin gathered from an fp32 cache by packed position ids promote q and k, v stays bf16, then SDPA
     "packed-rope-fp32-cache-promotes-q-k": case(_packed_rope_fp32_cache_promotes_q_and_k, "sdpa_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an additive document-causal mask built with numpy (float64) given to bf16 SDPA
-    "document-mask-numpy-float64-sdpa": case(_document_mask_numpy_float64_sdpa, "attn_mask_dtype", "f64", "bf16"),
+    "document-mask-numpy-float64-sdpa": case(_document_mask_numpy_float64_sdpa, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a block-diagonal document mask from uint8 tril blocks given to bf16 SDPA
-    "document-mask-uint8-block-diag-sdpa": case(_document_mask_uint8_block_diag_sdpa, "mask_dtype", "uint8"),
+    "document-mask-uint8-block-diag-sdpa": case(_document_mask_uint8_block_diag_sdpa, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-token document ids from the cumsum of a float EOS flag, used to index the document starts
-    "doc-start-offsets-float-doc-ids": case(_doc_start_offsets_indexed_by_float_doc_ids, "index_tensor_dtype"),
+    "doc-start-offsets-float-doc-ids": case(_doc_start_offsets_indexed_by_float_doc_ids, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # sequence-length warmup: the current length read from a float linspace schedule, used to slice the batch
-    "sequence-length-warmup-linspace-slice": case(_sequence_length_warmup_linspace_slice, "index_tensor_dtype"),
+    "sequence-length-warmup-linspace-slice": case(_sequence_length_warmup_linspace_slice, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # labels set to -100 by torch.where on a float32 loss mask stored with the shard
-    "loss-mask-float-where-ignore-index": case(_loss_mask_float_where_ignore_index, "mask_dtype", "f32"),
+    "loss-mask-float-where-ignore-index": case(_loss_mask_float_where_ignore_index, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the packer's label buffer made with torch.empty(...).fill_(-100) (float), into cross_entropy
-    "packer-label-buffer-torch-empty": case(_packer_label_buffer_from_torch_empty, "target_dtype", "f32"),
+    "packer-label-buffer-torch-empty": case(_packer_label_buffer_from_torch_empty, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a tiny bf16 Llama given packed int32 input_ids, position_ids and labels from a numpy packer
-    "hf-llama-packed-int32-labels": case(_hf_llama_packed_int32_labels, "target_dtype", "int32"),
+    "hf-llama-packed-int32-labels": case(_hf_llama_packed_int32_labels, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # SFT labels masked with ~assistant_mask where the mask is an int64 list from the chat template
-    "sft-assistant-mask-int64-masked-fill": case(_sft_assistant_mask_int64_masked_fill, "mask_dtype", "int64"),
+    "sft-assistant-mask-int64-masked-fill": case(_sft_assistant_mask_int64_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the supervised-token fraction logged as the mean of the bool loss mask
-    "loss-mask-density-bool-mean": case(_loss_mask_density_bool_mean, "integer_operand", "bool"),
+    "loss-mask-density-bool-mean": case(_loss_mask_density_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # soft-capped eager attention: an fp32 additive document mask promotes the bf16 scores, bmm with bf16 values
     "softcapped-attention-fp32-doc-mask-bmm": case(_softcapped_attention_fp32_doc_mask_bmm, "batched_matmul_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a fused lm-head + cross-entropy + z-loss Function whose backward multiplies fp32 grad logits by the bf16 weight
     "fused-ce-z-loss-backward-bf16-weight": case(_fused_ce_z_loss_backward_bf16_weight, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # gradient accumulation: bf16 micro-batch losses weighted by fp32 token shares with torch.dot
-    "grad-accum-token-weighted-loss-dot": case(_grad_accum_token_weighted_loss_dot, "matmul_dtype", "bf16", "f32"),
+    "grad-accum-token-weighted-loss-dot": case(_grad_accum_token_weighted_loss_dot, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an all-padding micro-batch: loss normalised by its zero token count, anomaly detection in backward
-    "all-padding-micro-batch-zero-token-count": case(_all_padding_micro_batch_zero_token_count, "nonfinite"),
+    "all-padding-micro-batch-zero-token-count": case(_all_padding_micro_batch_zero_token_count, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # per-micro-batch token counts (8 x 8192) kept in fp16 for the loss normalisation
-    "tokens-per-micro-batch-fp16-counts": case(_tokens_per_micro_batch_fp16_counts, "half_overflow", "f16"),
+    "tokens-per-micro-batch-fp16-counts": case(_tokens_per_micro_batch_fp16_counts, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # MFU counters (tokens, FLOPs per step) packed into an int32 tensor for one all-reduce
-    "mfu-counters-int32-tensor": case(_mfu_counters_int32_tensor, "half_overflow", "int32"),
+    "mfu-counters-int32-tensor": case(_mfu_counters_int32_tensor, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a tokens-per-second EMA kept in a buffer registered as torch.tensor(0), updated in place
-    "throughput-ema-int64-buffer": case(_throughput_ema_int64_buffer, "result_cast", "f32", "int64"),
+    "throughput-ema-int64-buffer": case(_throughput_ema_int64_buffer, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # DoReMi per-domain excess loss: bf16 token losses scatter_add_'ed into an fp32 per-domain buffer
     "doremi-per-domain-loss-scatter-add-bf16": case(_doremi_per_domain_loss_scatter_add_bf16,
-                                                    "indexed_write_dtype"),
+                                                    "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # DoReMi domain weights updated in fp16: exp of the excess loss overflows, Categorical gets NaN
-    "doremi-fp16-domain-weights-exp-overflow": case(_doremi_fp16_domain_weights_exp_overflow, "nonfinite", "f16"),
+    "doremi-fp16-domain-weights-exp-overflow": case(_doremi_fp16_domain_weights_exp_overflow, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a data-mixture schedule lerping its bf16 start weights (moved with the model) toward fp32 end weights
-    "mixture-schedule-lerp-bf16-start": case(_mixture_schedule_lerp_bf16_start, "lerp_dtype", "bf16", "f32"),
+    "mixture-schedule-lerp-bf16-start": case(_mixture_schedule_lerp_bf16_start, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 domain weights handed to numpy's sampler with .numpy()
-    "domain-weights-bf16-to-numpy-sampler": case(_domain_weights_bf16_to_numpy_sampler, "numpy_dtype", "bf16"),
+    "domain-weights-bf16-to-numpy-sampler": case(_domain_weights_bf16_to_numpy_sampler, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RegMix-style mixture proposals drawn from a Dirichlet with a bf16 concentration
-    "regmix-dirichlet-proposals-bf16": case(_regmix_dirichlet_proposals_bf16, "no_kernel", "bf16"),
+    "regmix-dirichlet-proposals-bf16": case(_regmix_dirichlet_proposals_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a histogram of bf16 per-token losses for the dashboard with torch.histogram
-    "per-token-loss-histogram-bf16": case(_per_token_loss_histogram_bf16, "no_kernel", "bf16"),
+    "per-token-loss-histogram-bf16": case(_per_token_loss_histogram_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
