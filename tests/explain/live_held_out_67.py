@@ -349,7 +349,7 @@ def _per_token_loss_histogram_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # a BOS/EOS pair (int64) concatenated around a document read from a uint16 memmap shard
     "bos-eos-int64-cat-uint16-document": case(_bos_prepended_to_uint16_document, "no_kernel", "int64", "uint16",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=('At freeze (b102518) castwise gave nothing. torch.cat of the int64 BOS/EOS tensors with the uint16 '
              "document raised 'Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
              "Long and UInt16': torch's missing support for the new unsigned dtypes said as a promotion refusal "
@@ -370,7 +370,7 @@ CASES: dict[str, LiveCase] = {
     # unpadding to varlen: cu_seqlens from the sum of a float attention mask, used by tensor_split
     "unpack-documents-tensor-split-float-cu-seqlens": case(_unpack_documents_tensor_split_float_cu_seqlens,
                                                            "index_tensor_dtype", "f32",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (b102518) castwise gave nothing. tensor_split's own check on its boundaries, 'tensor_split "
              "expected tensor_indices_or_sections to have dtype of long, but got Float', was not read as an index "
              'tensor of the wrong dtype: cu_seqlens came from the sum of a float attention mask and needed '

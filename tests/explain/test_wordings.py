@@ -842,7 +842,7 @@ def test_round_fourteen_checks_without_a_16_bit_failure_stay_unrecognised(paste:
      {"f16", "f32"}),
     ("the model runs in fp16\nRuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you "
      "passed in a non-contiguous input.", Kind.NO_KERNEL, {"f16"}),
-    ("bf16 training\nRuntimeError: Expected A.dtype() == B.dtype() to be true, but got false.", Kind.SCALAR_TYPE,
+    ("bf16 training\nRuntimeError: Expected A.dtype() == B.dtype() to be true, but got false.", Kind.OP_DTYPE,
      {"bf16"}),
 ])
 def test_round_fourteen_torch_and_kernel_checks(paste: str, kind: Kind, dtypes: set[str]) -> None:
@@ -858,7 +858,7 @@ def test_a_check_that_names_no_dtype_says_which_the_paste_names_not_that_its_err
 
 @pytest.mark.parametrize("paste", [
     "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
-    "input.", "RuntimeError: Expected A.dtype() == B.dtype() to be true, but got false.",
+    "input.",
 ])
 def test_round_fourteen_checks_with_no_16_bit_dtype_near_stay_unrecognised(paste: str) -> None:
     assert cw.explain(paste) is None
@@ -3253,3 +3253,43 @@ def test_a_kernel_that_runs_only_in_fp16_or_bf16_said_with_a_slash_names_the_flo
 
 def test_mm_s_check_said_as_the_same_type_is_a_matmul() -> None:
     assert cw.explain("RuntimeError: mat1 and mat2 must have the same type").kind is Kind.MATMUL
+
+
+def test_a_conv_given_a_tensor_of_another_device_and_another_dtype_says_both_with_doubt() -> None:
+    explanation = cw.explain("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.FloatTensor) "
+                             "should be the same")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and explanation.dtypes == ("f16", "f32")
+    assert explanation.confidence is Confidence.LOW and "fix the device first, then the dtype" in explanation.cause
+
+
+def test_torch_s_rnn_input_check_is_a_recurrent_layer_s_two_dtypes() -> None:
+    with pytest.raises((ValueError, RuntimeError)) as raised:
+        nn.GRU(4, 8)(torch.randn(3, 2, 4, dtype=torch.float64))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.RNN and set(explanation.dtypes) == {"f64", "f32"}
+
+
+def test_a_kernel_s_check_that_two_tensors_share_a_dtype_is_an_op_given_two() -> None:
+    explanation = cw.explain("RuntimeError: Expected x1.dtype() == cos.dtype() to be true, but got false.")
+    assert explanation.kind is Kind.OP_DTYPE and "cos.to(x1.dtype)" in explanation.fix
+
+
+def test_scaled_mm_with_a_bias_and_a_float32_output_is_a_missing_kernel() -> None:
+    explanation = cw.explain("SamplerCustomAdvanced Bias is not supported when out_dtype is set to Float32")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32",)
+    assert "out_dtype=torch.bfloat16" in explanation.fix
+
+
+def test_promoting_a_uint16_tensor_is_told_to_convert_it_when_loaded() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.cat([torch.tensor([1]), torch.tensor([2], dtype=torch.uint16)])
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and set(explanation.dtypes) == {"int64", "uint16"}
+    assert ".long()" in explanation.fix
+
+
+def test_tensor_split_at_float_boundaries_is_an_index_tensor() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.arange(10).tensor_split(torch.tensor([3.0, 7.0]))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("f32",)

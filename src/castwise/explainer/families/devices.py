@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import device_of
@@ -18,7 +18,8 @@ from castwise.explainer.spelling import device_of
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
              ) -> Explanation:
-    """One op given tensors on two devices (``places``), with the dtypes when the message names them."""
+    """One op given tensors on two devices (``places``), with the dtypes when the message names them; said with low
+    confidence when the dtypes differ too (two problems, and the kind names one)."""
     where = " and ".join(dict.fromkeys(place for place in places if place)) or "two devices"
     same = len(set(names)) == 1 and len(names) >= 2
     dtype_note = (
@@ -33,7 +34,7 @@ def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str,
         "a tensor created in forward without `device=`, inputs left on the CPU, or offloading that moved weights",
         "move the model and its inputs to one device (`model.to(device)`, `x.to(device)`; in forward create tensors "
         "with `device=x.device`)",
-        op=op, names=names, device=where,
+        op=op, names=names, device=where, confidence=Confidence.LOW if len(set(names)) > 1 else Confidence.HIGH,
     )
 
 

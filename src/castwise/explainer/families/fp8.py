@@ -219,7 +219,21 @@ def _dtype_too_new(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_scaled_mm_bias_float32 = message_only(
+    Kind.NO_KERNEL,
+    "torch._scaled_mm (the fp8 matmul) has no kernel that adds a bias when it is asked for a float32 output: with "
+    "`out_dtype=torch.float32` it takes no bias",
+    "an fp8 Linear (an fp8 checkpoint's layer, a node or library that patches Linear to run `_scaled_mm`) called with "
+    "its bias and a float32 output dtype, e.g. when the model or the sampler runs in float32",
+    "ask for a 16-bit output (`out_dtype=torch.bfloat16`) so the bias can be fused, or add the bias after the matmul "
+    "(`torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.float32) + bias`); in a UI, run the model in "
+    "bf16/fp16 or update the node that patches Linear",
+    op="torch._scaled_mm", names=("f32",),
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Bias is not supported when out_dtype is set to Float32", _scaled_mm_bias_float32),
     rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
     rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture[^\n]{0,120}", _triton),
     rule(r"\b(?:fp8e4nv|f8e4m3nv)\b[^\n]{0,40}?(?:is )?(?:only supported|not supported) on (?:compute capability|"

@@ -886,6 +886,8 @@ RULES: tuple[Rule, ...] = (
          r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
+    rule(r"(?P<op>tensor_split) expected tensor_indices_or_sections to have dtype of long,? but got (?P<a>{DTYPE})",
+         _index_tensor),
     rule(r"\bArgument `?(?P<arg>\w{1,40})`? needs to be of type `?(?P<want>torch\.long|torch\.int64)`? but found type "
          r"`?(?P<a>{DTYPE})`?", _index_tensor),
     rule(r"\bnp\.ndarray of dtype long or bool are valid indices", _index_tensor),

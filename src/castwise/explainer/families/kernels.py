@@ -373,6 +373,22 @@ _binary_lacks_bf16 = message_only(
 )
 
 
+def _wide_unsigned_promotion(found: re.Match[str], failure: Failure) -> Explanation:
+    """torch refusing to promote uint16/32/64 with another dtype: they are storage dtypes with few kernels."""
+    names = dtypes(found, "a", "b")
+    wide = next((name for name in names if name in ("uint16", "uint32", "uint64")), "uint16")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"torch has no type promotion for {wide} (uint16/32/64 are storage dtypes with few kernels), so an op mixing "
+        f"it with {dtype_list(tuple(name for name in names if name != wide)) or 'another dtype'} is refused",
+        f"data kept in {wide} to save space (token ids from a numpy memmap shard, 16-bit image or sensor data) meeting "
+        "a tensor of another dtype",
+        f"convert the {wide} tensor when it is loaded: `.long()` for ids and indices, `.int()` for other integer "
+        "values (`torch.from_numpy(shard[i:j].astype(np.int64))`)",
+        op="type promotion", names=names,
+    )
+
+
 def _library_lacks(found: re.Match[str], failure: Failure) -> Explanation:
     """A library's own check refusing a 16-bit dtype (``RuntimeError: un-supported dtype: bfloat16``): its kernel was
     built without it."""
@@ -761,6 +777,8 @@ RULES: tuple[Rule, ...] = (
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
+    rule(r"Promotion for uint16, uint32, uint64 types is not supported,? attempted to promote (?P<a>{DTYPE}) and "
+         r"(?P<b>{DTYPE})", _wide_unsigned_promotion),
     rule(r"\bundefined symbol: \S{0,200}?(?:hip_bfloat16|nv_bfloat16|BFloat16)", _binary_lacks_bf16),
     rule(r"\bun-?supported dtype:\s*(?:torch\.)?(?P<dtype>b?float16|half|bf16|fp16)\b", _library_lacks),
     rule(r"\bdata\(\) cast to unexpected type\b", _typed_data),

@@ -395,6 +395,20 @@ def _sdpa_tail(found: re.Match[str], failure: Failure) -> Explanation | None:
     return _sdpa(found, failure) if len(set(dtypes(found, "q", "k", "v"))) > 1 else None
 
 
+def _kernel_pair(found: re.Match[str], failure: Failure) -> Explanation:
+    """A compiled kernel's check that two of its tensors share a dtype (flash-attn's rotary ``Expected
+    x1.dtype() == cos.dtype() to be true``), which the message does not name (a 16-bit dtype the paste says is)."""
+    x, y = found["x"], found["y"]
+    return mixed_float(
+        Kind.OP_DTYPE, failure, low_precision_said(failure)[:1], f"a kernel's `{x}`/`{y}` check",
+        f"a compiled kernel requires `{x}` and `{y}` to have one dtype, and they do not (the message does not say "
+        "which dtypes)",
+        culprit="one of them made or kept in another dtype: a cache (rotary `cos`/`sin` tables, buffers) built in "
+        "float32 while the activations are 16-bit, or the reverse",
+        fix=f"give both one dtype before the call (`{y}.to({x}.dtype)`), e.g. build the cache in the model's dtype",
+    )
+
+
 def _rnn(found: re.Match[str], failure: Failure) -> Explanation:
     return recurrent(failure, dtypes(found, "a", "b"), hidden="hidden" in found.group(0).lower())
 
@@ -1300,6 +1314,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
     rule(r"Input and (?:parameter|hidden) tensors are not the same dtype,?\s*found input tensor with "
          r"(?P<a>{DTYPE}) and (?:parameter|hidden) tensor with (?P<b>{DTYPE})", _rnn),
+    rule(r"\binput must have the type (?P<b>torch\.\w{1,20}),? got type (?P<a>torch\.\w{1,20})", _rnn),
+    rule(r"Expected (?P<x>\w{1,30})\.(?:dtype|scalar_type)\(\) == (?P<y>\w{1,30})\.(?:dtype|scalar_type)\(\) to be "
+         r"true", _kernel_pair),
     rule(r"Index put requires the source and destination dtypes? match(?:,?\s*got (?P<dst>{DTYPE}) for the "
          r"destination and (?P<src>{DTYPE}) for the source)?", _indexed_write),
     rule(r"(?P<op>index_add_?)\(\): self \((?P<dst>{DTYPE})\) and source \((?P<src>{DTYPE})\) must have the same "
