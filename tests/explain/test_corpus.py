@@ -52,7 +52,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_146", "held_out_147", "held_out_148",
             "held_out_149", "held_out_150", "held_out_151",
             "held_out_152", "held_out_153", "held_out_154",
-            "held_out_155", "held_out_156", "held_out_157")
+            "held_out_155", "held_out_156", "held_out_157",
+            "held_out_158", "held_out_159", "held_out_160")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
