@@ -2,7 +2,7 @@
 generators and degradations, SwinIR/Restormer/NAFNet blocks, tiled inference with overlap blending, pixel-shuffle
 upsampling, uint8/uint16 image and RAW I/O, JPEG/noise/blur degradation pipelines, PSNR/LPIPS-style metrics, perceptual
 and GAN losses, EMA of generator weights). Defects planted by a helper who never read the rules, written before castwise
-ran and graded once with the rules frozen at FROZEN_AT."""
+ran and graded once with the rules frozen at 8d9785d."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "8d9785d"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _SCALE = 4  # x4 super-resolution
@@ -521,76 +521,111 @@ def _esrgan_pure_fp16_gradscaler_unscale() -> None:
 
 CASES: dict[str, LiveCase] = {
     # Real-ESRGAN inference with half=True: the model halved, the fp32 image's .half() forgotten in pre_process
-    "realesrgan-half-model-fp32-image": case(_realesrgan_half_model_fp32_image, "conv_weight_dtype", "f32", "f16"),
+    "realesrgan-half-model-fp32-image": case(_realesrgan_half_model_fp32_image, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a SwinIR port without `self.mean.type_as(x)`: the plain-attribute fp32 mean makes the bf16 input fp32
     "swinir-mean-attribute-without-type-as": case(_swinir_mean_attribute_without_type_as, "conv_weight_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FFDNet halved, its noise-level map made with torch.full (fp32) and concatenated to the fp16 unshuffled image
     "ffdnet-noise-map-fp32-half-model": case(_ffdnet_noise_map_fp32_into_half_model, "conv_weight_dtype", "f32",
-                                             "f16"),
+                                             "f16",
+        grade="correct", grade_at_freeze="correct"),
     # SwinIR's shift mask recomputed for a non-training size (fp32, moved with .to(device) only) promotes bf16 scores
     "swinir-shift-mask-fp32-attn-v-matmul": case(_swinir_window_attention_shift_mask_fp32, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Restormer's transposed attention with q normalised after .float() and k in bf16, multiplied with torch.bmm
     "restormer-mdta-bmm-fp32-normalised-q": case(_restormer_transposed_attention_bmm_fp32_queries,
-                                                 "batched_matmul_dtype", "f32", "bf16"),
+                                                 "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a spectral-norm discriminator cast by a p.data loop over parameters: the power iteration's u/v stay fp32
     "discriminator-spectral-norm-params-only-cast": case(_unet_discriminator_spectral_norm_params_cast,
-                                                         "matmul_dtype", "f32", "bf16"),
+                                                         "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # NAFNet-style LayerNorm2d upcasting its input to fp32 for F.layer_norm while its affine params are bf16
-    "nafnet-layernorm2d-upcast-input-only": case(_nafnet_layernorm2d_upcast_input_only, "norm_param_dtype", "f32"),
+    "nafnet-layernorm2d-upcast-input-only": case(_nafnet_layernorm2d_upcast_input_only, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # tiled x4 inference: the bf16 right tile lerp-blended into the fp32 output canvas over the overlap
     "tiled-overlap-lerp-bf16-tile-fp32-canvas": case(_tiled_overlap_lerp_bf16_tile_fp32_canvas, "lerp_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # tile origins spread with torch.linspace (float) and used to slice the image
-    "tile-origins-linspace-slice": case(_tile_origins_from_linspace_slice, "index_tensor_dtype"),
+    "tile-origins-linspace-slice": case(_tile_origins_from_linspace_slice, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # overlap blending: float feather weights accumulated in place into an int64 overlap-count map
     "feather-weights-into-int64-count-map": case(_feather_weights_into_int64_count_map, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # video SR: bf16 frame outputs written with index_copy_ into an fp32 output sequence buffer
-    "video-sr-index-copy-bf16-frames": case(_video_sr_frames_index_copy_bf16, "indexed_write_dtype", "f32", "bf16"),
+    "video-sr-index-copy-bf16-frames": case(_video_sr_frames_index_copy_bf16, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Real-ESRGAN generalized Gaussian blur kernel from numpy (float64) via torch.from_numpy into filter2D
     "generalized-gaussian-kernel-f64-filter2d": case(_generalized_gaussian_blur_kernel_f64, "conv_weight_dtype",
-                                                     "f32", "f64"),
+                                                     "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # USM sharpening with the threshold mask left bool, blurred by filter2D (reflect pad first)
-    "usm-sharpen-bool-mask-filter2d": case(_usm_sharpen_bool_mask_filter2d, "no_kernel", "bool"),
+    "usm-sharpen-bool-mask-filter2d": case(_usm_sharpen_bool_mask_filter2d, "no_kernel", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (8d9785d) castwise gave integer_operand ['bool'] (high confidence). The error is "
+             "reflection_pad2d's missing Bool kernel: filter2D reflect-pads the bool USM mask before its conv, and "
+             "padding only copies values, so the cause is an op that moves data lacking a bool kernel (as roll or "
+             "cat), not bool data fed to float math; the mask never reached the conv. The fix is the mask's "
+             ".float() (as USMSharp has) before filter2D.")),
     # Real-ESRGAN Gaussian noise: the per-sample gray-noise choice left bool, used as 1 - gray_noise
-    "gray-noise-choice-bool-one-minus": case(_gray_noise_choice_left_bool, "mask_dtype", "bool"),
+    "gray-noise-choice-bool-one-minus": case(_gray_noise_choice_left_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a posterize degradation ported from uint8 to the bf16 float batch with >> and <<
-    "posterize-degradation-shift-bf16": case(_posterize_degradation_shift_bf16, "no_kernel", "bf16"),
+    "posterize-degradation-shift-bf16": case(_posterize_degradation_shift_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DiffJPEG's 8x8 DCT basis allocated float64 by numpy, tensordot with fp32 image blocks
-    "diffjpeg-dct-basis-f64-tensordot": case(_diffjpeg_dct_basis_float64, "matmul_dtype"),
+    "diffjpeg-dct-basis-f64-tensordot": case(_diffjpeg_dct_basis_float64, "matmul_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # MATLAB-bicubic imresize vectorised with index_select on the float indices from floor/linspace
     "matlab-imresize-float-indices-index-select": case(_matlab_imresize_vectorised_float_indices,
-                                                       "index_tensor_dtype"),
+                                                       "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # blind-SR degradation classifier: kernel-type labels taken from the float degradation-parameter rows
     "degradation-classifier-float-kernel-labels": case(_degradation_classifier_float_kernel_labels, "target_dtype",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RAW restoration: black level subtracted from the uint16 Bayer mosaic before converting
-    "raw-black-level-subtract-uint16": case(_raw_black_level_subtract_uint16, "no_kernel", "uint16"),
+    "raw-black-level-subtract-uint16": case(_raw_black_level_subtract_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # RAW sensor values kept in fp16, clamped in place to the 16-bit white level 65535
-    "raw-white-level-clamp-fp16-65535": case(_raw_white_level_clamp_fp16, "half_overflow", "f16"),
+    "raw-white-level-clamp-fp16-65535": case(_raw_white_level_clamp_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 SR output converted for cv2.imwrite with .numpy() before .astype(np.uint8)
-    "sr-output-bf16-numpy-imwrite": case(_sr_output_bf16_to_numpy_for_imwrite, "numpy_dtype", "bf16"),
+    "sr-output-bf16-numpy-imwrite": case(_sr_output_bf16_to_numpy_for_imwrite, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SwinIR's shifted-window region ids built in a uint8 img_mask, masked_fill with -100
-    "swinir-region-mask-uint8-masked-fill": case(_swinir_region_mask_uint8_masked_fill, "half_overflow", "uint8"),
+    "swinir-region-mask-uint8-masked-fill": case(_swinir_region_mask_uint8_masked_fill, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # SwinV2-style: the float relative coordinates (made for the CPB MLP) summed into the relative position index
-    "swinv2-float-coords-relative-index": case(_swinv2_float_coords_as_relative_index, "index_tensor_dtype"),
+    "swinv2-float-coords-relative-index": case(_swinv2_float_coords_as_relative_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # face restoration paste-back: torch.where with the warped float coverage mask as condition
-    "face-paste-back-where-float-mask": case(_face_paste_back_where_float_mask, "mask_dtype", "f32"),
+    "face-paste-back-where-float-mask": case(_face_paste_back_where_float_mask, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LPIPS with only its VGG trunk halved: the fp32 scaling layer makes the bf16 SR input fp32
     "lpips-trunk-halved-scaling-layer-fp32": case(_lpips_trunk_halved_scaling_layer_fp32, "conv_weight_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # reference-based SR: bf16 LR queries attend via SDPA to cached fp32 reference-image features
     "reference-sr-texture-attention-fp32-reference": case(_reference_sr_texture_attention_fp32_reference,
-                                                          "sdpa_dtype", "bf16", "f32"),
+                                                          "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # focal-frequency loss on a halved generator's fp16 output with torch.fft.fft2
-    "focal-frequency-loss-fft2-fp16": case(_focal_frequency_loss_fft_fp16, "no_kernel", "f16"),
+    "focal-frequency-loss-fft2-fp16": case(_focal_frequency_loss_fft_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # U-Net discriminator GAN loss with its target map built by torch.full(shape, True): a bool BCE target
-    "gan-target-map-full-bool": case(_gan_target_map_full_bool, "target_dtype", "bool"),
+    "gan-target-map-full-bool": case(_gan_target_map_full_bool, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # EMA generator resumed from its halved checkpoint with assign=True, lerp_'d toward the fp32 generator
     "ema-generator-half-checkpoint-assign-lerp": case(_ema_generator_half_checkpoint_assign_lerp, "lerp_dtype",
-                                                      "f16", "f32"),
+                                                      "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ESRGAN generator fine-tuned in pure fp16 through GradScaler, unscale_ before gradient clipping
-    "esrgan-pure-fp16-gradscaler-unscale": case(_esrgan_pure_fp16_gradscaler_unscale, "unscale_fp16", "f16"),
+    "esrgan-pure-fp16-gradscaler-unscale": case(_esrgan_pure_fp16_gradscaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
