@@ -566,7 +566,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # USM sharpening with the threshold mask left bool, blurred by filter2D (reflect pad first)
     "usm-sharpen-bool-mask-filter2d": case(_usm_sharpen_bool_mask_filter2d, "no_kernel", "bool",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (8d9785d) castwise gave integer_operand ['bool'] (high confidence). The error is "
              "reflection_pad2d's missing Bool kernel: filter2D reflect-pads the bool USM mask before its conv, and "
              "padding only copies values, so the cause is an op that moves data lacking a bool kernel (as roll or "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 import castwise as cw
@@ -3293,3 +3294,23 @@ def test_tensor_split_at_float_boundaries_is_an_index_tensor() -> None:
         torch.arange(10).tensor_split(torch.tensor([3.0, 7.0]))
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("f32",)
+
+
+def test_a_lora_kernel_without_an_input_and_output_dtype_pair_names_both() -> None:
+    explanation = cw.explain("RuntimeError: No suitable kernel. h_in=16 h_out=4096 dtype=Float out_dtype=Half")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32", "f16")
+    assert explanation.cause.startswith("a library has no kernel for input f32 and output f16")
+
+
+def test_an_npu_library_without_fp8_support_is_a_missing_kernel() -> None:
+    explanation = cw.explain("terminate called after throwing an instance of 'c10::Error'\n  what():  Float8_e4m3fn "
+                             "has not been supported")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+
+
+def test_reflection_padding_of_a_bool_mask_is_a_data_op_without_a_bool_kernel() -> None:
+    with pytest.raises(NotImplementedError) as raised:
+        F.pad(torch.ones(1, 1, 4, 4, dtype=torch.bool), (1, 1, 1, 1), mode="reflect")
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bool",)
+    assert "moves or makes data" in explanation.cause

@@ -214,7 +214,8 @@ _BIT_OP = re.compile(r"bitwise|logical|[lr]shift")
 """Bit operations: they take bool or integer tensors, so a floating one is integer data converted to floats."""
 
 _DATA_OP = re.compile(r"(?:roll|flip|rot90|linspace|logspace|arange|range|cat|stack|nonzero|eye|tril|triu|repeat|"
-                      r"index_select|masked_select|constant_pad|fill|zeros|ones|full)(?:_|$)")
+                      r"index_select|masked_select|constant_pad|reflection_pad\w{0,3}|replication_pad\w{0,3}|fill|"
+                      r"zeros|ones|full)(?:_|$)")
 """Ops that move, select or make data without arithmetic: an integer or bool dtype is theirs to take."""
 
 _BOOL_FRIENDLY = re.compile(r"(?:sum|prod|cumsum|cumprod|argmax|argmin|max|min|where|abs|sign|neg|clamp|any|all|"
@@ -334,19 +335,20 @@ def _op_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _pair_lacks(found: re.Match[str], failure: Failure) -> Explanation:
     """A GEMM with no kernel for one input and output dtype pair (``bgemm input type at::Half and output type float
-    is not supported for ROCm``)."""
+    is not supported for ROCm``, vLLM's LoRA kernels' ``No suitable kernel. ... dtype=Float out_dtype=Half``)."""
     names = dtypes(found, "dtype", "out")
     pair = " and ".join(f"{role} {name}" for role, name in zip(("input", "output"), names, strict=False))
     on_gpu = re.search(r"\b(?:ROCm|CUDA|HIP)\b", found.string)
+    op = found.groupdict().get("op") or "a library"
     return explained(
         Kind.NO_KERNEL, failure,
-        f"`{found['op']}` has no kernel for {pair or 'this input and output dtype pair'}"
+        f"{op if ' ' in op else f'`{op}`'} has no kernel for {pair or 'this input and output dtype pair'}"
         f"{' on this GPU' if on_gpu else ''}: it computes in the inputs' dtype and was asked for another output dtype",
         "a matmul asked for an output in another dtype than its inputs (`out_dtype=`, a compiled or autotuned GEMM "
         "choosing a float32 output for 16-bit inputs)",
         "let the output take the inputs' dtype and cast after (`(a @ b).float()`), or update torch (newer releases add "
         "such pairs, on ROCm too)",
-        op=found["op"], names=names, device="cuda" if on_gpu else None,
+        op=op, names=names, device="cuda" if on_gpu else None,
     )
 
 
@@ -777,6 +779,8 @@ RULES: tuple[Rule, ...] = (
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
+    rule(r"No suitable kernel\.[^\n]{0,80}?\bdtype=(?P<dtype>\w{1,20}) out_dtype=(?P<out>\w{1,20})", _pair_lacks),
+    rule(r"\b(?P<dtype>Float8_\w{1,12}|BFloat16|Half) has not been supported", _library_lacks),
     rule(r"Promotion for uint16, uint32, uint64 types is not supported,? attempted to promote (?P<a>{DTYPE}) and "
          r"(?P<b>{DTYPE})", _wide_unsigned_promotion),
     rule(r"\bundefined symbol: \S{0,200}?(?:hip_bfloat16|nv_bfloat16|BFloat16)", _binary_lacks_bf16),
