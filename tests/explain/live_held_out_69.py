@@ -2,7 +2,7 @@
 TransR, DistMult, ComplEx with complex embeddings, RotatE, HolE, ConvE, TuckER; negative sampling with integer
 entity/relation ids, filtered ranking with masks, margin and self-adversarial losses, MRR/Hits@k in torch, R-GCN and
 KBGAT over sparse adjacency). Defects planted by a helper who never read the rules, written before castwise ran and
-graded once with the rules frozen at pending."""
+graded once with the rules frozen at f71fe15."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "f71fe15"
 
 bf16, f16 = torch.bfloat16, torch.float16
 E4M3 = torch.float8_e4m3fn
@@ -343,68 +343,101 @@ def _one_to_n_bce_logits_bool_targets() -> None:
 CASES: dict[str, LiveCase] = {
     # TransR whose identity-initialised projection matrices are a plain tensor attribute: model.to(bf16) leaves them fp32
     "transr-identity-projections-plain-attribute": case(_transr_identity_projections_plain_attribute, "matmul_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DistMult 1-N scoring: the entity table halved to bf16, the fp32 relation table promotes the query to fp32
     "distmult-1n-bf16-entity-table-fp32-query": case(_distmult_one_to_n_bf16_entity_table, "matmul_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ComplEx with complex embeddings: relations loaded from a numpy complex128 array, scored against complex64 entities
     "complex-relations-numpy-complex128": case(_complex_relations_from_numpy_complex128, "matmul_dtype", "complex128",
-                                               "complex64"),
+                                               "complex64",
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (f71fe15) castwise gave matmul_dtype [] (low confidence). The kind is right, but torch names the two "
+             "complex dtypes in C++ spelling (c10::complex<double> != c10::complex<float>), which the reader did not read "
+             "as complex128 and complex64, so the explanation lists no dtypes")),
     # ConvE: embedding tables cast to bf16 for memory, the reshaped stack fed to the fp32 bn0 and Conv2d
-    "conve-bf16-tables-fp32-conv2d": case(_conve_bf16_tables_into_fp32_conv, "conv_weight_dtype", "bf16", "f32"),
+    "conve-bf16-tables-fp32-conv2d": case(_conve_bf16_tables_into_fp32_conv, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TuckER cast to bf16 with its entity table put back to fp32 for sparse updates, into the bf16 bn0
-    "tucker-fp32-entity-table-bf16-batchnorm": case(_tucker_entity_table_kept_fp32, "norm_param_dtype", "f32"),
+    "tucker-fp32-entity-table-bf16-batchnorm": case(_tucker_entity_table_kept_fp32, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # R-GCN relation weights resized for inverse relations after the cast (fp32), bmm'd with bf16 node features per edge
     "rgcn-inverse-relation-weights-bmm": case(_rgcn_inverse_relation_weights_added_after_cast_bmm,
-                                              "batched_matmul_dtype", "bf16", "f32"),
+                                              "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # filtered ranking: scores upcast to fp32, the bf16 target score written back by advanced indexing
     "filtered-rank-restore-bf16-target-score": case(_filtered_rank_restores_bf16_target_score, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 EMA of the entity table (copied before the cast) lerp_'ed toward the bf16 table
-    "entity-table-ema-lerp": case(_entity_table_ema_lerp, "lerp_dtype", "f32", "bf16"),
+    "entity-table-ema-lerp": case(_entity_table_ema_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # KBGAT-style neighbour attention: keys get an fp32 relation table rebuilt after the cast, bf16 queries and values
-    "kbgat-relation-keys-fp32-sdpa": case(_kbgat_relation_keys_fp32_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "kbgat-relation-keys-fp32-sdpa": case(_kbgat_relation_keys_fp32_sdpa, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # HittER-style context transformer: neighbour padding mask built as float -inf (fp32) for a bf16 attention
     "hitter-float-padding-mask-bf16-mha": case(_hitter_float_neighbour_padding_mask, "attn_mask_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # relation-path encoder: LSTM cast to bf16, relation embeddings of the paths left fp32
-    "path-lstm-fp32-relation-paths": case(_path_lstm_fp32_relation_paths, "rnn_dtype", "f32", "bf16"),
+    "path-lstm-fp32-relation-paths": case(_path_lstm_fp32_relation_paths, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ConvE 1-N BCE: sigmoid of bf16 logits against label-smoothed fp32 targets
-    "conve-bce-label-smoothed-fp32-targets": case(_conve_bce_label_smoothed_fp32_targets, "op_dtype", "f32", "bf16"),
+    "conve-bce-label-smoothed-fp32-targets": case(_conve_bce_label_smoothed_fp32_targets, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DistMult serving with the entity table stored in fp8, multiplied with the bf16 relation embeddings
-    "fp8-entity-table-distmult": case(_fp8_entity_table_distmult, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fp8-entity-table-distmult": case(_fp8_entity_table_distmult, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a TransE entity table halved with .half() to fit memory, trained with GradScaler
-    "halved-entity-table-grad-scaler": case(_halved_entity_table_grad_scaler, "unscale_fp16", "f16"),
+    "halved-entity-table-grad-scaler": case(_halved_entity_table_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # GradScaler with gradient accumulation: unscale_ each micro-batch to log and clip the gradient norm
-    "unscale-each-micro-batch": case(_unscale_each_micro_batch_for_logging, "loss_scale"),
+    "unscale-each-micro-batch": case(_unscale_each_micro_batch_for_logging, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # HolE circular correlation by rfft/irfft on fp16 embeddings
-    "hole-circular-correlation-fp16-rfft": case(_hole_circular_correlation_fp16, "no_kernel", "f16"),
+    "hole-circular-correlation-fp16-rfft": case(_hole_circular_correlation_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # RotatE relation rotations by torch.polar of bf16 phases
-    "rotate-polar-bf16-phases": case(_rotate_polar_bf16_phases, "no_kernel", "bf16"),
+    "rotate-polar-bf16-phases": case(_rotate_polar_bf16_phases, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TransE 1-N scoring: L1 distances to every entity by cdist on the bf16 table
-    "transe-all-tails-cdist-bf16": case(_transe_all_tails_cdist_bf16, "no_kernel", "bf16"),
+    "transe-all-tails-cdist-bf16": case(_transe_all_tails_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # R-GCN with a CSR adjacency cast to bf16 with the model, multiplied with bf16 node features
-    "rgcn-csr-adjacency-bf16-spmm": case(_rgcn_csr_adjacency_cast_with_model, "no_kernel", "bf16"),
+    "rgcn-csr-adjacency-bf16-spmm": case(_rgcn_csr_adjacency_cast_with_model, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # KBGAT edge attention normalised by torch.sparse.softmax over bf16 logits
-    "kbgat-sparse-edge-softmax-bf16": case(_kbgat_sparse_edge_softmax_bf16, "no_kernel", "bf16"),
+    "kbgat-sparse-edge-softmax-bf16": case(_kbgat_sparse_edge_softmax_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # candidate lists padded with id = num_entities (40943 for WN18RR) in an int16 buffer
-    "candidate-padding-40943-int16": case(_candidate_padding_entity_count_int16, "half_overflow", "int16"),
+    "candidate-padding-40943-int16": case(_candidate_padding_entity_count_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 1-N scores ranked with np.argsort
-    "bf16-scores-numpy-argsort": case(_bf16_scores_numpy_argsort, "numpy_dtype", "bf16"),
+    "bf16-scores-numpy-argsort": case(_bf16_scores_numpy_argsort, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # R-GCN sparse adjacency values made with edge_index.new_ones (int64), sparse.mm with fp32 features
-    "rgcn-adjacency-values-new-ones-int64": case(_rgcn_adjacency_values_new_ones, "integer_operand", "int64", "f32"),
+    "rgcn-adjacency-values-new-ones-int64": case(_rgcn_adjacency_values_new_ones, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # rank as the position of the true tail in the argsort, found by argmax of the bool match
-    "rank-by-argmax-of-bool-match": case(_rank_by_argmax_of_bool_match, "no_kernel", "bool"),
+    "rank-by-argmax-of-bool-match": case(_rank_by_argmax_of_bool_match, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Hits@10 as the mean of the bool (ranks <= 10)
-    "hits-at-10-mean-of-bool": case(_hits_at_10_mean_of_bool, "integer_operand", "bool"),
+    "hits-at-10-mean-of-bool": case(_hits_at_10_mean_of_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # tie-aware realistic rank: (optimistic + pessimistic) / 2 in place on the int64 counts
-    "realistic-rank-in-place-div": case(_realistic_rank_in_place, "result_cast", "f32", "int64"),
+    "realistic-rank-in-place-div": case(_realistic_rank_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # uniform negative tails drawn as floor(rand * num_entities), still float, looked up in the entity table
-    "negative-tails-uniform-floor-float-ids": case(_negative_tails_uniform_floor, "index_tensor_dtype", "f32"),
+    "negative-tails-uniform-floor-float-ids": case(_negative_tails_uniform_floor, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FB15k-237 relation ids stored as uint8 (237 < 256), looked up in the relation Embedding
-    "relation-ids-uint8-embedding": case(_relation_ids_uint8_from_numpy, "index_tensor_dtype", "uint8"),
+    "relation-ids-uint8-embedding": case(_relation_ids_uint8_from_numpy, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # the filtered-setting mask built as a numpy uint8 matrix, used in masked_fill
-    "filter-mask-uint8-masked-fill": case(_filter_mask_uint8_from_numpy, "mask_dtype", "uint8"),
+    "filter-mask-uint8-masked-fill": case(_filter_mask_uint8_from_numpy, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # 1-N training with the bool known-tails mask as the BCE-with-logits target
-    "one-to-n-bce-logits-bool-targets": case(_one_to_n_bce_logits_bool_targets, "target_dtype", "bool"),
+    "one-to-n-bce-logits-bool-targets": case(_one_to_n_bce_logits_bool_targets, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
 }
