@@ -352,7 +352,7 @@ CASES: dict[str, LiveCase] = {
     # ComplEx with complex embeddings: relations loaded from a numpy complex128 array, scored against complex64 entities
     "complex-relations-numpy-complex128": case(_complex_relations_from_numpy_complex128, "matmul_dtype", "complex128",
                                                "complex64",
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (f71fe15) castwise gave matmul_dtype [] (low confidence). The kind is right, but torch names the two "
              "complex dtypes in C++ spelling (c10::complex<double> != c10::complex<float>), which the reader did not read "
              "as complex128 and complex64, so the explanation lists no dtypes")),

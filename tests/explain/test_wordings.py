@@ -3314,3 +3314,9 @@ def test_reflection_padding_of_a_bool_mask_is_a_data_op_without_a_bool_kernel() 
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bool",)
     assert "moves or makes data" in explanation.cause
+
+
+def test_torch_s_cpp_names_of_complex_dtypes_are_read() -> None:
+    explanation = cw.explain("RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::complex<double> != "
+                             "c10::complex<float>")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("complex128", "complex64")

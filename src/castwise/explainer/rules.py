@@ -19,9 +19,10 @@ from castwise.explainer.failures import Failure
 from castwise.explainer.held_model import odd_in
 from castwise.explainer.spelling import is_fp8, short_dtype
 
-DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[A-Za-z0-9_.]{1,60}(?:\s(?:int|char))?"
-"""One dtype as torch spells it in a message (``Float``, ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor``); ASCII
-only, so a dtype run into the prose of another script (``BFloat16的报错``) is still read."""
+DTYPE = r"(?:struct\s+|class\s+)?(?:(?:c\s*10|at)\s*::\s*)?[A-Za-z0-9_.]{1,60}(?:<(?:c10::)?\w{1,12}>|\s(?:int|char))?"
+"""One dtype as torch spells it in a message (``Float``, ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor``,
+``c10::complex<double>``); ASCII only, so a dtype run into the prose of another script (``BFloat16的报错``) is still
+read."""
 
 _WRAPPING = " `*"
 """Markup people wrap a pasted error line in (code spans, bold, quotes), taken off the message shown."""

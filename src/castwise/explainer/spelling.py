@@ -64,7 +64,7 @@ def _parts(word: str) -> tuple[str | None, str, bool]:
 def dtype_of(word: str) -> torch.dtype | None:
     """The dtype a spelling such as ``c10::Half``, ``long int`` or ``torch.cuda.HalfTensor`` names, or None."""
     bare = _parts(word)[1].removesuffix("_t")
-    return _WORDS.get(re.sub(r"[\s_]", "", bare).lower())
+    return _WORDS.get(re.sub(r"[\s_<>]", "", bare).lower())
 
 
 def full_name(name: str) -> str:
