@@ -381,81 +381,119 @@ CASES: dict[str, LiveCase] = {
     # --- differentiable search
     # vectorised DARTS mixed op: fp32 architect alphas weight the stacked bf16 candidates, the next cell's conv gets fp32
     "darts-vectorised-mixed-op-fp32-alphas-next-conv": case(_darts_vectorised_mixed_op_fp32_alphas,
-                                                            "conv_weight_dtype", "f32", "bf16"),
+                                                            "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GDAS: hard Gumbel-softmax weights from fp32 logits einsum'd with the stacked bf16 candidate outputs
-    "gdas-fp32-hard-gumbel-weights-einsum": case(_gdas_fp32_hard_gumbel_weights_einsum, "matmul_dtype", "f32", "bf16"),
+    "gdas-fp32-hard-gumbel-weights-einsum": case(_gdas_fp32_hard_gumbel_weights_einsum, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # progressive shrinking of the op space: the weakest ops' fp16 alphas masked with -1e9
-    "pruned-alphas-fp16-masked-fill-1e9": case(_pruned_alphas_fp16_masked_fill, "half_overflow", "f16"),
+    "pruned-alphas-fp16-masked-fill-1e9": case(_pruned_alphas_fp16_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # DARTS genotype parsed from softmaxed alphas registered on the bf16 model with .numpy()
-    "darts-genotype-bf16-alphas-numpy": case(_darts_genotype_from_bf16_alphas, "numpy_dtype", "bf16"),
+    "darts-genotype-bf16-alphas-numpy": case(_darts_genotype_from_bf16_alphas, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pruned ops removed with masked_fill(1 - keep) where keep is a float tensor
-    "pruned-ops-float-keep-mask-masked-fill": case(_pruned_ops_float_keep_mask, "mask_dtype", "f32"),
+    "pruned-ops-float-keep-mask-masked-fill": case(_pruned_ops_float_keep_mask, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # searched attention window: fp32 architecture weights mix additive window masks for a bf16 MultiheadAttention
     "searched-window-bias-fp32-alphas-mha": case(_searched_attention_window_bias_mha, "attn_mask_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ProxylessNAS expected latency: fp32 op probabilities @ a per-op latency table from numpy (float64)
-    "proxylessnas-latency-lut-f64": case(_proxylessnas_latency_lut_f64, "matmul_dtype", "f32", "f64"),
+    "proxylessnas-latency-lut-f64": case(_proxylessnas_latency_lut_f64, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- one-shot supernets
     # SPOS: sampled paths kept as a float tensor (the predictor's data) used to index the choice ModuleList
-    "spos-float-path-modulelist-index": case(_spos_float_path_modulelist_index, "index_tensor_dtype"),
+    "spos-float-path-modulelist-index": case(_spos_float_path_modulelist_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # FairNAS coverage counts: index_add_ of ones_like(int64 indices) into an fp32 counter
     "fairnas-op-counts-index-add-int64-ones": case(_fairnas_op_counts_index_add, "indexed_write_dtype", "f32",
-                                                   "int64"),
+                                                   "int64",
+        grade="correct", grade_at_freeze="correct"),
     # GCN accuracy predictor: benchmark int8 adjacency matrices bmm'd with fp32 node features
-    "nasbench-int8-adjacency-bmm-gcn": case(_nasbench_int8_adjacency_bmm, "integer_operand", "int8", "f32"),
+    "nasbench-int8-adjacency-bmm-gcn": case(_nasbench_int8_adjacency_bmm, "integer_operand", "int8", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (65a9510) castwise gave matmul_dtype ['f32', 'int8'] (low confidence). The benchmark's "
+             "int8 adjacency is integer data given to a float bmm (torch names Char in 'expected scalar type Float "
+             "but found Char'), so the fix is to make the adjacency float; the rules read the message as two "
+             "floating dtypes meeting in a matmul and gave matmul_dtype instead of integer_operand.")),
     # ENAS controller: bf16 LSTMCell given the fp32 zero start input made in sample()
     "enas-controller-lstmcell-fp32-start-input": case(_enas_controller_lstmcell_fp32_start, "rnn_dtype", "f32",
-                                                      "bf16"),
+                                                      "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- weight-entangled subnets
     # OFA elastic kernel: the 7-to-5 transform applied in fp32, the fp32 kernel given to a bf16 depthwise conv
     "ofa-elastic-kernel-transform-upcast": case(_ofa_elastic_kernel_transform_upcast, "conv_weight_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # elastic kernel centre crop with (K - k) / 2: float slice bounds
     "elastic-kernel-centre-crop-true-division": case(_elastic_kernel_centre_crop_true_division,
-                                                     "index_tensor_dtype"),
+                                                     "index_tensor_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (65a9510) castwise gave nothing. The centre-crop bounds come from true division ((7 - 5) / "
+             "2 = 1.0), a Python float used as a slice bound of the kernel tensor; the rules do not read Python's "
+             "'slice indices must be integers or None or have an __index__ method' as a float index (use // or "
+             "int()).")),
     # OFA channel reorganisation: channels sorted on a bf16 working copy, index_copy_'d into the fp32 master weight
-    "ofa-channel-reorg-index-copy-bf16": case(_ofa_channel_reorg_index_copy, "indexed_write_dtype", "f32", "bf16"),
+    "ofa-channel-reorg-index-copy-bf16": case(_ofa_channel_reorg_index_copy, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AutoFormer: sliced bf16 tokens plus fp32 sin-cos positions at the sampled width, into the sliced bf16 LayerNorm
     "autoformer-sliced-layernorm-fp32-positions": case(_autoformer_sliced_layernorm_fp32_positions,
-                                                       "norm_param_dtype", "f32"),
+                                                       "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # AutoFormer sliced heads: an fp32 relative key table (plain attribute) added to bf16 keys before SDPA
     "autoformer-sliced-heads-fp32-relative-keys-sdpa": case(_autoformer_sliced_heads_fp32_relative_keys,
-                                                            "sdpa_dtype", "bf16", "f32"),
+                                                            "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # elastic width choices registered as a uint8 buffer: 256 does not fit
-    "elastic-width-choices-uint8-buffer": case(_elastic_width_choices_uint8, "half_overflow", "uint8"),
+    "elastic-width-choices-uint8-buffer": case(_elastic_width_choices_uint8, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- hypernetworks
     # hypernetwork run under CPU bf16 autocast, its generated weight used by the fp32 target outside autocast
     "hypernet-autocast-bf16-weights-fp32-target": case(_hypernet_autocast_bf16_weights, "matmul_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 hypernetwork output split into conv weight (cast to bf16) and bias (left fp32)
-    "hypernet-generated-conv-bias-fp32": case(_hypernet_generated_conv_bias_fp32, "conv_bias_dtype", "bf16", "f32"),
+    "hypernet-generated-conv-bias-fp32": case(_hypernet_generated_conv_bias_fp32, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 hypernetwork's output made orthogonal by a Cayley transform with linalg.solve
-    "hypernet-cayley-orthogonal-solve-bf16": case(_hypernet_cayley_orthogonal_solve_bf16, "no_kernel", "bf16"),
+    "hypernet-cayley-orthogonal-solve-bf16": case(_hypernet_cayley_orthogonal_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # task-conditioned hypernetwork: a bf16 nn.Bilinear mixes bf16 layer embeddings with the fp32 task embedding
     "task-conditioned-hypernet-bilinear-fp32-task": case(_task_conditioned_hypernet_bilinear, "op_dtype", "bf16",
-                                                         "f32"),
+                                                         "f32",
+        grade="correct", grade_at_freeze="correct"),
     # chunked hypernetwork: arange chunk ids (int64) fed to an fp32 Linear as a scalar feature
     "chunked-hypernet-arange-chunk-ids-linear": case(_chunked_hypernet_chunk_ids_linear, "integer_operand", "int64",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- meta-learning
     # iMAML conjugate gradient kept in fp32, dot with the bf16 Hessian-vector product from autograd.grad
     "imaml-cg-fp32-direction-dot-bf16-hvp": case(_imaml_conjugate_gradient_fp32_direction, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # few-shot episode labels relabelled through a numpy int32 lookup table, into the inner-loop cross_entropy
-    "episode-relabel-int32-lookup-inner-loss": case(_episode_relabel_int32_lookup, "target_dtype", "int32"),
+    "episode-relabel-int32-lookup-inner-loss": case(_episode_relabel_int32_lookup, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # --- learned optimizers
     # an fp32 MLP learned optimizer fed per-parameter features of a bf16 optimizee
-    "learned-optimizer-mlp-bf16-features": case(_learned_optimizer_mlp_bf16_features, "matmul_dtype", "bf16", "f32"),
+    "learned-optimizer-mlp-bf16-features": case(_learned_optimizer_mlp_bf16_features, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # learned optimizer momenta kept fp32, updated with _foreach_lerp_ toward the bf16 gradients
     "learned-optimizer-foreach-lerp-fp32-momenta": case(_learned_optimizer_foreach_lerp_fp32_momentum, "lerp_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- evolutionary search
     # regularised evolution: bf16 0-dim validation losses collected in a list, np.array'd for selection
-    "evo-fitness-bf16-losses-np-array": case(_evo_fitness_bf16_losses_np_array, "numpy_dtype", "bf16"),
+    "evo-fitness-bf16-losses-np-array": case(_evo_fitness_bf16_losses_np_array, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # uniform crossover written mask * a + (1 - mask) * b with a bool mask
-    "evo-uniform-crossover-one-minus-bool": case(_evo_uniform_crossover_one_minus_bool, "mask_dtype", "bool"),
+    "evo-uniform-crossover-one-minus-bool": case(_evo_uniform_crossover_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian mutation with torch.normal around the int64 op-index genome
-    "evo-gaussian-mutation-normal-int-genome": case(_evo_gaussian_mutation_int_genome, "no_kernel", "int64"),
+    "evo-gaussian-mutation-normal-int-genome": case(_evo_gaussian_mutation_int_genome, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # evolution strategies step added in place to the int64 width genome
-    "es-int-width-genome-in-place-step": case(_es_int_width_genome_in_place_step, "result_cast", "f32", "int64"),
+    "es-int-width-genome-in-place-step": case(_es_int_width_genome_in_place_step, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
 }
