@@ -429,7 +429,7 @@ CASES: dict[str, LiveCase] = {
     # elastic kernel centre crop with (K - k) / 2: float slice bounds
     "elastic-kernel-centre-crop-true-division": case(_elastic_kernel_centre_crop_true_division,
                                                      "index_tensor_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (65a9510) castwise gave nothing. The centre-crop bounds come from true division ((7 - 5) / "
              "2 = 1.0), a Python float used as a slice bound of the kernel tensor; the rules do not read Python's "
              "'slice indices must be integers or None or have an __index__ method' as a float index (use // or "

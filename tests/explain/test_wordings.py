@@ -3320,3 +3320,11 @@ def test_torch_s_cpp_names_of_complex_dtypes_are_read() -> None:
     explanation = cw.explain("RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::complex<double> != "
                              "c10::complex<float>")
     assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("complex128", "complex64")
+
+
+def test_a_float_slice_bound_is_an_index_of_the_wrong_type() -> None:
+    kernel = torch.randn(8, 8, 7, 7)
+    with pytest.raises(TypeError) as raised:
+        kernel[..., (7 - 5) / 2:(7 + 5) / 2]
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INDEX_TENSOR and "//" in explanation.fix

@@ -359,6 +359,18 @@ def _uint8_as_mask(found: re.Match[str], failure: Failure) -> Explanation | None
 _UINT8_INDEX_WARNING = re.compile(r"indexing with dtype torch\.uint8 is now deprecated")
 
 
+_float_slice_bound = message_only(
+    Kind.INDEX_TENSOR,
+    "a slice bound is not an integer: a Python float (`/` is true division, so `(7 - 5) / 2` is `1.0`) or a float "
+    "tensor used as a bound",
+    "bounds computed with `/` (a centre crop, half a window, a ratio of a size), read from a float config value, or "
+    "taken from a floating tensor",
+    "compute bounds as integers: `//` or `int(...)` (`w[..., (k - c) // 2:(k + c) // 2]`); from a tensor, "
+    "`int(t.item())` after rounding as you mean to",
+    op="slicing",
+)
+
+
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     """Indices of another dtype than an index op (or a named index argument, ``arg``) takes."""
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
@@ -869,6 +881,7 @@ RULES: tuple[Rule, ...] = (
          r"types?:?\s*(?:Half|BFloat16|Float|Double)(?:,\s*(?:Half|BFloat16|Float|Double)){0,3};?\s*but got "
          r"(?P<a>{DTYPE}) instead(?:\s*\(while checking arguments for (?P<op>\w{1,40})\))?", _integer_table),
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
+    rule(r"slice indices must be integers or None or have an __index__ method", _float_slice_bound),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})", _floating_argument),
     rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
