@@ -316,77 +316,107 @@ CASES: dict[str, LiveCase] = {
     # --- tiles and tissue masks
     # an OpenSlide read_region tile (uint8 RGB, alpha dropped) permuted to CHW and fed to a ResNet stem conv
     "openslide-uint8-tile-resnet-stem": case(_openslide_uint8_tile_into_resnet_stem, "integer_operand", "uint8",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-tile tissue fraction from the bool thumbnail threshold mask by avg_pool2d
-    "tissue-fraction-avg-pool-bool-mask": case(_tissue_fraction_per_tile_avg_pool_bool, "integer_operand", "bool"),
+    "tissue-fraction-avg-pool-bool-mask": case(_tissue_fraction_per_tile_avg_pool_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # pen marks removed from the bool tissue mask with `-`
-    "tissue-minus-pen-marks-bool": case(_tissue_minus_pen_marks_bool, "mask_dtype", "bool"),
+    "tissue-minus-pen-marks-bool": case(_tissue_minus_pen_marks_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 artifact detector's rounded output combined with the bool tissue mask by `&`
-    "artifact-mask-fp16-and-tissue": case(_artifact_mask_fp16_and_tissue, "no_kernel", "f16"),
+    "artifact-mask-fp16-and-tissue": case(_artifact_mask_fp16_and_tissue, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- tile coordinates and levels
     # int64 level-0 tile origins divided in place by openslide's (fractional) level downsample
-    "level0-coords-div-in-place-downsample": case(_level0_coords_scaled_in_place, "result_cast", "f32", "int64"),
+    "level0-coords-div-in-place-downsample": case(_level0_coords_scaled_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Patch-GCN's spatial kNN graph built with cdist on the int64 tile coordinates
-    "patch-gcn-cdist-int64-coords": case(_patch_gcn_knn_on_integer_coords, "integer_operand", "int64"),
+    "patch-gcn-cdist-int64-coords": case(_patch_gcn_knn_on_integer_coords, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # tile grid positions made with true division (float) looked up in a positional nn.Embedding
     "grid-position-embedding-float-coords": case(_positional_embedding_coords_over_tile_size, "index_tensor_dtype",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # evenly spaced tile subsampling of a bag with linspace indices passed to index_select
-    "bag-subsample-linspace-index-select": case(_uniform_tile_subsample_linspace, "index_tensor_dtype"),
+    "bag-subsample-linspace-index-select": case(_uniform_tile_subsample_linspace, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- stain normalisation in optical density space
     # Macenko: float64 OD from numpy multiplied with the pinv of fp32 reference H&E vectors
     "macenko-numpy-f64-od-fp32-stain-pinv": case(_macenko_numpy_od_times_fp32_stain_inverse, "matmul_dtype", "f64",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Macenko: stain plane from linalg.eigh of the covariance of bf16 OD pixels
-    "macenko-eigh-bf16-od-covariance": case(_macenko_eigh_bf16_od_covariance, "no_kernel", "bf16"),
+    "macenko-eigh-bf16-od-covariance": case(_macenko_eigh_bf16_od_covariance, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Macenko: the 99th-percentile concentration of fp16 stain concentrations by torch.quantile
-    "macenko-max-concentration-quantile-f16": case(_macenko_max_concentration_quantile_f16, "no_kernel"),
+    "macenko-max-concentration-quantile-f16": case(_macenko_max_concentration_quantile_f16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # colour deconvolution as a 1x1 conv with skimage's float64 hed_from_rgb matrix on fp32 OD tiles
     "colour-deconvolution-conv-f64-matrix": case(_colour_deconvolution_1x1_conv_skimage_matrix, "conv_weight_dtype",
-                                                 "f32", "f64"),
+                                                 "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # HED stain jitter computed in fp32, lerped back into the bf16 tiles
-    "hed-jitter-lerp-bf16-tiles-fp32-augmented": case(_hed_jitter_lerp_toward_augmented, "lerp_dtype", "bf16", "f32"),
+    "hed-jitter-lerp-bf16-tiles-fp32-augmented": case(_hed_jitter_lerp_toward_augmented, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- feature extraction
     # a halved CLIP-style pathology tower fed fp32 ImageNet-normalised tiles
     "halved-pathology-tower-fp32-tiles": case(_halved_clip_pathology_tower_fp32_tiles, "conv_weight_dtype", "f32",
-                                              "f16"),
+                                              "f16",
+        grade="correct", grade_at_freeze="correct"),
     # k-means morphological phenotypes: fp16 tile features index_add_'ed into fp32 centroid sums
     "kmeans-phenotypes-index-add-f16-features": case(_kmeans_phenotypes_index_add_f16_features,
-                                                     "indexed_write_dtype", "f32", "f16"),
+                                                     "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- multiple-instance learning aggregators
     # fp16 tile features from the h5 cache into an fp32 gated-attention ABMIL
-    "abmil-fp32-gated-attention-f16-features": case(_fp16_h5_features_into_fp32_abmil, "matmul_dtype", "f16", "f32"),
+    "abmil-fp32-gated-attention-f16-features": case(_fp16_h5_features_into_fp32_abmil, "matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling of padded bags: fp32 attention bmm'ed with fp16 cached features
     "padded-bags-attention-pool-bmm-f16": case(_batched_bags_bmm_fp16_features, "batched_matmul_dtype", "f32",
-                                               "f16"),
+                                               "f16",
+        grade="correct", grade_at_freeze="correct"),
     # TransMIL's LayerNorm cast to bf16, the fp32 tile tokens not
-    "transmil-bf16-layer-norm-fp32-tokens": case(_transmil_bf16_layer_norm_fp32_tokens, "norm_param_dtype", "f32"),
+    "transmil-bf16-layer-norm-fp32-tokens": case(_transmil_bf16_layer_norm_fp32_tokens, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # padded bags: a float (0/-inf) key_padding_mask built in fp32 for a bf16 MultiheadAttention pooler
     "padded-bags-float-key-padding-mask-bf16-mha": case(_padded_bags_float_key_padding_mask_bf16_mha,
-                                                        "attn_mask_dtype", "f32", "bf16"),
+                                                        "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MIL-RNN: a bf16 GRU over the fp32 features of the top-ranked tiles
-    "mil-rnn-bf16-gru-fp32-top-tiles": case(_mil_rnn_bf16_gru_fp32_top_tiles, "rnn_dtype", "f32", "bf16"),
+    "mil-rnn-bf16-gru-fp32-top-tiles": case(_mil_rnn_bf16_gru_fp32_top_tiles, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a learned fp32 class-token query attending the bf16 tile features through SDPA
-    "class-token-fp32-sdpa-bf16-tiles": case(_fp32_class_token_sdpa_bf16_tiles, "sdpa_dtype", "f32", "bf16"),
+    "class-token-fp32-sdpa-bf16-tiles": case(_fp32_class_token_sdpa_bf16_tiles, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # padded tiles' fp16 attention logits masked with float32's minimum
-    "padded-attention-fp16-float32-min": case(_padded_attention_logits_fp16_float32_min, "half_overflow", "f16"),
+    "padded-attention-fp16-float32-min": case(_padded_attention_logits_fp16_float32_min, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # padding flags collated as numpy uint8 used as masked_fill's mask
-    "padded-attention-uint8-mask-masked-fill": case(_padded_attention_uint8_mask, "mask_dtype", "uint8"),
+    "padded-attention-uint8-mask-masked-fill": case(_padded_attention_uint8_mask, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() MIL aggregator trained through GradScaler on the CPU
-    "fp16-aggregator-grad-scaler": case(_fp16_aggregator_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-aggregator-grad-scaler": case(_fp16_aggregator_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- slide labels and survival targets
     # NSCLC subtype labels packed as int8 in the slide csv, given to cross_entropy
-    "subtype-labels-int8-cross-entropy": case(_subtype_labels_int8_cross_entropy, "target_dtype", "int8"),
+    "subtype-labels-int8-cross-entropy": case(_subtype_labels_int8_cross_entropy, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # CAMELYON16 bool slide labels as the BCE-with-logits target
-    "slide-label-bool-bce-with-logits": case(_bool_slide_label_bce_with_logits, "target_dtype", "bool"),
+    "slide-label-bool-bce-with-logits": case(_bool_slide_label_bce_with_logits, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # discrete-time survival: pd.qcut codes (int8) one-hot encoded into the event-bin indicator
-    "survival-bins-int8-codes-one-hot": case(_survival_bins_int8_codes_one_hot, "index_tensor_dtype"),
+    "survival-bins-int8-codes-one-hot": case(_survival_bins_int8_codes_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- heatmaps back to uint8
     # fp32 attention scores written into a uint8 heatmap canvas by advanced indexing
     "attention-scores-into-uint8-canvas": case(_attention_scores_into_uint8_canvas, "indexed_write_dtype", "uint8",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the uint8 heatmap downscaled to the thumbnail with interpolate(mode="area")
-    "uint8-heatmap-area-downscale": case(_uint8_heatmap_area_downscale, "integer_operand", "uint8"),
+    "uint8-heatmap-area-downscale": case(_uint8_heatmap_area_downscale, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 autocast attention heatmap converted with .numpy() for cv2's colormap
-    "bf16-heatmap-numpy-colormap": case(_bf16_heatmap_to_numpy_for_colormap, "numpy_dtype", "bf16"),
+    "bf16-heatmap-numpy-colormap": case(_bf16_heatmap_to_numpy_for_colormap, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
