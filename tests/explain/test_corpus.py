@@ -76,7 +76,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_61", "live_held_out_62", "live_held_out_63",
                                  "live_held_out_64", "live_held_out_65", "live_held_out_66",
                                  "live_held_out_67", "live_held_out_68",
-                                 "live_held_out_69", "live_held_out_70")
+                                 "live_held_out_69", "live_held_out_70",
+                                 "live_held_out_71")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
