@@ -146,14 +146,16 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
-_AMP_SAID = re.compile(r"\b(?:use_amp|amp|fp16|float16|mixed[ _-]precision|autocast|GradScaler)\b", re.IGNORECASE)
+_AMP_OR_FP16_SAID = re.compile(r"\b(?:use_amp|amp|fp16|float16|mixed[ _-]precision|autocast|GradScaler)\b",
+                               re.IGNORECASE)
+"""Mixed precision or fp16 said anywhere in a paste: a trainer's skipped update is then its loss scaler's."""
 
 
 def _update_skipped(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A trainer skipping an update on a NaN/inf gradient norm (ESPnet's ``The grad norm is nan. Skipping updating
     the model``): dynamic loss scaling at work when the paste says AMP or fp16; declined otherwise (a non-finite loss
     in full precision is not a scaler's)."""
-    return _skipped_step(found, failure) if paste_search(failure, _AMP_SAID) else None
+    return _skipped_step(found, failure) if paste_search(failure, _AMP_OR_FP16_SAID) else None
 
 
 def _scale_divided_by_zero(found: re.Match[str], failure: Failure) -> Explanation | None:

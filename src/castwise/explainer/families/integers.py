@@ -16,6 +16,7 @@ from castwise.explainer.clues import (
     CLASS_INDEX_LOSS,
     FLOAT32_SAID,
     LOSS,
+    RNN,
     held_dtypes,
     paste_search,
     shows,
@@ -69,9 +70,9 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
     """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data. Two integer dtypes and no
     floating one are not float math: one is cast to the other's dtype (``integer_pair``); an integer that is a quantized
     weight (never a convolution's input, ``names[0]`` there) is answered as one."""
-    if all_integer(names) and (op or "").startswith("recurrent layer"):
-        return _packed_batch_sizes(failure, names)
     if all_integer(names):
+        if (op or "").startswith(RNN.name):
+            return _packed_batch_sizes(failure, names)
         return integer_pair(Kind.INTEGER_OPERAND, failure, names, op or "an op")
     integer_input = "conv" in (op or "") and bool(names) and not is_floating(names[0])
     if quantized_weight(names, failure) and not integer_input:

@@ -199,8 +199,9 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
     if names[0] == "uint8" and _RESIZE.search(op) and _device(op) in ("xpu", "mps"):
         return no_kernel(failure, op, names, _device(op), Confidence.LOW)
     bare = op.lstrip("_")
-    if _DATA_OP.match(bare) or (names[0] == "bool" and _BOOL_FRIENDLY.match(bare)):
-        return _data_op_lacks(failure, op, names)
+    moves = bool(_DATA_OP.match(bare))
+    if moves or (names[0] == "bool" and _BOOL_FRIENDLY.match(bare)):
+        return _data_op_lacks(failure, op, names, moves)
     if names[0] == "bool" and _ADD_OR_SUB.match(bare):
         return integers.bool_arithmetic(failure)
     if _SAMPLER.match(bare):
@@ -241,13 +242,12 @@ _RANDOM_FILL = re.compile(r"normal|uniform|bernoulli|exponential|geometric|cauch
 _DISTRIBUTIONS = re.compile(r"[/\\]torch[/\\]distributions[/\\]")
 
 
-def _data_op_lacks(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
-    """An op that moves, selects or makes data (``roll``, ``linspace``, ``cat``), or takes bool as data (``sum``,
-    ``argmax``), with no kernel for that integer or bool dtype in this torch: the dtype is a fair one, the kernel is
-    missing."""
+def _data_op_lacks(failure: Failure, op: str, names: tuple[str, ...], moves: bool) -> Explanation:
+    """An op that moves, selects or makes data (``roll``, ``linspace``, ``cat``: ``moves``), or takes bool as data
+    (``sum``, ``argmax``), with no kernel for that integer or bool dtype in this torch: the dtype is a fair one, the
+    kernel is missing."""
     dtype, device = names[0], _device(op)
-    use = ("moves or makes data without arithmetic" if _DATA_OP.match(op.lstrip("_"))
-           else "takes it as data (counting, selecting, comparing)")
+    use = "moves or makes data without arithmetic" if moves else "takes it as data (counting, selecting, comparing)"
     return explained(
         Kind.NO_KERNEL, failure,
         f"`{op}` has no {dtype} kernel{f' on {device}' if device else ''} in this torch: it {use}, so {dtype} is a "
@@ -339,10 +339,11 @@ def _pair_lacks(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "dtype", "out")
     pair = " and ".join(f"{role} {name}" for role, name in zip(("input", "output"), names, strict=False))
     on_gpu = re.search(r"\b(?:ROCm|CUDA|HIP)\b", found.string)
-    op = found.groupdict().get("op") or "a library"
+    named = found.groupdict().get("op")
+    op = named or "a library"
     return explained(
         Kind.NO_KERNEL, failure,
-        f"{op if ' ' in op else f'`{op}`'} has no kernel for {pair or 'this input and output dtype pair'}"
+        f"{f'`{named}`' if named else op} has no kernel for {pair or 'this input and output dtype pair'}"
         f"{' on this GPU' if on_gpu else ''}: it computes in the inputs' dtype and was asked for another output dtype",
         "a matmul asked for an output in another dtype than its inputs (`out_dtype=`, a compiled or autotuned GEMM "
         "choosing a float32 output for 16-bit inputs)",

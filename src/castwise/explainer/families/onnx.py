@@ -52,10 +52,10 @@ def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
     op_type = (found["optype"] or (node or "").rsplit("/", 1)[-1]).lower()
     kind = next((kind for prefix, kind in _ONNX_OPS if op_type.startswith(prefix)), Kind.SCALAR_TYPE)
     story_culprit, story_fix = mixed_story(names)
+    shown = f"the exported ONNX graph's node {node}" if node else "a node of the exported ONNX graph"
     return mixed_float(
         kind, failure, names, f"ONNX node {node}" if node else "an ONNX node",
-        f"{f'the exported ONNX graph node {node}' if node else 'a node of the exported ONNX graph'} gets "
-        f"{dtype_list(names)} inputs; ONNX has no type promotion, so "
+        f"{shown} gets {dtype_list(names)} inputs; ONNX has no type promotion, so "
         "the model exported two dtypes where torch had promoted them",
         culprit=story_culprit,
         fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
