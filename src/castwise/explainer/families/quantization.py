@@ -101,15 +101,29 @@ def shown_quantization(failure: Failure, names: tuple[str, ...]) -> Explanation 
 
 def _quantized_on_cuda(found: re.Match[str], failure: Failure) -> Explanation:
     """``getCudnnDataTypeFromScalarType() not supported for QUInt8``: a torch.ao quantized tensor sent to cuDNN."""
+    del found
+    return _cpu_only_quantized(failure, "cuDNN", "cuda")
+
+
+def _quantized_op_on_device(found: re.Match[str], failure: Failure) -> Explanation:
+    """``The operator 'quantized::linear_dynamic' is not currently implemented for the XPU device``."""
+    return _cpu_only_quantized(failure, found["op"], found["device"].lower())
+
+
+def _cpu_only_quantized(failure: Failure, op: str, device: str) -> Explanation:
+    """A torch.ao quantized tensor (quint8/qint8) or quantized op on a GPU ``device``: its kernels are the CPU's."""
+    shown = "CUDA" if device == "cuda" else device.upper()
     return explained(
         Kind.NO_KERNEL, failure,
-        "cuDNN got a torch.ao quantized tensor (quint8/qint8): torch.ao's quantized ops run on the CPU only "
-        "(fbgemm, qnnpack, x86), with no CUDA kernels",
-        "a model quantized with torch.ao (eager or FX graph mode) moved to or run on a GPU (`.cuda()`, CUDA "
-        "weights or inputs)",
-        "run the quantized model on the CPU (`model.cpu()` and CPU inputs); for a quantized model on a GPU, export "
-        "it to a GPU runtime (TensorRT) or use a GPU quantization library (torchao's int8/fp8 on CUDA) instead",
-        op="cuDNN", names=("int8",), device="cuda",
+        f"a torch.ao quantized (quint8/qint8) model reached `{op}` on {shown}: torch.ao's quantized ops (those "
+        f"`quantize_dynamic` and `torch.ao.quantization` use) are CPU kernels (fbgemm, qnnpack, x86), with none for "
+        f"{shown}",
+        f"a model quantized with torch.ao (dynamic, eager or FX graph mode) moved to or run on {shown} (`.to(...)`, "
+        "GPU weights or inputs)",
+        "run the quantized model on the CPU (`model.cpu()` and CPU inputs); for a quantized model on a GPU, use a "
+        "library that quantizes for it (torchao's int8/int4/fp8 configs, bitsandbytes) or export it to a GPU runtime "
+        "(TensorRT)",
+        op=op, names=("int8",), device=device,
     )
 
 
@@ -186,21 +200,6 @@ _torchao_linear_missing = message_only(
     "`Int4WeightOnlyConfig` with bf16 inputs on CUDA, for instance), or update torchao and torch together",
     op="torchao quantized linear",
 )
-
-
-def _quantized_op_on_device(found: re.Match[str], failure: Failure) -> Explanation:
-    """``The operator 'quantized::linear_dynamic' is not currently implemented for the XPU device``: torch's quantized
-    (int8) kernels exist for the CPU only."""
-    device = found["device"].lower()
-    return explained(
-        Kind.NO_KERNEL, failure,
-        f"`{found['op']}` has no {found['device']} kernel: torch's eager quantized (int8) ops, those "
-        "`quantize_dynamic` and `torch.ao.quantization` use, are CPU kernels (fbgemm, qnnpack)",
-        f"a model quantized with `torch.ao.quantization` (qint8 weights) moved to {found['device']}",
-        "run the quantized model on the CPU, or quantize for that device another way (torchao's int8/int4 configs, "
-        "bitsandbytes, or bf16/fp16 without quantization)",
-        op=found["op"], device=device,
-    )
 
 
 RULES: tuple[Rule, ...] = (
