@@ -14,7 +14,7 @@ import re
 from castwise.explainer.clues import low_precision_name, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, explained, message_only, rule
+from castwise.explainer.rules import Rule, explained, rule
 from castwise.explainer.spelling import is_fp8
 
 _BEFORE_AMPERE = (r"(?:Tesla )?(?:V100|P100|P40|P4|K80|K40|M40|M60|T4)\b|GTX ?\d{3,4}(?: ?Ti)?\b|"
@@ -69,18 +69,31 @@ def _target(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_bf16_intrinsics_missing = message_only(
-    Kind.NO_KERNEL,
-    "nvcc does not know the bf16 intrinsics an extension's CUDA code uses (`__high2bfloat16`, `__nv_bfloat162` "
-    "conversions): cuda_bf16.h defines them only when compiling for compute capability 8.0 or newer (and a recent "
-    "CUDA)",
-    "a CUDA extension with bf16 kernels built from source for an older GPU architecture: no GPU visible at build time, "
-    "`TORCH_CUDA_ARCH_LIST` including sm_75 or older, or a CUDA toolkit older than the extension needs",
-    "build for your GPU's architecture only (`TORCH_CUDA_ARCH_LIST=8.0` or higher, e.g. 8.6 for RTX 30xx, 8.9 for "
-    "RTX 40xx) with a recent CUDA; on a GPU below Ampere, build without the bf16 kernels or use the extension's "
-    "fp16/fp32 path (or a prebuilt wheel)",
-    op="bf16 CUDA intrinsics at build time", names=("bf16",), device="cuda",
-)
+def _bf16_intrinsics_missing(found: re.Match[str], failure: Failure) -> Explanation:
+    """nvcc not knowing the bf16 intrinsics (``__high2bfloat16``, ``__nv_bfloat162`` conversions) an extension uses."""
+    del found
+    return _built_for_older_gpu(
+        failure,
+        "nvcc does not know the bf16 intrinsics an extension's CUDA code uses (`__high2bfloat16`, `__nv_bfloat162` "
+        "conversions): cuda_bf16.h defines them only when compiling for compute capability 8.0 or newer (and a recent "
+        "CUDA)",
+        "bf16", "8.0", "bf16 CUDA intrinsics at build time",
+    )
+
+
+def _built_for_older_gpu(failure: Failure, cause: str, dtype: str, capability: str, op: str) -> Explanation:
+    """A CUDA extension's 16-bit code that nvcc refuses because it compiles for a GPU architecture below
+    ``capability``."""
+    return explained(
+        Kind.NO_KERNEL, failure, cause,
+        f"a CUDA extension with {dtype} kernels built from source for an older GPU architecture: no GPU visible at "
+        f"build time, `TORCH_CUDA_ARCH_LIST` including an architecture below {capability}, or a CUDA toolkit older "
+        "than the extension needs",
+        f"build for your GPU's architecture only (`TORCH_CUDA_ARCH_LIST={capability}` or higher, e.g. 8.6 for RTX "
+        f"30xx, 8.9 for RTX 40xx) with a recent CUDA; on an older GPU, build without the {dtype} kernels or use the "
+        "extension's fp32 path (or a prebuilt wheel)",
+        op=op, names=(dtype,), device="cuda",
+    )
 
 
 _ATOMIC_ADD_ARGUMENTS = (
@@ -99,15 +112,11 @@ def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
                               if paste_search(failure, pattern)), (None, ""))
     if dtype is None:
         return None
-    return explained(
-        Kind.NO_KERNEL, failure,
+    return _built_for_older_gpu(
+        failure,
         f"nvcc has no `atomicAdd` for {dtype} arguments here: CUDA defines it only when compiling for compute "
         f"capability {capability} or newer",
-        "a CUDA extension with 16-bit kernels built from source for an older GPU architecture: no GPU visible at "
-        "build time, or `TORCH_CUDA_ARCH_LIST` including an architecture below that",
-        f"build for your GPU's architecture only (`TORCH_CUDA_ARCH_LIST={capability}` or higher, e.g. 8.6 for RTX "
-        "30xx); on an older GPU use the extension's fp32 path or a prebuilt wheel",
-        op="atomicAdd in an extension's CUDA code at build time", names=(dtype,), device="cuda",
+        dtype, capability, "atomicAdd in an extension's CUDA code at build time",
     )
 
 
