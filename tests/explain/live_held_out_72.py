@@ -306,68 +306,98 @@ def _decimal_prices_from_database() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a 4-event moving average of the int64 mid price (in ticks) as unfold(...).mean
-    "mid-ticks-unfold-mean-int64": case(_mid_ticks_unfold_moving_average, "integer_operand", "int64"),
+    "mid-ticks-unfold-mean-int64": case(_mid_ticks_unfold_moving_average, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an order-book snapshot of int32 price levels and sizes from the feed handler into an fp32 MLP
-    "lob-int32-snapshot-linear": case(_lob_int32_snapshot_into_mlp, "integer_operand", "int32", "f32"),
+    "lob-int32-snapshot-linear": case(_lob_int32_snapshot_into_mlp, "integer_operand", "int32", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a net position signal as the bool long mask minus the bool short mask
-    "net-exposure-bool-long-minus-short": case(_net_exposure_bool_long_minus_short, "mask_dtype", "bool"),
+    "net-exposure-bool-long-minus-short": case(_net_exposure_bool_long_minus_short, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # up/down direction labels left as the bool `returns > 0` for cross_entropy
-    "direction-labels-bool-cross-entropy": case(_direction_labels_bool_cross_entropy, "target_dtype", "bool"),
+    "direction-labels-bool-cross-entropy": case(_direction_labels_bool_cross_entropy, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # meta-labelling with int64 labels from np.where into binary_cross_entropy_with_logits
-    "meta-labels-int64-bce-logits": case(_meta_labels_int64_bce_logits, "target_dtype", "int64"),
+    "meta-labels-int64-bce-logits": case(_meta_labels_int64_bce_logits, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a volume-at-price profile from bincount of float64 price levels (price - low) / tick
-    "volume-profile-bincount-f64-levels": case(_volume_profile_bincount_float_levels, "index_tensor_dtype", "f64"),
+    "volume-profile-bincount-f64-levels": case(_volume_profile_bincount_float_levels, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # ticker ids made float64 by a left merge with an unknown ticker, looked up in nn.Embedding
-    "ticker-ids-f64-from-merge-embedding": case(_ticker_ids_float64_from_merge, "index_tensor_dtype", "f64"),
+    "ticker-ids-f64-from-merge-embedding": case(_ticker_ids_float64_from_merge, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a Hawkes kernel computed in place (mul_, exp_) on int64 nanosecond inter-arrival gaps
-    "hawkes-decay-in-place-int64-ns-gaps": case(_hawkes_decay_in_place_on_ns_gaps, "result_cast", "f32", "int64"),
+    "hawkes-decay-in-place-int64-ns-gaps": case(_hawkes_decay_in_place_on_ns_gaps, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # one-minute volume bars: bar index from ns timestamps // 60e9 (float) used by scatter_add_
-    "minute-bars-float-index-scatter-add": case(_minute_bars_float_index_scatter_add, "index_tensor_dtype"),
+    "minute-bars-float-index-scatter-add": case(_minute_bars_float_index_scatter_add, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # rank-based portfolio weights: softmax of the int64 cross-sectional ranks
-    "rank-weights-softmax-int64": case(_rank_scores_int64_softmax, "integer_operand", "int64"),
+    "rank-weights-softmax-int64": case(_rank_scores_int64_softmax, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a Sortino ratio whose downside deviation is vector_norm of the backtester's int64 PnL in cents
-    "sortino-vector-norm-int64-cents": case(_sortino_integer_cents, "integer_operand", "int64"),
+    "sortino-vector-norm-int64-cents": case(_sortino_integer_cents, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # untradable names masked with torch.finfo(torch.float32).min in a bf16 scorer before the softmax
-    "untradable-mask-fp32-min-bf16-scores": case(_untradable_mask_fp32_min_in_bf16, "half_overflow", "bf16"),
+    "untradable-mask-fp32-min-bf16-scores": case(_untradable_mask_fp32_min_in_bf16, "half_overflow", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a hand-written causal attention over the lookback window under fp16 autocast, masked with -1e9
-    "lookback-attention-fp16-autocast-mask-1e9": case(_fp16_autocast_lookback_mask_1e9, "half_overflow", "f16"),
+    "lookback-attention-fp16-autocast-mask-1e9": case(_fp16_autocast_lookback_mask_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 log returns from pandas fed to an LSTM forecaster cast to bf16
-    "pandas-log-returns-bf16-lstm": case(_pandas_log_returns_into_bf16_lstm, "rnn_dtype", "f64", "bf16"),
+    "pandas-log-returns-bf16-lstm": case(_pandas_log_returns_into_bf16_lstm, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # portfolio variance w^T S w: bf16 softmax weights times a float64 np.cov covariance
     "portfolio-variance-bf16-weights-f64-cov": case(_portfolio_variance_bf16_weights_f64_cov, "matmul_dtype", "bf16",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a Sharpe loss: einsum of fp32 policy weights with float64 returns made by torch.tensor(DataFrame values)
     "sharpe-einsum-fp32-weights-f64-returns": case(_sharpe_einsum_fp32_weights_f64_returns, "matmul_dtype", "f32",
-                                                   "f64"),
+                                                   "f64",
+        grade="correct", grade_at_freeze="correct"),
     # cross-asset attention: bf16 asset queries bmm'd with market-state keys encoded in fp32
     "cross-asset-bmm-fp32-market-keys": case(_cross_asset_bmm_fp32_market_keys, "batched_matmul_dtype", "bf16",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Transformer forecaster under bf16 autocast given a float64 recency-decay src_mask from numpy
     "forecaster-autocast-f64-decay-src-mask": case(_forecaster_autocast_f64_decay_bias, "attn_mask_dtype", "f64",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # sector exposures: long-short weights made under bf16 autocast index_add_'ed into an fp32 sector buffer
     "sector-exposure-index-add-autocast-weights": case(_sector_exposure_index_add_autocast, "indexed_write_dtype",
-                                                       "f32", "bf16"),
+                                                       "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # partial rebalancing: fp32 holdings lerp_'ed toward the bf16 allocator's target weights
-    "partial-rebalance-lerp-bf16-target": case(_partial_rebalance_lerp_bf16_target, "lerp_dtype", "f32", "bf16"),
+    "partial-rebalance-lerp-bf16-target": case(_partial_rebalance_lerp_bf16_target, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # mean-variance weights: linalg.solve of an fp32 torch.cov with float64 EWM expected returns from pandas
-    "mean-variance-solve-fp32-cov-f64-mu": case(_mean_variance_solve_fp32_cov_f64_mu, "op_dtype", "f32", "f64"),
+    "mean-variance-solve-fp32-cov-f64-mu": case(_mean_variance_solve_fp32_cov_f64_mu, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 direction classifier's probability against fp32 labels in binary_cross_entropy
-    "direction-probability-bce-bf16-fp32-labels": case(_direction_probability_bce_bf16, "op_dtype", "bf16", "f32"),
+    "direction-probability-bce-bf16-fp32-labels": case(_direction_probability_bce_bf16, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a DeepLOB-style Conv1d cast to bf16 fed the fp32 normalised order book
-    "deeplob-bf16-conv1d-fp32-book": case(_deeplob_bf16_conv_fp32_book, "conv_weight_dtype", "f32", "bf16"),
+    "deeplob-bf16-conv1d-fp32-book": case(_deeplob_bf16_conv_fp32_book, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # walk-forward folds' gradients averaged in numpy (float64) and assigned to an fp32 weight's .grad
-    "walk-forward-numpy-mean-grad-assigned": case(_walk_forward_mean_gradient_from_numpy, "loss_dtype", "f64", "f32"),
+    "walk-forward-numpy-mean-grad-assigned": case(_walk_forward_mean_gradient_from_numpy, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an LSTM forecaster halved with .half() and trained with GradScaler on the CPU
-    "fp16-lstm-forecaster-grad-scaler": case(_fp16_lstm_forecaster_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-lstm-forecaster-grad-scaler": case(_fp16_lstm_forecaster_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # historical 99% VaR by torch.quantile of a bf16 model's scenario PnL
-    "historical-var-quantile-bf16-pnl": case(_historical_var_quantile_bf16, "no_kernel"),
+    "historical-var-quantile-bf16-pnl": case(_historical_var_quantile_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian VaR: the z-score by torch.special.ndtri on an fp16 tensor made with full_like of sigma
-    "parametric-var-ndtri-f16": case(_parametric_var_ndtri_f16, "no_kernel", "f16"),
+    "parametric-var-ndtri-f16": case(_parametric_var_ndtri_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Monte Carlo scenarios from a MultivariateNormal with the bf16 risk model's factor covariance
-    "scenario-mvn-bf16-factor-covariance": case(_scenario_generator_bf16_mvn, "no_kernel", "bf16"),
+    "scenario-mvn-bf16-factor-covariance": case(_scenario_generator_bf16_mvn, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # nearest peers by cdist over bf16 ticker embeddings
-    "peer-lookup-cdist-bf16-ticker-embeddings": case(_peer_lookup_cdist_bf16_ticker_embeddings, "no_kernel", "bf16"),
+    "peer-lookup-cdist-bf16-ticker-embeddings": case(_peer_lookup_cdist_bf16_ticker_embeddings, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # close prices from a database NUMERIC column (decimal.Decimal) into np.array and torch.from_numpy
-    "decimal-closes-object-array-from-numpy": case(_decimal_prices_from_database, "numpy_dtype"),
+    "decimal-closes-object-array-from-numpy": case(_decimal_prices_from_database, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
