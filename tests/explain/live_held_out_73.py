@@ -449,70 +449,100 @@ def _binomial_pixel_decoder_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # uniform dequantization x + u written in place on the uint8 batch from PILToTensor
     "uniform-dequantization-add-in-place-uint8": case(_uniform_dequantization_in_place, "result_cast", "f32",
-                                                      "uint8"),
+                                                      "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # Glow's per-sample objective started with zeros_like of the raw uint8 batch, ActNorm's log-det added in place
     "glow-objective-zeros-like-uint8-batch": case(_glow_objective_zeros_like_raw_batch, "result_cast", "f32",
-                                                  "uint8"),
+                                                  "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # n_bins = 2**8 made as a tensor in the images' dtype (uint8)
-    "n-bins-256-tensor-uint8": case(_n_bins_tensor_in_image_dtype, "half_overflow", "uint8"),
+    "n-bins-256-tensor-uint8": case(_n_bins_tensor_in_image_dtype, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # dynamic binarisation of MNIST with torch.bernoulli on the uint8 batch
-    "dynamic-binarisation-bernoulli-uint8": case(_dynamic_binarisation_of_uint8_mnist, "no_kernel", "uint8"),
+    "dynamic-binarisation-bernoulli-uint8": case(_dynamic_binarisation_of_uint8_mnist, "no_kernel", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a discrete latent drawn with OneHotCategorical (float one-hot) looked up in the codebook embedding
     "one-hot-categorical-sample-embedding": case(_one_hot_categorical_sample_into_embedding, "index_tensor_dtype",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Gaussian-mixture prior's component ids (int64 from its Categorical) fed to the decoder's conditioning Linear
     "mixture-component-ids-int64-linear": case(_mixture_prior_component_ids_into_decoder, "integer_operand", "int64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # neural spline flow: bin indices from searchsorted(out_int32=True) picking the bin widths with take_along_dim
-    "spline-searchsorted-int32-take-along-dim": case(_spline_bin_index_int32_take_along_dim, "index_tensor_dtype", "int32"),
+    "spline-searchsorted-int32-take-along-dim": case(_spline_bin_index_int32_take_along_dim, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # rational-quadratic spline in bf16 written into the fp32 outputs tensor through the inside-interval mask
     "spline-inside-mask-index-put-bf16": case(_spline_inside_interval_index_put, "indexed_write_dtype", "f32",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # HMC acceptance rate as the mean of the bool accept vector
-    "hmc-acceptance-rate-bool-mean": case(_hmc_acceptance_rate_bool_mean, "integer_operand", "bool"),
+    "hmc-acceptance-rate-bool-mean": case(_hmc_acceptance_rate_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # HMC chains stored bf16, accepted fp32 leapfrog proposals written back with masked_scatter_
     "hmc-chain-bf16-masked-scatter-fp32": case(_hmc_masked_scatter_fp32_proposal, "indexed_write_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # HMC momentum drawn from a MultivariateNormal whose mass matrix was adapted with numpy (float64)
-    "hmc-momentum-mvn-numpy-mass-matrix": case(_hmc_momentum_from_numpy_mass_matrix, "matmul_dtype", "f64", "f32"),
+    "hmc-momentum-mvn-numpy-mass-matrix": case(_hmc_momentum_from_numpy_mass_matrix, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Langevin sampler on a bf16 energy model clipping the score with a hook that upcasts it to fp32
-    "langevin-score-clip-hook-fp32": case(_langevin_score_clipping_hook, "loss_dtype", "bf16", "f32"),
+    "langevin-score-clip-hook-fp32": case(_langevin_score_clipping_hook, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 95% credible intervals from bf16 HMC draws with torch.quantile
-    "posterior-interval-quantile-bf16": case(_posterior_interval_quantile_bf16, "no_kernel"),
+    "posterior-interval-quantile-bf16": case(_posterior_interval_quantile_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # Hutchinson trace estimator: Rademacher probes from randint (int64) contracted by einsum with the VJP
-    "hutchinson-rademacher-int64-einsum": case(_hutchinson_rademacher_randint, "integer_operand", "int64", "f32"),
+    "hutchinson-rademacher-int64-einsum": case(_hutchinson_rademacher_randint, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RealNVP checkerboard coupling with a bool mask complemented as 1 - mask
-    "realnvp-checkerboard-bool-one-minus": case(_realnvp_checkerboard_bool_complement, "mask_dtype", "bool"),
+    "realnvp-checkerboard-bool-one-minus": case(_realnvp_checkerboard_bool_complement, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # invertible 1x1 conv: weight taken to float64 for an accurate slogdet, convolved without casting back
     "glow-1x1-float64-weight-conv": case(_glow_weight_float64_for_accurate_slogdet, "conv_weight_dtype", "f32",
-                                         "f64"),
+                                         "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Glow LU 1x1 conv with the permutation P kept as a plain attribute: fp32 P @ bf16 L after .to(bf16)
     "glow-lu-permutation-plain-attribute": case(_glow_lu_permutation_plain_attribute, "matmul_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # sampling a bf16 Glow: the 1x1 conv's reverse pass inverts its weight with torch.inverse
-    "glow-reverse-inverse-bf16": case(_glow_reverse_inverse_bf16, "no_kernel", "bf16"),
+    "glow-reverse-inverse-bf16": case(_glow_reverse_inverse_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ActNorm's data-dependent init replaces its parameters from the fp32 first batch after the flow was cast to bf16
-    "actnorm-data-init-fp32-after-cast": case(_actnorm_data_init_after_cast, "conv_weight_dtype", "f32", "bf16"),
+    "actnorm-data-init-fp32-after-cast": case(_actnorm_data_init_after_cast, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ZeroConv2d re-zeroed after the cast: weight zeroed in place (bf16), bias replaced by a new fp32 Parameter
-    "zero-conv-bias-reset-after-cast": case(_zero_conv_reset_after_cast, "conv_bias_dtype", "bf16", "f32"),
+    "zero-conv-bias-reset-after-cast": case(_zero_conv_reset_after_cast, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LU-linear tabular flow sampling in bf16 with lu_solve on LU factors cached in fp32 at init
-    "lu-linear-cached-factors-lu-solve-bf16": case(_lu_linear_cached_factors_inverse, "op_dtype", "f32", "bf16"),
+    "lu-linear-cached-factors-lu-solve-bf16": case(_lu_linear_cached_factors_inverse, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # tabular RealNVP fed UCI POWER straight from a float64 numpy array
-    "tabular-realnvp-numpy-float64-batch": case(_tabular_realnvp_numpy_float64, "matmul_dtype", "f64", "f32"),
+    "tabular-realnvp-numpy-float64-batch": case(_tabular_realnvp_numpy_float64, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TarFlow block in bf16 with an fp32 additive causal mask into MultiheadAttention
-    "tarflow-mha-fp32-causal-mask": case(_tarflow_causal_mask_fp32_mha, "attn_mask_dtype", "f32", "bf16"),
+    "tarflow-mha-fp32-causal-mask": case(_tarflow_causal_mask_fp32_mha, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TarFlow residual stream upcast to fp32 for the log-det, fed to the bf16 LayerNorm
-    "tarflow-fp32-stream-bf16-layer-norm": case(_tarflow_upcast_into_bf16_layer_norm, "norm_param_dtype", "f32"),
+    "tarflow-fp32-stream-bf16-layer-norm": case(_tarflow_upcast_into_bf16_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # amortised planar flow: fp32 per-sample w from the encoder head bmm'd with the bf16 latent sample
-    "amortised-planar-flow-bmm": case(_amortised_planar_flow_bmm, "batched_matmul_dtype", "f32", "bf16"),
+    "amortised-planar-flow-bmm": case(_amortised_planar_flow_bmm, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # IWAE on 64x64x3 with an fp16 Gaussian decoder: the summed log-likelihood overflows, SIR's Categorical sees NaN
-    "iwae-fp16-log-likelihood-sum-nan-categorical": case(_iwae_fp16_gaussian_log_likelihood, "nonfinite", "f16"),
+    "iwae-fp16-log-likelihood-sum-nan-categorical": case(_iwae_fp16_gaussian_log_likelihood, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # PSIS diagnostics: bf16 log importance weights handed to numpy
-    "psis-bf16-log-weights-numpy": case(_psis_numpy_bf16_log_weights, "numpy_dtype", "bf16"),
+    "psis-bf16-log-weights-numpy": case(_psis_numpy_bf16_log_weights, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bits-per-dim discretisation constant -log(256) * 12288 made with full_like on the fp16 log-det
-    "bits-per-dim-constant-full-like-fp16": case(_bits_per_dim_constant_full_like_fp16, "half_overflow", "f16"),
+    "bits-per-dim-constant-full-like-fp16": case(_bits_per_dim_constant_full_like_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a 256-way discrete pixel likelihood trained with cross_entropy against the uint8 pixels
-    "pixel-256-way-cross-entropy-uint8": case(_pixel_cnn_prior_uint8_targets, "target_dtype", "uint8"),
+    "pixel-256-way-cross-entropy-uint8": case(_pixel_cnn_prior_uint8_targets, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # Binomial(255) pixel decoder with bf16 logits sampled for the reconstruction grid
-    "binomial-pixel-decoder-bf16-sample": case(_binomial_pixel_decoder_bf16, "no_kernel", "bf16"),
+    "binomial-pixel-decoder-bf16-sample": case(_binomial_pixel_decoder_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
