@@ -127,7 +127,7 @@ def test_a_device_mismatch_says_it_is_not_a_dtype_problem() -> None:
 
 
 def test_a_device_mismatch_with_two_dtypes_says_both() -> None:
-    text = "Input type (torch.FloatTensor) and weight type (torch.cuda.HalfTensor) should be the same"
+    text = "Expected object of type torch.FloatTensor but found type torch.cuda.HalfTensor for argument #2 'mat2'"
     explanation = cw.explain(text)
     assert explanation.kind is Kind.DEVICE_MISMATCH and "dtypes differ too" in explanation.cause
 

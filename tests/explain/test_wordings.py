@@ -2057,10 +2057,6 @@ def test_indices_of_an_unnamed_dtype_are_not_said_to_be_floats() -> None:
     assert "of dtype float" not in explanation.cause
 
 
-def test_an_invalid_scalar_type_with_nothing_distributed_in_view_is_not_told() -> None:
-    assert cw.explain("RuntimeError: Invalid scalar type") is None
-
-
 def test_quantile_told_from_what_the_live_frame_held() -> None:
     for data, kind in ((torch.arange(8), Kind.INTEGER_OPERAND), (torch.ones(8, dtype=torch.bfloat16), Kind.NO_KERNEL)):
         with pytest.raises(RuntimeError) as raised:
@@ -3256,13 +3252,6 @@ def test_mm_s_check_said_as_the_same_type_is_a_matmul() -> None:
     assert cw.explain("RuntimeError: mat1 and mat2 must have the same type").kind is Kind.MATMUL
 
 
-def test_a_conv_given_a_tensor_of_another_device_and_another_dtype_says_both_with_doubt() -> None:
-    explanation = cw.explain("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.FloatTensor) "
-                             "should be the same")
-    assert explanation.kind is Kind.DEVICE_MISMATCH and explanation.dtypes == ("f16", "f32")
-    assert explanation.confidence is Confidence.LOW and "fix the device first, then the dtype" in explanation.cause
-
-
 def test_torch_s_rnn_input_check_is_a_recurrent_layer_s_two_dtypes() -> None:
     with pytest.raises((ValueError, RuntimeError)) as raised:
         nn.GRU(4, 8)(torch.randn(3, 2, 4, dtype=torch.float64))
@@ -3328,3 +3317,113 @@ def test_a_float_slice_bound_is_an_index_of_the_wrong_type() -> None:
         kernel[..., (7 - 5) / 2:(7 + 5) / 2]
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.INDEX_TENSOR and "//" in explanation.fix
+
+
+def test_an_op_that_expected_int16_data_and_found_a_float_weight_got_integer_data() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Short but found Float")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int16", "f32")
+    assert ".float()" in explanation.fix
+    long_index = cw.explain("RuntimeError: expected scalar type Long but found Float")
+    assert long_index.kind is Kind.INDEX_TENSOR and long_index.confidence is Confidence.LOW
+
+
+def test_index_add_in_the_wording_that_names_no_dtypes_is_an_indexed_write() -> None:
+    explanation = cw.explain("RuntimeError: index_add_(): self and source must have the same scalar type")
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ()
+
+
+def test_a_python_object_torch_cannot_read_a_dtype_from_is_named() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.tensor({"image": 1})
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NUMPY_DTYPE and "`dict`" in explanation.cause and explanation.dtypes == ()
+    assert "sample['image']" in explanation.fix
+    assert cw.explain("RuntimeError: Could not infer dtype of numpy.float32").op == "torch.tensor from numpy scalars"
+
+
+def test_invalid_scalar_type_without_gloo_is_a_type_list_lacking_the_dtype_said_with_low_confidence() -> None:
+    explanation = cw.explain("LLaMA 13B fails on CPU with BF16\n\nRuntimeError: Invalid scalar type")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert explanation.confidence is Confidence.LOW and "gloo" in explanation.culprit
+    with_gloo = cw.explain("all_reduce of bf16 with the gloo backend\nRuntimeError: Invalid scalar type")
+    assert with_gloo.op == "gloo collective" and with_gloo.confidence is Confidence.HIGH
+
+
+def test_an_onnx_model_fed_integer_data_where_it_takes_floats_is_told_to_convert_it() -> None:
+    explanation = cw.explain("onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : "
+                             "INVALID_ARGUMENT : Unexpected input data type. Actual: (tensor(int16)) , expected: "
+                             "(tensor(float16))")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("int16", "f16")
+    assert "x.astype(np.float16)" in explanation.fix and "32768" in explanation.fix
+
+
+def test_old_torch_naming_the_cpu_backend_of_a_missing_half_kernel_says_the_model_runs_on_the_cpu() -> None:
+    explanation = cw.explain("RuntimeError: _th_admm_out not supported on CPUType for Half")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert "on the CPU" in explanation.cause and "fp32" in explanation.fix
+
+
+def test_triton_lacking_a_conversion_on_an_older_gpu_names_both_dtypes() -> None:
+    explanation = cw.explain("Unsupported conversion from bf16 to f16\nLLVM ERROR: Unsupported rounding mode for "
+                             "conversion.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16", "f16")
+    assert "Ampere" in explanation.cause
+    fp8 = cw.explain("Unsupported conversion from f8E4M3FN to f16")
+    assert fp8.dtypes == ("float8_e4m3fn", "f16")
+
+
+def test_inf_encountered_in_a_library_s_check_of_its_predictions_is_a_non_finite_value() -> None:
+    explanation = cw.explain("RuntimeError: Encountered inf in predicted array")
+    assert explanation.kind is Kind.NONFINITE and explanation.cause.startswith("inf values appeared")
+
+
+def test_rllib_s_observation_outside_its_space_is_a_numpy_dtype_said_with_low_confidence() -> None:
+    explanation = cw.explain("ERROR multi_agent_env_runner.py:843 -- The observation collected from env.reset was not "
+                             "contained within your env's observation space. Its possible that there was a "
+                             "typemismatch (for example observations of np.float32 and a space ofnp.float64 "
+                             "observations), or that one of the sub-observations wasout of bounds")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("f32", "f64")
+    assert explanation.confidence is Confidence.LOW and "astype(np.float32)" in explanation.fix
+
+
+def test_masks_of_two_torch_eras_combined_may_also_be_run_on_the_torch_they_were_written_for() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of scalar type Byte but got scalar type Bool for sequence "
+                             "element")
+    assert explanation.kind is Kind.MASK and "torch version the code was written for" in explanation.fix
+
+
+def test_two_floating_dtypes_said_to_mismatch_with_a_slash_are_read() -> None:
+    explanation = cw.explain("Spandrel doesn't support bf16\n\n> passing a bfloat16 model to spandrel results in "
+                             "float/bfloat16 mismatch errors")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "bf16")
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_a_mask_constant_past_fp16_s_range_said_beside_fp16_is_an_overflow() -> None:
+    explanation = cw.explain("How to use fp16 training with masked operations\n\nOn float32 training, I'm masking "
+                             "with -1e20 value, and it seems to be training fine. Unfortunately, when training with "
+                             "float16 and masking with -1e15, amp loss scaling always returns NaN for gradients.")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("f16",)
+    assert "-1e15" in explanation.cause and "finfo" in explanation.fix
+    assert cw.explain("masking with -1e20 in float32 training works") is None
+
+
+def test_a_result_said_to_come_out_in_the_wrong_dtype_is_not_read_as_drifted_values() -> None:
+    explanation = cw.explain("torch.compile with bfloat16\n\nWith torch.compile, the dtype for randn output is wrong."
+                             "\n\n```\nExpected: torch.bfloat16\nOutput: torch.float32\n```")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("bf16", "f32")
+    assert "torch.compiler.disable" in explanation.fix
+    commented = cw.explain("template = {'w': torch.zeros(4, dtype=torch.bfloat16)}  # wrong dtype\nprecision is lost "
+                           "in bf16")
+    assert commented is None or commented.kind is not Kind.SCALAR_TYPE
+
+
+def test_a_convolution_whose_input_differs_in_device_and_dtype_names_both() -> None:
+    explanation = cw.explain("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.HalfTensor) "
+                             "should be the same")
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f16")
+    assert explanation.confidence is Confidence.LOW and "device" in explanation.cause
+    assert "x.to(device=layer.weight.device, dtype=layer.weight.dtype)" in explanation.fix
+    same_dtype = cw.explain("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
+                            "should be the same")
+    assert same_dtype.kind is Kind.DEVICE_MISMATCH

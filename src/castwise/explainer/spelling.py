@@ -35,6 +35,7 @@ _WORDS: dict[str, torch.dtype] = {
     "complexdouble": torch.complex128, "complex128": torch.complex128,
     "complexhalf": torch.complex32, "complex32": torch.complex32,
     **{name.replace("_", ""): getattr(torch, name) for name in dir(torch) if name.startswith("float8_")},
+    **{name.replace("float8_", "f8"): getattr(torch, name) for name in dir(torch) if name.startswith("float8_")},
 }
 
 _DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")

@@ -65,12 +65,12 @@ _collective_types = message_only(
 )
 
 
-def _unsupported_by_gloo(found: re.Match[str], failure: Failure) -> Explanation | None:
+def _unsupported_by_gloo(found: re.Match[str], failure: Failure) -> Explanation:
     """gloo's ``Invalid scalar type`` (its type list lacks the dtype), when the paste names gloo or a DDP hook's error
     or the frames are torch.distributed's; the dtype is the one the paste names or the failing frame held."""
     del found
     if not (paste_search(failure, _GLOO_OR_HOOK) or shows(failure, DISTRIBUTED, everywhere=True)):
-        return None
+        return _type_list_lacks(failure)
     unusual = sorted(name for name in held_dtypes(failure) if is_fp8(name) or name in ("uint16", "uint32", "uint64"))
     names = low_precision_said(failure)[:1] or tuple(unusual[:1])
     dtype = names[0] if names else "this dtype"
@@ -85,6 +85,24 @@ def _unsupported_by_gloo(found: re.Match[str], failure: Failure) -> Explanation 
         "dist.all_reduce(t32); t.copy_(t32)`), int32/int64 for ids; keep fp8 weights out of DDP's buckets (wrap the "
         "model in bf16 and quantize after); on GPUs use NCCL (`init_process_group('nccl')`)",
         op="gloo collective", names=names, confidence=Confidence.LOW if not names else Confidence.HIGH,
+    )
+
+
+def _type_list_lacks(failure: Failure) -> Explanation:
+    """``Invalid scalar type`` with no sign of gloo: a C++ kernel or backend whose list of dtypes lacks the tensor's;
+    gloo (model-parallel layers gather through it on CPU) is the usual one, so it is named, with low confidence."""
+    names = low_precision_said(failure)[:1]
+    dtype = names[0] if names else "the tensor's dtype"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a kernel or backend has no case for {dtype} in its list of dtypes, so it refuses the tensor (\"Invalid "
+        "scalar type\")",
+        "most often torch.distributed's gloo backend (CPU collectives, which model-parallel layers such as a parallel "
+        "embedding use to gather their shards) given bf16 or fp8 tensors; else a C++ extension or an older torch op "
+        "built without that dtype",
+        "run that step in a dtype it has (float32: `t.float()`, and back after); on CPU, run the model in fp32 or on "
+        "one process without model parallelism; on GPUs use the NCCL backend; update torch and the extension",
+        op="a kernel's dtype list", names=names, confidence=Confidence.LOW,
     )
 
 

@@ -699,7 +699,8 @@ def masks_combined(failure: Failure, names: tuple[str, ...], op: str | None) -> 
         "code written for torch before 1.2 (uint8 masks, `.byte()`) run on a newer torch, or one mask made by a "
         "comparison (bool) and another built or converted as uint8",
         "make both masks bool before combining them (`mask.bool()`), and replace the code's `.byte()` masks with "
-        "bool ones; current torch promotes there",
+        "bool ones; current torch promotes there. Or run the torch version the code was written for (its README or "
+        "requirements name one)",
         op=op or "an op on masks", names=names,
     )
 

@@ -305,12 +305,14 @@ def _random_integers(failure: Failure, op: str, names: tuple[str, ...]) -> Expla
 
 
 def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
-    """Old torch's ``_th_normal is not implemented for type torch.LongTensor``: an integer dtype is read as the newer
-    wording is; bool, which old torch's ops often lacked kernels for (``s__th_or ... CUDABoolType``), stays missing."""
+    """Old torch's ``_th_normal is not implemented for type torch.LongTensor`` (or ``_th_addmm_out not supported on
+    CPUType for Half``, which names the device): an integer dtype is read as the newer wording is; bool, which old
+    torch's ops often lacked kernels for (``s__th_or ... CUDABoolType``), stays missing."""
     names = dtypes(found, "dtype")
     if names and not is_low_precision(names[0]) and names[0] != "bool":
         return _wrong_kind_of_dtype(failure, found["op"], names)
-    return no_kernel(failure, found["op"], names, device_of(found["dtype"]))
+    backend = (found.groupdict().get("backend") or "").lower()
+    return no_kernel(failure, found["op"], names, backend or device_of(found["dtype"]))
 
 
 def _missing_tensor_type(found: re.Match[str], failure: Failure) -> Explanation:
@@ -767,6 +769,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}(?:_\w{1,40}|KernelImpl)) not impl\w{0,8}ed for "
          r"(?P<dtype>Half|BFloat16|Float|Double|Long|Int|Bool|Byte)\b", _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
+    rule(r"\b(?P<op>\w{1,80}) not supported on (?P<backend>cpu|cuda)Type for (?P<dtype>{DTYPE})", _legacy),
     rule(r"\b(?P<op>topk|[Ss]ort) does not support (?P<dtype>bool|complex) dtypes on (?:CPU|CUDA)\b", _not_implemented),
     rule(r"\b(?P<op>arg(?:max|min))\(\): does not support (?P<dtype>bool) input", _not_implemented),
     rule(r"\b(?P<op>\w{1,40}) input type (?P<dtype>{DTYPE}) and output type (?P<out>{DTYPE}) is not supported",

@@ -208,6 +208,8 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind, note: s
     names = dtypes(found, "a", "b")
     places = (device_of(found["a"]), device_of(found["b"]))
     if places[0] and places[1] and places[0] != places[1]:
+        if len(set(names)) == 2 and all(map(is_floating, names)):
+            return _conv_moved_half(failure, names, places, part, kind)
         return devices.mismatch(failure, places, names, op="convolution")
     on_cpu_in_f16 = places == ("cpu", "cpu") and "f16" in names
     if part == "weight" and len(names) == 2 and is_floating(names[0]) and not is_floating(names[1]):
@@ -219,6 +221,26 @@ def _conv(found: re.Match[str], failure: Failure, part: str, kind: Kind, note: s
         f"a convolution got {a(names[0])} input but {a(names[1])} {part}{note}" if len(names) == 2 else "",
         fix="both are CPU tensors, and older torch has no fp16 convolution on the CPU: use fp32 there (`model.float()` "
         f"and `x.float()`), or run on the GPU; {CPU_HALF_IN_NEWER_TORCH}" if on_cpu_in_f16 else "",
+    )
+
+
+def _conv_moved_half(failure: Failure, names: tuple[str, ...], places: tuple[str | None, ...], part: str,
+                     kind: Kind) -> Explanation:
+    """A convolution whose input and ``part`` differ in both device and floating dtype (``Input type
+    (torch.FloatTensor) and weight type (torch.cuda.HalfTensor)``): one side was moved and converted, the other
+    neither. Said with low confidence: two problems, and the kind names one."""
+    behind = (f"inputs made on the CPU in {names[0]} (an image loader, numpy, `torch.randn`) fed to a model moved to "
+              f"{places[1]} and converted to {names[1]} (`.to(device).half()`, `torch_dtype=`)") if places[0] == "cpu" \
+        else (f"a module (a VAE, an offloaded or late-loaded part) left on the CPU in {names[1]} while its inputs were "
+              f"moved to {places[0]} in {names[0]}")
+    return mixed_float(
+        kind, failure, names, "convolution",
+        f"a convolution got {a(names[0])} input on {places[0]} but {a(names[1])} {part} on {places[1]}: both the "
+        "device and the dtype differ",
+        culprit=behind,
+        fix="move and convert the one left behind in one call: the input (`x.to(device=layer.weight.device, "
+        "dtype=layer.weight.dtype)`) or the module (`module.to(device, dtype)`)",
+        confidence=Confidence.LOW,
     )
 
 
@@ -757,6 +779,10 @@ def grid_sample(failure: Failure, names: tuple[str, ...]) -> Explanation:
 _MATMUL_ARGUMENTS = ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2")
 """torch's argument names for a matmul's operands (older messages say ``for argument #2 'mat2'``)."""
 
+_DATA_INTEGERS = ("int16", "uint8", "int8")
+"""Integer dtypes that hold data (int16 audio samples, uint8 pixels, int8 values), never indices or labels: an op
+that expected one of them and found a float got that data as its first operand."""
+
 _BITWISE = re.compile(r"i?(?:or|and|xor)_?")
 """Old torch's bitwise ops as its messages name them (``in call to _th_or``, ``_th_ior_``)."""
 
@@ -1047,7 +1073,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     weight = weight_dtype(failure)
     if op is CONV and is_floating(names[0]) and weight is not None and not is_floating(weight):
         return integers.integer_weight(failure, (names[0], weight))
-    if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL):
+    data_first = names[0] in _DATA_INTEGERS and len(names) == 2 and is_floating(names[1])
+    if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL) or data_first:
         return integers.integer_operand(failure, names, op.name if op else None)
     return integers.integer_required(failure, names, f"argument '{argument}'" if argument else None,
                                      confident=argument in ("index", "indices") or op is EXTENSION)
@@ -1319,8 +1346,8 @@ RULES: tuple[Rule, ...] = (
          r"true", _kernel_pair),
     rule(r"Index put requires the source and destination dtypes? match(?:,?\s*got (?P<dst>{DTYPE}) for the "
          r"destination and (?P<src>{DTYPE}) for the source)?", _indexed_write),
-    rule(r"(?P<op>index_add_?)\(\): self \((?P<dst>{DTYPE})\) and source \((?P<src>{DTYPE})\) must have the same "
-         r"scalar type", _indexed_write),
+    rule(r"(?P<op>index_add_?)\(\): self(?: \((?P<dst>{DTYPE})\))? and source(?: \((?P<src>{DTYPE})\))? must have the "
+         r"same scalar type", _indexed_write),
     rule(r"(?P<op>index_copy_?)\(\): self and source expected to have the same dtype,?\s*but got \(self\) "
          r"(?P<dst>{DTYPE}) and \(source\) (?P<src>{DTYPE})", _indexed_write),
     rule(r"(?P<op>masked_scatter_?): expected self and source to have same dtypes but got\s*(?P<dst>{DTYPE}) and "

@@ -68,6 +68,51 @@ def _numpy_scalars(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_HELD_BY = {
+    "dict": "a sample that is still a `dict`: a dictionary-based transform pipeline (MONAI's `...d` transforms) mixed "
+    "with transforms that take an array, or a collate that gets dicts",
+    "NoneType": "a field left None (a missing label, an optional input not filled)",
+}
+
+
+def _python_object(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Could not infer dtype of dict`` (or ``NoneType``, ``str``): ``torch.tensor`` given a Python object that is not
+    a number, array or nested list of them."""
+    held = found["a"]
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"torch could not read a dtype from a `{held}` while building a tensor: `torch.tensor`/`torch.as_tensor` take "
+        f"numbers, arrays, tensors and (nested) lists of them, not a `{held}`",
+        _HELD_BY.get(held, f"a `{held}` (a string read from a file, an object) passed where a number or array belongs"),
+        "convert the values, not their container: take the array out (`torch.as_tensor(sample['image'])`), use the "
+        "transforms made for the sample's form (dictionary transforms on dictionaries), and fill or drop missing "
+        "values before the tensor is built",
+        op="torch.tensor",
+    )
+
+
+_OBSERVATION_DTYPES = re.compile(r"np\.(float(?:16|32|64)|u?int(?:8|16|32|64))")
+
+
+def _observation_outside_space(found: re.Match[str], failure: Failure) -> Explanation:
+    """RLlib's ``The observation collected from env.reset was not contained within your env's observation space``,
+    which names a float32/float64 mismatch as its likely cause and a value out of bounds as the other (low
+    confidence)."""
+    del found
+    names = tuple(dict.fromkeys(name for word in _OBSERVATION_DTYPES.findall(failure.message)
+                                if (name := short_dtype(word)) is not None))
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        "the environment returned an observation its own observation space does not contain: RLlib checks each one, "
+        "and a numpy dtype other than the space's fails (as does a value outside the space's bounds)",
+        "observations built as numpy arrays with the default float64 (`np.array([...])`, arithmetic with Python "
+        "floats) for a `gymnasium.spaces.Box` declared float32 (its default), or the reverse",
+        "make the two agree: return `obs.astype(np.float32)` (the space's dtype) from `reset` and `step`, or declare "
+        "the space with the observations' dtype (`Box(..., dtype=np.float64)`); check the bounds too",
+        op="RLlib observation check", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _torch_dtype_to_numpy(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "a")
     return explained(
@@ -277,6 +322,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
          _non_numeric_array),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
+    rule(r"The observation collected from env\.\w{1,20} was not contained within your env's observation space",
+         _observation_outside_space),
+    rule(r"Could not infer dtype of (?P<a>dict|NoneType|str|bytes|set|object|type|function)\b", _python_object),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),

@@ -119,6 +119,9 @@ def _initializer_type(found: re.Match[str], failure: Failure) -> Explanation | N
 
 def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     """An input array fed in another dtype than the one the exported model declares for it."""
+    names = dtypes(found, "got", "want")
+    if len(names) == 2 and is_floating(names[1]) and not is_floating(names[0]):
+        return _integer_input(failure, names[0], names[1])
     pair = _floating_pair(found)
     if pair is None:
         return None
@@ -133,6 +136,20 @@ def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
         f"feed the declared dtype: {cast} before `session.run` (`session.get_inputs()[i].type` says which); or export "
         f"with {got} inputs (`keep_io_types=True` when converting to float16) so the model casts them itself",
         op="onnxruntime session input", names=pair,
+    )
+
+
+def _integer_input(failure: Failure, got: str, want: str) -> Explanation:
+    """An ONNX model that takes a floating input fed integers: raw samples, pixels or a count passed as they are."""
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"the ONNX model declares this input as {want} but was fed {got}; onnxruntime never converts inputs",
+        f"integer data passed as it was read ({got}: PCM audio samples, pixels, a speed or length given as an int), "
+        "or a model version whose inputs changed from the one the calling code was written for",
+        f"convert before `session.run`: `x.astype(np.{full_name(want)})` (int16 audio samples scaled to [-1, 1]: "
+        "`x / 32768`); `session.get_inputs()[i].type` says what each input takes; check the model file matches the "
+        "code's version",
+        op="onnxruntime session input", names=(got, want),
     )
 
 

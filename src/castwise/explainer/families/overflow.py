@@ -2,8 +2,9 @@
 
 The usual source is a mask constant written for fp32 (``-1e9``, ``-1e10``, ``float(2**30)``,
 ``-torch.finfo(torch.float32).max``) meeting fp16 data; bf16 has fp32's range, so only constants
-beyond about 3.4e38 overflow it. One overflow is only ever said, never raised: non-maximum suppression on
-fp16 boxes (box areas past 65504) that stops suppressing overlapping boxes.
+beyond about 3.4e38 overflow it. Two overflows are only ever said, never raised: a mask constant past 65504
+said beside fp16 (its NaN gradients are what the report shows), and non-maximum suppression on fp16 boxes (box areas
+past 65504) that stops suppressing overlapping boxes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 import torch
 
 from castwise.explainer.advice import a
+from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, explained, rule
@@ -84,6 +86,38 @@ def range_exceeded(failure: Failure, dtype: str) -> Explanation:
     )
 
 
+_FP32_SAID = re.compile(r"\b(?:fp32|float32|float|full precision)\b", re.IGNORECASE)
+_SIXTEEN_BIT_SAID = re.compile(r"\b(?:fp16|float16|half)\b", re.IGNORECASE)
+_PAST_FP16 = r"(?<![\w.])(?P<constant>-?[1-9]\d{0,2}(?:\.\d{1,6})?[eE]\+?(?:[5-9]|[1-3]\d))\b"
+"""A constant written in exponent form whose magnitude is past fp16's 65504 (1e5 and up)."""
+
+
+def _mask_constant_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A mask or fill constant past fp16's range (``masking with -1e15``) said within three lines of fp16: the fill
+    overflows to -inf, and a fully masked row's softmax is NaN. Declined unless fp16 is said, and on a line that
+    names fp32 and no 16-bit dtype (``on float32 training, I'm masking with -1e20``: fine there); on a line naming
+    both, the constant after the 16-bit word is the one."""
+    if failure.error_type or low_precision_said(failure, within=3)[:1] != ("f16",):
+        return None
+    line = failure.message
+    sixteen = _SIXTEEN_BIT_SAID.search(line)
+    if _FP32_SAID.search(line) and not sixteen:
+        return None
+    after = re.search(_PAST_FP16, line[sixteen.end():]) if sixteen else None
+    constant = (after or found)["constant"]
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"the mask constant {constant} is past fp16's largest value (65504): written into fp16 it becomes -inf (or "
+        "`masked_fill` refuses it), a fully masked row's softmax is then NaN (and -inf - -inf is NaN), and the loss "
+        "scaler sees NaN gradients every step",
+        "a mask value written for fp32 (`masked_fill(mask, -1e9)`, `-1e20`) used while the tensor is fp16 (a `.half()` "
+        "model, apex O2/O3, or autocast)",
+        "take the constant from the tensor's own dtype (`torch.finfo(x.dtype).min`, or `-1e4` for fp16), or compute "
+        "the masked softmax in fp32 (`scores.float().masked_fill(mask, -1e9).softmax(-1).to(x.dtype)`)",
+        op="masked_fill", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
 def _nms_in_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     """NMS on fp16 boxes said (not raised) to behave unlike fp32: its box arithmetic overflows or rounds in fp16."""
     del found
@@ -125,7 +159,9 @@ RULES: tuple[Rule, ...] = (
 )
 
 SAID: tuple[Rule, ...] = (
+    rule(r"\b(?:masked_fill\w{0,2}|mask(?:ing|ed)?|fill(?:ing|ed)?)\b[^\n]{0,60}?" + _PAST_FP16, _mask_constant_said),
     rule(r"\b(?:batched_)?nms\b[^\n]{0,80}?\b(?:fp16|float16|half)\b|\b(?:fp16|float16|half)\b[^\n]{0,80}?"
          r"\b(?:batched_)?nms\b", _nms_in_half),
 )
-"""NMS said to misbehave on fp16 boxes, in prose: tried only when no rule recognised any line."""
+"""A mask constant past fp16's range, or NMS said to misbehave on fp16 boxes, in prose: tried only when no rule
+recognised any line."""

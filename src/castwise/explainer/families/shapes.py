@@ -36,7 +36,7 @@ from castwise.explainer.families.nonfinite import (
     zero_loss,
 )
 from castwise.explainer.families.overflow import range_exceeded
-from castwise.explainer.rules import Rule, dtypes, rule
+from castwise.explainer.rules import Rule, dtypes, explained, rule
 from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
 _PRINTED_DTYPE = re.compile(
@@ -152,7 +152,9 @@ def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Outputs said to be wrong but not broken (``fail_accuracy``, ``gives bad results``) within three lines of (or in
-    a title) naming a 16-bit dtype, or AMP (read as fp16)."""
+    a title) naming a 16-bit dtype, or AMP (read as fp16); not when what is wrong is the dtype itself."""
+    if _DTYPE_WRONG.search(failure.message):
+        return None
     dtype = _training_dtype(failure)
     return drifted(failure, dtype, found.group(0).strip()) if dtype else None
 
@@ -222,6 +224,51 @@ def _said_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None
     )
 
 
+def _pair_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Two floating dtypes said in prose to mismatch, neither named as the one expected (``float/bfloat16 mismatch
+    errors``)."""
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
+    if len(names) < 2:
+        return None
+    return mixed_float(
+        Kind.SCALAR_TYPE, failure, names, "an op",
+        f"the report says {names[0]} and {names[1]} tensors met in one op (a {found.group(0)}); its error line is not "
+        "in the paste",
+        confidence=Confidence.LOW,
+    )
+
+
+_DTYPE_WRONG = re.compile(r"\b(?:d|data ?)types? (?:of|for) (?:the )?[\w.()]{1,30} (?:outputs? |results? |tensors? )?"
+                          r"(?:is|are|was|were) (?:wrong|incorrect)\b|"
+                          r"\b(?:returns?|returned|gives?|outputs?) (?:an? |the )?(?:wrong|incorrect) "
+                          r"(?:d|data ?)types?\b",
+                          re.IGNORECASE)
+"""A result said to come out in the wrong dtype (``the dtype for randn output is wrong``), not with wrong values."""
+
+_RESULT_LINES = 24
+"""Lines after the sentence a wrong result dtype is said in that are read for the dtypes it prints."""
+
+
+def _wrong_result_dtype(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A result said to come out in another dtype than asked for, with the two floating dtypes the paste prints after
+    it (``Expected: torch.bfloat16`` / ``Output: torch.float32``); declined unless two are printed."""
+    del found
+    after = failure.paste[failure.line:failure.line + _RESULT_LINES] or (failure.message,)
+    names = tuple(dict.fromkeys(name for line in after for name in _printed_dtypes(line)))
+    if len(names) < 2:
+        return None
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"a result comes out in another dtype than the code asks for ({dtype_list(names[:2])} are named): an op "
+        "returned the default or a promoted dtype instead of the one requested",
+        "torch.compile, autocast or `torch.set_default_dtype` changing what a factory function (`randn`, `zeros`, "
+        "`arange`) or a reduction returns, so an explicit `dtype=` or the input's dtype is not kept",
+        "cast the result where its dtype matters (`.to(torch.bfloat16)`); if eager and compiled code differ, it is a "
+        "torch.compile bug: report it, and meanwhile run that function eagerly (`torch.compiler.disable`)",
+        op="an op's result", names=names[:2], confidence=Confidence.LOW,
+    )
+
+
 def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A dtype mismatch said in words (``inference fails due to dtype mismatch``, ``bf16/float RuntimeError - dtype
     incompatibility``, ``精度不一致``) on a line that names a floating dtype, or within three lines of (or in a title)
@@ -282,6 +329,8 @@ MISMATCH: tuple[Rule, ...] = (
          _said_mismatch),
     rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
+    rule(rf"\b(?P<a>{_PROSE_DTYPE})\s?/\s?(?P<b>{_PROSE_DTYPE}) mismatch\w{{0,3}}\b", _pair_said),
+    rule(_DTYPE_WRONG.pattern, _wrong_result_dtype),
     rule(rf"(?:doesn't|does not|don't|do not) want (?P<b>{_PROSE_DTYPE})\b[^\n.]{{0,20}}?\bwants? "
          rf"(?P<a>{_PROSE_DTYPE})\b", _said_mismatch),
     rule(rf"\bwrong \(?(?P<b>{_PROSE_DTYPE})\)? (?:dtype |tensors? )?instead of (?:a )?(?P<a>{_PROSE_DTYPE})\b",
@@ -311,6 +360,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf|non-?finite)s?{_WORD_END}",
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? in (?:the )?\w", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:outputs?|problems?|issues?)\b", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from|for) (?:the )?(?:[\w-]{1,20} ){0,3}"
          r"(?:outputs?|logits|activations|predictions?|latents?|results?)\b", appeared),

@@ -108,6 +108,25 @@ def _conversion_not_lowered(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+def _conversion_unsupported(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Unsupported conversion from bf16 to f16`` (Triton lowering a cast to LLVM): a cast between two types this GPU's
+    Triton backend has no instructions for; declined unless both are dtypes."""
+    names = dtypes(found, "a", "b")
+    if len(set(names)) != 2:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Triton has no lowering for a conversion from {names[0]} to {names[1]} on this GPU: its casts between 16-bit "
+        "and 8-bit types use instructions of newer GPUs (bf16 needs compute capability 8.0, Ampere; fp8 needs 8.9)",
+        f"a Triton kernel (a library's fused kernel, or one torch.compile generated) casting {names[0]} values, run "
+        "on an older GPU (V100, T4, a GTX card) or with a Triton built without that conversion",
+        f"on that GPU run the model in a dtype it has (fp16 or fp32 instead of {names[0]}), or turn the library's "
+        "Triton kernels off (its option for plain PyTorch kernels); update Triton and the library, which may add a "
+        "fallback for older GPUs",
+        op="Triton kernel", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _block_and_value(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = dtypes(found, "block", "value")
     if len(set(names)) != 2:
@@ -128,6 +147,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Block element type\((?P<block>\w{1,20})\) and value element type\((?P<value>\w{1,20})\) mismatch",
          _block_and_value),
     rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
+    rule(r"Unsupported conversion from (?P<a>bf16|f16|f32|f64|f8E\w{1,10}) to (?P<b>bf16|f16|f32|f64|f8E\w{1,10})",
+         _conversion_unsupported),
     rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
     rule(rf"invalid operands of type (?P<a>{_TRITON_TYPE}) and (?P<b>{_TRITON_TYPE})", _operands),
     rule(r"Both operands must be same dtype\.?\s*Got (?P<a>\w{1,20}) and (?P<b>\w{1,20})", _dot),
