@@ -2,8 +2,8 @@
 samples from amplifiers, band-pass and notch filters as conv1d with float64 scipy coefficients, epochs cut around event
 markers, EEGNet/ShallowConvNet/EEG-Conformer, channel masks for bad electrodes, spatial covariance and Riemannian (SPD)
 features in float64, sleep-stage labels and class weights, EMG/ECG envelopes, channel dropout and time shifts). Defects
-planted by a helper who never read the rules, written before castwise ran and graded once with the rules frozen after
-the writing."""
+planted by a helper who never read the rules, written before castwise ran and graded once with the rules frozen at
+79a7218."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "79a7218"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _CHANNELS = 22  # BCI Competition IV 2a montage
@@ -280,71 +280,101 @@ def _p300_uint8_labels_bce_logits() -> None:
 
 CASES: dict[str, LiveCase] = {
     # MNE's float64 epochs (get_data, scaled to microvolts) straight into EEGNet's fp32 temporal Conv2d
-    "mne-f64-epochs-eegnet-temporal-conv": case(_mne_float64_epochs_into_eegnet, "conv_weight_dtype", "f64", "f32"),
+    "mne-f64-epochs-eegnet-temporal-conv": case(_mne_float64_epochs_into_eegnet, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # scipy firwin band-pass taps (float64) as a depthwise conv1d kernel over bf16 EEG
     "firwin-bandpass-f64-taps-conv1d-bf16": case(_firwin_bandpass_depthwise_conv_bf16, "conv_weight_dtype", "bf16",
-                                                 "f64"),
+                                                 "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a bipolar (double-banana style) montage matrix built with np.zeros, applied by einsum to fp32 epochs
-    "bipolar-montage-numpy-f64-einsum": case(_bipolar_montage_numpy_einsum, "matmul_dtype", "f32", "f64"),
+    "bipolar-montage-numpy-f64-einsum": case(_bipolar_montage_numpy_einsum, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Riemannian tangent-space features computed in float64 fed to an fp32 Linear classifier
     "tangent-space-f64-features-linear": case(_tangent_space_float64_features_into_linear, "matmul_dtype", "f64",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DeepSleepNet: only the epoch encoder moved to bf16, its features into the fp32 bidirectional LSTM
     "deepsleepnet-bf16-encoder-fp32-bilstm": case(_deepsleepnet_bf16_encoder_fp32_bilstm, "rnn_dtype", "bf16",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EEGNet with its first temporal conv kept fp32 and the rest bf16: fp32 output into the bf16 BatchNorm2d
     "eegnet-fp32-first-conv-bf16-batchnorm": case(_eegnet_fp32_first_conv_bf16_batchnorm, "norm_param_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EEG-Conformer over trials of different length: an additive float64 numpy key_padding_mask
     "conformer-numpy-f64-key-padding-mask": case(_conformer_numpy_float64_key_padding_mask, "attn_mask_dtype",
-                                                 "f64", "f32"),
+                                                 "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # exponential moving standardization: the fp32 running mean lerp_'ed toward bf16 samples
     "ems-running-mean-lerp-bf16-samples": case(_exponential_moving_standardize_lerp_bf16, "lerp_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bad-channel interpolation: fp32 interpolated channels index_copy_'d into MNE's float64 data
     "bad-channel-interpolation-index-copy-f64": case(_bad_channel_interpolation_index_copy_float64,
-                                                     "indexed_write_dtype", "f64", "f32"),
+                                                     "indexed_write_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ERP averaging: int16 epochs cut from the raw counts index_add_'ed into fp32 per-condition sums
     "erp-sums-index-add-int16-epochs": case(_erp_sums_index_add_int16_epochs, "indexed_write_dtype", "f32",
-                                            "int16"),
+                                            "int16",
+        grade="correct", grade_at_freeze="correct"),
     # EMG-to-joint-angle regression: bf16 decoder, Huber loss against fp32 glove angles, backward
-    "emg-kinematics-huber-bf16-backward": case(_emg_kinematics_huber_bf16_backward, "loss_dtype", "f32", "bf16"),
+    "emg-kinematics-huber-bf16-backward": case(_emg_kinematics_huber_bf16_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # EMG Hilbert envelope by torch.fft.fft of the bf16 signal
-    "emg-hilbert-envelope-fft-bf16": case(_emg_hilbert_envelope_fft_bf16, "no_kernel", "bf16"),
+    "emg-hilbert-envelope-fft-bf16": case(_emg_hilbert_envelope_fft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # phase-locking value: unit phasors exp(1j * phase) from phases cached in fp16 (ComplexHalf exp)
-    "plv-unit-phasors-exp-f16-phase": case(_plv_unit_phasors_f16, "no_kernel", "complex32"),
+    "plv-unit-phasors-exp-f16-phase": case(_plv_unit_phasors_f16, "no_kernel", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # SPDNet ReEig layer run in fp16: eigh of the half covariances
-    "spdnet-reeig-eigh-f16": case(_spdnet_reeig_half, "no_kernel", "f16"),
+    "spdnet-reeig-eigh-f16": case(_spdnet_reeig_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Jensen-Bregman log-det divergence of bf16 covariances to their mean
-    "riemann-logdet-divergence-bf16": case(_riemann_logdet_divergence_bf16, "no_kernel", "bf16"),
+    "riemann-logdet-divergence-bf16": case(_riemann_logdet_divergence_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # channel dropout augmentation drawn with rand_like of the bool good-electrode mask
-    "channel-dropout-rand-like-bool-mask": case(_channel_dropout_rand_like_bool_mask, "no_kernel", "bool"),
+    "channel-dropout-rand-like-bool-mask": case(_channel_dropout_rand_like_bool_mask, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # OpenBCI 24-bit two's complement samples decoded and stored as int16 with torch.tensor
-    "openbci-24bit-counts-int16-tensor": case(_openbci_24bit_counts_into_int16, "half_overflow", "int16"),
+    "openbci-24bit-counts-int16-tensor": case(_openbci_24bit_counts_into_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 ECG in microvolts clipped to the ADS1298 front end's +-400000 uV full scale
-    "ecg-full-scale-clamp-f16": case(_ecg_full_scale_clamp_f16, "half_overflow", "f16"),
+    "ecg-full-scale-clamp-f16": case(_ecg_full_scale_clamp_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # EGI simple binary (.raw) read as big-endian float32 with numpy, given to torch.from_numpy
-    "egi-raw-big-endian-from-numpy": case(_egi_raw_big_endian_from_numpy, "numpy_dtype"),
+    "egi-raw-big-endian-from-numpy": case(_egi_raw_big_endian_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 EEGNet features turned to numpy for a shrinkage-LDA back end
-    "eegnet-features-bf16-numpy-lda": case(_eegnet_features_bf16_to_numpy, "numpy_dtype", "bf16"),
+    "eegnet-features-bf16-numpy-lda": case(_eegnet_features_bf16_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ShallowConvNet in fp16 on BioSemi data with DC offsets: the squared features overflow, clip_grad_norm_ refuses
-    "shallow-convnet-f16-dc-offset-nonfinite-clip": case(_shallow_convnet_fp16_dc_offset_nonfinite, "nonfinite"),
+    "shallow-convnet-f16-dc-offset-nonfinite-clip": case(_shallow_convnet_fp16_dc_offset_nonfinite, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # epochs cut at BIDS events.tsv onsets in seconds times sfreq, still float, as advanced indices
-    "epoch-onsets-seconds-float-index": case(_epoch_onsets_seconds_float_index, "index_tensor_dtype"),
+    "epoch-onsets-seconds-float-index": case(_epoch_onsets_seconds_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # time-shift augmentation: shifts rounded with torch.round but left float, used as gather's index
-    "time-shift-gather-rounded-float-shifts": case(_time_shift_gather_rounded_float_shifts, "index_tensor_dtype"),
+    "time-shift-gather-rounded-float-shifts": case(_time_shift_gather_rounded_float_shifts, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # BioSemi status channel (float64 from MNE) decoded with & 0xFF for the trigger codes
-    "biosemi-status-f64-bitmask": case(_biosemi_status_float64_bitmask, "mask_dtype", "f64"),
+    "biosemi-status-f64-bitmask": case(_biosemi_status_float64_bitmask, "mask_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # channel dropout with F.dropout1d applied to the raw int16 ADC counts
-    "channel-dropout1d-int16-counts": case(_channel_dropout1d_on_int16_counts, "result_cast", "f32", "int16"),
+    "channel-dropout1d-int16-counts": case(_channel_dropout1d_on_int16_counts, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # hypnogram read as float64 (NaN for unscored epochs) turned into cross_entropy targets
-    "hypnogram-nan-f64-targets": case(_hypnogram_nan_float64_targets, "target_dtype", "f64"),
+    "hypnogram-nan-f64-targets": case(_hypnogram_nan_float64_targets, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-frequency sleep-stage class weights as int64 bincount ** -1
-    "sleep-class-weights-int-negative-power": case(_sleep_class_weights_negative_power, "integer_operand"),
+    "sleep-class-weights-int-negative-power": case(_sleep_class_weights_negative_power, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # artifact mask (bool) widened by conv1d with a ones kernel
-    "artifact-mask-dilation-conv1d-bool": case(_artifact_mask_dilation_conv1d_bool, "integer_operand", "bool"),
+    "artifact-mask-dilation-conv1d-bool": case(_artifact_mask_dilation_conv1d_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # per-channel z-scoring of the int16 ADC counts with torch.std_mean
-    "zscore-std-mean-int16-counts": case(_zscore_std_mean_int16_counts, "integer_operand"),
+    "zscore-std-mean-int16-counts": case(_zscore_std_mean_int16_counts, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # P300 speller target/non-target labels (numpy uint8) as the BCE-with-logits target
-    "p300-uint8-labels-bce-logits": case(_p300_uint8_labels_bce_logits, "target_dtype", "uint8"),
+    "p300-uint8-labels-bce-logits": case(_p300_uint8_labels_bce_logits, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
 }
