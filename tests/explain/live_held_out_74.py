@@ -3,7 +3,7 @@ with integer cell indices, periodic boundary conditions and box vectors in float
 Verlet/Langevin integrators and particle pushers, bonded topology as integer index pairs, Ewald and PME sums with
 complex FFTs, radial distribution function histograms, atom types as embeddings, equivariant message passing with
 spherical harmonics, machine-learned potentials). Defects planted by a helper who never read the rules, written before
-castwise ran and graded once with the rules frozen at pending."""
+castwise ran and graded once with the rules frozen at 79a7218."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "79a7218"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _N = 12  # atoms in the toy boxes (four TIP3P-like waters where charges matter)
@@ -395,73 +395,108 @@ def _radius_of_gyration_eigvalsh_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # minimum image with the float64 box from the trajectory reader: distances become float64 into a bf16 radial MLP
     "min-image-f64-box-bf16-radial-mlp": case(_min_image_f64_box_into_bf16_radial_net, "matmul_dtype", "f64",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # triclinic fractional coordinates: linalg.solve of the float64 numpy cell against fp32 positions
-    "triclinic-fractional-solve-f64-cell": case(_triclinic_fractional_coordinates_solve, "op_dtype", "f64", "f32"),
+    "triclinic-fractional-solve-f64-cell": case(_triclinic_fractional_coordinates_solve, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LAMMPS-style int32 image flags updated in place with floor(pos / box) of the float64 box
-    "image-flags-int32-in-place-floor": case(_image_flags_int32_updated_in_place, "result_cast", "f64", "int32"),
+    "image-flags-int32-in-place-floor": case(_image_flags_int32_updated_in_place, "result_cast", "f64", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an AMBER NetCDF trajectory read with scipy.io.netcdf_file (big-endian float32) given to torch.from_numpy
-    "amber-netcdf-big-endian-from-numpy": case(_amber_netcdf_frame_from_numpy, "numpy_dtype", cause=("byte order",)),
+    "amber-netcdf-big-endian-from-numpy": case(_amber_netcdf_frame_from_numpy, "numpy_dtype", cause=("byte order",),
+        grade="correct", grade_at_freeze="correct"),
     # neighbour search by cdist between fp32 positions and their 27 periodic images shifted by the float64 box
     "neighbour-cdist-f64-periodic-images": case(_neighbour_search_cdist_against_f64_images, "matmul_dtype", "f32",
-                                                "f64"),
+                                                "f64",
+        grade="correct", grade_at_freeze="correct"),
     # an int16 neighbour table for a 40 000-atom box padded with n_atoms as the empty-slot sentinel
     "neighbour-table-int16-n-atoms-sentinel": case(_neighbour_table_int16_padded_with_n_atoms, "half_overflow",
-                                                   "int16"),
+                                                   "int16",
+        grade="correct", grade_at_freeze="correct"),
     # particle-in-cell cloud-in-cell charge deposition: floor()'d cell indices never made long, given to bincount
     "pic-cic-deposition-bincount-float-cells": case(_pic_cloud_in_cell_deposition_float_cells,
-                                                    "index_tensor_dtype", "f32"),
+                                                    "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Lennard-Jones pair forces (float64 through the minimum image) index_add_'ed into zeros_like(fp32 positions)
-    "lj-pair-forces-f64-index-add": case(_lj_pair_forces_index_add_f64, "indexed_write_dtype", "f32", "f64"),
+    "lj-pair-forces-f64-index-add": case(_lj_pair_forces_index_add_f64, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Coulomb energy as 0.5 q^T (1/r) q with TIP3P charges parsed by numpy (float64) and fp32 inverse distances
     "coulomb-quadratic-form-f64-charges": case(_coulomb_energy_quadratic_form_f64_charges, "matmul_dtype", "f64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # virial by einsum of positions wrapped with remainder by the float64 box and fp32 autograd forces
-    "virial-einsum-wrapped-f64-positions": case(_virial_einsum_wrapped_f64_positions, "matmul_dtype", "f64", "f32"),
+    "virial-einsum-wrapped-f64-positions": case(_virial_einsum_wrapped_f64_positions, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a force-capping gradient hook on the positions computing in double and returning the double gradient
-    "force-cap-hook-returns-f64": case(_force_cap_hook_in_f64, "loss_dtype", "f32", "f64"),
+    "force-cap-hook-returns-f64": case(_force_cap_hook_in_f64, "loss_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() machine-learned potential: the total energy of a 20 000-atom box summed in fp16 overflows,
     # clip_grad_norm_ (error_if_nonfinite) refuses the gradients
-    "mlip-half-total-energy-overflow-clip": case(_mlip_half_total_energy_overflow_clip, "nonfinite"),
+    "mlip-half-total-energy-overflow-clip": case(_mlip_half_total_energy_overflow_clip, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # PME charge spreading: fp32 charges index_put_(accumulate=True) into a complex64 mesh made for the FFT
     "pme-charge-spread-complex-mesh": case(_pme_charge_spread_into_complex_grid, "indexed_write_dtype", "complex64",
-                                           "f32"),
+                                           "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Ewald structure factor: complex64 charges einsum'd with exp(i k.r) computed in double (complex128)
     "ewald-structure-factor-einsum-complex128": case(_ewald_structure_factor_einsum_complex, "matmul_dtype",
-                                                     "complex64", "complex128"),
+                                                     "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # PME reciprocal sum with the charge mesh kept in bf16, rfftn of it
-    "pme-reciprocal-rfftn-bf16-mesh": case(_pme_reciprocal_rfftn_bf16_grid, "no_kernel", "bf16"),
+    "pme-reciprocal-rfftn-bf16-mesh": case(_pme_reciprocal_rfftn_bf16_grid, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PME spreading by a circular conv3d with the cubic B-spline stencil built by numpy (float64) on an fp32 mesh
-    "pme-bspline-stencil-conv3d-numpy": case(_pme_bspline_stencil_conv3d_numpy, "conv_weight_dtype", "f32", "f64"),
+    "pme-bspline-stencil-conv3d-numpy": case(_pme_bspline_stencil_conv3d_numpy, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # g(r) by torch.histogram of fp32 pair distances with bin edges from np.linspace (float64)
-    "rdf-histogram-numpy-f64-edges": case(_rdf_histogram_f64_bin_edges, "op_dtype", "f32", "f64"),
+    "rdf-histogram-numpy-f64-edges": case(_rdf_histogram_f64_bin_edges, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # g(r) normalised in place on bincount's int64 pair counts by the fp32 shell volumes
-    "rdf-bincount-counts-in-place-normalise": case(_rdf_counts_normalised_in_place, "result_cast", "f32", "int64"),
+    "rdf-bincount-counts-in-place-normalise": case(_rdf_counts_normalised_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a bond list cached as int16 by numpy used with index_select for bond vectors
-    "bond-list-int16-index-select": case(_bond_list_int16_index_select, "index_tensor_dtype"),
+    "bond-list-int16-index-select": case(_bond_list_int16_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # 1-3 exclusions from the bool bond adjacency squared with @
     "one-three-exclusions-bool-adjacency-matmul": case(_one_three_exclusions_bool_adjacency_squared, "no_kernel",
-                                                       "bool"),
+                                                       "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (79a7218) castwise gave integer_operand [bool] (high confidence). It read "
+             "torch's addmm_impl_cpu_ not implemented for Bool as a bool operand meeting a float matmul, but here "
+             "both operands are the bool adjacency (adj @ adj for the 1-3 exclusions): there is no float side, "
+             "torch simply has no bool matmul kernel, which the corpus files as no_kernel (an op taking bool data "
+             "as it is); the fix is to multiply in an integer or float dtype and compare with > 0.")),
     # a uint8 exclusion matrix from the topology builder (numpy) as masked_fill's mask on the LJ pair energies
-    "exclusion-matrix-uint8-masked-fill": case(_exclusion_matrix_uint8_masked_fill, "mask_dtype", "uint8"),
+    "exclusion-matrix-uint8-masked-fill": case(_exclusion_matrix_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # atom types stored as int8 in the trajectory file looked up in the bf16 atom-type Embedding
-    "atom-types-int8-embedding": case(_atom_types_int8_embedding, "index_tensor_dtype", "int8"),
+    "atom-types-int8-embedding": case(_atom_types_int8_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 atom-type embeddings concatenated with fp32 force-field partial charges into the bf16 projection
-    "atom-embedding-cat-fp32-charges-linear": case(_atom_embedding_cat_fp32_charges, "matmul_dtype", "f32", "bf16"),
+    "atom-embedding-cat-fp32-charges-linear": case(_atom_embedding_cat_fp32_charges, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # LJ sigma table indexed by atom types from np.loadtxt of a LAMMPS data file (float64 type column)
-    "lj-sigma-table-loadtxt-float-types": case(_lj_pair_table_float_types_from_loadtxt, "index_tensor_dtype"),
+    "lj-sigma-table-loadtxt-float-types": case(_lj_pair_table_float_types_from_loadtxt, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # equivariant tensor product: bf16 per-edge radial weights bmm'ed with neighbour features times fp32 l=1 harmonics
     "tensor-product-bf16-weights-bmm-fp32-sh": case(_tensor_product_weights_bmm_fp32_sh, "batched_matmul_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Boris pusher: v x t with bf16 velocities and the fp32 magnetic field gathered from the mesh
-    "boris-pusher-cross-bf16-v-fp32-field": case(_boris_pusher_cross_fp32_field, "op_dtype", "bf16", "f32"),
+    "boris-pusher-cross-bf16-v-fp32-field": case(_boris_pusher_cross_fp32_field, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Verlet step of only the mobile atoms by boolean indexing: bf16 positions, fp32 velocities
     "frozen-atoms-bool-index-verlet-bf16": case(_frozen_atoms_bool_index_bf16_positions, "indexed_write_dtype",
-                                                "bf16", "f32"),
+                                                "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Maxwell-Boltzmann velocities drawn with randn_like of the integer mass numbers
-    "maxwell-boltzmann-randn-like-int-masses": case(_maxwell_boltzmann_randn_like_int_masses, "no_kernel", "int64"),
+    "maxwell-boltzmann-randn-like-int-masses": case(_maxwell_boltzmann_randn_like_int_masses, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # masses in atomic units (argon, 72 820 electron masses) made with new_full on fp16 positions
-    "argon-mass-atomic-units-new-full-f16": case(_argon_mass_atomic_units_half, "half_overflow", "f16"),
+    "argon-mass-atomic-units-new-full-f16": case(_argon_mass_atomic_units_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # shape analysis: eigenvalues of the gyration tensor of bf16 positions with eigvalsh
-    "gyration-tensor-eigvalsh-bf16": case(_radius_of_gyration_eigvalsh_bf16, "no_kernel", "bf16"),
+    "gyration-tensor-eigvalsh-bf16": case(_radius_of_gyration_eigvalsh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
