@@ -461,7 +461,7 @@ CASES: dict[str, LiveCase] = {
     # 1-3 exclusions from the bool bond adjacency squared with @
     "one-three-exclusions-bool-adjacency-matmul": case(_one_three_exclusions_bool_adjacency_squared,
                                                        "integer_operand", "bool",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (79a7218) castwise gave integer_operand [bool] (high confidence). It read "
              "torch's addmm_impl_cpu_ not implemented for Bool as a bool operand meeting a float matmul, but here "
              "both operands are the bool adjacency (adj @ adj for the 1-3 exclusions): there is no float side, "

@@ -126,7 +126,7 @@ def test_a_rule_on_any_line_wins_over_a_shape_on_a_later_one() -> None:
      Kind.INTEGER_OPERAND, Confidence.HIGH),
     ('  File "model.py", line 9, in forward\n    return F.linear(x, self.weight)\n'
      "RuntimeError: expected scalar type Long but found Float", Kind.INTEGER_OPERAND, Confidence.HIGH),
-    ("RuntimeError: expected scalar type Float but found Long", Kind.INTEGER_OPERAND, Confidence.HIGH),
+    ("RuntimeError: expected scalar type Float but found Long", Kind.INTEGER_OPERAND, Confidence.LOW),
 ])
 def test_which_tensor_must_change_follows_the_dtype_the_op_expected(text: str, kind: Kind,
                                                                      confidence: Confidence) -> None:
@@ -348,7 +348,7 @@ def test_legacy_type_names_that_name_no_dtype_are_not_read() -> None:
 @pytest.mark.parametrize(("first", "second", "kind", "words"), [
     ("Byte", "Double", Kind.INTEGER_OPERAND, ".float()"),
     ("Float", "Half", Kind.SCALAR_TYPE, "t.to(torch.float32)"),
-    ("Long", "Int", Kind.INTEGER_OPERAND, ".long()"),
+    ("Long", "Int", Kind.SCALAR_TYPE, ".long()"),
 ])
 def test_old_torch_s_sequence_element_is_a_cat_of_two_dtypes(first: str, second: str, kind: Kind, words: str) -> None:
     explanation = cw.explain(f"RuntimeError: Expected object of scalar type {first} but got scalar type {second} for "
@@ -3427,3 +3427,53 @@ def test_a_convolution_whose_input_differs_in_device_and_dtype_names_both() -> N
     same_dtype = cw.explain("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
                             "should be the same")
     assert same_dtype.kind is Kind.DEVICE_MISMATCH
+
+
+def test_an_operator_missing_on_the_xpu_device_is_a_missing_kernel_said_with_low_confidence() -> None:
+    explanation = cw.explain("NotImplementedError: The operator 'torch_ipex::ipex_woq_linear' is not currently "
+                             "implemented for the XPU device. Please open a feature on "
+                             "https://github.com/intel/torch-xpu-ops/issues.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.op == "torch_ipex::ipex_woq_linear"
+    assert explanation.confidence is Confidence.LOW and "PYTORCH_ENABLE_XPU_FALLBACK=1" in explanation.fix
+    quantized = cw.explain("NotImplementedError: The operator 'quantized::linear_dynamic' is not currently implemented "
+                           "for the XPU device.")
+    assert "torch.ao quantized" in quantized.cause
+
+
+def test_lstsq_s_own_check_is_read_when_the_paste_cuts_its_name_off() -> None:
+    explanation = cw.explain("(BUG) Expected input and other to have the same dtype, but got input's dtype Float and "
+                             "other's dtype Double")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f32", "f64")
+    assert explanation.op == "torch.linalg.lstsq"
+
+
+def test_faiss_ids_of_another_dtype_than_int64_are_a_numpy_dtype() -> None:
+    explanation = cw.explain("TypeError: in method 'GpuIndex_add_with_ids', argument 4 of type 'faiss::Index::idx_t "
+                             "const *'")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "dtype=np.int64" in explanation.fix
+    vectors = cw.explain("TypeError: in method 'IndexIDMap_add_with_ids', argument 3 of type "
+                         "'faiss::IndexIDMapTemplate< faiss::Index >::component_t const *'")
+    assert vectors.kind is Kind.NUMPY_DTYPE and "dtype=np.float32" in vectors.fix
+
+
+def test_a_failed_float32_assertion_of_a_library_given_fp16_is_a_missing_kernel() -> None:
+    explanation = cw.explain("Cannot use float16 tensors with faiss\n\ngidx.train(bank) # AssertionError ---> 49     "
+                             "assert x.dtype == torch.float32")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16", "f32")
+    assert explanation.confidence is Confidence.HIGH and "x.to(torch.float32)" in explanation.fix
+    passing = cw.explain("with bf16 weights\n    assert x.dtype == torch.float32")
+    assert passing.confidence is Confidence.LOW
+
+
+def test_a_triton_path_only_on_ampere_is_a_missing_kernel_of_an_older_gpu() -> None:
+    explanation = cw.explain("[Bug]: dtype float16 Failure to use enable-chunked-prefill\n\nAssertion `!(srcMmaLayout "
+                             "&& dstMmaLayout && !srcMmaLayout.isAmpere()) && \"mma -> mma layout conversion is only "
+                             "supported on Ampere\"' failed.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert explanation.confidence is Confidence.LOW and "Ampere" in explanation.cause
+
+
+def test_a_frameless_float_op_given_int64_may_have_met_an_integer_constant() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type float but found long int")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.confidence is Confidence.LOW
+    assert "`0.0`" in explanation.fix and "torch.tensor(0)" in explanation.culprit

@@ -66,10 +66,12 @@ def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | 
     )
 
 
-def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) -> Explanation:
+def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None, *, constant: bool = False
+                    ) -> Explanation:
     """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data. Two integer dtypes and no
     floating one are not float math: one is cast to the other's dtype (``integer_pair``); an integer that is a quantized
-    weight (never a convolution's input, ``names[0]`` there) is answered as one."""
+    weight (never a convolution's input, ``names[0]`` there) is answered as one. ``constant``: nothing shows the op, so
+    the integer may as well be a constant (``torch.tensor(0)``) as data: said so, with low confidence."""
     if all_integer(names):
         if (op or "").startswith(RNN.name):
             return _packed_batch_sizes(failure, names)
@@ -82,11 +84,14 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None) ->
         f"{op or 'a floating-point op'} got integer data{f' ({dtype_list(names)})' if names else ''}: float math "
         "needs floating inputs",
         "inputs built from integer data (token counts, pixel values, a numpy int array, `torch.tensor([1, 2])`) "
-        "fed straight to a layer",
+        "fed straight to a layer" + ("; or an integer constant meeting float tensors (a literal `0` a library made "
+                                     "into a tensor, `torch.tensor(0)`), which older torch did not promote"
+                                     if constant else ""),
         f"convert the data where it is made: {_float_conversion(names)} (or `x.to(weight.dtype)`); if it is token "
-        "ids, pass them through an embedding instead. Not a precision problem: a policy does not convert integer "
-        "tensors",
-        op=op, names=names,
+        "ids, pass them through an embedding instead"
+        + ("; if it is a constant, write it as `0.0` (in a library's code: update the library)" if constant else "")
+        + ". Not a precision problem: a policy does not convert integer tensors",
+        op=op, names=names, confidence=Confidence.LOW if constant else Confidence.HIGH,
     )
 
 
@@ -157,9 +162,10 @@ def quantized_weight_used(failure: Failure, names: tuple[str, ...], op: str | No
 
 def mixed_sequence(failure: Failure, names: tuple[str, ...], op: str) -> Explanation:
     """A list of tensors of two dtypes, at least one integer, joined by ``op`` (old torch's cat/stack checked every
-    element against the first): two integers are cast to one, integer data next to floats made floating."""
+    element against the first): two integers are cast to one (the join's own dtype check, no float math in it),
+    integer data next to floats made floating."""
     if all_integer(names):
-        return integer_pair(Kind.INTEGER_OPERAND, failure, names, op)
+        return integer_pair(Kind.SCALAR_TYPE, failure, names, op)
     return explained(
         Kind.INTEGER_OPERAND, failure,
         f"{op} got a list of tensors in {dtype_list(names)}: integer data joined to floating data, and torch of that "

@@ -582,6 +582,46 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _operator_missing_on_device(found: re.Match[str], failure: Failure) -> Explanation:
+    """``The operator 'torch_ipex::ipex_woq_linear' is not currently implemented for the XPU device``: a backend (XPU,
+    MPS) without that op at all, for the dtype it got or any; the dtype is the one the paste names, if any (low
+    confidence: nothing says a dtype is what is missing)."""
+    op, device = found["op"], found["device"].upper()
+    names = low_precision_said(failure)[:1]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no kernel on {device} in this build: the backend has not implemented that op (for this dtype, or "
+        "at all)",
+        "a library's custom op (a weight-only-quantized int4/int8 linear, an fp8 or fused kernel) or a newer op run "
+        f"on {device}, whose backend (torch's, or its extension's such as IPEX) lacks it",
+        f"set `PYTORCH_ENABLE_{device}_FALLBACK=1` to run that op on the CPU (slow); update torch and the backend's "
+        f"extension; or use a model format the {device} backend implements (another quantization, or bf16/fp16 "
+        "weights)",
+        op=op, names=names, device=device.lower(), confidence=Confidence.LOW,
+    )
+
+
+def _asserted_float32(found: re.Match[str], failure: Failure) -> Explanation:
+    """A library's ``assert x.dtype == torch.float32`` failing: a function whose C++ or GPU code takes one dtype, given
+    the low-precision one the paste names (low confidence when it names none, or when nothing shows the assertion
+    failed: the line may be code that passed)."""
+    want = short_dtype(found["want"]) or "f32"
+    names = low_precision_said(failure)[:1]
+    given = names[0] if names else "another dtype"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a library function checks that its input is {want} (`assert {found['var']}.dtype == torch.{found['want']}`) "
+        f"and got {given}: its C++/GPU code has no path for that dtype",
+        f"{given} tensors (a 16-bit model's embeddings or features) passed straight to a library that computes in "
+        f"{want} only (FAISS's torch bridge, a C++ extension)",
+        f"convert before the call (`x.to(torch.{found['want']})`) and back after if needed; to keep 16-bit storage, "
+        "use the library's own 16-bit format (FAISS: a scalar quantizer such as `SQfp16`)",
+        op="a library's dtype assertion", names=(*names, want),
+        confidence=Confidence.HIGH if names and "AssertionError" in (failure.error_type, *failure.message.split())
+        else Confidence.LOW,
+    )
+
+
 _NO_DOUBLE = {
     "mps": "Metal has no double precision",
     "xpu": "this Intel GPU has no fp64 hardware (Arc and most client GPUs; data-center Max GPUs have it)",
@@ -759,6 +799,9 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"\bassert (?P<var>[\w.]{1,40})\.dtype == torch\.(?P<want>float32|float)\b", _asserted_float32),
+    rule(r"The operator '(?P<op>[\w:.]{1,80})' is not currently implemented for the (?P<device>xpu|mps) device",
+         _operator_missing_on_device),
     rule(r"No available kernel\.\s+Aborting execution|No viable backend for scaled_dot_product_attention was found",
          _no_sdpa_backend),
     rule(r"ComplexHalf support is experimental", _complex_half),

@@ -1075,7 +1075,9 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
         return integers.integer_weight(failure, (names[0], weight))
     data_first = names[0] in _DATA_INTEGERS and len(names) == 2 and is_floating(names[1])
     if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL) or data_first:
-        return integers.integer_operand(failure, names, op.name if op else None)
+        frameless = op is None and not argument and not failure.frames
+        return integers.integer_operand(failure, names, op.name if op else None,
+                                        constant=frameless and is_floating(names[0]) and names[1:] == ("int64",))
     return integers.integer_required(failure, names, f"argument '{argument}'" if argument else None,
                                      confident=argument in ("index", "indices") or op is EXTENSION)
 
@@ -1132,11 +1134,12 @@ def _parametrization(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _solve_operands(found: re.Match[str], failure: Failure) -> Explanation:
     """torch.linalg's solvers' ``Expected b and A to have the same dtype, but found b of type Float and A of type
-    Double instead`` (``linalg.solve: Expected A and B ...``, ``torch.linalg.lstsq: Expected input and other ...``)."""
+    Double instead`` (``linalg.solve: Expected A and B ...``, ``torch.linalg.lstsq: Expected input and other ...``, the
+    only solver that names them ``input`` and ``other``, so read as lstsq when a paste cuts its name off)."""
     names = dtypes(found, "x", "y")
     first, second = found["first"], found["second"]
     sixteen_bit = any(is_low_precision(name) for name in names)
-    named = found.groupdict().get("op")
+    named = found.groupdict().get("op") or ("torch.linalg.lstsq" if first == "input" else None)
     solver = named or "torch.linalg.solve"
     return mixed_float(
         Kind.OP_DTYPE, failure, names, named or "a linear solve (cholesky_solve, solve, triangular_solve)",
@@ -1283,8 +1286,8 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
 
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
-    rule(r"(?P<op>torch\.linalg\.\w{1,20}): Expected (?P<first>input) and (?P<second>other) to have the same dtype,? "
-         r"but got input's dtype (?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _solve_operands),
+    rule(r"(?:(?P<op>torch\.linalg\.\w{1,20}): )?Expected (?P<first>input) and (?P<second>other) to have the same "
+         r"dtype,? but got input's dtype (?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _solve_operands),
     rule(r"quantile\(\) q tensor must be same dtype as the input tensor", _quantile_level),
     rule(r"(?<![\w.])(?P<op>linalg\.vecdot): Expected (?P<first>\w{1,10}) and (?P<second>\w{1,10}) to have the same "
          r"dtype,? but found (?P=first) of type (?P<x>{DTYPE}) and (?P=second) of type (?P<y>{DTYPE})",

@@ -303,8 +303,9 @@ _byte_order = message_only(
 
 _swig_float_array = message_only(
     Kind.NUMPY_DTYPE,
-    "a SWIG-wrapped C++ library (FAISS's index methods) got an array it cannot pass as a C float pointer: it takes "
-    "C-contiguous float32 numpy arrays, not float64 or float16 ones, and not torch tensors",
+    "a SWIG-wrapped C++ library (FAISS's index methods) got an array it cannot pass as a C float pointer (its vectors' "
+    "`component_t`): it takes "
+    "C-contiguous float32 numpy arrays (uint8 for a binary index), not float64 or float16 ones, and not torch tensors",
     "embeddings loaded or computed in another dtype (`np.load` of float64 data, a 16-bit model's output) or passed "
     "as a torch tensor",
     "convert before the call: `np.ascontiguousarray(x, dtype=np.float32)` (from torch: `x.float().cpu().numpy()`)",
@@ -312,9 +313,23 @@ _swig_float_array = message_only(
 )
 
 
+_swig_ids = message_only(
+    Kind.NUMPY_DTYPE,
+    "a SWIG-wrapped C++ library (FAISS's `add_with_ids`, `remove_ids`) got ids it cannot pass as a C int64 pointer: "
+    "it takes a C-contiguous int64 numpy array, not int32 or float ids, and not a torch tensor",
+    "ids built as int32 (`np.arange(n, dtype=np.int32)`, a pandas column) or floats, or passed as a torch tensor "
+    "without FAISS's torch bridge",
+    "convert before the call: `np.ascontiguousarray(ids, dtype=np.int64)` (from torch: `ids.long().cpu().numpy()`, "
+    "or `import faiss.contrib.torch_utils` to pass tensors)",
+    op="a SWIG-wrapped method's ids (FAISS)",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
-    rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?float (?:const )?\*'", _swig_float_array),
+    rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?(?:float|[\w:<> ]{0,80}component_t) "
+         r"(?:const )?\*'", _swig_float_array),
+    rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?[\w:]{0,60}idx_t (?:const )?\*'", _swig_ids),
     rule(r"Changing the dtype to a subarray type is only supported if the total itemsize is unchanged|When changing "
          r"to a (?:smaller|larger) dtype, its size must be a divisor of the", _numpy_view_itemsize),
     rule(r"\bun[a-z]{0,4}ported numpy dtype\b", _numpy_lacks_said),

@@ -8,8 +8,10 @@ dtype. Got A and B``, and a block given a value of another type (``Block element
 type(fp32) mismatch``: an accumulator of another dtype than ``tl.dot``'s fp32 result). Each is read only when two
 different dtypes are named; a compiler crash that names none (an LLVM or PTX assertion) is left alone, since its
 text cannot say what went wrong, except one: an LLVM op that needs a floating operand and got ``i16`` is a bf16
-value Triton lowered as its 16-bit storage, for an op it has no bf16 lowering for; and a conversion LLVM could not
-translate (``unrealized_conversion_cast``) in a paste that names a low-precision dtype.
+value Triton lowered as its 16-bit storage, for an op it has no bf16 lowering for; a conversion LLVM could not
+translate (``unrealized_conversion_cast``) in a paste that names a low-precision dtype; and two limits of older GPUs:
+a cast it has no instructions for (``Unsupported conversion from bf16 to f16``) and a compiler path ``only supported
+on Ampere``.
 """
 
 from __future__ import annotations
@@ -127,6 +129,24 @@ def _conversion_unsupported(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+def _ampere_only(found: re.Match[str], failure: Failure) -> Explanation:
+    """Triton's compiler asserting that a path (``mma -> mma layout conversion``) is ``only supported on Ampere``: a
+    kernel compiled for an older GPU, with the low-precision dtype the paste names (low confidence)."""
+    names = low_precision_said(failure)[:1]
+    run = f" in {names[0]}" if names else ""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Triton's compiler has no {found['what']} for this GPU: that path exists only on Ampere (compute capability "
+        f"8.0) and newer, and a Triton kernel run{run} on an older GPU reached it",
+        f"a Triton kernel (a serving engine's attention or prefill kernel, one torch.compile generated) compiled{run} "
+        "for a V100, T4 or older card",
+        "turn off the feature that selects that kernel on this GPU (in vLLM: chunked prefill, prefix caching, or the "
+        "Triton attention backend), or run it on an Ampere or newer GPU; update Triton and the engine, which may add a "
+        "path for older GPUs",
+        op="Triton compiler", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _block_and_value(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = dtypes(found, "block", "value")
     if len(set(names)) != 2:
@@ -147,6 +167,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Block element type\((?P<block>\w{1,20})\) and value element type\((?P<value>\w{1,20})\) mismatch",
          _block_and_value),
     rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
+    rule(r"(?P<what>[\w >-]{1,60}?) is only supported on Ampere\b", _ampere_only),
     rule(r"Unsupported conversion from (?P<a>bf16|f16|f32|f64|f8E\w{1,10}) to (?P<b>bf16|f16|f32|f64|f8E\w{1,10})",
          _conversion_unsupported),
     rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
