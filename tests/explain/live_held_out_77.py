@@ -2,8 +2,8 @@
 with complex spectrograms and complex ratio masks, int16 wav I/O, SI-SDR and PIT (permutation-invariant) losses with
 integer permutation indices, Conv-TasNet/DPRNN encoders and decoders, mask estimation under fp16/bf16 autocast,
 overlap-add with fold/unfold, VAD masks as bool, loudness normalisation in float64, mixing with random gains). Defects
-planted by a helper who never read the rules, written before castwise ran and graded once with the rules frozen after
-the writing."""
+planted by a helper who never read the rules, written before castwise ran and graded once with the rules frozen at
+c323d85."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "c323d85"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _SR = 8000
@@ -359,71 +359,112 @@ def _noise_psd_recursive_average_lerp() -> None:
 CASES: dict[str, LiveCase] = {
     # loudness normalisation computed in float64 (BS.1770 style), the f64 mixture fed to the fp32 Conv-TasNet encoder
     "loudness-f64-mixture-into-tasnet-encoder": case(_loudness_normalised_f64_mixture_into_encoder,
-                                                     "conv_weight_dtype", "f64", "f32"),
+                                                     "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Conv-TasNet decoder tied to the fp32 encoder's weight by conv_transpose1d, the masked features from a bf16 masker
     "tied-decoder-conv-transpose-fp32-encoder-weight": case(_tied_decoder_fp32_encoder_weight, "conv_weight_dtype",
-                                                            "bf16", "f32"),
+                                                            "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gLN written as GroupNorm(1, N), cast to bf16 with the TCN stack while the fp32 bottleneck conv feeds it
-    "gln-groupnorm-bf16-fp32-bottleneck": case(_gln_groupnorm_bf16_fp32_bottleneck, "norm_param_dtype", "f32"),
+    "gln-groupnorm-bf16-fp32-bottleneck": case(_gln_groupnorm_bf16_fp32_bottleneck, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DPRNN segmentation pads bf16 features with torch.zeros (fp32); cat promotes, the bf16 intra-chunk LSTM gets fp32
-    "dprnn-chunk-padding-zeros-fp32-lstm": case(_dprnn_chunk_padding_zeros_fp32, "rnn_dtype", "f32", "bf16"),
+    "dprnn-chunk-padding-zeros-fp32-lstm": case(_dprnn_chunk_padding_zeros_fp32, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SepFormer intra-chunk block: sinusoidal PE a plain attribute left fp32 by .to(bf16), promoting the MHA input
     "sepformer-pe-plain-attribute-bf16-mha": case(_sepformer_positional_encoding_plain_attribute, "matmul_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SpeakerBeam multiplicative adaptation by an fp32 speaker embedding, promoting the input of the bf16 separator conv
     "speakerbeam-fp32-adaptation-bf16-conv": case(_speakerbeam_fp32_adaptation_into_bf16_conv, "conv_weight_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # target speaker extraction: bf16 mixture queries attend to enrolment features cached from the fp32 speaker encoder
     "tse-cross-attention-fp32-enrolment": case(_target_speaker_cross_attention_fp32_enrolment, "sdpa_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # deep filtering: complex64 DF coefficients einsum'd with a complex128 numpy STFT of soundfile's float64 audio
     "deep-filter-complex64-coefs-numpy-complex128-stft": case(_deep_filter_coefficients_on_numpy_stft,
-                                                              "matmul_dtype", "complex64", "complex128"),
+                                                              "matmul_dtype", "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # MVDR: complex64 noise PSD solved against a complex128 plane-wave steering vector built in numpy
-    "mvdr-solve-complex128-steering": case(_mvdr_solve_complex128_steering, "op_dtype", "complex64", "complex128"),
+    "mvdr-solve-complex128-steering": case(_mvdr_solve_complex128_steering, "op_dtype", "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # multi-resolution STFT loss on the bf16 separator's estimates (window made in the estimate's dtype)
     "multi-resolution-stft-loss-bf16-estimates": case(_multi_resolution_stft_loss_bf16_estimates, "no_kernel",
-                                                      "bf16"),
+                                                      "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DCCRN E-mask: the complex mask viewed from an fp16 autocast head is complex32, its phase taken with torch.angle
-    "dccrn-e-mask-angle-complex32": case(_dccrn_e_mask_angle_under_fp16_autocast, "no_kernel", "complex32"),
+    "dccrn-e-mask-angle-complex32": case(_dccrn_e_mask_angle_under_fp16_autocast, "no_kernel", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # overlap-add by index_add_ into an fp32 buffer of decoder segments made under bf16 autocast
     "overlap-add-index-add-autocast-segments": case(_overlap_add_index_add_autocast_frames, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # overlap-add sample indices built with hop = win / 2 (a float) and given to index_add_
-    "overlap-add-float-hop-index": case(_overlap_add_float_hop_index, "index_tensor_dtype", "f32"),
+    "overlap-add-float-hop-index": case(_overlap_add_float_hop_index, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # int16 PCM framed with F.unfold (im2col) for a hand-written STFT before converting to float
-    "pcm-int16-framed-f-unfold": case(_pcm_framed_with_f_unfold_int16, "no_kernel", "int16"),
+    "pcm-int16-framed-f-unfold": case(_pcm_framed_with_f_unfold_int16, "no_kernel", "int16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (c323d85) castwise gave integer_operand [int16] (high confidence). F.unfold is called here "
+             "on its own to frame the int16 PCM: its im2col only copies samples into overlapping columns, and "
+             "torch has no int16 im2col kernel, an op that moves data lacking an integer kernel (no_kernel; "
+             "Tensor.unfold frames int16 without one); the rules read im2col_out_cpu not implemented for Short as "
+             "integer data fed to a convolution's float math. The fix they give (convert to float, / 32768) would "
+             "also clear it.")),
     # enhanced audio cast to int16 first, then clipped with clamp(-32768, 32768)
-    "enhanced-pcm-int16-clamp-32768": case(_enhanced_pcm_clamped_after_int16_cast, "half_overflow", "int16"),
+    "enhanced-pcm-int16-clamp-32768": case(_enhanced_pcm_clamped_after_int16_cast, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # an int16 utterance mixed in place with a randomly gained int16 interferer (+=)
-    "int16-mixture-in-place-random-gain": case(_int16_mixture_in_place_random_gain, "result_cast", "f32", "int16"),
+    "int16-mixture-in-place-random-gain": case(_int16_mixture_in_place_random_gain, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # SI-SDR of the bf16 separator's estimates in numpy (mir_eval style)
-    "bss-eval-numpy-bf16-estimates": case(_bss_eval_numpy_bf16_estimates, "numpy_dtype", "bf16"),
+    "bss-eval-numpy-bf16-estimates": case(_bss_eval_numpy_bf16_estimates, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SI-SDR scale projection by torch.bmm of bf16 estimates and fp32 zero-mean references
-    "si-sdr-projection-bmm-bf16-estimates": case(_si_sdr_projection_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "si-sdr-projection-bmm-bf16-estimates": case(_si_sdr_projection_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 SI-SDR on int16-scale values (no / 32768): the energies overflow to inf, inf/inf NaN caught by anomaly mode
-    "si-sdr-fp16-unnormalised-pcm-anomaly": case(_si_sdr_fp16_unnormalised_pcm_anomaly, "nonfinite"),
+    "si-sdr-fp16-unnormalised-pcm-anomaly": case(_si_sdr_fp16_unnormalised_pcm_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # PIT: the best permutation as an int64 one-hot matrix einsum'd with the float estimates to reorder them
-    "pit-one-hot-permutation-einsum": case(_pit_one_hot_permutation_einsum, "integer_operand", "int64", "f32"),
+    "pit-one-hot-permutation-einsum": case(_pit_one_hot_permutation_einsum, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PIT: the permutation table stored as int8, its best rows used as gather's index
-    "pit-permutation-table-int8-gather": case(_pit_permutation_table_int8_gather, "index_tensor_dtype"),
+    "pit-permutation-table-int8-gather": case(_pit_permutation_table_int8_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # PIT: the permutation table from numpy as uint8, used as an advanced index (read as a mask)
     "pit-permutation-table-uint8-advanced-index": case(_pit_permutation_table_uint8_advanced_index,
-                                                       "index_tensor_dtype"),
+                                                       "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # random mixing gains allocated with new_empty of the int64 lengths tensor, filled with uniform_
-    "random-gains-new-empty-int-lengths-uniform": case(_random_gains_like_int_lengths_uniform, "no_kernel", "int64"),
+    "random-gains-new-empty-int-lengths-uniform": case(_random_gains_like_int_lengths_uniform, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # random mixing gains from numpy (float64) applied to fp32 sources with @
-    "mixing-gains-numpy-f64-matmul": case(_mixing_gains_numpy_f64_matmul, "matmul_dtype", "f64", "f32"),
+    "mixing-gains-numpy-f64-matmul": case(_mixing_gains_numpy_f64_matmul, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a sample-level bool VAD reflect-padded by n_fft // 2 to align with a centred STFT
-    "vad-bool-reflect-pad": case(_vad_reflect_padded_bool, "no_kernel", "bool"),
+    "vad-bool-reflect-pad": case(_vad_reflect_padded_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # frame-level bool VAD smoothed with a 5-frame median over unfold windows
-    "vad-bool-median-smoothing": case(_vad_median_smoothing_bool, "no_kernel", "bool"),
+    "vad-bool-median-smoothing": case(_vad_median_smoothing_bool, "no_kernel", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (c323d85) castwise gave integer_operand [bool] (high confidence). The 5-frame median of a "
+             "bool VAD only selects one of the values it is given, no float math: torch's median has no bool "
+             "kernel, the corpus's no_kernel for an op taking bool data as it is (argmax, sum, where); the rules "
+             "read median_out not implemented for Bool as bool data fed to float arithmetic. The fix is the median "
+             "of vad.to(torch.uint8) (or a majority vote, mean > 0.5 of the float mask) turned back to bool.")),
     # a float VAD mask combined with a bool voicing mask by `&`
-    "vad-float-mask-and-voicing": case(_vad_float_mask_and_pitch, "mask_dtype", "f32"),
+    "vad-float-mask-and-voicing": case(_vad_float_mask_and_pitch, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # loudness gating: fp16 block loudness padded with -1e5 so padding never passes the -70 LUFS gate
-    "loudness-gating-pad-fp16-minus-1e5": case(_loudness_gating_padded_fp16_floor, "half_overflow", "f16"),
+    "loudness-gating-pad-fp16-minus-1e5": case(_loudness_gating_padded_fp16_floor, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # overlapped-speech detection: per-frame 3-class labels read from numpy as uint8 given to cross_entropy
-    "overlap-detector-uint8-frame-labels": case(_overlap_detector_uint8_frame_labels, "target_dtype", "uint8"),
+    "overlap-detector-uint8-frame-labels": case(_overlap_detector_uint8_frame_labels, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # noise PSD by recursive averaging: an fp32 running estimate lerp_'ed toward bf16 frame powers
-    "noise-psd-recursive-average-lerp-bf16": case(_noise_psd_recursive_average_lerp, "lerp_dtype", "f32", "bf16"),
+    "noise-psd-recursive-average-lerp-bf16": case(_noise_psd_recursive_average_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
