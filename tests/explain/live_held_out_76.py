@@ -3,7 +3,7 @@ listwise ListNet/NeuralSort/Plackett-Luce, NDCG and MRR in torch with integer re
 offsets and segment ids, BM25 and LETOR features arriving as float64 from numpy/scipy, cross-encoder and bi-encoder
 rerankers under bf16 autocast, click logs with bool clicks, position-bias propensities and click models, sorting and
 ranks, hard-negative mining by index). Defects planted by a helper who never read the rules, written before castwise
-ran and graded once with the rules frozen after the writing."""
+ran and graded once with the rules frozen at c323d85."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from transformers import BertConfig, BertModel
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "c323d85"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _LIST = 8  # documents per query list
@@ -330,79 +330,109 @@ def _linear_ranker_lambda_gradients_assigned() -> None:
 CASES: dict[str, LiveCase] = {
     # --- metrics, ranks, query groups
     # NDCG: int64 exponential gains (2**rel - 1) divided in place by the fp32 log2 discount
-    "ndcg-int64-gains-in-place-div-log2-discount": case(_ndcg_gains_divided_in_place, "result_cast", "f32", "int64"),
+    "ndcg-int64-gains-in-place-div-log2-discount": case(_ndcg_gains_divided_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # MRR per query: reciprocal ranks index_put_ into a torch.full((n,), 0) buffer, which is int64
     "mrr-per-query-index-put-into-full-int-buffer": case(_mrr_per_query_buffer_from_full, "indexed_write_dtype",
-                                                         "int64", "f32"),
+                                                         "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # query segment ids by repeat_interleave over group sizes np.loadtxt read from a .group file as float64
     "group-file-f64-sizes-repeat-interleave": case(_group_file_float_sizes_repeat_interleave, "index_tensor_dtype",
-                                                   "f64"),
+                                                   "f64",
+        grade="correct", grade_at_freeze="correct"),
     # ranks from argsort scattered (int64 arange) into empty_like of the fp32 scores
     "ranks-from-argsort-scatter-into-empty-like-scores": case(_ranks_scattered_into_empty_like_scores,
-                                                              "indexed_write_dtype"),
+                                                              "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # NeuralSort relaxed permutation: bf16 scores matmul'ed with the int64 (n + 1 - 2i) scaling vector
-    "neuralsort-int64-scaling-matmul": case(_neuralsort_scaling_integer_matmul, "integer_operand", "int64"),
+    "neuralsort-int64-scaling-matmul": case(_neuralsort_scaling_integer_matmul, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- click logs, propensities, click models
     # RankNet preference pairs from a session's bool clicks by subtraction
-    "ranknet-pairs-bool-clicks-subtract": case(_ranknet_pairs_from_bool_clicks, "mask_dtype", "bool"),
+    "ranknet-pairs-bool-clicks-subtract": case(_ranknet_pairs_from_bool_clicks, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # PAL position-bias tower: uint8 positions from the click log looked up in nn.Embedding
     "pal-position-bias-uint8-positions-embedding": case(_position_bias_tower_uint8_positions, "index_tensor_dtype",
-                                                        "uint8"),
+                                                        "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # power-law examination propensity positions ** -eta on int64 positions with an integer eta
     "propensity-power-law-int-negative-exponent": case(_power_law_propensity_negative_integer_exponent,
-                                                       "integer_operand"),
+                                                       "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # position-based click model likelihood: Bernoulli.log_prob of the bool click matrix
     "click-model-bernoulli-log-prob-bool-clicks": case(_click_model_bernoulli_log_prob_bool_clicks, "target_dtype",
-                                                       "bool"),
+                                                       "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 reranker score lists padded to a fixed length with F.pad(value=-1e9)
-    "listwise-padding-f16-pad-minus-1e9": case(_ips_weighted_listwise_padding_fp16, "half_overflow", "f16"),
+    "listwise-padding-f16-pad-minus-1e9": case(_ips_weighted_listwise_padding_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Plackett-Luce ranking sampling: exp(scores / 0.1) of fp16 logits overflows, inf/inf NaN into multinomial
-    "plackett-luce-f16-exp-overflow-multinomial": case(_plackett_luce_sampling_fp16_overflow, "nonfinite"),
+    "plackett-luce-f16-exp-overflow-multinomial": case(_plackett_luce_sampling_fp16_overflow, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- hard-negative mining
     # hard negatives: the positive excluded with masked_fill of F.one_hot's int64 mask
-    "hard-negative-one-hot-int64-masked-fill": case(_hard_negative_mask_from_one_hot, "mask_dtype", "int64"),
+    "hard-negative-one-hot-int64-masked-fill": case(_hard_negative_mask_from_one_hot, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # mined negative ids NaN-padded in a DataFrame (float64) used to index the passage embeddings
-    "hard-negatives-nan-padded-float-ids-index": case(_hard_negatives_nan_padded_float_ids, "index_tensor_dtype"),
+    "hard-negatives-nan-padded-float-ids-index": case(_hard_negatives_nan_padded_float_ids, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # MMR diversity: F.pdist over candidate embeddings under bf16 autocast
-    "mmr-pdist-bf16-under-autocast": case(_mmr_diversity_pdist_under_autocast, "no_kernel", "bf16"),
+    "mmr-pdist-bf16-under-autocast": case(_mmr_diversity_pdist_under_autocast, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bi-encoder index build: autocast bf16 passage embeddings index_copy_'d into the fp32 index
     "bi-encoder-index-copy-bf16-into-fp32-index": case(_bi_encoder_index_build_under_autocast,
-                                                       "indexed_write_dtype", "f32", "bf16"),
+                                                       "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- features, BM25 and hybrid scores from numpy / scipy
     # standardised LETOR features (float64 from numpy) into a ranker cast to bf16
-    "letor-f64-features-bf16-ranker": case(_letor_f64_features_into_bf16_ranker, "matmul_dtype", "f64", "bf16"),
+    "letor-f64-features-bf16-ranker": case(_letor_f64_features_into_bf16_ranker, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DCG as torch.dot of fp32 gains with log2 discounts precomputed in numpy (float64)
-    "dcg-dot-f32-gains-f64-discounts": case(_dcg_dot_numpy_discounts, "matmul_dtype", "f32", "f64"),
+    "dcg-dot-f32-gains-f64-discounts": case(_dcg_dot_numpy_discounts, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # hybrid retrieval: torch.lerp between min-max BM25 scores (float64) and fp32 dense scores
-    "hybrid-lerp-bm25-f64-dense-f32": case(_hybrid_bm25_lerp_dense, "lerp_dtype", "f64", "f32"),
+    "hybrid-lerp-bm25-f64-dense-f32": case(_hybrid_bm25_lerp_dense, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a scipy CSR BM25 doc-term matrix (float64) as a torch sparse CSR tensor times an fp32 query vector
-    "bm25-scipy-csr-f64-times-f32-query": case(_bm25_scipy_csr_sparse_mm, "matmul_dtype", "f64", "f32"),
+    "bm25-scipy-csr-f64-times-f32-query": case(_bm25_scipy_csr_sparse_mm, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bag-of-terms encoder: EmbeddingBag with float64 BM25 term weights as per_sample_weights
-    "embedding-bag-bm25-f64-term-weights": case(_embedding_bag_bm25_term_weights, "op_dtype", "f32", "f64"),
+    "embedding-bag-bm25-f64-term-weights": case(_embedding_bag_bm25_term_weights, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # IDF in fp16: the collection size 8,841,823 put in full_like of the fp16 document frequencies
-    "idf-f16-full-like-collection-size": case(_idf_fp16_collection_size, "half_overflow", "f16"),
+    "idf-f16-full-like-collection-size": case(_idf_fp16_collection_size, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # TREC run file written from the autocast reranker's bf16 scores with .numpy()
-    "trec-run-bf16-scores-numpy": case(_trec_run_bf16_scores_numpy, "numpy_dtype", "bf16"),
+    "trec-run-bf16-scores-numpy": case(_trec_run_bf16_scores_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- rerankers
     # BERT cross-encoder under bf16 autocast, its fp32 score head applied to the bf16 pooler output outside it
     "cross-encoder-bf16-pooler-fp32-head-outside-autocast": case(_cross_encoder_pooler_outside_autocast,
-                                                                 "matmul_dtype", "bf16", "f32"),
+                                                                 "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written cross-encoder: an fp16 extended attention mask (GPU recipe) with bf16 queries in SDPA
     "cross-encoder-f16-extended-mask-bf16-sdpa": case(_cross_encoder_fp16_extended_mask_bf16, "attn_mask_dtype",
-                                                      "f16", "bf16"),
+                                                      "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SetRank: a bf16 MultiheadAttention over the list given an fp32 -inf key_padding_mask
     "setrank-f32-key-padding-mask-bf16-mha": case(_setrank_float_key_padding_mask, "attn_mask_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 first-stage-rank embedding added to bf16 doc states before the bf16 LayerNorm
     "rank-position-embedding-f32-bf16-layernorm": case(_rank_position_embedding_before_bf16_layernorm,
-                                                       "norm_param_dtype", "f32"),
+                                                       "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RankNet: scores from bf16 autocast, sigmoid BCE against fp32 P_ij outside autocast
-    "ranknet-bce-bf16-scores-f32-targets": case(_ranknet_bce_outside_autocast, "op_dtype", "f32", "bf16"),
+    "ranknet-bce-bf16-scores-f32-targets": case(_ranknet_bce_outside_autocast, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bilinear query-document interaction: bf16 query vector (autocast) with fp32 document features
-    "bilinear-bf16-query-f32-doc-features": case(_bilinear_query_document_interaction, "op_dtype", "bf16", "f32"),
+    "bilinear-bf16-query-f32-doc-features": case(_bilinear_query_document_interaction, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # neural click model: a bf16 GRU fed doc vectors cat'ed with fp32 previous-click flags
-    "neural-click-model-bf16-gru-f32-input": case(_neural_click_model_gru_bf16, "rnn_dtype", "f32", "bf16"),
+    "neural-click-model-bf16-gru-f32-input": case(_neural_click_model_gru_bf16, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # linear LambdaRank: fp32 lambda gradients assigned to the bf16 ranker's weight.grad
     "lambdarank-f32-grad-assigned-bf16-weight": case(_linear_ranker_lambda_gradients_assigned, "loss_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
