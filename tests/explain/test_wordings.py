@@ -3477,3 +3477,84 @@ def test_a_frameless_float_op_given_int64_may_have_met_an_integer_constant() -> 
     explanation = cw.explain("RuntimeError: expected scalar type float but found long int")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.confidence is Confidence.LOW
     assert "`0.0`" in explanation.fix and "torch.tensor(0)" in explanation.culprit
+
+
+def test_a_median_without_a_bool_kernel_takes_bool_as_data() -> None:
+    with pytest.raises((NotImplementedError, RuntimeError)) as raised:
+        torch.ones(5, dtype=torch.bool).median()
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and "the kernel is missing" in explanation.cause
+
+
+def test_two_integer_widths_in_a_matmul_are_the_matmul_s_mismatch() -> None:
+    explanation = cw.explain("out = torch.addmm(a, b, c)\nRuntimeError: expected scalar type Long but found Int")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("int64", "int32")
+    assert ".long()" in explanation.fix
+
+
+def test_graph_ids_of_another_integer_width_than_the_graph_are_an_index_tensor() -> None:
+    explanation = cw.explain("dgl._ffi.base.DGLError: Expect argument \"edges[\"('user', 'buys', 'item')\"]\" to have "
+                             "data type torch.int64. But got torch.int32.")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int32", "int64")
+    assert "g.idtype" in explanation.fix
+
+
+def test_pyg_s_edge_index_check_is_an_index_tensor_that_may_be_none() -> None:
+    explanation = cw.explain("ValueError: `MessagePassing.propagate` only supports `torch.LongTensor` of shape `[2, "
+                             "num_messages]` or `torch_sparse.SparseTensor` for argument `edge_index`.")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int64",)
+    assert "None" in explanation.cause
+
+
+def test_a_result_cast_spelled_without_its_space_is_read() -> None:
+    explanation = cw.explain("RuntimeError: result type Floatcan't be cast to the desired output type Long")
+    assert explanation.kind is Kind.RESULT_CAST and explanation.dtypes == ("f32", "int64")
+
+
+def test_dgl_s_kernel_that_needs_float_features_names_the_integer_ones_the_paste_shows() -> None:
+    explanation = cw.explain("print(dataset[0])  # edge_labels: Scheme(shape=(1,), dtype=torch.int64)\nDGLError: "
+                             "[20:27:03] /opt/dgl/src/array/kernel.cc:38: Check failed: (out->dtype).code == kDLFloat")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64",)
+    assert ".float()" in explanation.fix
+
+
+def test_imag_of_a_real_tensor_is_told_to_keep_it_complex() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.imag(torch.ones(3))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and "complex64" in explanation.fix
+
+
+def test_a_quantized_model_cast_after_loading_is_told_to_set_the_dtype_when_loading() -> None:
+    explanation = cw.explain("ValueError: Casting a quantized model to a new `dtype` is unsupported. To set the dtype "
+                             "of unquantized layers, please use the `torch_dtype` argument")
+    assert explanation.kind is Kind.SCALAR_TYPE and "torch_dtype=" in explanation.fix
+
+
+def test_torch_s_int4_matmul_given_float32_activations_is_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: _weight_int4pack_mm_cpu : expect A to be float16 or bfloat16 tensor.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.op == "_weight_int4pack_mm_cpu"
+    assert "float16 or bfloat16" in explanation.cause and "update torch" in explanation.fix
+
+
+def test_a_loss_said_inf_beside_gradient_overflow_is_the_loss_scaler() -> None:
+    explanation = cw.explain("I train Jasper ASR but the loss is inf and Gradient overflow. How should I solve it.")
+    assert explanation.kind is Kind.LOSS_SCALE and "learning rate" in explanation.fix
+
+
+def test_a_scale_that_keeps_falling_under_amp_is_the_loss_scale_with_one_scale_per_loss() -> None:
+    explanation = cw.explain("weird behavior when trying to use amp\n\nthe scale keeps decreasing 'forever'")
+    assert explanation.kind is Kind.LOSS_SCALE and "num_losses=" in explanation.fix
+    assert cw.explain("the scale keeps decreasing as the image shrinks") is None
+
+
+def test_istft_given_a_real_spectrogram_is_told_to_make_it_complex() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.istft(torch.randn(65, 10, 2), n_fft=128, window=torch.hann_window(128))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.OP_DTYPE and "view_as_complex" in explanation.fix
+
+
+def test_float64_data_beside_a_float32_transform_may_also_convert_the_transform() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Double but found Float")
+    assert "transform.to(torch.float64)" in explanation.fix

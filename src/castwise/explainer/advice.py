@@ -84,7 +84,8 @@ def mixed_story(names: tuple[str, ...]) -> tuple[str, str]:
             "a float64 tensor: almost always data from numpy (`torch.from_numpy` keeps float64) or a tensor built "
             "from Python floats with `dtype=torch.double`, meeting float32 weights",
             "convert it to float32 where it is made (`x.float()`, `array.astype(np.float32)`); or, if you mean "
-            "float64, convert the model too (`model.double()`)",
+            "float64, convert the model and any transform modules holding buffers too (`model.double()`, "
+            "`transform.to(torch.float64)`)",
         )
     if {"f16", "bf16"} <= distinct:
         return (

@@ -184,7 +184,9 @@ _scale_fell = message_only(
     "fp16 activations or gradients past 65504 (a large learning rate, a layer that overflows in fp16, a loss "
     "computed in fp16), or NaN produced in the forward, on every step it drops",
     f"find what overflows with {DOCTOR} and keep it in fp32; lower the learning rate or clip gradients after "
-    "`scaler.unscale_(optimizer)`; or train in bf16, which needs no loss scaling",
+    "`scaler.unscale_(optimizer)`; with several losses or optimizers (a GAN's generator and discriminator), give each "
+    "its own loss scale (apex's `num_losses=` with `loss_id=`, or one `GradScaler` per optimizer); or train in bf16, "
+    "which needs no loss scaling",
     op="loss scaling", names=("f16",), confidence=Confidence.LOW,
 )
 
@@ -264,12 +266,22 @@ _wrapper_in_scheduler = message_only(
 )
 
 
+_AMP_SAID = re.compile(r"\b(?:amp|apex|autocast|mixed precision|fp16|float16|half)\b", re.IGNORECASE)
+
+
+def _bare_scale_fell(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A scale said to keep falling without saying which (``the scale keeps decreasing 'forever'``): the loss scale,
+    when the paste speaks of AMP or fp16; declined otherwise."""
+    return _scale_fell(found, failure) if paste_search(failure, _AMP_SAID) else None
+
+
 SCALE_SAID: tuple[Rule, ...] = (
     rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
          r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|adjust\w{0,4}|sudden(?:ly)?|changed?|goes to|"
          r"went to)\b",
          _scale_fell),
     rule(r"\bgradients? overflow(?:s|ed)?\b|\boverflow(?:ed|ing)? gradients?\b", _scale_fell),
+    rule(r"\bthe scale keeps? (?:on )?(?:decreas|dropp|fall|shrink)\w{0,4}", _bare_scale_fell),
 )
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
 
@@ -359,6 +371,8 @@ _stepped_twice = message_only(
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"\bloss\b[^\n]{0,40}?\b(?:inf|nan)\b[^\n]{0,40}?\bgradients? overflow|\bgradients? overflow[^\n]{0,60}?"
+         r"\bloss\b[^\n]{0,20}?\b(?:inf|nan)\b", _scale_fell),
     rule(r"Recomputed values for the following tensors have different metadata than during the forward pass",
          _recomputed_differently),
     rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),

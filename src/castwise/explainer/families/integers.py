@@ -27,7 +27,7 @@ from castwise.explainer.clues import (
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import dtype_of, is_complex, is_floating, is_low_precision
+from castwise.explainer.spelling import dtype_of, full_name, is_complex, is_floating, is_low_precision
 
 TRUE_PRECISION = (
     "a `-true` precision (Lightning's `bf16-true`/`16-true`, or `batch.to(dtype)`) casts every floating tensor "
@@ -407,6 +407,41 @@ def index_tensor(failure: Failure, names: tuple[str, ...], op: str, wanted: tupl
            "and pass `inputs_embeds` instead of ids" if op == "embedding" else "; a 0/1 float mask meant to select "
            "elements must become bool (`x[mask.bool()]`): made `.long()` it would pick elements 0 and 1 instead"),
         op=op, names=names + wanted,
+    )
+
+
+def _graph_library_ids(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """DGL's ``Expect argument "edges[...]" to have data type torch.int64. But got torch.int32``: node or edge ids of
+    another integer width than the graph's; declined unless both are integer dtypes."""
+    names = dtypes(found, "a", "want")
+    if len(names) != 2 or not all_integer(names):
+        return None
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        f"a graph library got node or edge ids (`{found['arg']}`) as {names[0]} where the graph's id type is "
+        f"{names[1]}: ids must have the graph's `idtype`",
+        "ids built with another integer width than the graph (numpy's int32 on Windows, `.int()`, a saved graph "
+        "made with `idtype=torch.int32`), or code written for another version of the library, whose default differs",
+        f"convert the ids (`ids.to(g.idtype)`, here `.to(torch.{full_name(names[1])})`), or build the graph with the "
+        f"ids' type (`g = g.int()` / `g.long()`); if the code targets another version of the library, install that "
+        "version",
+        op=f"graph ids ({found['arg']})", names=names,
+    )
+
+
+def _edge_index(found: re.Match[str], failure: Failure) -> Explanation:
+    """PyG's ``MessagePassing.propagate only supports torch.LongTensor of shape [2, num_messages] or SparseTensor for
+    argument edge_index``: an edge index of another dtype or shape, or None."""
+    del found
+    return explained(
+        Kind.INDEX_TENSOR, failure,
+        "a PyG layer's `edge_index` is not an int64 tensor of shape [2, num_edges] (nor a SparseTensor): another "
+        "dtype, another shape, or not a tensor at all (None)",
+        "an edge index built as int32 or float (from numpy or a `.float()` over the whole batch), transposed to "
+        "[num_edges, 2], or missing (`data.edge_index` is None for this dataset or after a transform)",
+        "pass `edge_index.long()` of shape [2, num_edges] (`.t().contiguous()` if it is [num_edges, 2]); check it "
+        "is not None before the layer",
+        op="MessagePassing.propagate", names=("int64",),
     )
 
 
@@ -954,7 +989,10 @@ RULES: tuple[Rule, ...] = (
          _integer_data_into_parameter),
     rule(r"Expected isFloatingType\(grads?\[i\]\.(?:type\(\)\.)?scalar_?[Tt]ype\(\)\) to be true",
          _integer_autograd_output),
-    rule(r"result type (?P<a>{DTYPE}) can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
+    rule(r"result type (?P<a>{DTYPE}) ?can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
+    rule(r"Expect argument \"?(?P<arg>[^\n]{1,80}?)\"? to have data type (?P<want>torch\.\w{1,10})\.? But got "
+         r"(?P<a>torch\.\w{1,10})", _graph_library_ids),
+    rule(r"`MessagePassing\.propagate` only supports `torch\.LongTensor` of shape `\[2, num_messages\]`", _edge_index),
     rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
          r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
     rule(r"\bexpects? (?:a )?float tensor(?: or scalar)?,? but got (?P<a>{DTYPE})", _float_expected),

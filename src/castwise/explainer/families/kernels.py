@@ -220,7 +220,7 @@ _DATA_OP = re.compile(r"(?:roll|flip|rot90|linspace|logspace|arange|range|cat|st
 """Ops that move, select or make data without arithmetic: an integer or bool dtype is theirs to take."""
 
 _BOOL_FRIENDLY = re.compile(r"(?:sum|prod|cumsum|cumprod|argmax|argmin|max|min|where|abs|sign|neg|clamp|any|all|"
-                            r"count_nonzero)(?!_pool)(?:_|$)")
+                            r"count_nonzero|median|nanmedian|mode|kthvalue)(?!_pool)(?:_|$)")
 """Ops that take bool tensors as data (counting, selecting, comparing): a bool kernel missing there is a gap in that
 torch, not float math on a mask."""
 
@@ -622,6 +622,42 @@ def _asserted_float32(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_INTEGER_DTYPE_SAID = re.compile(r"\btorch\.(int64|int32|long|int|int16|uint8|bool)\b")
+
+
+def _graph_kernel_needs_float(found: re.Match[str], failure: Failure) -> Explanation:
+    """DGL's ``Check failed: (out->dtype).code == kDLFloat``: its message-passing kernels (SpMM/SDDMM) compute floating
+    features only, and got integer ones (the integer dtype the paste names, if any)."""
+    del found
+    said = next(filter(None, map(_INTEGER_DTYPE_SAID.search, failure.paste)), None)
+    names = tuple(filter(None, [short_dtype(said.group(1))])) if said else ()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "DGL's message-passing kernel (`update_all`, SpMM/SDDMM) computes floating features only and got integer "
+        f"ones{f' ({names[0]})' if names else ''}",
+        "node or edge features that are labels or ids (`node_labels`, `edge_labels`, stored as int64) passed to "
+        "message functions as features",
+        "convert them to floats before message passing (`g.edata['m'] = g.edata['edge_labels'].float()`), or one-hot "
+        "encode labels first",
+        op="DGL message passing", names=names,
+    )
+
+
+def _imaginary_of_real(found: re.Match[str], failure: Failure) -> Explanation:
+    """``imag is not implemented for tensors with non-complex dtypes``: ``.imag`` of a real tensor (an FFT's output
+    made real on the way)."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` exists only for complex tensors and got a real one",
+        "a tensor expected complex (an FFT's output, complex weights) that is real: converted with `.float()`/"
+        "`.to(dtype)` on the way (which drops the imaginary part), or real data passed where the code expects complex",
+        "keep the complex tensor complex (cast with a complex dtype: `.to(torch.complex64)`, not `.float()`), or for "
+        "real data use `torch.zeros_like(x)` as its imaginary part (`torch.complex(x, torch.zeros_like(x))`)",
+        op=f"Tensor.{op}",
+    )
+
+
 _NO_DOUBLE = {
     "mps": "Metal has no double precision",
     "xpu": "this Intel GPU has no fp64 hardware (Arc and most client GPUs; data-center Max GPUs have it)",
@@ -799,6 +835,9 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"Check failed: \(\w{1,10}->dtype\)\.code == kDLFloat", _graph_kernel_needs_float),
+    rule(r"\b(?P<op>imag|conj_physical|view_as_real) is not implemented for tensors with non-complex dtypes",
+         _imaginary_of_real),
     rule(r"\bassert (?P<var>[\w.]{1,40})\.dtype == torch\.(?P<want>float32|float)\b", _asserted_float32),
     rule(r"The operator '(?P<op>[\w:.]{1,80})' is not currently implemented for the (?P<device>xpu|mps) device",
          _operator_missing_on_device),

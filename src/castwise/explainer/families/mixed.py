@@ -54,7 +54,7 @@ from castwise.explainer.clues import (
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers, quantization
-from castwise.explainer.rules import Rule, dtypes, explained, rule, word_before
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule, word_before
 from castwise.explainer.spelling import (
     device_of,
     dtype_of,
@@ -1051,7 +1051,8 @@ def _extension(failure: Failure, names: tuple[str, ...]) -> Explanation:
 
 def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> Explanation:
     """An integer dtype in ``expected scalar type A but found B``: a loss target, integer data in float math (the
-    integer is expected only when it is a matmul's or layer's first operand), or a float where integers belong."""
+    integer is expected only when it is a matmul's or layer's first operand), two integer widths in a matmul (its own
+    mismatch, no float math), or a float where integers belong."""
     if argument == "mask":
         return integers.mask_argument(failure, names)
     if set(names) == {"bool", "uint8"}:
@@ -1073,6 +1074,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     weight = weight_dtype(failure)
     if op is CONV and is_floating(names[0]) and weight is not None and not is_floating(weight):
         return integers.integer_weight(failure, (names[0], weight))
+    if op is MATMUL and integers.all_integer(names):
+        return integers.integer_pair(Kind.MATMUL, failure, names, op.name)
     data_first = names[0] in _DATA_INTEGERS and len(names) == 2 and is_floating(names[1])
     if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL) or data_first:
         frameless = op is None and not argument and not failure.frames
@@ -1284,8 +1287,21 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
     return indexed_write(failure, dtypes(found, "a", "b"), found["op"])
 
 
+_real_into_istft = message_only(
+    Kind.OP_DTYPE,
+    "torch.istft takes a complex spectrogram (what `torch.stft(..., return_complex=True)` returns) and got a real "
+    "tensor: newer torch no longer accepts the old real layout with a trailing dimension of 2",
+    "code written for older torch that keeps spectrograms real (`torch.stft(..., return_complex=False)`, or a model "
+    "predicting real and imaginary parts stacked in the last dimension) and passes them to `istft`",
+    "make the input complex before `istft`: `torch.view_as_complex(spec.contiguous())` for a [..., 2] tensor (or "
+    "`torch.complex(real, imag)`), and call `stft` with `return_complex=True`",
+    op="torch.istft",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"\bistft requires a complex-valued input tensor", _real_into_istft),
     rule(r"(?:(?P<op>torch\.linalg\.\w{1,20}): )?Expected (?P<first>input) and (?P<second>other) to have the same "
          r"dtype,? but got input's dtype (?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _solve_operands),
     rule(r"quantile\(\) q tensor must be same dtype as the input tensor", _quantile_level),

@@ -202,8 +202,40 @@ _torchao_linear_missing = message_only(
 )
 
 
+_cast_after_quantizing = message_only(
+    Kind.SCALAR_TYPE,
+    "a quantized model cannot be converted to another dtype after loading (`.to(torch.float16)`, `.half()`): its "
+    "packed integer weights and their scales would be corrupted, so the library refuses",
+    "a model loaded quantized (bitsandbytes 4/8-bit, GGUF, torchao, quanto) then cast as a whole, often by an app "
+    "or pipeline that converts every component to one dtype",
+    "give the dtype when loading (`torch_dtype=` in `from_pretrained`/`from_single_file`, which sets the unquantized "
+    "layers' dtype) and move the model only with `.to(device)`; in an app, turn off its dtype cast for quantized "
+    "models or load an unquantized checkpoint",
+    op="casting a quantized model",
+)
+
+
+def _int4_activations(found: re.Match[str], failure: Failure) -> Explanation:
+    """``_weight_int4pack_mm_cpu : expect A to be float16 or bfloat16 tensor``: torch's int4 weight-only matmul given
+    activations of another dtype (float32)."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"torch's int4 weight-only matmul (`{op}`) takes its activations in {found['listed']} only, and got another "
+        "dtype (float32 most often)",
+        "a model quantized to int4 weight-only (torchao's `Int4WeightOnlyConfig`, gpt-fast's int4) run with float32 "
+        "activations: the model or its inputs were left in fp32",
+        "run the quantized model in bf16 (convert it with `model.to(torch.bfloat16)` before quantizing, and feed bf16 "
+        "inputs); update torch and torchao, whose int4 CPU path changed across releases",
+        op=op,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"\bQuantizedLinearNotImplementedError\b", _torchao_linear_missing),
+    rule(r"Casting a quantized model to a new `?dtype`? is unsupported", _cast_after_quantizing),
+    rule(r"(?P<op>_weight_int4pack_mm\w{0,20}) ?: expect A to be "
+         r"(?P<listed>(?:float16|bfloat16|float32|,| |or){3,40}?) tensor", _int4_activations),
     rule(r"The operator '(?P<op>quantized::\w{1,60})' is not currently implemented for the (?P<device>\w{1,10}) "
          r"device", _quantized_op_on_device),
     rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
