@@ -3,7 +3,7 @@
 matrices and Kraus channels, expectation values that must be real, measurement sampling of bit strings as integer/bool
 tensors, parameter-shift and autograd gradients through complex ops, variational circuits feeding bf16/fp16 classical
 heads, numpy complex128 arrays from other simulators). Defects planted by a helper who never read the rules, written
-before castwise ran and graded once with the rules frozen after the writing."""
+before castwise ran and graded once with the rules frozen at ae38a11."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "ae38a11"
 
 bf16, f16 = torch.bfloat16, torch.float16
 c64 = torch.complex64
@@ -367,76 +367,117 @@ def _batched_circuit_results_index_copy() -> None:
 
 CASES: dict[str, LiveCase] = {
     # readout error simulated on bool measured bits: flipped outcomes written as 1 - bits
-    "readout-flip-bool-one-minus": case(_readout_flip_bool_one_minus, "mask_dtype", "bool"),
+    "readout-flip-bool-one-minus": case(_readout_flip_bool_one_minus, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # readout noise drawn with rand_like of the bool measured bit strings
-    "readout-noise-rand-like-bool-bits": case(_readout_noise_rand_like_bool_bits, "no_kernel", "bool"),
+    "readout-noise-rand-like-bool-bits": case(_readout_noise_rand_like_bool_bits, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # shot histogram: basis indices from float Bernoulli bits times float powers of two, counted with bincount
     "shot-histogram-bincount-float-indices": case(_shot_histogram_bincount_float_indices, "index_tensor_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # mid-circuit measurement record kept in a default-dtype (float) buffer, ZZ parity taken with ^
-    "mid-circuit-record-float-xor-parity": case(_mid_circuit_record_xor_parity, "mask_dtype", "f32"),
+    "mid-circuit-record-float-xor-parity": case(_mid_circuit_record_xor_parity, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # QUBO energies of every bit string: the int64 bit-string matrix @ the fp32 QUBO matrix
     "qubo-energy-int64-bitstrings-matmul": case(_qubo_energy_int64_bitstrings_matmul, "integer_operand", "int64",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RBM neural quantum state: +-1 spins stored as int8 fed to the fp32 visible-to-hidden Linear
-    "rbm-nqs-int8-spins-linear": case(_rbm_nqs_int8_spins_linear, "integer_operand", "int8", "f32"),
+    "rbm-nqs-int8-spins-linear": case(_rbm_nqs_int8_spins_linear, "integer_operand", "int8", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (ae38a11) castwise gave matmul_dtype [int8, f32] (low confidence). The int8 tensor is '
+             "nn.Linear's input (the +-1 spins of a neural quantum state stored as int8), integer data given to float "
+             'math, but the rules read an int8 tensor meeting an fp32 one in addmm as a quantized weight and tell to '
+             'dequantize it or call the quantized layer; the spins need .float()')),
     # amplitude encoding of uint8 MNIST pixels with F.normalize
-    "amplitude-encoding-uint8-normalize": case(_amplitude_encoding_uint8_normalize, "integer_operand", "uint8"),
+    "amplitude-encoding-uint8-normalize": case(_amplitude_encoding_uint8_normalize, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-qubit excitation probability estimated by mean over the bool shots
-    "excitation-probability-bool-mean": case(_excitation_probability_bool_mean, "integer_operand", "bool"),
+    "excitation-probability-bool-mean": case(_excitation_probability_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # autoregressive NQS tomography trained on the bool measurement outcomes with BCE-with-logits
     "tomography-nqs-bce-logits-bool-outcomes": case(_tomography_nqs_bce_logits_bool_outcomes, "target_dtype",
-                                                    "bool"),
+                                                    "bool",
+        grade="correct", grade_at_freeze="correct"),
     # parameter-shift loop shifting in place by pi/2 angles initialised as integer zeros (int64)
     "parameter-shift-int64-initial-angles": case(_parameter_shift_integer_initial_angles, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # 20-qubit basis indices from a counts dict stored as int16
-    "basis-index-int16-from-counts-dict": case(_basis_index_int16_from_counts_dict, "half_overflow", "int16"),
+    "basis-index-int16-from-counts-dict": case(_basis_index_int16_from_counts_dict, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # |000> made with torch.zeros (real fp32) multiplied by the complex64 circuit unitary
-    "zero-state-real-circuit-matmul": case(_zero_state_real_circuit_matmul, "matmul_dtype", "f32", "complex64"),
+    "zero-state-real-circuit-matmul": case(_zero_state_real_circuit_matmul, "matmul_dtype", "f32", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # a T gate built in numpy (complex128) applied to the complex64 state tensor with tensordot
-    "numpy-t-gate-complex128-tensordot": case(_numpy_t_gate_complex128_tensordot, "matmul_dtype"),
+    "numpy-t-gate-complex128-tensordot": case(_numpy_t_gate_complex128_tensordot, "matmul_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # fidelity with a qiskit-style complex128 target state by vdot with the complex64 simulated state
     "fidelity-vdot-qiskit-statevector": case(_fidelity_vdot_qiskit_statevector, "matmul_dtype", "complex128",
-                                             "complex64"),
+                                             "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # MPS contraction by einsum with a real fp32 boundary tensor and complex64 bulk tensors
-    "mps-boundary-site-real-einsum": case(_mps_boundary_site_real_einsum, "matmul_dtype", "complex64", "f32"),
+    "mps-boundary-site-real-einsum": case(_mps_boundary_site_real_einsum, "matmul_dtype", "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # amplitude-damping Kraus operators stacked in numpy (complex128) bmm'd with a complex64 density matrix
     "kraus-operators-numpy-complex128-bmm": case(_kraus_operators_numpy_bmm, "batched_matmul_dtype",
-                                                 "complex128", "complex64"),
+                                                 "complex128", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # <Z_i> left complex (no .real) fed to a bf16 classical head
-    "complex-expvals-into-bf16-head": case(_complex_expvals_into_bf16_head, "matmul_dtype", "complex64", "bf16"),
+    "complex-expvals-into-bf16-head": case(_complex_expvals_into_bf16_head, "matmul_dtype", "complex64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a numpy simulator's float64 expectation values fed to an fp16 classical head
     "simulator-f64-expvals-into-f16-head": case(_simulator_f64_expvals_into_f16_head, "matmul_dtype", "f64",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # quantum reservoir computing: float64 reservoir observables read out by an fp32 LSTM
     "quantum-reservoir-f64-observables-lstm": case(_quantum_reservoir_f64_observables_lstm, "rnn_dtype", "f64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # quanvolution: fp32 patch expectation values into a CNN halved to fp16
     "quanvolution-fp32-features-f16-cnn": case(_quanvolution_features_into_f16_cnn, "conv_weight_dtype", "f32",
-                                               "f16"),
+                                               "f16",
+        grade="correct", grade_at_freeze="correct"),
     # real parts of complex128 simulated expectation values (float64) into an fp32 BatchNorm1d
-    "complex128-sim-real-part-batchnorm": case(_complex128_sim_real_part_batchnorm, "norm_param_dtype"),
+    "complex128-sim-real-part-batchnorm": case(_complex128_sim_real_part_batchnorm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Trotter step: matrix_exp of -1j * dt * H with an fp16 Ising Hamiltonian (complex32)
     "trotter-step-f16-hamiltonian-matrix-exp": case(_trotter_step_f16_hamiltonian_matrix_exp, "no_kernel",
-                                                    "complex32"),
+                                                    "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # state-to-MPS decomposition by SVD of a state kept in complex32
-    "state-to-mps-svd-complex32": case(_state_to_mps_svd_complex32, "no_kernel", "complex32"),
+    "state-to-mps-svd-complex32": case(_state_to_mps_svd_complex32, "no_kernel", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # VQE energy from vdot left complex, backward called on it
-    "vqe-complex-energy-backward": case(_vqe_complex_energy_backward, "loss_dtype", "complex64", fix=("real",)),
+    "vqe-complex-energy-backward": case(_vqe_complex_energy_backward, "loss_dtype", "complex64", fix=("real",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (ae38a11) castwise gave nothing. The rules have no reading of autograd's 'grad can be "
+             "implicitly created only for real scalar outputs but got torch.complex64': a VQE energy from vdot left "
+             'complex (an expectation value of a Hermitian operator must be taken .real) given to backward')),
     # a custom autograd Function's adjoint backward returning a complex gradient for the real angles
     "adjoint-backward-returns-complex-grad": case(_adjoint_backward_returns_complex_grad, "loss_dtype",
-                                                  fix=("real",)),
+                                                  fix=("real",),
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (ae38a11) castwise gave nothing. The rules have no reading of the autograd engine's check "
+             "'Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex)', which a custom "
+             'Function trips when its backward returns a complex gradient for a real input (2 Re<dpsi|Z|psi> written '
+             'without .real)')),
     # parameter-shift gradients from a numpy simulator (float64) assigned to the fp32 angles' .grad
     "parameter-shift-numpy-gradient-assigned": case(_parameter_shift_numpy_gradient_assigned, "loss_dtype", "f64",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # QAOA balanced-partition penalty of 1e6 written into an fp16 cost diagonal with masked_fill
-    "qaoa-penalty-f16-masked-fill": case(_qaoa_penalty_f16_masked_fill, "half_overflow", "f16"),
+    "qaoa-penalty-f16-masked-fill": case(_qaoa_penalty_f16_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 angle predictor's output handed to numpy as the scipy optimizer's x0
     "bf16-angle-predictor-to-numpy-optimizer": case(_bf16_angle_predictor_to_numpy_optimizer, "numpy_dtype",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # quantum kernel ridge regression: linalg.solve of a float64 fidelity Gram matrix with fp32 labels
-    "quantum-kernel-ridge-solve-f64-gram": case(_quantum_kernel_ridge_solve, "op_dtype", "f64", "f32"),
+    "quantum-kernel-ridge-solve-f64-gram": case(_quantum_kernel_ridge_solve, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a sweep's float64 simulated expectation values index_copy_'d into an fp32 results buffer
-    "sweep-results-index-copy-f64": case(_batched_circuit_results_index_copy, "indexed_write_dtype", "f32", "f64"),
+    "sweep-results-index-copy-f64": case(_batched_circuit_results_index_copy, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
 }
