@@ -3,7 +3,7 @@ models, inverse-propensity weights and clipping in float64 from numpy/pandas, tr
 doubly robust and AIPW estimators, nearest-neighbour and caliper matching with integer indices, TARNet/DragonNet/CEVAE
 heads under bf16/fp16 autocast, counterfactual outcome masks, balancing losses, bootstrap resampling, uplift/Qini
 curves computed in torch). Defects planted by a helper who never read the rules, written before castwise ran and
-graded once with the rules frozen after the writing."""
+graded once with the rules frozen at ae38a11."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "ae38a11"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _N, _D, _H = 64, 6, 16  # units, covariates, representation width
@@ -365,78 +365,108 @@ CASES: dict[str, LiveCase] = {
     # --- representation models
     # TARNet: the shared representation computed under bf16 autocast, the outcome heads called after the block closed
     "tarnet-heads-after-autocast-block": case(_tarnet_heads_called_after_autocast_block, "matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CEVAE generative check: fp32 samples from the N(0, I) prior fed to the decoders cast to bf16
-    "cevae-prior-z-into-bf16-decoder": case(_cevae_prior_samples_into_bf16_decoder, "matmul_dtype", "f32", "bf16"),
+    "cevae-prior-z-into-bf16-decoder": case(_cevae_prior_samples_into_bf16_decoder, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DragonNet cast to bf16 whose first layer is a BatchNorm1d input standardisation, given fp32 covariates
-    "dragonnet-bf16-batchnorm-fp32-covariates": case(_dragonnet_bf16_fed_fp32_covariates, "norm_param_dtype", "f32"),
+    "dragonnet-bf16-batchnorm-fp32-covariates": case(_dragonnet_bf16_fed_fp32_covariates, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DragonNet's propensity head: bf16 sigmoid outputs against t.float() in binary_cross_entropy
     "dragonnet-propensity-bce-float-treatment": case(_dragonnet_propensity_bce_on_float_treatment, "op_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Counterfactual Recurrent Network: a bf16 GRU encoder over the fp32 covariate/treatment history
-    "crn-history-gru-bf16": case(_crn_history_gru_bf16_fp32_history, "rnn_dtype", "f32", "bf16"),
+    "crn-history-gru-bf16": case(_crn_history_gru_bf16_fp32_history, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # CEVAE's treatment likelihood: Bernoulli(logits).log_prob of the bool treatment indicator
-    "cevae-bernoulli-log-prob-bool-treatment": case(_cevae_treatment_likelihood_bool_value, "target_dtype", "bool"),
+    "cevae-bernoulli-log-prob-bool-treatment": case(_cevae_treatment_likelihood_bool_value, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # adversarial balancing: gradient reversal written as a hook returning -lambda * grad.float() on bf16 representations
     "balance-gradient-reversal-hook-fp32": case(_adversarial_balance_gradient_reversal_hook, "loss_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CFR-Wass balancing term: Sinkhorn iterations with uniform marginals from torch.ones (fp32) against a bf16 kernel
     "cfr-sinkhorn-fp32-marginals-bf16-kernel": case(_cfr_sinkhorn_wasserstein_fp32_marginals, "matmul_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DragonNet converted with .half() and trained with a GradScaler that unscales before clipping
-    "dragonnet-half-grad-scaler-unscale": case(_dragonnet_half_with_grad_scaler, "unscale_fp16", "f16"),
+    "dragonnet-half-grad-scaler-unscale": case(_dragonnet_half_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- propensity scores and weights
     # a logistic propensity model fed a pandas covariate frame through torch.from_numpy (float64)
     "propensity-logistic-dataframe-float64": case(_propensity_logistic_on_dataframe_covariates, "matmul_dtype", "f64",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 propensities clipped to [1e-8, 1 - 1e-8] (1 - 1e-8 is 1 in fp16): infinite IPW weights into multinomial
-    "ipw-fp16-clip-rounds-to-one-weighted-resample": case(_ipw_fp16_clip_rounds_to_one_weighted_resample, "nonfinite"),
+    "ipw-fp16-clip-rounds-to-one-weighted-resample": case(_ipw_fp16_clip_rounds_to_one_weighted_resample, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # propensities as exp(s) / (1 + exp(s)) by hand in fp16: inf / inf NaN refused by Bernoulli when simulating
-    "propensity-hand-sigmoid-fp16-bernoulli-nan": case(_propensity_hand_sigmoid_fp16_bernoulli, "nonfinite"),
+    "propensity-hand-sigmoid-fp16-bernoulli-nan": case(_propensity_hand_sigmoid_fp16_bernoulli, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # overlap diagnostics: torch.histogram of the bf16 propensity scores over shared bin edges from torch.linspace (fp32)
-    "overlap-histogram-bf16-scores-fp32-edges": case(_overlap_histogram_bf16_propensities, "op_dtype", "bf16", "f32"),
+    "overlap-histogram-bf16-scores-fp32-edges": case(_overlap_histogram_bf16_propensities, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- outcomes, masks and estimators
     # the factual prediction picked with torch.lerp(y0_hat, y1_hat, t.float()) on bf16 head outputs
     "factual-lerp-float-treatment-weight": case(_potential_outcome_lerp_with_float_treatment, "lerp_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # counterfactual predictions written under fp16 autocast into a torch.empty (fp32) buffer by the treatment mask
     "counterfactual-buffer-index-put-fp16-autocast": case(_counterfactual_buffer_index_put_under_fp16_autocast,
-                                                          "indexed_write_dtype", "f32", "f16"),
+                                                          "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the factual outcome chosen by torch.where on the int64 0/1 treatment column from numpy
-    "factual-where-int64-treatment": case(_factual_where_int64_treatment, "mask_dtype", "int64"),
+    "factual-where-int64-treatment": case(_factual_where_int64_treatment, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the control mask made with ~t on a treatment column stored as float32
-    "control-mask-invert-float-treatment": case(_control_mask_inverted_float_treatment, "mask_dtype"),
+    "control-mask-invert-float-treatment": case(_control_mask_inverted_float_treatment, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # semi-synthetic outcomes y = t * y1 + (1 - t) * y0 with a bool treatment
     "semi-synthetic-outcome-one-minus-bool-treatment": case(_simulated_outcomes_one_minus_bool_treatment, "mask_dtype",
-                                                            "bool"),
+                                                            "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the factual head picked by gather with a treatment simulated by Bernoulli(...).sample() (float)
-    "heads-gather-bernoulli-sampled-treatment": case(_stacked_heads_gather_bernoulli_treatment, "index_tensor_dtype"),
+    "heads-gather-bernoulli-sampled-treatment": case(_stacked_heads_gather_bernoulli_treatment, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the marginal treated share for stabilised weights as t.mean() on the bool indicator
-    "stabilised-weights-treated-share-mean-bool": case(_treated_share_mean_bool, "integer_operand", "bool"),
+    "stabilised-weights-treated-share-mean-bool": case(_treated_share_mean_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # placebo permutation test: treatment labels shuffled by rand_like(t).argsort() on the bool indicator
-    "placebo-permutation-rand-like-bool": case(_placebo_permutation_rand_like_treatment, "no_kernel", "bool"),
+    "placebo-permutation-rand-like-bool": case(_placebo_permutation_rand_like_treatment, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- bootstrap
     # percentile bootstrap interval by torch.quantile over fp16 bootstrap ATEs
-    "bootstrap-ate-quantile-fp16": case(_bootstrap_ates_fp16_percentile_interval, "no_kernel"),
+    "bootstrap-ate-quantile-fp16": case(_bootstrap_ates_fp16_percentile_interval, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # Bayesian bootstrap: Dirichlet(1, ..., 1) weights sampled in fp16
-    "bayesian-bootstrap-dirichlet-fp16": case(_bayesian_bootstrap_dirichlet_fp16, "no_kernel", "f16"),
+    "bayesian-bootstrap-dirichlet-fp16": case(_bayesian_bootstrap_dirichlet_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bootstrap replicates averaged with torch.bmm by a torch.full (fp32) 1/N matrix over bf16 head outputs
     "bootstrap-replicates-bmm-fp32-averaging": case(_bootstrap_replicates_bmm_fp32_weights, "batched_matmul_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- matching
     # propensity caliper matching on fp16 distances: pairs outside the caliper masked_fill'ed with 1e9
-    "caliper-fp16-distances-masked-fill-1e9": case(_caliper_matching_fp16_distances_big_fill, "half_overflow", "f16"),
+    "caliper-fp16-distances-masked-fill-1e9": case(_caliper_matching_fp16_distances_big_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # caliper matches written into a torch.full(-1.0) buffer (fp32) from min()'s int64 indices
     "caliper-match-buffer-float-minus-one": case(_caliper_match_buffer_made_with_minus_one_float, "indexed_write_dtype",
-                                                 "f32", "int64"),
+                                                 "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # control reuse counts by bincount over matched indices saved as float64 (NaN for unmatched)
     "matching-reuse-bincount-float64-indices": case(_matching_reuse_counts_bincount_float64, "index_tensor_dtype",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- uplift and Qini
     # Qini curve on int64 conversions: the scaled control conversions subtracted in place from the treated cumsum
-    "qini-int64-cumsum-sub-in-place": case(_qini_int64_conversions_subtract_in_place, "result_cast", "f32", "int64"),
+    "qini-int64-cumsum-sub-in-place": case(_qini_int64_conversions_subtract_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # targeting threshold: np.percentile of the bf16 uplift model's CATE estimates
-    "cate-threshold-np-percentile-bf16": case(_cate_percentile_with_numpy_bf16, "numpy_dtype", "bf16"),
+    "cate-threshold-np-percentile-bf16": case(_cate_percentile_with_numpy_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # covariates and a bool treatment column taken together as df.values (object) into torch.tensor
-    "dataframe-values-object-bool-treatment": case(_dataframe_values_with_bool_treatment_column, "numpy_dtype"),
+    "dataframe-values-object-bool-treatment": case(_dataframe_values_with_bool_treatment_column, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
