@@ -3558,3 +3558,94 @@ def test_istft_given_a_real_spectrogram_is_told_to_make_it_complex() -> None:
 def test_float64_data_beside_a_float32_transform_may_also_convert_the_transform() -> None:
     explanation = cw.explain("RuntimeError: expected scalar type Double but found Float")
     assert "transform.to(torch.float64)" in explanation.fix
+
+
+def test_matmul_s_check_with_its_dtypes_in_parentheses_is_read() -> None:
+    explanation = cw.explain("RuntimeError: self and mat2 must have the same dtype (Half and BFloat16)")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f16", "bf16")
+
+
+def test_a_floating_point_exception_in_a_chinese_locale_is_a_crash() -> None:
+    explanation = cw.explain("my config: bf16=True\n浮点数例外(吐核)")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_ranks_running_one_collective_in_two_dtypes_are_named() -> None:
+    explanation = cw.explain("RuntimeError: Detected mismatch between collectives on ranks. Rank 7 is running "
+                             "collective: CollectiveFingerPrint(SequenceNumber=5, OpType=_ALLGATHER_BASE, "
+                             "TensorShape=[1], TensorDtypes=BFloat16), but Rank 4 is running collective: "
+                             "CollectiveFingerPrint(SequenceNumber=5, OpType=_ALLGATHER_BASE, TensorShape=[1], "
+                             "TensorDtypes=Float)")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("bf16", "f32")
+    one_dtype = ("RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+                 "CollectiveFingerPrint(OpType=BROADCAST, TensorShape=[4], TensorDtypes=Float), but Rank 0 is running "
+                 "collective: CollectiveFingerPrint(OpType=BROADCAST, TensorShape=[8], TensorDtypes=Float)")
+    assert cw.explain(one_dtype) is None
+
+
+def test_triton_casting_bytes_to_fp8_by_value_is_told_to_bitcast() -> None:
+    explanation = cw.explain("CompilationError: cannot cast uint8 to fp8e4nv")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("uint8", "float8_e4m3fn")
+    assert "bitcast=True" in explanation.fix
+    assert cw.explain("CompilationError: cannot cast uint8 to fp8e5").dtypes == ("uint8", "float8_e5m2")
+
+
+def test_autocast_without_an_extension_s_kernel_or_a_dtype_it_knows_is_a_missing_kernel() -> None:
+    unregistered = cw.explain("RuntimeError: Unrecognized tensor type ID: Autocast")
+    assert unregistered.kind is Kind.NO_KERNEL and "torchvision" in unregistered.fix
+    bf16 = cw.explain("RuntimeError: Unexpected floating ScalarType in at::autocast::prioritize")
+    assert bf16.kind is Kind.NO_KERNEL and "1.10" in bf16.fix
+
+
+def test_no_kernel_image_for_the_gpu_is_a_build_without_its_architecture() -> None:
+    explanation = cw.explain("Error no kernel image is available for execution on the device at line 167 in file "
+                             "D:\\ai\\bitsandbytes\\csrc\\ops.cu")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+    assert "TORCH_CUDA_ARCH_LIST" in explanation.fix
+
+
+def test_a_paraphrased_missing_float8_kernel_and_fp8_matmul_beside_lora_are_missing_kernels() -> None:
+    paraphrased = cw.explain("the error is r2.weight addmm_cuda not implemented for float8")
+    assert paraphrased.kind is Kind.NO_KERNEL and "a tensor of a dtype it lacks" in paraphrased.culprit
+    lora = cw.explain("!!! Exception during processing !!! FP8 matmul with unmerged LoRAs is not supported")
+    assert lora.kind is Kind.NO_KERNEL and "merge" in lora.fix
+
+
+def test_a_detection_model_given_uint8_images_is_told_to_scale_them() -> None:
+    explanation = cw.explain("TypeError: Expected input images to be of floating type (in range [0, 1]), but found "
+                             "type torch.uint8 instead")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint8",)
+    assert "/ 255" in explanation.fix
+
+
+def test_numpy_s_in_place_ufunc_that_cannot_cast_back_is_a_numpy_dtype() -> None:
+    with pytest.raises(TypeError) as raised:
+        coords = np.arange(4)
+        coords *= 0.5
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("f64", "int64")
+    assert "arr = arr * scale" in explanation.fix
+
+
+def test_an_old_torch_refusing_a_bool_array_is_told_to_make_masks_uint8() -> None:
+    explanation = cw.explain("TypeError: can't convert np.ndarray of type numpy.bool_. The only supported types are: "
+                             "double, float, float16, int64, int32, and uint8.")
+    assert "astype(np.uint8)" in explanation.fix and "on the supported list" not in explanation.cause
+
+
+def test_simpletuner_s_dtype_and_optimizer_check_lists_its_own_options() -> None:
+    explanation = cw.explain("ValueError: Your configuration is requesting an incompatible dtype and optimizer "
+                             "combination.")
+    assert explanation.kind is Kind.OP_DTYPE and "--adam_bfloat16" in explanation.fix
+
+
+def test_backward_from_a_complex_value_or_a_complex_gradient_for_a_real_input_is_a_loss_dtype() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        (torch.randn(3, dtype=torch.complex64, requires_grad=True) * 2).sum().backward()
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.LOSS_DTYPE and explanation.dtypes == ("complex64",)
+    assert "loss.real.backward()" in explanation.fix
+    adjoint = cw.explain("RuntimeError: Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                         "grad_is_complex) to be true, but got false.")
+    assert adjoint.kind is Kind.LOSS_DTYPE and "grad.real" in adjoint.fix

@@ -313,8 +313,8 @@ def low_precision_in(text: str) -> tuple[str, ...]:
 
 def low_precision_name(word: str) -> str:
     """The short name of a low-precision dtype word, in any case (``fp8``, ``fp8e4nv`` and ``e4m3fn`` are read as e4m3,
-    the fp8 most models store; ``f16x2`` is fp16)."""
+    the fp8 most models store; Triton's ``fp8e5`` is e5m2; ``f16x2`` is fp16)."""
     word = word.lower()
     if "8" in word or "e4m3" in word or "e5m2" in word:
-        return "float8_e5m2" if "e5m2" in word else "float8_e4m3fn"
+        return "float8_e5m2" if "e5m2" in word or word.startswith("fp8e5") else "float8_e4m3fn"
     return "bf16" if "b" in word else "f16"

@@ -1,8 +1,8 @@
 """A native kernel that crashed while running in 16-bit: no dtype in the message.
 
-``Floating point exception (core dumped)``, ``Illegal instruction``, ``Signal 8 (SIGFPE)``: a native kernel
-crashed with no Python error; ``cublas runtime error``, ``an illegal memory access``: one failed and raised;
-``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one (Triton's for
+``Floating point exception (core dumped)`` (a Chinese locale's ``浮点数例外``), ``Illegal instruction``, ``Signal 8
+(SIGFPE)``: a native kernel crashed with no Python error; ``cublas runtime error``, ``an illegal memory access``: one
+failed and raised; ``LLVM ERROR: ...``, ``CUDA NVRTC compile error: ptxas ...``: the compiler building one (Triton's for
 torch.compile or vLLM, nvfuser's) aborted. When the report ties it to a 16-bit dtype (``bf16 causes Floating
 point exception``, a model made ``.to(torch.bfloat16)``), the usual parent is a kernel for that dtype that is
 broken on that hardware or build (a oneDNN/AMX bf16 matmul on a CPU, a cuBLAS/attention kernel on a new GPU
@@ -71,7 +71,8 @@ def _crashed(failure: Failure, dtype: str, how: str) -> Explanation:
 
 
 SIGNALS: tuple[Rule, ...] = (
-    rule(r"\b(?:SIG(?:FPE|ILL|SEGV)\b|Floating[ -]point exception\b|Illegal instruction\b|Segmentation fault\b|"
+    rule(r"浮点数例外|\b(?:SIG(?:FPE|ILL|SEGV)\b|Floating[ -]point exception\b|Illegal instruction\b|"
+         r"Segmentation fault\b|"
          r"(?P<raised>cublas runtime error\b)|"
          r"(?P<compiler>LLVM ERROR\b|NVRTC compile error\b|ptxas\b[^\n]{0,80}?\berror\b|"
          r"default_program\(\d+\): error\b|MALFORMED INPUT: bad dtype\b|_Float16[’'\"]? does not name a type)|"

@@ -53,6 +53,26 @@ def _collective_pair(found: re.Match[str], failure: Failure) -> Explanation:
     return _buffers(failure, dtypes(found, "a", "b"))
 
 
+def _ranks_disagree(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Detected mismatch between collectives on ranks. Rank 7 is running collective: ... TensorDtypes=BFloat16 ...,
+    but Rank 4 is running collective: ... TensorDtypes=Float``: ranks that run one collective in two dtypes; declined
+    when the two fingerprints show one dtype (the mismatch is elsewhere: shapes, order)."""
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
+    if len(names) != 2:
+        return None
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"two ranks ran the same collective on tensors of different dtypes ({dtype_list(names)}); every rank must "
+        "send the same dtype",
+        "ranks whose models or buffers were converted differently: one rank's module or tensor left fp32 (loaded "
+        "before the cast, created on one rank only, or cast by a rank-dependent code path) while the others run in "
+        "16-bit",
+        f"convert on every rank the same way before the collective (`t.to(torch.{full_name(names[0])})`), and build "
+        "the model and its wrappers (DeepSpeed, FSDP) with one precision setting on all ranks",
+        op="torch.distributed collective", names=names,
+    )
+
+
 _collective_types = message_only(
     Kind.SCALAR_TYPE,
     "a collective (all_gather, reduce_scatter) got its output and input tensors in different dtypes",
@@ -173,6 +193,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Check failed: output\w{0,10}\[i\]\.dtype\(\) == input\w{0,10}\[i\]\.dtype\(\) \((?P<a>{DTYPE}) vs\.? "
          r"(?P<b>{DTYPE})\)", _collective_pair),
     rule(r"output tensor must have the same type as input tensor", _collective_types),
+    rule(r"Detected mismatch between collectives on ranks\.[^\n]{0,400}?TensorDtypes=(?P<a>{DTYPE})[^\n]{0,600}?but "
+         r"Rank \d+ is running collective:[^\n]{0,400}?TensorDtypes=(?P<b>{DTYPE})", _ranks_disagree),
     rule(r"\bInvalid scalar type\b", _unsupported_by_gloo),
     rule(r"Cannot use ReduceOp\.(?P<op>BOR|BAND|BXOR) with non-integral dtype", _bitwise_reduction),
     rule(r"ZeroRedundancyOptimizer only supports using the same dense type for all parameters,? but got both "

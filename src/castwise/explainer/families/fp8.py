@@ -232,8 +232,20 @@ _scaled_mm_bias_float32 = message_only(
 )
 
 
+_lora_beside_fp8_matmul = message_only(
+    Kind.NO_KERNEL,
+    "an fp8 matmul (scaled mm over fp8 weights) has no path for LoRA weights kept unmerged beside it: the fp8 "
+    "kernel takes one fp8 weight, not a base weight plus low-rank updates in 16-bit",
+    "a model loaded with fp8 matmul (fp8 scaled weights) and LoRAs applied without merging them into the weights",
+    "merge the LoRAs into the weights (the loader's merge option) before fp8 matmul, or turn fp8 matmul off and run "
+    "the weights in bf16/fp16 with the LoRAs unmerged",
+    op="fp8 matmul with LoRA", names=("float8_e4m3fn",),
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Bias is not supported when out_dtype is set to Float32", _scaled_mm_bias_float32),
+    rule(r"FP8 matmul with unmerged LoRAs? is not supported", _lora_beside_fp8_matmul),
     rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),
     rule(r"\btype fp8e(?:4nv|5|4b15|4b8|5b16) not supported in this architecture[^\n]{0,120}", _triton),
     rule(r"\b(?:fp8e4nv|f8e4m3nv)\b[^\n]{0,40}?(?:is )?(?:only supported|not supported) on (?:compute capability|"

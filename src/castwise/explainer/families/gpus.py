@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import low_precision_name, paste_search
+from castwise.explainer.clues import low_precision_name, low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, rule
@@ -96,6 +96,28 @@ def _built_for_older_gpu(failure: Failure, cause: str, dtype: str, capability: s
     )
 
 
+def _no_kernel_image(found: re.Match[str], failure: Failure) -> Explanation:
+    """CUDA's ``no kernel image is available for execution on the device``: GPU code (torch's, a library's such as
+    bitsandbytes', a custom extension's) compiled for other architectures than this GPU's; the dtype the paste names
+    (its kernels are often 16-bit or 8-bit ones for newer GPUs), with low confidence."""
+    del found
+    names = low_precision_said(failure)[:1]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "the GPU has no compiled kernel to run: the binary (torch's, or a library's such as bitsandbytes', or a "
+        "custom CUDA extension's) was built for other GPU architectures than this one"
+        + (f", and its {names[0]} kernels are among those missing" if names else ""),
+        "a prebuilt wheel without your GPU's compute capability (a GPU newer than the build, or an old one it "
+        "dropped, such as Pascal or Maxwell), or an extension compiled on another machine or with another "
+        "`TORCH_CUDA_ARCH_LIST`",
+        "install a build that includes your GPU (torch and bitsandbytes wheels for its CUDA version and compute "
+        "capability; a newer release for a new GPU), or rebuild the extension with `TORCH_CUDA_ARCH_LIST` set to "
+        "your GPU's capability; on an old GPU, turn off the feature whose kernel is missing (8-bit optimizers, "
+        "bf16/fp8 kernels) and use fp16 or fp32",
+        op="a CUDA kernel", names=names, device="cuda", confidence=Confidence.LOW,
+    )
+
+
 _ATOMIC_ADD_ARGUMENTS = (
     (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__nv_bfloat16|(?:c10|at)::BFloat16)\b"), "bf16", "8.0"),
     (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__half|(?:c10|at)::Half)\b"), "f16", "7.0"),
@@ -122,6 +144,7 @@ def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 RULES: tuple[Rule, ...] = (
     rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
+    rule(r"\bno kernel image is available for execution on the device", _no_kernel_image),
     rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",
          _target),
     rule(r"identifier \"__(?:high2bfloat16|low2bfloat16|halves2bfloat162|floats2bfloat162_rn|bfloat162float|"

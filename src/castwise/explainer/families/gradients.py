@@ -17,7 +17,7 @@ from castwise.explainer.clues import LOSS, UNSCALE, innermost, low_precision_sai
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers, mixed
-from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import is_low_precision, short_dtype
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
@@ -370,7 +370,37 @@ _stepped_twice = message_only(
 )
 
 
+def _complex_loss(found: re.Match[str], failure: Failure) -> Explanation:
+    """``grad can be implicitly created only for real scalar outputs but got torch.complex64``: backward() from a
+    complex value."""
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.LOSS_DTYPE, failure,
+        f"backward() was called on a {dtype} value: autograd starts only from a real scalar, so a complex loss needs "
+        "its real part (or its magnitude) taken first",
+        "a loss or energy computed with complex tensors (an expectation value `<psi|H|psi>`, an FFT-domain loss) that "
+        "is real in theory but still held in a complex dtype",
+        "take the real part before backward: `loss.real.backward()` (or `loss.abs()`, `(x * x.conj()).real` for a "
+        "squared magnitude)",
+        op="backward", names=names,
+    )
+
+
+_complex_gradient = message_only(
+    Kind.LOSS_DTYPE,
+    "a backward function returned a complex gradient for a real input (or a real one for a complex input): a "
+    "gradient must be real exactly where its input is",
+    "a custom `autograd.Function` (an adjoint method, a hand-written backward through complex ops) returning the "
+    "complex gradient as it computed it",
+    "return the real part for a real input (`grad.real`), and a complex gradient only for a complex input",
+    op="autograd.Function.backward",
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"grad can be implicitly created only for real scalar outputs but got (?P<a>{DTYPE})", _complex_loss),
+    rule(r"Expected isFloatingType\(grad\.scalar_type\(\)\) \|\| \(input_is_complex == grad_is_complex\) to be true",
+         _complex_gradient),
     rule(r"\bloss\b[^\n]{0,40}?\b(?:inf|nan)\b[^\n]{0,40}?\bgradients? overflow|\bgradients? overflow[^\n]{0,60}?"
          r"\bloss\b[^\n]{0,20}?\b(?:inf|nan)\b", _scale_fell),
     rule(r"Recomputed values for the following tensors have different metadata than during the forward pass",

@@ -445,6 +445,23 @@ def _edge_index(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _detection_images(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchvision detection models' ``Expected input images to be of floating type (in range [0, 1]), but found
+    type torch.uint8 instead``: images read as uint8 passed to a model that normalises float images itself."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"a torchvision detection model (its GeneralizedRCNNTransform) takes float images in [0, 1] and got "
+        f"{dtype_list(names) if names else 'integer'} ones; newer torchvision versions check this where older ones "
+        "let it through",
+        "images read as uint8 (`read_image`, PIL through `pil_to_tensor`, OpenCV) or a transform pipeline without "
+        "`ToTensor`/`ConvertImageDtype`, written for an older torchvision",
+        "convert them before the model: `img.float() / 255` (or `transforms.ConvertImageDtype(torch.float)`, "
+        "`v2.ToDtype(torch.float32, scale=True)`)",
+        op="torchvision detection model", names=names,
+    )
+
+
 _UINT8_INDEX_SAID = re.compile(r"indexing with dtype torch\.uint8 is now deprecated")
 """torch's warning, printed above the error in a log, when a uint8 tensor indexes another."""
 
@@ -990,6 +1007,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected isFloatingType\(grads?\[i\]\.(?:type\(\)\.)?scalar_?[Tt]ype\(\)\) to be true",
          _integer_autograd_output),
     rule(r"result type (?P<a>{DTYPE}) ?can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
+    rule(r"Expected input images to be of floating type \(in range \[0, 1\]\),? but found type (?P<a>{DTYPE})",
+         _detection_images),
     rule(r"Expect argument \"?(?P<arg>[^\n]{1,80}?)\"? to have data type (?P<want>torch\.\w{1,10})\.? But got "
          r"(?P<a>torch\.\w{1,10})", _graph_library_ids),
     rule(r"`MessagePassing\.propagate` only supports `torch\.LongTensor` of shape `\[2, num_messages\]`", _edge_index),

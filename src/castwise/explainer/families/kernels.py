@@ -96,7 +96,8 @@ def no_kernel(
         Kind.NO_KERNEL, failure,
         (f"{shown} has no {dtype} kernel{on}" if names else f"{shown} has no kernel{on} for the dtype it got")
         + (f": {reason}" if reason else ""),
-        f"{a(dtype)} tensor reaching an op that only runs in higher precision"
+        (f"{a(dtype)} tensor" if names else "a tensor of a dtype it lacks") + " reaching an op that only runs in "
+        "higher precision"
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
         "or use another dtype for it (bf16, bfloat16, instead of fp16 on the CPU; fp32 where nothing else has a kernel)"
@@ -363,6 +364,27 @@ _autocast_device = message_only(
     "convert explicitly instead: the model and its floating inputs to one dtype (`model.half()`, "
     "`x.to(torch.float16)`) or run in float32; or update torch and the device's plugin to one whose autocast covers "
     "the device",
+    op="torch.autocast",
+)
+
+_autocast_unregistered_op = message_only(
+    Kind.NO_KERNEL,
+    "an op has no autocast kernel in this torch: early autocast (torch 1.6) dispatched every op through its "
+    "Autocast key, and ops of extensions built without it (torchvision's RoIAlign and NMS before 0.7) failed there",
+    "an old torchvision or C++ extension run under `torch.cuda.amp.autocast` (a detection model's RoI ops)",
+    "update torch and torchvision together (their autocast registrations came with torchvision 0.7 and later), or "
+    "run that call outside autocast on fp32 inputs (`with torch.autocast('cuda', enabled=False):`)",
+    op="torch.autocast (an extension's op)",
+)
+
+_autocast_met_another_dtype = message_only(
+    Kind.NO_KERNEL,
+    "this torch's autocast only knows fp32 and fp16 inputs, and an op under it got another floating dtype (bf16, or "
+    "float64): older autocast has no rule for it",
+    "a bf16 model or tensor (`dtype = torch.bfloat16` in a training script) run under fp16 autocast, or inside "
+    "`torch.cuda.amp.autocast()` on a torch older than bf16 autocast (1.10)",
+    "update torch (autocast has taken bf16 since 1.10: `torch.autocast('cuda', dtype=torch.bfloat16)`), or give "
+    "autocast the model's dtype, or run the model in fp32 under autocast instead of converting it to bf16",
     op="torch.autocast",
 )
 
@@ -849,7 +871,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?<![\w:.])[\"“”']?(?P<op>[\w:. ]{1,80}?)(?:[\"“”'] ?| )not implemented for \\?[\"“”'‘’](?P<dtype>{DTYPE})"
          r"\\?[\"“”'‘’]?", _not_implemented),
     rule(r"(?<![\w:.])(?P<op>[A-Za-z]\w{0,40}(?:_\w{1,40}|KernelImpl)) not impl\w{0,8}ed for "
-         r"(?P<dtype>Half|BFloat16|Float|Double|Long|Int|Bool|Byte)\b", _not_implemented),
+         r"(?P<dtype>Half|BFloat16|Float|Double|Long|Int|Bool|Byte|Float8_e4m3fn|Float8_e5m2|float8)\b",
+         _not_implemented),
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"\b(?P<op>\w{1,80}) not supported on (?P<backend>cpu|cuda)Type for (?P<dtype>{DTYPE})", _legacy),
     rule(r"\b(?P<op>topk|[Ss]ort) does not support (?P<dtype>bool|complex) dtypes on (?:CPU|CUDA)\b", _not_implemented),
@@ -865,6 +888,8 @@ RULES: tuple[Rule, ...] = (
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
+    rule(r"Unrecognized tensor type ID: Autocast", _autocast_unregistered_op),
+    rule(r"Unexpected floating ScalarType in at::autocast::prioritize", _autocast_met_another_dtype),
     rule(r"No suitable kernel\.[^\n]{0,80}?\bdtype=(?P<dtype>\w{1,20}) out_dtype=(?P<out>\w{1,20})", _pair_lacks),
     rule(r"\b(?P<dtype>Float8_\w{1,12}|BFloat16|Half) has not been supported", _library_lacks),
     rule(r"Promotion for uint16, uint32, uint64 types is not supported,? attempted to promote (?P<a>{DTYPE}) and "

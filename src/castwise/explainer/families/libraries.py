@@ -566,7 +566,21 @@ _old_safetensors_fp8 = message_only(
 )
 
 
+_trainer_dtype_and_optimizer = message_only(
+    Kind.OP_DTYPE,
+    "the trainer (SimpleTuner) refuses a bf16 base model with an optimizer that keeps fp32 state and a mixed "
+    "precision that is not bf16: pure-bf16 weights need a bf16-aware optimizer or fp32 weights",
+    "a configuration whose base model dtype is bf16 (its default for FLUX) while `MIXED_PRECISION` is not bf16 or "
+    "the optimizer is a plain fp32 one",
+    "follow the options its message lists: set `MIXED_PRECISION=bf16`, use its bf16 optimizer (`--adam_bfloat16`), "
+    "or load the base model in fp32 (`--base_model_default_dtype fp32`, at the cost of memory)",
+    op="the trainer's precision check", names=("bf16",),
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Your configuration is requesting an incompatible dtype and optimizer combination",
+         _trainer_dtype_and_optimizer),
     rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",
          _mixed_precision_device),
     rule(r"CUBLAS_STATUS_NOT_SUPPORTED\b[^\n]{0,200}?\b(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_16bit),

@@ -115,7 +115,7 @@ _MATMUL_OPS = (
 def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     message = found.group(0)
     op = next(name for words, name in _MATMUL_OPS if words in message)
-    names = dtypes(found, "a", "b", "c")
+    names = dtypes(found, "a", "b", "c", "d")
     if quantization.QUANTIZED_DTYPE.search(message):
         return quantization.quantized_activation(failure, Kind.MATMUL, names, op)
     if shows(failure, LOWRANK, everywhere=True):
@@ -1325,8 +1325,8 @@ RULES: tuple[Rule, ...] = (
          r"got input with dtype (?P<a>{DTYPE}) and bins for dimension \d+ with dtype (?P<b>{DTYPE})",
          _histogram_operand),
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
-    rule(r"(?:self|mat1) and mat2 must have the same d?type(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
-         _matmul),
+    rule(r"(?:self|mat1) and mat2 must have the same d?type(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})|"
+         r"\s*\((?P<c>{DTYPE}) and (?P<d>{DTYPE})\))?", _matmul),
     rule(r"(?:mat1|m1|self) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
          r"(?P<b>{DTYPE}))?", _matmul),
     rule(r"addmv input tensors must have the same dtype,?\s*but got (?P<a>{DTYPE}),\s*(?P<b>{DTYPE}),?\s*and "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import a
+from castwise.explainer.advice import a, dtype_list
 from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
@@ -71,7 +71,8 @@ def _numpy_scalars(found: re.Match[str], failure: Failure) -> Explanation:
 _HELD_BY = {
     "dict": "a sample that is still a `dict`: a dictionary-based transform pipeline (MONAI's `...d` transforms) mixed "
     "with transforms that take an array, or a collate that gets dicts",
-    "NoneType": "a field left None (a missing label, an optional input not filled)",
+    "NoneType": "a field left None (a missing label, an optional input not filled), or a number a library returned as "
+    "None because it was NaN (a log-probability from an inference server)",
 }
 
 
@@ -173,13 +174,31 @@ def _unrecognised_array_type(found: re.Match[str], failure: Failure) -> Explanat
         Kind.NUMPY_DTYPE, failure,
         "this torch did not recognise the numpy array's dtype"
         + (f" ({names[0]}: torch before 2.3 could not convert it)" if unsigned_wide else
+           " (bool: older torch could not convert numpy bool arrays)" if names == ("bool",) else
            f" ({names[0]}, though it is on the supported list: numpy has two {names[0]} types on some platforms, "
            "`np.intc` and `np.int_`, and older torch mapped only one)" if names else ""),
         "an array made by an operation that returns the platform's other integer type (`%`, `np.arange` with a "
         "Python long bound, a C extension), or of a dtype older torch lacked (uint16/32/64, bool)",
-        "convert it first: `torch.from_numpy(arr.astype(np.int64))` (or `np.float32` for floats), or "
-        "`torch.as_tensor(arr.tolist())`; update torch, which maps every numpy numeric dtype",
+        ("convert it first: `masks.astype(np.uint8)` for a mask (0/1), " if names == ("bool",) else "convert it "
+         "first: `torch.from_numpy(arr.astype(np.int64))` (or `np.float32` for floats), ")
+        + "or `torch.as_tensor(arr.tolist())`; update torch, which maps every numpy numeric dtype",
         op="torch.from_numpy", names=names,
+    )
+
+
+def _ufunc_cast(found: re.Match[str], failure: Failure) -> Explanation:
+    """numpy's ``UFuncTypeError: Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('int64') with
+    casting rule 'same_kind'``: an in-place ufunc whose float result cannot go back into an integer array."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"numpy computed `{found['ufunc']}` in place and its {dtype_list(names)} result cannot be written back into "
+        "the array's own dtype: in-place ufuncs only cast the same kind (float to float, int to int)",
+        "an integer array (pixel coordinates, polygon points, labels) scaled in place by a float (`arr *= 0.5`, "
+        "`arr /= scale`, `np.multiply(arr, f, out=arr)`), often in a library's data pipeline",
+        "make the result a new array instead (`arr = arr * scale`, then `.astype(...)` if it must stay integer), or "
+        "convert the array to float first (`arr = arr.astype(np.float32)`); in a library's code, update the library",
+        op=f"numpy.{found['ufunc']} (in place)", names=names,
     )
 
 
@@ -337,6 +356,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
          _non_numeric_array),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
+    rule(r"Cannot cast ufunc '(?P<ufunc>\w{1,20})' output from dtype\('(?P<a>\w{1,12})'\) to "
+         r"dtype\('(?P<b>\w{1,12})'\)", _ufunc_cast),
     rule(r"The observation collected from env\.\w{1,20} was not contained within your env's observation space",
          _observation_outside_space),
     rule(r"Could not infer dtype of (?P<a>dict|NoneType|str|bytes|set|object|type|function)\b", _python_object),

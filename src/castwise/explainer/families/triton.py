@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_name, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, rule
@@ -147,6 +147,23 @@ def _ampere_only(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _bytes_cast_to_fp8(found: re.Match[str], failure: Failure) -> Explanation:
+    """Triton's ``cannot cast uint8 to fp8e4nv``: a byte tensor holding fp8 bits (a KV cache stored as uint8) cast by
+    value, which Triton refuses; it needs a bitcast."""
+    names = (found["a"], low_precision_name(found["b"]))
+    triton_type = f"tl.float8{found['b'].removeprefix('fp8')}"
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"a Triton kernel cast {names[0]} values to {names[1]}, which Triton does not do by value: a {names[0]} "
+        "tensor that holds fp8 bits has to be reinterpreted, not converted",
+        f"an fp8 tensor stored as {names[0]} (vLLM keeps an fp8 KV cache as uint8) passed to a kernel that converts "
+        f"it with `.to({triton_type})`",
+        f"reinterpret the bits: `x.to({triton_type}, bitcast=True)` in the kernel, or `t.view(torch.{names[1]})` "
+        "before the call; update the library that ships the kernel if it is not yours",
+        op="Triton kernel", names=names,
+    )
+
+
 def _block_and_value(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = dtypes(found, "block", "value")
     if len(set(names)) != 2:
@@ -168,6 +185,7 @@ RULES: tuple[Rule, ...] = (
          _block_and_value),
     rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
     rule(r"(?P<what>[\w >-]{1,60}?) is only supported on Ampere\b", _ampere_only),
+    rule(r"cannot cast (?P<a>u?int8) to (?P<b>fp8e\w{1,6})", _bytes_cast_to_fp8),
     rule(r"Unsupported conversion from (?P<a>bf16|f16|f32|f64|f8E\w{1,10}) to (?P<b>bf16|f16|f32|f64|f8E\w{1,10})",
          _conversion_unsupported),
     rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
