@@ -312,67 +312,103 @@ def _offset_bias_attention_mask() -> None:
 
 CASES: dict[str, LiveCase] = {
     # SEG-Y format-code-3 samples read with np.frombuffer(">i2") and handed to torch.from_numpy
-    "segy-big-endian-int16-from-numpy": case(_segy_int16_block_from_numpy, "numpy_dtype"),
+    "segy-big-endian-int16-from-numpy": case(_segy_int16_block_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # IBM floats decoded by hand: sign and exponent shifted out of the uint32 words
-    "ibm-float-uint32-rshift": case(_ibm_float_words_decoded_in_torch, "no_kernel", "uint32"),
+    "ibm-float-uint32-rshift": case(_ibm_float_words_decoded_in_torch, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # source-receiver offsets of a long-offset survey put into an int16 tensor
-    "header-offsets-int16-overflow": case(_header_offsets_into_int16, "half_overflow", "int16"),
+    "header-offsets-int16-overflow": case(_header_offsets_into_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # DC bias removed in place from raw int16 traces with sub_ of the float mean
-    "dc-removal-sub-in-place-int16": case(_dc_removed_in_place_int16, "result_cast", "f32", "int16"),
+    "dc-removal-sub-in-place-int16": case(_dc_removed_in_place_int16, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # trace L2 normalisation with linalg.vector_norm on the raw int16 samples
-    "trace-l2-norm-int16": case(_trace_l2_normalised_int16, "integer_operand", "int16"),
+    "trace-l2-norm-int16": case(_trace_l2_normalised_int16, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # first breaks picked in ms divided by the sample interval (float) as cross_entropy's class target
-    "first-break-ms-over-dt-ce-target": case(_first_break_ms_picks_as_ce_target, "target_dtype", "f32"),
+    "first-break-ms-over-dt-ce-target": case(_first_break_ms_picks_as_ce_target, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the bool "after first break" mask as BCE-with-logits target
-    "first-break-bool-mask-bce-target": case(_first_break_bool_mask_bce_target, "target_dtype", "bool"),
+    "first-break-bool-mask-bce-target": case(_first_break_bool_mask_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # STA/LTA picking: argmax over the bool threshold crossing
-    "first-break-sta-lta-argmax-bool": case(_first_break_threshold_argmax, "no_kernel", "bool"),
+    "first-break-sta-lta-argmax-bool": case(_first_break_threshold_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 pick regressor trained with Huber loss against the int64 sample-index picks
-    "first-break-huber-int64-picks": case(_first_break_huber_int64_picks, "loss_dtype", "int64", "bf16"),
+    "first-break-huber-int64-picks": case(_first_break_huber_int64_picks, "loss_dtype", "int64", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (1cce96f) castwise gave target_dtype [int64] (high confidence). The forward ran; the error "
+             "is raised in backward, where the Huber loss's backward kernel meets the int64 target beside the bf16 "
+             "prediction and its gradient ('Found dtype Long but expected BFloat16'), the loss-backward dtype check "
+             "the corpus files as loss_dtype (live_cases' huber-backward); the rules read a Long in that message as "
+             "an integer target given to a regression loss, which names the right culprit and a working fix "
+             "(target.to(pred.dtype)) but not the kind of the op that raised, and leaves out bf16.")),
     # a bf16 GRU picker given an initial hidden state from an fp32 header encoder
-    "gru-picker-fp32-header-h0": case(_gru_picker_fp32_header_h0, "rnn_dtype", "f32", "bf16"),
+    "gru-picker-fp32-header-h0": case(_gru_picker_fp32_header_h0, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # live receiver stations computed from header x-coordinates (float), used with index_select
-    "receiver-stations-float-index-select": case(_receiver_stations_float_index_select, "index_tensor_dtype"),
+    "receiver-stations-float-index-select": case(_receiver_stations_float_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a top mute made float to multiply with, reused as torch.where's condition
-    "top-mute-float-where-condition": case(_top_mute_float_where, "mask_dtype", "f32"),
+    "top-mute-float-where-condition": case(_top_mute_float_where, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # NMO correction by linear interpolation: lerp of bf16 gather samples with an fp32 fraction
-    "nmo-lerp-bf16-gather-fp32-fraction": case(_nmo_lerp_bf16_fp32_fraction, "lerp_dtype", "bf16", "f32"),
+    "nmo-lerp-bf16-gather-fp32-fraction": case(_nmo_lerp_bf16_fp32_fraction, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CMP stacking: bf16 NMO-corrected traces scatter_reduce_'d (mean) into an fp32 stack
-    "cmp-stack-scatter-reduce-bf16": case(_cmp_stack_scatter_reduce_bf16, "indexed_write_dtype"),
+    "cmp-stack-scatter-reduce-bf16": case(_cmp_stack_scatter_reduce_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # time-to-depth conversion of a bf16 time section with grid_sample and an fp32 grid
-    "time-to-depth-grid-sample-fp32-grid": case(_time_to_depth_grid_sample, "op_dtype", "bf16", "f32"),
+    "time-to-depth-grid-sample-fp32-grid": case(_time_to_depth_grid_sample, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # horizon labels scattered at twt / dt, left float, as scatter_'s index
-    "horizon-twt-float-scatter-index": case(_horizon_twt_float_scatter, "index_tensor_dtype"),
+    "horizon-twt-float-scatter-index": case(_horizon_twt_float_scatter, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # thin bool fault labels widened by max_pool3d
-    "fault-labels-max-pool3d-bool": case(_fault_mask_dilated_by_max_pool3d, "integer_operand", "bool"),
+    "fault-labels-max-pool3d-bool": case(_fault_mask_dilated_by_max_pool3d, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 denoiser whose first layer is an affine InstanceNorm1d over fp32 normalised traces
-    "trace-instance-norm-bf16-params": case(_trace_instance_norm_bf16, "norm_param_dtype", "f32"),
+    "trace-instance-norm-bf16-params": case(_trace_instance_norm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # finite differences: the float64 velocity model promotes the wavefield, then the fp32 Laplacian stencil conv
     "fd-wavefield-f64-velocity-laplacian-conv": case(_fd_wavefield_promoted_by_f64_velocity, "conv_weight_dtype",
-                                                     "f64", "f32"),
+                                                     "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # numpy Ricker wavelet (float64) injected into the fp32 wavefield with index_put_(accumulate=True)
-    "ricker-f64-source-index-put": case(_ricker_f64_source_injection, "indexed_write_dtype", "f32", "f64"),
+    "ricker-f64-source-index-put": case(_ricker_f64_source_injection, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # synthetic seismogram: bf16 reflectivity convolved with an fp32 Ricker wavelet by conv1d
     "synthetic-seismogram-bf16-reflectivity-conv1d": case(_synthetic_seismogram_bf16_reflectivity,
-                                                          "conv_weight_dtype", "bf16", "f32"),
+                                                          "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # frequency-domain wavefields (complex64) sampled at receivers by einsum with a real fp32 restriction operator
     "freq-wavefield-einsum-real-restriction": case(_frequency_wavefield_einsum_real_restriction, "matmul_dtype",
-                                                   "complex64", "f32"),
+                                                   "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # frequency-domain FWI: a custom Function's adjoint-state gradient returned complex for the real model
-    "adjoint-gradient-complex-for-real-model": case(_adjoint_gradient_left_complex, "loss_dtype", fix=("real",)),
+    "adjoint-gradient-complex-for-real-model": case(_adjoint_gradient_left_complex, "loss_dtype", fix=("real",),
+        grade="correct", grade_at_freeze="correct"),
     # analytic 2-D Green's function (Hankel H0) with Bessel J0/Y0 on bf16 distances
-    "green-function-bessel-bf16": case(_green_function_bessel_bf16, "no_kernel", "bf16"),
+    "green-function-bessel-bf16": case(_green_function_bessel_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # normalised correlation misfit with a dead trace in the observed shot: 0/0, NaN in backward under anomaly mode
-    "correlation-misfit-dead-trace-nan": case(_correlation_misfit_dead_trace, "nonfinite"),
+    "correlation-misfit-dead-trace-nan": case(_correlation_misfit_dead_trace, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # fast-sweeping eikonal: fp16 traveltimes initialised with full_like(..., 1e10)
-    "eikonal-init-full-like-f16": case(_eikonal_init_full_like_f16, "half_overflow", "f16"),
+    "eikonal-init-full-like-f16": case(_eikonal_init_full_like_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # traveltime tomography: a float64 CSR ray-path matrix times fp32 slowness
-    "tomography-csr-f64-rays-fp32-slowness": case(_tomography_csr_f64_rays, "matmul_dtype", "f64", "f32"),
+    "tomography-csr-f64-rays-fp32-slowness": case(_tomography_csr_f64_rays, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # tomography regularisation: an integer sparse roughening operator times fp32 slowness
     "tomography-integer-roughening-sparse-mm": case(_tomography_integer_laplacian_regulariser, "integer_operand",
-                                                    "int64", "f32"),
+                                                    "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SVD rank reduction of a half-precision gather with svd_lowrank
-    "rank-reduction-svd-lowrank-f16": case(_rank_reduction_svd_lowrank_f16, "no_kernel", "f16"),
+    "rank-reduction-svd-lowrank-f16": case(_rank_reduction_svd_lowrank_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention across traces with an fp32 additive offset-distance bias in a bf16 MultiheadAttention
-    "offset-bias-attn-mask-fp32-bf16-mha": case(_offset_bias_attention_mask, "attn_mask_dtype", "f32", "bf16"),
+    "offset-bias-attn-mask-fp32-bf16-mha": case(_offset_bias_attention_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
