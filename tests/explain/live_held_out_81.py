@@ -329,82 +329,112 @@ def _bradley_terry_numpy_gradient_assigned() -> None:
 CASES: dict[str, LiveCase] = {
     # --- event data: ids, timestamps, possessions
     # possession starts from the bool ball-in-play flag by subtracting consecutive frames
-    "possession-starts-bool-in-play-minus": case(_possession_starts_from_bool_ball_in_play, "mask_dtype", "bool"),
+    "possession-starts-bool-in-play-minus": case(_possession_starts_from_bool_ball_in_play, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # event player ids with NaN on period markers (pandas float64) mapped and fed to nn.Embedding
     "player-ids-nan-float64-embedding": case(_player_ids_with_nan_into_embedding, "index_tensor_dtype", "f64",
-                                             fix=("long",)),
+                                             fix=("long",),
+        grade="correct", grade_at_freeze="correct"),
     # expected-threat zone lookup with zones from floor division of float coordinates
-    "xt-zone-floor-divided-float-index": case(_xt_lookup_with_floor_divided_zones, "index_tensor_dtype"),
+    "xt-zone-floor-divided-float-index": case(_xt_lookup_with_floor_divided_zones, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the first shot of each padded possession by argmax over the bool is-shot mask
-    "first-shot-argmax-bool-mask": case(_first_shot_of_each_possession_argmax_bool, "no_kernel", "bool"),
+    "first-shot-argmax-bool-mask": case(_first_shot_of_each_possession_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # epoch-millisecond event timestamps put into an int32 tensor
-    "unix-ms-timestamps-int32-overflow": case(_unix_ms_timestamps_into_int32, "half_overflow", "int32"),
+    "unix-ms-timestamps-int32-overflow": case(_unix_ms_timestamps_into_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # Opta qualifier bit flags halved with the rest of the batch, then tested with &
-    "opta-qualifier-bitflags-half-and": case(_opta_qualifier_bitflags_after_half_batch_cast, "no_kernel", "f16"),
+    "opta-qualifier-bitflags-half-and": case(_opta_qualifier_bitflags_after_half_batch_cast, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling over a possession in bf16 MultiheadAttention given a float 0/1 padding mask in fp32
     "possession-encoder-float-key-padding-mask": case(_possession_sequences_float_key_padding_mask,
-                                                      "attn_mask_dtype", "f32", "bf16"),
+                                                      "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # possession sequences padded in fp32 into a GRU encoder cast to bf16
-    "possession-gru-bf16-fp32-events": case(_possession_gru_bf16_fp32_event_features, "rnn_dtype", "f32", "bf16"),
+    "possession-gru-bf16-fp32-events": case(_possession_gru_bf16_fp32_event_features, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- xG, xT and match outcome models
     # xG logistic regression on distance/angle features from a pandas shot table (float64)
-    "xg-logreg-pandas-f64-features": case(_xg_logistic_regression_on_pandas_features, "matmul_dtype", "f64", "f32"),
+    "xg-logreg-pandas-f64-features": case(_xg_logistic_regression_on_pandas_features, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # xG trained with BCEWithLogits on a bool is-goal column
-    "xg-bce-bool-goal-labels": case(_xg_bce_with_bool_goal_labels, "target_dtype", "bool", fix=("float",)),
+    "xg-bce-bool-goal-labels": case(_xg_bce_with_bool_goal_labels, "target_dtype", "bool", fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # expected-threat value iteration: numpy float64 transition matrix einsum'd with an fp32 xT grid
     "xt-value-iteration-einsum-f64-transitions": case(_xt_value_iteration_einsum_numpy_transitions, "matmul_dtype",
-                                                      "f32", "f64"),
+                                                      "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # shot map as histogramdd of float64 pandas coordinates weighted by the model's fp32 xG
-    "shot-map-histogramdd-f64-xy-f32-xg": case(_shot_map_histogramdd_xg_weights, "op_dtype", "f64", "f32"),
+    "shot-map-histogramdd-f64-xy-f32-xg": case(_shot_map_histogramdd_xg_weights, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-team xG totals: provider xG (float64 column) scatter_add_'ed into an fp32 zeros buffer
-    "team-xg-scatter-add-provider-f64": case(_team_xg_totals_scatter_add_provider_xg, "indexed_write_dtype"),
+    "team-xg-scatter-add-provider-f64": case(_team_xg_totals_scatter_add_provider_xg, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # simulated league table tie-broken with rand_like on int64 points
     "league-table-tiebreak-rand-like-int-points": case(_league_table_tiebreak_rand_like_on_int_points, "no_kernel",
-                                                       "int64"),
+                                                       "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- pass networks
     # eigenvector centrality by power iteration on a bool pass adjacency times an fp32 vector
     "pass-network-centrality-bool-adjacency": case(_pass_network_centrality_bool_adjacency, "integer_operand",
-                                                   "bool", "f32"),
+                                                   "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pass-receiver scoring: bf16 passer embedding and fp32 receiver context into nn.Bilinear
     "pass-receiver-bilinear-bf16-passer": case(_pass_receiver_bilinear_bf16_passer_embedding, "op_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- tracking data
     # speeds from Tracab int16 centimetre positions with vector_norm of the frame differences
-    "tracab-int16-cm-speed-vector-norm": case(_tracab_int16_centimetres_speed, "integer_operand", "int16"),
+    "tracab-int16-cm-speed-vector-norm": case(_tracab_int16_centimetres_speed, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # 12.5 Hz integer tracking columns from pandas (int64) upsampled with linear interpolate
     "tracking-int64-columns-linear-interpolate": case(_tracking_gap_interpolation_int64_columns, "integer_operand",
-                                                      "int64"),
+                                                      "int64",
+        grade="correct", grade_at_freeze="correct"),
     # positions at an event time by lerp between bf16 cached frames with an fp32 fraction
     "event-frame-lerp-bf16-frames-f32-fraction": case(_frame_interpolation_lerp_fp32_weight, "lerp_dtype", "bf16",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # nearest-defender distances with cdist on a bf16 trajectory model's positions
-    "nearest-defender-cdist-bf16": case(_nearest_defender_cdist_bf16, "no_kernel", "bf16"),
+    "nearest-defender-cdist-bf16": case(_nearest_defender_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DeepSets player encoder cast to bf16, its first LayerNorm given fp32 per-player features
-    "player-set-encoder-layer-norm-bf16": case(_player_set_encoder_layer_norm_first, "norm_param_dtype", "f32"),
+    "player-set-encoder-layer-norm-bf16": case(_player_set_encoder_layer_norm_first, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- pitch control
     # pitch control as a softmax over players of int64 arrival frames
     "pitch-control-softmax-int-arrival-frames": case(_pitch_control_softmax_over_integer_arrival_frames,
-                                                     "integer_operand", "int64"),
+                                                     "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # pitch control in fp16 on centimetre coordinates: squared distances overflow, NaN probabilities to Categorical
-    "pitch-control-f16-centimetres-categorical-nan": case(_pitch_control_fp16_centimetres_categorical, "nonfinite"),
+    "pitch-control-f16-centimetres-categorical-nan": case(_pitch_control_fp16_centimetres_categorical, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a learned bf16 pitch-control surface handed to numpy for plotting
-    "pitch-control-surface-bf16-numpy": case(_pitch_control_surface_bf16_to_numpy, "numpy_dtype", "bf16"),
+    "pitch-control-surface-bf16-numpy": case(_pitch_control_surface_bf16_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- ball tracking
     # TrackNet: three uint8 RGB frames stacked to nine channels into a float Conv2d
-    "tracknet-uint8-stacked-frames-conv": case(_tracknet_uint8_stacked_frames, "integer_operand", "uint8", "f32"),
+    "tracknet-uint8-stacked-frames-conv": case(_tracknet_uint8_stacked_frames, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a ConvTranspose2d heatmap head added in fp32 after the backbone was cast to bf16
     "ball-heatmap-conv-transpose-head-fp32": case(_ball_heatmap_head_added_after_bf16_cast, "conv_weight_dtype",
-                                                  "bf16", "f32"),
+                                                  "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- ratings
     # int64 FIFA-style player ratings scaled by a float form factor in place
     "player-ratings-int-mul-form-in-place": case(_player_ratings_int_scaled_by_form_in_place, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Elo ratings from torch.full(..., 1500) (int64) written back by advanced indexing with float updates
     "elo-int-ratings-index-write-back": case(_elo_int_ratings_written_back_by_index, "indexed_write_dtype", "int64",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Glicko rating variance (RD 350 squared) in an fp16 table
-    "glicko-variance-f16-full-overflow": case(_glicko_variance_fp16_table, "half_overflow", "f16"),
+    "glicko-variance-f16-full-overflow": case(_glicko_variance_fp16_table, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Bradley-Terry strengths: a numpy float64 analytic gradient assigned to the fp32 parameter's .grad
     "bradley-terry-numpy-gradient-assigned": case(_bradley_terry_numpy_gradient_assigned, "loss_dtype", "f64",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
