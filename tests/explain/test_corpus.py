@@ -60,7 +60,9 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_170", "held_out_171", "held_out_172",
             "held_out_173", "held_out_174", "held_out_175",
             "held_out_176", "held_out_177", "held_out_178",
-            "held_out_179", "held_out_180")
+            "held_out_179", "held_out_180", "held_out_181",
+            "held_out_182", "held_out_183", "held_out_184",
+            "held_out_185", "held_out_186")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -86,7 +88,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_69", "live_held_out_70",
                                  "live_held_out_71", "live_held_out_72", "live_held_out_73",
                                  "live_held_out_74", "live_held_out_75", "live_held_out_76",
-                                 "live_held_out_77", "live_held_out_78", "live_held_out_79")
+                                 "live_held_out_77", "live_held_out_78", "live_held_out_79",
+                                 "live_held_out_80", "live_held_out_81")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
