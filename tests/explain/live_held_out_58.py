@@ -319,7 +319,7 @@ CASES: dict[str, LiveCase] = {
     ),
     # DBNet shrink-map target drawn on a uint8 canvas given straight to binary_cross_entropy
     "dbnet-shrink-map-uint8-bce": case(
-        _dbnet_shrink_map_uint8_bce, "target_dtype", "uint8", "f32", grade="partly", grade_at_freeze="partly",
+        _dbnet_shrink_map_uint8_bce, "target_dtype", "uint8", "f32", grade="correct", grade_at_freeze="partly",
         why=(
             "At freeze (bb02554) castwise gave target_dtype [uint8] (high confidence). The kind and fix were "
             "right, but it read only the target's dtype and left out the prediction's f32 that the message names "

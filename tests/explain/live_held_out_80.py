@@ -337,7 +337,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # a bf16 pick regressor trained with Huber loss against the int64 sample-index picks
     "first-break-huber-int64-picks": case(_first_break_huber_int64_picks, "target_dtype", "int64", "bf16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (1cce96f) castwise gave target_dtype [int64] (high confidence). The forward ran; the error "
              "is raised in backward, where the Huber loss's backward kernel meets the int64 target beside the bf16 "
              "prediction and its gradient ('Found dtype Long but expected BFloat16'), the loss-backward dtype check "

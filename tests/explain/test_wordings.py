@@ -3649,3 +3649,83 @@ def test_backward_from_a_complex_value_or_a_complex_gradient_for_a_real_input_is
     adjoint = cw.explain("RuntimeError: Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
                          "grad_is_complex) to be true, but got false.")
     assert adjoint.kind is Kind.LOSS_DTYPE and "grad.real" in adjoint.fix
+
+
+def test_a_float_index_given_to_index_select_is_an_index_tensor_not_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: \"index_select_out_cuda_impl\" not implemented for 'Float'")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("f32",)
+    half = cw.explain("RuntimeError: \"index_select_out_cpu_\" not implemented for 'Half'")
+    assert half.kind is Kind.NO_KERNEL
+
+
+def test_a_jit_built_extension_with_bf16_kernels_that_failed_to_build_is_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: Error building extension 'wkv_1024_bf16'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert explanation.confidence is Confidence.LOW and "TORCH_CUDA_ARCH_LIST" in explanation.fix
+    assert cw.explain("RuntimeError: Error building extension 'fused_adam'") is None
+
+
+def test_torch_ao_quantization_errors_of_older_torch_are_read() -> None:
+    stub = cw.explain("Could not run 'quantized::conv2d' with arguments from the 'CPUTensorId' backend. "
+                      "'quantized::conv2d' is only available for these backends: [QuantizedCPUTensorId].")
+    assert stub.kind is Kind.NO_KERNEL and "QuantStub" in stub.fix
+    arithmetic = cw.explain("RuntimeError: Unimplemented backend QuantizedCPU")
+    assert arithmetic.kind is Kind.NO_KERNEL and "FloatFunctional" in arithmetic.fix
+    engine = cw.explain("RuntimeError: Didn't find engine for operation quantized::linear_prepack NoQEngine")
+    assert engine.kind is Kind.NO_KERNEL and "'qnnpack'" in engine.fix
+    half = cw.explain("model.half()\nRuntimeError: quantize only works on Float Tensor.")
+    assert half.kind is Kind.NO_KERNEL and half.dtypes == ("f16",)
+    onednn = cw.explain("RuntimeError: quantized::conv2d_relu (ONEDNN): data type of input should be QUint.")
+    assert onednn.kind is Kind.NO_KERNEL and "qnnpack" in onednn.cause
+    prepacked = cw.explain("RuntimeError: Could not run 'prepacked::conv2d_clamp_run' with arguments from the "
+                           "'QuantizedCPU' backend.")
+    assert prepacked.kind is Kind.NO_KERNEL
+
+
+def test_an_onnx_package_without_fp8_types_is_told_to_update() -> None:
+    explanation = cw.explain("AttributeError: FLOAT8E4M3FN")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+    assert "pip install -U onnx" in explanation.fix
+
+
+def test_a_c_buffer_type_named_with_const_and_t_is_read() -> None:
+    explanation = cw.explain("ValueError: Buffer dtype mismatch, expected 'const float32_t' but got 'double'")
+    assert explanation.dtypes == ("f32", "f64")
+
+
+def test_guided_diffusion_s_lowered_log2_scale_is_a_skip_unless_the_loss_itself_is_nan() -> None:
+    skipped = cw.explain("Found NaN, decreased lg_loss_scale to 12.5")
+    assert skipped.kind is Kind.LOSS_SCALE
+    collapsed = cw.explain("Found NaN, decreased lg_loss_scale to -3.0")
+    assert collapsed.kind is Kind.LOSS_SCALE and "minimum" in collapsed.cause
+    diverged = cw.explain("| loss          | nan       |\nFound NaN, decreased lg_loss_scale to -16199.354")
+    assert diverged.kind is Kind.NONFINITE
+
+
+def test_export_and_conversion_messages_of_mobile_runtimes_are_read() -> None:
+    xnnpack = cw.explain("Error in XNNPACK: failed to define Binary Elementwise operator with input IDs #0 and #1 and "
+                         "output ID #6: mismatching datatypes across the first input (FP32), the second input (FP16)")
+    assert xnnpack.kind is Kind.SCALAR_TYPE and xnnpack.dtypes == ("f32", "f16")
+    coreml = cw.explain("ValueError: In op, of type linear, named out_w, the named input `weight` must have the same "
+                        "data type as the named input `x`. However, weight has dtype fp32 whereas x has dtype int32.")
+    assert coreml.kind is Kind.INTEGER_OPERAND and set(coreml.dtypes) == {"f32", "int32"}
+    narrowed = cw.explain("WARNING:root:Saving value type of float16 into a builtin type of i8, might lose precision!")
+    assert narrowed.kind is Kind.RESULT_CAST and narrowed.confidence is Confidence.LOW
+    assert cw.explain("Saving value type of int64 into a builtin type of int32, might lose precision!") is None
+    unhandled = cw.explain("assert failed (false): Unhandled dtype BFloat16 for index.Tensor_out")
+    assert unhandled.kind is Kind.NO_KERNEL and unhandled.dtypes == ("bf16",)
+    intc = cw.explain("TypeError: Unsupported numpy type: <class 'numpy.intc'>")
+    assert intc.kind is Kind.NUMPY_DTYPE and "np.int32" in intc.fix
+
+
+def test_cudnn_given_an_integer_layer_and_a_dtype_map_without_an_entry_are_missing_kernels() -> None:
+    cudnn = cw.explain("RuntimeError: getCudnnDataType() not supported for Char")
+    assert cudnn.kind is Kind.NO_KERNEL and cudnn.dtypes == ("int8",)
+    table = cw.explain("Traceback (most recent call last):\n  File \"builder.py\", line 3, in make_tensor\n"
+                       "KeyError: torch.uint8")
+    assert table.kind is Kind.NO_KERNEL and table.confidence is Confidence.LOW
+
+
+def test_an_integer_target_s_loss_backward_names_the_prediction_s_dtype() -> None:
+    explanation = cw.explain("loss.backward()\nRuntimeError: Found dtype Long but expected BFloat16")
+    assert explanation.kind is Kind.TARGET and explanation.dtypes == ("int64", "bf16")

@@ -39,7 +39,8 @@ _WORDS: dict[str, torch.dtype] = {
 }
 
 _DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")
-_NOISE = re.compile(r"\b(?:struct|class)\s+|\b(?:c\s*10|at|std|torch)\s*::|^(?:torch|triton\.language|tl)\.|"
+_NOISE = re.compile(r"\b(?:struct|class)\s+|^const\s+|(?<=\d)_t$|\b(?:c\s*10|at|std|torch)\s*::|"
+                    r"^(?:torch|triton\.language|tl)\.|"
                     r"^pointer<|>$|^(?:[a-z_]{1,12}\.){1,2}(?=b?float|half|double)|['\"`()\[\]{}]")
 _CONSTANT = re.compile(r"^k(?=[A-Z])")
 """ATen's C++ constants (``at::kHalf``, ``torch::kBFloat16``) once their namespace is taken off."""

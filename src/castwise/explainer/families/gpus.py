@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import low_precision_name, low_precision_said, paste_search
+from castwise.explainer.clues import low_precision_in, low_precision_name, low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, explained, rule
@@ -118,6 +118,27 @@ def _no_kernel_image(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _extension_build_failed(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Error building extension 'wkv_1024_bf16'``: a JIT-built CUDA extension whose 16-bit kernels did not compile,
+    when its name or the build names a 16-bit dtype (low confidence: the compiler's own error says why); declined
+    otherwise."""
+    names = low_precision_in(found["extension"]) or low_precision_said(failure)
+    if not names:
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a CUDA extension with {names[0]} kernels (`{found['extension']}`) failed to compile when it was first "
+        f"loaded: the {names[0]} code needs a GPU architecture and a CUDA toolkit that provide it",
+        "a JIT-compiled extension (RWKV's wkv kernels, xLSTM's sLSTM, a repo's `load(...)` of .cu files) built for an "
+        "older GPU (below compute capability 8.0 for bf16), with a CUDA toolkit older than the code or than torch's, "
+        "or without a working compiler",
+        f"read the compiler's first error above the failure; build for your GPU (`TORCH_CUDA_ARCH_LIST`) with the CUDA "
+        f"toolkit torch was built with; on an older GPU choose the fp16 or fp32 variant of the kernel instead of "
+        f"{names[0]}",
+        op="JIT-built CUDA extension", names=names[:1], device="cuda", confidence=Confidence.LOW,
+    )
+
+
 _ATOMIC_ADD_ARGUMENTS = (
     (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__nv_bfloat16|(?:c10|at)::BFloat16)\b"), "bf16", "8.0"),
     (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__half|(?:c10|at)::Half)\b"), "f16", "7.0"),
@@ -145,6 +166,7 @@ def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
 RULES: tuple[Rule, ...] = (
     rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
     rule(r"\bno kernel image is available for execution on the device", _no_kernel_image),
+    rule(r"Error building extension '(?P<extension>[\w.-]{1,120})'", _extension_build_failed),
     rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",
          _target),
     rule(r"identifier \"__(?:high2bfloat16|low2bfloat16|halves2bfloat162|floats2bfloat162_rn|bfloat162float|"

@@ -16,9 +16,9 @@ from castwise.explainer.advice import a, mixed_story
 from castwise.explainer.clues import LOSS, UNSCALE, innermost, low_precision_said, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families import integers, mixed
+from castwise.explainer.families import integers, mixed, nonfinite
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import is_low_precision, short_dtype
+from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
 
@@ -33,7 +33,8 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         op = _math_op_called(failure)
         if op is not None:
             return integers.integer_operand(failure, names, op)
-        return integers.target(failure, names[:1], wants_float=True, op="BCE/MSE-style loss")
+        return integers.target(failure, names[:1], wants_float=True, op="BCE/MSE-style loss",
+                               prediction=tuple(name for name in names[1:] if is_floating(name)))
     forward = not any(_BACKWARD.search(frame.function) for frame in failure.frames)
     if len(names) == 2 and forward and shows(failure, LOSS):
         return mixed.loss_operands(failure, names)
@@ -144,6 +145,23 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
         "leave it if skips are rare; if the scale collapses, train in bf16 or keep the overflowing module in fp32",
         op="loss scaling", names=("f16",),
     )
+
+
+_LOSS_NAN = re.compile(r"\bloss\b[^\n]{0,20}?\b(?P<value>nan)\b", re.IGNORECASE)
+"""A loss printed as NaN (``| loss | nan |`` in a training log's table)."""
+
+
+def _log2_scale_lowered(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """guided-diffusion's ``Found NaN, decreased lg_loss_scale to X`` (X the scale's log2): the loss itself NaN in the
+    paste is a diverged forward, read as a NaN loss; a log2 scale below 0 is the scale's collapse; else a skipped
+    step, which is how dynamic loss scaling works."""
+    diverged = paste_search(failure, _LOSS_NAN)
+    if diverged:
+        return nonfinite.nan_loss(diverged, failure)
+    lg = found["lg"]
+    if lg and _below_one(str(2 ** min(float(lg), 64.0))):
+        return _scale_floor(found, failure)
+    return _skipped_step(found, failure)
 
 
 _AMP_OR_FP16_SAID = re.compile(r"\b(?:use_amp|amp|fp16|float16|mixed[ _-]precision|autocast|GradScaler)\b",
@@ -436,5 +454,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"
          r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?", _skipped_step),
     rule(r"Reducing dynamic loss scale from [\d.e+-]+ to (?P<scale>[\d.e+-]+)", _skipped_step),
+    rule(r"Found NaN, decreased lg_loss_scale to (?P<lg>-?[\d.]+\d)?", _log2_scale_lowered),
     rule(r"\bZeroDivisionError\b|\bdivision by zero\b", _scale_divided_by_zero),
 )

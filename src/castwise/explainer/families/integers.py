@@ -40,19 +40,21 @@ def _cast_by_batch(names: tuple[str, ...]) -> str:
     return f"; {TRUE_PRECISION.format(dtype=low[0])}" if low else ""
 
 
-def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | None = None) -> Explanation:
-    """A loss target of the wrong kind: class indices must be int64, probabilities/regression targets float."""
+def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | None = None,
+           prediction: tuple[str, ...] = ()) -> Explanation:
+    """A loss target of the wrong kind: class indices must be int64, probabilities/regression targets float (of the
+    ``prediction``'s dtype, when the message names it)."""
     got_text = dtype_list(got) if got else "another dtype"
     if wants_float:
         return explained(
             Kind.TARGET, failure,
             f"a loss that compares values ({op or 'BCE/MSE-style'}) got an integer target ({got_text}); it needs "
-            "a floating target of the prediction's dtype",
+            "a floating target of the prediction's dtype" + (f" ({prediction[0]})" if prediction else ""),
             "labels stored as integers (a dataset of 0/1 ints, `torch.tensor([0, 1])`) passed to BCE/MSE, or a "
             "cross_entropy target shaped like the logits (class probabilities) that is integer",
             "convert the target: `loss_fn(pred, target.float())` (or `target.to(pred.dtype)`); a class-index "
             "target for cross_entropy must have no class dimension",
-            op=op, names=got,
+            op=op, names=got + prediction,
         )
     return explained(
         Kind.TARGET, failure,
@@ -579,6 +581,9 @@ def _module_to_integer(found: re.Match[str], failure: Failure) -> Explanation:
 
 _INDEX_ONLY = re.compile(r"convert_indices_from_")
 """Kernels torch has only for index dtypes: the sparse index conversions (``convert_indices_from_coo_to_csr``)."""
+_INDEX_DISPATCHED = re.compile(r"index_select")
+"""Kernels dispatched on their index's dtype as well as their data's: one that lacks a full-precision float (which every
+data op takes) was given float indices."""
 _INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|randperm|_lengths_|_offsets_")
 """Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic, and those dispatched on a lengths
 or offsets tensor (``_segment_reduce_lengths_cpu_kernel1``)."""
@@ -587,7 +592,8 @@ or offsets tensor (``_segment_reduce_lengths_cpu_kernel1``)."""
 def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation | None:
     """A kernel torch has only for integers (``"bincount_cpu" not implemented for 'Float'``) given a floating tensor
     (one that converts sparse indices, ``convert_indices_from_coo_to_csr``, given float indices); None for other ops."""
-    if _INDEX_ONLY.search(op) and names and is_floating(names[0]):
+    if names and (_INDEX_ONLY.search(op) and is_floating(names[0]) or
+                  _INDEX_DISPATCHED.search(op) and names[0] in ("f32", "f64")):
         return index_tensor(failure, names, op)
     if not _INTEGER_ONLY.search(op):
         return None

@@ -680,6 +680,46 @@ def _imaginary_of_real(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _unhandled_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """ExecuTorch's portable kernels' ``Unhandled dtype BFloat16 for index.Tensor_out``: an op whose kernel in this
+    runtime has no case for the dtype."""
+    names, _ = dtype_read(found, "dtype")
+    return no_kernel(failure, found["op"], names, None)
+
+
+def _cudnn_integer(found: re.Match[str], failure: Failure) -> Explanation:
+    """``getCudnnDataType() not supported for Char``: an integer tensor handed to a cuDNN op (a conv or RNN)."""
+    names, shown = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"cuDNN (convolutions, RNNs) has no {shown} kernels: it takes floating tensors, and an {shown} layer or input "
+        "is not a quantized one",
+        "a layer or tensor converted to an integer dtype by hand (`layer.type(torch.int8)`, `.to(torch.int8)`) to "
+        "save memory, as `.half()` would",
+        "keep layers floating (fp16 or bf16 to save memory); for int8, quantize with a library made for it "
+        "(torch.ao quantization on the CPU, TensorRT, bitsandbytes for linear layers)",
+        op="cuDNN", names=names, device="cuda",
+    )
+
+
+def _dtype_table_lacks(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``KeyError: torch.uint8``: a library's table from torch dtypes to its own has no entry for that dtype; declined
+    for any other error whose message is a dtype alone."""
+    if failure.error_type != "KeyError":
+        return None
+    names, shown = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a library's table of dtypes has no entry for {shown}: it converts torch dtypes to its own through a mapping "
+        f"that was written without {shown}",
+        f"{a(shown)} tensor (packed or quantized weights, an image) passed to an exporter or converter that handles "
+        "only the dtypes its authors listed",
+        "update the library (such maps grow); meanwhile convert that tensor to a dtype the map has before the call, "
+        "or skip it",
+        op="a library's dtype map", names=names, confidence=Confidence.LOW,
+    )
+
+
 _NO_DOUBLE = {
     "mps": "Metal has no double precision",
     "xpu": "this Intel GPU has no fp64 hardware (Arc and most client GPUs; data-center Max GPUs have it)",
@@ -857,6 +897,10 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
+    rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),
+    rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4}))$",
+         _dtype_table_lacks),
     rule(r"Check failed: \(\w{1,10}->dtype\)\.code == kDLFloat", _graph_kernel_needs_float),
     rule(r"\b(?P<op>imag|conj_physical|view_as_real) is not implemented for tensors with non-complex dtypes",
          _imaginary_of_real),

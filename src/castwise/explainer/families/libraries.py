@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 
+from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
+from castwise.explainer.families import integers
 from castwise.explainer.families.kernels import no_float64, no_kernel
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
@@ -578,7 +580,67 @@ _trainer_dtype_and_optimizer = message_only(
 )
 
 
+def _xnnpack_operands(found: re.Match[str], failure: Failure) -> Explanation:
+    """XNNPACK's ``failed to define Binary Elementwise operator ...: mismatching datatypes across the first input
+    (FP32), the second input (FP16)``: an exported graph whose elementwise op got two dtypes."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"XNNPACK could not build an elementwise op whose inputs are {dtype_list(names)}: its operators take one dtype",
+        "a model exported for fp16 (`.half()`, `dtype=torch.float16` in an export script) with a buffer, constant or "
+        "input left fp32 (or the reverse), which the delegate does not cast",
+        "export with every weight, buffer and input in one dtype (convert the model and its example inputs together "
+        "before `torch.export`), or keep the model in fp32 for XNNPACK",
+        op="XNNPACK elementwise op", names=names,
+    )
+
+
+def _coreml_named_inputs(found: re.Match[str], failure: Failure) -> Explanation:
+    """coremltools' ``In op, of type linear, named out_w, the named input `weight` must have the same data type as the
+    named input `x`. However, weight has dtype fp32 whereas x has dtype int32``."""
+    names = dtypes(found, "a", "b")
+    op = f"Core ML {found['type']}"
+    if integers.integer_names(names):
+        return integers.integer_operand(failure, names[::-1], op)
+    kind = Kind.MATMUL if found["type"] in ("linear", "matmul") else Kind.OP_DTYPE
+    return explained(
+        kind, failure,
+        f"a converted Core ML `{found['type']}` op got {dtype_list(names)} inputs; it takes one dtype",
+        "a traced PyTorch model whose tensors reach that op in two dtypes (a constant or buffer in another dtype than "
+        "the activations, often after a partial `.half()`)",
+        "convert the model and its inputs to one dtype before tracing, and set the precision with coremltools' "
+        "`compute_precision` instead of casting parts by hand",
+        op=op, names=names,
+    )
+
+
+def _coreml_saved_narrower(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """coremltools' ``Saving value type of float16 into a builtin type of i8``: a float value narrowed into an integer
+    on conversion, said with low confidence (it is a warning); declined for int64 into int32, which it warns about in
+    every conversion."""
+    names = dtypes(found, "a", "b")
+    if len(names) != 2 or not is_floating(names[0]):
+        return None
+    return explained(
+        Kind.RESULT_CAST, failure,
+        f"coremltools stored {dtype_list(names)} values as the narrower second dtype (its warning `Saving value type "
+        "of ... into a builtin type of ...`): the values may not survive, and outputs that then go wrong were changed "
+        "here",
+        "a PyTorch graph with constants or tensors whose dtype the Core ML op cannot hold (float16 values written into "
+        "an int8 slot, int64 into int32), often integer indices or masks computed as floats",
+        "make the tensor the dtype the op takes before tracing (`.long()`/`.int()` for indices, `.float()` for "
+        "values), and compare the converted model's outputs with PyTorch's",
+        op="coremltools conversion", names=names, confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"mismatching datatypes across the first input \((?P<a>\w{1,10})\),? the second input \((?P<b>\w{1,10})\)",
+         _xnnpack_operands),
+    rule(r"In op, of type (?P<type>\w{1,30}), named \w{1,80}, the named input `\w{1,30}` must have the same data "
+         r"type as the named input `\w{1,30}`\. However, \w{1,30} has dtype (?P<a>\w{1,10}) whereas \w{1,30} has dtype "
+         r"(?P<b>\w{1,10})", _coreml_named_inputs),
+    rule(r"Saving value type of (?P<a>\w{1,10}) into a builtin type of (?P<b>\w{1,10})", _coreml_saved_narrower),
     rule(r"Your configuration is requesting an incompatible dtype and optimizer combination",
          _trainer_dtype_and_optimizer),
     rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",

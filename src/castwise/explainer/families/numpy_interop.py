@@ -114,6 +114,22 @@ def _observation_outside_space(found: re.Match[str], failure: Failure) -> Explan
     )
 
 
+def _platform_integer(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Unsupported numpy type: <class 'numpy.intc'>`` (coremltools): a converter that maps fixed-width numpy types
+    only, given one of the platform's C integer types."""
+    kind = found["a"]
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"the converter does not map numpy's platform type `numpy.{kind}` (C's int, whose width depends on the "
+        "platform): it takes fixed-width types such as int32 and int64",
+        "an array made by an operation that returns the platform's C integer type (on Windows, numpy's default int), "
+        "or a shape or constant computed with such arrays",
+        "convert to a fixed width before the call: `arr.astype(np.int32)` (or `np.int64`); update the converter, "
+        "which may map it in later releases",
+        op="a converter's numpy types",
+    )
+
+
 def _torch_dtype_to_numpy(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "a")
     return explained(
@@ -352,6 +368,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Changing the dtype to a subarray type is only supported if the total itemsize is unchanged|When changing "
          r"to a (?:smaller|larger) dtype, its size must be a divisor of the", _numpy_view_itemsize),
     rule(r"\bun[a-z]{0,4}ported numpy dtype\b", _numpy_lacks_said),
+    rule(r"Unsupported numpy type:? <class 'numpy\.(?P<a>intc|int_|uintc|longlong|ulonglong|longdouble)'>",
+         _platform_integer),
     rule(r"given numpy array has byte order different from the native byte order", _byte_order),
     rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
          _non_numeric_array),

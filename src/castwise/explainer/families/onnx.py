@@ -24,7 +24,7 @@ from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float
-from castwise.explainer.rules import Rule, dtypes, explained, rule
+from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import full_name, is_floating, is_low_precision
 
 _ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
@@ -224,7 +224,18 @@ def _no_double(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_onnx_without_fp8 = message_only(
+    Kind.NO_KERNEL,
+    "the installed `onnx` package has no fp8 element types (`TensorProto.FLOAT8E4M3FN` came with onnx 1.14), and a "
+    "tool that uses them (onnxruntime's quantization, an exporter) looked one up",
+    "an older onnx beside a newer onnxruntime or exporter (pinned by another package, or installed before it)",
+    "update onnx to a version with fp8 types (`pip install -U onnx`, 1.14 or newer) alongside onnxruntime",
+    op="onnx TensorProto", names=("float8_e4m3fn",),
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"^[`'\"]?FLOAT8E(?:4M3FN|5M2)\b|has no attribute '?FLOAT8E(?:4M3FN|5M2)\b", _onnx_without_fp8),
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
     rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "
          r"initializer in graph expects tensor\((?P<want>\w{1,20})\)", _initializer_type),

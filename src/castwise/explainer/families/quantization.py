@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import Op, first_shown
+from castwise.explainer.clues import Op, first_shown, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
@@ -128,8 +128,53 @@ def _cpu_only_quantized(failure: Failure, op: str, device: str) -> Explanation:
 
 
 def _float_only_quantize(found: re.Match[str], failure: Failure) -> Explanation:
-    """``quantize_tensor_per_channel_affine expects a Float Tensor, got BFloat16``."""
-    return fp32_only(failure, dtypes(found, "dtype"), f"`{found['op']}`")
+    """``quantize_tensor_per_channel_affine expects a Float Tensor, got BFloat16`` (older torch: ``quantize only works
+    on Float Tensor.``, the 16-bit dtype then the one the paste names)."""
+    return fp32_only(failure, dtypes(found, "dtype") or low_precision_said(failure)[:1], f"`{found['op']}`")
+
+
+_quantized_unimplemented = message_only(
+    Kind.NO_KERNEL,
+    "an op got a quantized (int8) tensor and has no QuantizedCPU kernel: in a converted torch.ao model, float-only "
+    "ops (arithmetic with `+`/`*`, `torch.cat`, some activations and norms) need their quantized forms",
+    "a model converted with `torch.ao.quantization.convert` whose forward adds, multiplies or concatenates quantized "
+    "tensors with plain operators, or runs an op with no quantized kernel between QuantStub and DeQuantStub",
+    "replace the arithmetic with `torch.ao.nn.quantized.FloatFunctional` (`self.add = FloatFunctional()`, then "
+    "`self.add.add(x, y)`), or put a `DeQuantStub` before the float-only op and a `QuantStub` after it",
+    op="a quantized tensor in a float op", names=("int8",),
+)
+
+
+def _no_quantized_engine(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Didn't find engine for operation quantized::linear_prepack NoQEngine``: no quantized engine selected (none
+    available on this CPU, such as fbgemm on ARM)."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` found no quantized engine to run on: `torch.backends.quantized.engine` is unset (NoQEngine), as it is "
+        "where the default engine (fbgemm, x86) is not available, such as on ARM and Apple silicon",
+        "a torch.ao quantized model (dynamic or static quantization) run on a machine whose torch has no default "
+        "quantized engine",
+        "select one that this torch has before quantizing and running: `torch.backends.quantized.engine = 'qnnpack'` "
+        "(ARM, mobile) or `'x86'`/`'fbgemm'` on x86 (`torch.backends.quantized.supported_engines` lists them)",
+        op=op, names=("int8",),
+    )
+
+
+def _engine_input_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """``quantized::conv2d_relu (ONEDNN): data type of input should be QUint.``: activations quantized for another
+    engine (qint8, as qnnpack's symmetric configs make them) run on one that takes quint8."""
+    op, engine = found["op"], found["engine"].lower()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` on the {engine} engine takes quint8 activations and got another quantized dtype: the model was "
+        "prepared with a qconfig for another engine (qnnpack's symmetric qint8, say)",
+        "a model quantized with one engine's qconfig (a qnnpack or symmetric qint8 config, from a tutorial or mobile "
+        f"code) and run with `torch.backends.quantized.engine = '{engine}'`, or the reverse",
+        f"prepare and convert with the qconfig of the engine you run (`get_default_qconfig_mapping('{engine}')`), or "
+        "run with the engine the model was prepared for (`torch.backends.quantized.engine = 'qnnpack'`)",
+        op=op, names=("uint8",),
+    )
 
 
 def _zero_point(found: re.Match[str], failure: Failure) -> Explanation:
@@ -238,13 +283,17 @@ RULES: tuple[Rule, ...] = (
          r"(?P<listed>(?:float16|bfloat16|float32|,| |or){3,40}?) tensor", _int4_activations),
     rule(r"The operator '(?P<op>quantized::\w{1,60})' is not currently implemented for the (?P<device>\w{1,10}) "
          r"device", _quantized_op_on_device),
-    rule(r"Could not run '(?P<op>aten::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
+    rule(r"Could not run '(?P<op>(?:aten|prepacked)::[\w.]{1,60})' with arguments from the 'Quantized\w{0,20}' backend",
          _quantized_backend),
-    rule(r"Could not run '(?P<op>quantized::\w{1,60})' with arguments from the '(?:CPU|CUDA|Meta)' backend",
-         _float_into_quantized),
+    rule(r"Could not run '(?P<op>quantized::[\w.]{1,60})' with arguments from the '(?:CPU|CUDA|Meta|CPUTensorId|"
+         r"CUDATensorId|UNKNOWN_TENSOR_TYPE_ID)' backend", _float_into_quantized),
+    rule(r"Unimplemented backend QuantizedCPU", _quantized_unimplemented),
+    rule(r"Didn't find engine for operation (?P<op>quantized::\w{1,60}) NoQEngine", _no_quantized_engine),
+    rule(r"(?P<op>quantized::\w{1,60}) \((?P<engine>ONEDNN|FBGEMM|QNNPACK|X86)\): data type of input should be "
+         r"QU?Int", _engine_input_type),
     rule(r"\b(?P<op>quantize_tensor_per_\w{1,40}) expects a Float Tensor,? got (?P<dtype>{DTYPE})",
          _float_only_quantize),
-    rule(r"\b(?P<op>Quantize) only works on Float Tensors?,? got (?P<dtype>{DTYPE})", _float_only_quantize),
+    rule(r"\b(?P<op>[Qq]uantize) only works on Float Tensors?(?:,? got (?P<dtype>{DTYPE}))?", _float_only_quantize),
     rule(r"getCudnnDataTypeFromScalarType\(\) not supported for Q(?:U)?Int8", _quantized_on_cuda),
     rule(r"\bZero-point must be Int32, Float or Half, found (?P<dtype>{DTYPE})", _zero_point),
     rule(r"\bScale must be Float or BFloat16, found (?P<dtype>{DTYPE})", _scale),

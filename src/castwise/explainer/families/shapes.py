@@ -360,7 +360,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf|non-?finite)s?{_WORD_END}",
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
-    rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? in (?:the )?\w", appeared),
+    rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? (?:in (?:the )?\w|while\b)",
+         appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:outputs?|problems?|issues?)\b", appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:in|from|for) (?:the )?(?:[\w-]{1,20} ){0,3}"
          r"(?:outputs?|logits|activations|predictions?|latents?|results?)\b", appeared),

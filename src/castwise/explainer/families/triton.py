@@ -129,14 +129,20 @@ def _conversion_unsupported(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+_PATH_SAID = re.compile(r"([\w >-]{1,60})$")
+"""The words before ``is only supported on Ampere`` that name the compiler path (``mma -> mma layout conversion``)."""
+
+
 def _ampere_only(found: re.Match[str], failure: Failure) -> Explanation:
     """Triton's compiler asserting that a path (``mma -> mma layout conversion``) is ``only supported on Ampere``: a
     kernel compiled for an older GPU, with the low-precision dtype the paste names (low confidence)."""
     names = low_precision_said(failure)[:1]
     run = f" in {names[0]}" if names else ""
+    said = _PATH_SAID.search(found.string[max(0, found.start() - 61):found.start()])
+    what = said.group(1).strip() if said else "path"
     return explained(
         Kind.NO_KERNEL, failure,
-        f"Triton's compiler has no {found['what']} for this GPU: that path exists only on Ampere (compute capability "
+        f"Triton's compiler has no {what} for this GPU: that path exists only on Ampere (compute capability "
         f"8.0) and newer, and a Triton kernel run{run} on an older GPU reached it",
         f"a Triton kernel (a serving engine's attention or prefill kernel, one torch.compile generated) compiled{run} "
         "for a V100, T4 or older card",
@@ -184,7 +190,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Block element type\((?P<block>\w{1,20})\) and value element type\((?P<value>\w{1,20})\) mismatch",
          _block_and_value),
     rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
-    rule(r"(?P<what>[\w >-]{1,60}?) is only supported on Ampere\b", _ampere_only),
+    rule(r"\bis only supported on Ampere\b", _ampere_only),
     rule(r"cannot cast (?P<a>u?int8) to (?P<b>fp8e\w{1,6})", _bytes_cast_to_fp8),
     rule(r"Unsupported conversion from (?P<a>bf16|f16|f32|f64|f8E\w{1,10}) to (?P<b>bf16|f16|f32|f64|f8E\w{1,10})",
          _conversion_unsupported),
