@@ -377,66 +377,100 @@ def _roi_weighted_grad_hook_fp32() -> None:
 
 CASES: dict[str, LiveCase] = {
     # MCNN reads ShanghaiTech as grayscale with cv2.imread(path, 0): the uint8 image goes straight into a column conv
-    "mcnn-grayscale-uint8-image": case(_mcnn_grayscale_uint8_image, "integer_operand", "uint8"),
+    "mcnn-grayscale-uint8-image": case(_mcnn_grayscale_uint8_image, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # ShanghaiTech annPoints from loadmat (float64) used directly to index the dot map
-    "annpoints-f64-index-dot-map": case(_annpoints_f64_index_dot_map, "index_tensor_dtype"),
+    "annpoints-f64-index-dot-map": case(_annpoints_f64_index_dot_map, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # GT dot map kept int64 ("counts are integers"), float ones accumulated into it with index_put_
     "dot-map-int64-index-put-float-ones": case(_dot_map_int64_index_put_float_ones, "indexed_write_dtype", "int64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # WorldExpo'10 bool ROI mask resized to the 1/8 density map with nearest interpolate
-    "roi-bool-nearest-resize": case(_roi_bool_nearest_resize, "integer_operand", "bool"),
+    "roi-bool-nearest-resize": case(_roi_bool_nearest_resize, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # cv2.fillPoly ROI (uint8) inverted with 1 - roi and given to masked_fill to zero density outside the ROI
-    "fillpoly-roi-uint8-masked-fill": case(_fillpoly_roi_uint8_masked_fill, "mask_dtype", "uint8"),
+    "fillpoly-roi-uint8-masked-fill": case(_fillpoly_roi_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # background-suppression region as the bool ROI minus the bool dilated head region
-    "background-region-bool-subtract": case(_background_region_bool_subtract, "mask_dtype", "bool"),
+    "background-region-bool-subtract": case(_background_region_bool_subtract, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # S-DCNet-style count-interval classification: bin labels from floor() left float for cross_entropy
-    "sdcnet-count-bins-floor-cross-entropy": case(_sdcnet_count_bins_floor_cross_entropy, "target_dtype", "f32"),
+    "sdcnet-count-bins-floor-cross-entropy": case(_sdcnet_count_bins_floor_cross_entropy, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # segmentation-aided counting: the head mask from density > threshold (bool) as the BCE target
-    "head-segmentation-bool-bce-target": case(_head_segmentation_bool_bce_target, "target_dtype", "bool"),
+    "head-segmentation-bool-bce-target": case(_head_segmentation_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # RMSE over counts rounded to whole people (.round().long()): mean of the int64 squared errors
-    "rmse-rounded-int-counts-mean": case(_rmse_rounded_int_counts_mean, "integer_operand", "int64"),
+    "rmse-rounded-int-counts-mean": case(_rmse_rounded_int_counts_mean, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # MAE accumulated in place into a running sum started as torch.tensor(0) (int64)
-    "mae-running-sum-int-tensor": case(_mae_running_sum_int_tensor, "result_cast", "f32", "int64"),
+    "mae-running-sum-int-tensor": case(_mae_running_sum_int_tensor, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # annotation-noise augmentation: head points jittered with randn_like of the int64 pixel points
-    "head-point-jitter-randn-like-int64": case(_head_point_jitter_randn_like_int64, "no_kernel", "int64"),
+    "head-point-jitter-randn-like-int64": case(_head_point_jitter_randn_like_int64, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # patch-wise evaluation: the uint8 crowd image cut into patches with F.unfold before any float conversion
-    "patch-eval-unfold-uint8-image": case(_patch_eval_unfold_uint8_image, "no_kernel", "uint8"),
+    "patch-eval-unfold-uint8-image": case(_patch_eval_unfold_uint8_image, "no_kernel", "uint8",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (c248a6f) castwise gave integer_operand [uint8] (high confidence). F.unfold (im2col) only "
+             "rearranges the uint8 pixels into patches, so the cause is an op lacking an integer kernel for moving"
+             " data (no_kernel: convert the image to float before unfolding, or unfold after the float conversion)"
+             "; the reading took im2col's not-implemented for 'Byte' as integer data fed to float math.")),
     # perspective map: head height fitted linear in the image row with lstsq on bf16 scale-branch outputs
-    "perspective-fit-lstsq-bf16": case(_perspective_fit_lstsq_bf16, "no_kernel"),
+    "perspective-fit-lstsq-bf16": case(_perspective_fit_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # fp16-cached GT density downsampled to 1/8 with antialiased bilinear interpolate (then times 64)
-    "gt-density-antialias-downsample-f16": case(_gt_density_antialias_downsample_f16, "no_kernel", "f16"),
+    "gt-density-antialias-downsample-f16": case(_gt_density_antialias_downsample_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # CSRNet with only the pretrained VGG frontend cast to bf16: the fp32 dilated backend gets bf16 features
-    "csrnet-frontend-bf16-backend-fp32": case(_csrnet_frontend_bf16_backend_fp32, "conv_weight_dtype", "bf16", "f32"),
+    "csrnet-frontend-bf16-backend-fp32": case(_csrnet_frontend_bf16_backend_fp32, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MCNN's fuse layer written with F.conv2d and its bias a plain tensor attribute, missed by .to(bf16)
-    "mcnn-fuse-bias-plain-attribute": case(_mcnn_fuse_bias_plain_attribute, "conv_bias_dtype", "bf16", "f32"),
+    "mcnn-fuse-bias-plain-attribute": case(_mcnn_fuse_bias_plain_attribute, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sum-preserving x8 upsampling of the bf16 density by conv_transpose2d with a ones/64 kernel made in fp32
     "sum-preserving-conv-transpose-fp32-kernel": case(_sum_preserving_conv_transpose_fp32_kernel,
-                                                      "conv_weight_dtype", "bf16", "f32"),
+                                                      "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # scipy's float64 GT density sum-pooled to 1/8 by conv2d with an fp32 ones kernel
-    "gt-density-f64-sum-pool-conv": case(_gt_density_f64_sum_pool_conv, "conv_weight_dtype", "f64", "f32"),
+    "gt-density-f64-sum-pool-conv": case(_gt_density_f64_sum_pool_conv, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DM-Count OT term: the autocast bf16 normalised density dotted with the solver's float64 dual potential
-    "dmcount-dual-potential-f64-dot": case(_dmcount_dual_potential_f64_dot, "matmul_dtype", "bf16", "f64"),
+    "dmcount-dual-potential-f64-dot": case(_dmcount_dual_potential_f64_dot, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # multi-scale fusion: bf16 per-scale density maps einsum'd with fp32 softmax scale weights
-    "scale-attention-einsum-fp32-weights": case(_scale_attention_einsum_fp32_weights, "matmul_dtype", "bf16", "f32"),
+    "scale-attention-einsum-fp32-weights": case(_scale_attention_einsum_fp32_weights, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Bayesian loss outside autocast: fp32 posteriors bmm'd with the bf16 density
-    "bayesian-loss-posterior-bmm": case(_bayesian_loss_posterior_bmm, "batched_matmul_dtype", "f32", "bf16"),
+    "bayesian-loss-posterior-bmm": case(_bayesian_loss_posterior_bmm, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DM-Count with point sets padded to a batch maximum: the fp16 cost of padded points filled with 1e6
-    "dmcount-padded-cost-f16-fill": case(_dmcount_padded_cost_f16_fill, "half_overflow", "f16"),
+    "dmcount-padded-cost-f16-fill": case(_dmcount_padded_cost_f16_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # density-weighted crop sampling on an NWPU negative image: 0/0 weights given to multinomial
-    "negative-image-crop-sampling-nan": case(_negative_image_crop_sampling_nan, "nonfinite"),
+    "negative-image-crop-sampling-nan": case(_negative_image_crop_sampling_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # LOG_PARA=1000 density from a .half() head: the fp16 count sum overflows, clip_grad_norm_ refuses
-    "log-para-fp16-count-overflow-clip": case(_log_para_fp16_count_overflow_clip, "nonfinite"),
+    "log-para-fp16-count-overflow-clip": case(_log_para_fp16_count_overflow_clip, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # online GT generation: a dot map made in the bf16 training dtype handed to scipy's gaussian_filter
-    "online-gaussian-filter-bf16-dot-map": case(_online_gaussian_filter_bf16_dot_map, "numpy_dtype", "bf16"),
+    "online-gaussian-filter-bf16-dot-map": case(_online_gaussian_filter_bf16_dot_map, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-zone counts: the autocast bf16 density scatter_add_'ed into an fp32 zone buffer
-    "zone-counts-scatter-add-bf16-density": case(_zone_counts_scatter_add_bf16_density, "indexed_write_dtype"),
+    "zone-counts-scatter-add-bf16-density": case(_zone_counts_scatter_add_bf16_density, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # video counting: the fp32 smoothed density lerp_'ed toward each autocast bf16 frame density
-    "video-density-temporal-lerp": case(_video_density_temporal_lerp, "lerp_dtype", "f32", "bf16"),
+    "video-density-temporal-lerp": case(_video_density_temporal_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SFANet attention map from a bf16 head trained by BCE against the fp32 thresholded density
     "sfanet-attention-bce-bf16-fp32-target": case(_sfanet_attention_bce_bf16_fp32_target, "op_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # only the decoder cast to bf16: its leading GroupNorm gets the fp32 frontend features
-    "decoder-groupnorm-bf16-fp32-frontend": case(_decoder_groupnorm_bf16_fp32_frontend, "norm_param_dtype", "f32"),
+    "decoder-groupnorm-bf16-fp32-frontend": case(_decoder_groupnorm_bf16_fp32_frontend, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ROI-weighted gradients: a hook on the bf16 density multiplies by an fp32 weight map and returns fp32
-    "roi-weighted-grad-hook-fp32": case(_roi_weighted_grad_hook_fp32, "loss_dtype", "bf16", "f32"),
+    "roi-weighted-grad-hook-fp32": case(_roi_weighted_grad_hook_fp32, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
