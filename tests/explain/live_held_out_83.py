@@ -283,69 +283,105 @@ def _band_weights_grad_from_numpy_estimate() -> None:
 
 CASES: dict[str, LiveCase] = {
     # an ENVI uint16 patch fed straight into a HybridSN spectral-spatial Conv3d
-    "envi-uint16-patch-hybridsn-conv3d": case(_uint16_cube_into_hybridsn_conv3d, "integer_operand", "uint16", "f32"),
+    "envi-uint16-patch-hybridsn-conv3d": case(_uint16_cube_into_hybridsn_conv3d, "integer_operand", "uint16", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (c248a6f) castwise gave conv_bias_dtype [f32] (high confidence). The message names the input "
+             "type as 'short unsigned int', which is uint16, not a float: the raw ENVI digital numbers meet a float "
+             "Conv3d (integer data fed to float math; the fix is to convert and scale the cube to float, not to cast "
+             "the bias). castwise read 'Input type (...) and bias type (float)' as two floating dtypes meeting at a "
+             "conv's bias; its dtypes hold only f32, so the C type name of the unsigned 16-bit integer was not read "
+             "as uint16, and the wrong kind came with high confidence.")),
     # NDVI computed directly on the uint16 red and NIR bands
-    "ndvi-uint16-band-subtract": case(_ndvi_on_uint16_bands, "no_kernel", "uint16"),
+    "ndvi-uint16-band-subtract": case(_ndvi_on_uint16_bands, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # per-band mean for normalisation taken on the raw uint16 cube
-    "band-statistics-mean-uint16": case(_per_band_mean_on_uint16, "integer_operand", "uint16"),
+    "band-statistics-mean-uint16": case(_per_band_mean_on_uint16, "integer_operand", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # a float dark-current frame subtracted from the raw uint16 cube with out= the cube itself
-    "dark-frame-subtract-out-uint16": case(_dark_frame_subtracted_into_raw_buffer, "result_cast", "f32", "uint16"),
+    "dark-frame-subtract-out-uint16": case(_dark_frame_subtracted_into_raw_buffer, "result_cast", "f32", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # ENVI header wavelengths parsed with int() converted nm to micrometres in place
     "header-wavelengths-int-div-in-place": case(_wavelengths_int_nm_to_micrometres_in_place, "result_cast", "f32",
-                                                "int64"),
+                                                "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a label canvas made int8 with the ignore value 255
-    "ignore-255-int8-label-canvas": case(_ignore_255_int8_label_canvas, "half_overflow", "int8"),
+    "ignore-255-int8-label-canvas": case(_ignore_255_int8_label_canvas, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # the bool water-vapour keep-mask passed to index_select as the band index
-    "bad-band-keep-mask-index-select": case(_bad_band_keep_mask_to_index_select, "index_tensor_dtype"),
+    "bad-band-keep-mask-index-select": case(_bad_band_keep_mask_to_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Sentinel-2 SCL cloud mask kept uint8 and used as masked_fill's mask
-    "scl-cloud-mask-uint8-masked-fill": case(_scl_cloud_mask_uint8_masked_fill, "mask_dtype", "uint8"),
+    "scl-cloud-mask-uint8-masked-fill": case(_scl_cloud_mask_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-pixel ground truth loaded from a MATLAB double .mat, shifted to ignore -1, as cross_entropy's target
-    "matlab-double-ground-truth-ce": case(_matlab_double_ground_truth_cross_entropy, "target_dtype", "f64"),
+    "matlab-double-ground-truth-ce": case(_matlab_double_ground_truth_cross_entropy, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the bool bad-band mask resampled with the spectra by linear interpolate to the target sensor's bands
     "bad-band-mask-linear-interpolate": case(_bad_band_mask_resampled_with_linear_interpolate, "integer_operand",
-                                             "bool"),
+                                             "bool",
+        grade="correct", grade_at_freeze="correct"),
     # argmax class ids (int64) written into a uint8 classification map with index_put_
     "classification-map-index-put-uint8": case(_classification_map_index_put_uint8, "indexed_write_dtype", "uint8",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # band indices in a spectral transformer's wavelength embedding computed from float64 wavelengths with round()
-    "wavelength-token-ids-float-embedding": case(_wavelength_token_ids_float_embedding, "index_tensor_dtype", "f64"),
+    "wavelength-token-ids-float-embedding": case(_wavelength_token_ids_float_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # white-panel/dark-frame calibration in numpy makes float64 reflectance for an fp32 Conv3d
     "white-reference-f64-reflectance-conv3d": case(_white_reference_f64_calibration_into_conv3d, "conv_weight_dtype",
-                                                   "f64", "f32"),
+                                                   "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Savitzky-Golay smoothing coefficients (float64) convolved along fp32 spectra
-    "savitzky-golay-f64-kernel-conv1d": case(_savitzky_golay_f64_kernel_conv1d, "conv_weight_dtype", "f32", "f64"),
+    "savitzky-golay-f64-kernel-conv1d": case(_savitzky_golay_f64_kernel_conv1d, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a spectral Conv1d whose bias was replaced by a float64 numpy prior through .data
-    "spectral-conv1d-bias-numpy-prior": case(_spectral_conv1d_bias_from_numpy_init, "conv_bias_dtype", "f32", "f64"),
+    "spectral-conv1d-bias-numpy-prior": case(_spectral_conv1d_bias_from_numpy_init, "conv_bias_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # continuum removal: bf16 shoulders lerped with fp32 wavelength-position weights
-    "continuum-removal-lerp-fp32-weight": case(_continuum_removal_lerp_fp32_weight, "lerp_dtype", "bf16", "f32"),
+    "continuum-removal-lerp-fp32-weight": case(_continuum_removal_lerp_fp32_weight, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an unmixing autoencoder: bf16 abundances bmm'd with fp32 VCA endmembers
     "unmixing-ae-bmm-fp32-endmembers": case(_unmixing_autoencoder_bmm_fp32_endmembers, "batched_matmul_dtype", "f32",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FCLS normal equations: the float64 Cholesky factor of the library's Gram matrix with an fp32 right side
-    "fcls-cholesky-solve-f64-factor": case(_fcls_cholesky_solve_f64_factor, "op_dtype", "f32", "f64"),
+    "fcls-cholesky-solve-f64-factor": case(_fcls_cholesky_solve_f64_factor, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # least-squares abundances via pinv of the bf16 endmember matrix
-    "endmember-pinv-bf16": case(_endmember_pinv_bf16, "no_kernel", "bf16"),
+    "endmember-pinv-bf16": case(_endmember_pinv_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RX anomaly detector whitening with solve_triangular on fp16 pixels
-    "rx-detector-solve-triangular-f16": case(_rx_detector_solve_triangular_f16, "no_kernel", "f16"),
+    "rx-detector-solve-triangular-f16": case(_rx_detector_solve_triangular_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # an MNF rotation computed in numpy (float64) applied to bf16 features with @
-    "mnf-f64-rotation-bf16-features": case(_mnf_f64_transform_on_bf16_features, "matmul_dtype", "bf16", "f64"),
+    "mnf-f64-rotation-bf16-features": case(_mnf_f64_transform_on_bf16_features, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # spectral angle loss: einsum of bf16 reconstructions with fp32 reference spectra
-    "sam-loss-einsum-bf16-fp32": case(_sam_loss_einsum_bf16_reconstruction, "matmul_dtype", "bf16", "f32"),
+    "sam-loss-einsum-bf16-fp32": case(_sam_loss_einsum_bf16_reconstruction, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # spectral angle loss over a zero-filled no-data pixel: 0/0, NaN in backward under anomaly mode
-    "sam-loss-zero-nodata-pixel-nan": case(_sam_loss_zero_nodata_pixel_nan, "nonfinite"),
+    "sam-loss-zero-nodata-pixel-nan": case(_sam_loss_zero_nodata_pixel_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a reflectance cube cached in float8 multiplied by bf16 per-band gains
-    "fp8-cube-cache-bf16-gains": case(_fp8_cached_cube_times_bf16_gains, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "fp8-cube-cache-bf16-gains": case(_fp8_cached_cube_times_bf16_gains, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a spectral LSTM (bands as time steps) fed float64 spectra from spectral python
-    "spectral-lstm-f64-spectra": case(_spectral_lstm_on_f64_spectra, "rnn_dtype", "f64", "f32"),
+    "spectral-lstm-f64-spectra": case(_spectral_lstm_on_f64_spectra, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 2-D CNN whose first layer is a per-band BatchNorm2d, fed the fp32 cube
-    "per-band-batchnorm-bf16-fp32-cube": case(_per_band_batchnorm_bf16_fp32_cube, "norm_param_dtype", "f32"),
+    "per-band-batchnorm-bf16-fp32-cube": case(_per_band_batchnorm_bf16_fp32_cube, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # N-FINDR endmember search: slogdet of the simplex matrix built from bf16 reduced pixels
-    "nfindr-simplex-slogdet-bf16": case(_nfindr_simplex_volume_slogdet_bf16, "no_kernel", "bf16"),
+    "nfindr-simplex-slogdet-bf16": case(_nfindr_simplex_volume_slogdet_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 class probabilities written into the fp32 full-scene probability map with masked_scatter_
     "probability-map-masked-scatter-bf16": case(_probability_map_masked_scatter_bf16, "indexed_write_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 abundance maps handed to numpy for rasterio
-    "abundance-maps-bf16-to-numpy": case(_abundance_maps_bf16_to_numpy, "numpy_dtype", "bf16"),
+    "abundance-maps-bf16-to-numpy": case(_abundance_maps_bf16_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a REINFORCE band-selection gradient from numpy (float64) assigned to the fp32 scores' .grad
-    "band-selection-grad-numpy-f64": case(_band_weights_grad_from_numpy_estimate, "loss_dtype", "f64", "f32"),
+    "band-selection-grad-numpy-f64": case(_band_weights_grad_from_numpy_estimate, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
