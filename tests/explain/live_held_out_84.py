@@ -350,71 +350,101 @@ def _meter_register_int64_profile_normalize() -> None:
 CASES: dict[str, LiveCase] = {
     # Ybus assembled in numpy (complex128) multiplied with flat-start voltages made by torch.polar (complex64)
     "ybus-numpy-complex128-complex64-voltages": case(_ybus_numpy_complex128_times_complex64_voltages, "matmul_dtype",
-                                                     "complex64", "complex128"),
+                                                     "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # a sparse complex64 Ybus times a batch of flat-start voltages written as real torch.ones
-    "sparse-ybus-flat-start-real-ones": case(_sparse_ybus_flat_start_real_ones, "matmul_dtype", "complex64", "f32"),
+    "sparse-ybus-flat-start-real-ones": case(_sparse_ybus_flat_start_real_ones, "matmul_dtype", "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Ybus built by index_put_(accumulate=True) into a cfloat matrix with numpy's complex128 series admittances
     "ybus-index-put-accumulate-complex128-admittance": case(_ybus_index_put_accumulate_numpy_series_admittance,
-                                                            "indexed_write_dtype", "complex64", "complex128"),
+                                                            "indexed_write_dtype", "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # Newton with the fp32 Jacobian's LU reused: lu_solve with a float64 mismatch from the pandas load table
-    "newton-lu-reuse-f64-pandas-mismatch": case(_newton_lu_reuse_pandas_mismatch, "op_dtype", "f32", "f64"),
+    "newton-lu-reuse-f64-pandas-mismatch": case(_newton_lu_reuse_pandas_mismatch, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the float64 Newton step index_add_'ed into the fp32 angle and magnitude state at the PV/PQ buses
     "newton-step-f64-index-add-fp32-angles": case(_newton_step_f64_index_add_into_fp32_angles, "indexed_write_dtype",
-                                                  "f32", "f64"),
+                                                  "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # 256 contingency Jacobians kept in fp16 to save memory, factorised with lu_factor
-    "contingency-jacobians-lu-factor-fp16": case(_scenario_batch_lu_factor_fp16, "no_kernel", "f16"),
+    "contingency-jacobians-lu-factor-fp16": case(_scenario_batch_lu_factor_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # voltage-stability index: the smallest singular value (matrix_norm ord=-2) of a bf16 surrogate's Jacobian
-    "voltage-stability-min-singular-bf16": case(_voltage_stability_min_singular_value_bf16, "no_kernel", "bf16"),
+    "voltage-stability-min-singular-bf16": case(_voltage_stability_min_singular_value_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DC line flows with an int64 bus-branch incidence matrix multiplied with fp32 angles
-    "dc-flow-int64-incidence-matrix": case(_dc_flow_int64_incidence_matrix, "integer_operand", "int64"),
+    "dc-flow-int64-incidence-matrix": case(_dc_flow_int64_incidence_matrix, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an in_service column turned float64 by a join and fillna used to select the in-service edges
-    "in-service-float-column-edge-select": case(_in_service_float_column_selects_lines, "index_tensor_dtype"),
+    "in-service-float-column-edge-select": case(_in_service_float_column_selects_lines, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # from/to bus numbers from MATPOWER's float64 branch matrix given to index_select on the bus voltages
-    "matpower-float-bus-numbers-index-select": case(_matpower_float_bus_numbers_index_select, "index_tensor_dtype"),
+    "matpower-float-bus-numbers-index-select": case(_matpower_float_bus_numbers_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-bus maximum of a bf16 surrogate's line loadings by scatter_reduce_(amax) into an fp32 buffer
-    "bus-max-loading-scatter-reduce-bf16": case(_bus_max_loading_scatter_reduce_bf16, "indexed_write_dtype"),
+    "bus-max-loading-scatter-reduce-bf16": case(_bus_max_loading_scatter_reduce_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a PINN's slack-bus gradient mask (float64 from numpy) applied by a hook on the bf16 angles
-    "slack-bus-grad-mask-hook-numpy-f64": case(_slack_bus_gradient_mask_hook_numpy, "loss_dtype", "bf16", "f64"),
+    "slack-bus-grad-mask-hook-numpy-f64": case(_slack_bus_gradient_mask_hook_numpy, "loss_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # BMS state of charge in whole percent (int64) clamped in place to float per-battery limits
     "bms-soc-int64-clamp-in-place-float-limits": case(_bms_soc_percent_int64_clamp_in_place, "result_cast", "f32",
-                                                      "int64"),
+                                                      "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 fleet rollout clamps SoC with hardtanh to a 250,000 Wh capacity
-    "fleet-soc-hardtanh-250kwh-fp16": case(_fleet_soc_hardtanh_capacity_wh_fp16, "half_overflow", "f16"),
+    "fleet-soc-hardtanh-250kwh-fp16": case(_fleet_soc_hardtanh_capacity_wh_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # arbitrage revenue: float64 day-ahead prices from pandas dotted with the bf16 policy's discharge
     "arbitrage-revenue-dot-f64-prices-bf16": case(_arbitrage_revenue_dot_pandas_prices, "matmul_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # gaps in fp16 smart-meter readings marked with the 99999 missing-value code by index_fill_
-    "meter-gaps-99999-index-fill-fp16": case(_meter_gaps_sentinel_index_fill_fp16, "half_overflow", "f16"),
+    "meter-gaps-99999-index-fill-fp16": case(_meter_gaps_sentinel_index_fill_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # pandas daily load profiles (float64 pivot) into a bias-free bf16 Conv1d profile encoder
     "daily-profiles-pandas-f64-conv1d-bf16": case(_daily_profiles_f64_conv1d_bf16, "conv_weight_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 weather features from the DataFrame into an fp32 forecaster opening with BatchNorm1d
-    "weather-f64-batchnorm-fp32-forecaster": case(_weather_features_f64_batchnorm_input, "norm_param_dtype"),
+    "weather-f64-batchnorm-fp32-forecaster": case(_weather_features_f64_batchnorm_input, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # k-means over float64 daily load shapes with centroids initialised by torch.randn (fp32)
     "kmeans-f64-load-shapes-fp32-centroids-cdist": case(_kmeans_profiles_cdist_fp32_centroids, "op_dtype", "f64",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # price scenarios from a LogNormal around log(day-ahead prices), which go negative on a sunny Sunday
-    "negative-prices-log-lognormal-nan": case(_negative_prices_log_lognormal_scenarios, "nonfinite"),
+    "negative-prices-log-lognormal-nan": case(_negative_prices_log_lognormal_scenarios, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 power-flow surrogate's voltages written into a pandapower-style res_bus DataFrame column
-    "surrogate-bf16-voltages-into-res-bus": case(_surrogate_bf16_voltages_into_res_bus, "numpy_dtype", "bf16"),
+    "surrogate-bf16-voltages-into-res-bus": case(_surrogate_bf16_voltages_into_res_bus, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # implicit quantile network: tau from torch.rand (fp32) cosine-embedded into the bf16 tau embedding Linear
-    "iqn-tau-rand-fp32-cosine-embedding-bf16": case(_iqn_tau_cosine_embedding_bf16, "matmul_dtype", "f32", "bf16"),
+    "iqn-tau-rand-fp32-cosine-embedding-bf16": case(_iqn_tau_cosine_embedding_bf16, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 pinball losses weighted over the horizon by einsum with numpy linspace (float64) weights
-    "pinball-horizon-weights-einsum-f64": case(_pinball_horizon_weights_einsum_numpy, "matmul_dtype", "bf16", "f64"),
+    "pinball-horizon-weights-einsum-f64": case(_pinball_horizon_weights_einsum_numpy, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bridge days: the bool holiday calendar dilated with max_pool1d
-    "bridge-days-max-pool1d-bool-holidays": case(_bridge_days_max_pool1d_bool_holidays, "integer_operand", "bool"),
+    "bridge-days-max-pool1d-bool-holidays": case(_bridge_days_max_pool1d_bool_holidays, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # non-working days as a float32 weekend flag | the bool holiday flag
     "non-working-day-float-weekend-or-holiday": case(_non_working_day_float_weekend_or_bool_holiday, "mask_dtype",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # weekday loads picked by masked_select with an int64 0/1 weekday indicator from pandas
-    "weekday-load-masked-select-int64-indicator": case(_weekday_load_masked_select_int_mask, "mask_dtype"),
+    "weekday-load-masked-select-int64-indicator": case(_weekday_load_masked_select_int_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # seasonal-naive baseline: last week's profile gathered by the day-of-week read from the float64 feature matrix
-    "seasonal-naive-gather-float-weekday": case(_seasonal_naive_gather_float_weekday, "index_tensor_dtype"),
+    "seasonal-naive-gather-float-weekday": case(_seasonal_naive_gather_float_weekday, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # daily peak-hour classifier trained with pandas' int32 hour as cross_entropy's target
-    "peak-hour-cross-entropy-int32-target": case(_peak_hour_cross_entropy_int32_target, "target_dtype", "int32"),
+    "peak-hour-cross-entropy-int32-target": case(_peak_hour_cross_entropy_int32_target, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # coincident-peak day flags as uint8 from pandas in binary_cross_entropy_with_logits
-    "coincident-peak-bce-logits-uint8-target": case(_coincident_peak_bce_uint8_target, "target_dtype", "uint8"),
+    "coincident-peak-bce-logits-uint8-target": case(_coincident_peak_bce_uint8_target, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # daily load shapes from an int64 cumulative Wh register normalised with F.normalize
     "meter-register-int64-normalize-load-shapes": case(_meter_register_int64_profile_normalize, "integer_operand",
-                                                       "int64"),
+                                                       "int64",
+        grade="correct", grade_at_freeze="correct"),
 }
