@@ -310,70 +310,100 @@ def _missing_hand_normalisation_nan_clip() -> None:
 
 CASES: dict[str, LiveCase] = {
     # ST-GCN's data_bn given the np.load'ed OpenPose skeleton array (float64) as it is
-    "openpose-f64-skeleton-stgcn-data-bn": case(_openpose_skeleton_into_data_bn, "norm_param_dtype"),
+    "openpose-f64-skeleton-stgcn-data-bn": case(_openpose_skeleton_into_data_bn, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # MediaPipe holistic landmarks stacked with numpy (float64) into an fp32 GRU encoder
-    "mediapipe-f64-landmarks-gru": case(_mediapipe_holistic_landmarks_into_gru, "rnn_dtype", "f64", "f32"),
+    "mediapipe-f64-landmarks-gru": case(_mediapipe_holistic_landmarks_into_gru, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a hand graph's D^-1/2 A D^-1/2 computed in numpy and registered with torch.from_numpy (float64 buffer)
     "hand-gcn-numpy-normalised-adjacency-buffer": case(_numpy_normalised_adjacency_buffer_einsum, "matmul_dtype",
-                                                       "f64", "f32"),
+                                                       "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ST-GCN cast to bf16: its partition adjacency kept as a plain attribute (fp32) times bf16 edge importance
     "stgcn-bf16-fp32-partition-attribute": case(_bf16_stgcn_fp32_partition_attribute, "matmul_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a 0/1 hand adjacency built as int64 and einsum'd with fp32 joint features
-    "hand-adjacency-int64-einsum": case(_binary_adjacency_int64_einsum, "integer_operand", "int64"),
+    "hand-adjacency-int64-einsum": case(_binary_adjacency_int64_einsum, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # normalize_digraph ported to torch: the int64 degree raised to the power -1
     "degree-normalisation-int-negative-power": case(_degree_normalisation_negative_integer_power,
-                                                    "integer_operand"),
+                                                    "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # get_hop_distance ported to torch: hop counts as int64 initialised to inf
-    "hop-distance-inf-int64": case(_hop_distance_inf_int64, "half_overflow", "int64"),
+    "hop-distance-inf-int64": case(_hop_distance_inf_int64, "half_overflow", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # continuous sign recognition model cast to bf16 end to end, its log-probs into ctc_loss
-    "cslr-bf16-log-probs-ctc": case(_cslr_bf16_model_ctc_loss, "no_kernel", "bf16"),
+    "cslr-bf16-log-probs-ctc": case(_cslr_bf16_model_ctc_loss, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # CTC input lengths (int32 from the collate) divided in place by the temporal stride
     "ctc-int32-lengths-divided-in-place": case(_ctc_input_lengths_int32_divided_in_place, "result_cast", "f32",
-                                               "int32"),
+                                               "int32",
+        grade="correct", grade_at_freeze="correct"),
     # uniformly sampled frame indices made int32 by numpy, gathered with take_along_dim
     "frame-indices-int32-take-along-dim": case(_sampled_frame_indices_int32_take_along_dim, "index_tensor_dtype",
-                                               "int32"),
+                                               "int32",
+        grade="correct", grade_at_freeze="correct"),
     # handshape annotation ids stored as uint8 looked up in an Embedding
-    "handshape-ids-uint8-embedding": case(_handshape_ids_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "handshape-ids-uint8-embedding": case(_handshape_ids_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # decoded uint8 RGB frames normalised in place with ImageNet mean/std
-    "uint8-frames-normalised-in-place": case(_uint8_frames_normalised_in_place, "result_cast", "f32", "uint8"),
+    "uint8-frames-normalised-in-place": case(_uint8_frames_normalised_in_place, "result_cast", "f32", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # OpenPose visibility saved as uint8 0/1, its complement used as masked_fill's mask
-    "openpose-visibility-uint8-masked-fill": case(_openpose_visibility_uint8_masked_fill, "mask_dtype", "uint8"),
+    "openpose-visibility-uint8-masked-fill": case(_openpose_visibility_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a bool temporal padding mask downsampled with avg_pool1d after a stride-2 conv
-    "padding-mask-bool-avg-pool": case(_padding_mask_bool_avg_pool, "integer_operand", "bool"),
+    "padding-mask-bool-avg-pool": case(_padding_mask_bool_avg_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # multi-label phonological attributes as bool targets of BCE with logits
-    "phonology-attributes-bool-bce": case(_phonology_attributes_bool_bce, "target_dtype", "bool"),
+    "phonology-attributes-bool-bce": case(_phonology_attributes_bool_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # hand crops by affine_grid around the wrist, grid_sample'd from the uint8 frames
-    "hand-crop-grid-sample-uint8": case(_hand_crop_grid_sample_uint8, "integer_operand", "uint8"),
+    "hand-crop-grid-sample-uint8": case(_hand_crop_grid_sample_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # Kinect depth frames (uint16 millimetres) clamped to the signing range
-    "kinect-depth-uint16-clamp": case(_kinect_depth_uint16_clamp, "no_kernel", "uint16"),
+    "kinect-depth-uint16-clamp": case(_kinect_depth_uint16_clamp, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # a pandas column of hand landmarks with None for frames without a hand, given to torch.tensor
-    "mediapipe-missing-hands-object-column": case(_mediapipe_missing_hands_object_column, "numpy_dtype"),
+    "mediapipe-missing-hands-object-column": case(_mediapipe_missing_hands_object_column, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # sign language production: a bf16 decoder's generated pose to numpy for drawing
-    "sign-production-bf16-pose-numpy": case(_sign_production_bf16_pose_to_numpy, "numpy_dtype", "bf16"),
+    "sign-production-bf16-pose-numpy": case(_sign_production_bf16_pose_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # rotation augmentation with per-sample matrices built in numpy (float64), applied with bmm
     "rotation-augmentation-numpy-bmm": case(_rotation_augmentation_numpy_bmm, "batched_matmul_dtype", "f64",
-                                            "f32"),
+                                            "f32",
+        grade="correct", grade_at_freeze="correct"),
     # missing hand frames filled by lerp with np.linspace (float64) weights
-    "missing-frames-lerp-numpy-weights": case(_missing_frames_lerp_numpy_weights, "lerp_dtype", "f32", "f64"),
+    "missing-frames-lerp-numpy-weights": case(_missing_frames_lerp_numpy_weights, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # detected hands (float64 from numpy) written into an fp32 sequence buffer by a bool frame mask
-    "detected-frames-index-put-numpy": case(_detected_frames_index_put_numpy, "indexed_write_dtype", "f32", "f64"),
+    "detected-frames-index-put-numpy": case(_detected_frames_index_put_numpy, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # hand orientation normalisation by PCA (eigh) of the landmark covariance in the bf16 model
-    "hand-orientation-pca-eigh-bf16": case(_hand_orientation_pca_eigh_bf16, "no_kernel", "bf16"),
+    "hand-orientation-pca-eigh-bf16": case(_hand_orientation_pca_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 distance-based edge weights with unconnected joints filled with 1e9
-    "distance-edge-weights-f16-1e9": case(_distance_edge_weights_fp16_sentinel, "half_overflow", "f16"),
+    "distance-edge-weights-f16-1e9": case(_distance_edge_weights_fp16_sentinel, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # sign-to-text: bf16 transformer decoder cross-attending to the fp32 pose encoder's memory
     "sign-to-text-bf16-decoder-fp32-memory": case(_sign_to_text_bf16_decoder_fp32_memory, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a temporal conv block added after the graph conv was cast to bf16
-    "tcn-added-after-bf16-cast": case(_temporal_conv_added_after_cast, "conv_weight_dtype", "bf16", "f32"),
+    "tcn-added-after-bf16-cast": case(_temporal_conv_added_after_cast, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Gaussian local-attention bias over frames built in numpy (float64) as SDPA's mask for bf16 q/k/v
-    "local-attention-numpy-bias-sdpa": case(_local_attention_numpy_bias_sdpa, "attn_mask_dtype", "f64", "bf16"),
+    "local-attention-numpy-bias-sdpa": case(_local_attention_numpy_bias_sdpa, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the first frame with a detected hand found by argmax of the bool presence mask
-    "first-hand-frame-argmax-bool": case(_first_hand_frame_argmax_bool, "no_kernel", "bool"),
+    "first-hand-frame-argmax-bool": case(_first_hand_frame_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an isolated-sign classifier halved with .half() and trained with GradScaler on the CPU
-    "half-sign-classifier-grad-scaler": case(_half_cslr_grad_scaler, "unscale_fp16", "f16"),
+    "half-sign-classifier-grad-scaler": case(_half_cslr_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # wrist-relative landmarks divided by a zero hand scale for a frame without a hand, clip_grad_norm_ refuses NaN
-    "missing-hand-zero-scale-nan-clip": case(_missing_hand_normalisation_nan_clip, "nonfinite"),
+    "missing-hand-zero-scale-nan-clip": case(_missing_hand_normalisation_nan_clip, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
