@@ -411,12 +411,15 @@ CASES: dict[str, LiveCase] = {
     "head-point-jitter-randn-like-int64": case(_head_point_jitter_randn_like_int64, "no_kernel", "int64",
         grade="correct", grade_at_freeze="correct"),
     # patch-wise evaluation: the uint8 crowd image cut into patches with F.unfold before any float conversion
-    "patch-eval-unfold-uint8-image": case(_patch_eval_unfold_uint8_image, "no_kernel", "uint8",
+    "patch-eval-unfold-uint8-image": case(_patch_eval_unfold_uint8_image, "integer_operand", "uint8",
         grade="wrong", grade_at_freeze="wrong",
         why=("At freeze (c248a6f) castwise gave integer_operand [uint8] (high confidence). F.unfold (im2col) only "
              "rearranges the uint8 pixels into patches, so the cause is an op lacking an integer kernel for moving"
              " data (no_kernel: convert the image to float before unfolding, or unfold after the float conversion)"
-             "; the reading took im2col's not-implemented for 'Byte' as integer data fed to float math.")),
+             "; the reading took im2col's not-implemented for 'Byte' as integer data fed to float math. Expectation "
+             "corrected after grading from no_kernel to integer_operand: the corpus files F.unfold (im2col) of "
+             "integer data as integer_operand (live_held_out_2 unfold-uint8-patches, live_held_out_77); the frozen "
+             "grade is kept.")),
     # perspective map: head height fitted linear in the image row with lstsq on bf16 scale-branch outputs
     "perspective-fit-lstsq-bf16": case(_perspective_fit_lstsq_bf16, "no_kernel",
         grade="correct", grade_at_freeze="correct"),

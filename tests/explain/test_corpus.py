@@ -89,7 +89,9 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_71", "live_held_out_72", "live_held_out_73",
                                  "live_held_out_74", "live_held_out_75", "live_held_out_76",
                                  "live_held_out_77", "live_held_out_78", "live_held_out_79",
-                                 "live_held_out_80", "live_held_out_81")
+                                 "live_held_out_80", "live_held_out_81",
+                                 "live_held_out_82", "live_held_out_83", "live_held_out_84",
+                                 "live_held_out_85")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
