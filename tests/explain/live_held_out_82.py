@@ -412,7 +412,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # patch-wise evaluation: the uint8 crowd image cut into patches with F.unfold before any float conversion
     "patch-eval-unfold-uint8-image": case(_patch_eval_unfold_uint8_image, "integer_operand", "uint8",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (c248a6f) castwise gave integer_operand [uint8] (high confidence). F.unfold (im2col) only "
              "rearranges the uint8 pixels into patches, so the cause is an op lacking an integer kernel for moving"
              " data (no_kernel: convert the image to float before unfolding, or unfold after the float conversion)"

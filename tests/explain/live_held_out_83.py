@@ -284,7 +284,7 @@ def _band_weights_grad_from_numpy_estimate() -> None:
 CASES: dict[str, LiveCase] = {
     # an ENVI uint16 patch fed straight into a HybridSN spectral-spatial Conv3d
     "envi-uint16-patch-hybridsn-conv3d": case(_uint16_cube_into_hybridsn_conv3d, "integer_operand", "uint16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (c248a6f) castwise gave conv_bias_dtype [f32] (high confidence). The message names the input "
              "type as 'short unsigned int', which is uint16, not a float: the raw ENVI digital numbers meet a float "
              "Conv3d (integer data fed to float math; the fix is to convert and scale the cube to float, not to cast "

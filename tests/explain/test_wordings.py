@@ -3729,3 +3729,8 @@ def test_cudnn_given_an_integer_layer_and_a_dtype_map_without_an_entry_are_missi
 def test_an_integer_target_s_loss_backward_names_the_prediction_s_dtype() -> None:
     explanation = cw.explain("loss.backward()\nRuntimeError: Found dtype Long but expected BFloat16")
     assert explanation.kind is Kind.TARGET and explanation.dtypes == ("int64", "bf16")
+
+
+def test_cpp_spellings_of_unsigned_integer_dtypes_are_read() -> None:
+    explanation = cw.explain("RuntimeError: Input type (short unsigned int) and bias type (float) should be the same")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint16", "f32")

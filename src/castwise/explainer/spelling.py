@@ -27,6 +27,8 @@ _WORDS: dict[str, torch.dtype] = {
     "int": torch.int32, "int32": torch.int32,
     "short": torch.int16, "shortint": torch.int16, "int16": torch.int16,
     "uint16": torch.uint16, "unsignedshort": torch.uint16, "uint32": torch.uint32, "uint64": torch.uint64,
+    "shortunsignedint": torch.uint16, "unsignedshortint": torch.uint16, "unsignedint": torch.uint32,
+    "longunsignedint": torch.uint64, "unsignedlong": torch.uint64,
     "char": torch.int8, "signedchar": torch.int8, "int8": torch.int8,
     "byte": torch.uint8, "unsignedchar": torch.uint8, "uint8": torch.uint8,
     "bool": torch.bool, "int1": torch.bool, "i1": torch.bool,
