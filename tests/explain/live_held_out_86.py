@@ -380,80 +380,119 @@ def _rate_recovery_shortened_llr_1e5_fp16() -> None:
 
 CASES: dict[str, LiveCase] = {
     # LDPC syndrome check: the bool parity-check matrix @ the bool hard decisions
-    "ldpc-syndrome-bool-parity-check-matmul": case(_ldpc_syndrome_bool_parity_check, "integer_operand", "bool"),
+    "ldpc-syndrome-bool-parity-check-matmul": case(_ldpc_syndrome_bool_parity_check, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # polar encoding: int64 message bits @ the Kronecker generator built with numpy as uint8
     "polar-encoder-int64-bits-uint8-generator": case(_polar_encoder_uint8_generator, "integer_operand", "int64",
-                                                     "uint8"),
+                                                     "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # 16-QAM mapping with torch.complex of the int64 Gray PAM-4 levels
-    "qam16-map-torch-complex-int64-levels": case(_qam16_map_complex_of_integer_levels, "integer_operand", "int64"),
+    "qam16-map-torch-complex-int64-levels": case(_qam16_map_complex_of_integer_levels, "integer_operand", "int64",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (3957142) castwise gave no_kernel [int64] (high confidence). torch.complex refuses the "
+             "int64 Gray PAM-4 levels because it builds a complex tensor only from floating real and imaginary "
+             "parts: integer data fed to an op that needs floats, fixed by making the levels float before "
+             "torch.complex; castwise read the 'Expected both inputs to be Half, Float or Double tensors but got "
+             "Long and Long' requirement as an op with no int64 kernel, the wrong kind with high confidence.")),
     # Gray demapping by ids ^ (ids >> 1) on the slicer's PAM-4 indices, left float by round/clamp
-    "gray-demap-shift-float-slicer-ids": case(_gray_demap_shift_on_float_slicer_ids, "mask_dtype", "f32"),
+    "gray-demap-shift-float-slicer-ids": case(_gray_demap_shift_on_float_slicer_ids, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LDPC message passing: Tanner-graph edge indices from scipy's int32 COO columns used with torch.take
-    "ldpc-scipy-int32-edges-take": case(_ldpc_scipy_int32_edges_take, "index_tensor_dtype", "int32"),
+    "ldpc-scipy-int32-edges-take": case(_ldpc_scipy_int32_edges_take, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # bit-wise BCE-with-logits against np.unpackbits' uint8 bits
-    "bit-bce-logits-unpackbits-uint8-target": case(_bit_bce_on_unpackbits_uint8_target, "target_dtype", "uint8"),
+    "bit-bce-logits-unpackbits-uint8-target": case(_bit_bce_on_unpackbits_uint8_target, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # 802.11a data-subcarrier table stored as uint8, passed to index_select on the FFT output
     "wifi-data-subcarriers-uint8-index-select": case(_wifi_data_subcarriers_uint8_index_select,
-                                                     "index_tensor_dtype"),
+                                                     "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # BPSK symbols made as 1 - 2 * bits (int64), AWGN drawn with randn_like of them
-    "bpsk-int64-symbols-randn-like-noise": case(_bpsk_int64_symbols_randn_like_noise, "no_kernel", "int64"),
+    "bpsk-int64-symbols-randn-like-noise": case(_bpsk_int64_symbols_randn_like_noise, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fixed-point normalised min-sum: int8 check-to-variable messages scaled in place by 0.75
     "normalised-min-sum-int8-messages-mul-inplace": case(_normalised_min_sum_int8_messages_scaled_in_place,
-                                                         "result_cast", "f32", "int8"),
+                                                         "result_cast", "f32", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # a CNN neural receiver given the complex64 grid and LS estimate stacked as channels (no view_as_real)
     "neural-receiver-complex-grid-conv2d": case(_neural_receiver_complex_grid_conv2d, "conv_weight_dtype",
-                                                "complex64", "f32"),
+                                                "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RRC pulse shaping with commpy-style numpy taps (float64) as the conv1d weight on fp32 upsampled I/Q
     "rrc-pulse-shaping-numpy-f64-taps-conv1d": case(_rrc_pulse_shaping_numpy_float64_taps, "conv_weight_dtype",
-                                                    "f32", "f64"),
+                                                    "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # OFDM modulator: complex QAM symbols written onto active subcarriers of a torch.zeros (real) IFFT buffer
     "ofdm-subcarrier-mapping-complex-into-real-buffer": case(_ofdm_subcarrier_mapping_into_real_buffer,
-                                                             "indexed_write_dtype", "f32", "complex64"),
+                                                             "indexed_write_dtype", "f32", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # comb pilots generated in numpy (complex128) masked_scatter_'ed into the complex64 resource grid
     "pilot-insertion-masked-scatter-numpy-complex128": case(_pilot_insertion_masked_scatter_numpy_pilots,
-                                                            "indexed_write_dtype", "complex64", "complex128"),
+                                                            "indexed_write_dtype", "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # USRP sc16 capture (interleaved int16 I/Q) viewed as complex before converting to float
-    "usrp-sc16-capture-view-as-complex-int16": case(_usrp_sc16_capture_view_as_complex, "no_kernel", "int16"),
+    "usrp-sc16-capture-view-as-complex-int16": case(_usrp_sc16_capture_view_as_complex, "no_kernel", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # complex AWGN added in place to the real BPSK symbol tensor
     "awgn-complex-noise-inplace-real-bpsk": case(_awgn_complex_noise_added_in_place_to_real_bpsk, "result_cast",
-                                                 "complex64", "f32"),
+                                                 "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fronthaul compression: fp8 I/Q payload multiplied by the per-PRB scale kept in bf16
     "fronthaul-fp8-iq-bf16-prb-scale": case(_fronthaul_fp8_iq_times_bf16_prb_scale, "fp8_promotion",
-                                            "float8_e4m3fn", "bf16"),
+                                            "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pilot LS estimates (complex64) interpolated across subcarriers with linear interpolate
     "pilot-channel-interp-linear-complex": case(_pilot_channel_interpolation_linear_complex, "no_kernel",
-                                                "complex64"),
+                                                "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # ML detection: argmin over complex squared differences, abs() forgotten
-    "ml-detection-argmin-complex-distances": case(_ml_detection_argmin_complex_distances, "no_kernel"),
+    "ml-detection-argmin-complex-distances": case(_ml_detection_argmin_complex_distances, "no_kernel",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (3957142) castwise gave nothing. argmin has no complex kernel ('argmin(): does not "
+             "support complex input'): the squared differences to the constellation were left complex because "
+             "abs() was forgotten; the message names neither a dtype nor a kernel, and the rules do not read this "
+             "wording.")),
     # LS channel-impulse-response estimate: numpy DFT (complex128) design matrix, complex64 pilots, lstsq
     "ls-cir-estimate-lstsq-numpy-dft-complex128": case(_ls_cir_estimate_lstsq_numpy_dft, "op_dtype", "complex128",
-                                                       "complex64"),
+                                                       "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # LMMSE smoothing: scipy Toeplitz frequency correlation (float64) @ the complex64 LS estimates
     "lmmse-scipy-toeplitz-f64-times-complex64": case(_lmmse_smoothing_scipy_toeplitz_correlation, "matmul_dtype",
-                                                     "f64", "complex64"),
+                                                     "f64", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # per-subcarrier MIMO MMSE filter (complex64) bmm'd with received samples from a numpy simulator (complex128)
     "mimo-mmse-bmm-numpy-complex128-received": case(_mimo_mmse_bmm_numpy_received, "batched_matmul_dtype",
-                                                    "complex64", "complex128"),
+                                                    "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # a GRU tracking the channel across OFDM symbols fed the complex64 pilot estimates
     "channel-tracking-gru-complex-pilots": case(_channel_tracking_gru_complex_pilots, "rnn_dtype", "complex64",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BER count: hard decisions cast to the bf16 autocast LLRs' dtype, XORed with the true bits
-    "ber-xor-bf16-hard-decisions": case(_ber_xor_bf16_hard_decisions, "no_kernel", "bf16"),
+    "ber-xor-bf16-hard-decisions": case(_ber_xor_bf16_hard_decisions, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16-autocast equaliser's I/Q viewed as complex (complex32) and handed to numpy for a constellation plot
-    "fp16-equaliser-complex32-to-numpy": case(_fp16_equaliser_constellation_to_numpy, "numpy_dtype", "complex32"),
+    "fp16-equaliser-complex32-to-numpy": case(_fp16_equaliser_constellation_to_numpy, "numpy_dtype", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 neural demapper: BCE on its sigmoid probabilities against fp32 bit labels
     "neural-demapper-bce-bf16-probs-fp32-bits": case(_neural_demapper_bce_bf16_probabilities, "op_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SNR-aware MLP demapper: the numpy SNR column (float64) concatenated to the I/Q features
-    "mlp-demapper-numpy-snr-column-f64": case(_mlp_demapper_numpy_snr_feature, "matmul_dtype", "f64", "f32"),
+    "mlp-demapper-numpy-snr-column-f64": case(_mlp_demapper_numpy_snr_feature, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # neural BP decoder: fp32 message memory damped toward the bf16 learned check-node output with lerp
     "bp-decoder-damping-lerp-bf16-messages": case(_bp_decoder_damping_lerp_bf16_messages, "lerp_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # exact (non-logsumexp) LLRs in fp16 at 20 dB: exp underflows, inf LLRs, NaN in backward under anomaly mode
-    "exact-llr-fp16-high-snr-anomaly-nan": case(_exact_llr_fp16_high_snr_anomaly, "nonfinite"),
+    "exact-llr-fp16-high-snr-anomaly-nan": case(_exact_llr_fp16_high_snr_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # model-free transmitter training: the fp32 perturbation gradient assigned to the bf16 constellation's .grad
     "model-free-transmitter-fp32-grad-to-bf16-constellation": case(_model_free_transmitter_fp32_gradient,
-                                                                   "loss_dtype", "f32", "bf16"),
+                                                                   "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # rate recovery: shortened bits given LLR 1e5 by masked_fill_ on the fp16 LLR buffer
-    "rate-recovery-shortened-llr-1e5-fp16": case(_rate_recovery_shortened_llr_1e5_fp16, "half_overflow", "f16"),
+    "rate-recovery-shortened-llr-1e5-fp16": case(_rate_recovery_shortened_llr_1e5_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
