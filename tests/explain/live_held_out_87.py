@@ -345,67 +345,97 @@ def _parcel_ids_int32_overflow() -> None:
 
 CASES: dict[str, LiveCase] = {
     # NDVI computed in place with div_ on (nir - red) of a uint8 drone tile
-    "ndvi-uint8-bands-in-place-div": case(_ndvi_in_place_on_uint8_bands, "result_cast", "f32", "uint8"),
+    "ndvi-uint8-bands-in-place-div": case(_ndvi_in_place_on_uint8_bands, "result_cast", "f32", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # canopy cover per plot by avg_pool2d of the bool excess-green vegetation mask
-    "canopy-cover-avg-pool-bool-exg-mask": case(_canopy_cover_avg_pool_bool_mask, "integer_operand", "bool"),
+    "canopy-cover-avg-pool-bool-exg-mask": case(_canopy_cover_avg_pool_bool_mask, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # random horizontal flip of a uint16 multispectral + thermal (centikelvin) drone sample
-    "thermal-uint16-tile-flip-augment": case(_thermal_uint16_tile_flip_augmentation, "no_kernel", "uint16"),
+    "thermal-uint16-tile-flip-augment": case(_thermal_uint16_tile_flip_augmentation, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # ColorChecker colour-correction matrices from numpy lstsq (float64) applied to fp32 pixels with torch.bmm
-    "colour-checker-ccm-f64-bmm": case(_colour_checker_ccm_bmm_f64, "batched_matmul_dtype", "f64", "f32"),
+    "colour-checker-ccm-f64-bmm": case(_colour_checker_ccm_bmm_f64, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fruit density map: point-label dot map convolved with a scipy Gaussian window (float64) kernel
     "fruit-density-scipy-gaussian-f64-kernel": case(_fruit_density_gaussian_kernel_f64, "conv_weight_dtype", "f32",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # P2PNet-style leaf-tip matching cost by cdist of a bf16 point head's predictions
-    "leaf-tip-matching-cdist-bf16": case(_point_matching_cdist_bf16, "no_kernel", "bf16"),
+    "leaf-tip-matching-cdist-bf16": case(_point_matching_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # seedling stand counts per crop row (int64 from unique's counts) summarised with quantile
-    "stand-counts-per-row-quantile-int64": case(_stand_counts_quantile_int64, "integer_operand"),
+    "stand-counts-per-row-quantile-int64": case(_stand_counts_quantile_int64, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # pandas float64 soil properties concatenated to bf16 image features for a bf16 yield head
-    "soil-table-f64-concat-bf16-yield-head": case(_soil_table_concat_bf16_yield_head, "matmul_dtype", "f64", "bf16"),
+    "soil-table-f64-concat-bf16-yield-head": case(_soil_table_concat_bf16_yield_head, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # daily weather from pandas (float64) into an fp32 LSTM yield encoder
-    "daily-weather-f64-lstm-yield": case(_daily_weather_lstm_f64, "rnn_dtype", "f64", "f32"),
+    "daily-weather-f64-lstm-yield": case(_daily_weather_lstm_f64, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # genotype-by-environment nn.Bilinear fed float64 environmental covariates from pandas
-    "gxe-bilinear-f64-environment": case(_gxe_bilinear_f64_environment, "op_dtype", "f32", "f64"),
+    "gxe-bilinear-f64-environment": case(_gxe_bilinear_f64_environment, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 solar radiation in MJ/m2 gap-filled with an ERA5-Land climatology in J/m2
-    "radiation-gap-fill-j-m2-f16": case(_radiation_gap_fill_f16_overflow, "half_overflow", "f16"),
+    "radiation-gap-fill-j-m2-f16": case(_radiation_gap_fill_f16_overflow, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # genomic prediction: int8 SNP dosage matrix @ fp32 rrBLUP marker effects
-    "gebv-int8-snp-dosages-matvec": case(_genomic_prediction_int8_snps, "integer_operand", "int8", "f32"),
+    "gebv-int8-snp-dosages-matvec": case(_genomic_prediction_int8_snps, "integer_operand", "int8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # disease classifier: class-weight buffer cast to bf16 by model.to(bf16), logits upcast with .float() for the loss
     "disease-class-weight-buffer-bf16-float-logits": case(_disease_loss_weight_buffer_cast_with_model, "op_dtype",
-                                                          "f32", "bf16"),
+                                                          "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() disease classifier trained with GradScaler, which refuses to unscale its fp16 gradients
-    "disease-classifier-half-grad-scaler": case(_halved_disease_classifier_grad_scaler, "unscale_fp16", "f16"),
+    "disease-classifier-half-grad-scaler": case(_halved_disease_classifier_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # CORAL ordinal disease severity: bool threshold levels as the BCE-with-logits target
     "disease-severity-coral-bool-levels": case(_disease_severity_coral_bool_levels, "target_dtype", "bool",
-                                                 fix=("float",)),
+                                                 fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # Beta NDVI head in fp16: exp of the log-precision overflows, (1 - mean) * inf is NaN, Beta refuses it
-    "ndvi-beta-head-f16-precision-nan": case(_ndvi_beta_head_f16_overflow, "nonfinite", "f16"),
+    "ndvi-beta-head-f16-precision-nan": case(_ndvi_beta_head_f16_overflow, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # CDL crop codes (uint8 raster) remapped to train ids with a lookup table indexed by the raster
-    "cdl-uint8-codes-lut-remap": case(_cdl_codes_uint8_lut_remap, "index_tensor_dtype"),
+    "cdl-uint8-codes-lut-remap": case(_cdl_codes_uint8_lut_remap, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # crop-type Dice loss: F.one_hot of the uint8 label map with the 255 ignore label zeroed
-    "crop-dice-one-hot-uint8-labels": case(_crop_dice_one_hot_uint8_labels, "index_tensor_dtype"),
+    "crop-dice-one-hot-uint8-labels": case(_crop_dice_one_hot_uint8_labels, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # field-boundary net: fp32 weather FiLM gamma/beta promote bf16 features before the next bf16 conv
-    "field-net-film-fp32-gamma-bf16-conv": case(_field_boundary_film_fp32_gamma, "conv_weight_dtype", "f32", "bf16"),
+    "field-net-film-fp32-gamma-bf16-conv": case(_field_boundary_film_fp32_gamma, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Sentinel-2 acquisition dates (pandas datetime64[ns]) given to torch.from_numpy for day offsets
     "acquisition-dates-datetime64-from-numpy": case(_acquisition_dates_datetime64, "numpy_dtype",
-                                                      cause=("datetime64",)),
+                                                      cause=("datetime64",),
+        grade="correct", grade_at_freeze="correct"),
     # NDVI observed-date mask kept float for the loss, inverted with ~ for masked_fill
-    "ndvi-observed-float-mask-invert": case(_ndvi_valid_float_mask_inverted, "mask_dtype"),
+    "ndvi-observed-float-mask-invert": case(_ndvi_valid_float_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # L-TAE over dates with uint8 cloud flags as MultiheadAttention's key_padding_mask
-    "ltae-uint8-cloud-flags-key-padding": case(_ltae_uint8_cloud_flags_key_padding, "mask_dtype"),
+    "ltae-uint8-cloud-flags-key-padding": case(_ltae_uint8_cloud_flags_key_padding, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # L-TAE in bf16 given an additive fp32 key_padding_mask (-inf on cloudy dates)
-    "ltae-fp32-additive-key-padding-bf16": case(_ltae_float_key_padding_mask_bf16, "attn_mask_dtype", "f32", "bf16"),
+    "ltae-fp32-additive-key-padding-bf16": case(_ltae_float_key_padding_mask_bf16, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # day-of-year sinusoidal encoding made in fp32 added to bf16 date embeddings before a bf16 LayerNorm
-    "doy-encoding-fp32-bf16-layer-norm": case(_doy_encoding_fp32_into_bf16_layer_norm, "norm_param_dtype", "f32"),
+    "doy-encoding-fp32-bf16-layer-norm": case(_doy_encoding_fp32_into_bf16_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # missing date filled by lerp between the bf16 composite cache and the fp32 new scene
-    "gap-fill-lerp-bf16-cache-fp32-scene": case(_gap_fill_lerp_bf16_cache_fp32_scene, "lerp_dtype", "bf16", "f32"),
+    "gap-fill-lerp-bf16-cache-fp32-scene": case(_gap_fill_lerp_bf16_cache_fp32_scene, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Whittaker smoother with cloud weights: float64 numpy system solved against an fp32 NDVI right side
-    "whittaker-smoother-f64-system-f32-ndvi": case(_whittaker_smoother_solve_f64_penalty, "op_dtype", "f64", "f32"),
+    "whittaker-smoother-f64-system-f32-ndvi": case(_whittaker_smoother_solve_f64_penalty, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # harmonic (Fourier) phenology fit by lstsq on the fp16 NDVI cache
-    "harmonic-phenology-lstsq-f16": case(_harmonic_fit_lstsq_f16_cache, "no_kernel"),
+    "harmonic-phenology-lstsq-f16": case(_harmonic_fit_lstsq_f16_cache, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # harvest plot ids from pandas (float64 after a NaN) used as index_add_'s index
-    "plot-ids-pandas-nan-f64-index-add": case(_plot_ids_pandas_nan_float_index_add, "index_tensor_dtype", "f64"),
+    "plot-ids-pandas-nan-f64-index-add": case(_plot_ids_pandas_nan_float_index_add, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # per-plot mean of bf16 pixel yields scatter_reduce_'d into an fp32 zeros buffer
-    "plot-mean-scatter-reduce-bf16-pixels": case(_plot_mean_scatter_reduce_bf16, "indexed_write_dtype"),
+    "plot-mean-scatter-reduce-bf16-pixels": case(_plot_mean_scatter_reduce_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # 10-digit LPIS parcel ids put in an int32 tensor
-    "lpis-parcel-ids-int32-overflow": case(_parcel_ids_int32_overflow, "half_overflow", "int32"),
+    "lpis-parcel-ids-int32-overflow": case(_parcel_ids_int32_overflow, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
 }
