@@ -343,72 +343,102 @@ def _flo_writer_bf16_numpy() -> None:
 
 CASES: dict[str, LiveCase] = {
     # RAFT's coordinate grid built from arange without .float() (int64), updated in place by the fp32 flow residual
-    "coords-grid-int64-in-place-flow-update": case(_coords_grid_int64_in_place_update, "result_cast", "f32", "int64"),
+    "coords-grid-int64-in-place-flow-update": case(_coords_grid_int64_in_place_update, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # nearest-neighbour backward warp: flat pixel index rounded from float coordinates, used by gather as is
-    "nearest-warp-gather-rounded-float-index": case(_nearest_backward_warp_gather_float_index, "index_tensor_dtype"),
+    "nearest-warp-gather-rounded-float-index": case(_nearest_backward_warp_gather_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # forward splatting (summation): floored float target indices given to index_add_
-    "forward-splat-index-add-floored-float-target": case(_forward_splat_index_add_float_target, "index_tensor_dtype"),
+    "forward-splat-index-add-floored-float-target": case(_forward_splat_index_add_float_target, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # backward warp whose base grid is made in the flow's dtype (bf16) sampling the fp32 frame with grid_sample
-    "warp-bf16-base-grid-fp32-frame": case(_backward_warp_base_grid_in_flow_dtype, "op_dtype", "f32", "bf16"),
+    "warp-bf16-base-grid-fp32-frame": case(_backward_warp_base_grid_in_flow_dtype, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # max splatting: bf16 importance metric scatter_reduce_'d (amax) into an fp32 z-buffer
-    "max-splat-z-buffer-scatter-reduce-bf16": case(_max_splatting_z_buffer_scatter_reduce, "indexed_write_dtype"),
+    "max-splat-z-buffer-scatter-reduce-bf16": case(_max_splatting_z_buffer_scatter_reduce, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # camera-motion flow: bf16 homogeneous pixel grid times an fp32 DLT homography with torch.bmm
-    "homography-flow-bmm-fp32-h": case(_homography_camera_flow_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "homography-flow-bmm-fp32-h": case(_homography_camera_flow_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RAFT update block cast to bf16, fed the fp32 correlation lookup (the volume built from .float() features)
     "raft-update-block-bf16-fp32-corr-lookup": case(_raft_update_block_bf16_fp32_correlation, "conv_weight_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RAFT convex upsampling by einsum: the bf16 softmaxed mask (autocast head) with the fp32 unfolded flow
     "convex-upsample-einsum-bf16-mask-fp32-flow": case(_convex_upsampling_einsum_bf16_mask, "matmul_dtype", "bf16",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GMFlow global matching: bf16 matching probabilities times the fp32 coordinate grid with torch.matmul
-    "gmflow-global-matching-matmul-fp32-grid": case(_gmflow_global_matching_fp32_grid, "matmul_dtype", "bf16", "f32"),
+    "gmflow-global-matching-matmul-fp32-grid": case(_gmflow_global_matching_fp32_grid, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GMFlow flow propagation: bf16 feature self-attention with the fp32 flow as SDPA's value
     "gmflow-propagation-sdpa-fp32-flow-value": case(_gmflow_flow_propagation_sdpa_fp32_value, "sdpa_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # matching transformer: fp32 sine position encoding added to bf16 features, then the bf16 LayerNorm
     "sine-position-encoding-fp32-bf16-layer-norm": case(_sine_position_encoding_fp32_bf16_layer_norm,
-                                                        "norm_param_dtype", "f32"),
+                                                        "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # VFI cross-frame window attention in bf16 with an fp32 additive mask over InputPadder's padded tokens
     "cross-frame-window-attention-fp32-mask": case(_cross_frame_window_attention_fp32_mask, "attn_mask_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # classical Lucas-Kanade on bf16 frames: the per-pixel 2x2 normal equations solved with linalg.solve
-    "lucas-kanade-2x2-solve-bf16": case(_lucas_kanade_solve_bf16, "no_kernel", "bf16"),
+    "lucas-kanade-2x2-solve-bf16": case(_lucas_kanade_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cv2 DIS flow normalised by a numpy int size array (float64) into the fp32 refinement conv
     "dis-flow-numpy-f64-refinement-conv": case(_dis_flow_numpy_f64_into_refinement_conv, "conv_weight_dtype", "f64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # variational refinement: the analytic fp32 data-term gradient assigned to the bf16 flow parameter's .grad
     "variational-refinement-fp32-grad-bf16-flow": case(_variational_refinement_fp32_gradient, "loss_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # edge-aware smoothness: fp32 Sobel kernels convolved with the bf16 frame
     "edge-aware-smoothness-sobel-fp32-kernel": case(_edge_aware_smoothness_sobel_fp32_kernel, "conv_weight_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EPE as sqrt of the squared difference where a zero-initialised head meets zero ground truth: NaN under anomaly
-    "epe-sqrt-zero-flow-anomaly-nan": case(_epe_sqrt_zero_flow_anomaly, "nonfinite"),
+    "epe-sqrt-zero-flow-anomaly-nan": case(_epe_sqrt_zero_flow_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a flow head made .half() trained with GradScaler, unscale_ before gradient clipping
-    "raft-half-grad-scaler-unscale": case(_raft_half_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "raft-half-grad-scaler-unscale": case(_raft_half_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # flow ground truth cached as int16 fixed point (x64) downsampled with bilinear interpolate for the pyramid loss
     "flow-gt-int16-fixed-point-bilinear-pyramid": case(_flow_gt_int16_fixed_point_bilinear_pyramid,
-                                                       "integer_operand", "int16"),
+                                                       "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # KITTI's sparse bool valid mask downsampled with max_pool2d for the multi-scale loss
-    "sparse-valid-mask-max-pool-pyramid": case(_sparse_valid_mask_max_pool_pyramid, "integer_operand", "bool"),
+    "sparse-valid-mask-max-pool-pyramid": case(_sparse_valid_mask_max_pool_pyramid, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # KITTI EPE over valid pixels with masked_select by the png's uint16 valid channel
-    "kitti-valid-uint16-masked-select": case(_kitti_valid_uint16_masked_select, "mask_dtype"),
+    "kitti-valid-uint16-masked-select": case(_kitti_valid_uint16_masked_select, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # KITTI flow png decoded in torch on the uint16 values: subtracting the 2**15 offset
-    "kitti-flow-png-uint16-offset-subtract": case(_kitti_flow_png_uint16_offset, "no_kernel", "uint16"),
+    "kitti-flow-png-uint16-offset-subtract": case(_kitti_flow_png_uint16_offset, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # KITTI flow encoding with the 2**15 offset put in an int16 buffer by torch.full
-    "kitti-encode-offset-int16-full": case(_kitti_encode_int16_offset_buffer, "half_overflow", "int16"),
+    "kitti-encode-offset-int16-full": case(_kitti_encode_int16_offset_buffer, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # KITTI Fl-all outlier rate as the mean of the bool outlier map
-    "kitti-fl-all-mean-of-bool": case(_kitti_fl_all_mean_of_bool, "integer_operand", "bool"),
+    "kitti-fl-all-mean-of-bool": case(_kitti_fl_all_mean_of_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Sintel occlusion png (uint8 0/255) used as masked_fill's mask to drop occluded photometric errors
-    "sintel-occlusion-png-uint8-masked-fill": case(_sintel_occlusion_png_uint8_masked_fill, "mask_dtype", "uint8"),
+    "sintel-occlusion-png-uint8-masked-fill": case(_sintel_occlusion_png_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # occlusion head trained with BCE-with-logits against the uint8 occlusion png
-    "occlusion-head-bce-uint8-target": case(_occlusion_head_bce_uint8_target, "target_dtype", "uint8"),
+    "occlusion-head-bce-uint8-target": case(_occlusion_head_bce_uint8_target, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # Middlebury colour wheel in torch: the colours looked up with floor(fk) still float
-    "middlebury-color-wheel-floor-float-index": case(_middlebury_color_wheel_float_index, "index_tensor_dtype"),
+    "middlebury-color-wheel-floor-float-index": case(_middlebury_color_wheel_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # frame-averaging interpolation baseline by lerp of the decoded uint8 frames
-    "frame-average-baseline-lerp-uint8": case(_frame_average_baseline_lerp_uint8, "integer_operand", "uint8"),
+    "frame-average-baseline-lerp-uint8": case(_frame_average_baseline_lerp_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # padded columns of fp16 flow marked with Middlebury's UNKNOWN_FLOW 1e10 by masked_fill
-    "unknown-flow-1e10-fp16-masked-fill": case(_unknown_flow_sentinel_fp16, "half_overflow", "f16"),
+    "unknown-flow-1e10-fp16-masked-fill": case(_unknown_flow_sentinel_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 prediction written to a .flo file through numpy
-    "flo-writer-bf16-numpy": case(_flo_writer_bf16_numpy, "numpy_dtype", "bf16"),
+    "flo-writer-bf16-numpy": case(_flo_writer_bf16_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
