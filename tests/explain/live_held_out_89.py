@@ -328,76 +328,106 @@ def _test_prioritisation_exp_fp16() -> None:
 CASES: dict[str, LiveCase] = {
     # code search: an fp32 log inverse temperature multiplied into the bf16 code embeddings before torch.mm
     "code-search-inverse-temperature-folded-into-keys": case(_code_search_inverse_temperature_on_keys,
-                                                             "matmul_dtype", "bf16", "f32"),
+                                                             "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # in-batch contrastive labels made with arange(...).to(logits), meant for the device, so bf16
     "code-search-arange-labels-to-logits": case(_code_search_labels_to_logits, "target_dtype", "bf16",
-                                                fix=(".long()",)),
+                                                fix=(".long()",),
+        grade="correct", grade_at_freeze="correct"),
     # an fp8 code-embedding index scored with bf16 queries by @, the per-row dequantisation forgotten
     "code-index-fp8-scored-without-dequant": case(_code_index_fp8_scored_without_dequant, "matmul_dtype", "bf16",
-                                                  "float8_e4m3fn"),
+                                                  "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 clone-detection embeddings handed to faiss through np.ascontiguousarray
-    "clone-embeddings-bf16-ascontiguousarray": case(_clone_embeddings_to_faiss, "numpy_dtype", "bf16"),
+    "clone-embeddings-bf16-ascontiguousarray": case(_clone_embeddings_to_faiss, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # test-to-focal-method linking: a bf16 Bilinear scorer given fp32 focal-method embeddings cached offline
-    "test-focal-method-bilinear-fp32-cache": case(_test_focal_method_bilinear_linking, "op_dtype", "bf16", "f32"),
+    "test-focal-method-bilinear-fp32-cache": case(_test_focal_method_bilinear_linking, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # R-GCN over data-flow relations: the basis coefficients a plain tensor attribute, left fp32 by .to(bf16)
     "rgcn-basis-coefficients-plain-attribute": case(_rgcn_basis_coefficients_plain_attribute, "matmul_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GGNN annotations zero-padded to the hidden size with torch.zeros (fp32), into the bf16 edge Linear
-    "ggnn-annotations-zero-padded-fp32": case(_ggnn_zero_padded_annotations, "matmul_dtype", "f32", "bf16"),
+    "ggnn-annotations-zero-padded-fp32": case(_ggnn_zero_padded_annotations, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # child-sum Tree-LSTM: bf16 child states index_add_'ed into an fp32 torch.zeros accumulator over AST parents
     "tree-lstm-child-sum-index-add-bf16": case(_tree_lstm_child_sum_index_add, "indexed_write_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a def-use sparse adjacency built with bool values, sparse.mm with fp32 node states
-    "dataflow-sparse-bool-adjacency-mm": case(_dataflow_sparse_bool_adjacency, "integer_operand", "bool"),
+    "dataflow-sparse-bool-adjacency-mm": case(_dataflow_sparse_bool_adjacency, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # code2vec's attention vector loaded from the released checkpoint (fp32) after the cast, bmm with bf16 contexts
     "code2vec-attention-vector-loaded-after-cast": case(_code2vec_attention_vector_loaded_after_cast,
-                                                        "batched_matmul_dtype", "bf16", "f32"),
+                                                        "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a token CNN whose embedding table alone was halved to bf16, into the fp32 conv-bn block (conv without bias)
     "token-cnn-halved-embedding-conv-bn": case(_token_cnn_halved_embedding_conv_bn, "conv_weight_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an additive AST ancestor bias built in fp32 given to a bf16 MultiheadAttention as attn_mask
-    "ast-ancestor-bias-fp32-mha": case(_ast_ancestor_bias_multihead_attention, "attn_mask_dtype", "f32", "bf16"),
+    "ast-ancestor-bias-fp32-mha": case(_ast_ancestor_bias_multihead_attention, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 docstring decoder cross-attending with SDPA over code memory cached by the fp32 encoder
     "docstring-decoder-fp32-code-memory-sdpa": case(_docstring_decoder_over_cached_code_memory, "sdpa_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 sinusoidal line-number encoding added to bf16 token embeddings, into the bf16 LayerNorm
     "line-number-sinusoid-fp32-layernorm": case(_line_number_sinusoid_into_bf16_layernorm, "norm_param_dtype",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pointer-generator over an extended vocabulary: bf16 copy weights index_put_(accumulate=True) into fp32
     "copy-dist-index-put-accumulate-bf16": case(_copy_distribution_index_put_accumulate, "indexed_write_dtype",
-                                                "f32", "bf16"),
+                                                "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # OpenNMT-style copy generator with src_map from F.one_hot (int64), bmm with the bf16 copy attention
     "copy-src-map-one-hot-int64-bmm": case(_opennmt_copy_src_map_one_hot_bmm, "integer_operand", "int64",
-                                           "bf16"),
+                                           "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 LM logits padded for the new FIM sentinel tokens with F.pad(value=-1e5)
     "fim-sentinel-logits-pad-minus-1e5-fp16": case(_vocab_padded_with_sentinel_logits_fp16, "half_overflow",
-                                                   "f16"),
+                                                   "f16",
+        grade="correct", grade_at_freeze="correct"),
     # prefix-LM FIM masks cast to bf16 by the trainer's batch cast, combined with |
-    "fim-prefix-lm-masks-bf16-bitwise-or": case(_fim_prefix_lm_mask_after_batch_cast, "no_kernel", "bf16"),
+    "fim-prefix-lm-masks-bf16-bitwise-or": case(_fim_prefix_lm_mask_after_batch_cast, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FIM sentinel positions found with torch.isin on uint32 ids from the tokenizers library
-    "fim-sentinel-isin-uint32-ids": case(_fim_sentinel_positions_uint32_ids, "no_kernel", "uint32"),
+    "fim-sentinel-isin-uint32-ids": case(_fim_sentinel_positions_uint32_ids, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # FIM split points drawn as torch.rand * length (float) and used as slice bounds
-    "fim-split-points-float-slice": case(_fim_split_points_float, "index_tensor_dtype"),
+    "fim-split-points-float-slice": case(_fim_split_points_float, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # CodeGen-style padding with eos id 50256 into a torch.full int16 token buffer
-    "pad-eos-50256-int16-buffer": case(_pad_with_eos_into_int16_buffer, "half_overflow", "int16"),
+    "pad-eos-50256-int16-buffer": case(_pad_with_eos_into_int16_buffer, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # MinHash near-duplicate signatures computed on uint64 xxhash values
-    "minhash-signatures-uint64-hashes": case(_minhash_signatures_uint64, "no_kernel", "uint64"),
+    "minhash-signatures-uint64-hashes": case(_minhash_signatures_uint64, "no_kernel", "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # execution-trace variable values log-scaled in numpy (float64), into an fp32 GRU trace encoder
-    "trace-values-f64-gru": case(_trace_values_float64_into_gru, "rnn_dtype", "f64", "f32"),
+    "trace-values-f64-gru": case(_trace_values_float64_into_gru, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # executed line numbers with None for library frames (float64 NaN) looked up in a line Embedding
     "trace-line-numbers-nan-f64-embedding": case(_trace_line_numbers_with_missing_into_embedding,
-                                                 "index_tensor_dtype", "f64"),
+                                                 "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # line-level bug labels expanded to tokens with repeat_interleave of float per-line token counts
     "line-labels-repeat-interleave-float-counts": case(_line_labels_to_tokens_float_counts, "index_tensor_dtype",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # spectrum-based fault localisation: the first line covered only by the failing run by argmax of a bool
-    "fault-localisation-first-line-argmax-bool": case(_first_failing_line_argmax_bool, "no_kernel", "bool"),
+    "fault-localisation-first-line-argmax-bool": case(_first_failing_line_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # CodeRL-style reward: torch.where on the sandbox's float 0/1 "passed" flags
-    "coderl-reward-where-float-passed": case(_coderl_reward_where_float_passed, "mask_dtype", "f32"),
+    "coderl-reward-where-float-passed": case(_coderl_reward_where_float_passed, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # test-outcome model: Bernoulli.log_prob of the bool pass/fail labels
-    "test-outcome-bernoulli-log-prob-bool": case(_test_outcome_bernoulli_log_prob_bool, "target_dtype", "bool"),
+    "test-outcome-bernoulli-log-prob-bool": case(_test_outcome_bernoulli_log_prob_bool, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # VarMisuse repair pointer trained with cross_entropy on the bool correct-slot mask
-    "varmisuse-pointer-bool-slot-target": case(_varmisuse_candidate_mask_target, "target_dtype", "bool"),
+    "varmisuse-pointer-bool-slot-target": case(_varmisuse_candidate_mask_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # test prioritisation sampling with exp(50 * gain) in fp16: inf / inf NaN into multinomial
-    "test-prioritisation-exp-fp16-multinomial": case(_test_prioritisation_exp_fp16, "nonfinite"),
+    "test-prioritisation-exp-fp16-multinomial": case(_test_prioritisation_exp_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
