@@ -388,7 +388,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # 16-QAM mapping with torch.complex of the int64 Gray PAM-4 levels
     "qam16-map-torch-complex-int64-levels": case(_qam16_map_complex_of_integer_levels, "integer_operand", "int64",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (3957142) castwise gave no_kernel [int64] (high confidence). torch.complex refuses the "
              "int64 Gray PAM-4 levels because it builds a complex tensor only from floating real and imaginary "
              "parts: integer data fed to an op that needs floats, fixed by making the levels float before "
@@ -447,7 +447,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # ML detection: argmin over complex squared differences, abs() forgotten
     "ml-detection-argmin-complex-distances": case(_ml_detection_argmin_complex_distances, "no_kernel",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (3957142) castwise gave nothing. argmin has no complex kernel ('argmin(): does not "
              "support complex input'): the squared differences to the constellation were left complex because "
              "abs() was forgotten; the message names neither a dtype nor a kernel, and the rules do not read this "

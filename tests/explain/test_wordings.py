@@ -3734,3 +3734,13 @@ def test_an_integer_target_s_loss_backward_names_the_prediction_s_dtype() -> Non
 def test_cpp_spellings_of_unsigned_integer_dtypes_are_read() -> None:
     explanation = cw.explain("RuntimeError: Input type (short unsigned int) and bias type (float) should be the same")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint16", "f32")
+
+
+def test_torch_complex_given_integers_is_integer_data_and_argmin_of_complex_a_missing_kernel() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.complex(torch.tensor([1, 3]), torch.tensor([1, -1]))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64",)
+    with pytest.raises(RuntimeError) as argmin:
+        torch.tensor([1 + 1j, 2 - 1j]).argmin()
+    assert cw.explain(argmin.value).kind is Kind.NO_KERNEL

@@ -883,8 +883,12 @@ _complex_half = message_only(
 
 def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
     """``Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16`` (torch.polar,
-    torch.complex): one dtype outside the list is a missing kernel for it; two different ones meet in one op."""
+    torch.complex): integers are data for an op that takes floats; one other dtype outside the list is a missing
+    kernel for it; two different ones meet in one op."""
     names = dtypes(found, "a", "b")
+    if integers.integer_names(names):
+        return integers.integer_operand(failure, names[:1] if len(set(names)) == 1 else names,
+                                        "torch.polar/torch.complex")
     if len(set(names)) == 1:
         return no_kernel(failure, "torch.polar/torch.complex", names[:1], None)
     return explained(
@@ -920,7 +924,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>\w{1,80}) is not implemented for type (?P<dtype>[\w.]{1,80})", _legacy),
     rule(r"\b(?P<op>\w{1,80}) not supported on (?P<backend>cpu|cuda)Type for (?P<dtype>{DTYPE})", _legacy),
     rule(r"\b(?P<op>topk|[Ss]ort) does not support (?P<dtype>bool|complex) dtypes on (?:CPU|CUDA)\b", _not_implemented),
-    rule(r"\b(?P<op>arg(?:max|min))\(\): does not support (?P<dtype>bool) input", _not_implemented),
+    rule(r"\b(?P<op>arg(?:max|min))\(\): does not support (?P<dtype>bool|complex) input", _not_implemented),
     rule(r"\b(?P<op>\w{1,40}) input type (?P<dtype>{DTYPE}) and output type (?P<out>{DTYPE}) is not supported",
          _pair_lacks),
     rule(r"(?<![\w.])(?P<op>[\w.]{1,60}): Expected \w{1,20} to be a floating-point or complex tensor,? but got "
