@@ -318,70 +318,113 @@ def _grad_accumulation_unscale_each_micro_batch() -> None:
 
 CASES: dict[str, LiveCase] = {
     # promotion-state embedding (regular / on promo) looked up with the bool promo column from pandas
-    "promo-state-embedding-bool-flag": case(_promo_state_embedding_bool_flag, "index_tensor_dtype", "bool"),
+    "promo-state-embedding-bool-flag": case(_promo_state_embedding_bool_flag, "index_tensor_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a bool holiday calendar padded with replicate mode before 7-day holiday windows
-    "holiday-calendar-replicate-pad-bool": case(_holiday_calendar_replicate_pad, "no_kernel", "bool"),
+    "holiday-calendar-replicate-pad-bool": case(_holiday_calendar_replicate_pad, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # censored-demand NLL weighting uncensored days by 1 - the bool stockout flag
-    "censored-weight-one-minus-bool-stockout": case(_censored_weight_one_minus_bool_stockout, "mask_dtype", "bool"),
+    "censored-weight-one-minus-bool-stockout": case(_censored_weight_one_minus_bool_stockout, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a nullable pandas "boolean" promo column with unknowns turned into a tensor (object array)
-    "promo-nullable-boolean-object-array": case(_nullable_boolean_promo_column, "numpy_dtype"),
+    "promo-nullable-boolean-object-array": case(_nullable_boolean_promo_column, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # safety stock: the daily demand spread from var() of the int64 unit-sales history
-    "safety-stock-sigma-var-int64-sales": case(_safety_stock_sigma_var_int64_sales, "integer_operand"),
+    "safety-stock-sigma-var-int64-sales": case(_safety_stock_sigma_var_int64_sales, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # demand-bucket classifier trained on bucketize(out_int32=True) labels in cross_entropy
-    "demand-bucket-ce-bucketize-out-int32": case(_demand_bucket_ce_bucketize_int32, "target_dtype", "int32"),
+    "demand-bucket-ce-bucketize-out-int32": case(_demand_bucket_ce_bucketize_int32, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 forecaster's Huber loss against the raw int64 unit sales, backward
-    "huber-int64-unit-sales-target": case(_huber_on_int64_unit_sales, "target_dtype", "int64", "bf16"),
+    "huber-int64-unit-sales-target": case(_huber_on_int64_unit_sales, "target_dtype", "int64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # (s, S) simulation: int64 inventory minus Poisson demand samples (float) in place
     "inventory-int64-minus-poisson-demand-in-place": case(_inventory_position_minus_poisson_demand, "result_cast",
-                                                          "f32", "int64"),
+                                                          "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # joint ordering: lcm of two suppliers' case-pack sizes read as float64 (a NaN in the column)
-    "case-pack-lcm-float64-sizes": case(_case_pack_lcm_float64_sizes, "no_kernel", "f64", fix=("long()",)),
+    "case-pack-lcm-float64-sizes": case(_case_pack_lcm_float64_sizes, "no_kernel", "f64", fix=("long()",),
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (f9e5f57) castwise gave index_tensor_dtype [int64, f64] (high confidence). torch.lcm has "
+             "integer kernels only, and the float64 case-pack sizes (a NaN made the pandas column float64) met its "
+             "missing Double kernel; the rules read lcm_cpu's not-implemented on a float tensor as a float tensor "
+             "where integers (indices, labels, counts) are taken, so the kind names an index dtype rather than the "
+             "op lacking a float kernel, though its fix (`x.long()`) is the one this case needs.")),
     # linear demand curve fitted by lstsq on a design matrix of prices in integer cents (int64)
-    "linear-demand-lstsq-int64-cents": case(_linear_demand_lstsq_int64_cents, "integer_operand", "int64", "f32"),
+    "linear-demand-lstsq-int64-cents": case(_linear_demand_lstsq_int64_cents, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bottom-up reconciliation with the 0/1 summing matrix stored as int8
-    "bottom-up-summing-matrix-int8-matmul": case(_bottom_up_summing_matrix_int8, "integer_operand", "int8", "f32"),
+    "bottom-up-summing-matrix-int8-matmul": case(_bottom_up_summing_matrix_int8, "integer_operand", "int8", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (f9e5f57) castwise gave matmul_dtype [int8, f32] (low confidence). The 0/1 summing matrix "
+             "stored as int8 is integer data multiplied into float forecasts (integer_operand, fix S.float()); the "
+             "rules read an int8 operand of a matrix multiply as a quantized weight used without dequantizing, the "
+             "fix that suits 8-bit checkpoints and not a summing matrix of ones and zeros.")),
     # OLS reconciliation S P y_hat by multi_dot with the projection P from numpy (float64)
     "reconcile-multi-dot-float64-projection": case(_reconcile_multi_dot_float64_projection, "matmul_dtype", "f32",
-                                                   "f64"),
+                                                   "f64",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (f9e5f57) castwise gave nothing. torch.linalg.multi_dot's own check ('all tensors must "
+             "have be the same dtype but tensor 0 is float and tensor 1 double') names the mixed float32/float64 "
+             "matrices of the S P y_hat chain, the projection from numpy being float64; the rules do not read this "
+             "wording of multi_dot.")),
     # MinT: linalg.solve of the numpy shrinkage covariance (float64) against the fp32 summing matrix
     "mint-solve-float64-shrinkage-covariance": case(_mint_solve_float64_shrinkage_covariance, "op_dtype", "f64",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MinT-style (S'S)^-1 by cholesky_inverse of a factor kept in fp16
-    "mint-cholesky-inverse-fp16": case(_mint_cholesky_inverse_fp16, "no_kernel", "f16"),
+    "mint-cholesky-inverse-fp16": case(_mint_cholesky_inverse_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # top-down disaggregation: fp32 historical store shares bmm'd with the bf16 total forecast
-    "top-down-shares-bmm-bf16-total": case(_top_down_shares_bmm, "batched_matmul_dtype", "f32", "bf16"),
+    "top-down-shares-bmm-bf16-total": case(_top_down_shares_bmm, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # weekly totals: int64 daily units index_put_(accumulate=True) into torch.zeros (fp32)
     "weekly-units-index-put-accumulate-int64": case(_weekly_units_index_put_accumulate, "indexed_write_dtype", "f32",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # log-log price elasticity under bf16 autocast on float64 log prices (autocast leaves float64 alone)
     "loglog-elasticity-autocast-float64-prices": case(_loglog_elasticity_autocast_float64_prices, "matmul_dtype",
-                                                      "f64", "bf16"),
+                                                      "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # elasticity coefficients (fp32 Parameter) applied with torch.mv to bf16 autocast price features
     "elasticity-mv-fp32-coefficients-autocast-features": case(_elasticity_mv_autocast_features, "matmul_dtype",
-                                                              "bf16", "f32"),
+                                                              "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # item2vec vectors from np.save (float64) through Embedding.from_pretrained into a bf16 head
     "item2vec-float64-pretrained-bf16-head": case(_item2vec_float64_pretrained_into_bf16_mlp, "matmul_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DeepAR: lag features divided by the fp32 mean scale fed to an LSTM cast to bf16
-    "deepar-lstm-bf16-fp32-scaled-lags": case(_deepar_lstm_bf16_fp32_scaled_lags, "rnn_dtype", "f32", "bf16"),
+    "deepar-lstm-bf16-fp32-scaled-lags": case(_deepar_lstm_bf16_fp32_scaled_lags, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 Conv1d sales-history encoder given the fp32 z-normalised series
-    "sales-conv1d-encoder-bf16-fp32-history": case(_sales_conv1d_encoder_bf16, "conv_weight_dtype", "f32", "bf16"),
+    "sales-conv1d-encoder-bf16-fp32-history": case(_sales_conv1d_encoder_bf16, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TFT static covariate encoder cast to bf16, its LayerNorm given fp32 store/item covariates
-    "tft-static-covariates-layer-norm-bf16": case(_tft_static_covariates_layer_norm, "norm_param_dtype", "f32"),
+    "tft-static-covariates-layer-norm-bf16": case(_tft_static_covariates_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 item queries attending over store context from an fp32 store encoder with SDPA
-    "store-context-sdpa-fp32-keys": case(_store_context_sdpa_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "store-context-sdpa-fp32-keys": case(_store_context_sdpa_fp32_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Croston demand-size level lerp_'d with per-item alpha from a pandas config (float64)
-    "croston-size-lerp-float64-alpha": case(_croston_lerp_float64_alpha, "lerp_dtype", "f32", "f64"),
+    "croston-size-lerp-float64-alpha": case(_croston_lerp_float64_alpha, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # EAN-13 barcodes put into an int32 tensor
-    "ean13-barcodes-int32-overflow": case(_ean13_barcodes_int32, "half_overflow", "int32"),
+    "ean13-barcodes-int32-overflow": case(_ean13_barcodes_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 supplier capacities padded with a 1e6 "unlimited" spot-market column by F.pad
-    "unlimited-capacity-pad-1e6-fp16": case(_unlimited_capacity_pad_fp16, "half_overflow", "f16"),
+    "unlimited-capacity-pad-1e6-fp16": case(_unlimited_capacity_pad_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 Poisson rate = base * exp(promo lift): exp overflows, a zero-base new item gives 0 * inf = NaN
-    "poisson-rate-zero-base-inf-lift-nan": case(_poisson_rate_zero_base_times_inf_lift, "nonfinite"),
+    "poisson-rate-zero-base-inf-lift-nan": case(_poisson_rate_zero_base_times_inf_lift, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # Tweedie deviance by hand in fp16: mu ** (2 - p) of a 100k-unit SKU overflows, NaN in backward (anomaly mode)
-    "tweedie-deviance-fp16-anomaly-nan": case(_tweedie_fp16_anomaly, "nonfinite"),
+    "tweedie-deviance-fp16-anomaly-nan": case(_tweedie_fp16_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 order quantities rounded up to case packs with np.ceil
-    "replenishment-np-ceil-bf16-orders": case(_replenishment_np_ceil_bf16_orders, "numpy_dtype", "bf16"),
+    "replenishment-np-ceil-bf16-orders": case(_replenishment_np_ceil_bf16_orders, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # gradient accumulation over stores with GradScaler: unscale_ called on every micro-batch
-    "grad-accumulation-unscale-each-micro-batch": case(_grad_accumulation_unscale_each_micro_batch, "loss_scale"),
+    "grad-accumulation-unscale-each-micro-batch": case(_grad_accumulation_unscale_each_micro_batch, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
 }
