@@ -290,71 +290,101 @@ def _free_space_by_bool_difference() -> None:
 
 CASES: dict[str, LiveCase] = {
     # agent-centric float64 histories from the parquet through torch.from_numpy into an fp32 LSTM history encoder
-    "agent-history-f64-lstm-encoder": case(_agent_history_f64_lstm_encoder, "rnn_dtype", "f64", "f32"),
+    "agent-history-f64-lstm-encoder": case(_agent_history_f64_lstm_encoder, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 lane polylines into a point MLP under bf16 CPU autocast, which leaves float64 inputs as they are
     "scene-encoder-autocast-f64-polylines": case(_scene_encoder_autocast_f64_polylines, "matmul_dtype", "f64",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 relative histories rotated into each agent's frame by bmm with fp32 rotations built from the yaw
     "agents-to-ego-frame-bmm-f64-f32-rotations": case(_agents_to_ego_frame_bmm, "batched_matmul_dtype", "f64",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # agent tokens encoded under bf16 autocast written into a padded fp32 scene buffer with the validity mask
     "autocast-agent-tokens-into-padded-scene": case(_autocast_agent_tokens_scattered_into_padded_scene,
-                                                    "indexed_write_dtype", "f32", "bf16"),
+                                                    "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 motion-decoder queries attending to the fp32 map tokens cached once per scene
-    "motion-queries-sdpa-fp32-map-tokens": case(_motion_queries_attend_fp32_map_tokens, "sdpa_dtype", "bf16", "f32"),
+    "motion-queries-sdpa-fp32-map-tokens": case(_motion_queries_attend_fp32_map_tokens, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an agent-agent distance bias from float64 map positions as the bf16 attention's float mask
-    "agent-distance-bias-f64-attn-mask": case(_agent_distance_bias_f64_mask, "attn_mask_dtype", "f64", "bf16"),
+    "agent-distance-bias-f64-attn-mask": case(_agent_distance_bias_f64_mask, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a BEV raster cached in bf16 fed to an fp32 conv-BN backbone
-    "bev-raster-bf16-fp32-backbone": case(_bev_raster_bf16_into_fp32_backbone, "conv_weight_dtype", "bf16", "f32"),
+    "bev-raster-bf16-fp32-backbone": case(_bev_raster_bf16_into_fp32_backbone, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 ground-truth futures smoothed by conv1d with an fp32 Savitzky-Golay kernel
     "ground-truth-f64-savgol-conv1d": case(_ground_truth_smoothed_with_fp32_savgol, "conv_weight_dtype", "f64",
-                                           "f32"),
+                                           "f32",
+        grade="correct", grade_at_freeze="correct"),
     # VectorNet-style polyline subgraph: float64 point features into an fp32 BatchNorm1d
-    "polyline-points-f64-batchnorm": case(_polyline_point_batchnorm_f64, "norm_param_dtype"),
+    "polyline-points-f64-batchnorm": case(_polyline_point_batchnorm_f64, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the fp32 prediction lerped toward a float64 lane centerline from the map
-    "prediction-lerp-toward-f64-centerline": case(_prediction_blended_toward_centerline, "lerp_dtype", "f64", "f32"),
+    "prediction-lerp-toward-f64-centerline": case(_prediction_blended_toward_centerline, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # waypoints normalised in float64 map coordinates as the grid of grid_sample over an fp32 cost map
-    "drivable-area-grid-sample-f64-waypoints": case(_drivable_area_lookup_f64_waypoints, "op_dtype", "f32", "f64"),
+    "drivable-area-grid-sample-f64-waypoints": case(_drivable_area_lookup_f64_waypoints, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # obstacles in an fp16 planner cost map given a penalty of 1e5
-    "cost-map-fp16-obstacle-penalty-1e5": case(_cost_map_fp16_obstacle_penalty, "half_overflow", "f16"),
+    "cost-map-fp16-obstacle-penalty-1e5": case(_cost_map_fp16_obstacle_penalty, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 GMM endpoint head scored with MultivariateNormal (its Cholesky in bf16)
-    "gmm-endpoint-head-bf16-multivariate-normal": case(_gmm_endpoint_head_bf16_mvn, "no_kernel", "bf16"),
+    "gmm-endpoint-head-bf16-multivariate-normal": case(_gmm_endpoint_head_bf16_mvn, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # trajectory NMS over the fp16 decoder's endpoints with pairwise distances from F.pdist
-    "endpoint-nms-pdist-f16": case(_endpoint_nms_pdist_f16, "no_kernel", "f16"),
+    "endpoint-nms-pdist-f16": case(_endpoint_nms_pdist_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # mode probabilities by a hand-written softmax in fp16: exp(12) is inf, inf/inf NaN, multinomial refuses
-    "mode-probabilities-fp16-exp-overflow-multinomial": case(_mode_probabilities_by_hand_fp16, "nonfinite"),
+    "mode-probabilities-fp16-exp-overflow-multinomial": case(_mode_probabilities_by_hand_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # collision check: fp16 occupancy probabilities and'ed with the bool ego footprint
-    "collision-fp16-occupancy-and-footprint": case(_collision_probability_fp16_and_footprint, "no_kernel", "f16"),
+    "collision-fp16-occupancy-and-footprint": case(_collision_probability_fp16_and_footprint, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 multimodal trajectories and scores turned to numpy for the benchmark submission
-    "bf16-trajectories-numpy-submission": case(_bf16_predictions_for_submission, "numpy_dtype", "bf16"),
+    "bf16-trajectories-numpy-submission": case(_bf16_predictions_for_submission, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a planner MLP halved with .half() and trained with GradScaler, unscaled before clipping
-    "halved-planner-grad-scaler-unscale": case(_halved_planner_with_grad_scaler, "unscale_fp16", "f16"),
+    "halved-planner-grad-scaler-unscale": case(_halved_planner_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # trajectory optimisation: float64 waypoints given an fp32 cost-map gradient as .grad
     "trajopt-f64-waypoints-fp32-cost-grad": case(_trajectory_optimisation_grad_from_fp32_cost, "loss_dtype", "f32",
-                                                 "f64"),
+                                                 "f64",
+        grade="correct", grade_at_freeze="correct"),
     # lane-graph propagation: an fp32 sparse successor adjacency times bf16 lane features
     "lane-graph-sparse-adjacency-bf16-features": case(_lane_graph_sparse_adjacency_bf16_features, "matmul_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bool occupancy grid dilated with max_pool2d for a safety margin
-    "occupancy-bool-max-pool-dilation": case(_occupancy_dilated_with_max_pool, "integer_operand", "bool"),
+    "occupancy-bool-max-pool-dilation": case(_occupancy_dilated_with_max_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the first colliding step per mode found with argmax over a bool collision mask
-    "first-collision-step-argmax-bool": case(_first_collision_step_argmax, "no_kernel", "bool"),
+    "first-collision-step-argmax-bool": case(_first_collision_step_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # miss rate as the mean of a bool (minFDE > 2 m)
-    "miss-rate-bool-mean": case(_miss_rate_bool_mean, "integer_operand", "bool"),
+    "miss-rate-bool-mean": case(_miss_rate_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # cost-map lookup with pixel coordinates floor()ed but left float
-    "cost-map-lookup-float-pixel-index": case(_cost_map_lookup_float_pixels, "index_tensor_dtype"),
+    "cost-map-lookup-float-pixel-index": case(_cost_map_lookup_float_pixels, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # agent types stored uint8 in the dataset, looked up in nn.Embedding
-    "agent-type-uint8-embedding": case(_agent_type_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "agent-type-uint8-embedding": case(_agent_type_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # mode classification: the bool winner mask (ADE equal to the minimum) as cross_entropy's target
-    "mode-classification-bool-winner-target": case(_mode_classification_winner_mask_target, "target_dtype", "bool"),
+    "mode-classification-bool-winner-target": case(_mode_classification_winner_mask_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # agent boxes rasterized: a bool "inside" written with index_put_ into a uint8 BEV raster
     "rasterize-agents-bool-into-uint8": case(_rasterize_agent_boxes_into_uint8, "indexed_write_dtype", "uint8",
-                                             "bool"),
+                                             "bool",
+        grade="correct", grade_at_freeze="correct"),
     # occupancy-grid loss with a uint8 target grid from numpy
-    "occupancy-bce-logits-uint8-target": case(_occupancy_grid_loss_uint8_target, "target_dtype", "uint8"),
+    "occupancy-bce-logits-uint8-target": case(_occupancy_grid_loss_uint8_target, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # int64 lattice cells turned into metres in place with mul_(0.5)
     "waypoint-cells-to-metres-inplace-int64": case(_waypoint_cells_to_metres_in_place, "result_cast", "f32",
-                                                   "int64"),
+                                                   "int64",
+        grade="correct", grade_at_freeze="correct"),
     # free space as drivable minus occupied, two bool grids
-    "free-space-bool-subtract": case(_free_space_by_bool_difference, "mask_dtype", "bool"),
+    "free-space-bool-subtract": case(_free_space_by_bool_difference, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
 }
