@@ -340,73 +340,103 @@ def _fp16_surrogate_raw_pa_stress() -> None:
 
 CASES: dict[str, LiveCase] = {
     # gmsh's 1-based uint64 element node tags made 0-based with `- 1` after torch.from_numpy
-    "gmsh-uint64-element-node-tags-minus-one": case(_gmsh_uint64_element_node_tags, "no_kernel", "uint64"),
+    "gmsh-uint64-element-node-tags-minus-one": case(_gmsh_uint64_element_node_tags, "no_kernel", "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # Abaqus .inp element lines parsed with np.genfromtxt (float64), used as index_put_'s assembly indices
     "abaqus-inp-genfromtxt-float-connectivity-assembly": case(_abaqus_inp_float_connectivity_assembly,
-                                                              "index_tensor_dtype"),
+                                                              "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # material ids from meshio cell data gone float64 through pandas, looked up in a material nn.Embedding
-    "material-ids-f64-cell-data-embedding": case(_material_ids_f64_embedding, "index_tensor_dtype", "f64"),
+    "material-ids-f64-cell-data-embedding": case(_material_ids_f64_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Dirichlet flags stored per dof as uint8 in the npz, used as masked_fill's mask on predicted displacements
-    "dirichlet-flags-uint8-masked-fill": case(_dirichlet_flags_uint8_masked_fill, "mask_dtype", "uint8"),
+    "dirichlet-flags-uint8-masked-fill": case(_dirichlet_flags_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # free-dof indicator built as an int64 0/1 numpy array, used with masked_select on the load vector
-    "free-dof-indicator-int64-masked-select": case(_free_dof_indicator_int64_masked_select, "mask_dtype"),
+    "free-dof-indicator-int64-masked-select": case(_free_dof_indicator_int64_masked_select, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # triangle areas by linalg.det of homogeneous coordinates from an integer-millimetre meshgrid (int64)
-    "triangle-areas-det-int64-grid-coords": case(_triangle_areas_det_int64_grid, "integer_operand", "int64"),
+    "triangle-areas-det-int64-grid-coords": case(_triangle_areas_det_int64_grid, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a binvox uint8 voxel part fed straight to the fp32 Conv3d encoder of a voxel FE surrogate
-    "voxel-part-uint8-conv3d-surrogate": case(_voxel_part_uint8_conv3d, "integer_operand", "uint8", "f32"),
+    "voxel-part-uint8-conv3d-surrogate": case(_voxel_part_uint8_conv3d, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # element-yields classifier: the bool (von Mises > yield) comparison as BCE-with-logits' target
     "yield-classifier-bce-logits-bool-target": case(_yield_classifier_bce_logits_bool_target, "target_dtype",
-                                                    "bool"),
+                                                    "bool",
+        grade="correct", grade_at_freeze="correct"),
     # failure-mode classifier with class labels read from a pandas CSV column (float64)
-    "failure-mode-ce-f64-labels": case(_failure_mode_ce_f64_labels, "target_dtype", "f64"),
+    "failure-mode-ce-f64-labels": case(_failure_mode_ce_f64_labels, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # global load vector made with zeros_like(dofs) (int64), a float tip load added in place at two dofs
-    "load-vector-zeros-like-dofs-in-place-add": case(_load_vector_zeros_like_dofs, "result_cast", "f32", "int64"),
+    "load-vector-zeros-like-dofs-in-place-add": case(_load_vector_zeros_like_dofs, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # learned element stiffness matrices (bf16 under autocast) assembled by index_put_(accumulate) into fp32 K
     "surrogate-ke-bf16-index-put-accumulate": case(_surrogate_ke_bf16_index_put_accumulate, "indexed_write_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # physics-informed residual K @ u - f with the float64 scipy-built K and the autocast bf16 displacement
     "physics-residual-scipy-k-f64-autocast-u": case(_physics_residual_scipy_k_autocast_u, "matmul_dtype", "bf16",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # element stiffness B^T D B by bmm with the plane-stress D from numpy (float64) and fp32 B matrices
     "element-stiffness-bmm-numpy-d-f64": case(_element_stiffness_bmm_numpy_d, "batched_matmul_dtype", "f32",
-                                              "f64"),
+                                              "f64",
+        grade="correct", grade_at_freeze="correct"),
     # strain energy density eps^T D eps by einsum of bf16 predicted strains with an fp32 D
     "strain-energy-einsum-bf16-strain-fp32-d": case(_strain_energy_einsum_bf16_strain, "matmul_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # lowest modes by torch.lobpcg of a stiffness matrix kept in the bf16 model dtype
-    "modal-lobpcg-bf16-stiffness": case(_modal_lobpcg_bf16_stiffness, "matmul_dtype", "bf16", "f32"),
+    "modal-lobpcg-bf16-stiffness": case(_modal_lobpcg_bf16_stiffness, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # stochastic FEM: a Young's-modulus random field from MultivariateNormal with a float64 numpy covariance
     "random-field-mvn-f64-covariance-rsample": case(_random_field_mvn_f64_covariance, "matmul_dtype", "f64",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # structural response LSTM fed a float64 ground-motion accelerogram
-    "seismic-lstm-f64-accelerogram": case(_seismic_lstm_f64_accelerogram, "rnn_dtype", "f64", "f32"),
+    "seismic-lstm-f64-accelerogram": case(_seismic_lstm_f64_accelerogram, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # topology-optimisation surrogate: the numpy SIMP density field (float64) into the fp32 conv stem
-    "topopt-density-f64-unet-conv2d": case(_topopt_density_f64_unet_conv2d, "conv_weight_dtype", "f64", "f32"),
+    "topopt-density-f64-unet-conv2d": case(_topopt_density_f64_unet_conv2d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MeshGraphNet node block: fp32 residual latents plus the bf16 MLP update into the bf16 LayerNorm
     "meshgraphnet-fp32-residual-bf16-layernorm": case(_meshgraphnet_fp32_residual_bf16_layernorm,
-                                                      "norm_param_dtype", "f32"),
+                                                      "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # load ramp between load steps by lerp of a float64 numpy load vector and an fp32 torch one
-    "load-ramp-lerp-f64-f32": case(_load_ramp_lerp_f64_f32, "lerp_dtype", "f64", "f32"),
+    "load-ramp-lerp-f64-f32": case(_load_ramp_lerp_f64_f32, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # implicit Newmark step: cholesky_solve of an fp32 right side with the float64 numpy Cholesky factor
     "implicit-step-cholesky-solve-f64-factor": case(_implicit_step_cholesky_solve_f64_factor, "op_dtype", "f32",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # boundary tractions sigma . n by linalg.vecdot of bf16 predicted stresses with fp32 facet normals
-    "traction-vecdot-bf16-stress-fp32-normals": case(_traction_vecdot_bf16_stress, "op_dtype", "bf16", "f32"),
+    "traction-vecdot-bf16-stress-fp32-normals": case(_traction_vecdot_bf16_stress, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # principal stresses by eigvalsh of the bf16 surrogate's stress tensors
-    "principal-stresses-eigvalsh-bf16": case(_principal_stresses_eigvalsh_bf16, "no_kernel", "bf16"),
+    "principal-stresses-eigvalsh-bf16": case(_principal_stresses_eigvalsh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Newmark integrator run in fp16: the effective system solved with linalg.solve
-    "newmark-effective-system-solve-f16": case(_newmark_effective_system_solve_f16, "no_kernel", "f16"),
+    "newmark-effective-system-solve-f16": case(_newmark_effective_system_solve_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # steel's Young's modulus in Pa (210e9) filled into an fp16 per-element tensor
-    "youngs-modulus-pa-full-f16": case(_youngs_modulus_pa_full_f16, "half_overflow", "f16"),
+    "youngs-modulus-pa-full-f16": case(_youngs_modulus_pa_full_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # penalty method: 1e30 written with index_fill_ onto an fp16 stiffness diagonal at the clamped dof
-    "penalty-bc-1e30-index-fill-f16": case(_penalty_bc_index_fill_f16, "half_overflow", "f16"),
+    "penalty-bc-1e30-index-fill-f16": case(_penalty_bc_index_fill_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 predicted load vector handed to scipy's spsolve as the right side
-    "scipy-spsolve-bf16-rhs": case(_scipy_spsolve_bf16_rhs, "numpy_dtype", "bf16"),
+    "scipy-spsolve-bf16-rhs": case(_scipy_spsolve_bf16_rhs, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # topology optimisation: float64 adjoint compliance sensitivities assigned to the fp32 densities' .grad
     "adjoint-sensitivity-f64-grad-assigned": case(_adjoint_sensitivity_f64_grad_assigned, "loss_dtype", "f64",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # von Mises sqrt of zero on unloaded elements: NaN gradients caught by anomaly mode
-    "von-mises-sqrt-unloaded-anomaly": case(_von_mises_sqrt_unloaded_anomaly, "nonfinite"),
+    "von-mises-sqrt-unloaded-anomaly": case(_von_mises_sqrt_unloaded_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 surrogate trained on raw stresses in Pa: inf targets, non-finite gradient norm refused by clipping
-    "fp16-surrogate-raw-pa-stress-clip-nonfinite": case(_fp16_surrogate_raw_pa_stress, "nonfinite"),
+    "fp16-surrogate-raw-pa-stress-clip-nonfinite": case(_fp16_surrogate_raw_pa_stress, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
