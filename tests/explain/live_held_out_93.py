@@ -325,77 +325,112 @@ def _torsional_score_hook_fp32_sigma() -> None:
 
 CASES: dict[str, LiveCase] = {
     # bond types from GetBondTypeAsDouble (aromatic 1.5) doubled into "ids" for the bf16 bond-type Embedding
-    "bond-order-as-double-bond-embedding": case(_bond_order_as_double_into_bond_embedding, "index_tensor_dtype", "f64"),
+    "bond-order-as-double-bond-embedding": case(_bond_order_as_double_into_bond_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # atom mapping: the bool product-to-reactant correspondence from atom-map numbers @ fp32 reactant atom states
     "atom-map-bool-correspondence-matmul": case(_atom_map_bool_correspondence_matmul, "integer_operand", "bool",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # atom mapping: one-hot permutation matrices (.float(), fp32) bmm'd with the bf16 reactant encoder's states
-    "atom-map-one-hot-permutation-bmm": case(_atom_map_permutation_bmm_fp32, "batched_matmul_dtype", "f32", "bf16"),
+    "atom-map-one-hot-permutation-bmm": case(_atom_map_permutation_bmm_fp32, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hashed Morgan count fingerprint as an EmbeddingBag over the on-bits, the int64 counts as per_sample_weights
     "count-fingerprint-embedding-bag-int64-counts": case(_rdkit_count_fingerprint_embedding_bag, "integer_operand",
-                                                         "int64", "f32"),
+                                                         "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # NeuralSym-style template classifier in bf16 fed Morgan bits converted into a uint8 numpy buffer
     "morgan-bits-uint8-bf16-neuralsym": case(_morgan_bits_uint8_into_bf16_neuralsym, "integer_operand", "uint8",
-                                             "bf16"),
+                                             "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (f9e5f57) castwise gave matmul_dtype [uint8, bf16] (low confidence). The Linear's 'mat1 and "
+             "mat2 must have the same dtype, but got Byte and BFloat16' has an integer dtype (Byte) on one side: the "
+             "uint8 fingerprint bits are integer data fed to float math and want .to(bf16) or .float(), but the rules read "
+             "this wording as two floating dtypes meeting in a matmul, though they read the same defect right in the "
+             "'expected m1 and m2' wording (atom-map-bool-correspondence-matmul)")),
     # the partial-charge atom feature started from int64 formal charges, float64 Gasteiger charges added in place
     "formal-charge-int64-gasteiger-in-place": case(_formal_charges_plus_gasteiger_in_place, "result_cast", "f64",
-                                                   "int64"),
+                                                   "int64",
+        grade="correct", grade_at_freeze="correct"),
     # molecule readout: bf16 summed atom states divided by fp32 atom counts, then the bf16 readout LayerNorm
-    "readout-fp32-atom-counts-bf16-layer-norm": case(_readout_mean_fp32_counts_layer_norm, "norm_param_dtype", "f32"),
+    "readout-fp32-atom-counts-bf16-layer-norm": case(_readout_mean_fp32_counts_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Molecule Attention Transformer: -GetDistanceMatrix (float64) as the bf16 TransformerEncoder's additive mask
     "topological-distance-f64-encoder-mask": case(_topological_distance_f64_encoder_mask, "attn_mask_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SMILES CNN: one-hot tokens made .float() (fp32) into a bf16 Conv1d
     "smiles-cnn-fp32-one-hot-bf16-conv1d": case(_smiles_cnn_fp32_one_hot_bf16_conv1d, "conv_weight_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # property-conditioned SMILES LSTM: fp32 logP/QED/MW concatenated to bf16 token embeddings promotes the input
     "conditional-smiles-lstm-fp32-properties": case(_conditional_smiles_lstm_fp32_properties, "rnn_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Graph2SMILES: bf16 decoder queries attend to the fp32 graph encoder's memory through SDPA
     "graph2smiles-bf16-queries-fp32-graph-memory": case(_graph2smiles_bf16_decoder_fp32_graph_memory, "sdpa_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # retrosynthesis beam: backpointers preallocated with torch.zeros (fp32), gathered while backtracking
     "retro-beam-backpointers-float-buffer-gather": case(_retro_beam_backpointers_float_buffer_gather,
-                                                        "index_tensor_dtype"),
+                                                        "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # retrosynthesis beam: an int32 token buffer written with int64 argmax ids for the alive beams
     "retro-beam-int32-token-buffer-index-put": case(_retro_beam_token_buffer_int32_index_put, "indexed_write_dtype",
-                                                    "int32", "int64"),
+                                                    "int32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # beam search: the finished flags started as torch.zeros (float), or'ed with next_tokens == EOS
-    "beam-finished-float-or-eos": case(_beam_finished_float_or_eos, "mask_dtype", "f32"),
+    "beam-finished-float-or-eos": case(_beam_finished_float_or_eos, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # template relevance: the uint8 multi-hot applicable-template matrix from numpy as the BCE-with-logits target
-    "template-relevance-uint8-multilabel-bce": case(_template_relevance_uint8_multilabel_bce, "target_dtype", "uint8"),
+    "template-relevance-uint8-multilabel-bce": case(_template_relevance_uint8_multilabel_bce, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # reaction-centre bond edits: product minus reactant bond orders (float64) + 1 as cross_entropy classes
-    "bond-edit-f64-orders-cross-entropy": case(_bond_edit_labels_f64_cross_entropy, "target_dtype", "f64"),
+    "bond-edit-f64-orders-cross-entropy": case(_bond_edit_labels_f64_cross_entropy, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # yield bins with sklearn-style "balanced" class weights (float64) for a bf16 yield head's cross_entropy
     "yield-bins-balanced-f64-class-weights": case(_yield_bins_balanced_f64_class_weights, "op_dtype", "bf16",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Bayesian reaction optimisation: the GP surrogate cast to bf16, cholesky of its kernel matrix
-    "reaction-bo-gp-cholesky-bf16": case(_reaction_bo_gp_cholesky_bf16, "no_kernel", "bf16"),
+    "reaction-bo-gp-cholesky-bf16": case(_reaction_bo_gp_cholesky_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 reaction conditions: missing pressures filled with 1 atm in pascal (101325)
-    "missing-pressure-101325-pa-fp16": case(_missing_pressure_one_atm_pascal_fp16, "half_overflow", "f16"),
+    "missing-pressure-101325-pa-fp16": case(_missing_pressure_one_atm_pascal_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # atom-map numbers of a 140-atom mapped reaction put into an int8 tensor
-    "atom-map-numbers-int8": case(_atom_map_numbers_int8, "half_overflow", "int8"),
+    "atom-map-numbers-int8": case(_atom_map_numbers_int8, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # Tanimoto kernel: query fingerprints converted into np.zeros (float64) @ the fp32 training fingerprints
     "tanimoto-f64-query-fingerprints-matmul": case(_tanimoto_kernel_f64_query_fingerprints, "matmul_dtype", "f64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fingerprints cached in float8_e4m3fn concatenated with bf16 descriptors
     "fp8-fingerprint-cache-cat-bf16-descriptors": case(_fp8_fingerprint_cache_cat_bf16_descriptors,
-                                                       "fp8_promotion", "float8_e4m3fn", "bf16"),
+                                                       "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RDKit descriptor rows with None for SMILES that failed to parse: an object array into torch.from_numpy
-    "descriptor-rows-none-object-array": case(_descriptor_rows_none_for_failed_smiles, "numpy_dtype"),
+    "descriptor-rows-none-object-array": case(_descriptor_rows_none_for_failed_smiles, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the Ipc descriptor (1e40) becomes inf in float32, standardisation makes NaN, clip_grad_norm_ refuses
-    "ipc-descriptor-inf-clip-grad-norm": case(_ipc_descriptor_inf_clip_grad_norm, "nonfinite"),
+    "ipc-descriptor-inf-clip-grad-norm": case(_ipc_descriptor_inf_clip_grad_norm, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # conformer denoising under bf16 autocast: lerp from the fp32 noisy coordinates toward the bf16 prediction
-    "conformer-denoise-lerp-autocast": case(_conformer_denoise_lerp_under_autocast, "lerp_dtype", "f32", "bf16"),
+    "conformer-denoise-lerp-autocast": case(_conformer_denoise_lerp_under_autocast, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-conformer energy readout under bf16 autocast: bf16 atom energies scatter_add_'ed into torch.zeros (fp32)
     "conformer-energy-scatter-add-autocast": case(_conformer_energy_readout_scatter_add_under_autocast,
-                                                  "indexed_write_dtype"),
+                                                  "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # torsion plane under fp16 autocast: cross product of an fp32 bond vector with an fp16 predicted axis
-    "torsion-plane-cross-fp16-autocast": case(_torsion_plane_cross_fp16_autocast, "op_dtype", "f32", "f16"),
+    "torsion-plane-cross-fp16-autocast": case(_torsion_plane_cross_fp16_autocast, "op_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # steric-clash filter with F.pdist on conformers generated under bf16 autocast
-    "clash-filter-pdist-bf16-autocast": case(_clash_filter_pdist_bf16_autocast, "no_kernel", "bf16"),
+    "clash-filter-pdist-bf16-autocast": case(_clash_filter_pdist_bf16_autocast, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Boltzmann weights of fp16 conformer energies not shifted by the minimum: exp overflows, multinomial refuses
-    "boltzmann-weights-fp16-multinomial": case(_boltzmann_weights_fp16_multinomial, "nonfinite"),
+    "boltzmann-weights-fp16-multinomial": case(_boltzmann_weights_fp16_multinomial, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # torsional diffusion: a hook weighting the bf16 score's gradient by fp32 sigma^2 returns it fp32
-    "torsional-score-hook-fp32-sigma": case(_torsional_score_hook_fp32_sigma, "loss_dtype", "bf16", "f32"),
+    "torsional-score-hook-fp32-sigma": case(_torsional_score_hook_fp32_sigma, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
