@@ -344,7 +344,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # joint ordering: lcm of two suppliers' case-pack sizes read as float64 (a NaN in the column)
     "case-pack-lcm-float64-sizes": case(_case_pack_lcm_float64_sizes, "no_kernel", "f64", fix=("long()",),
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (f9e5f57) castwise gave index_tensor_dtype [int64, f64] (high confidence). torch.lcm has "
              "integer kernels only, and the float64 case-pack sizes (a NaN made the pandas column float64) met its "
              "missing Double kernel; the rules read lcm_cpu's not-implemented on a float tensor as a float tensor "
@@ -363,7 +363,7 @@ CASES: dict[str, LiveCase] = {
     # OLS reconciliation S P y_hat by multi_dot with the projection P from numpy (float64)
     "reconcile-multi-dot-float64-projection": case(_reconcile_multi_dot_float64_projection, "matmul_dtype", "f32",
                                                    "f64",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (f9e5f57) castwise gave nothing. torch.linalg.multi_dot's own check ('all tensors must "
              "have be the same dtype but tensor 0 is float and tensor 1 double') names the mixed float32/float64 "
              "matrices of the S P y_hat chain, the projection from numpy being float64; the rules do not read this "

@@ -3744,3 +3744,17 @@ def test_torch_complex_given_integers_is_integer_data_and_argmin_of_complex_a_mi
     with pytest.raises(RuntimeError) as argmin:
         torch.tensor([1 + 1j, 2 - 1j]).argmin()
     assert cw.explain(argmin.value).kind is Kind.NO_KERNEL
+
+
+def test_gcd_or_lcm_given_whole_numbers_stored_as_floats_is_a_missing_kernel() -> None:
+    with pytest.raises((NotImplementedError, RuntimeError)) as raised:
+        torch.lcm(torch.tensor([6.0, 4.0], dtype=torch.float64), torch.tensor([4.0, 6.0], dtype=torch.float64))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f64",) and "x.long()" in explanation.fix
+
+
+def test_multi_dot_given_two_dtypes_is_a_matmul_mismatch() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.linalg.multi_dot([torch.randn(2, 3), torch.randn(3, 2, dtype=torch.float64)])
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f32", "f64")

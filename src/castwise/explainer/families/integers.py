@@ -584,9 +584,11 @@ _INDEX_ONLY = re.compile(r"convert_indices_from_")
 _INDEX_DISPATCHED = re.compile(r"index_select")
 """Kernels dispatched on their index's dtype as well as their data's: one that lacks a full-precision float (which every
 data op takes) was given float indices."""
-_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|gcd|lcm|randperm|_lengths_|_offsets_")
-"""Kernels torch has only for integer dtypes: counts, repeats, integer arithmetic, and those dispatched on a lengths
-or offsets tensor (``_segment_reduce_lengths_cpu_kernel1``)."""
+_INTEGER_ARITHMETIC = re.compile(r"gcd|lcm")
+"""Integer arithmetic torch has no floating kernel for."""
+_INTEGER_ONLY = re.compile(r"bincount|repeat_interleave|randperm|_lengths_|_offsets_")
+"""Kernels torch has only for integer dtypes: counts, repeats, and those dispatched on a lengths or offsets tensor
+(``_segment_reduce_lengths_cpu_kernel1``)."""
 
 
 def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation | None:
@@ -595,9 +597,25 @@ def integer_only_op(failure: Failure, op: str, names: tuple[str, ...]) -> Explan
     if names and (_INDEX_ONLY.search(op) and is_floating(names[0]) or
                   _INDEX_DISPATCHED.search(op) and names[0] in ("f32", "f64")):
         return index_tensor(failure, names, op)
+    if names and _INTEGER_ARITHMETIC.search(op) and is_floating(names[0]):
+        return _integer_arithmetic_given_floats(failure, op, names)
     if not _INTEGER_ONLY.search(op):
         return None
     return integer_required(failure, ("int64", *names), op, confident=True)
+
+
+def _integer_arithmetic_given_floats(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
+    """``"lcm_cpu" not implemented for 'Double'``: integer arithmetic (gcd, lcm) given whole numbers stored as
+    floats."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` is integer arithmetic and has no {names[0]} kernel: it was given whole numbers stored as floats",
+        "integer values (sizes, counts, periods) read as floats: a column with a missing value becomes float64 in "
+        "pandas, and arithmetic with a float (`/`, `* 1.0`) makes floats too",
+        "convert them to integers first (`x.long()`, after filling or dropping missing values); compute with floats "
+        "only where fractions are meant",
+        op=op, names=names,
+    )
 
 
 def _condition(found: re.Match[str], failure: Failure) -> Explanation:

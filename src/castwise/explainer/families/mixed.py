@@ -1287,6 +1287,11 @@ def _self_and_source(found: re.Match[str], failure: Failure) -> Explanation:
     return indexed_write(failure, dtypes(found, "a", "b"), found["op"])
 
 
+def _multi_dot(found: re.Match[str], failure: Failure) -> Explanation:
+    """``multi_dot(): all tensors must have be the same dtype but tensor 0 is float and tensor 1 double``."""
+    return mixed_float(Kind.MATMUL, failure, dtypes(found, "a", "b"), "torch.linalg.multi_dot")
+
+
 _real_into_istft = message_only(
     Kind.OP_DTYPE,
     "torch.istft takes a complex spectrogram (what `torch.stft(..., return_complex=True)` returns) and got a real "
@@ -1302,6 +1307,8 @@ _real_into_istft = message_only(
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
     rule(r"\bistft requires a complex-valued input tensor", _real_into_istft),
+    rule(r"multi_dot\(\): all tensors must have be the same dtype but tensor \d+ is (?P<a>{DTYPE}) and tensor \d+ "
+         r"(?:is )?(?P<b>{DTYPE})", _multi_dot),
     rule(r"(?:(?P<op>torch\.linalg\.\w{1,20}): )?Expected (?P<first>input) and (?P<second>other) to have the same "
          r"dtype,? but got input's dtype (?P<x>{DTYPE}) and other's dtype (?P<y>{DTYPE})", _solve_operands),
     rule(r"quantile\(\) q tensor must be same dtype as the input tensor", _quantile_level),
