@@ -340,70 +340,100 @@ def _chain_binomial_susceptibles_in_place() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a POLYMOD contact matrix from numpy (float64) @ the fp32 per-region, per-age prevalence (3-D matmul)
-    "polymod-contacts-f64-batched-matmul": case(_polymod_contacts_f64_batched_matmul, "matmul_dtype", "f64", "f32"),
+    "polymod-contacts-f64-batched-matmul": case(_polymod_contacts_f64_batched_matmul, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # renewal equation: fp32 incidence conv1d'd with a discretised gamma serial interval from numpy (float64)
     "renewal-conv1d-numpy-serial-interval-f64": case(_renewal_conv1d_numpy_serial_interval, "conv_weight_dtype",
-                                                     "f32", "f64"),
+                                                     "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # renewal equation: the int64 daily case counts conv1d'd straight with an fp32 serial interval
-    "renewal-conv1d-int64-case-counts": case(_renewal_conv1d_int64_case_counts, "integer_operand", "int64"),
+    "renewal-conv1d-int64-case-counts": case(_renewal_conv1d_int64_case_counts, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # renewal equation by FFT convolution of the fp16 surrogate's incidence on the CPU
-    "renewal-fft-convolution-fp16": case(_renewal_fft_convolution_fp16, "no_kernel", "f16"),
+    "renewal-fft-convolution-fp16": case(_renewal_fft_convolution_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # R0 as the spectral radius of a bf16 next-generation matrix with linalg.eigvals
-    "next-generation-matrix-eigvals-bf16": case(_next_generation_matrix_eigvals_bf16, "no_kernel", "bf16"),
+    "next-generation-matrix-eigvals-bf16": case(_next_generation_matrix_eigvals_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a stiff SEIR step by backward Euler: linalg.solve of (I - hJ) from an fp16 surrogate's jacrev
-    "stiff-seir-implicit-euler-solve-fp16": case(_stiff_seir_implicit_euler_solve_fp16, "no_kernel", "f16"),
+    "stiff-seir-implicit-euler-solve-fp16": case(_stiff_seir_implicit_euler_solve_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # universal differential equation cast to bf16: an fp32 per-age recovery attribute promotes RK4's second stage
-    "ude-fp32-mechanistic-term-rk4-stage": case(_ude_fp32_mechanistic_term_rk4, "matmul_dtype", "f32", "bf16"),
+    "ude-fp32-mechanistic-term-rk4-stage": case(_ude_fp32_mechanistic_term_rk4, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ODE-RNN: the latent evolved under bf16 autocast, the fp32 GRUCell observation update after the region
-    "latent-ode-autocast-hidden-grucell": case(_latent_ode_autocast_hidden_into_grucell, "rnn_dtype", "bf16", "f32"),
+    "latent-ode-autocast-hidden-grucell": case(_latent_ode_autocast_hidden_into_grucell, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a running fp32 Rt per region lerp_'d toward the bf16 head's daily estimate
-    "rt-smoothing-lerp-bf16-estimate": case(_rt_smoothing_lerp_bf16_estimate, "lerp_dtype", "f32", "bf16"),
+    "rt-smoothing-lerp-bf16-estimate": case(_rt_smoothing_lerp_bf16_estimate, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # log commuter-flow shares (fp32) as the float attention mask of a halved MultiheadAttention over regions
-    "mobility-log-flow-mask-half-mha": case(_mobility_log_flow_mask_half_mha, "attn_mask_dtype", "f32", "f16"),
+    "mobility-log-flow-mask-half-mha": case(_mobility_log_flow_mask_half_mha, "attn_mask_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 region queries attending over keys/values from a mobility encoder added after the cast (fp32) by SDPA
     "region-queries-sdpa-fp32-mobility-keys": case(_region_queries_sdpa_fp32_mobility_keys, "sdpa_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-region fp32 contact matrices torch.bmm'd with the bf16 surrogate's prevalence
     "per-region-contact-bmm-bf16-prevalence": case(_per_region_contact_bmm_bf16_prevalence, "batched_matmul_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a halved neural ODE surrogate trained with GradScaler on the CPU
-    "neural-ode-half-grad-scaler": case(_neural_ode_half_grad_scaler, "unscale_fp16", "f16"),
+    "neural-ode-half-grad-scaler": case(_neural_ode_half_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 vector field opening with LayerNorm given the fp32 initial compartments
     "vector-field-layer-norm-bf16-fp32-state": case(_vector_field_layer_norm_bf16_fp32_state, "norm_param_dtype",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # seeding sensitivity by torch.func.jvp of a bf16 surrogate rollout with an fp32 tangent
     "seeding-sensitivity-jvp-fp32-tangent": case(_seeding_sensitivity_jvp_fp32_tangent, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hospital occupancy from an fp16-autocast surrogate, Huber loss taken outside autocast against fp32 data, backward
     "hospital-occupancy-huber-outside-autocast": case(_hospital_occupancy_huber_outside_autocast, "loss_dtype", "f32",
-                                                      "f16"),
+                                                      "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 susceptibles clamped to [0, N] with a city's population of 8.4 million
-    "susceptibles-clamped-to-population-fp16": case(_susceptibles_clamped_to_population_fp16, "half_overflow", "f16"),
+    "susceptibles-clamped-to-population-fp16": case(_susceptibles_clamped_to_population_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # world and national populations put into an int32 tensor
-    "global-populations-int32": case(_global_populations_int32, "half_overflow", "int32"),
+    "global-populations-int32": case(_global_populations_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 SEIR on raw counts: beta*S*I overflows, inf - inf gives NaN rates that Poisson's validation refuses
-    "seir-fp16-raw-counts-poisson-nan": case(_seir_fp16_raw_counts_poisson_nan, "nonfinite"),
+    "seir-fp16-raw-counts-poisson-nan": case(_seir_fp16_raw_counts_poisson_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # negative binomial p = mu / (mu + r) with relu'd r and mu both 0 in a region: 0/0 NaN probs
-    "negative-binomial-zero-dispersion-zero-mean": case(_negative_binomial_zero_dispersion_zero_mean, "nonfinite"),
+    "negative-binomial-zero-dispersion-zero-mean": case(_negative_binomial_zero_dispersion_zero_mean, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # credible intervals of bf16 Rt posterior draws with np.percentile
-    "rt-posterior-bf16-numpy-percentile": case(_rt_posterior_bf16_numpy_percentile, "numpy_dtype", "bf16"),
+    "rt-posterior-bf16-numpy-percentile": case(_rt_posterior_bf16_numpy_percentile, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # weekly counts with "<5" small-cell suppression: an object array from pandas into torch.from_numpy
-    "suppressed-small-counts-object-array": case(_suppressed_small_counts_object_array, "numpy_dtype"),
+    "suppressed-small-counts-object-array": case(_suppressed_small_counts_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # epidemic-phase labels from np.sign(np.diff(...)) + 1 (float64) as cross_entropy's target
-    "phase-classifier-float64-labels": case(_phase_classifier_float64_labels, "target_dtype", "f64"),
+    "phase-classifier-float64-labels": case(_phase_classifier_float64_labels, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the first lockdown day as argmax of the bool stringency > 50 mask
-    "first-intervention-day-argmax-bool": case(_first_intervention_day_argmax_bool, "no_kernel", "bool"),
+    "first-intervention-day-argmax-bool": case(_first_intervention_day_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # daily new cases as diff of cumulative counts stored as uint32 in the parquet export
-    "cumulative-uint32-counts-diff": case(_cumulative_uint32_counts_diff, "no_kernel", "uint32"),
+    "cumulative-uint32-counts-diff": case(_cumulative_uint32_counts_diff, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # school-closure mask (numpy uint8) used in masked_fill to halve the contact matrix's school-age block
-    "school-closure-uint8-masked-fill": case(_school_closure_uint8_masked_fill, "mask_dtype", "uint8"),
+    "school-closure-uint8-masked-fill": case(_school_closure_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a float 0/1 lockdown flag column used as torch.where's condition on the daily beta
-    "npi-float-flags-where": case(_npi_float_flags_where, "mask_dtype", "f32"),
+    "npi-float-flags-where": case(_npi_float_flags_where, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # state ids from county FIPS codes by true division and floor (float), looked up in nn.Embedding
-    "fips-true-division-state-embedding": case(_fips_true_division_state_embedding, "index_tensor_dtype", "f32"),
+    "fips-true-division-state-embedding": case(_fips_true_division_state_embedding, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # reporting delays: int64 cases by report day scatter_add_'ed into an fp32 by-onset buffer
-    "reported-cases-scatter-add-by-onset": case(_reported_cases_scatter_add_by_onset, "indexed_write_dtype"),
+    "reported-cases-scatter-add-by-onset": case(_reported_cases_scatter_add_by_onset, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Reed-Frost chain binomial: float binomial draws subtracted in place from the int64 susceptibles
     "chain-binomial-susceptibles-in-place": case(_chain_binomial_susceptibles_in_place, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
 }
