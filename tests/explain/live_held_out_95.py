@@ -308,72 +308,109 @@ def _atom_one_hot_times_type_table() -> None:
 CASES: dict[str, LiveCase] = {
     # a ligand's Gaussian atom densities accumulated with index_put_ into the pocket's uint8 occupancy grid
     "ligand-density-index-put-uint8-pocket-grid": case(_ligand_density_into_uint8_pocket_grid,
-                                                       "indexed_write_dtype", "uint8", "f32"),
+                                                       "indexed_write_dtype", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # virtual screening: top-100 of a library's docking scores cached in float8_e4m3fn
-    "screening-scores-fp8-cache-topk": case(_screening_scores_fp8_cache_topk, "no_kernel", "float8_e4m3fn"),
+    "screening-scores-fp8-cache-topk": case(_screening_scores_fp8_cache_topk, "no_kernel", "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # FFT rigid docking: correlation by fftn of the feature grids of a halved (fp16) docking model
-    "fft-docking-fftn-halved-feature-grids": case(_fft_docking_on_halved_feature_grids, "no_kernel", "f16"),
+    "fft-docking-fftn-halved-feature-grids": case(_fft_docking_on_halved_feature_grids, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a Beta posterior of per-target hit rates built from int64 hit counts, sampled
-    "hit-rate-beta-posterior-int64-counts": case(_hit_rate_beta_posterior_from_counts, "no_kernel", "int64"),
+    "hit-rate-beta-posterior-int64-counts": case(_hit_rate_beta_posterior_from_counts, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # starting poses drawn with torch.normal around the int64 pocket-centre voxel
     "starting-poses-normal-int64-pocket-centre": case(_starting_poses_around_integer_pocket_centre, "no_kernel",
-                                                      "int64"),
+                                                      "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the mean rotation of a pose cluster by eigh of the bf16 quaternion accumulator (Markley)
-    "pose-cluster-quaternion-average-eigh-bf16": case(_pose_cluster_mean_quaternion_eigh, "no_kernel", "bf16"),
+    "pose-cluster-quaternion-average-eigh-bf16": case(_pose_cluster_mean_quaternion_eigh, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # EGNN scoring under bf16 autocast: RDKit float64 positions give float64 distances into the edge MLP
     "egnn-edge-mlp-autocast-rdkit-f64-distances": case(_egnn_edges_from_rdkit_f64_under_autocast, "matmul_dtype",
-                                                       "f64", "bf16"),
+                                                       "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Vina-like score: fp32 per-pose term sums @ the published weights held as a float64 numpy array
-    "vina-terms-numpy-f64-weights-matmul": case(_vina_terms_times_numpy_weights, "matmul_dtype", "f32", "f64"),
+    "vina-terms-numpy-f64-weights-matmul": case(_vina_terms_times_numpy_weights, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # SE(3) poses by baddbmm: fp32 sampled translations as the input, bf16 conformer times bf16 rotations
     "pose-baddbmm-fp32-translations-bf16-rotations": case(_pose_batch_baddbmm_fp32_translations,
-                                                          "batched_matmul_dtype", "f32", "bf16"),
+                                                          "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pose refinement: fp32 sampler quaternions lerped toward a bf16 refiner's predicted quaternions
     "quaternion-nlerp-fp32-pose-bf16-prediction": case(_quaternion_refinement_lerp_toward_bf16_prediction,
-                                                       "lerp_dtype", "f32", "bf16"),
+                                                       "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 ligand-atom queries attending to per-residue ESM embeddings cached as float16 through SDPA
     "ligand-queries-bf16-esm-f16-cache-sdpa": case(_ligand_queries_attend_to_fp16_esm_cache, "sdpa_dtype", "bf16",
-                                                   "f16"),
+                                                   "f16",
+        grade="correct", grade_at_freeze="correct"),
     # an APBS float64 potential grid concatenated to fp32 density channels, into an fp32 Conv3d
-    "apbs-f64-potential-channel-conv3d": case(_apbs_potential_channel_into_conv3d, "conv_weight_dtype", "f64", "f32"),
+    "apbs-f64-potential-channel-conv3d": case(_apbs_potential_channel_into_conv3d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # complex coordinates: the RDKit float64 pose index_copy_'d into torch.zeros (fp32)
     "complex-coords-index-copy-rdkit-f64-pose": case(_complex_coordinates_index_copy_rdkit_pose,
-                                                     "indexed_write_dtype", "f32", "f64"),
+                                                     "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # affinity head nn.Bilinear fed a bf16 ligand embedding and fp32 pocket descriptors
-    "affinity-bilinear-bf16-ligand-fp32-pocket": case(_affinity_bilinear_ligand_pocket, "op_dtype", "bf16", "f32"),
+    "affinity-bilinear-bf16-ligand-fp32-pocket": case(_affinity_bilinear_ligand_pocket, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pocket-ligand fusion: bf16 pocket features cat'ed with fp32 cached ligand embeddings into the bf16 LayerNorm
     "fusion-layernorm-bf16-after-promoting-cat": case(_fusion_layer_norm_after_promoting_cat, "norm_param_dtype",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # activity classes with fp32 inverse-frequency class weights and label smoothing, bf16 logits
     "activity-classes-fp32-weights-bf16-logits": case(_activity_classes_weighted_cross_entropy, "op_dtype", "bf16",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # binder probability BCE against the float64 is_binder column, backward
-    "binder-bce-float64-labels-backward": case(_binder_probability_bce_float64_labels, "loss_dtype", "f64", "f32"),
+    "binder-bce-float64-labels-backward": case(_binder_probability_bce_float64_labels, "loss_dtype", "f64", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (161ed1a) castwise gave op_dtype [f64, f32] (high confidence). The error is raised in autograd's "
+             "backward of binary_cross_entropy, where the float64 is_binder target meets the fp32 gradient (the "
+             "forward ran), so it is a loss-gradient dtype error (loss_dtype, as the team's huber-backward case reads the "
+             "same 'Found dtype X but expected Y' wording); castwise read it as a forward op meeting two floats.")),
     # an fp16 affinity map padded with a 1e5 out-of-box penalty by F.pad
-    "score-grid-pad-1e5-penalty-fp16": case(_score_grid_padded_with_penalty_fp16, "half_overflow", "f16"),
+    "score-grid-pad-1e5-penalty-fp16": case(_score_grid_padded_with_penalty_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # ligand HETATM serial numbers (about 39 000) put into an int16 tensor
-    "pdb-atom-serials-int16": case(_pdb_atom_serials_int16, "half_overflow", "int16"),
+    "pdb-atom-serials-int16": case(_pdb_atom_serials_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 (sigma/d)^12 clash penalty overflows to inf for clashing poses; histc of the scores refuses the range
-    "pose-scores-fp16-clash-inf-histc": case(_pose_score_histogram_with_clash_overflow, "nonfinite"),
+    "pose-scores-fp16-clash-inf-histc": case(_pose_score_histogram_with_clash_overflow, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # symmetry-corrected RMSD: the bf16 atom-pair cost handed to scipy's linear_sum_assignment
-    "symmetry-rmsd-hungarian-bf16-cost": case(_symmetry_corrected_rmsd_hungarian, "numpy_dtype", "bf16"),
+    "symmetry-rmsd-hungarian-bf16-cost": case(_symmetry_corrected_rmsd_hungarian, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the parsed SDF's per-atom element symbols (a numpy str array) given to torch.as_tensor
-    "element-symbols-str-array-as-tensor": case(_element_symbols_straight_into_tensor, "numpy_dtype"),
+    "element-symbols-str-array-as-tensor": case(_element_symbols_straight_into_tensor, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # IGSO(3) score-norm table looked up at rounded (still float) sigma positions
-    "igso3-score-norm-table-rounded-float-index": case(_igso3_score_norm_table_float_index, "index_tensor_dtype"),
+    "igso3-score-norm-table-rounded-float-index": case(_igso3_score_norm_table_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # an AutoDock map looked up with take at a flat voxel index built from round()ed float coordinates
-    "vina-map-take-float-flat-index": case(_vina_map_lookup_take_float_index, "index_tensor_dtype", "f32"),
+    "vina-map-take-float-flat-index": case(_vina_map_lookup_take_float_index, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pocket centre as the mean of the pocket's nonzero() voxel indices (int64)
-    "pocket-centre-mean-int64-voxel-indices": case(_pocket_centre_from_voxel_indices, "integer_operand", "int64"),
+    "pocket-centre-mean-int64-voxel-indices": case(_pocket_centre_from_voxel_indices, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # refined flexible-atom coordinates put back by masked_scatter_ with the featuriser's uint8 flags
-    "flexible-atoms-uint8-masked-scatter": case(_flexible_atoms_uint8_masked_scatter, "mask_dtype", "uint8"),
+    "flexible-atoms-uint8-masked-scatter": case(_flexible_atoms_uint8_masked_scatter, "mask_dtype", "uint8",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (161ed1a) castwise gave nothing. masked_scatter_'s mask check ('masked_scatter_ only supports "
+             "boolean masks, but got mask with dtype Byte') names a uint8 mask where a bool one is needed, as "
+             "masked_fill_'s check does; the rules recognise no wording of masked_scatter_'s mask check.")),
     # multitask ChEMBL activity matrix kept int8 (-1 unmeasured) as the BCE-with-logits target
-    "chembl-multitask-int8-labels-bce": case(_chembl_multitask_int8_labels, "target_dtype", "int8"),
+    "chembl-multitask-int8-labels-bce": case(_chembl_multitask_int8_labels, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # smina atom-type codes saved as uint8 one-hot encoded with F.one_hot
-    "atom-types-uint8-one-hot": case(_atom_types_uint8_one_hot, "index_tensor_dtype"),
+    "atom-types-uint8-one-hot": case(_atom_types_uint8_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # FFT docking's best int64 voxel shift refined in place with an fp32 gradient step
     "fft-translation-int64-in-place-refine": case(_fft_best_translation_refined_in_place, "result_cast", "f32",
-                                                  "int64"),
+                                                  "int64",
+        grade="correct", grade_at_freeze="correct"),
     # atom-type one-hot (int64) @ an fp32 learnable type table
-    "atom-one-hot-int64-matmul-type-table": case(_atom_one_hot_times_type_table, "integer_operand", "int64"),
+    "atom-one-hot-int64-matmul-type-table": case(_atom_one_hot_times_type_table, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
 }
