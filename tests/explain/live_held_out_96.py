@@ -367,70 +367,100 @@ def _area_weight_gradient_hook_f64() -> None:
 
 CASES: dict[str, LiveCase] = {
     # NEMO's int8 tmask turned into a land mask as 1 - tmask, given to masked_fill on bf16 SST
-    "nemo-tmask-int8-one-minus-masked-fill": case(_nemo_tmask_int8_masked_fill, "mask_dtype", "int8"),
+    "nemo-tmask-int8-one-minus-masked-fill": case(_nemo_tmask_int8_masked_fill, "mask_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # a coastal buffer made by max_pool2d dilation of the bool land mask
-    "coastal-buffer-max-pool-bool-land": case(_coastal_buffer_max_pool_bool_land, "integer_operand", "bool"),
+    "coastal-buffer-max-pool-bool-land": case(_coastal_buffer_max_pool_bool_land, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # partial-convolution mask update: the L4 product's uint8 valid mask convolved with an fp32 ones kernel
-    "partial-conv-mask-update-uint8-valid": case(_partial_conv_mask_update_uint8, "integer_operand", "uint8", "f32"),
+    "partial-conv-mask-update-uint8-valid": case(_partial_conv_mask_update_uint8, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sin/cos of the NetCDF float64 lat/lon meshgrid into a bf16 coordinate MLP
-    "latlon-f64-coordinate-mlp-bf16": case(_latlon_f64_coordinate_mlp_bf16, "matmul_dtype", "f64", "bf16"),
+    "latlon-f64-coordinate-mlp-bf16": case(_latlon_f64_coordinate_mlp_bf16, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 SST anomalies concatenated with land.float(): the input becomes fp32 for the bf16 U-Net's first conv
-    "unet-input-cat-float-land-mask": case(_unet_input_cat_float_land_mask, "conv_weight_dtype", "f32", "bf16"),
+    "unet-input-cat-float-land-mask": case(_unet_input_cat_float_land_mask, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # NetCDF's default float _FillValue (9.97e36) written into land cells of an fp16 forecast with masked_fill
-    "netcdf-default-fill-masked-fill-f16": case(_netcdf_default_fill_masked_fill_f16, "half_overflow", "f16"),
+    "netcdf-default-fill-masked-fill-f16": case(_netcdf_default_fill_masked_fill_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 forecast assigned into a NetCDF variable (np.asarray of the tensor)
-    "forecast-bf16-netcdf-variable-asarray": case(_forecast_bf16_to_netcdf_variable, "numpy_dtype", "bf16"),
+    "forecast-bf16-netcdf-variable-asarray": case(_forecast_bf16_to_netcdf_variable, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Welford climatology whose mean and M2 are zeros_like of the int64 observation counter
     "welford-climatology-zeros-like-int64-count": case(_welford_climatology_zeros_like_count, "result_cast", "f32",
-                                                       "int64"),
+                                                       "int64",
+        grade="correct", grade_at_freeze="correct"),
     # daily climatology sums: float64 SST from xarray index_add_'ed by day of year into an fp32 buffer
     "daily-climatology-index-add-f64-sst": case(_daily_climatology_index_add_f64_sst, "indexed_write_dtype", "f32",
-                                                "f64"),
+                                                "f64",
+        grade="correct", grade_at_freeze="correct"),
     # running climatology of forecasts: an fp16-autocast U-Net output lerp_'ed into an fp32 running mean
-    "running-climatology-lerp-f16-autocast": case(_running_climatology_lerp_f16_autocast, "lerp_dtype", "f32", "f16"),
+    "running-climatology-lerp-f16-autocast": case(_running_climatology_lerp_f16_autocast, "lerp_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # marine-heatwave 90th-percentile threshold by nanquantile over a bf16 SST window with NaN land
-    "mhw-threshold-nanquantile-bf16-window": case(_mhw_threshold_nanquantile_bf16, "no_kernel"),
+    "mhw-threshold-nanquantile-bf16-window": case(_mhw_threshold_nanquantile_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # marine-heatwave occurrence (sst > threshold, bool) as the BCE-with-logits target
-    "mhw-occurrence-bool-bce-target": case(_mhw_occurrence_bool_bce_target, "target_dtype", "bool"),
+    "mhw-occurrence-bool-bce-target": case(_mhw_occurrence_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # eddy segmentation whose rasterised label map is float64 from np.zeros, as cross_entropy's target
-    "eddy-segmentation-f64-label-map-ce": case(_eddy_segmentation_f64_labels_cross_entropy, "target_dtype", "f64"),
+    "eddy-segmentation-f64-label-map-ce": case(_eddy_segmentation_f64_labels_cross_entropy, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # sea-ice stage classes weighted by numpy inverse frequencies (float64) in cross_entropy with fp32 logits
-    "sea-ice-class-weights-numpy-f64": case(_sea_ice_class_weights_numpy_f64, "op_dtype", "f32", "f64"),
+    "sea-ice-class-weights-numpy-f64": case(_sea_ice_class_weights_numpy_f64, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a Gaussian SST head fed fields whose land cells are NaN from xarray's mask_and_scale: Normal refuses loc
-    "gaussian-sst-head-nan-land-normal": case(_probabilistic_sst_normal_nan_land, "nonfinite"),
+    "gaussian-sst-head-nan-land-normal": case(_probabilistic_sst_normal_nan_land, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # spectral loss: fft2 of the bf16 U-Net forecast for its wavenumber power spectrum
-    "sst-spectral-loss-fft2-bf16": case(_sst_spectrum_fft2_bf16, "no_kernel", "bf16"),
+    "sst-spectral-loss-fft2-bf16": case(_sst_spectrum_fft2_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Argo-to-grid collocation: the flat cell index from floor of float64 positions, used with take
-    "argo-collocation-take-f64-cell-index": case(_argo_collocation_take_float_index, "index_tensor_dtype", "f64"),
+    "argo-collocation-take-f64-cell-index": case(_argo_collocation_take_float_index, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a CF ragged Argo file scattered into a padded [profile, level] array with rounded (float) 10-dbar level bins
-    "argo-ragged-padded-float-level-bins": case(_argo_padded_grid_float_level_index, "index_tensor_dtype"),
+    "argo-ragged-padded-float-level-bins": case(_argo_padded_grid_float_level_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # mixed-layer depth by the 0.2 degC threshold: argmax over the bool exceedance along depth
-    "mld-threshold-argmax-bool-exceedance": case(_mld_threshold_argmax_bool, "no_kernel", "bool"),
+    "mld-threshold-argmax-bool-exceedance": case(_mld_threshold_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # ragged Argo profiles padded with pad_sequence (fp32) into a bf16 GRU profile encoder
-    "argo-gru-bf16-padded-fp32-profiles": case(_argo_gru_bf16_padded_fp32_profiles, "rnn_dtype", "f32", "bf16"),
+    "argo-gru-bf16-padded-fp32-profiles": case(_argo_gru_bf16_padded_fp32_profiles, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Argo level padding given to a bf16 MultiheadAttention as an fp32 -inf key_padding_mask
     "argo-levels-fp32-key-padding-mask-mha": case(_argo_mha_float_key_padding_mask, "attn_mask_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 standard-depth profiles projected on fp32 per-region vertical EOFs with torch.bmm
-    "vertical-eof-bmm-fp32-modes": case(_vertical_eof_bmm_fp32_modes, "batched_matmul_dtype", "bf16", "f32"),
+    "vertical-eof-bmm-fp32-modes": case(_vertical_eof_bmm_fp32_modes, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # tide prediction: complex64 constituent phasors @ complex128 amplitudes built with numpy
     "tide-phasor-c64-at-c128-amplitudes": case(_tide_phasor_c64_times_c128_amplitudes, "matmul_dtype", "complex128",
-                                               "complex64"),
+                                               "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 Greenwich phase lags turned complex by exp(-1j * phase): complex32 has no exp kernel
-    "tide-phase-f16-exp-complex32": case(_tide_phase_f16_exp_complex32, "no_kernel", "complex32"),
+    "tide-phase-f16-exp-complex32": case(_tide_phase_f16_exp_complex32, "no_kernel", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # Lagrangian drifter advection: bf16 (u, v) currents sampled with grid_sample at fp32 positions
     "drifter-advection-grid-sample-bf16-currents": case(_particle_advection_grid_sample_bf16_currents, "op_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a partial convolution kept fp32 casting its weight to the bf16 input but passing self.bias uncast
-    "partial-conv-weight-cast-bias-fp32": case(_partial_conv_bias_uncast, "conv_bias_dtype", "bf16", "f32"),
+    "partial-conv-weight-cast-bias-fp32": case(_partial_conv_bias_uncast, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ocean-mesh normalised Laplacian with float64 numpy values, sparse.mm with bf16 node states
-    "mesh-laplacian-f64-sparse-mm-bf16": case(_mesh_laplacian_numpy_f64_sparse_mm, "matmul_dtype", "f64", "bf16"),
+    "mesh-laplacian-f64-sparse-mm-bf16": case(_mesh_laplacian_numpy_f64_sparse_mm, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ocean-mesh GNN under bf16 autocast: edge messages index_add_'ed into an fp32 zeros aggregate
     "mesh-gnn-autocast-index-add-fp32-aggregate": case(_mesh_gnn_autocast_index_add_fp32_aggregate,
-                                                       "indexed_write_dtype", "f32", "bf16"),
+                                                       "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 ocean mesh tokens cross-attending to keys/values from an fp32 atmospheric forcing encoder
     "forcing-cross-attention-sdpa-fp32-kv": case(_forcing_cross_attention_sdpa_fp32_keys, "sdpa_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook weighting the bf16 forecast's gradient by float64 cos(lat) area weights from numpy
-    "area-weight-gradient-hook-f64": case(_area_weight_gradient_hook_f64, "loss_dtype", "bf16", "f64"),
+    "area-weight-gradient-hook-f64": case(_area_weight_gradient_hook_f64, "loss_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
 }
