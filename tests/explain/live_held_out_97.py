@@ -321,68 +321,100 @@ def _fp16_metres_state_nan_normal() -> None:
 
 CASES: dict[str, LiveCase] = {
     # TEME to Earth-fixed with GMST rotation matrices built in numpy (float64) applied with @ to fp32 positions
-    "teme-ecef-numpy-gmst-rotation-matmul": case(_teme_to_ecef_with_numpy_gmst, "matmul_dtype", "f64", "f32"),
+    "teme-ecef-numpy-gmst-rotation-matmul": case(_teme_to_ecef_with_numpy_gmst, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RTN covariance: frames from the bf16-corrected state bmm'ed with an fp32 ECI covariance
     "rtn-covariance-bmm-bf16-frames-fp32-covariance": case(_rtn_covariance_bf16_frames_fp32_covariance,
-                                                           "batched_matmul_dtype", "bf16", "f32"),
+                                                           "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # batch least-squares differential correction: fp32 autograd Jacobian, float64 residuals from the tracking file
-    "differential-correction-lstsq-f64-residuals": case(_differential_correction_lstsq, "op_dtype", "f32", "f64"),
+    "differential-correction-lstsq-f64-residuals": case(_differential_correction_lstsq, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Monte Carlo dispersion: MultivariateNormal with an fp32 mean state and a float64 CDM covariance, sampled
     "monte-carlo-mvn-f64-cdm-covariance": case(_monte_carlo_dispersion_f64_covariance, "matmul_dtype", "f64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ephemeris interpolation: lerp from a float64 OEM node toward an fp32 refined node
-    "ephemeris-lerp-f64-node-fp32-node": case(_ephemeris_lerp_f64_node, "lerp_dtype", "f64", "f32"),
+    "ephemeris-lerp-f64-node-fp32-node": case(_ephemeris_lerp_f64_node, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # learned SGP4 error corrector under bf16 autocast fed float64 sgp4 state features (autocast leaves f64 alone)
-    "corrector-autocast-f64-sgp4-features": case(_corrector_autocast_f64_features, "matmul_dtype", "f64", "bf16"),
+    "corrector-autocast-f64-sgp4-features": case(_corrector_autocast_f64_features, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # residual-sequence encoder (bias-free Conv1d before BatchNorm) cast to bf16, fed fp32 RTN residuals
     "residual-encoder-conv1d-bf16-fp32-residuals": case(_residual_encoder_conv1d_bf16, "conv_weight_dtype", "f32",
-                                                        "bf16"),
+                                                        "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-track GRUCell whose hidden state is carried in a numpy float64 array
-    "track-grucell-numpy-f64-hidden": case(_track_gru_cell_numpy_state, "rnn_dtype", "f64", "f32"),
+    "track-grucell-numpy-f64-hidden": case(_track_gru_cell_numpy_state, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # corrector cast to bf16 whose input LayerNorm gets the fp32 state features directly
     "corrector-input-layernorm-bf16-fp32-features": case(_corrector_input_layernorm_bf16, "norm_param_dtype",
-                                                         "f32"),
+                                                         "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention over observing sites: fp32 cached site embeddings as keys/values for bf16 object queries
-    "sensor-site-keys-fp32-sdpa-bf16-queries": case(_sensor_site_keys_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "sensor-site-keys-fp32-sdpa-bf16-queries": case(_sensor_site_keys_sdpa, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # error ellipsoid axes from eigh of the bf16 corrector head's predicted covariance
-    "error-ellipsoid-eigh-bf16-covariance": case(_error_ellipsoid_eigh_bf16, "no_kernel", "bf16"),
+    "error-ellipsoid-eigh-bf16-covariance": case(_error_ellipsoid_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Liouville check det(STM) = 1 on a state transition matrix kept in fp16
-    "stm-liouville-det-fp16": case(_stm_liouville_det_fp16, "no_kernel", "f16"),
+    "stm-liouville-det-fp16": case(_stm_liouville_det_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # conjunction screening: the top objects picked with topk over the bool close-approach flags
-    "conjunction-flags-topk-bool": case(_conjunction_topk_bool, "no_kernel", "bool"),
+    "conjunction-flags-topk-bool": case(_conjunction_topk_bool, "no_kernel", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (161ed1a) castwise gave integer_operand [bool] (high confidence). topk has no kernel for bool data on the CPU (the flags are picked as they are, no float math asked), a missing kernel as the corpus files argmax/sum/where of bool; castwise read "does not support bool dtypes" as bool data fed to float math and fixed it with x.float().')),
     # along-track residual periodogram with rfft on the bf16 corrector's residuals
-    "along-track-periodogram-rfft-bf16": case(_along_track_periodogram_rfft_bf16, "no_kernel", "bf16"),
+    "along-track-periodogram-rfft-bf16": case(_along_track_periodogram_rfft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # simulated clock jitter drawn with randn_like of the int64 nanosecond observation time tags
-    "observation-time-jitter-randn-like-int64": case(_observation_time_jitter_randn_like, "no_kernel", "int64"),
+    "observation-time-jitter-randn-like-int64": case(_observation_time_jitter_randn_like, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Kepler's equation by Newton iterations started from an int64 mean anomaly, updated in place
     "kepler-newton-int64-mean-anomaly-in-place": case(_kepler_newton_int64_mean_anomaly, "result_cast", "f32",
-                                                      "int64"),
+                                                      "int64",
+        grade="correct", grade_at_freeze="correct"),
     # NORAD catalog numbers as numpy uint64 looked up in an object embedding
-    "norad-ids-uint64-embedding": case(_norad_ids_uint64_embedding, "index_tensor_dtype", "uint64"),
+    "norad-ids-uint64-embedding": case(_norad_ids_uint64_embedding, "index_tensor_dtype", "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # a TLE line's ASCII bytes from frombuffer (uint8) into a character embedding
-    "tle-line-ascii-uint8-embedding": case(_tle_line_bytes_embedding, "index_tensor_dtype", "uint8"),
+    "tle-line-ascii-uint8-embedding": case(_tle_line_bytes_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-sensor bias table indexed by sensor ids that pandas turned into float64
-    "sensor-ids-pandas-f64-bias-index": case(_sensor_ids_pandas_float_index, "index_tensor_dtype"),
+    "sensor-ids-pandas-f64-bias-index": case(_sensor_ids_pandas_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # newly close pairs found by subtracting the previous bool close-approach matrix
-    "new-conjunctions-bool-subtract": case(_new_conjunctions_bool_subtract, "mask_dtype", "bool"),
+    "new-conjunctions-bool-subtract": case(_new_conjunctions_bool_subtract, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # observation-track padding mask built in numpy as int64 given to MultiheadAttention
-    "track-padding-int64-key-padding-mask": case(_track_padding_int64_mha, "mask_dtype", "int64"),
+    "track-padding-int64-key-padding-mask": case(_track_padding_int64_mha, "mask_dtype", "int64",
+        grade="partly", grade_at_freeze="partly",
+        why=('At freeze (161ed1a) castwise gave mask_dtype [] (high confidence). The kind, cause and fix are right; the expectation lists int64, which the message ("only bool and floating types of key_padding_mask are supported") does not show, so it misses the dtype: the writer\'s error against the corpus convention of listing only the dtypes the message shows (the earlier mha-key-padding-int-mask lists none), left as written because expectations are not changed after grading.')),
     # maneuver detector trained with BCE against a bool maneuvered target
-    "maneuver-detector-bce-bool-target": case(_maneuver_detector_bool_target, "target_dtype", "bool"),
+    "maneuver-detector-bce-bool-target": case(_maneuver_detector_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # laser-ranging station-to-satellite range by vector_norm of int64 millimetre positions
-    "laser-ranging-int64-mm-vector-norm": case(_laser_ranging_int64_norm, "integer_operand", "int64"),
+    "laser-ranging-int64-mm-vector-norm": case(_laser_ranging_int64_norm, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # observation quality bit flags read as float64 tested with &
-    "quality-flags-f64-bitwise-and": case(_quality_flags_f64_bitwise, "mask_dtype", "f64"),
+    "quality-flags-f64-bitwise-and": case(_quality_flags_f64_bitwise, "mask_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a pass's bool visibility mask upsampled to the scheduler's step with interpolate
-    "visibility-mask-bool-interpolate": case(_visibility_mask_interpolate, "integer_operand", "bool"),
+    "visibility-mask-bool-interpolate": case(_visibility_mask_interpolate, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Earth's mu (398600.4418 km^3/s^2) made with new_full on the fp16 learned propagator's positions
-    "gravitational-parameter-new-full-fp16": case(_gravitational_parameter_new_full_fp16, "half_overflow", "f16"),
+    "gravitational-parameter-new-full-fp16": case(_gravitational_parameter_new_full_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the propagation-error corrector halved with .half() and trained through GradScaler
-    "halved-corrector-grad-scaler-unscale": case(_halved_corrector_grad_scaler, "unscale_fp16", "f16"),
+    "halved-corrector-grad-scaler-unscale": case(_halved_corrector_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # dE/dM from the implicit function theorem in numpy (float64) assigned as the fp32 mean anomaly's grad
-    "kepler-implicit-gradient-f64-assigned": case(_kepler_implicit_gradient_numpy, "loss_dtype", "f64", "f32"),
+    "kepler-implicit-gradient-f64-assigned": case(_kepler_implicit_gradient_numpy, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 predicted-vs-observed angle cost handed to numpy with .numpy() for association
-    "track-association-bf16-cost-numpy": case(_track_association_bf16_cost_numpy, "numpy_dtype", "bf16"),
+    "track-association-bf16-cost-numpy": case(_track_association_bf16_cost_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # positions in metres cast to fp16 overflow to inf, the unit vector is NaN, Normal rejects it
-    "fp16-metres-state-nan-normal": case(_fp16_metres_state_nan_normal, "nonfinite"),
+    "fp16-metres-state-nan-normal": case(_fp16_metres_state_nan_normal, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
