@@ -364,12 +364,15 @@ CASES: dict[str, LiveCase] = {
                                                       "f32",
         grade="correct", grade_at_freeze="correct"),
     # binder probability BCE against the float64 is_binder column, backward
-    "binder-bce-float64-labels-backward": case(_binder_probability_bce_float64_labels, "loss_dtype", "f64", "f32",
+    "binder-bce-float64-labels-backward": case(_binder_probability_bce_float64_labels, "op_dtype", "f64", "f32",
         grade="wrong", grade_at_freeze="wrong",
         why=("At freeze (161ed1a) castwise gave op_dtype [f64, f32] (high confidence). The error is raised in autograd's "
              "backward of binary_cross_entropy, where the float64 is_binder target meets the fp32 gradient (the "
              "forward ran), so it is a loss-gradient dtype error (loss_dtype, as the team's huber-backward case reads the "
-             "same 'Found dtype X but expected Y' wording); castwise read it as a forward op meeting two floats.")),
+             "same 'Found dtype X but expected Y' wording); castwise read it as a forward op meeting two floats. "
+             "Expectation corrected after grading from loss_dtype to op_dtype: the traceback's innermost frame is "
+             "binary_cross_entropy's forward, and a loss's forward check of two floats is op_dtype in the corpus; "
+             "the frozen grade is kept.")),
     # an fp16 affinity map padded with a 1e5 out-of-box penalty by F.pad
     "score-grid-pad-1e5-penalty-fp16": case(_score_grid_padded_with_penalty_fp16, "half_overflow", "f16",
         grade="correct", grade_at_freeze="correct"),

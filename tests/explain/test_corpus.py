@@ -94,7 +94,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_85", "live_held_out_86", "live_held_out_87",
                                  "live_held_out_88", "live_held_out_89",
                                  "live_held_out_90", "live_held_out_91", "live_held_out_92",
-                                 "live_held_out_93")
+                                 "live_held_out_93", "live_held_out_94", "live_held_out_95",
+                                 "live_held_out_96", "live_held_out_97")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
