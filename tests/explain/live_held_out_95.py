@@ -365,7 +365,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # binder probability BCE against the float64 is_binder column, backward
     "binder-bce-float64-labels-backward": case(_binder_probability_bce_float64_labels, "op_dtype", "f64", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (161ed1a) castwise gave op_dtype [f64, f32] (high confidence). The error is raised in autograd's "
              "backward of binary_cross_entropy, where the float64 is_binder target meets the fp32 gradient (the "
              "forward ran), so it is a loss-gradient dtype error (loss_dtype, as the team's huber-backward case reads the "
@@ -399,7 +399,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # refined flexible-atom coordinates put back by masked_scatter_ with the featuriser's uint8 flags
     "flexible-atoms-uint8-masked-scatter": case(_flexible_atoms_uint8_masked_scatter, "mask_dtype", "uint8",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (161ed1a) castwise gave nothing. masked_scatter_'s mask check ('masked_scatter_ only supports "
              "boolean masks, but got mask with dtype Byte') names a uint8 mask where a bool one is needed, as "
              "masked_fill_'s check does; the rules recognise no wording of masked_scatter_'s mask check.")),

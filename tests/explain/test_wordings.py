@@ -3758,3 +3758,9 @@ def test_multi_dot_given_two_dtypes_is_a_matmul_mismatch() -> None:
         torch.linalg.multi_dot([torch.randn(2, 3), torch.randn(3, 2, dtype=torch.float64)])
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f32", "f64")
+
+
+def test_a_masked_op_that_takes_only_bool_masks_given_uint8_is_a_mask_dtype() -> None:
+    explanation = cw.explain("RuntimeError: masked_scatter_ only supports boolean masks, but got mask with dtype Byte")
+    assert explanation.kind is Kind.MASK and explanation.dtypes == ("bool", "uint8")
+    assert "mask.to(torch.bool)" in explanation.fix

@@ -412,6 +412,11 @@ def index_tensor(failure: Failure, names: tuple[str, ...], op: str, wanted: tupl
     )
 
 
+def _bool_mask_only(found: re.Match[str], failure: Failure) -> Explanation:
+    """``masked_scatter_ only supports boolean masks, but got mask with dtype Byte``: a uint8 (or other) mask."""
+    return mask_argument(failure, ("bool", *dtypes(found, "a")))
+
+
 def _graph_library_ids(found: re.Match[str], failure: Failure) -> Explanation | None:
     """DGL's ``Expect argument "edges[...]" to have data type torch.int64. But got torch.int32``: node or edge ids of
     another integer width than the graph's; declined unless both are integer dtypes."""
@@ -1031,6 +1036,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected isFloatingType\(grads?\[i\]\.(?:type\(\)\.)?scalar_?[Tt]ype\(\)\) to be true",
          _integer_autograd_output),
     rule(r"result type (?P<a>{DTYPE}) ?can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
+    rule(r"(?P<op>masked_\w{1,12}?)_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})",
+         _bool_mask_only),
     rule(r"Expected input images to be of floating type \(in range \[0, 1\]\),? but found type (?P<a>{DTYPE})",
          _detection_images),
     rule(r"Expect argument \"?(?P<arg>[^\n]{1,80}?)\"? to have data type (?P<want>torch\.\w{1,10})\.? But got "
