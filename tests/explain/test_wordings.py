@@ -3700,6 +3700,8 @@ def test_guided_diffusion_s_lowered_log2_scale_is_a_skip_unless_the_loss_itself_
     assert collapsed.kind is Kind.LOSS_SCALE and "minimum" in collapsed.cause
     diverged = cw.explain("| loss          | nan       |\nFound NaN, decreased lg_loss_scale to -16199.354")
     assert diverged.kind is Kind.NONFINITE
+    garbled = cw.explain("Found NaN, decreased lg_loss_scale to 1..2")
+    assert garbled.kind is Kind.LOSS_SCALE and "minimum" not in garbled.cause
 
 
 def test_export_and_conversion_messages_of_mobile_runtimes_are_read() -> None:

@@ -158,15 +158,15 @@ def _log2_scale_lowered(found: re.Match[str], failure: Failure) -> Explanation |
     diverged = paste_search(failure, _LOSS_NAN)
     if diverged:
         return nonfinite.nan_loss(diverged, failure)
-    lg = found["lg"]
-    if lg and _below_one(str(2 ** min(float(lg), 64.0))):
+    if found["lg"] and float(found["lg"]) < 0:
         return _scale_floor(found, failure)
     return _skipped_step(found, failure)
 
 
 _AMP_OR_FP16_SAID = re.compile(r"\b(?:use_amp|amp|fp16|float16|mixed[ _-]precision|autocast|GradScaler)\b",
                                re.IGNORECASE)
-"""Mixed precision or fp16 said anywhere in a paste: a trainer's skipped update is then its loss scaler's."""
+"""Mixed precision or fp16 said anywhere in a paste: a trainer's skipped update, or a scale said to keep falling, is
+then its loss scaler's."""
 
 
 def _update_skipped(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -284,13 +284,10 @@ _wrapper_in_scheduler = message_only(
 )
 
 
-_AMP_SAID = re.compile(r"\b(?:amp|apex|autocast|mixed precision|fp16|float16|half)\b", re.IGNORECASE)
-
-
 def _bare_scale_fell(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A scale said to keep falling without saying which (``the scale keeps decreasing 'forever'``): the loss scale,
     when the paste speaks of AMP or fp16; declined otherwise."""
-    return _scale_fell(found, failure) if paste_search(failure, _AMP_SAID) else None
+    return _scale_fell(found, failure) if paste_search(failure, _AMP_OR_FP16_SAID) else None
 
 
 SCALE_SAID: tuple[Rule, ...] = (
@@ -454,6 +451,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"
          r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?", _skipped_step),
     rule(r"Reducing dynamic loss scale from [\d.e+-]+ to (?P<scale>[\d.e+-]+)", _skipped_step),
-    rule(r"Found NaN, decreased lg_loss_scale to (?P<lg>-?[\d.]+\d)?", _log2_scale_lowered),
+    rule(r"Found NaN, decreased lg_loss_scale to (?P<lg>-?\d*\.?\d+)?", _log2_scale_lowered),
     rule(r"\bZeroDivisionError\b|\bdivision by zero\b", _scale_divided_by_zero),
 )

@@ -1036,7 +1036,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected isFloatingType\(grads?\[i\]\.(?:type\(\)\.)?scalar_?[Tt]ype\(\)\) to be true",
          _integer_autograd_output),
     rule(r"result type (?P<a>{DTYPE}) ?can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
-    rule(r"(?P<op>masked_\w{1,12}?)_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})",
+    rule(r"masked_\w{1,12}?_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})",
          _bool_mask_only),
     rule(r"Expected input images to be of floating type \(in range \[0, 1\]\),? but found type (?P<a>{DTYPE})",
          _detection_images),

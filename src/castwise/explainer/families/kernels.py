@@ -683,8 +683,7 @@ def _imaginary_of_real(found: re.Match[str], failure: Failure) -> Explanation:
 def _unhandled_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     """ExecuTorch's portable kernels' ``Unhandled dtype BFloat16 for index.Tensor_out``: an op whose kernel in this
     runtime has no case for the dtype."""
-    names, _ = dtype_read(found, "dtype")
-    return no_kernel(failure, found["op"], names, None)
+    return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
 
 
 def _cudnn_integer(found: re.Match[str], failure: Failure) -> Explanation:
