@@ -316,76 +316,112 @@ def _peritumoural_distance_fp16_full() -> None:
 CASES: dict[str, LiveCase] = {
     # --- thumbnails, tissue masks and tiles
     # Otsu tissue threshold: torch.histc over the uint8 grayscale thumbnail
-    "otsu-histc-uint8-thumbnail": case(_otsu_threshold_histc_uint8_thumbnail, "integer_operand", "uint8"),
+    "otsu-histc-uint8-thumbnail": case(_otsu_threshold_histc_uint8_thumbnail, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # the bool tissue mask dilated with max_pool2d before a morphological closing
-    "tissue-mask-dilation-max-pool-bool": case(_tissue_mask_dilated_with_max_pool, "integer_operand", "bool"),
+    "tissue-mask-dilation-max-pool-bool": case(_tissue_mask_dilated_with_max_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the tissue bounding box from argmax of the bool row/column occupancy
-    "tissue-bbox-argmax-bool-rows": case(_tissue_bounding_box_argmax_bool_rows, "no_kernel", "bool"),
+    "tissue-bbox-argmax-bool-rows": case(_tissue_bounding_box_argmax_bool_rows, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # tissue pixels selected with a cv2-style 0/255 uint8 threshold mask
-    "tissue-pixels-masked-select-cv2-uint8": case(_tissue_pixels_masked_select_cv2_mask, "mask_dtype"),
+    "tissue-pixels-masked-select-cv2-uint8": case(_tissue_pixels_masked_select_cv2_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # multiplexed immunofluorescence channels (uint16 from numpy) minus the camera background
     "multiplex-if-uint16-background-subtract": case(_multiplex_if_uint16_background_subtraction, "no_kernel",
-                                                    "uint16"),
+                                                    "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # an OME-TIFF page read by tifffile in big-endian byte order handed to torch.from_numpy
     "ome-tiff-big-endian-from-numpy": case(_ome_tiff_big_endian_from_numpy, "numpy_dtype",
-                                           cause=("byte order",)),
+                                           cause=("byte order",),
+        grade="correct", grade_at_freeze="correct"),
     # the tile table's df.values (slide id strings with the numbers: object) given to torch.from_numpy
-    "tile-table-df-values-object": case(_tile_table_df_values_object, "numpy_dtype"),
+    "tile-table-df-values-object": case(_tile_table_df_values_object, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # level-0 tile coordinates of a large slide packed into int16
-    "tile-coords-int16-overflow": case(_tile_coordinates_int16_overflow, "half_overflow", "int16"),
+    "tile-coords-int16-overflow": case(_tile_coordinates_int16_overflow, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # --- patch labels from annotations
     # patch segmentation labels rasterised from annotation polygons as uint8, given to cross_entropy
-    "annotation-mask-uint8-cross-entropy": case(_annotation_mask_uint8_cross_entropy, "target_dtype", "uint8"),
+    "annotation-mask-uint8-cross-entropy": case(_annotation_mask_uint8_cross_entropy, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # CLAM instance-level clustering: pseudo labels made with torch.ones/zeros (float) for cross_entropy
-    "clam-instance-pseudo-labels-float": case(_clam_instance_pseudo_labels_torch_ones, "target_dtype", "f32"),
+    "clam-instance-pseudo-labels-float": case(_clam_instance_pseudo_labels_torch_ones, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- stain normalisation in optical density space
     # Vahadane: concentrations by lstsq against the float64 stain dictionary, fp32 optical density
     "vahadane-lstsq-f64-dictionary-fp32-od": case(_vahadane_concentrations_lstsq_f64_dictionary, "op_dtype", "f64",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Macenko per slide: numpy pinv'd stain matrices (float64) bmm'ed with the fp32 OD of each tile
-    "macenko-per-slide-pinv-bmm-f64": case(_macenko_per_slide_stain_bmm, "batched_matmul_dtype", "f64", "f32"),
+    "macenko-per-slide-pinv-bmm-f64": case(_macenko_per_slide_stain_bmm, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # stain vectors estimated on fp16 OD in the augmentation worker, pseudo-inverted with linalg.pinv
-    "stain-vectors-pinv-fp16-worker": case(_stain_matrix_pinv_fp16_pipeline, "no_kernel", "f16"),
+    "stain-vectors-pinv-fp16-worker": case(_stain_matrix_pinv_fp16_pipeline, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # cohort H&E mean/std computed with numpy (float64) normalising tiles for the fp32 stem conv
     "cohort-mean-std-numpy-f64-stem-conv": case(_cohort_mean_std_numpy_f64_into_stem, "conv_weight_dtype", "f64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # IHC-to-H&E registration: affine_grid of a float64 cv2 affine, grid_sample of the fp32 IHC tile
     "ihc-registration-affine-f64-grid-sample": case(_ihc_to_he_registration_grid_sample_f64_affine, "op_dtype",
-                                                   "f32", "f64"),
+                                                   "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- feature extractor and mixed precision by hand
     # gradient accumulation over tile micro-batches in fp16 buffers written back to the fp32 parameters' .grad
-    "grad-accumulation-fp16-buffers-to-param-grad": case(_grad_accumulation_fp16_buffer, "loss_dtype", "f16", "f32"),
+    "grad-accumulation-fp16-buffers-to-param-grad": case(_grad_accumulation_fp16_buffer, "loss_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SSL feature extractor: MCR2 coding-rate regulariser with logdet of a bf16 covariance
-    "coding-rate-logdet-bf16": case(_coding_rate_logdet_bf16_features, "no_kernel", "bf16"),
+    "coding-rate-logdet-bf16": case(_coding_rate_logdet_bf16_features, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Yottixel slide search: cdist between the fp16 features of two slides' 16-patch mosaics
-    "yottixel-mosaic-cdist-fp16": case(_yottixel_mosaic_cdist_fp16_features, "no_kernel", "f16"),
+    "yottixel-mosaic-cdist-fp16": case(_yottixel_mosaic_cdist_fp16_features, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # DINOv2-style pathology foundation model: the fp32 EMA teacher updated with _foreach_lerp_ toward a bf16 student
     "dino-teacher-fp32-foreach-lerp-bf16-student": case(_dino_teacher_foreach_lerp_bf16_student, "lerp_dtype", "f32",
-                                                        "bf16"),
+                                                        "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- multiple-instance learning aggregators
     # HIPT: bf16 cached region tokens through an fp32 TransformerEncoderLayer in training mode
     "hipt-region-tokens-bf16-fp32-encoder-layer": case(_hipt_region_transformer_bf16_tokens, "matmul_dtype", "bf16",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TransMIL PPEG: bf16 tile tokens through the depthwise convolutions left fp32
-    "transmil-ppeg-fp32-conv-bf16-tokens": case(_transmil_ppeg_conv_bf16_tokens, "conv_bias_dtype", "bf16", "f32"),
+    "transmil-ppeg-fp32-conv-bf16-tokens": case(_transmil_ppeg_conv_bf16_tokens, "conv_bias_dtype", "bf16", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (2610886) castwise gave conv_weight_dtype [bf16, f32] (high confidence). torch named the '
+             'bias ("Input type (c10::BFloat16) and bias type (float) should be the same"): the depthwise conv '
+             'kept both weight and bias fp32, so input-versus-weight also differs, and the live reading named the '
+             'weight where the message and the corpus convention (that message is conv_bias_dtype) name the bias; '
+             'the pasted traceback of the same error reads conv_bias_dtype, so the miss is in the live reading '
+             'only')),
     # TransMIL Nystrom attention: iterative pseudo-inverse with an fp32 torch.eye against bf16 landmarks
-    "transmil-nystrom-pinv-fp32-identity": case(_transmil_nystrom_pinv_fp32_identity, "matmul_dtype", "bf16", "f32"),
+    "transmil-nystrom-pinv-fp32-identity": case(_transmil_nystrom_pinv_fp32_identity, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DSMIL: instance queries (fp32) mm'ed with the critical-instance query kept in bf16
-    "dsmil-critical-query-bf16-mm": case(_dsmil_critical_instance_mm, "matmul_dtype", "f32", "bf16"),
+    "dsmil-critical-query-bf16-mm": case(_dsmil_critical_instance_mm, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # flat-packed bags: per-bag max of bf16 attention logits index_reduce_'d into an fp32 torch.full buffer
     "flat-bags-segment-max-index-reduce-bf16": case(_flat_bags_segment_max_index_reduce, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # slide-subtype cross_entropy with sklearn's balanced class weights (float64)
-    "subtype-class-weights-sklearn-f64": case(_slide_class_weights_sklearn_f64, "op_dtype", "f32", "f64"),
+    "subtype-class-weights-sklearn-f64": case(_slide_class_weights_sklearn_f64, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # MSI status: sigmoid of a bf16 slide head against fp32 clinical labels in binary_cross_entropy
-    "msi-status-bce-bf16-probs-fp32-labels": case(_msi_status_bce_bf16_probabilities, "op_dtype", "f32", "bf16"),
+    "msi-status-bce-bf16-probs-fp32-labels": case(_msi_status_bce_bf16_probabilities, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- survival heads
     # Cox partial likelihood: the bool risk-set matrix mm'ed with exp(risk)
-    "cox-risk-set-bool-mm": case(_cox_risk_set_bool_mm, "integer_operand", "bool", "f32"),
+    "cox-risk-set-bool-mm": case(_cox_risk_set_bool_mm, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # discrete-time survival NLL: survival gathered at the float64 bin labels from the csv
-    "discrete-survival-gather-float-bins": case(_discrete_survival_gather_float_bins, "index_tensor_dtype"),
+    "discrete-survival-gather-float-bins": case(_discrete_survival_gather_float_bins, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the float64 censorship column inverted with ~ to mask uncensored patients
-    "censorship-invert-float64-column": case(_censorship_invert_float_column, "mask_dtype"),
+    "censorship-invert-float64-column": case(_censorship_invert_float_column, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # peritumoural distances initialised with 1e5 in an fp16 grid
-    "peritumoural-distance-fp16-full-1e5": case(_peritumoural_distance_fp16_full, "half_overflow", "f16"),
+    "peritumoural-distance-fp16-full-1e5": case(_peritumoural_distance_fp16_full, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
