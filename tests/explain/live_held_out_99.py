@@ -343,77 +343,112 @@ def _pbg_gradient_assigned_fp32_to_bf16_table() -> None:
 CASES: dict[str, LiveCase] = {
     # --- negative sampling and corruption
     # negatives pre-sampled per epoch into a numpy int16 cache, gathered from the entity table with index_select
-    "negatives-numpy-int16-cache-index-select": case(_negatives_from_numpy_int16_cache, "index_tensor_dtype"),
+    "negatives-numpy-int16-cache-index-select": case(_negatives_from_numpy_int16_cache, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the head-or-tail corruption coin drawn by torch.bernoulli(torch.full_like(heads, 0.5)) on the int64 heads
-    "bern-coin-bernoulli-full-like-int64-heads": case(_bern_coin_from_full_like_heads, "no_kernel", "int64"),
+    "bern-coin-bernoulli-full-like-int64-heads": case(_bern_coin_from_full_like_heads, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-relation triple counts for "bern" corruption: index_add_ of ones_like(relation ids) into an fp32 zeros
     "tph-hpt-counts-index-add-int64-ones": case(_tph_hpt_statistics_index_add_ones, "indexed_write_dtype", "f32",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # unigram^0.75 negative sampler: the int64 bincount frequencies smoothed in place with pow_
-    "unigram-sampler-counts-pow-in-place": case(_unigram_sampler_counts_pow_in_place, "result_cast", "f32", "int64"),
+    "unigram-sampler-counts-pow-in-place": case(_unigram_sampler_counts_pow_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # type-constrained hard negatives: a relation with no candidate gets an all -inf row, softmax NaN into multinomial
-    "hard-negatives-all-filtered-nan-multinomial": case(_hard_negatives_all_candidates_filtered, "nonfinite"),
+    "hard-negatives-all-filtered-nan-multinomial": case(_hard_negatives_all_candidates_filtered, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- scoring functions
     # TransD's dynamic mapping r_p h_p^T by bmm: bf16 relation projections, entity projections kept fp32
     "transd-dynamic-mapping-bmm-fp32-entity-proj": case(_transd_dynamic_mapping_bmm, "batched_matmul_dtype", "bf16",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RESCAL: fp32 entity vectors matmul'ed with the bf16 relation matrices
-    "rescal-bf16-relation-matrices-matmul": case(_rescal_relation_matrices_matmul, "matmul_dtype", "f32", "bf16"),
+    "rescal-bf16-relation-matrices-matmul": case(_rescal_relation_matrices_matmul, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # R-GCN basis decomposition: bases cast by hand through .data, coefficients left fp32, combined by einsum
     "rgcn-basis-bf16-coefficients-fp32-einsum": case(_rgcn_basis_decomposition_einsum, "matmul_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # NTN's bilinear tensor layer (nn.Bilinear, fp32) on bf16 entity embeddings
-    "ntn-bilinear-tensor-layer-bf16-entities": case(_ntn_bilinear_tensor_layer, "op_dtype", "bf16", "f32"),
+    "ntn-bilinear-tensor-layer-bf16-entities": case(_ntn_bilinear_tensor_layer, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DistMult triple score by linalg.vecdot of the bf16 query h * r with fp32 tails
-    "distmult-vecdot-bf16-query-fp32-tails": case(_distmult_vecdot_bf16_query, "matmul_dtype", "bf16", "f32"),
+    "distmult-vecdot-bf16-query-fp32-tails": case(_distmult_vecdot_bf16_query, "matmul_dtype", "bf16", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (2610886) castwise gave op_dtype [bf16, f32] (high confidence). The dtypes are read right, "
+             "but torch.linalg.vecdot is a dot product (x.conj() * y summed over the last dimension) whose operands "
+             "must share a dtype, the matmul family the corpus files torch.dot and torch.mv under; the rules read its "
+             "same-dtype check as a generic op's two-float check (op_dtype). The pasted traceback is read the same "
+             "way (wrong).")),
     # ComplEx 1-N scoring: the complex query matmul'ed with the real (re, im) table never viewed as complex
     "complex-query-mm-real-entity-table": case(_complex_query_times_real_entity_table, "matmul_dtype", "complex64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ComplEx tables halved, so view_as_complex gives complex32; the trilinear score summed over the dimension
-    "complex32-embeddings-trilinear-sum": case(_complex32_embeddings_score_sum, "no_kernel", "complex32"),
+    "complex32-embeddings-trilinear-sum": case(_complex32_embeddings_score_sum, "no_kernel", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # RotatE relation phases initialised from numpy (float64) with fp32 moduli in torch.polar
-    "rotate-numpy-f64-phases-polar": case(_rotate_phases_from_numpy_init, "op_dtype", "f32", "f64"),
+    "rotate-numpy-f64-phases-polar": case(_rotate_phases_from_numpy_init, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # entity embeddings initialised from float64 numpy name vectors, into an fp32 projection Linear
-    "pretrained-f64-name-vectors-linear": case(_pretrained_f64_entity_vectors_linear, "matmul_dtype", "f64", "f32"),
+    "pretrained-f64-name-vectors-linear": case(_pretrained_f64_entity_vectors_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # temporal KG: RE-Net's history GRU left fp32, fed the bf16 entity embeddings of past neighbours
-    "renet-history-gru-bf16-neighbours": case(_renet_history_gru_bf16, "rnn_dtype", "bf16", "f32"),
+    "renet-history-gru-bf16-neighbours": case(_renet_history_gru_bf16, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- filtered ranking and evaluation
     # filtered ranking: keep = 1 - known on the bool known-tails mask
-    "filtered-keep-one-minus-bool-known": case(_filtered_keep_mask_one_minus_bool, "mask_dtype", "bool"),
+    "filtered-keep-one-minus-bool-known": case(_filtered_keep_mask_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # known-tails mask scattered as int64 ones, used as torch.where's condition
-    "filter-where-int64-known-mask": case(_filter_where_int64_known_mask, "mask_dtype", "int64"),
+    "filter-where-int64-known-mask": case(_filter_where_int64_known_mask, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 scores of known tails filled with torch.finfo(torch.float32).min
-    "filtered-fill-float32-min-bf16-scores": case(_filtered_fill_float32_min_on_bf16_scores, "half_overflow", "bf16"),
+    "filtered-fill-float32-min-bf16-scores": case(_filtered_fill_float32_min_on_bf16_scores, "half_overflow", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # type constraints from a numpy float32 range matrix, inverted with ~ for masked_fill
-    "type-constraint-invert-float-range-mask": case(_type_constraint_invert_float_mask, "mask_dtype"),
+    "type-constraint-invert-float-range-mask": case(_type_constraint_invert_float_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # median rank reported with quantile(0.5) of the int64 ranks
-    "median-rank-quantile-int64": case(_median_rank_quantile_int64, "integer_operand"),
+    "median-rank-quantile-int64": case(_median_rank_quantile_int64, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # chunked 1-N evaluation: bf16 autocast chunk scores index_copy_'d into the fp32 all-entity buffer
     "autocast-chunk-scores-index-copy-fp32-buffer": case(_chunked_scores_under_autocast_index_copy,
-                                                         "indexed_write_dtype", "f32", "bf16"),
+                                                         "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 autocast around the query encoder only; addmm with the fp32 entity table and bias outside it
     "autocast-f16-query-addmm-fp32-entity-table": case(_autocast_f16_query_addmm_entity_bias, "matmul_dtype", "f16",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- losses, labels and targets
     # 1-N label smoothing done in place on the bool target matrix
     "one-to-n-label-smoothing-bool-in-place": case(_one_to_n_label_smoothing_bool_in_place, "result_cast", "f32",
-                                                   "bool"),
+                                                   "bool",
+        grade="correct", grade_at_freeze="correct"),
     # KvsAll with softmax cross-entropy, tails from a numpy int32 triple file
-    "kvsall-cross-entropy-int32-tails": case(_kvsall_cross_entropy_int32_tails, "target_dtype", "int32"),
+    "kvsall-cross-entropy-int32-tails": case(_kvsall_cross_entropy_int32_tails, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # FB15k-237 triples mapped to ids inside an object array (DataFrame.values), given to torch.from_numpy
-    "triples-object-array-from-numpy": case(_triples_from_pandas_object_array, "numpy_dtype"),
+    "triples-object-array-from-numpy": case(_triples_from_pandas_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- regularisation, initialisation and hand-written updates
     # R-GCN normaliser c_{i,r} = counts ** -1 on the int64 per-relation in-degrees
     "rgcn-normaliser-int64-counts-pow-minus-one": case(_rgcn_normaliser_int_counts_pow_minus_one,
-                                                       "integer_operand"),
+                                                       "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # spectral-norm penalty on the bf16 TransR projections with linalg.matrix_norm(ord=2)
-    "spectral-norm-penalty-bf16-projections": case(_spectral_norm_regulariser_bf16, "no_kernel", "bf16"),
+    "spectral-norm-penalty-bf16-projections": case(_spectral_norm_regulariser_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TransR projections re-initialised with nn.init.orthogonal_ after model.to(bf16)
-    "orthogonal-init-after-bf16-cast": case(_orthogonal_init_bf16_projections, "no_kernel", "bf16"),
+    "orthogonal-init-after-bf16-cast": case(_orthogonal_init_bf16_projections, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written sparse SGD: fp32 L1 gradient rows index_add_'ed into the bf16 entity table
     "manual-sparse-sgd-fp32-rows-bf16-table": case(_manual_sparse_sgd_fp32_gradient_rows, "indexed_write_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PBG-style hand-computed softplus-loss gradient (fp32) assigned as .grad of the bf16 entity table
     "hand-gradient-fp32-assigned-bf16-table": case(_pbg_gradient_assigned_fp32_to_bf16_table, "loss_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
