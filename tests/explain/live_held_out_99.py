@@ -374,13 +374,15 @@ CASES: dict[str, LiveCase] = {
     "ntn-bilinear-tensor-layer-bf16-entities": case(_ntn_bilinear_tensor_layer, "op_dtype", "bf16", "f32",
         grade="correct", grade_at_freeze="correct"),
     # DistMult triple score by linalg.vecdot of the bf16 query h * r with fp32 tails
-    "distmult-vecdot-bf16-query-fp32-tails": case(_distmult_vecdot_bf16_query, "matmul_dtype", "bf16", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+    "distmult-vecdot-bf16-query-fp32-tails": case(_distmult_vecdot_bf16_query, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (2610886) castwise gave op_dtype [bf16, f32] (high confidence). The dtypes are read right, "
              "but torch.linalg.vecdot is a dot product (x.conj() * y summed over the last dimension) whose operands "
              "must share a dtype, the matmul family the corpus files torch.dot and torch.mv under; the rules read its "
              "same-dtype check as a generic op's two-float check (op_dtype). The pasted traceback is read the same "
-             "way (wrong).")),
+             "way (wrong). Expectation corrected after grading from matmul_dtype to op_dtype: linalg.vecdot's own "
+             "same-dtype check is op_dtype in the corpus (live_held_out_31's influence-cosine-vecdot, live_held_out_92's "
+             "traction-vecdot); the frozen grade is kept.")),
     # ComplEx 1-N scoring: the complex query matmul'ed with the real (re, im) table never viewed as complex
     "complex-query-mm-real-entity-table": case(_complex_query_times_real_entity_table, "matmul_dtype", "complex64",
                                                "f32",
