@@ -193,7 +193,7 @@ def test_a_gpu_that_says_it_has_no_bf16_is_told_to_use_float16() -> None:
     ("fp16 inference", None),
 ])
 def test_a_kernel_name_without_a_device_takes_the_one_the_paste_names(context: str, device: str | None) -> None:
-    explanation = cw.explain(f"{context}\nRuntimeError: \"unfolded2d_copy\" not implemented for 'Half'")
+    explanation = cw.explain(f"{context}\nRuntimeError: \"histc\" not implemented for 'Half'")
     assert explanation.kind is Kind.NO_KERNEL and explanation.device == device
     assert ("model.float()" in explanation.fix) is (device == "cpu")
 
@@ -3766,3 +3766,63 @@ def test_a_masked_op_that_takes_only_bool_masks_given_uint8_is_a_mask_dtype() ->
     explanation = cw.explain("RuntimeError: masked_scatter_ only supports boolean masks, but got mask with dtype Byte")
     assert explanation.kind is Kind.MASK and explanation.dtypes == ("bool", "uint8")
     assert "mask.to(torch.bool)" in explanation.fix
+
+
+def test_a_metric_logged_as_nan_in_a_quoted_dict_or_in_chinese_is_a_non_finite_value() -> None:
+    logged = cw.explain("使用fp16训练\n{'loss': 4.6758, 'grad_norm': nan, 'learning_rate': 0.0001, 'epoch': 0.05}")
+    assert logged.kind is Kind.NONFINITE and logged.dtypes == ("f16",)
+    always = cw.explain("微调时grad_norm总是nan\n--fp16 True")
+    assert always.kind is Kind.NONFINITE and always.dtypes == ("f16",)
+    returned = cw.explain("fp16精度在ReduceMean节点返回nan")
+    assert returned.kind is Kind.NONFINITE and returned.dtypes == ("f16",)
+    assert cw.explain("{'loss': 4.6758, 'grad_norm': nan}") is None
+
+
+def test_a_gtx_16xx_card_named_beside_black_or_nan_outputs_is_read_as_fp16_trouble() -> None:
+    black = cw.explain("Black square when upscaling with ESRGAN\nI'm using a 1660 super with the latest drivers")
+    assert black.kind is Kind.NONFINITE and black.dtypes == ("f16",) and "GTX 16xx" in black.cause
+    assert "fp32" in black.fix
+    peak = cw.explain("silent audio files, the log says Peak=nan\nGPU: NVIDIA GeForce GTX 1660 Ti, 6 GB VRAM")
+    assert peak.kind is Kind.NONFINITE and "GTX 16xx" in peak.cause
+    assert cw.explain("Black square when upscaling with ESRGAN\nI'm using an RTX 3090") is None
+    every = cw.explain("Cupscale upscales textures completely black.")
+    assert every.kind is Kind.NONFINITE and every.dtypes == ()
+
+
+def test_a_cut_expected_scalar_type_reads_the_one_dtype_it_names() -> None:
+    cut = cw.explain("Precision 64 and version 0.8: Expected scalar type double")
+    assert cut.kind is Kind.SCALAR_TYPE and cut.dtypes == ("f64",) and cut.confidence is Confidence.LOW
+    assert cw.explain("RuntimeError: expected scalar type Long") is None
+
+
+def test_a_retyped_mat_1_and_mat_2_message_is_a_matmul_mismatch() -> None:
+    explanation = cw.explain("the error message \"Runtime Error Mat 1 and Mat2 must have the same dtype.\"")
+    assert explanation.kind is Kind.MATMUL and "matrix multiply" in explanation.cause
+
+
+def test_a_conversion_between_the_two_fp8_formats_is_a_missing_kernel() -> None:
+    explanation = cw.explain("torch._inductor.exc.InductorError: AssertionError: Conversions between float8_e5m2 and "
+                             "float8_e4m3fn is not supported!")
+    assert explanation.kind is Kind.NO_KERNEL
+    assert explanation.dtypes == ("float8_e5m2", "float8_e4m3fn") and "bfloat16" in explanation.fix
+
+
+def test_autocast_refusing_its_dtype_on_mps_and_bf16_amp_on_an_old_torch_are_missing_support() -> None:
+    mps = cw.explain("UserWarning: In MPS autocast, but the target dtype is not supported. Disabling autocast.\n"
+                     "MPS Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.")
+    assert mps.kind is Kind.NO_KERNEL and mps.dtypes == ("bf16", "f16") and "update torch" in mps.fix
+    assert mps.confidence is Confidence.LOW
+    old = cw.explain("MisconfigurationException: To use bfloat16 with native amp you must install torch greater or "
+                     "equal to 1.10.")
+    assert old.kind is Kind.NO_KERNEL and old.dtypes == ("bf16",) and "update torch" in old.fix
+
+
+def test_anomaly_mode_s_nan_gradient_says_fp16_loss_scaling_expects_some() -> None:
+    explanation = cw.explain("RuntimeError: Function 'CudnnConvolutionBackward0' returned nan values in its 1th output.")
+    assert explanation.kind is Kind.NONFINITE and "set_detect_anomaly" in explanation.fix
+
+
+def test_the_cpu_s_slow_convolution_im2col_without_half_says_cpu() -> None:
+    explanation = cw.explain("fp16 inference on cpu works on the gpu box\n"
+                             "RuntimeError: \"unfolded2d_copy\" not implemented for 'Half'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.device == "cpu" and "model.float()" in explanation.fix

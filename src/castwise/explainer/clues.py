@@ -304,6 +304,18 @@ def _outwards(centre: int, count: int, within: int | None) -> Iterator[int]:
                 yield index
 
 
+_GTX_16XX = re.compile(r"\b(?:GTX|RTX)\s?16[56]0(?:\s?(?:Ti|Super))?\b|\b16[56]0\s?(?:Ti|Super)\b", re.IGNORECASE)
+GTX_16XX_NOTE = (
+    "; the paste names a GTX 16xx card (1650, 1660: Turing TU116/TU117), which is known to give NaN, black or empty "
+    "outputs in fp16 in many apps: run it in fp32 (`--no-half`, `--precision full`, `--fp32`, `half=False`)"
+)
+
+
+def gtx_16xx_named(failure: Failure) -> bool:
+    """Whether the paste names an NVIDIA GTX 16xx card (``GTX 1660 Ti``, ``RTX 1660Ti``, ``gtx1650``)."""
+    return paste_search(failure, _GTX_16XX) is not None
+
+
 def low_precision_in(text: str) -> tuple[str, ...]:
     """The low-precision dtypes one line names (``bf16``, ``Float16``, ``.half()``, ``半精度``, ``FP8``), each once, in
     order."""

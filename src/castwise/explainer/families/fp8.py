@@ -51,6 +51,22 @@ _capability = message_only(
 )
 
 
+def _between_fp8(found: re.Match[str], failure: Failure) -> Explanation:
+    """Inductor's ``Conversions between float8_e5m2 and float8_e4m3fn is not supported!``: no direct cast between the
+    two fp8 formats."""
+    names = tuple(name for name in (short_dtype(found["a"]), short_dtype(found["b"])) if name)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the compiler has no direct conversion between {' and '.join(names)}: a cast from one fp8 format to the "
+        "other is not generated",
+        "a tensor in one fp8 format converted to the other (`x.to(torch.float8_e4m3fn)` on an e5m2 tensor, e5m2 "
+        "gradients cast for an e4m3 matmul) inside a compiled region",
+        "convert through a wider dtype (`x.to(torch.bfloat16).to(torch.float8_e4m3fn)`, or float32 with its scale), "
+        "or keep that conversion out of torch.compile",
+        op="an fp8 to fp8 conversion", names=names,
+    )
+
+
 def _triton(found: re.Match[str], failure: Failure) -> Explanation:
     """Triton refusing an fp8 type on this GPU; when it lists the fp8 types the GPU has, the fix names them."""
     e5m2_listed = "fp8e5'" in found.group(0) or "fp8e5\"" in found.group(0)
@@ -244,6 +260,8 @@ _lora_beside_fp8_matmul = message_only(
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"Conversions? between (?P<a>float8_e[45]m[23]\w{0,4}) and (?P<b>float8_e[45]m[23]\w{0,4}) (?:is|are) not "
+         r"supported", _between_fp8),
     rule(r"Bias is not supported when out_dtype is set to Float32", _scaled_mm_bias_float32),
     rule(r"FP8 matmul with unmerged LoRAs? is not supported", _lora_beside_fp8_matmul),
     rule(r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", _e5m2_cache_with_fp8_weights),

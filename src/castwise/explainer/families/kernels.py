@@ -52,9 +52,10 @@ _BY_DESIGN = (
 )
 
 
-_CPU_KERNELS = ("LayerNormKernelImpl", "baddbmm_with_gemm")
-"""Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them); so do the CPU kernels
-named ``..._kernel_impl`` (``log_softmax_lastdim_kernel_impl``)."""
+_CPU_KERNELS = ("LayerNormKernelImpl", "baddbmm_with_gemm", "unfolded2d_copy", "unfolded2d_acc")
+"""Kernels whose names do not say CPU but whose 16-bit gaps were on the CPU (CUDA had them; ``unfolded2d_*`` is the
+im2col of the CPU's slow convolution); so do the CPU kernels named ``..._kernel_impl``
+(``log_softmax_lastdim_kernel_impl``)."""
 
 
 def _device(op: str) -> str | None:
@@ -787,6 +788,35 @@ _cpu_autocast = message_only(
 )
 
 
+def _autocast_refused(found: re.Match[str], failure: Failure) -> Explanation:
+    """``In MPS autocast, but the target dtype is not supported. Disabling autocast.`` (a warning, and the list of what
+    that device's autocast takes): the region ran in fp32, not in the dtype asked for."""
+    device = (found["device"] or found["device2"]).lower()
+    listed = " ".join(line for line in failure.paste if "autocast only supports" in line.lower())
+    names = tuple(dict.fromkeys(name for name in map(short_dtype, re.findall(r"torch\.\w+", listed)) if name))
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{device.upper()} autocast was asked for a dtype it does not run, so it disabled itself: the region ran in "
+        "fp32, not in the dtype asked for" + (f" (it takes {dtype_list(names)})" if names else ""),
+        f"`torch.autocast('{device}', dtype=...)` (or a framework's mixed precision) given a dtype this torch's "
+        f"{device.upper()} autocast lacks (fp32 is never an autocast dtype; bf16 on MPS needs macOS 14 and a recent "
+        "torch)",
+        f"ask autocast for a dtype it lists (`torch.autocast('{device}', dtype=torch.float16)`), or update torch "
+        "(each release widens autocast's dtypes)",
+        op=f"autocast on {device}", names=names or low_precision_said(failure)[:1], device=device,
+        confidence=Confidence.LOW,
+    )
+
+
+_old_torch_bf16 = message_only(
+    Kind.NO_KERNEL,
+    "bf16 mixed precision (native autocast) was asked for on a torch older than 1.10, which has no bf16 autocast",
+    "a Lightning `precision='bf16'` (or another framework's bf16 AMP) on torch < 1.10",
+    "update torch to 1.10 or later (`pip install -U torch`), or train with precision 16 or 32 on this torch",
+    op="bf16 autocast", names=("bf16",),
+)
+
+
 def _no_casting_kernel(found: re.Match[str], failure: Failure) -> Explanation:
     del found
     names = low_precision_said(failure)
@@ -978,6 +1008,10 @@ RULES: tuple[Rule, ...] = (
          _float32_type_check),
     rule(r"AutocastCPU only supports? (?:Bfloat16|bf16)|In CPU autocast, but the target dtype is not supported",
          _cpu_autocast),
+    rule(r"In (?P<device>MPS|XPU|CUDA|HPU) autocast, but the target dtype is not supported|"
+         r"(?P<device2>MPS|XPU|HPU) Autocast only supports dtypes? of (?P<listed>[\w., ]{1,80}?) currently",
+         _autocast_refused),
+    rule(r"To use bfloat16 with native amp you must install torch (?:greater or equal to|>=) ?1\.10", _old_torch_bf16),
     rule(r"(?:'module'|module '?torch(?:\.cuda)?'?) (?:object )?has no attribute '(?P<dtype>(?:Half|BFloat16)Tensor)'|"
          r"\btorch\.(?:cuda\.)?sparse\.(?P<sparse>HalfTensor) is not enabled", _missing_tensor_type),
     rule(r"'torch\.(?:cuda\.)?(?P<dtype>(?:Half|BFloat16)Tensor)' object has no attribute '(?P<op>\w{1,40})'", _legacy),

@@ -114,7 +114,8 @@ _MATMUL_OPS = (
 
 def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     message = found.group(0)
-    op = next(name for words, name in _MATMUL_OPS if words in message)
+    said = re.sub(r"\b(mat|m) (?=\d)", r"\1", message.lower())
+    op = next(name for words, name in _MATMUL_OPS if words in said)
     names = dtypes(found, "a", "b", "c", "d")
     if quantization.QUANTIZED_DTYPE.search(message):
         return quantization.quantized_activation(failure, Kind.MATMUL, names, op)
@@ -843,6 +844,17 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _scalar_type_cut(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``expected scalar type Double`` cut (or retyped) before ``but found B``: a floating dtype expected and another
+    given to an op the paste does not name; declined for an integer dtype (an index or a target, told apart by B)."""
+    names = dtypes(found, "a")
+    if not names or not is_floating(names[0]):
+        return None
+    return mixed_float(Kind.SCALAR_TYPE, failure, names, "an op",
+                       f"an op expected {names[0]} tensors and got another dtype (the message is cut before it says "
+                       "which)", confidence=Confidence.LOW)
+
+
 _ATEN_KINDS = {"bmm": Kind.BATCHED_MATMUL, "baddbmm": Kind.BATCHED_MATMUL, "mm": Kind.MATMUL, "addmm": Kind.MATMUL,
                "matmul": Kind.MATMUL, "linear": Kind.MATMUL}
 
@@ -1332,7 +1344,7 @@ RULES: tuple[Rule, ...] = (
          r"got input with dtype (?P<a>{DTYPE}) and bins for dimension \d+ with dtype (?P<b>{DTYPE})",
          _histogram_operand),
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
-    rule(r"(?:self|mat1) and mat2 must have the same d?type(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})|"
+    rule(r"(?:self|mat ?1) and mat ?2 must have the same d?type(?:,?\s*but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})|"
          r"\s*\((?P<c>{DTYPE}) and (?P<d>{DTYPE})\))?", _matmul),
     rule(r"(?:mat1|m1|self) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
          r"(?P<b>{DTYPE}))?", _matmul),
@@ -1416,6 +1428,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"prelu: Type promoting not supported\.?\s*Got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _prelu),
     rule(r"expect(?:ed)? scalar (?:type )?(?P<a>{DTYPE})(?: type)?,? but (?:found|got|input|fund) (?P<b>{DTYPE})",
          _scalar_type),
+    rule(r"expected scalar type (?P<a>{DTYPE})(?![\w.])(?!(?: type)?,? but)", _scalar_type_cut),
     rule(r"expected (?:backend|device) (?P<x>[\w:]{1,20}) and dtype (?P<a>\w{1,20}) but got (?:backend|device) "
          r"(?P<y>[\w:]{1,20}) and dtype (?P<b>\w{1,20})", _device_and_dtype),
     rule(r"Expected object (?:of|if) scalar type (?P<a>{DTYPE}) but got scalar type (?P<b>{DTYPE})"

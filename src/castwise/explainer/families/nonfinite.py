@@ -52,7 +52,11 @@ def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
         Kind.NONFINITE, failure,
         f"autograd's anomaly mode found NaN in the gradient {function} computed (the backward of the op named "
         "in the forward trace it prints)",
-        _CAUSES, _FIX, op=function, confidence=Confidence.LOW,
+        _CAUSES,
+        "under fp16 with a loss scaler, an inf or NaN gradient in some steps is expected (the scaler skips that step "
+        "and lowers the scale), and anomaly mode turns it into this error: turn `torch.autograd.set_detect_anomaly` "
+        f"off for fp16 runs; if it fails without anomaly mode too, {_FIX}",
+        op=function, confidence=Confidence.LOW,
     )
 
 
@@ -68,27 +72,27 @@ def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-def appeared(found: re.Match[str], failure: Failure) -> Explanation:
+def appeared(found: re.Match[str], failure: Failure, card: str = "") -> Explanation:
     """NaN or inf said to have appeared somewhere (an app's check on a tensor, not a loss); in fp16, said to be an
-    overflow most often."""
+    overflow most often; ``card`` says why a GPU the paste names runs in fp16 badly."""
     value = {"nan": "NaN", "inf": "inf"}.get(found["value"][:3].lower(), "NaN or inf")
-    said = low_precision_said(failure)[:1]
+    said = low_precision_said(failure)[:1] or (("f16",) if card else ())
     return explained(
         Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"
         + (_vanished_eps(failure, said) or "; in fp16 that is most often an activation that overflowed past 65504"
-           if said == ("f16",) else ""),
+           if said == ("f16",) else "") + card,
         _CAUSES, _FIX, op="a non-finite check", names=said, confidence=Confidence.LOW,
     )
 
 
-def broken_output(failure: Failure, dtype: str | None, shown: str) -> Explanation:
+def broken_output(failure: Failure, dtype: str | None, shown: str, card: str = "") -> Explanation:
     """Outputs that come out ``shown`` (black images, garbage text) from a model run in the 16-bit ``dtype`` (None when
-    the paste names none): what NaN or inf activations leave behind."""
+    the paste names none): what NaN or inf activations leave behind; ``card`` says why a GPU the paste names does."""
     run = f"in {dtype}" if dtype else "in 16-bit (fp16 most often)"
     return explained(
         Kind.NONFINITE, failure,
         f"the outputs come out {shown} {run}: what NaN or inf activations leave (a NaN pixel is saved as black, and "
-        "numpy warns `invalid value encountered in cast`; NaN logits decode to garbage)",
+        f"numpy warns `invalid value encountered in cast`; NaN logits decode to garbage){card}",
         f"a model run {run} whose activations overflow: in fp16 values past 65504 become inf, and inf - inf is "
         "NaN; diffusion VAEs and models trained in bf16 are the usual ones",
         _FIX, op="model outputs", names=(dtype,) if dtype else (), confidence=Confidence.LOW,

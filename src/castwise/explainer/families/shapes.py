@@ -20,7 +20,7 @@ import re
 from itertools import chain
 
 from castwise.explainer.advice import dtype_list
-from castwise.explainer.clues import low_precision_in, low_precision_said
+from castwise.explainer.clues import GTX_16XX_NOTE, gtx_16xx_named, low_precision_in, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import higher_only, no_float64, no_kernel
@@ -129,12 +129,15 @@ def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
     its cast, or when every output is said to be black (``completely solid black``), which NaN leaves and a wrong model
     does not."""
     names = low_precision_said(failure)
+    card = GTX_16XX_NOTE if not names and gtx_16xx_named(failure) else ""
     sure = "cast" in found.group(0) or bool(_EVERY_OUTPUT.search(failure.message))
     shown = (found["gray"] or found["gray2"] or "black").lower() if "gray" in found.groupdict() else "black"
-    return broken_output(failure, names[0] if names else None, shown) if names or sure else None
+    dtype = names[0] if names else "f16" if card else None
+    return broken_output(failure, dtype, shown, card) if dtype or sure else None
 
 
-_EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely)\b[^\n.]{0,30}\bblack\b", re.I)
+_EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely)\b[^\n.]{0,30}\bblack\b|"
+                           r"(?:全为|全是|都是|全部为?)黑色?|全黑", re.I)
 
 
 _CALL_STATEMENT = re.compile(r"\s*(?:return\s+|[\w.\[\], ]{1,80}=\s*)?[\w.]{1,80}\(")
@@ -191,8 +194,11 @@ def _training_dtype(failure: Failure, within: int | None = 3) -> str | None:
 
 
 def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """A metric logged as NaN or inf (``actor/grad_norm:nan``) in a paste that names a 16-bit dtype."""
-    return appeared(found, failure) if low_precision_said(failure) else None
+    """A metric logged as NaN or inf (``actor/grad_norm:nan``, ``'grad_norm': nan``) in a paste that names a 16-bit
+    dtype or a GTX 16xx card (fp16's known trouble there)."""
+    if low_precision_said(failure):
+        return appeared(found, failure)
+    return appeared(found, failure, GTX_16XX_NOTE) if gtx_16xx_named(failure) else None
 
 
 def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -372,7 +378,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
-    rule(r"黑图|\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?)\b|"
+    rule(r"黑图|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
+         r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?)\b|"
          r"\b(?:images?|outputs?|results?|samples?) (?:are|is|come out|comes out|turns?|became) (?:all |just "
          r"|completely |pure )?(?:solid )?(?:black\b|(?P<gray>gr[ae]y)\b)|\b(?P<gray2>gr[ae]y) (?:images?|outputs?|"
          r"pictures?)\b|\b(?:returns?|generates?|produces?) (?:only |all |just |pure )?black\b|"
@@ -386,9 +393,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"(?P<value>nan|inf|non-?finite)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
-    rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
-    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|(?:输出|梯度|损失)(?:为|是|变成)?)\s*(?P<value>nan|inf)(?![A-Za-z])",
-         appeared),
+    rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}['\"]?\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
+    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|总是|一直(?:是|为)?|返回|得到|(?:输出|梯度|损失)(?:为|是|变成)?)\s*"
+         r"(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?|metrics?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?[\"'`]?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
          appeared),
