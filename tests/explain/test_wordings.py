@@ -3826,3 +3826,28 @@ def test_the_cpu_s_slow_convolution_im2col_without_half_says_cpu() -> None:
     explanation = cw.explain("fp16 inference on cpu works on the gpu box\n"
                              "RuntimeError: \"unfolded2d_copy\" not implemented for 'Half'")
     assert explanation.kind is Kind.NO_KERNEL and explanation.device == "cpu" and "model.float()" in explanation.fix
+
+
+def test_index_wordings_cut_or_old_are_read_as_index_dtypes() -> None:
+    cut = cw.explain("RuntimeError: Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                     "torch.IntTenso")
+    assert cut.kind is Kind.INDEX_TENSOR and cut.dtypes == ("int32",)
+    basic = cw.explain("TypeError: Performing basic indexing on a tensor and encountered an error indexing dim 0 with "
+                       "an object of type torch.ByteTensor. The only supported types are integers, slices")
+    assert basic.kind is Kind.INDEX_TENSOR and basic.dtypes == ("uint8",)
+
+
+def test_a_library_lacking_a_dtype_and_a_float_only_check_are_missing_kernels() -> None:
+    onednn = cw.explain("RuntimeError: Long is not supported in oneDNN")
+    assert onednn.kind is Kind.NO_KERNEL and onednn.dtypes == ("int64",) and "oneDNN" in onednn.cause
+    checked = cw.explain("with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+                         "RuntimeError: Expected (in.dtype() == torch::kFloat || in.dtype() == torch::kDouble)")
+    assert checked.kind is Kind.NO_KERNEL and checked.dtypes == ("bf16",)
+    logits = cw.explain("ValueError: logits must be of type float32")
+    assert logits.kind is Kind.NO_KERNEL and logits.dtypes == ("f32",) and logits.confidence is Confidence.LOW
+
+
+def test_torchaudio_s_floating_waveform_check_given_integers_is_an_integer_operand() -> None:
+    explanation = cw.explain("TypeError: Expected floating point type for waveform tensor, but received torch.int16")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int16",)
+    assert "waveform" in explanation.cause

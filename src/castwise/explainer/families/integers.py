@@ -259,8 +259,9 @@ def _tensor_as_python_index(found: re.Match[str], failure: Failure) -> Explanati
 
 
 def _floating_argument(found: re.Match[str], failure: Failure) -> Explanation:
-    """``Expected theta to have floating point type, but got torch.int64`` (F.affine_grid): an integer argument."""
-    return integer_operand(failure, dtypes(found, "a"), f"`{found['arg']}`")
+    """``Expected theta to have floating point type, but got torch.int64`` (F.affine_grid), torchaudio's ``Expected
+    floating point type for waveform tensor, but received torch.int16``: an integer argument."""
+    return integer_operand(failure, dtypes(found, "a", "b"), f"`{found['arg'] or found['arg2']}`")
 
 
 def _integral_lengths(found: re.Match[str], failure: Failure) -> Explanation:
@@ -383,7 +384,8 @@ _float_slice_bound = message_only(
 def _index_tensor(found: re.Match[str], failure: Failure) -> Explanation:
     """Indices of another dtype than an index op (or a named index argument, ``arg``) takes."""
     op = "embedding" if "embedding" in failure.message else (found.groupdict().get("op") or "indexing")
-    return index_tensor(failure, dtypes(found, "a"), op, dtypes(found, "want", "also"), found.groupdict().get("arg"))
+    return index_tensor(failure, dtypes(found, "a", "cut"), op, dtypes(found, "want", "also"),
+                        found.groupdict().get("arg"))
 
 
 def index_tensor(failure: Failure, names: tuple[str, ...], op: str, wanted: tuple[str, ...] = (),
@@ -972,7 +974,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"only integer tensors of a single element can be converted to an index", _tensor_as_python_index),
     rule(r"slice indices must be integers or None or have an __index__ method", _float_slice_bound),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
-    rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})", _floating_argument),
+    rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})|Expected floating point "
+         r"type for (?P<arg2>\w{1,30}) tensor,? but received (?P<b>{DTYPE})", _floating_argument),
     rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
     rule(r"torch\.(?:cat|stack)\(\): input types can't be cast to the desired output type (?P<a>{DTYPE})",
          _joined_into_narrower),
@@ -985,7 +988,11 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected floating point type for target with class probabilities,?\s*got (?P<a>{DTYPE})",
          _probability_target),
     rule(r"Expected tensor for argument #\d+ 'indices' to have (?:one of the following )?scalar types?:?\s*"
-         r"[\w, ]+;?\s*but got (?P<a>{DTYPE}) instead", _index_tensor),
+         r"[\w, ]+;?\s*but got (?:(?P<a>{DTYPE}) instead|torch\.(?:cuda\.)?"
+         r"(?P<cut>Int|Long|Short|Byte|Char|Float|Double|Half|BFloat16)(?:T(?:e(?:n(?:s(?:or?)?)?)?)?)?$)",
+         _index_tensor),
+    rule(r"encountered an error indexing dim \d+ with an object of type torch\.(?:cuda\.)?(?P<a>\w{1,12}Tensor)\b",
+         _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
     rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
     rule(r"(?P<op>tensor_split) expected tensor_indices_or_sections to have dtype of long,? but got (?P<a>{DTYPE})",

@@ -529,11 +529,17 @@ def higher_only(failure: Failure, names: tuple[str, ...], op: str) -> Explanatio
 
 
 def _custom_float32(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """A custom op's own check that an argument is float32 (``f must be float32``) in a paste that runs in 16-bit."""
+    """A custom op's own check that an argument is float32 (``f must be float32``) in a paste that runs in 16-bit, or
+    raised as an error (``ValueError: logits must be of type float32``), not said in prose."""
     names = low_precision_said(failure)
-    if not names:
+    if not names and not (failure.error_type or _RAISED.search(failure.message[:found.start()])):
         return None
-    return higher_only(failure, (*dtypes(found, "dtype"), names[0]), f"a custom op (its '{word_before(found)}' check)")
+    return higher_only(failure, (*dtypes(found, "dtype"), *names[:1]),
+                       f"a custom op (its '{word_before(found)}' check)")
+
+
+_RAISED = re.compile(r"\w(?:Error|Exception):")
+"""An exception's name before a message inside a line (a title's ``... Fails with ValueError: ...``)."""
 
 
 def _float32_type_check(found: re.Match[str], failure: Failure) -> Explanation:
@@ -602,6 +608,21 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         f"load it in float16 (`torch_dtype=torch.float16`, which {device.upper()} supports) or float32 on this "
         "machine" + ("; or update to macOS 14+ and a recent torch" if mps_bf16 else ""),
         op=f"{dtype} on {device}", names=names, device=device,
+    )
+
+
+def _library_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Long is not supported in oneDNN``: a backend library torch calls for that op (oneDNN, cuDNN, XNNPACK) has no
+    kernel for the dtype."""
+    (names, dtype), library = dtype_read(found, "dtype"), found["library"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{library}, the library torch calls for this op, has no {dtype} kernel",
+        f"a {dtype} tensor given to an op torch runs through {library} (a convolution, a matmul, a pooling or a "
+        "reorder)",
+        f"convert that tensor to a dtype {library} takes (float32, or bf16/fp16 where it has them) before the op; or "
+        f"update torch, whose builds add {library} kernels",
+        op=library, names=names, confidence=Confidence.LOW,
     )
 
 
@@ -1003,6 +1024,7 @@ RULES: tuple[Rule, ...] = (
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
+    rule(r"Expected \(\w{1,20}\.(?:dtype|scalar_type)\(\) == (?:torch|at)::k(?:Float|Double)\b", _float_or_double),
     rule(r"must be (?:a |of type )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
     rule(r"\b(?P<name>\w{1,30}) should be in (?P<dtype>float32|torch\.float32) type,? got (?P<got>{DTYPE})",
          _float32_type_check),
@@ -1022,6 +1044,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Cannot convert a (?P<device>MPS) Tensor to (?P<dtype>\w{1,20}) dtype as the MPS framework doesn't support",
          _backend_lacks_dtype),
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),
+    rule(r"\b(?P<dtype>Long|Int|Short|Char|Byte|Bool|Half|BFloat16|Double|ComplexFloat|ComplexDouble) is not supported "
+         r"(?:in|by) (?P<library>oneDNN|MKLDNN|mkl-dnn|cuDNN|NNPACK|XNNPACK|QNNPACK)\b", _library_lacks_dtype),
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"\b(?P<a>bf16|BF16|fp16|FP16)\b[^\n]{0,40}? needs the cpu support avx512|DNNL does not support "
          r"(?P<b>bf16)(?:/(?P<c>f16))? \w{1,20} on the platform with", _cpu_lacks_sixteen_bit),
