@@ -358,69 +358,107 @@ def _e2vid_reconstruction_bf16_to_numpy() -> None:
 CASES: dict[str, LiveCase] = {
     # --- event streams: decoding, coordinates, timestamps, polarities
     # Prophesee EVT 2.0 raw words (uint32 from np.fromfile) decoded in torch with >> and &
-    "evt2-raw-uint32-words-right-shift": case(_evt2_raw_words_decoded_with_shifts, "no_kernel", "uint32"),
+    "evt2-raw-uint32-words-right-shift": case(_evt2_raw_words_decoded_with_shifts, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # DSEC rectification map looked up with the h5's uint16 x, y as advanced indices
-    "dsec-rectify-map-uint16-coords-index": case(_dsec_rectify_map_uint16_coords, "index_tensor_dtype"),
+    "dsec-rectify-map-uint16-coords-index": case(_dsec_rectify_map_uint16_coords, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 microsecond timestamps normalised to [0, 1] in place with sub_().div_()
-    "timestamps-int64-normalised-in-place": case(_timestamps_normalised_in_place, "result_cast", "f32", "int64"),
+    "timestamps-int64-normalised-in-place": case(_timestamps_normalised_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # random polarity flip written for +1/-1 polarities (-p) run on bool polarities
-    "polarity-flip-negate-bool": case(_random_polarity_flip_on_bool_polarities, "mask_dtype", "bool"),
+    "polarity-flip-negate-bool": case(_random_polarity_flip_on_bool_polarities, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # events padded to a fixed count with a 65535 "no event" sentinel in the int16 coordinate tensor
-    "padded-events-int16-65535-sentinel": case(_padded_events_int16_sentinel, "half_overflow", "int16"),
+    "padded-events-int16-65535-sentinel": case(_padded_events_int16_sentinel, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # event-rate curve by torch.histc of the int64 microsecond timestamps
-    "event-rate-histc-int64-timestamps": case(_event_rate_histc_int64_timestamps, "no_kernel", "int64"),
+    "event-rate-histc-int64-timestamps": case(_event_rate_histc_int64_timestamps, "no_kernel", "int64",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (b459a42) castwise gave integer_operand ['int64'] (high confidence). torch.histc has no "
+             "kernel for int64 ('\"histogram_cpu\" not implemented for \'Long\''), which the corpus reads as "
+             "no_kernel; the reader took the int64 timestamps as integer data given to a float-only reduction "
+             "(as for mean or std of an integer tensor)")),
     # v2e-style noise events: exponential_ inter-event gaps drawn in empty_like of the int64 timestamps
     "noise-gaps-exponential-int64-timestamps": case(_background_activity_noise_exponential_int64, "no_kernel",
-                                                    "int64"),
+                                                    "int64",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (b459a42) castwise gave nothing. exponential_ on the int64 tensor from empty_like "
+             "raises torch's random-distribution dtype check ('Exponential distribution is a continuous probability "
+             "distribution. dtype must be a floating point but you specified Long'), a wording the reader does not "
+             "know as a random fill of an integer tensor (no_kernel)")),
     # --- event representations: frames, voxel grids, time surfaces
     # event count image: flat pixel index y * W + x left int16, given to index_add_
-    "count-image-int16-pixel-index-add": case(_voxel_flat_index_int16_index_add, "index_tensor_dtype", "int16"),
+    "count-image-int16-pixel-index-add": case(_voxel_flat_index_int16_index_add, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # two-channel event frame accumulated in int8 fed to the fp32 conv stem
-    "event-frame-int8-conv-stem": case(_int8_two_channel_event_frame_into_conv, "integer_operand", "int8", "f32"),
+    "event-frame-int8-conv-stem": case(_int8_two_channel_event_frame_into_conv, "integer_operand", "int8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # surface of active events: int64 timestamps index_put_ into an fp32 surface
-    "sae-index-put-int64-timestamps": case(_sae_index_put_int64_timestamps, "indexed_write_dtype", "f32", "int64"),
+    "sae-index-put-int64-timestamps": case(_sae_index_put_int64_timestamps, "indexed_write_dtype", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # contrast maximisation: fp32 image of warped events convolved with a numpy float64 Gaussian
-    "iwe-gaussian-float64-kernel-conv2d": case(_contrast_max_gaussian_fp64_kernel, "conv_weight_dtype", "f32", "f64"),
+    "iwe-gaussian-float64-kernel-conv2d": case(_contrast_max_gaussian_fp64_kernel, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- spiking neurons and spike-count losses
     # hand-written LIF: bool spikes (mem >= threshold) fed to the next nn.Linear
-    "lif-bool-spikes-next-linear": case(_lif_bool_spikes_into_next_layer, "integer_operand", "bool", "f32"),
+    "lif-bool-spikes-next-linear": case(_lif_bool_spikes_into_next_layer, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # firing-rate regulariser as the mean of the bool spike raster
     "firing-rate-regulariser-mean-bool": case(_firing_rate_regulariser_mean_of_bool_raster, "integer_operand",
-                                              "bool"),
+                                              "bool",
+        grade="correct", grade_at_freeze="correct"),
     # spike-count loss: huber_loss against int64 desired counts, backward
-    "spike-count-huber-int64-targets": case(_spike_count_huber_int64_targets, "target_dtype", "int64"),
+    "spike-count-huber-int64-targets": case(_spike_count_huber_int64_targets, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # refractory neurons of an fp16 SNN silenced with index_fill_(..., -1e9)
-    "refractory-index-fill-fp16-minus-1e9": case(_refractory_index_fill_fp16, "half_overflow", "f16"),
+    "refractory-index-fill-fp16-minus-1e9": case(_refractory_index_fill_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # stereo coincidence detection: & of the fp16 spike tensors a halved SNN emits
-    "stereo-coincidence-and-fp16-spikes": case(_stereo_coincidence_and_fp16_spikes, "no_kernel", "f16"),
+    "stereo-coincidence-and-fp16-spikes": case(_stereo_coincidence_and_fp16_spikes, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # population coding: bf16 autocast spike counts index_add_ into fp32 per-class counts
     "population-counts-index-add-bf16-spikes": case(_population_class_counts_index_add_autocast,
-                                                    "indexed_write_dtype", "f32", "bf16"),
+                                                    "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # class-weighted cross_entropy on bf16 autocast spike counts with fp32 class weights
-    "weighted-ce-bf16-counts-fp32-weights": case(_weighted_ce_bf16_counts_fp32_weights, "op_dtype", "bf16", "f32"),
+    "weighted-ce-bf16-counts-fp32-weights": case(_weighted_ce_bf16_counts_fp32_weights, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # firing-rate BCE: bf16 autocast rates against fp32 target rates, backward outside autocast
-    "rate-bce-bf16-rates-backward": case(_rate_bce_backward_bf16_rates, "loss_dtype", "f32", "bf16"),
+    "rate-bce-bf16-rates-backward": case(_rate_bce_backward_bf16_rates, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Poisson rate encoding of a window with no events: counts / counts.amax() is NaN
-    "poisson-encoding-empty-window-nan": case(_poisson_encoding_nan_rates_empty_window, "nonfinite"),
+    "poisson-encoding-empty-window-nan": case(_poisson_encoding_nan_rates_empty_window, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # event-token attention with the h5's uint8 valid flags as SDPA's attn_mask
-    "event-tokens-sdpa-uint8-valid-mask": case(_spike_raster_sdpa_uint8_valid_mask, "mask_dtype", "uint8"),
+    "event-tokens-sdpa-uint8-valid-mask": case(_spike_raster_sdpa_uint8_valid_mask, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- recognition, flow and reconstruction heads
     # event-token embedding: bool polarities looked up in nn.Embedding(2, d)
-    "polarity-embedding-bool-ids": case(_polarity_embedding_bool, "index_tensor_dtype", "bool"),
+    "polarity-embedding-bool-ids": case(_polarity_embedding_bool, "index_tensor_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # variable-length event-token batch: int64 key_padding_mask for MultiheadAttention
-    "event-tokens-mha-int64-padding-mask": case(_mha_event_padding_mask_int64, "mask_dtype"),
+    "event-tokens-mha-int64-padding-mask": case(_mha_event_padding_mask_int64, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # event transformer: classification head cast to bf16 (LayerNorm first) fed fp32 tokens
-    "event-transformer-bf16-head-layernorm": case(_event_transformer_head_layernorm_bf16, "norm_param_dtype", "f32"),
+    "event-transformer-bf16-head-layernorm": case(_event_transformer_head_layernorm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # recurrent recognition head: GRUCell in fp32, hidden state initialised under bf16 autocast
-    "grucell-bf16-initial-hidden": case(_recurrent_head_grucell_bf16_hidden, "rnn_dtype", "bf16", "f32"),
+    "grucell-bf16-initial-hidden": case(_recurrent_head_grucell_bf16_hidden, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # feature-track association: bf16 autocast event descriptors torch.bmm'd with fp32 templates
-    "track-association-bmm-fp32-templates": case(_track_association_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "track-association-bmm-fp32-templates": case(_track_association_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cross-window attention: bf16 autocast queries over keys/values cached with .float()
-    "cross-window-sdpa-fp32-cache": case(_cross_window_attention_sdpa_fp32_cache, "sdpa_dtype", "bf16", "f32"),
+    "cross-window-sdpa-fp32-cache": case(_cross_window_attention_sdpa_fp32_cache, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # normal flow by local plane fitting with linalg.lstsq in the pipeline's bf16
-    "plane-fit-normal-flow-lstsq-bf16": case(_plane_fit_normal_flow_lstsq_bf16, "no_kernel"),
+    "plane-fit-normal-flow-lstsq-bf16": case(_plane_fit_normal_flow_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # E2VID-style reconstruction: only the ConvTranspose2d decoder cast to bf16, fp32 encoder features
-    "e2vid-bf16-convtranspose-decoder": case(_e2vid_decoder_bf16_convtranspose, "conv_weight_dtype", "f32", "bf16"),
+    "e2vid-bf16-convtranspose-decoder": case(_e2vid_decoder_bf16_convtranspose, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # reconstructed bf16 intensity frame handed to numpy for cv2.imwrite
-    "reconstruction-bf16-to-numpy": case(_e2vid_reconstruction_bf16_to_numpy, "numpy_dtype", "bf16"),
+    "reconstruction-bf16-to-numpy": case(_e2vid_reconstruction_bf16_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
