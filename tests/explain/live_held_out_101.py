@@ -293,75 +293,105 @@ def _fp16_music_lm_grad_scaler() -> None:
 CASES: dict[str, LiveCase] = {
     # --- REMI events, onset and frame targets, labels
     # REMI position-in-bar computed with true division from int64 onset ticks, looked up in a position embedding
-    "remi-position-true-division-embedding": case(_remi_position_from_true_division, "index_tensor_dtype", "f32"),
+    "remi-position-true-division-embedding": case(_remi_position_from_true_division, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # onset targets scattered at frame numbers rounded from pretty_midi's float64 seconds, never cast to int
-    "onset-targets-scatter-float64-frames": case(_onset_targets_scatter_float_frames, "index_tensor_dtype"),
+    "onset-targets-scatter-float64-frames": case(_onset_targets_scatter_float_frames, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # chord labels read from an annotation CSV as float64 (NaN rows filled) used as cross_entropy targets
     "chord-labels-float64-annotation-table-ce": case(_chord_labels_float_from_annotation_table, "target_dtype",
-                                                     "f64"),
+                                                     "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Onsets-and-Frames frame loss with the dataset's uint8 piano roll as the BCE-with-logits target
-    "onsets-frames-uint8-roll-bce-logits-target": case(_onsets_and_frames_uint8_targets, "target_dtype", "uint8"),
+    "onsets-frames-uint8-roll-bce-logits-target": case(_onsets_and_frames_uint8_targets, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # sustain-pedal state kept as a float 0/1 mask, inverted with ~ to find release frames
-    "sustain-pedal-float-mask-invert": case(_sustain_pedal_float_mask_inverted, "mask_dtype"),
+    "sustain-pedal-float-mask-invert": case(_sustain_pedal_float_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a uint8 piano roll used directly as masked_fill's mask to forbid re-triggering sounding notes
-    "note-on-uint8-roll-masked-fill": case(_note_on_uint8_mask_masked_fill, "mask_dtype", "uint8"),
+    "note-on-uint8-roll-masked-fill": case(_note_on_uint8_mask_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # structure analysis: self-similarity of binarised (bool) pitch-class sets by @
-    "ssm-bool-pitch-class-sets-matmul": case(_self_similarity_of_bool_pitch_class_sets, "integer_operand", "bool"),
+    "ssm-bool-pitch-class-sets-matmul": case(_self_similarity_of_bool_pitch_class_sets, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a velocity histogram by torch.histc of pretty_midi's int64 velocities
-    "velocity-histc-int64": case(_velocity_histogram_of_int64_velocities, "integer_operand", "int64"),
+    "velocity-histc-int64": case(_velocity_histogram_of_int64_velocities, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # key finding: an int64 bincount pitch-class histogram unit-normalised with F.normalize
     "pitch-class-bincount-int64-normalize": case(_pitch_class_histogram_bincount_normalized, "integer_operand",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the first onset frame by argmax of a bool onset mask, ported from numpy
-    "first-onset-argmax-bool": case(_first_onset_argmax_of_bool, "no_kernel", "bool"),
+    "first-onset-argmax-bool": case(_first_onset_argmax_of_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # pitch x time patches of a uint8 velocity roll cut with F.unfold for a ViT-style encoder
-    "piano-roll-uint8-unfold-patches": case(_piano_roll_uint8_patches_unfold, "integer_operand", "uint8"),
+    "piano-roll-uint8-unfold-patches": case(_piano_roll_uint8_patches_unfold, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # tempo augmentation: int64 onset ticks stretched in place by a float factor
     "tempo-stretch-int64-ticks-mul-inplace": case(_tempo_stretch_int64_ticks_in_place, "result_cast", "f32",
-                                                  "int64"),
+                                                  "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- relative attention and the transformer
     # pretty_midi's float64 tempo concatenated to bf16 token embeddings (cat promotes to f64), then a bf16 Linear
     "tempo-float64-cat-bf16-tokens-linear": case(_tempo_float64_concatenated_to_bf16_tokens, "matmul_dtype", "f64",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Music Transformer relative logits: 4-D bf16 queries torch.matmul'ed with an fp32 E_r left out of model.to
-    "relative-logits-matmul-fp32-er": case(_relative_logits_matmul_fp32_er, "matmul_dtype", "bf16", "f32"),
+    "relative-logits-matmul-fp32-er": case(_relative_logits_matmul_fp32_er, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 attention scores baddbmm'ed onto relative logits accumulated in fp32
     "relative-bias-baddbmm-fp32-accumulator": case(_relative_bias_baddbmm_fp32, "batched_matmul_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a beat-distance attention bias precomputed in numpy (float64) as SDPA's attn_mask for bf16 queries
     "beat-distance-bias-numpy-f64-sdpa-mask": case(_relative_bias_numpy_float64_sdpa_mask, "attn_mask_dtype",
-                                                   "f64", "bf16"),
+                                                   "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 instrument embedding added to bf16 token embeddings, fed to a bf16 pre-norm encoder layer
     "instrument-embedding-fp32-bf16-prenorm-encoder": case(_instrument_embedding_fp32_into_bf16_encoder,
-                                                           "norm_param_dtype", "f32"),
+                                                           "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # autoregressive roll generation: the bf16 model's frames index_copy_'ed into an fp32 output roll
     "generated-bf16-frame-index-copy-fp32-roll": case(_bf16_frame_index_copy_into_fp32_roll, "indexed_write_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a chord embedding as an embedding_bag of pitch classes weighted by float64 note durations
     "chord-embedding-bag-float64-durations": case(_chord_bag_float64_durations_embedding_bag, "op_dtype", "f32",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- audio features: CQT, chroma, onsets, tempo, structure, alignment
     # nnAudio-style CQT kernels built in numpy (float64) convolved with fp32 audio
-    "cqt-kernels-numpy-f64-conv1d": case(_cqt_kernels_from_numpy_conv1d, "conv_weight_dtype", "f32", "f64"),
+    "cqt-kernels-numpy-f64-conv1d": case(_cqt_kernels_from_numpy_conv1d, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # key conditioning: an fp32 key embedding used as the bias of a bf16 conv
-    "key-conditioning-fp32-conv-bias": case(_key_film_conv_bias_fp32, "conv_bias_dtype", "bf16", "f32"),
+    "key-conditioning-fp32-conv-bias": case(_key_film_conv_bias_fp32, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an onset BiLSTM kept fp32 over a bf16 conv front end's features
-    "onset-bilstm-fp32-bf16-features": case(_onset_bilstm_fp32_over_bf16_features, "rnn_dtype", "bf16", "f32"),
+    "onset-bilstm-fp32-bf16-features": case(_onset_bilstm_fp32_over_bf16_features, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a tempogram by rfft of the bf16 model's onset-strength curve
-    "tempogram-rfft-bf16-novelty": case(_tempogram_rfft_of_bf16_novelty, "no_kernel", "bf16"),
+    "tempogram-rfft-bf16-novelty": case(_tempogram_rfft_of_bf16_novelty, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Laplacian structure segmentation: eigh of a bf16 graph Laplacian of beat-synchronous chroma
-    "laplacian-segmentation-eigh-bf16": case(_laplacian_segmentation_eigh_bf16, "no_kernel", "bf16"),
+    "laplacian-segmentation-eigh-bf16": case(_laplacian_segmentation_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DTW score-to-performance alignment: the accumulated-cost matrix initialised with 1e10 in fp16
-    "dtw-accumulated-cost-fp16-1e10": case(_dtw_cost_fp16_init_1e10, "half_overflow", "f16"),
+    "dtw-accumulated-cost-fp16-1e10": case(_dtw_cost_fp16_init_1e10, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a causal mask filled with torch.finfo(torch.float32).min on bf16 attention scores
-    "causal-mask-float32-min-bf16-scores": case(_causal_mask_float32_min_on_bf16_scores, "half_overflow", "bf16"),
+    "causal-mask-float32-min-bf16-scores": case(_causal_mask_float32_min_on_bf16_scores, "half_overflow", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- outputs, sampling, training and file I/O
     # the bf16 onset activation handed to numpy for peak picking
-    "onset-activation-bf16-numpy-peak-picking": case(_onset_activation_bf16_peak_picking, "numpy_dtype", "bf16"),
+    "onset-activation-bf16-numpy-peak-picking": case(_onset_activation_bf16_peak_picking, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a hand-written MIDI header parser: big-endian uint16 fields from np.frombuffer into torch.from_numpy
-    "midi-header-big-endian-from-numpy": case(_midi_header_big_endian_from_numpy, "numpy_dtype"),
+    "midi-header-big-endian-from-numpy": case(_midi_header_big_endian_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # near-greedy sampling: fp16 logits divided by temperature 1e-4 overflow to inf, Categorical rejects the NaN
-    "fp16-logits-temperature-1e-4-categorical": case(_fp16_logits_low_temperature_categorical, "nonfinite", "f16"),
+    "fp16-logits-temperature-1e-4-categorical": case(_fp16_logits_low_temperature_categorical, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() music language model trained with GradScaler, unscale_ of its fp16 gradients
-    "fp16-music-lm-grad-scaler-unscale": case(_fp16_music_lm_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-music-lm-grad-scaler-unscale": case(_fp16_music_lm_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
