@@ -3851,3 +3851,10 @@ def test_torchaudio_s_floating_waveform_check_given_integers_is_an_integer_opera
     explanation = cw.explain("TypeError: Expected floating point type for waveform tensor, but received torch.int16")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int16",)
     assert "waveform" in explanation.cause
+
+
+def test_a_continuous_random_fill_of_an_integer_tensor_is_a_missing_kernel() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.empty(3, dtype=torch.long).exponential_(2.0)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64",) and "torch.randint" in explanation.fix

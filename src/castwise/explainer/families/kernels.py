@@ -306,6 +306,12 @@ def _random_integers(failure: Failure, op: str, names: tuple[str, ...]) -> Expla
     )
 
 
+def _continuous_fill(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Exponential distribution is a continuous probability distribution. dtype must be a floating point but you
+    specified Long``: a continuous random fill (``exponential_``, ``cauchy_``) of an integer tensor."""
+    return _random_integers(failure, f"{found['dist'].lower().replace('-', '_')}_", dtypes(found, "a"))
+
+
 def _legacy(found: re.Match[str], failure: Failure) -> Explanation:
     """Old torch's ``_th_normal is not implemented for type torch.LongTensor`` (or ``_th_addmm_out not supported on
     CPUType for Half``, which names the device): an integer dtype is read as the newer wording is; bool, which old
@@ -1024,6 +1030,8 @@ RULES: tuple[Rule, ...] = (
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
+    rule(r"(?P<dist>[\w-]{1,20}) distribution is a continuous probability distribution\.\s*dtype must be a floating "
+         r"point but you specified (?P<a>{DTYPE})", _continuous_fill),
     rule(r"Expected \(\w{1,20}\.(?:dtype|scalar_type)\(\) == (?:torch|at)::k(?:Float|Double)\b", _float_or_double),
     rule(r"must be (?:a |of type )?(?P<dtype>float32|torch\.float32|fp32)\b(?! or)", _custom_float32),
     rule(r"\b(?P<name>\w{1,30}) should be in (?P<dtype>float32|torch\.float32) type,? got (?P<got>{DTYPE})",
