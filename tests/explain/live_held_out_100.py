@@ -384,7 +384,7 @@ CASES: dict[str, LiveCase] = {
     # v2e-style noise events: exponential_ inter-event gaps drawn in empty_like of the int64 timestamps
     "noise-gaps-exponential-int64-timestamps": case(_background_activity_noise_exponential_int64, "no_kernel",
                                                     "int64",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (b459a42) castwise gave nothing. exponential_ on the int64 tensor from empty_like "
              "raises torch's random-distribution dtype check ('Exponential distribution is a continuous probability "
              "distribution. dtype must be a floating point but you specified Long'), a wording the reader does not "
