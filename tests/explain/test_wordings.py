@@ -3858,3 +3858,71 @@ def test_a_continuous_random_fill_of_an_integer_tensor_is_a_missing_kernel() -> 
         torch.empty(3, dtype=torch.long).exponential_(2.0)
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64",) and "torch.randint" in explanation.fix
+
+
+def test_merging_lora_into_a_model_loaded_in_8_bit_is_the_quantized_merge_refusal() -> None:
+    explanation = cw.explain("ValueError: Cannot merge LORA layers when the model is loaded in 8-bit mode")
+    assert explanation.kind is Kind.NO_KERNEL and "merge" in explanation.cause
+
+
+def test_nvcc_without_atomic_add_for_half2_names_compute_capability_six() -> None:
+    explanation = cw.explain("gridencoder.cu(327): error: no instance of overloaded function \"atomicAdd\" matches the "
+                             "argument list\n            argument types are: (__half2 *, __half2)")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and "6.0" in explanation.cause
+
+
+def test_builds_kernels_and_checks_that_leave_a_dtype_out_are_missing_kernels() -> None:
+    built = cw.explain("RuntimeError: Error: turbomind has not been built with fp32 support.")
+    assert built.kind is Kind.NO_KERNEL and built.dtypes == ("f32",)
+    decoding = cw.explain("[TM][FATAL] No decoding kernel found: decode_d256_f16_gs4")
+    assert decoding.kind is Kind.NO_KERNEL and decoding.dtypes == ("f16",)
+    asserted = cw.explain("features tensor is of type float16\nRuntimeError: points.scalar_type() == "
+                          "at::ScalarType::Float INTERNAL ASSERT FAILED at sampling.cpp:83, Points must be a float")
+    assert asserted.kind is Kind.NO_KERNEL and asserted.dtypes == ("f32", "f16")
+    dispatch = cw.explain("NotImplementedError: No operator found for this attention: AttentionOpDispatch("
+                          "dtype=torch.float32, device=device(type='cpu'), k=40, has_dropout=False)")
+    assert dispatch.kind is Kind.NO_KERNEL and dispatch.dtypes == ("f32",)
+
+
+def test_gloo_s_invalid_scalar_type_is_read_from_errors_and_quotes_not_from_code_strings() -> None:
+    assert cw.explain("RuntimeError: Invalid scalar type").kind is Kind.NO_KERNEL
+    assert cw.explain('I hit an "Invalid scalar type" issue with gloo').kind is Kind.NO_KERNEL
+    assert cw.explain('    "help": "fix for DDP issues with LM bias/mask buffers - invalid scalar type"') is None
+
+
+def test_outputs_of_exclamation_marks_said_in_a_title_are_nan_logits() -> None:
+    said = cw.explain("Qwen2.5-VL Returning Series of !!! when dtype is float16")
+    assert said.kind is Kind.NONFINITE and said.dtypes == ("f16",)
+    chinese = cw.explain("为什么我推理输出的结果是一行感叹号？\ntorch_dtype=torch.float16")
+    assert chinese.kind is Kind.NONFINITE and chinese.dtypes == ("f16",)
+
+
+def test_a_failed_assert_on_isnan_and_a_chinese_zero_loss_are_non_finite() -> None:
+    asserted = cw.explain("  File \"quantizer.py\", line 16, in search\n    assert torch.isnan(w).sum() == 0\n"
+                          "AssertionError")
+    assert asserted.kind is Kind.NONFINITE
+    assert cw.explain("x = 1\nassert torch.isnan(w).sum() == 0") is None
+    zero = cw.explain("设置fp16为True会出现一开始训练loss就为0的情况")
+    assert zero.kind is Kind.NONFINITE and zero.dtypes == ("f16",)
+
+
+def test_prose_of_a_linear_input_and_weights_in_two_dtypes_is_a_matmul_mismatch() -> None:
+    explanation = cw.explain("I found the linear input become torch.float32 dtype, however, the weights and bias are "
+                             "all  torch.float16.")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f32", "f16")
+    legacy = cw.explain("RuntimeError DoubleTensor FloatTensor")
+    assert legacy.kind is Kind.SCALAR_TYPE and legacy.dtypes == ("f64", "f32")
+
+
+def test_unscale_said_of_fp16_gradients_and_a_windows_linear_frame_are_read() -> None:
+    unscale = cw.explain("Error when unscale_gradients called on FP16 gradients during training")
+    assert unscale.kind is Kind.UNSCALE_FP16
+    windows = cw.explain("B:\\python\\lib\\site-packages\\torch\\nn\\modules\\linear.py:103 in forward\n"
+                         "102 │   def forward(self, input: Tensor) -> Tensor:\n"
+                         "RuntimeError: expected scalar type Half but found Float")
+    assert windows.kind is Kind.MATMUL
+
+
+def test_a_numpy_error_cut_inside_its_dtype_name_completes_it_when_only_one_fits() -> None:
+    explanation = cw.explain("TypeError: Got unsupported ScalarType BF")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)

@@ -43,21 +43,21 @@ def _op(name: str, pattern: str) -> Op:
 
 FASTPATH = _op("torch's fused transformer fast path",
                r"_transformer_encoder_layer_fwd|_native_multi_head_attention")
-CONV = _op("convolution", r"\bconv(?:_transpose)?[123]d\b|_conv_forward|\bconvolution\b|/modules/conv\.py|"
+CONV = _op("convolution", r"\bconv(?:_transpose)?[123]d\b|_conv_forward|\bconvolution\b|[/\\]modules[/\\]conv\.py|"
                           r"\bindice_conv\w*|/spconv/")
 NORM = _op("normalization layer",
-           r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|/modules/normalization\.py")
+           r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|[/\\]modules[/\\]normalization\.py")
 WHERE = _op("torch.where", r"\btorch\.where\(")
-RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|/modules/rnn\.py")
+RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|[/\\]modules[/\\]rnn\.py")
 ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")
 BMM = _op("batched matrix multiply", r"\b(?:bmm|baddbmm)\s*\(")
 MATMUL = _op("matrix multiply",
-             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|/modules/linear\.py|"
+             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|[/\\]modules[/\\]linear\.py|"
              r"\bops\.aten\.(?:mm|addmm|bmm|baddbmm|linear|matmul|_int_mm|_weight_int\d+pack_mm\w*)\.\w+\(")
 """Also an exported or traced graph's aten calls (``torch.ops.aten._weight_int8pack_mm.default(x, w, scales)``); its
 ``aten.bmm`` is what `@` on 3-D tensors runs, so it is a matrix multiply unless the code calls ``bmm`` itself."""
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
-                   r"margin_ranking_loss|hinge_embedding_loss|cosine_embedding_loss|/modules/loss\.py")
+                   r"margin_ranking_loss|hinge_embedding_loss|cosine_embedding_loss|[/\\]modules[/\\]loss\.py")
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
 GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 """Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""

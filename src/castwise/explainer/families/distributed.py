@@ -195,7 +195,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"Detected mismatch between collectives on ranks\.[^\n]{0,400}?TensorDtypes=(?P<a>{DTYPE})[^\n]{0,600}?but "
          r"Rank \d+ is running collective:[^\n]{0,400}?TensorDtypes=(?P<b>{DTYPE})", _ranks_disagree),
-    rule(r"\bInvalid scalar type\b", _unsupported_by_gloo),
+    rule(r"(?:(?:Error|Exception)(?::| is)\s*|^|[\"'`])Invalid scalar type\b",
+         _unsupported_by_gloo),
     rule(r"Cannot use ReduceOp\.(?P<op>BOR|BAND|BXOR) with non-integral dtype", _bitwise_reduction),
     rule(r"ZeroRedundancyOptimizer only supports using the same dense type for all parameters,? but got both "
          r"(?P<a>[\w.]{1,40}) and (?P<b>[\w.]{1,40})", _zero_one_dtype),

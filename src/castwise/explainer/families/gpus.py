@@ -140,8 +140,9 @@ def _extension_build_failed(found: re.Match[str], failure: Failure) -> Explanati
 
 
 _ATOMIC_ADD_ARGUMENTS = (
-    (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__nv_bfloat16|(?:c10|at)::BFloat16)\b"), "bf16", "8.0"),
+    (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__nv_bfloat162?|(?:c10|at)::BFloat16)\b"), "bf16", "8.0"),
     (re.compile(r"argument types are: \([^)\n]{0,120}\b(?:__half|(?:c10|at)::Half)\b"), "f16", "7.0"),
+    (re.compile(r"argument types are: \([^)\n]{0,120}\b__half2\b"), "f16", "6.0"),
 )
 """nvcc's list of the arguments no ``atomicAdd`` overload takes, by 16-bit type, with the compute capability from
 which CUDA defines ``atomicAdd`` for it."""

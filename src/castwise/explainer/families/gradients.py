@@ -432,7 +432,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"^expected dtype (?P<b>{DTYPE}) but got dtype (?P<a>{DTYPE})(?:\s*\(\w+ at [^()\n]*\))?\s*$", _loss_dtype),
     rule(r"returned an invalid gradient at index \d+ - expected (?:dtype|type) (?:TensorOptions\(dtype=)?(?P<b>{DTYPE})"
          r"[^\n]{0,200}? but got (?:TensorOptions\(dtype=)?(?P<a>{DTYPE})", _invalid_gradient),
-    rule(r"\bunscale (?:FP16|half) gradients", _unscale),
+    rule(r"\bunscale (?:FP16|half) gradients|\bunscal\w{0,20}\b[^\n.]{0,30}? (?:called )?on (?:the )?(?:FP16|half) "
+         r"gradients", _unscale),
     rule(r"_amp_foreach_non_finite_check_and_unscale\w{0,20}\W{0,2} not implemented for \\?'(?P<a>{DTYPE})",
          _scaler_kernel),
     rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),

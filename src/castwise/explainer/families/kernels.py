@@ -548,6 +548,19 @@ _RAISED = re.compile(r"\w(?:Error|Exception):")
 """An exception's name before a message inside a line (a title's ``... Fails with ValueError: ...``)."""
 
 
+def _built_without(found: re.Match[str], failure: Failure) -> Explanation:
+    """``turbomind has not been built with fp32 support``: a library's build leaves out the kernels of a dtype."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the installed build of this library has no {dtype} kernels: it was compiled without them",
+        f"a model run in {dtype} (its config's `torch_dtype`, or a `dtype=` option) on a build that left {dtype} out",
+        f"run in a dtype the build has (fp16 or bf16 for an inference engine), or install or build a version with "
+        f"{dtype} support; another backend of the library may take {dtype}",
+        op=f"{dtype} kernels", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _float32_type_check(found: re.Match[str], failure: Failure) -> Explanation:
     """A library op's own check naming what it got (``input should be in float32 type, got torch.float16``)."""
     return higher_only(failure, dtypes(found, "dtype", "got"), f"a library op (its '{found['name']}' check)")
@@ -1030,6 +1043,10 @@ RULES: tuple[Rule, ...] = (
          r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
+    rule(r"\b\w{1,30}\.scalar_type\(\) == at::(?:ScalarType::)?k?(?P<dtype>Float|Double)\b[^\n]{0,40}?INTERNAL ASSERT "
+         r"FAILED", _custom_float32),
+    rule(r"\bhas not been built with (?P<dtype>fp32|fp16|bf16|float32|float16|bfloat16|int8|fp8) support",
+         _built_without),
     rule(r"(?P<dist>[\w-]{1,20}) distribution is a continuous probability distribution\.\s*dtype must be a floating "
          r"point but you specified (?P<a>{DTYPE})", _continuous_fill),
     rule(r"Expected \(\w{1,20}\.(?:dtype|scalar_type)\(\) == (?:torch|at)::k(?:Float|Double)\b", _float_or_double),

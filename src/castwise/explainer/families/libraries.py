@@ -74,7 +74,8 @@ def _cutlass(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 _XFORMERS_QUERY = re.compile(r"\bquery\s*:\s*shape=\([^)\n]{0,60}\)\s*\((?P<dtype>torch\.\w{1,20})\)")
-_XFORMERS_FLOAT32 = re.compile(r"dtype=torch\.float32 \(supported: \{torch\.(?:float16|bfloat16)")
+_XFORMERS_FLOAT32 = re.compile(r"dtype=torch\.float32 \(supported: \{torch\.(?:float16|bfloat16)|"
+                               r"AttentionOpDispatch\(dtype=torch\.float32\b")
 _XFORMERS_WITHOUT_CUDA = re.compile(r"xFormers wasn't buil[dt] with CUDA support", re.IGNORECASE)
 _XFORMERS_BF16_BELOW_AMPERE = re.compile(r"bf16 is only supported on A100\+? GPUs", re.IGNORECASE)
 _XFORMERS_LISTING = 40
@@ -675,7 +676,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b|Arch conditional MMA instruction used without targeting "
          r"appropriate compute capability", _cutlass_gemm),
     rule(r"\bError computing NN outputs\b", _core_ml_outputs),
-    rule(r"No operator found for `?memory_efficient_attention(?:_forward|_backward)?`?|"
+    rule(r"No operator found for (?:`?memory_efficient_attention(?:_forward|_backward)?`?|this attention)|"
          r"xFormers wasn't buil[dt] with CUDA support", _xformers_no_operator),
     rule(r"unexpected datatype TYPE_(?P<got>\w{1,10}) for (?:inference )?input '(?P<name>[^'\n]{1,80})',? expecting "
          r"TYPE_(?P<want>\w{1,10})", _served_input_type),

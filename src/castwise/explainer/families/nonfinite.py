@@ -254,6 +254,14 @@ def stalled(failure: Failure, dtype: str, shown: str) -> Explanation:
     )
 
 
+def _asserted_finite(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A library's ``assert torch.isnan(w).sum() == 0`` (the source line a traceback prints) failing with a bare
+    ``AssertionError``: the tensor it checks holds NaN or inf."""
+    if not any("AssertionError" in line for line in failure.paste[failure.line:]):
+        return None
+    return appeared(found, failure)
+
+
 def _gradient_norm(found: re.Match[str], failure: Failure) -> Explanation:
     """``clip_grad_norm_``'s ``The total norm ... is non-finite, so it cannot be clipped``."""
     del found
@@ -323,6 +331,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),
     rule(r"(?<![\w.])-9223372036854775808\b", _int64_minimum),
     rule(r"Function '(?P<function>\w+)' returned (?:nan|inf) values in its \d+\w* output", _anomaly),
+    rule(r"^\s{0,16}assert\b[^\n]{0,40}?\b(?:torch\.|np\.|numpy\.)?is(?P<value>nan|inf|finite)\(", _asserted_finite),
     rule(r"(?:^|[\W_])loss(?:_(?!scal)\w{1,30})?\b[^\n]{0,60}?\b(?:is|=|:|became|becomes|was)\s*['\"]?"
          r"(?P<value>nan|inf)\b", nan_loss),
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),

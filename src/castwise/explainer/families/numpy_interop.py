@@ -17,7 +17,21 @@ from castwise.explainer.spelling import short_dtype
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "a")
+    if not names and found.end() == len(found.string.rstrip()):
+        names = _completed(found["a"])
+        dtype = names[0] if names else dtype
     return _unsupported_names(failure, names, dtype, Confidence.HIGH)
+
+
+_NUMPY_LACKS = {"BFloat16": "bf16", "ComplexHalf": "complex32", "Float8_e4m3fn": "float8_e4m3fn",
+                "Float8_e5m2": "float8_e5m2", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64"}
+"""torch's names of the dtypes numpy lacks, with their short names."""
+
+
+def _completed(cut: str) -> tuple[str, ...]:
+    """The one dtype numpy lacks whose torch name a message cut at the end of the paste starts with (``BF``)."""
+    found = [short for name, short in _NUMPY_LACKS.items() if len(cut) >= 2 and name.startswith(cut)]
+    return tuple(found) if len(found) == 1 else ()
 
 
 def _unsupported_names(failure: Failure, names: tuple[str, ...], dtype: str, confidence: Confidence) -> Explanation:

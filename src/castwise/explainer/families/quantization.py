@@ -297,6 +297,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"getCudnnDataTypeFromScalarType\(\) not supported for Q(?:U)?Int8", _quantized_on_cuda),
     rule(r"\bZero-point must be Int32, Float or Half, found (?P<dtype>{DTYPE})", _zero_point),
     rule(r"\bScale must be Float or BFloat16, found (?P<dtype>{DTYPE})", _scale),
-    rule(r"Cannot merge LORA layers when the model is (?:gptq|awq|\w{1,20}) quantized", _merge_into_quantized),
+    rule(r"Cannot merge LORA layers when the model is (?:(?:gptq|awq|\w{1,20}) quantized|loaded in [48]-?bit mode)",
+         _merge_into_quantized),
     rule(r"\b(?P<name>[a-z]\w{1,40}) (?:type|dtype) is not k(?P<dtype>Int|Long|Char|Byte)\b", _packed_weight_type),
 )

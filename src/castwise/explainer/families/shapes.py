@@ -214,7 +214,7 @@ def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     return range_exceeded(failure, short_dtype(said) or "f16")
 
 
-_PROSE_DTYPE = r"(?:half|fp16|float16|bfloat16|bfloat|bf16|float32|float|fp32|double|float64)"
+_PROSE_DTYPE = r"(?:torch\.)?(?:half|fp16|float16|bfloat16|bfloat|bf16|float32|float|fp32|double|float64)"
 """A floating dtype as people write it in prose (``wants half``, ``float expected but received half``)."""
 
 
@@ -223,11 +223,16 @@ def _said_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None
     names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
     if len(names) < 2:
         return None
+    linear = _LINEAR_SAID.search(failure.message)
     return mixed_float(
-        Kind.SCALAR_TYPE, failure, names, "an op",
-        f"an op (or a library's check) expected {names[0]} and got {names[1]}, as the report says",
-        confidence=Confidence.LOW,
+        Kind.MATMUL if linear else Kind.SCALAR_TYPE, failure, names, "a linear layer (matmul)" if linear else "an op",
+        f"{'a linear layer' if linear else 'an op (or a library check)'} expected {names[0]} and got {names[1]}, as "
+        "the report says", confidence=Confidence.LOW,
     )
+
+
+_LINEAR_SAID = re.compile(r"\b(?:linear|matmul|addmm|mm)\b", re.IGNORECASE)
+"""A linear layer or a matrix multiply named in the prose that says two dtypes met."""
 
 
 def _pair_said(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -337,13 +342,17 @@ MISMATCH: tuple[Rule, ...] = (
          _said_mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE})\s?/\s?(?P<b>{_PROSE_DTYPE}) mismatch\w{{0,3}}\b", _pair_said),
     rule(_DTYPE_WRONG.pattern, _wrong_result_dtype),
+    rule(r"(?:Error|Exception):?\s+(?:torch\.)?(?:cuda\.)?(?P<a>(?:Double|Float|Half|BFloat16)Tensor)\W{1,5}"
+         r"(?:torch\.)?(?:cuda\.)?(?P<b>(?:Double|Float|Half|BFloat16)Tensor)\s*$", _pair_said),
     rule(rf"(?:doesn't|does not|don't|do not) want (?P<b>{_PROSE_DTYPE})\b[^\n.]{{0,20}}?\bwants? "
          rf"(?P<a>{_PROSE_DTYPE})\b", _said_mismatch),
     rule(rf"\bwrong \(?(?P<b>{_PROSE_DTYPE})\)? (?:dtype |tensors? )?instead of (?:a )?(?P<a>{_PROSE_DTYPE})\b",
          _said_mismatch),
     rule(rf"\b(?:weights?|parameters?|params|inputs?|outputs?|activations?|features?|tensors?)\b[^\n.,]{{0,20}}? "
-         rf"(?:is|are) (?:in )?(?P<a>{_PROSE_DTYPE}),? but\b[^\n.]{{0,60}}?\b(?:weights?|parameters?|params|inputs?|"
-         rf"outputs?|activations?|features?|tensors?) (?:is|are) (?:in )?(?P<b>{_PROSE_DTYPE})\b", _said_mismatch),
+         rf"(?:is|are|was|were|becomes?|became) (?:in |all )?(?P<a>{_PROSE_DTYPE})(?: dtype)?,? "
+         rf"(?:but|however|while|whereas)\b[^\n.]{{0,60}}?\b(?:weights?|parameters?|params|inputs?|"
+         rf"outputs?|activations?|features?|tensors?|bias(?:es)?) (?:is|are) (?:in |all\s+)?(?P<b>{_PROSE_DTYPE})\b",
+         _said_mismatch),
     rule(r"\b(?:d|data |tensor )types? (?:mismatch\w{0,3}|incompatib\w{1,6}|errors?|conflicts?)\b|"
          r"\bmismatch\w{0,3} (?:d|data |tensor )?types?\b|\btype mismatch\w{0,3}\b|"
          r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)|\bhas_different_input_dtypes\b|"
@@ -377,7 +386,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?P<what2>garbage|gibberish|garbled|broken|"
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
-         r"\bexclamation marks\b|(?:全是|都是|全为)感叹号", _exclamations),
+         r"\bexclamation marks\b|(?:全是|都是|全为|一行|一串|一堆)感叹号|"
+         r"\b(?:series|lines?|strings?|bunch|lots|full) of ['\"`]?!{3,}", _exclamations),
     rule(r"黑图|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
          r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?)\b|"
          r"\b(?:images?|outputs?|results?|samples?) (?:are|is|come out|comes out|turns?|became) (?:all |just "
@@ -434,7 +444,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:Tensor-likes|Scalars) are not close\b)|"
          r"结果(?:差距|差异)(?:较大|很大)|结果不一致|精度(?:下降|损失)", _drift),
     rule(r"\bloss(?:es)?\b[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became|goes to|went to|stays? at)\s+"
-         r"(?:always\s+|all\s+)?0(?:\.0+)?(?![\d.])|loss\s*值?\s*(?:全|一直|都)?\s*(?:为|是|变成|等于)\s*0(?![\d.])",
+         r"(?:always\s+|all\s+)?0(?:\.0+)?(?![\d.])|"
+         r"loss\s*值?\s*(?:全|一直|都|就|总是|会)?\s*(?:为|是|变成|等于|降为|变为)\s*0(?![\d.])",
          _zero_loss),
     rule(r"\b(?:loss|wer|cer|accuracy|metrics?|mAP)\b[^\n.]{0,30}?\b(?:does(?:n'?t| not|'t)|do(?:n'?t| not)|not|never|"
          r"won'?t|stopped|stops)\s+(?:\w+\s+)?(?:decreas\w*|go(?:es|ing)? down|converg\w*|improv\w*)\b|"
@@ -456,7 +467,8 @@ SUPPORT: tuple[Rule, ...] = (
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
-    rule(r"\bkernel (?:was )?not found\b|\bcannot find (?:the |a )?kernel\b", _kernel_not_found),
+    rule(r"\bkernel (?:was )?not found\b|\bcannot find (?:the |a )?kernel\b|\bno (?:\w{1,20} )?kernels? found\b",
+         _kernel_not_found),
     rule(r"\bonly supports? (?P<listed>(?:(?:float|double|bfloat16|half|bf16|fp16|fp32|float16|float32|int|int32|int64|"
          r"long|bool)(?:,\s*|\s+and\s+|\s+or\s+|\s*/\s*)?){2,8})", _listed_support),
     rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
