@@ -3926,3 +3926,27 @@ def test_unscale_said_of_fp16_gradients_and_a_windows_linear_frame_are_read() ->
 def test_a_numpy_error_cut_inside_its_dtype_name_completes_it_when_only_one_fits() -> None:
     explanation = cw.explain("TypeError: Got unsupported ScalarType BF")
     assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)
+
+
+def test_resizing_an_unsigned_depth_map_is_integer_data_and_gather_s_gpu_wording_an_index() -> None:
+    with pytest.raises((NotImplementedError, RuntimeError)) as raised:
+        torch.nn.functional.interpolate(torch.zeros(1, 1, 4, 4, dtype=torch.uint16), scale_factor=2, mode="bilinear")
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint16",)
+    gathered = cw.explain("RuntimeError: gather_out_gpu(): expected dtype int64 for index")
+    assert gathered.kind is Kind.INDEX_TENSOR
+
+
+def test_a_complex_tensor_meeting_a_real_one_is_told_to_take_its_magnitude_or_parts() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        torch.randn(4, 3) @ torch.randn(3, 2, dtype=torch.complex64)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.MATMUL and "abs()" in explanation.fix and "view_as_real" in explanation.fix
+
+
+def test_result_cast_beside_a_bce_named_in_prose_is_a_target_said_with_low_confidence() -> None:
+    said = cw.explain("following exception originate from BCE loss function\n"
+                      "RuntimeError: result type Float can't be cast to the desired output type Long")
+    assert said.kind is Kind.TARGET and said.confidence is Confidence.LOW
+    bare = cw.explain("RuntimeError: result type Float can't be cast to the desired output type Long")
+    assert bare.kind is Kind.RESULT_CAST

@@ -8,7 +8,7 @@ one policy over the whole model removes. Kept-fp32 modules are named with a keep
 
 from __future__ import annotations
 
-from castwise.explainer.spelling import full_name, is_fp8, is_low_precision
+from castwise.explainer.spelling import full_name, is_complex, is_fp8, is_low_precision
 
 POLICY = "`cw.apply(model, 'bf16-mixed')`"
 
@@ -78,6 +78,14 @@ def mixed_story(names: tuple[str, ...]) -> tuple[str, str]:
             "upcast the fp8 tensor to the compute dtype before the op (`w.to(torch.bfloat16)`, times its scale "
             "if it has one), or load those weights in bf16/fp16 instead of fp8 (drop the fp8 option for this "
             "model or node)",
+        )
+    if any(map(is_complex, distinct)) and not all(map(is_complex, distinct)):
+        return (
+            "a complex tensor (an FFT or STFT output, complex weights) meeting a real one: torch does not mix complex "
+            "and real operands in this op",
+            "decide what the real op should see: the magnitude (`x.abs()`, or `x.abs() ** 2` for power), or the real "
+            "and imaginary parts as channels (`torch.view_as_real(x)`, `torch.cat([x.real, x.imag], dim=1)`); or make "
+            "the other operand complex (`w.to(x.dtype)`) if the op is meant to be complex",
         )
     if "f64" in distinct:
         return (

@@ -807,11 +807,18 @@ def attention_mask(failure: Failure, mask: tuple[str, ...], query: tuple[str, ..
     )
 
 
+_BCE_SAID = re.compile(r"\bBCE(?:WithLogits)?(?:Loss)?\b|\bbinary[_ ]cross[_ ]entropy", re.IGNORECASE)
+"""A binary cross-entropy named in a report's title or prose (``originate from BCE loss function``)."""
+
+
 def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     result, out = names if len(names) == 2 else ("f32", "int64")
     if shows(failure, LOSS):
         return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits")
+    if paste_search(failure, _BCE_SAID):
+        return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits").less_sure(
+            "the paste names a BCE loss but its traceback does not show the loss raising")
     widened, cast = ("floating", "float()") if is_floating(result) else (result, f"to({dtype_of(result)})")
     return explained(
         Kind.RESULT_CAST, failure,
@@ -1001,7 +1008,8 @@ RULES: tuple[Rule, ...] = (
          r"`?(?P<a>{DTYPE})`?", _index_tensor),
     rule(r"\bnp\.ndarray of dtype long or bool are valid indices", _index_tensor),
     rule(r"\bassert (?P<arg>\w{1,40})\.dtype == (?P<want>torch\.long|torch\.int64)\b", _index_tensor),
-    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)(?:_out)?(?:_cpu|_cuda)?\(\): Expected "
+    rule(r"(?P<op>index_select|gather|index_add_?|index_copy_?|scatter\w*|take)(?:_out)?(?:_cpu|_cuda|_gpu)?\(\): "
+         r"Expected "
          r"(?:dtype (?P<want>int(?:32|64))(?:/(?P<also>int64))?|a long tensor)"
          r"(?: for index,? but got:? (?P<a>{DTYPE}))?",
          _index_tensor),

@@ -135,7 +135,7 @@ def _barebones_unsigned(failure: Failure, op: str, names: tuple[str, ...]) -> Ex
 
 def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
     op, names = found["op"], dtypes(found, "dtype")
-    if names and names[0] in _BAREBONES_UNSIGNED:
+    if names and names[0] in _BAREBONES_UNSIGNED and not _RESIZE.search(op):
         return _barebones_unsigned(failure, op, names)
     if names and is_fp8(names[0]):
         return fp8.storage(failure, op, names, _device(op))
@@ -229,9 +229,9 @@ torch, not float math on a mask."""
 _ADD_OR_SUB = re.compile(r"(?:th_)?(?:add|sub)(?:_|$)")
 """Old torch's arithmetic kernels (``add_cuda``, ``_th_sub``), matched with the op's leading underscores off."""
 
-_RESIZE = re.compile(r"upsample|interpolate|resize", re.I)
-"""Image resizing: on the CPU and CUDA a uint8 tensor there is integer data in float math (a mask or an image not yet
-converted), while some other devices' kernels lack uint8 for modes the CPU has."""
+_RESIZE = re.compile(r"upsample|interpolate|resize|compute_indices_weights", re.I)
+"""Image resizing: on the CPU and CUDA an integer tensor there (uint16 depth maps too) is integer data in float math (a
+mask or an image not yet converted), while some other devices' kernels lack uint8 for modes the CPU has."""
 
 
 _SAMPLER = re.compile(r"(?:poisson|binomial|multinomial|dirichlet|standard_gamma|sample_gamma)(?:_|$)")
