@@ -364,77 +364,114 @@ def _tpdf_dither_on_int16_pcm() -> None:
 CASES: dict[str, LiveCase] = {
     # --- codebook indices, usage and EMA updates
     # RVQ encode writes argmin codes into a torch.zeros buffer (float), then looks the codebook up with them
-    "rvq-codes-zeros-buffer-codebook-index": case(_rvq_codes_written_into_zeros_buffer, "index_tensor_dtype"),
+    "rvq-codes-zeros-buffer-codebook-index": case(_rvq_codes_written_into_zeros_buffer, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # EMA codebook's cluster_size buffer registered as int64 "counts", decayed in place with mul_(0.99)
     "ema-cluster-size-long-buffer-decay": case(_ema_cluster_size_buffer_registered_long, "result_cast", "f32",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # dead-code reset: the alive weight computed as 1 - dead on the bool dead-code mask
-    "dead-code-alive-one-minus-bool": case(_dead_code_alive_mask_one_minus_bool, "mask_dtype", "bool"),
+    "dead-code-alive-one-minus-bool": case(_dead_code_alive_mask_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # codebook perplexity from the mean of F.one_hot (int64) assignments
-    "codebook-perplexity-one-hot-mean": case(_codebook_perplexity_from_one_hot_mean, "integer_operand", "int64"),
+    "codebook-perplexity-one-hot-mean": case(_codebook_perplexity_from_one_hot_mean, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # EMA embed sums by latents.t() @ (codes == arange(K)): a bool one-hot into the matmul
-    "ema-embed-sum-bool-one-hot-matmul": case(_ema_embed_sum_with_bool_one_hot, "integer_operand", "bool", "f32"),
+    "ema-embed-sum-bool-one-hot-matmul": case(_ema_embed_sum_with_bool_one_hot, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EMA embed sums scatter_add_'ed from the bf16 latents of an autocast encoder into fp32 running sums
     "ema-embed-sum-scatter-add-autocast-latents": case(_ema_embed_sum_scatter_add_under_autocast,
-                                                       "indexed_write_dtype"),
+                                                       "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # k-means codebook initialisation with scipy's kmeans2 on a bf16 encoder's latents via .numpy()
-    "kmeans-init-scipy-bf16-latents": case(_kmeans_codebook_init_with_scipy_on_bf16_latents, "numpy_dtype", "bf16"),
+    "kmeans-init-scipy-bf16-latents": case(_kmeans_codebook_init_with_scipy_on_bf16_latents, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bitstream packing of two 10-bit codes with << and |, after the bf16 run cast the whole batch, codes too
-    "code-packing-shift-bf16-cast-batch": case(_code_packing_shift_on_cast_codes, "no_kernel", "bf16"),
+    "code-packing-shift-bf16-cast-batch": case(_code_packing_shift_on_cast_codes, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # group residual VQ: stacked fp32 codebooks bmm'ed with the bf16 encoder's grouped latents
     "grouped-rvq-stacked-codebooks-bmm": case(_grouped_rvq_codebooks_stacked_bmm, "batched_matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- quantizers, encoder and decoder in low precision
     # DAC factorized codes: the quantizer's 1x1 in_proj run with autocast disabled on the bf16 encoder output
     "dac-in-proj-autocast-disabled-bf16-latents": case(_dac_quantizer_in_proj_with_autocast_disabled,
-                                                       "conv_weight_dtype", "bf16", "f32"),
+                                                       "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a size-based cast policy turns weight norm's direction v to bf16 and leaves its small gain g fp32
     "weight-norm-direction-cast-by-size": case(_weight_norm_direction_cast_by_size_policy, "op_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EnCodec SEANet: bf16 conv stack, its SLSTM kept fp32
-    "encodec-slstm-fp32-bf16-convs": case(_encodec_slstm_kept_fp32_after_bf16_convs, "rnn_dtype", "bf16", "f32"),
+    "encodec-slstm-fp32-bf16-convs": case(_encodec_slstm_kept_fp32_after_bf16_convs, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SEANet with an fp32 stem conv (policy keeps first/last layers fp32) into the bf16 GroupNorm of the body
-    "seanet-fp32-stem-bf16-group-norm": case(_seanet_fp32_stem_into_bf16_group_norm, "norm_param_dtype", "f32"),
+    "seanet-fp32-stem-bf16-group-norm": case(_seanet_fp32_stem_into_bf16_group_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Mimi-style transformer: fp32 RoPE cos/sin tables promote q and k to fp32, v stays bf16 in SDPA
-    "mimi-rope-fp32-tables-qk-sdpa": case(_mimi_transformer_rope_upcasts_q_and_k, "sdpa_dtype", "f32", "bf16"),
+    "mimi-rope-fp32-tables-qk-sdpa": case(_mimi_transformer_rope_upcasts_q_and_k, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # chunked nearest-code search initialising the running best distance with 1e9 in the fp16 latents' dtype
-    "nearest-code-best-distance-1e9-f16": case(_nearest_code_running_best_distance_f16, "half_overflow", "f16"),
+    "nearest-code-best-distance-1e9-f16": case(_nearest_code_running_best_distance_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- losses and discriminators
     # mel loss: the mel basis applied to the complex STFT, the magnitude never taken
-    "mel-basis-on-complex-stft": case(_mel_basis_on_complex_stft, "matmul_dtype", "complex64", "f32", fix=("abs",)),
+    "mel-basis-on-complex-stft": case(_mel_basis_on_complex_stft, "matmul_dtype", "complex64", "f32", fix=("abs",),
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (e697b0b) castwise gave matmul_dtype [complex64, f32] (high confidence), kind and dtypes "
+             "right, but its fix is to give both operands one dtype (x.to(other.dtype)): a complex input needs "
+             "its magnitude taken (spec.abs()) before the mel basis, not a cast, and the fix never says abs")),
     # MS-STFT discriminator's first Conv2d fed the complex spectrogram instead of its real and imaginary parts
     "ms-stft-discriminator-complex-spectrogram": case(_ms_stft_discriminator_fed_complex_spectrogram,
-                                                      "conv_weight_dtype", "complex64", "f32", fix=("real",)),
+                                                      "conv_weight_dtype", "complex64", "f32", fix=("real",),
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (e697b0b) castwise gave conv_weight_dtype [complex64, f32] (high confidence), kind and "
+             "dtypes right, but its fix is to give both operands one dtype (x.to(other.dtype)): a complex "
+             "spectrogram must be split into its real and imaginary parts (view_as_real / .real, .imag as "
+             "channels) for a real Conv2d, and the fix never says so")),
     # spectral convergence loss without an epsilon on a silent (zero-padded) target clip, under anomaly mode
-    "spectral-convergence-silent-target-anomaly": case(_spectral_convergence_on_silent_target, "nonfinite"),
+    "spectral-convergence-silent-target-anomaly": case(_spectral_convergence_on_silent_target, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # multi-period discriminator .half()'d to fit the batch, its optimizer unscaled by GradScaler
     "halved-period-discriminator-grad-scaler": case(_halved_period_discriminator_with_grad_scaler, "unscale_fp16",
-                                                    "f16"),
+                                                    "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Vocos-style iSTFT head in bf16 assembling its complex spectrum with torch.complex from the bf16 parts
-    "vocos-head-torch-complex-bf16-parts": case(_vocos_istft_head_complex_from_bf16_parts, "no_kernel", "bf16"),
+    "vocos-head-torch-complex-bf16-parts": case(_vocos_istft_head_complex_from_bf16_parts, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- codec language models over the tokens
     # MusicGen-style delay pattern built with torch.empty(...).fill_(pad_id) (float), used as cross_entropy targets
-    "delay-pattern-float-buffer-ce-targets": case(_delay_pattern_buffer_targets, "target_dtype", "f32"),
+    "delay-pattern-float-buffer-ce-targets": case(_delay_pattern_buffer_targets, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # codec tokens memmapped from a uint16 shard, looked up in the per-codebook embeddings
     "codec-tokens-uint16-shard-embeddings": case(_codec_tokens_from_uint16_shard_into_embeddings,
-                                                 "index_tensor_dtype", "uint16"),
+                                                 "index_tensor_dtype", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # MaskGIT/SoundStorm re-masking: the remask set scattered into zeros_like(codes) (int64) used as where's condition
-    "maskgit-remask-int64-where-condition": case(_maskgit_remask_long_condition, "mask_dtype", "int64"),
+    "maskgit-remask-int64-where-condition": case(_maskgit_remask_long_condition, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 codec LM sampled at temperature 1e-4: logits / T overflow fp16, softmax NaN, multinomial raises
-    "codec-lm-fp16-low-temperature-multinomial": case(_codec_lm_low_temperature_sampling_fp16, "nonfinite"),
+    "codec-lm-fp16-low-temperature-multinomial": case(_codec_lm_low_temperature_sampling_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- speech tokenizers
     # HuBERT k-means units: sklearn centroids fitted on float64 features against fp32 HuBERT features by matmul
     "hubert-kmeans-float64-centroids-matmul": case(_hubert_kmeans_units_with_float64_centroids, "matmul_dtype",
-                                                   "f32", "f64"),
+                                                   "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- PCM, bitrate and frame-rate bookkeeping
     # DAC's float n_quantizers (ones * n + 1) used to slice each item's codes for the bitrate count
-    "dac-float-n-quantizers-slice-codes": case(_dac_float_n_quantizers_slice_codes, "index_tensor_dtype"),
+    "dac-float-n-quantizers-slice-codes": case(_dac_float_n_quantizers_slice_codes, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-item sample lengths made in the padded int16 PCM batch's dtype (40000 samples)
-    "sample-lengths-int16-pcm-dtype": case(_sample_lengths_in_pcm_dtype, "half_overflow", "int16"),
+    "sample-lengths-int16-pcm-dtype": case(_sample_lengths_in_pcm_dtype, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the bool sample-level padding mask brought to the 75 Hz frame rate with avg_pool1d
-    "padding-mask-frame-rate-avg-pool-bool": case(_padding_mask_to_frame_rate_avg_pool, "integer_operand", "bool"),
+    "padding-mask-frame-rate-avg-pool-bool": case(_padding_mask_to_frame_rate_avg_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int16 PCM from scipy's wavfile standardised with torch.std_mean before converting to float
-    "int16-pcm-std-mean-standardise": case(_int16_pcm_standardised_with_std_mean, "integer_operand"),
+    "int16-pcm-std-mean-standardise": case(_int16_pcm_standardised_with_std_mean, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # TPDF dither added with rand_like of the already-int16 PCM
-    "tpdf-dither-rand-like-int16-pcm": case(_tpdf_dither_on_int16_pcm, "no_kernel", "int16"),
+    "tpdf-dither-rand-like-int16-pcm": case(_tpdf_dither_on_int16_pcm, "no_kernel", "int16",
+        grade="correct", grade_at_freeze="correct"),
 }
