@@ -328,75 +328,110 @@ def _averaged_gradients_f64_assigned() -> None:
 CASES: dict[str, LiveCase] = {
     # --- terrain, height scans and curricula
     # legged_gym-style height scan: the heightfield indexed by floor()'d grid coordinates without .long()
-    "height-scan-floor-not-long-index": case(_height_scan_px_not_long, "index_tensor_dtype"),
+    "height-scan-floor-not-long-index": case(_height_scan_px_not_long, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # terrain curriculum: the int64 terrain levels histogrammed with torch.histc for the logger
-    "terrain-levels-histc-int64": case(_terrain_levels_histc_for_logging, "integer_operand", "int64"),
+    "terrain-levels-histc-int64": case(_terrain_levels_histc_for_logging, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int16 heightfield patches around each robot fed straight to a CNN terrain encoder
-    "heightfield-int16-terrain-cnn": case(_heightfield_int16_terrain_cnn, "integer_operand", "int16", "f32"),
+    "heightfield-int16-terrain-cnn": case(_heightfield_int16_terrain_cnn, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a "bottomless" pit written into the int16 heightfield as -1e5
-    "heightfield-pit-sentinel-int16": case(_heightfield_pit_sentinel_int16, "half_overflow", "int16"),
+    "heightfield-pit-sentinel-int16": case(_heightfield_pit_sentinel_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 proprio-history MultiheadAttention given an fp32 ALiBi-style recency bias as attn_mask
     "history-encoder-recency-bias-fp32-mask": case(_recency_bias_mask_fp32_history_encoder, "attn_mask_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 policy token attending over proprio history keys/values from an fp32 projector with SDPA
     "history-transformer-sdpa-fp32-proprio-kv": case(_history_transformer_fp32_proprio_kv, "sdpa_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- episode bookkeeping, resets and domain randomisation
     # torch.where on legged_gym's long reset_buf to zero the last actions of reset envs
-    "reset-buf-long-where-last-actions": case(_reset_buf_long_where, "mask_dtype", "int64"),
+    "reset-buf-long-where-last-actions": case(_reset_buf_long_where, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # termination penalty written as -terminated on bool terminated flags
-    "termination-penalty-negated-bool": case(_termination_penalty_negated_bool, "mask_dtype", "bool"),
+    "termination-penalty-negated-bool": case(_termination_penalty_negated_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the first done step per env found with argmax over the rollout's bool done mask
-    "first-done-step-argmax-bool": case(_first_done_step_argmax_bool, "no_kernel", "bool"),
+    "first-done-step-argmax-bool": case(_first_done_step_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # domain-randomised pushes: velocities drawn by uniform_ into empty_like(env_ids), an int64 buffer
-    "push-velocity-uniform-empty-like-env-ids": case(_push_velocity_empty_like_env_ids, "no_kernel", "int64"),
+    "push-velocity-uniform-empty-like-env-ids": case(_push_velocity_empty_like_env_ids, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # reset: randomised bf16 default joint positions written into the fp32 dof_pos by env_ids
     "reset-default-dof-pos-bf16-setitem": case(_reset_default_dof_pos_bf16_setitem, "indexed_write_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a running observation normaliser whose int64 count is decayed in place with mul_(0.999)
-    "obs-normaliser-decayed-int64-count": case(_running_normaliser_decayed_count, "result_cast", "f32", "int64"),
+    "obs-normaliser-decayed-int64-count": case(_running_normaliser_decayed_count, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # normaliser without epsilon: a constant observation dim gives 0/0, the Normal policy rejects NaN means
-    "obs-normaliser-zero-variance-nan-policy": case(_normaliser_zero_variance_nan_policy, "nonfinite"),
+    "obs-normaliser-zero-variance-nan-policy": case(_normaliser_zero_variance_nan_policy, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- actions, PD control and kinematics
     # an fp32 actuator network fed the history of the bf16 autocast policy's joint targets
     "actuator-net-fp32-bf16-autocast-actions": case(_actuator_net_fp32_after_autocast, "matmul_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast actions scaled to fp32 joint limits with torch.lerp(lower, upper, (a + 1) / 2)
-    "joint-limits-lerp-bf16-actions": case(_joint_limits_lerp_bf16_actions, "lerp_dtype", "f32", "bf16"),
+    "joint-limits-lerp-bf16-actions": case(_joint_limits_lerp_bf16_actions, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # J^T F torques: the simulator's fp32 foot Jacobians einsum'd with bf16 predicted foot forces
     "jacobian-transpose-einsum-bf16-forces": case(_jacobian_transpose_einsum_bf16_forces, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # foot velocities: a bf16 kinematics net's Jacobians bmm'd with fp32 joint velocities
     "foot-velocity-bmm-bf16-jacobian": case(_foot_velocity_bmm_bf16_jacobian, "batched_matmul_dtype", "bf16",
-                                            "f32"),
+                                            "f32",
+        grade="correct", grade_at_freeze="correct"),
     # projected gravity on the real robot: quat_rotate_inverse of the float64 IMU quaternion and fp32 gravity_vec
-    "quat-rotate-inverse-f64-imu-quaternion": case(_quat_rotate_inverse_f64_imu, "op_dtype", "f64", "f32"),
+    "quat-rotate-inverse-f64-imu-quaternion": case(_quat_rotate_inverse_f64_imu, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # foot-slip reward: linalg.vecdot of bf16 estimated foot velocities with fp32 contact normals
-    "foot-slip-vecdot-bf16-velocity": case(_foot_slip_vecdot_bf16_velocity, "op_dtype", "bf16", "f32"),
+    "foot-slip-vecdot-bf16-velocity": case(_foot_slip_vecdot_bf16_velocity, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a whole-body contact-force solve done in bf16 with torch.linalg.solve
-    "contact-force-solve-bf16": case(_contact_force_solve_bf16, "no_kernel", "bf16"),
+    "contact-force-solve-bf16": case(_contact_force_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- policies, estimators and deployment
     # an actor with an input LayerNorm cast to bf16 for the onboard computer, given fp32 observations
-    "onboard-actor-bf16-layer-norm-fp32-obs": case(_actor_bf16_layer_norm_fp32_obs, "norm_param_dtype", "f32"),
+    "onboard-actor-bf16-layer-norm-fp32-obs": case(_actor_bf16_layer_norm_fp32_obs, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RMA adaptation module's Conv1d fed the robot's numpy float64 proprio history
     "rma-adaptation-conv1d-f64-history": case(_rma_adaptation_conv1d_f64_history, "conv_weight_dtype", "f64",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # rsl_rl-style recurrent actor's LSTM cast to bf16 for deployment, given fp32 observations
-    "recurrent-actor-lstm-bf16-fp32-obs": case(_recurrent_policy_bf16_fp32_obs, "rnn_dtype", "f32", "bf16"),
+    "recurrent-actor-lstm-bf16-fp32-obs": case(_recurrent_policy_bf16_fp32_obs, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # gait-conditioned policy: the gait id carried in the float observation buffer looked up in nn.Embedding
-    "gait-id-float-obs-embedding": case(_gait_id_float_embedding, "index_tensor_dtype", "f32"),
+    "gait-id-float-obs-embedding": case(_gait_id_float_embedding, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # joint targets from the bf16 autocast policy turned into numpy for the LCM command message
-    "lcm-joint-targets-numpy-bf16": case(_lcm_command_numpy_bf16, "numpy_dtype", "bf16"),
+    "lcm-joint-targets-numpy-bf16": case(_lcm_command_numpy_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RealSense uint16 depth resized to the depth policy's 58 x 87 input with bilinear interpolate
-    "realsense-uint16-depth-bilinear-resize": case(_realsense_uint16_depth_resize, "integer_operand", "uint16"),
+    "realsense-uint16-depth-bilinear-resize": case(_realsense_uint16_depth_resize, "integer_operand", "uint16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (e697b0b) castwise gave no_kernel [uint16] (high confidence). The error is raised inside "
+             "interpolate's bilinear weight computation ('\"compute_indices_weights_linear\" not implemented for "
+             "'UInt16''): a uint16 depth image handed to a floating interpolation is integer data fed to float math, "
+             "the corpus's convention for interpolate of an integer tensor; the rules read the not-implemented line "
+             "for an integer dtype as a missing kernel for that dtype instead.")),
     # --- PPO, GAE and auxiliary losses
     # value bootstrapping on timeouts: bf16 autocast values index_add_'ed into the fp32 rewards
     "timeout-bootstrap-index-add-bf16-values": case(_timeout_bootstrap_index_add_bf16_values, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # foot-contact estimator trained with binary_cross_entropy against bool contact flags
-    "foot-contact-estimator-bce-bool-target": case(_foot_contact_estimator_bce_bool, "target_dtype", "bool"),
+    "foot-contact-estimator-bce-bool-target": case(_foot_contact_estimator_bce_bool, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # PPO with GradScaler: unscale_ for gradient clipping in every minibatch, update() once per epoch
-    "ppo-unscale-every-minibatch-update-per-epoch": case(_ppo_unscale_per_minibatch, "loss_scale"),
+    "ppo-unscale-every-minibatch-update-per-epoch": case(_ppo_unscale_per_minibatch, "loss_scale",
+        grade="correct", grade_at_freeze="correct"),
     # gradients averaged across workers in float64 and assigned back with p.grad = ...
-    "worker-averaged-gradients-f64-assigned": case(_averaged_gradients_f64_assigned, "loss_dtype", "f64", "f32"),
+    "worker-averaged-gradients-f64-assigned": case(_averaged_gradients_f64_assigned, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
