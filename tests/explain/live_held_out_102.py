@@ -417,14 +417,14 @@ CASES: dict[str, LiveCase] = {
     # --- losses and discriminators
     # mel loss: the mel basis applied to the complex STFT, the magnitude never taken
     "mel-basis-on-complex-stft": case(_mel_basis_on_complex_stft, "matmul_dtype", "complex64", "f32", fix=("abs",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (e697b0b) castwise gave matmul_dtype [complex64, f32] (high confidence), kind and dtypes "
              "right, but its fix is to give both operands one dtype (x.to(other.dtype)): a complex input needs "
              "its magnitude taken (spec.abs()) before the mel basis, not a cast, and the fix never says abs")),
     # MS-STFT discriminator's first Conv2d fed the complex spectrogram instead of its real and imaginary parts
     "ms-stft-discriminator-complex-spectrogram": case(_ms_stft_discriminator_fed_complex_spectrogram,
                                                       "conv_weight_dtype", "complex64", "f32", fix=("real",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (e697b0b) castwise gave conv_weight_dtype [complex64, f32] (high confidence), kind and "
              "dtypes right, but its fix is to give both operands one dtype (x.to(other.dtype)): a complex "
              "spectrogram must be split into its real and imaginary parts (view_as_real / .real, .imag as "

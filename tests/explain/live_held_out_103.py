@@ -414,7 +414,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # RealSense uint16 depth resized to the depth policy's 58 x 87 input with bilinear interpolate
     "realsense-uint16-depth-bilinear-resize": case(_realsense_uint16_depth_resize, "integer_operand", "uint16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (e697b0b) castwise gave no_kernel [uint16] (high confidence). The error is raised inside "
              "interpolate's bilinear weight computation ('\"compute_indices_weights_linear\" not implemented for "
              "'UInt16''): a uint16 depth image handed to a floating interpolation is integer data fed to float math, "

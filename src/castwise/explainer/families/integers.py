@@ -815,9 +815,10 @@ def _result_cast(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b")
     result, out = names if len(names) == 2 else ("f32", "int64")
     if shows(failure, LOSS):
-        return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits")
+        return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits", prediction=(result,))
     if paste_search(failure, _BCE_SAID):
-        return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits").less_sure(
+        return target(failure, (out,), wants_float=True, op="binary_cross_entropy_with_logits",
+                      prediction=(result,)).less_sure(
             "the paste names a BCE loss but its traceback does not show the loss raising")
     widened, cast = ("floating", "float()") if is_floating(result) else (result, f"to({dtype_of(result)})")
     return explained(
