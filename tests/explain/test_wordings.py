@@ -3950,3 +3950,46 @@ def test_result_cast_beside_a_bce_named_in_prose_is_a_target_said_with_low_confi
     assert said.kind is Kind.TARGET and said.confidence is Confidence.LOW
     bare = cw.explain("RuntimeError: result type Float can't be cast to the desired output type Long")
     assert bare.kind is Kind.RESULT_CAST
+
+
+def test_old_torch_s_invalid_combination_of_arguments_names_the_argument_that_differs() -> None:
+    bce = cw.explain("TypeError: FloatBCECriterion_updateOutput received an invalid combination of arguments - got "
+                     "(int, torch.FloatTensor, torch.LongTensor, torch.FloatTensor, bool, NoneType), but expected "
+                     "(int state, torch.FloatTensor input, torch.FloatTensor target, torch.FloatTensor output, "
+                     "bool sizeAverage, [torch.FloatTensor weights or None])")
+    assert bce.kind is Kind.TARGET and bce.dtypes[0] == "int64" and "target.float()" in bce.fix
+    nll = cw.explain("TypeError: FloatClassNLLCriterion_updateOutput received an invalid combination of arguments - "
+                     "got (int, torch.FloatTensor, torch.DoubleTensor, torch.FloatTensor, bool, NoneType, "
+                     "torch.FloatTensor), but expected (int state, torch.FloatTensor input, torch.LongTensor target, "
+                     "torch.FloatTensor output, bool sizeAverage, [torch.FloatTensor weights or None], "
+                     "torch.FloatTensor total_weight, int ignore_index)")
+    assert nll.kind is Kind.TARGET and "f64" in nll.dtypes and ".long()" in nll.fix
+    same_size = cw.explain("TypeError: is_same_size received an invalid combination of arguments - got "
+                           "(torch.cuda.FloatTensor), but expected (torch.cuda.LongTensor other)")
+    assert same_size.kind is Kind.TARGET and same_size.dtypes[0] == "int64"
+    variable = cw.explain("RuntimeError: Expected object of type Variable[torch.LongTensor] but found type "
+                          "Variable[torch.FloatTensor] for argument #1 'target'")
+    assert variable.kind is Kind.TARGET and "f32" in variable.dtypes
+
+
+def test_lengths_on_the_gpu_and_fp64_math_on_an_intel_gpu_are_device_problems() -> None:
+    lengths = cw.explain("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long "
+                         "tensor")
+    assert lengths.kind is Kind.DEVICE_MISMATCH and "not a dtype problem" in lengths.cause
+    arc = cw.explain("RuntimeError: Native API failed. Native API returns: -996 invalid_kernel(\"uses-fp64-math\")")
+    assert arc.kind is Kind.NO_KERNEL and arc.dtypes == ("f64",) and arc.device == "xpu"
+
+
+def test_nan_said_contained_or_in_a_cost_matrix_and_a_cut_conv_message_are_read() -> None:
+    ema = cw.explain("WARNING Skipping Checkpoint save at epoch 12, EMA contains NaN/inf")
+    assert ema.kind is Kind.NONFINITE
+    assert cw.explain("the output contains no NaN") is None
+    cost = cw.explain("ValueError: matrix contains invalid numeric entries")
+    assert cost.kind is Kind.NONFINITE and "linear_sum_assignment" in cost.cause
+    cut = cw.explain("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch")
+    assert cut.kind is Kind.CONV_WEIGHT and cut.dtypes == ("f32",) and cut.confidence is Confidence.LOW
+    constructed = cw.explain("RuntimeError: tried to construct a tensor from a nested float sequence, but found an "
+                             "item of type numpy.float32 at index (0, 0)")
+    assert constructed.kind is Kind.NUMPY_DTYPE and "from_numpy" in constructed.fix
+    went = cw.explain("with fp16, the xent went to be nan and finally training crashed")
+    assert went.kind is Kind.NONFINITE

@@ -13,7 +13,7 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import device_of
+from castwise.explainer.spelling import device_of, short_dtype
 
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
@@ -100,7 +100,16 @@ _capturable_on_cpu = message_only(
 )
 
 
+def _lengths_on_gpu(found: re.Match[str], failure: Failure) -> Explanation:
+    """pack_padded_sequence's ``'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor``:
+    the lengths must stay on the CPU; an int64 on the GPU is the wrong device, not the wrong dtype."""
+    names = tuple(name for name in ("int64", short_dtype(found["dtype"])) if name)
+    return mismatch(failure, ("cpu", found["device"]), names, op="pack_padded_sequence's `lengths`")
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"'lengths' argument should be a 1D CPU int64 tensor, but got 1D (?P<device>(?:cuda|mps|xpu)[:\d]*) "
+         r"(?P<dtype>\w{1,12}) tensor", _lengths_on_gpu),
     rule(r"Expected all tensors to be on the same device,?\s*but found at least two devices,?\s*(?P<a>[\w:]+) and "
          r"(?P<b>[\w:]+)", _pair),
     rule(r"Expected all tensors to be on the same device", _pair),

@@ -630,6 +630,12 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _fp64_on_intel_gpu(found: re.Match[str], failure: Failure) -> Explanation:
+    """SYCL's ``invalid_kernel("uses-fp64-math")``: a kernel with double math on an Intel GPU without fp64 (Arc)."""
+    del found
+    return no_float64(failure, "xpu", Confidence.LOW)
+
+
 def _library_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     """``Long is not supported in oneDNN``: a backend library torch calls for that op (oneDNN, cuDNN, XNNPACK) has no
     kernel for the dtype."""
@@ -1066,6 +1072,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
          r"that dtype", _backend_lacks_dtype),
     rule(r"\b(?P<device>MPS) (?P<dtype>\w{1,20}) is only supported on MacOS", _backend_lacks_dtype),
+    rule(r"invalid_kernel\(\"uses-fp64-math\"\)", _fp64_on_intel_gpu),
     rule(r"Cannot convert a (?P<device>MPS) Tensor to (?P<dtype>\w{1,20}) dtype as the MPS framework doesn't support",
          _backend_lacks_dtype),
     rule(r"\b(?P<dtype>\w{1,20}) is not supported on (?P<device>MPS)\b", _backend_lacks_dtype),

@@ -265,6 +265,15 @@ def _conv_weight(found: re.Match[str], failure: Failure) -> Explanation:
     return _conv(found, failure, "weight", Kind.CONV_WEIGHT)
 
 
+def _conv_weight_cut(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Input type (torch.cuda.FloatTensor) and weight type (torch`` cut before the weight's type: a convolution's
+    input and weight differ, the weight's dtype unknown."""
+    names = dtypes(found, "a")
+    return mixed_float(Kind.CONV_WEIGHT, failure, names, "convolution",
+                       f"a convolution got {names[0] if names else 'its'} input and a weight of another type (the "
+                       "message is cut before it says which)", confidence=Confidence.LOW)
+
+
 _OLD_STYLE_TYPE = re.compile(r"Tensor|Type\b")
 """Old torch's spelling of a conv operand's type (``torch.cuda.HalfTensor``, ``CPUBFloat16Type``): that check came after
 the weight's, so its bias message meant the weight matched the input."""
@@ -855,6 +864,32 @@ def _scalar_type_cut(found: re.Match[str], failure: Failure) -> Explanation | No
                        "which)", confidence=Confidence.LOW)
 
 
+def _invalid_combination(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Old torch's ``FloatBCECriterion_updateOutput received an invalid combination of arguments - got (int,
+    torch.FloatTensor, torch.LongTensor, ...), but expected (int state, torch.FloatTensor input, torch.FloatTensor
+    target, ...)``: the first tensor argument whose type differs from the one expected, read as that argument's
+    mismatch; ``is_same_size``'s ``other``, which old losses called on their target, is a target of the wrong kind."""
+    got = [item.strip() for item in found["got"].split(",")]
+    wanted = [item.strip(" []").rsplit(" ", 1) for item in found["want"].split(",")]
+    for given, expected in zip(got, wanted):
+        names = _dtypes_of(expected[0], given)
+        if len(names) == 2 and names[0] != names[1]:
+            argument = expected[-1] if len(expected) == 2 else ""
+            if found["op"] == "is_same_size" and integers.integer_names(names[:1]) and is_floating(names[1]):
+                return integers.target(failure, names[:1], wants_float=True, op="a loss (its is_same_size check)",
+                                       prediction=names[1:])
+            if integers.integer_names(names):
+                return _integer_scalar(failure, names, argument)
+            return mixed_float(Kind.SCALAR_TYPE, failure, names, f"{found['op']} (its argument '{argument}')",
+                               confidence=Confidence.LOW)
+    return None
+
+
+def _dtypes_of(*words: str) -> tuple[str, ...]:
+    """The short dtypes of ``words`` (``torch.cuda.LongTensor``), those that name one."""
+    return tuple(name for name in map(short_dtype, words) if name is not None)
+
+
 _ATEN_KINDS = {"bmm": Kind.BATCHED_MATMUL, "baddbmm": Kind.BATCHED_MATMUL, "mm": Kind.MATMUL, "addmm": Kind.MATMUL,
                "matmul": Kind.MATMUL, "linear": Kind.MATMUL}
 
@@ -1356,6 +1391,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"Input dtypes must be the same,?\s*got:?\s*input:? (?P<a>{DTYPE}),\s*batch1:\s*(?P<b>{DTYPE}),\s*batch2:\s*"
          r"(?P<c>{DTYPE})", _batched),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
+    rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \([\w.]{0,20}$", _conv_weight_cut),
+    rule(r"(?P<op>\w{1,60}) received an invalid combination of arguments - got \((?P<got>[^()\n]{1,300})\),? but "
+         r"expected (?:one of:\s*\*\s*)?\((?P<want>[^()\n]{1,400})\)", _invalid_combination),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),
     rule(r"Expected tensor for argument #\d+ '(?P<x>\w+)' to have the same type as tensor for argument #\d+ "
          r"'(?P<y>\w+)'(?:;?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
@@ -1435,7 +1473,8 @@ RULES: tuple[Rule, ...] = (
          r"(?: for (?:argument|sequence element) #?\d+ '\s?(?P<arg>\w+)\s?'(?: in call to _?\s?th(?:nn)?_\s?"
          r"(?P<op>[\w ]{1,40}))?"
          r"| for (?P<seq>sequence element) \d+)?", _scalar_type),
-    rule(r"Expected object of type (?P<a>[\w.]+) but found type (?P<b>[\w.]+)(?: for argument #\d+ '(?P<arg>\w+)')?",
+    rule(r"Expected object of type (?:Variable\[)?(?P<a>[\w.]+)\]? but found type (?:Variable\[)?(?P<b>[\w.]+)\]?"
+         r"(?: for argument #\d+ '(?P<arg>\w+)')?",
          _scalar_type),
     rule(r"expected (?:type )?(?P<a>[\w.]*Tensor) but (?:found|got) (?:type )?(?P<b>[\w.]*Tensor)", _scalar_type),
     rule(r"expected type (?P<a>(?:CUDA|CPU)\w{1,20}Type) but (?:found|got) (?:type )?(?P<b>(?:CUDA|CPU)\w{1,20}Type)",

@@ -303,6 +303,19 @@ def _invalid_parameter(found: re.Match[str], failure: Failure) -> Explanation | 
     )
 
 
+_assignment_cost = message_only(
+    Kind.NONFINITE,
+    "scipy's `linear_sum_assignment` got a cost matrix holding NaN or inf: the costs a matcher built from the "
+    "model's outputs were not finite",
+    "a Hungarian matcher (DETR-style detection, tracking, set losses) whose class or box costs were computed from "
+    "outputs that overflowed in fp16 under AMP, or from NaN predictions",
+    "build the cost matrix in fp32 (`cost = cost.float()`, boxes and logits cast before the matcher; the matcher "
+    "outside autocast), replace non-finite costs before the call (`torch.nan_to_num`), and find where the outputs "
+    "first overflow: " + _FIX,
+    op="scipy.optimize.linear_sum_assignment", confidence=Confidence.LOW,
+)
+
+
 def _histogram_range(found: re.Match[str], failure: Failure) -> Explanation:
     """``torch.histc: range of [-27, inf] is not finite``: the values binned hold inf or NaN."""
     del found
@@ -337,6 +350,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?:non-finite|nonfinite) loss\b(?P<value>)", nan_loss),
     rule(r"(?P<value>NaN) or Inf found in input tensor", nan_loss),
     rule(r"normal expects all elements of std >= 0\.0", _negative_or_nan_std),
+    rule(r"\b(?:cost )?matrix contains invalid numeric entries", _assignment_cost),
     rule(r"torch\.histc: range of \[[^\]\n]{0,80}\b(?:inf|nan)\b[^\]\n]{0,80}\] is not finite", _histogram_range),
     rule(r"The total norm of order [\w.+-]{1,10} for gradients from .?parameters.? is non-finite", _gradient_norm),
     rule(r"Expected parameter (?P<param>\w{1,40}) \(Tensor of shape \([^)\n]{0,60}\)\) of distribution [^\n]{0,200}?to "

@@ -34,6 +34,22 @@ def _completed(cut: str) -> tuple[str, ...]:
     return tuple(found) if len(found) == 1 else ()
 
 
+def _numpy_scalar_in_sequence(found: re.Match[str], failure: Failure) -> Explanation:
+    """Old torch's ``tried to construct a tensor from a nested float sequence, but found an item of type
+    numpy.float32``: a Python list of numpy scalars given to a tensor constructor."""
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"a tensor was built from a Python list holding numpy {dtype} scalars, which this torch's constructor does "
+        "not take as floats",
+        "a list filled from numpy (`[row[i] for ...]` over an array, `list(array)`) given to `torch.FloatTensor(...)` "
+        "or `torch.tensor(...)`",
+        "build from the array itself: `torch.from_numpy(np.asarray(values, dtype=np.float32))`, or convert the items "
+        "(`[float(v) for v in values]`); update torch, whose constructors take numpy scalars",
+        op="tensor constructor", names=names,
+    )
+
+
 def _unsupported_names(failure: Failure, names: tuple[str, ...], dtype: str, confidence: Confidence) -> Explanation:
     """A tensor of ``dtype`` (``names``), which numpy lacks, turned into a numpy array."""
     return explained(
@@ -107,6 +123,8 @@ def _python_object(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 _OBSERVATION_DTYPES = re.compile(r"np\.(float(?:16|32|64)|u?int(?:8|16|32|64))")
+_PRINTED_ARRAY_DTYPE = re.compile(r"\bdtype=(float(?:16|32|64)|u?int(?:8|16|32|64))\b")
+"""The dtype a printed numpy array or gym space shows (``Box(..., dtype=float32)``)."""
 
 
 def _observation_outside_space(found: re.Match[str], failure: Failure) -> Explanation:
@@ -115,7 +133,9 @@ def _observation_outside_space(found: re.Match[str], failure: Failure) -> Explan
     confidence)."""
     del found
     names = tuple(dict.fromkeys(name for word in _OBSERVATION_DTYPES.findall(failure.message)
-                                if (name := short_dtype(word)) is not None))
+                                if (name := short_dtype(word)) is not None)) or tuple(
+        dict.fromkeys(name for word in _PRINTED_ARRAY_DTYPE.findall(failure.message)
+                      if (name := short_dtype(word)) is not None))
     return explained(
         Kind.NUMPY_DTYPE, failure,
         "the environment returned an observation its own observation space does not contain: RLlib checks each one, "
@@ -376,6 +396,8 @@ _swig_ids = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"tried to construct a tensor from a nested float sequence, but found an item of type "
+         r"numpy\.(?P<a>float(?:16|32|64))", _numpy_scalar_in_sequence),
     rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?(?:float|[\w:<> ]{0,80}component_t) "
          r"(?:const )?\*'", _swig_float_array),
     rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?[\w:]{0,60}idx_t (?:const )?\*'", _swig_ids),
@@ -390,7 +412,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
     rule(r"Cannot cast ufunc '(?P<ufunc>\w{1,20})' output from dtype\('(?P<a>\w{1,12})'\) to "
          r"dtype\('(?P<b>\w{1,12})'\)", _ufunc_cast),
-    rule(r"The observation collected from env\.\w{1,20} was not contained within your env's observation space",
+    rule(r"Observation \(\{\} dtype=\{\}\) outside given space|"
+         r"The observation collected from env\.\w{1,20} was not contained within your env's observation space",
          _observation_outside_space),
     rule(r"Could not infer dtype of (?P<a>dict|NoneType|str|bytes|set|object|type|function)\b", _python_object),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),

@@ -375,6 +375,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf|non-?finite)s?{_WORD_END}",
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\b(?<!\bnot )(?<!n't )contains? (?:a |some )?(?P<value>NaNs?|infs?|NaN/inf|inf/NaN)(?![A-Za-z])", appeared),
     rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? (?:in (?:the )?\w|while\b)",
          appeared),
     rule(r"\b(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s? (?:outputs?|problems?|issues?)\b", appeared),
@@ -399,7 +400,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
-         rf"filled with|overflow(?:s|ed|ing)? to|result(?:s|ed|ing)? in)\s+(?:to\s+|as\s+)?(?:all\s+|some\s+)?[`'\"]?-?"
+         rf"filled with|overflow(?:s|ed|ing)? to|result(?:s|ed|ing)? in)\s+(?:to\s+(?:be\s+)?|as\s+)?"
+         rf"(?:all\s+|some\s+)?[`'\"]?-?"
          rf"(?P<value>nan|inf|non-?finite)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
