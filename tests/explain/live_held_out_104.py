@@ -333,77 +333,112 @@ CASES: dict[str, LiveCase] = {
     # --- cameras and rays
     # per-camera ray rotation: bf16 directions bmm'ed with the float64 c2w matrices from transforms.json
     "per-camera-f64-poses-bmm-bf16-dirs": case(_per_camera_f64_poses_bmm_bf16_dirs, "batched_matmul_dtype", "bf16",
-                                               "f64"),
+                                               "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the whole batch halved for an fp16 model, c2w poses inverted with linalg.inv for world-to-camera
-    "c2w-half-batch-linalg-inv": case(_c2w_half_batch_inverse, "no_kernel", "f16"),
+    "c2w-half-batch-linalg-inv": case(_c2w_half_batch_inverse, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # spiral render path: look-at frames from fp32 poses crossed with a numpy float64 up vector
-    "spiral-path-look-at-cross-f64-up": case(_spiral_path_look_at_cross_f64_up, "op_dtype", "f32", "f64"),
+    "spiral-path-look-at-cross-f64-up": case(_spiral_path_look_at_cross_f64_up, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # random ray batch: the pixel row computed with true division, used to index the images
-    "ray-batch-pixel-row-true-division-index": case(_ray_batch_pixel_index_true_division, "index_tensor_dtype"),
+    "ray-batch-pixel-row-true-division-index": case(_ray_batch_pixel_index_true_division, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # LLFF-style recentering: the average rotation orthonormalised by SVD of bf16 poses
-    "llff-recenter-average-rotation-svd-bf16": case(_llff_recenter_average_rotation_svd_bf16, "no_kernel", "bf16"),
+    "llff-recenter-average-rotation-svd-bf16": case(_llff_recenter_average_rotation_svd_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- sampling
     # nerfacc-style packed samples: per-ray counts from a float occupancy mask given to repeat_interleave
     "packed-samples-repeat-interleave-float-counts": case(_packed_samples_repeat_interleave_float_counts,
-                                                          "index_tensor_dtype", "f32"),
+                                                          "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # error-map guided ray sampling with multinomial over the uint8 error map
     "error-map-uint8-multinomial-ray-sampling": case(_error_map_uint8_multinomial_ray_sampling, "integer_operand",
-                                                     "uint8"),
+                                                     "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- encodings and hashing
     # instant-ngp hash primes put in an int32 tensor: 2654435761 overflows
-    "hash-primes-int32-overflow": case(_hash_primes_int32_overflow, "half_overflow", "int32"),
+    "hash-primes-int32-overflow": case(_hash_primes_int32_overflow, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # morton3D index of the density grid in uint32, interleaved with <<
-    "morton-code-uint32-left-shift": case(_morton_code_uint32_left_shift, "no_kernel", "uint32"),
+    "morton-code-uint32-left-shift": case(_morton_code_uint32_left_shift, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # hash-grid lookup: the uint32 spatial hash used directly as the table index
-    "hash-table-lookup-uint32-index": case(_hash_table_lookup_uint32_index, "index_tensor_dtype"),
+    "hash-table-lookup-uint32-index": case(_hash_table_lookup_uint32_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # random Fourier features of float64 trimesh surface points @ the fp32 B matrix
-    "fourier-features-f64-mesh-points": case(_fourier_features_f64_mesh_points, "matmul_dtype", "f64", "f32"),
+    "fourier-features-f64-mesh-points": case(_fourier_features_f64_mesh_points, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # compressed hash table stored in fp8, multiplied by fp32 trilinear weights
     "hash-features-fp8-times-fp32-weights": case(_hash_features_fp8_times_fp32_weights, "fp8_promotion",
-                                                 "float8_e4m3fn", "f32"),
+                                                 "float8_e4m3fn", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- volume rendering and compositing
     # fp16 compositing weights einsum'ed with the fp32 colour head's rgb
     "composite-einsum-fp16-weights-fp32-rgb": case(_composite_einsum_fp16_weights_fp32_rgb, "matmul_dtype", "f16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the object mask halved with the batch, inverted with ~ for a white background
-    "background-invert-fp16-alpha": case(_background_invert_fp16_alpha, "no_kernel"),
+    "background-invert-fp16-alpha": case(_background_invert_fp16_alpha, "no_kernel",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (fd82b52) castwise gave mask_dtype [] (high confidence). The `~` fell on the object mask after the "
+             "batch was halved, so its operand is an fp16 float tensor: a bit operation on a 16-bit float, which has no kernel "
+             "(no_kernel; keep the mask bool, or take 1 - alpha). Torch's TypeError names no dtype and says only that integer "
+             "and Boolean-type tensors are allowed, and the rules read that as a mask of the wrong dtype; nothing in the "
+             "message says the operand was a 16-bit float.")),
     # accumulate along rays by hand: bf16 autocast colours index_add_'ed into an fp32 image buffer
     "packed-samples-index-add-bf16-into-fp32": case(_packed_samples_index_add_bf16_into_fp32, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 foreground renders masked_scatter_'ed into the fp32 full image
     "foreground-masked-scatter-bf16-into-image": case(_foreground_masked_scatter_bf16_into_image,
-                                                      "indexed_write_dtype", "f32", "bf16"),
+                                                      "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ray transformer over samples: a log-density bias from the fp16 density net as bf16 SDPA's mask
     "ray-transformer-sdpa-fp16-density-bias": case(_ray_transformer_sdpa_fp16_density_bias, "attn_mask_dtype", "f16",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 density grid updated by lerp_ toward the fp32 density at cell centres
-    "density-grid-fp16-ema-lerp": case(_density_grid_fp16_ema_lerp, "lerp_dtype", "f16", "f32"),
+    "density-grid-fp16-ema-lerp": case(_density_grid_fp16_ema_lerp, "lerp_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the bool occupancy grid queried at ray samples with grid_sample
-    "occupancy-bool-grid-sample-query": case(_occupancy_bool_grid_sample_query, "integer_operand", "bool"),
+    "occupancy-bool-grid-sample-query": case(_occupancy_bool_grid_sample_query, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # empty-space skipping: raw sigma of unoccupied fp16 samples filled with -1e5
-    "empty-space-sigma-masked-fill-fp16": case(_empty_space_sigma_masked_fill_fp16, "half_overflow", "f16"),
+    "empty-space-sigma-masked-fill-fp16": case(_empty_space_sigma_masked_fill_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # GNT-style ray transformer cast to bf16 whose first LayerNorm gets the fp32 positional encoding
     "ray-transformer-bf16-layernorm-fp32-encoding": case(_ray_transformer_bf16_layernorm_fp32_features,
-                                                         "norm_param_dtype", "f32"),
+                                                         "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pixelNeRF image encoder halved, source views normalised in fp32
-    "pixelnerf-half-encoder-fp32-views": case(_pixelnerf_half_encoder_fp32_views, "conv_weight_dtype", "f32", "f16"),
+    "pixelnerf-half-encoder-fp32-views": case(_pixelnerf_half_encoder_fp32_views, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Ref-NeRF reflection: fp32 view directions vecdot'ed with bf16 normals from autocast
     "ref-nerf-reflection-vecdot-bf16-normals": case(_ref_nerf_reflection_vecdot_bf16_normals, "op_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- losses, targets and training
     # 16-bit PNG depth in millimetres converted to metres in place with div_
-    "depth-png-uint16-div-in-place": case(_depth_png_uint16_div_in_place, "result_cast", "f32", "uint16"),
+    "depth-png-uint16-div-in-place": case(_depth_png_uint16_div_in_place, "result_cast", "f32", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # object-mask loss: BCE of the accumulated opacity against the uint8 mask PNG
-    "mask-loss-bce-uint8-alpha": case(_mask_loss_bce_uint8_alpha, "target_dtype", "uint8"),
+    "mask-loss-bce-uint8-alpha": case(_mask_loss_bce_uint8_alpha, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # PSNR computed on the uint8 frames saved to disk: mean of the uint8 squared error
-    "psnr-mean-uint8-frames": case(_psnr_mean_uint8_frames, "integer_operand", "uint8"),
+    "psnr-mean-uint8-frames": case(_psnr_mean_uint8_frames, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # NeuS-style eikonal loss with a hand-written sqrt norm: zero gradients at padding samples give NaN in anomaly mode
-    "eikonal-sqrt-zero-gradient-anomaly": case(_eikonal_sqrt_zero_gradient_anomaly, "nonfinite"),
+    "eikonal-sqrt-zero-gradient-anomaly": case(_eikonal_sqrt_zero_gradient_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # tcnn-style fp16 hash-grid parameters trained through GradScaler
-    "hash-grid-fp16-params-grad-scaler": case(_hash_grid_fp16_params_grad_scaler, "unscale_fp16", "f16"),
+    "hash-grid-fp16-params-grad-scaler": case(_hash_grid_fp16_params_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Plenoxels-style hand-written backward: an fp32 gradient assigned to the fp16 voxel grid's .grad
     "plenoxel-hand-gradient-fp32-to-fp16-grid": case(_plenoxel_hand_gradient_fp32_to_fp16_grid, "loss_dtype", "f32",
-                                                     "f16"),
+                                                     "f16",
+        grade="correct", grade_at_freeze="correct"),
     # rendered bf16 video frames stacked with numpy for imageio
-    "render-video-bf16-frames-numpy": case(_render_video_bf16_frames_numpy, "numpy_dtype", "bf16"),
+    "render-video-bf16-frames-numpy": case(_render_video_bf16_frames_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
