@@ -298,64 +298,94 @@ def _curriculum_softmax_weights_fp16() -> None:
 
 CASES: dict[str, LiveCase] = {
     # ER replay indices drawn as floor(rand * n_stored), left float, used to index the buffer
-    "er-replay-indices-floor-float": case(_er_replay_indices_from_floor, "index_tensor_dtype"),
+    "er-replay-indices-floor-float": case(_er_replay_indices_from_floor, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # DER++: a bf16 model's logits written into the fp32 logit buffer by slot indices
-    "der-logits-bf16-into-fp32-buffer": case(_der_logits_bf16_into_fp32_buffer, "indexed_write_dtype", "f32", "bf16"),
+    "der-logits-bf16-into-fp32-buffer": case(_der_logits_bf16_into_fp32_buffer, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # reservoir sampling: an augmented float batch written into the uint8 image buffer
     "reservoir-uint8-buffer-float-write": case(_reservoir_uint8_buffer_write_augmented, "indexed_write_dtype",
-                                               "uint8", "f32"),
+                                               "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # task-boundary bookkeeping: the stream step of each buffer slot kept as int16, past 32767 steps
-    "slot-step-counter-int16-overflow": case(_sample_counter_int16, "half_overflow", "int16"),
+    "slot-step-counter-int16-overflow": case(_sample_counter_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # task-conditioned FiLM fed the int64 one-hot of the replayed task ids
-    "task-one-hot-int64-film-linear": case(_task_one_hot_into_film, "integer_operand", "int64", "f32"),
+    "task-one-hot-int64-film-linear": case(_task_one_hot_into_film, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # class-incremental: unseen classes as 1 - the bool seen-class mask
-    "unseen-classes-one-minus-bool": case(_unseen_classes_one_minus_bool, "mask_dtype", "bool"),
+    "unseen-classes-one-minus-bool": case(_unseen_classes_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # class-incremental: the unseen-class mask from the benchmark's npz (uint8) given to masked_fill
-    "unseen-classes-uint8-masked-fill": case(_seen_classes_uint8_masked_fill, "mask_dtype", "uint8"),
+    "unseen-classes-uint8-masked-fill": case(_seen_classes_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # class-incremental: the head grown for a new task after the model was cast to bf16, left fp32
-    "expanded-head-fp32-after-bf16-cast": case(_expanded_head_after_bf16_cast, "matmul_dtype", "bf16", "f32"),
+    "expanded-head-fp32-after-bf16-cast": case(_expanded_head_after_bf16_cast, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # task-incremental: label offset task_id * (classes / tasks) with true division makes float targets
-    "task-il-label-offset-float-target": case(_task_il_label_offset_true_division, "target_dtype", "f32"),
+    "task-il-label-offset-float-target": case(_task_il_label_offset_true_division, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # iCaRL nearest-mean-of-exemplars: class means from numpy (float64) against bf16 features
-    "icarl-ncm-numpy-f64-class-means": case(_icarl_ncm_numpy_class_means, "matmul_dtype", "bf16", "f64"),
+    "icarl-ncm-numpy-f64-class-means": case(_icarl_ncm_numpy_class_means, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # per-class accuracy bookkeeping: bool correct flags scatter_add_'ed into a float counter
-    "per-class-correct-scatter-add-bool": case(_per_class_correct_scatter_add_bool, "indexed_write_dtype"),
+    "per-class-correct-scatter-add-bool": case(_per_class_correct_scatter_add_bool, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # online EWC: the float64 running Fisher lerp_'ed toward this task's fp32 Fisher
-    "online-ewc-f64-fisher-lerp-f32": case(_online_ewc_fisher_lerp, "lerp_dtype", "f64", "f32"),
+    "online-ewc-f64-fisher-lerp-f32": case(_online_ewc_fisher_lerp, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EWC penalty as linalg.vecdot of the float64 Fisher and the bf16 squared weight change
-    "ewc-vecdot-f64-fisher-bf16-delta": case(_ewc_vecdot_penalty, "op_dtype", "f64", "bf16"),
+    "ewc-vecdot-f64-fisher-bf16-delta": case(_ewc_vecdot_penalty, "op_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook damping important weights divides by the float64 Fisher, changing the gradient's dtype
-    "fisher-damping-hook-f64": case(_fisher_preconditioning_hook, "loss_dtype", "f32", "f64"),
+    "fisher-damping-hook-f64": case(_fisher_preconditioning_hook, "loss_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # GEM: the numpy (float64) projected gradient assigned to a bf16 parameter's .grad
-    "gem-numpy-projected-grad-f64": case(_gem_numpy_projection_grad, "loss_dtype", "f64", "bf16"),
+    "gem-numpy-projected-grad-f64": case(_gem_numpy_projection_grad, "loss_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # A-GEM: the bf16 flattened gradient dotted with the fp32 reference gradient
-    "agem-dot-bf16-grad-fp32-reference": case(_agem_dot_bf16_grads_fp32_reference, "matmul_dtype", "bf16", "f32"),
+    "agem-dot-bf16-grad-fp32-reference": case(_agem_dot_bf16_grads_fp32_reference, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FitNets: the bf16 student's guided features into the fp32 hint regressor (a conv with bias)
-    "fitnets-fp32-regressor-bf16-student": case(_fitnets_regressor_fp32, "conv_weight_dtype", "bf16", "f32"),
+    "fitnets-fp32-regressor-bf16-student": case(_fitnets_regressor_fp32, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # feature KD: the fp32 teacher's tokens normalised with the bf16 student's LayerNorm
-    "teacher-tokens-bf16-student-layernorm": case(_teacher_tokens_student_layernorm, "norm_param_dtype", "f32"),
+    "teacher-tokens-bf16-student-layernorm": case(_teacher_tokens_student_layernorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cross-model attention distillation: bf16 student queries bmm'd with the fp32 teacher's keys
-    "cross-model-attention-bmm-fp32-keys": case(_cross_model_attention_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "cross-model-attention-bmm-fp32-keys": case(_cross_model_attention_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # entropy sampling: labelled samples excluded with index_fill_(-1e9) on fp16 entropies
-    "labeled-pool-index-fill-f16-sentinel": case(_labeled_pool_index_fill_sentinel, "half_overflow", "f16"),
+    "labeled-pool-index-fill-f16-sentinel": case(_labeled_pool_index_fill_sentinel, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the round's log: a histogram of the fp16 pool entropies with torch.histogram
-    "entropy-histogram-fp16": case(_entropy_histogram_fp16, "no_kernel", "f16"),
+    "entropy-histogram-fp16": case(_entropy_histogram_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # margin sampling: bf16 margins handed to np.argsort for the labelling tool
-    "margin-scores-bf16-np-argsort": case(_query_scores_bf16_argsort, "numpy_dtype", "bf16"),
+    "margin-scores-bf16-np-argsort": case(_query_scores_bf16_argsort, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # query-by-committee vote entropy: the int64 one-hot votes averaged with mean(0)
-    "qbc-one-hot-votes-int64-mean": case(_qbc_vote_one_hot_mean, "integer_operand", "int64"),
+    "qbc-one-hot-votes-int64-mean": case(_qbc_vote_one_hot_mean, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # DPP batch diversity: logdet of an fp16 similarity kernel
-    "dpp-batch-logdet-fp16-kernel": case(_dpp_batch_logdet_fp16, "no_kernel", "f16"),
+    "dpp-batch-logdet-fp16-kernel": case(_dpp_batch_logdet_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # core-set on raw pixels: uint8 flattened images given to cdist
-    "coreset-raw-uint8-pixels-cdist": case(_coreset_raw_uint8_pixels, "integer_operand", "uint8"),
+    "coreset-raw-uint8-pixels-cdist": case(_coreset_raw_uint8_pixels, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # k-center greedy: the diameter of the fp16 feature set from pdist
-    "kcenter-pdist-fp16-features": case(_kcenter_pdist_fp16, "no_kernel", "f16"),
+    "kcenter-pdist-fp16-features": case(_kcenter_pdist_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # core-set: last round's labelled features loaded from numpy (float64), cdist (its matmul path) to the fp32 pool
-    "coreset-cdist-f64-labeled-fp32-pool": case(_coreset_cached_f64_labeled_features, "matmul_dtype", "f32", "f64"),
+    "coreset-cdist-f64-labeled-fp32-pool": case(_coreset_cached_f64_labeled_features, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # competence-based curriculum: the pacing size ceil(competence * N) left a float tensor, used as a slice end
-    "competence-pacing-float-slice": case(_competence_pacing_float_slice, "index_tensor_dtype"),
+    "competence-pacing-float-slice": case(_competence_pacing_float_slice, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # self-paced learning: losses dotted with the bool easy-sample selection
-    "self-paced-dot-bool-selection": case(_self_paced_dot_bool_weights, "integer_operand", "f32", "bool"),
+    "self-paced-dot-bool-selection": case(_self_paced_dot_bool_weights, "integer_operand", "f32", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # curriculum sampling with exp(score / 0.1) in fp16: inf / inf gives NaN, multinomial refuses it
-    "curriculum-exp-weights-fp16-nan": case(_curriculum_softmax_weights_fp16, "nonfinite"),
+    "curriculum-exp-weights-fp16-nan": case(_curriculum_softmax_weights_fp16, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
