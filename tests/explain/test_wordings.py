@@ -3993,3 +3993,25 @@ def test_nan_said_contained_or_in_a_cost_matrix_and_a_cut_conv_message_are_read(
     assert constructed.kind is Kind.NUMPY_DTYPE and "from_numpy" in constructed.fix
     went = cw.explain("with fp16, the xent went to be nan and finally training crashed")
     assert went.kind is Kind.NONFINITE
+
+
+def test_fsdp_s_older_and_fsdp2_s_uniform_dtype_checks_and_old_in_place_output_types() -> None:
+    flat = cw.explain("ValueError: `FlatParameter` requires uniform dtype but got torch.float16 and torch.float32")
+    assert flat.kind is Kind.OP_DTYPE and flat.dtypes == ("f16", "f32")
+    scatter = cw.explain("AssertionError: FSDP reduce-scatter expects uniform gradient dtype but got "
+                         "{torch.bfloat16, torch.float32}")
+    assert scatter.kind is Kind.OP_DTYPE and scatter.dtypes == ("bf16", "f32")
+    output = cw.explain("RuntimeError: output with type torch.cuda.HalfTensor doesn't match the desired type "
+                        "torch.cuda.FloatTensor")
+    assert output.kind is Kind.OP_DTYPE and output.dtypes == ("f16", "f32")
+
+
+def test_nccl_without_bf16_and_compilers_without_the_bf16_type_are_missing_kernels() -> None:
+    nccl = cw.explain("RuntimeError: Unconvertible NCCL type BFloat16")
+    assert nccl.kind is Kind.NO_KERNEL and nccl.dtypes == ("bf16",) and "update torch" in nccl.fix
+    undeclared = cw.explain("[AOTI] error: ‘bfloat16’ was not declared in this scope")
+    assert undeclared.kind is Kind.NO_KERNEL and undeclared.dtypes == ("bf16",)
+    neon = cw.explain("vec128_bfloat16_neon.h:83:37: error: cannot convert ‘__Uint16x8_t’ to ‘__Bfloat16x8_t’")
+    assert neon.kind is Kind.NO_KERNEL
+    black = cw.explain("fp16: True\n推理结果是黑屏")
+    assert black.kind is Kind.NONFINITE and black.dtypes == ("f16",)

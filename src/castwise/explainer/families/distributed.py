@@ -184,7 +184,23 @@ def _full_precision_copy(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _nccl_lacks(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Unconvertible NCCL type BFloat16``: the NCCL this torch uses has no such type (bf16 came in NCCL 2.10)."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the NCCL library this torch uses has no {dtype} type, so a collective or send/recv on {dtype} tensors "
+        "cannot run",
+        f"{dtype} tensors sent through NCCL built without {dtype} (NCCL older than 2.10 for bf16, or a torch build "
+        "against one)",
+        "update torch (and NCCL, if it is a system one), or send the tensors as float32 and convert back (`t32 = "
+        "t.float()`, then `t.copy_(t32)`)",
+        op="NCCL", names=names, device="cuda",
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Unconvertible NCCL type (?P<dtype>\w{1,20})", _nccl_lacks),
     rule(r"Expects full precision but got (?P<a>{DTYPE})", _full_precision_copy),
     rule(r"Invalid usage of tensors with different dtypes\s*Found (?P<a>{DTYPE}) and\s+(?P<b>{DTYPE})",
          _collective_pair),

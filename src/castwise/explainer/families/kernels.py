@@ -630,6 +630,22 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _type_undeclared(found: re.Match[str], failure: Failure) -> Explanation:
+    """A C++ compiler's ``'bfloat16' was not declared in this scope`` while building generated or extension code: the
+    headers or compiler flags the 16-bit type needs are missing."""
+    names, dtype = dtype_read(found, "dtype")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the C++ compiler building this code does not know the {dtype} type: the header or compiler flags that "
+        "define it are missing from this build",
+        f"code generated for a {dtype} model (torch.compile's or AOTInductor's C++ wrapper, a JIT-built extension) "
+        "compiled with a compiler or torch headers older than the code expects",
+        "update torch and the compiler (a recent gcc/clang), or compile the model in fp32 and cast around it; report "
+        "it to the generator's project if both are current",
+        op=f"{dtype} in generated C++", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _fp64_on_intel_gpu(found: re.Match[str], failure: Failure) -> Explanation:
     """SYCL's ``invalid_kernel("uses-fp64-math")``: a kernel with double math on an Intel GPU without fp64 (Arc)."""
     del found
@@ -1081,7 +1097,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0", _compute_capability),
     rule(r"\b(?P<a>bf16|BF16|fp16|FP16)\b[^\n]{0,40}? needs the cpu support avx512|DNNL does not support "
          r"(?P<b>bf16)(?:/(?P<c>f16))? \w{1,20} on the platform with", _cpu_lacks_sixteen_bit),
-    rule(r"unknown type name '(?:bfloat16x\d_t|bfloat16_t)'", _compiler_lacks_neon_bf16),
+    rule(r"unknown type name '(?:bfloat16x\d_t|bfloat16_t)'|cannot convert ['‘]?__Uint16x8_t['’]? to "
+         r"['‘]?__Bfloat16x8_t", _compiler_lacks_neon_bf16),
+    rule(r"['‘](?P<dtype>bfloat16|__bf16|__nv_bfloat16|half|__half)['’] was not declared in this scope",
+         _type_undeclared),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
     rule(r"\b(?:CUDA|GPUs?)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
          _compute_capability),

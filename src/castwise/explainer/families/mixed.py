@@ -607,7 +607,7 @@ def _flatten_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
 def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
     """FSDP's ``Must flatten tensors with uniform dtype`` (FSDP1) and ``FSDP expects uniform original parameter
     dtype`` (FSDP2): one wrapped module holds parameters of two dtypes."""
-    names = dtypes(found, "a", "b")
+    names = dtypes(found, "a", "b", "c", "d", "e", "f")
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "FSDP's wrapping of a module's parameters",
         f"FSDP flattens (FSDP1) or shards (FSDP2) a wrapped module's parameters together and needs one dtype among "
@@ -618,6 +618,16 @@ def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
         "`MixedPrecisionPolicy(param_dtype=torch.bfloat16)` cast for compute), or wrap the odd ones as their own "
         "FSDP unit",
     )
+
+
+def _in_place_output_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """Old torch's ``output with type torch.cuda.HalfTensor doesn't match the desired type torch.cuda.FloatTensor``:
+    an in-place op on a tensor of one dtype given a result of another."""
+    names = dtypes(found, "a", "b")
+    return mixed_float(Kind.OP_DTYPE, failure, names, "an in-place op",
+                       f"an in-place op (`x += y`, `x.add_(y)`) on {a(names[0]) if names else 'a'} tensor computed "
+                       f"{a(names[1]) if len(names) > 1 else 'another'} result, which old torch does not store back "
+                       "into it", confidence=Confidence.LOW)
 
 
 def _plain_tensor_as_parameter(found: re.Match[str], failure: Failure) -> Explanation:
@@ -1437,8 +1447,11 @@ RULES: tuple[Rule, ...] = (
          _fp8),
     rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),
     rule(r"Must flatten tensors with uniform dtype but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _fsdp_uniform),
-    rule(r"FSDP expects uniform (?:original parameter|reduce) dtype but got \{(?P<a>{DTYPE}), (?P<b>{DTYPE})\}",
-         _fsdp_uniform),
+    rule(r"FSDP expects uniform (?:original parameter|reduce) dtype but got \{(?P<a>{DTYPE}), (?P<b>{DTYPE})\}|"
+         r"FSDP reduce-scatter expects uniform gradient dtype but got \{(?P<c>{DTYPE}), (?P<d>{DTYPE})\}|"
+         r"`?FlatParameter`? requires uniform dtype but got (?P<e>{DTYPE}) and (?P<f>{DTYPE})", _fsdp_uniform),
+    rule(r"output with type (?P<a>[\w.]{1,40}Tensor) doesn't match the desired type (?P<b>[\w.]{1,40}Tensor)",
+         _in_place_output_type),
     rule(r"cannot assign '(?P<dtype>torch\.[\w.]{1,40})' as parameter '(?P<name>\w{1,60})'",
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),

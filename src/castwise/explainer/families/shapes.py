@@ -389,7 +389,7 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为|一行|一串|一堆)感叹号|"
          r"\b(?:series|lines?|strings?|bunch|lots|full) of ['\"`]?!{3,}", _exclamations),
-    rule(r"黑图|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
+    rule(r"黑图|黑屏|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
          r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?)\b|"
          r"\b(?:images?|outputs?|results?|samples?) (?:are|is|come out|comes out|turns?|became) (?:all |just "
          r"|completely |pure )?(?:solid )?(?:black\b|(?P<gray>gr[ae]y)\b)|\b(?P<gray2>gr[ae]y) (?:images?|outputs?|"
