@@ -4015,3 +4015,25 @@ def test_nccl_without_bf16_and_compilers_without_the_bf16_type_are_missing_kerne
     assert neon.kind is Kind.NO_KERNEL
     black = cw.explain("fp16: True\n推理结果是黑屏")
     assert black.kind is Kind.NONFINITE and black.dtypes == ("f16",)
+
+
+def test_compiled_libraries_and_graph_compilers_refusing_a_dtype_are_read() -> None:
+    numba = cw.explain("TypeError: expected dtype object, got 'numpy.dtype[float64]'")
+    assert numba.kind is Kind.NUMPY_DTYPE and numba.dtypes == ("f64",) and "numba" in numba.fix
+    neuron = cw.explain("INFO:Neuron:Exception = Input 'y' of 'Pow' Op has type int32 that does not match type float32 "
+                        "of argument 'x'.")
+    assert neuron.kind is Kind.INTEGER_OPERAND and set(neuron.dtypes) == {"int32", "f32"}
+    nvcc = cw.explain("fast_math.h(741): error: no suitable conversion function from \"__half\" to \"float\" exists")
+    assert nvcc.kind is Kind.NO_KERNEL and "__half2float" in nvcc.fix
+
+
+def test_ops_without_an_autocast_kernel_a_vmapped_dtype_view_and_real_of_a_real_tensor_are_missing_kernels() -> None:
+    autocast = cw.explain("NotImplementedError: could not find kernel for HigherOrderOperator "
+                          "triton_kernel_wrapper_mutation at dispatch key DispatchKey.AutocastXPU (resolved from "
+                          "DispatchKey.AutocastXPU)")
+    assert autocast.kind is Kind.NO_KERNEL and autocast.device == "xpu"
+    vmapped = cw.explain("RuntimeError: Batching rule not implemented for aten::view.dtype; the fallback path doesn't "
+                         "work on out= or view ops.")
+    assert vmapped.kind is Kind.NO_KERNEL
+    real = cw.explain("RuntimeError: real is not implemented for tensors with non-complex dtypes")
+    assert real.kind is Kind.NO_KERNEL and "Tensor.real" in real.op

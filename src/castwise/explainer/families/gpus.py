@@ -14,7 +14,7 @@ import re
 from castwise.explainer.clues import low_precision_in, low_precision_name, low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, explained, rule
+from castwise.explainer.rules import Rule, explained, message_only, rule
 from castwise.explainer.spelling import is_fp8
 
 _BEFORE_AMPERE = (r"(?:Tesla )?(?:V100|P100|P40|P4|K80|K40|M40|M60|T4)\b|GTX ?\d{3,4}(?: ?Ti)?\b|"
@@ -148,6 +148,19 @@ _ATOMIC_ADD_ARGUMENTS = (
 which CUDA defines ``atomicAdd`` for it."""
 
 
+_half_conversions_disabled = message_only(
+    Kind.NO_KERNEL,
+    "nvcc found no conversion from `__half` to `float`: torch's extension builds define `__CUDA_NO_HALF_CONVERSIONS__` "
+    "(and `__CUDA_NO_HALF_OPERATORS__`), which turn off `__half`'s implicit conversions, and this CUDA code relies on "
+    "them",
+    "a CUDA extension (built with torch's `CUDAExtension` or `load()`) whose fp16 code converts `__half` to `float` "
+    "implicitly",
+    "convert explicitly in the kernel (`__half2float(x)`, `__float2half(y)`), or drop those defines from the "
+    "extension's `nvcc` flags (`-U__CUDA_NO_HALF_CONVERSIONS__`); update the extension if a fixed version exists",
+    op="an extension's fp16 CUDA code", names=("f16",), confidence=Confidence.LOW,
+)
+
+
 def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
     """nvcc finding no ``atomicAdd`` for ``__half``/``c10::Half`` (or bf16) arguments while building an extension: CUDA
     defines it only from compute capability 7.0 (8.0 for bf16); declined when the arguments are not in view."""
@@ -166,6 +179,8 @@ def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 RULES: tuple[Rule, ...] = (
     rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
+    rule(r"no suitable conversion function from \"(?:const )?__half\" to \"(?:const )?float\" exists",
+         _half_conversions_disabled),
     rule(r"\bno kernel image is available for execution on the device", _no_kernel_image),
     rule(r"Error building extension '(?P<extension>[\w.-]{1,120})'", _extension_build_failed),
     rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",

@@ -384,6 +384,36 @@ _autocast_unregistered_op = message_only(
     op="torch.autocast (an extension's op)",
 )
 
+def _autocast_without_kernel(found: re.Match[str], failure: Failure) -> Explanation:
+    """``could not find kernel for HigherOrderOperator triton_kernel_wrapper_mutation at dispatch key
+    DispatchKey.AutocastXPU``: an op (a user Triton kernel's wrapper, a custom op) with no autocast rule on that
+    device."""
+    device = found["device"].lower()
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{found['op']}` has no autocast kernel for {device}: torch's autocast on that device does not know how to "
+        "cast its inputs",
+        f"a custom or Triton-wrapped op (often under torch.compile) called inside `torch.autocast('{device}')`, on a "
+        "torch whose autocast registrations for that device lack it",
+        f"call the op outside autocast with inputs cast by hand (`with torch.autocast('{device}', enabled=False): "
+        "op(x.to(dtype))`), register an autocast rule for your custom op (`torch.library.register_autocast`), or "
+        "update torch",
+        op=found["op"], device=device, confidence=Confidence.LOW,
+    )
+
+
+_vmapped_dtype_view = message_only(
+    Kind.NO_KERNEL,
+    "vmap (functorch, torch.func) has no batching rule for `Tensor.view(dtype)`: reinterpreting a tensor's bits as "
+    "another dtype is not supported inside a vmapped function",
+    "a function run under `torch.vmap` / `torch.func` (per-sample gradients, ensembles) that calls `x.view(torch."
+    "int16)` or another dtype view, often in a quantization or bit-packing helper",
+    "do the dtype view outside the vmapped function, or replace it with a conversion (`x.to(dtype)`) if the values, "
+    "not the bits, are meant",
+    op="Tensor.view(dtype) under vmap", confidence=Confidence.LOW,
+)
+
+
 _autocast_met_another_dtype = message_only(
     Kind.NO_KERNEL,
     "this torch's autocast only knows fp32 and fp16 inputs, and an op under it got another floating dtype (bf16, or "
@@ -997,7 +1027,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4}))$",
          _dtype_table_lacks),
     rule(r"Check failed: \(\w{1,10}->dtype\)\.code == kDLFloat", _graph_kernel_needs_float),
-    rule(r"\b(?P<op>imag|conj_physical|view_as_real) is not implemented for tensors with non-complex dtypes",
+    rule(r"\b(?P<op>imag|real|conj_physical|view_as_real) is not implemented for tensors with non-complex dtypes",
          _imaginary_of_real),
     rule(r"\bassert (?P<var>[\w.]{1,40})\.dtype == torch\.(?P<want>float32|float)\b", _asserted_float32),
     rule(r"The operator '(?P<op>[\w:.]{1,80})' is not currently implemented for the (?P<device>xpu|mps) device",
@@ -1028,6 +1058,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
     rule(r"Unrecognized tensor type ID: Autocast", _autocast_unregistered_op),
+    rule(r"could not find kernel for (?:HigherOrderOperator )?(?P<op>[\w.:]{1,80}) at dispatch key "
+         r"DispatchKey\.Autocast(?P<device>CPU|CUDA|XPU|MPS|HPU)\b", _autocast_without_kernel),
+    rule(r"Batching rule not implemented for aten::view\.dtype", _vmapped_dtype_view),
     rule(r"Unexpected floating ScalarType in at::autocast::prioritize", _autocast_met_another_dtype),
     rule(r"No suitable kernel\.[^\n]{0,80}?\bdtype=(?P<dtype>\w{1,20}) out_dtype=(?P<out>\w{1,20})", _pair_lacks),
     rule(r"\b(?P<dtype>Float8_\w{1,12}|BFloat16|Half) has not been supported", _library_lacks),

@@ -630,6 +630,13 @@ def _in_place_output_type(found: re.Match[str], failure: Failure) -> Explanation
                        "into it", confidence=Confidence.LOW)
 
 
+def _graph_op_types(found: re.Match[str], failure: Failure) -> Explanation:
+    """A graph compiler's ``Input 'y' of 'Pow' Op has type int32 that does not match type float32 of argument 'x'``
+    (TensorFlow-style, as AWS Neuron prints it): one op of a traced model given two dtypes."""
+    return mixed_float(Kind.OP_DTYPE, failure, dtypes(found, "b", "a"), f"the traced graph's {found['op']} op",
+                       confidence=Confidence.LOW)
+
+
 def _plain_tensor_as_parameter(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "dtype")
     return explained(
@@ -1452,6 +1459,8 @@ RULES: tuple[Rule, ...] = (
          r"`?FlatParameter`? requires uniform dtype but got (?P<e>{DTYPE}) and (?P<f>{DTYPE})", _fsdp_uniform),
     rule(r"output with type (?P<a>[\w.]{1,40}Tensor) doesn't match the desired type (?P<b>[\w.]{1,40}Tensor)",
          _in_place_output_type),
+    rule(r"Input '\w{1,30}' of '(?P<op>\w{1,40})' Op has type (?P<a>\w{1,12}) that does not match type (?P<b>\w{1,12}) "
+         r"of argument", _graph_op_types),
     rule(r"cannot assign '(?P<dtype>torch\.[\w.]{1,40})' as parameter '(?P<name>\w{1,60})'",
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),

@@ -34,6 +34,22 @@ def _completed(cut: str) -> tuple[str, ...]:
     return tuple(found) if len(found) == 1 else ()
 
 
+def _numpy_dtype_class(found: re.Match[str], failure: Failure) -> Explanation:
+    """``expected dtype object, got 'numpy.dtype[float64]'``: a compiled library (numba, an extension) older than the
+    numpy it runs with (numpy 1.20 made each dtype its own class)."""
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"a compiled library was given numpy's {dtype} dtype as a `numpy.dtype[...]` class, which its version does not "
+        "read: it was built for an older numpy",
+        "numba (or a C extension) older than the installed numpy (numpy 1.20 and later give each dtype its own class), "
+        "often after numpy was upgraded alone",
+        "update numba (or the extension) to a release made for this numpy, or install the numpy it was built for "
+        "(`pip install 'numpy<X'` as its release notes say)",
+        op="numpy dtype in a compiled library", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _numpy_scalar_in_sequence(found: re.Match[str], failure: Failure) -> Explanation:
     """Old torch's ``tried to construct a tensor from a nested float sequence, but found an item of type
     numpy.float32``: a Python list of numpy scalars given to a tensor constructor."""
@@ -396,6 +412,7 @@ _swig_ids = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"expected dtype object, got 'numpy\.dtype\[(?P<a>\w{1,12})\]'", _numpy_dtype_class),
     rule(r"tried to construct a tensor from a nested float sequence, but found an item of type "
          r"numpy\.(?P<a>float(?:16|32|64))", _numpy_scalar_in_sequence),
     rule(r"\bin method '\w{1,80}', argument \d{1,2} of type '(?:const )?(?:float|[\w:<> ]{0,80}component_t) "
