@@ -4037,3 +4037,13 @@ def test_ops_without_an_autocast_kernel_a_vmapped_dtype_view_and_real_of_a_real_
     assert vmapped.kind is Kind.NO_KERNEL
     real = cw.explain("RuntimeError: real is not implemented for tensors with non-complex dtypes")
     assert real.kind is Kind.NO_KERNEL and "Tensor.real" in real.op
+
+
+def test_a_textual_inversion_embedding_written_into_an_fp16_encoder_says_convert_it_or_run_fp32() -> None:
+    explanation = cw.explain("Error using textual_inversion checkpoints\nIndex put requires the source and destination "
+                             "dtypes match, got Half for the destination and Float for the source")
+    assert explanation.kind is Kind.INDEXED_WRITE and "textual-inversion" in explanation.cause
+    assert "fp32" in explanation.fix
+    plain = cw.explain("Index put requires the source and destination dtypes match, got Half for the destination and "
+                       "Float for the source")
+    assert "textual" not in plain.cause

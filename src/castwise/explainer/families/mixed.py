@@ -477,6 +477,15 @@ def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanat
             "destination should hold fractions, allocate it floating instead. Not a precision problem",
             op=op, names=names,
         )
+    if names[1:] == ("f32",) and is_low_precision(names[0]) and paste_search(failure, _TEXTUAL_INVERSION):
+        return mixed_float(
+            Kind.INDEXED_WRITE, failure, names, op,
+            f"{op} {where}: a textual-inversion embedding (saved in fp32) was written into a text encoder's token "
+            "embeddings held in 16-bit",
+            culprit="a textual-inversion embedding file loaded as it was saved (fp32) into a model run in fp16",
+            fix="convert the embedding to the model's dtype when loading it (`vec.to(embeddings.weight.dtype)`; update "
+            "the app if it does not), or run the model in fp32 (`--precision full --no-half` in webui apps)",
+        )
     return mixed_float(
         Kind.INDEXED_WRITE, failure, names, op,
         f"{op} {where}; the values written must have the destination's dtype",
@@ -485,6 +494,11 @@ def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanat
         fix="allocate the destination in the values' dtype (`torch.zeros(..., dtype=src.dtype)`) or cast the "
         "values (`src.to(dst.dtype)`)",
     )
+
+
+_TEXTUAL_INVERSION = re.compile(r"textual[ _-]?inversion|embeddings? (?:file|checkpoint)s?|\.pt embedding",
+                                re.IGNORECASE)
+"""A textual-inversion embedding named in the paste (Stable Diffusion apps load them into the text encoder)."""
 
 
 def _out_tensor(found: re.Match[str], failure: Failure) -> Explanation:
