@@ -317,72 +317,102 @@ def _alert_threshold_quantile_float64_scores() -> None:
 CASES: dict[str, LiveCase] = {
     # hashed card ids from pd.util.hash_pandas_object (uint64) modulo the bucket count into nn.Embedding
     "card-hash-uint64-buckets-embedding": case(_card_hash_uint64_buckets_into_embedding, "index_tensor_dtype",
-                                               "uint64"),
+                                               "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # account-merchant edges after a left merge with a missing merchant: the node column became float64
-    "merchant-edges-f64-after-left-merge": case(_merchant_edges_float_after_left_merge, "index_tensor_dtype"),
+    "merchant-edges-f64-after-left-merge": case(_merchant_edges_float_after_left_merge, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # is_fraud labels cast to bool for binary_cross_entropy_with_logits with a pos_weight
-    "is-fraud-bool-target-bce-logits": case(_is_fraud_bool_target_bce_logits, "target_dtype", "bool"),
+    "is-fraud-bool-target-bce-logits": case(_is_fraud_bool_target_bce_logits, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the fraud rate for pos_weight computed as .mean() of the bool label tensor
-    "fraud-rate-mean-bool-labels": case(_fraud_rate_mean_of_bool_labels, "integer_operand", "bool"),
+    "fraud-rate-mean-bool-labels": case(_fraud_rate_mean_of_bool_labels, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # delayed chargeback labels: the label-known mask made float by pandas astype(float), used in masked_select
-    "delayed-labels-float-mask-masked-select": case(_delayed_labels_float_mask_masked_select, "mask_dtype"),
+    "delayed-labels-float-mask-masked-select": case(_delayed_labels_float_mask_masked_select, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written focal loss: p_t = torch.where(labels, p, 1 - p) with float 0/1 labels as the condition
-    "focal-pt-where-float-labels": case(_focal_pt_where_on_float_labels, "mask_dtype", "f32"),
+    "focal-pt-where-float-labels": case(_focal_pt_where_on_float_labels, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-account velocity counts from a pandas groupby (int64) into BatchNorm1d
-    "velocity-counts-int64-batchnorm": case(_transaction_counts_int64_batchnorm, "integer_operand", "int64"),
+    "velocity-counts-int64-batchnorm": case(_transaction_counts_int64_batchnorm, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an account's hour-of-day profile by torch.histc of int64 hours
-    "hour-of-day-histc-int64": case(_hour_of_day_histc_int64, "integer_operand", "int64"),
+    "hour-of-day-histc-int64": case(_hour_of_day_histc_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # seconds since the account's last transaction kept int64, then log1p_ in place
     "seconds-since-last-log1p-inplace-int64": case(_seconds_since_last_log1p_in_place, "result_cast", "f32",
-                                                   "int64"),
+                                                   "int64",
+        grade="correct", grade_at_freeze="correct"),
     # transaction-history attention given an int64 (.long()) key_padding_mask
-    "history-padding-mask-int64-mha": case(_history_padding_mask_int64_in_mha, "mask_dtype"),
+    "history-padding-mask-int64-mha": case(_history_padding_mask_int64_in_mha, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # float64 engineered features from pandas (torch.tensor(df.values)) into a scorer cast to bf16
     "pandas-f64-features-bf16-scorer": case(_pandas_float64_features_into_bf16_scorer, "matmul_dtype", "f64",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Time2Vec encoding: float64 seconds since last transaction @ fp32 frequencies
-    "time2vec-f64-seconds-matmul": case(_time2vec_float64_seconds_matmul, "matmul_dtype", "f64", "f32"),
+    "time2vec-f64-seconds-matmul": case(_time2vec_float64_seconds_matmul, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Platt scaling: an fp32 nn.Linear(1, 1) fitted on logits the scorer made under bf16 autocast
     "platt-scaling-fp32-linear-autocast-logits": case(_platt_scaling_fp32_on_autocast_logits, "matmul_dtype",
-                                                      "bf16", "f32"),
+                                                      "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # R-GCN: bf16 messages per relation torch.bmm'd with fp32 relation weights added after .to(bf16)
-    "rgcn-relation-bmm-fp32-weights": case(_rgcn_relation_bmm_fp32_weights, "batched_matmul_dtype", "bf16", "f32"),
+    "rgcn-relation-bmm-fp32-weights": case(_rgcn_relation_bmm_fp32_weights, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # account-to-merchant messages made under bf16 autocast, index_add_'ed into an fp32 merchant buffer
     "merchant-messages-index-add-autocast": case(_merchant_messages_index_add_under_autocast, "indexed_write_dtype",
-                                                 "f32", "bf16"),
+                                                 "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a sparse fp32 account-merchant adjacency times bf16 merchant states with torch.sparse.mm
     "sparse-adjacency-fp32-bf16-merchant-states": case(_card_merchant_sparse_adjacency_bf16_features, "matmul_dtype",
-                                                       "f32", "bf16"),
+                                                       "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SMOTE by hand: float64 minority rows from pandas lerp'ed toward fp32 neighbours
     "smote-lerp-f64-minority-fp32-neighbours": case(_smote_lerp_float64_minority_fp32_neighbours, "lerp_dtype",
-                                                    "f64", "f32"),
+                                                    "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # "balanced" float64 class weights from numpy in nll_loss on bf16 log-probabilities made under autocast
     "balanced-class-weights-f64-nll-autocast": case(_class_weights_float64_nll_under_autocast, "op_dtype", "bf16",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # merchant embeddings cast to bf16 feeding an fp32 GRU over an account's transaction history
-    "account-history-gru-bf16-embeddings": case(_account_history_gru_bf16_embeddings, "rnn_dtype", "bf16", "f32"),
+    "account-history-gru-bf16-embeddings": case(_account_history_gru_bf16_embeddings, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an additive float64 key_padding_mask from numpy in fp32 MultiheadAttention over the history
-    "history-padding-mask-f64-mha": case(_history_padding_mask_float64_from_numpy, "attn_mask_dtype", "f64", "f32"),
+    "history-padding-mask-f64-mha": case(_history_padding_mask_float64_from_numpy, "attn_mask_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Conv1d over the transaction sequence cast to bf16, fed fp32 features
     "txn-sequence-conv1d-bf16-fp32-input": case(_transaction_sequence_conv1d_bf16_fp32_input, "conv_weight_dtype",
-                                                "f32", "bf16"),
+                                                "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 seconds-since-last with "no previous transaction" filled as 30 days (2.6e6 s)
-    "no-previous-txn-sentinel-fp16": case(_no_previous_transaction_sentinel_fp16, "half_overflow", "f16"),
+    "no-previous-txn-sentinel-fp16": case(_no_previous_transaction_sentinel_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 scores turned to numpy for sklearn's roc_auc_score
-    "roc-auc-bf16-scores-numpy": case(_roc_auc_on_bf16_scores, "numpy_dtype", "bf16"),
+    "roc-auc-bf16-scores-numpy": case(_roc_auc_on_bf16_scores, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DataFrame.values over float, int and string columns (object array) into torch.from_numpy
-    "mixed-dtype-frame-values-from-numpy": case(_mixed_dtype_frame_values_from_numpy, "numpy_dtype"),
+    "mixed-dtype-frame-values-from-numpy": case(_mixed_dtype_frame_values_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis anomaly score: linalg.eigh of the covariance of bf16 account embeddings
-    "mahalanobis-eigh-bf16-embeddings": case(_mahalanobis_eigh_bf16_embeddings, "no_kernel", "bf16"),
+    "mahalanobis-eigh-bf16-embeddings": case(_mahalanobis_eigh_bf16_embeddings, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # two rule flags stored as fp16 combined with `&`
-    "rule-flags-fp16-and": case(_rule_flags_fp16_combined_with_and, "no_kernel", "f16"),
+    "rule-flags-fp16-and": case(_rule_flags_fp16_combined_with_and, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a scorer halved with .half() and trained with GradScaler on the CPU
-    "fp16-scorer-grad-scaler-cpu": case(_fp16_scorer_grad_scaler_on_cpu, "unscale_fp16", "f16"),
+    "fp16-scorer-grad-scaler-cpu": case(_fp16_scorer_grad_scaler_on_cpu, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook on the logits multiplying by a float64 class-ratio tensor from numpy
-    "class-ratio-grad-hook-f64": case(_class_ratio_gradient_hook_float64, "loss_dtype", "f32", "f64"),
+    "class-ratio-grad-hook-f64": case(_class_ratio_gradient_hook_float64, "loss_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # calibration loss: binary_cross_entropy of bf16 probabilities made under autocast against fp32 labels
     "calibration-bce-bf16-probs-fp32-labels": case(_calibrated_bce_bf16_probs_fp32_labels, "op_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # alert thresholds at the review budget: torch.quantile of float64 rule scores with fp32 quantile levels
-    "alert-threshold-quantile-f64-scores": case(_alert_threshold_quantile_float64_scores, "op_dtype"),
+    "alert-threshold-quantile-f64-scores": case(_alert_threshold_quantile_float64_scores, "op_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
