@@ -310,74 +310,104 @@ def _empty_crystal_mean_pool_nan_normal() -> None:
 
 CASES: dict[str, LiveCase] = {
     # pymatgen frac_coords (float64) times the lattice the collate already cast to bf16, with @
-    "frac-coords-f64-times-bf16-lattice": case(_frac_coords_times_bf16_lattice, "matmul_dtype", "f64", "bf16"),
+    "frac-coords-f64-times-bf16-lattice": case(_frac_coords_times_bf16_lattice, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # periodic edge vectors: float image shifts bmm'ed with the float64 per-edge lattices from pymatgen
     "edge-vectors-bmm-float-shifts-f64-lattice": case(_edge_vectors_bmm_float_shifts_f64_lattice,
-                                                      "batched_matmul_dtype", "f32", "f64"),
+                                                      "batched_matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # stress by a strain derivative: bf16 cells times (I + strain) with the strain made fp32 by default
     "stress-strain-fp32-times-bf16-cells": case(_strain_for_stress_fp32_times_bf16_lattice, "matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # NEB images by lerp from ase's float64 initial positions to the fp32 predicted final positions
     "neb-images-lerp-f64-initial-f32-final": case(_neb_images_lerp_f64_initial_f32_final, "lerp_dtype", "f64",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # formula units of a supercell from linalg.det of pymatgen's integer scaling matrix
-    "supercell-scaling-matrix-det-int64": case(_supercell_scaling_matrix_det_int64, "integer_operand", "int64"),
+    "supercell-scaling-matrix-det-int64": case(_supercell_scaling_matrix_det_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # CGCNN's GaussianDistance done in numpy (float64) cat'ed with bf16 atom features into the bf16 fc_full
     "cgcnn-numpy-gaussian-f64-bf16-conv": case(_cgcnn_numpy_gaussian_f64_nbr_fea_into_bf16_conv, "matmul_dtype",
-                                               "f64", "bf16"),
+                                               "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ALIGNN edge embedding: fp32 RBF of fp32 distances into the bf16 embedding's LayerNorm
-    "alignn-fp32-rbf-bf16-edge-layernorm": case(_alignn_fp32_rbf_edges_into_bf16_layernorm, "norm_param_dtype", "f32"),
+    "alignn-fp32-rbf-bf16-edge-layernorm": case(_alignn_fp32_rbf_edges_into_bf16_layernorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the RBF expansion of a large neighbour list cached in float8_e4m3fn, a bf16 learned shift added to it
-    "rbf-fp8-cache-plus-bf16-shift": case(_rbf_cache_fp8_plus_bf16, "fp8_promotion", "float8_e4m3fn", "bf16"),
+    "rbf-fp8-cache-plus-bf16-shift": case(_rbf_cache_fp8_plus_bf16, "fp8_promotion", "float8_e4m3fn", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # neighbour mask: the float cutoff mask and'ed with the bool not-self mask
-    "cutoff-float-mask-and-not-self": case(_cutoff_float_mask_and_not_self, "mask_dtype", "f32"),
+    "cutoff-float-mask-and-not-self": case(_cutoff_float_mask_and_not_self, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CGCNN fixed-size neighbour table: an int 0/1 padding array from numpy as masked_fill's mask
     "cgcnn-padded-neighbours-int-mask-masked-fill": case(_cgcnn_padded_neighbours_int_mask_masked_fill, "mask_dtype",
-                                                         "int64"),
+                                                         "int64",
+        grade="correct", grade_at_freeze="correct"),
     # batching crystals: neighbour indices shifted by cumsum of float atom counts, used with index_select
     "batched-neighbours-float-offsets-index-select": case(_batched_neighbours_float_atom_offsets_index_select,
-                                                          "index_tensor_dtype"),
+                                                          "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # pair forces accumulated into edge_index.new_zeros (int64) with index_add_
     "forces-buffer-new-zeros-edge-index-index-add": case(_forces_buffer_new_zeros_from_edge_index,
-                                                         "indexed_write_dtype", "int64", "f32"),
+                                                         "indexed_write_dtype", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the batch vector by repeat_interleave of uint32 atom counts read from an LMDB/HDF5 dataset
     "atoms-per-structure-uint32-repeat-interleave": case(_atoms_per_structure_uint32_repeat_interleave, "no_kernel",
-                                                         "uint32"),
+                                                         "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # MEGNet Set2Set: the first q_star made by torch.zeros (fp32) into the bf16 LSTM
-    "megnet-set2set-zeros-q-star-bf16-lstm": case(_megnet_set2set_zeros_q_star_bf16_lstm, "rnn_dtype", "f32", "bf16"),
+    "megnet-set2set-zeros-q-star-bf16-lstm": case(_megnet_set2set_zeros_q_star_bf16_lstm, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # attention-pooling readout: an fp32 query Parameter added after backbone.to(bf16), SDPA over bf16 atoms
-    "readout-fp32-query-sdpa-bf16-atoms": case(_readout_query_fp32_sdpa_bf16_atoms, "sdpa_dtype", "f32", "bf16"),
+    "readout-fp32-query-sdpa-bf16-atoms": case(_readout_query_fp32_sdpa_bf16_atoms, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ElemNet-style composition vector of int stoichiometric counts into the fp32 MLP
-    "elemnet-int-stoichiometry-linear": case(_elemnet_stoichiometry_int_counts_linear, "integer_operand", "int64"),
+    "elemnet-int-stoichiometry-linear": case(_elemnet_stoichiometry_int_counts_linear, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Roost-style element embedding bag weighted by float64 fractional composition
     "roost-f64-fractions-embedding-bag": case(_roost_fractional_composition_f64_embedding_bag, "op_dtype", "f32",
-                                              "f64"),
+                                              "f64",
+        grade="correct", grade_at_freeze="correct"),
     # an XRD pattern interpolated with np.interp (float64) into the bf16 Conv1d encoder
     "xrd-pattern-np-interp-f64-conv1d-bf16": case(_xrd_pattern_np_interp_f64_conv1d_bf16, "conv_weight_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a CHGCAR charge density stored in fp16, its structure factors by fft.fftn
-    "chgcar-density-fftn-f16": case(_chgcar_density_fftn_f16, "no_kernel", "f16"),
+    "chgcar-density-fftn-f16": case(_chgcar_density_fftn_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # phonon frequencies from eigvalsh of an fp16 dynamical matrix
-    "phonon-dynamical-matrix-eigvalsh-f16": case(_phonon_dynamical_matrix_eigh_f16, "no_kernel", "f16"),
+    "phonon-dynamical-matrix-eigvalsh-f16": case(_phonon_dynamical_matrix_eigh_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the reciprocal lattice by linalg.inv of the bf16 cell
-    "reciprocal-lattice-inv-bf16": case(_reciprocal_lattice_inv_bf16, "no_kernel", "bf16"),
+    "reciprocal-lattice-inv-bf16": case(_reciprocal_lattice_inv_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # elastic constants fitted by linalg.lstsq of bf16 strains and predicted stresses
-    "elastic-constants-lstsq-bf16": case(_elastic_constants_lstsq_bf16, "no_kernel"),
+    "elastic-constants-lstsq-bf16": case(_elastic_constants_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # space-group classifier with spglib's int32 numbers as cross_entropy's target
-    "space-group-spglib-int32-cross-entropy": case(_space_group_spglib_int32_cross_entropy, "target_dtype", "int32"),
+    "space-group-spglib-int32-cross-entropy": case(_space_group_spglib_int32_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # metal / non-metal classifier with the bool (band gap == 0) as BCE-with-logits' target
-    "metal-classifier-bool-target-bce-logits": case(_metal_classifier_bool_target_bce_logits, "target_dtype", "bool"),
+    "metal-classifier-bool-target-bce-logits": case(_metal_classifier_bool_target_bce_logits, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # force loss: Huber of bf16 predicted forces against float64 DFT forces, in backward
-    "forces-huber-bf16-dft-f64-backward": case(_forces_huber_bf16_dft_f64_backward, "loss_dtype", "f64", "bf16"),
+    "forces-huber-bf16-dft-f64-backward": case(_forces_huber_bf16_dft_f64_backward, "loss_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # quartiles of the int64 coordination numbers from bincount with torch.quantile
-    "coordination-number-quantile-int64": case(_coordination_number_quantile_int64, "integer_operand"),
+    "coordination-number-quantile-int64": case(_coordination_number_quantile_int64, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # valence electron density: int64 valence counts divided in place by the fp32 cell volume
     "valence-electron-density-in-place-div": case(_valence_electron_density_in_place_div, "result_cast", "f32",
-                                                  "int64"),
+                                                  "int64",
+        grade="correct", grade_at_freeze="correct"),
     # enthalpy E + pV with a 1 GPa pressure in Pa made by full_like of the fp16 energies
-    "enthalpy-pressure-pa-full-like-f16": case(_enthalpy_external_pressure_pa_fp16, "half_overflow", "f16"),
+    "enthalpy-pressure-pa-full-like-f16": case(_enthalpy_external_pressure_pa_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # an ASE calculator returning the bf16 model's forces through .numpy()
-    "ase-calculator-bf16-forces-numpy": case(_ase_calculator_bf16_forces_numpy, "numpy_dtype", "bf16"),
+    "ase-calculator-bf16-forces-numpy": case(_ase_calculator_bf16_forces_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # band-gap mean pooling over a structure with no atoms left: 0 / 0 is NaN, Normal's argument check refuses it
-    "empty-crystal-mean-pool-nan-normal": case(_empty_crystal_mean_pool_nan_normal, "nonfinite"),
+    "empty-crystal-mean-pool-nan-normal": case(_empty_crystal_mean_pool_nan_normal, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
