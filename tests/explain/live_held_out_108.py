@@ -339,69 +339,99 @@ def _half_varnet_grad_scaler() -> None:
 
 CASES: dict[str, LiveCase] = {
     # hard data consistency written as (1 - mask) * k_pred + mask * k0 with the bool column mask
-    "dc-complement-bool-mask-rsub": case(_dc_complement_of_bool_mask, "mask_dtype", "bool"),
+    "dc-complement-bool-mask-rsub": case(_dc_complement_of_bool_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # retrospective undersampling: masked_fill of k-space with the complement of a uint8 mask read from h5
-    "uint8-mask-masked-fill-unsampled": case(_uint8_mask_masked_fill_unsampled, "mask_dtype", "uint8"),
+    "uint8-mask-masked-fill-unsampled": case(_uint8_mask_masked_fill_unsampled, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # data consistency by torch.where with fastMRI's float32 MaskFunc mask as the condition
-    "fastmri-float-mask-where-dc": case(_fastmri_float_mask_in_where, "mask_dtype", "f32"),
+    "fastmri-float-mask-where-dc": case(_fastmri_float_mask_in_where, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # acceleration factor reported as 1 / mask.mean() of the bool column mask
-    "sampling-rate-bool-mask-mean": case(_sampling_rate_from_bool_mask_mean, "integer_operand", "bool"),
+    "sampling-rate-bool-mask-mean": case(_sampling_rate_from_bool_mask_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # equispaced phase-encode lines picked with torch.linspace indices, never made .long()
-    "equispaced-lines-linspace-float-index": case(_equispaced_lines_from_linspace, "index_tensor_dtype"),
+    "equispaced-lines-linspace-float-index": case(_equispaced_lines_from_linspace, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # sampled column indices saved as int32, gathered from k-space with take_along_dim
-    "int32-line-indices-take-along-dim": case(_int32_line_indices_take_along_dim, "index_tensor_dtype", "int32"),
+    "int32-line-indices-take-along-dim": case(_int32_line_indices_take_along_dim, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # SSIM's 7x7 uniform-window mean computed by conv2d on the int16 DICOM target
     "ssim-uniform-window-int16-dicom-target": case(_ssim_uniform_window_on_int16_target, "integer_operand", "int16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # z-score normalisation of an int16 DICOM slice in place with -=
-    "int16-dicom-zscore-in-place": case(_int16_dicom_zscore_in_place, "result_cast", "f32", "int16"),
+    "int16-dicom-zscore-in-place": case(_int16_dicom_zscore_in_place, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # Rician noise simulated on an int16 DICOM magnitude with randn_like of the image
-    "rician-noise-randn-like-int16-dicom": case(_rician_noise_on_int16_dicom, "no_kernel", "int16"),
+    "rician-noise-randn-like-int16-dicom": case(_rician_noise_on_int16_dicom, "no_kernel", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the area outside the FOV filled with PixelPaddingValue 0xFFFF in the int16 pixel array
-    "int16-dicom-padding-value-0xffff": case(_int16_padding_value_0xffff, "half_overflow", "int16"),
+    "int16-dicom-padding-value-0xffff": case(_int16_padding_value_0xffff, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the fp16 reconstruction clamped to [0, 65535] before writing a 16-bit DICOM
-    "fp16-recon-clamp-uint16-range": case(_fp16_recon_clamped_to_uint16_range, "half_overflow", "f16"),
+    "fp16-recon-clamp-uint16-range": case(_fp16_recon_clamped_to_uint16_range, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # joint reconstruction and segmentation: uint8 NIfTI label maps as the cross_entropy target
-    "joint-recon-seg-uint8-labels": case(_joint_recon_segmentation_uint8_labels, "target_dtype", "uint8"),
+    "joint-recon-seg-uint8-labels": case(_joint_recon_segmentation_uint8_labels, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # active acquisition: the policy's line logits trained with BCE against the bool not-yet-sampled mask
-    "active-acquisition-bce-bool-target": case(_active_acquisition_bce_on_bool_mask, "target_dtype", "bool"),
+    "active-acquisition-bce-bool-target": case(_active_acquisition_bce_on_bool_mask, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # unrolled network's CNN cast to bf16, fed the fp32 channels of the data-consistency image
     "unrolled-cnn-bf16-fp32-dc-image": case(_unrolled_cnn_bf16_fed_fp32_dc_image, "conv_weight_dtype", "f32",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a real-valued image model: bf16 autocast around the CNN, the centred FFT of its output after the block
-    "dc-fft2c-after-autocast-bf16-image": case(_dc_fft2c_outside_autocast_on_bf16_image, "no_kernel", "bf16"),
+    "dc-fft2c-after-autocast-bf16-image": case(_dc_fft2c_outside_autocast_on_bf16_image, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a Swin-style reconstruction transformer cast to bf16, its first LayerNorm given fp32 patch tokens
-    "swin-recon-layernorm-bf16-fp32-tokens": case(_swin_layernorm_bf16_fp32_tokens, "norm_param_dtype", "f32"),
+    "swin-recon-layernorm-bf16-fp32-tokens": case(_swin_layernorm_bf16_fp32_tokens, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() CNN's two output channels viewed as complex (complex32) and sent through the centred FFT
-    "half-cnn-complex32-fft2c": case(_half_cnn_complex32_ifft2c, "no_kernel", "f16"),
+    "half-cnn-complex32-fft2c": case(_half_cnn_complex32_ifft2c, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the complex64 zero-filled image fed to the Conv2d denoiser without splitting real and imaginary channels
-    "complex-image-into-conv2d": case(_complex_image_straight_into_conv2d, "conv_weight_dtype", "complex64", "f32"),
+    "complex-image-into-conv2d": case(_complex_image_straight_into_conv2d, "conv_weight_dtype", "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SENSE-1 coil combination by einsum with ESPIRiT maps computed in numpy (complex128)
     "coil-combine-einsum-complex128-maps": case(_coil_combine_einsum_with_complex128_maps, "matmul_dtype",
-                                                "complex64", "complex128"),
+                                                "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # non-Cartesian forward model as a dense complex64 DFT matrix @ the bf16 autocast CNN's image
     "dense-dft-nufft-at-bf16-image": case(_explicit_dft_matrix_times_bf16_image, "matmul_dtype", "complex64",
-                                          "bf16"),
+                                          "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AUTOMAP's fully connected layer applied to the complex k-space directly
-    "automap-linear-complex-kspace": case(_automap_linear_on_complex_kspace, "matmul_dtype", "complex64", "f32"),
+    "automap-linear-complex-kspace": case(_automap_linear_on_complex_kspace, "matmul_dtype", "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # coil compression matrix from numpy's SVD (complex128) bmm'd with complex64 k-space columns
     "coil-compression-bmm-numpy-complex128": case(_coil_compression_bmm_numpy_complex128, "batched_matmul_dtype",
-                                                  "complex128", "complex64"),
+                                                  "complex128", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # hard DC by boolean index assignment of k-space prewhitened in numpy (complex128) into the complex64 prediction
     "dc-index-put-numpy-complex128-measured": case(_dc_index_put_numpy_complex128_measured, "indexed_write_dtype",
-                                                   "complex64", "complex128"),
+                                                   "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # soft DC by torch.lerp of complex k-space with a real learned weight times the mask
-    "soft-dc-lerp-real-weight": case(_soft_dc_lerp_real_weight, "lerp_dtype", "complex64", "f32"),
+    "soft-dc-lerp-real-weight": case(_soft_dc_lerp_real_weight, "lerp_dtype", "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PCA coil compression: eigh of the calibration covariance kept in bf16 by the loader
-    "coil-compression-eigh-bf16-covariance": case(_coil_compression_eigh_bf16, "no_kernel", "bf16"),
+    "coil-compression-eigh-bf16-covariance": case(_coil_compression_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ISTA-Net's l1 proximal step: F.softshrink of the complex image
-    "ista-softshrink-complex-image": case(_ista_softshrink_complex_image, "no_kernel", "complex64"),
+    "ista-softshrink-complex-image": case(_ista_softshrink_complex_image, "no_kernel", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # k-space transformer over phase-encode lines in bf16, unsampled keys masked by an fp32 additive mask
-    "kspace-transformer-fp32-line-mask": case(_kspace_transformer_fp32_line_mask, "attn_mask_dtype", "f32", "bf16"),
+    "kspace-transformer-fp32-line-mask": case(_kspace_transformer_fp32_line_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ISMRMRD raw data's compound (real, imag) numpy dtype passed to torch.from_numpy
-    "ismrmrd-compound-dtype-from-numpy": case(_ismrmrd_compound_complex_from_numpy, "numpy_dtype"),
+    "ismrmrd-compound-dtype-from-numpy": case(_ismrmrd_compound_complex_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 autocast reconstruction handed to numpy for skimage's SSIM
-    "bf16-recon-numpy-for-skimage-ssim": case(_bf16_recon_to_numpy_for_ssim, "numpy_dtype", "bf16"),
+    "bf16-recon-numpy-for-skimage-ssim": case(_bf16_recon_to_numpy_for_ssim, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() VarNet-style CNN trained with GradScaler, unscale_ of its fp16 gradients
-    "half-varnet-grad-scaler-unscale": case(_half_varnet_grad_scaler, "unscale_fp16", "f16"),
+    "half-varnet-grad-scaler-unscale": case(_half_varnet_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
