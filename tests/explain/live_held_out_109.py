@@ -308,67 +308,97 @@ def _group_size_huber_bf16_backward() -> None:
 
 CASES: dict[str, LiveCase] = {
     # IR night-frame check by the median brightness of the uint8 camera-trap frame with torch.quantile
-    "night-frame-median-brightness-quantile-uint8": case(_night_frame_check_median_brightness, "integer_operand"),
+    "night-frame-median-brightness-quantile-uint8": case(_night_frame_check_median_brightness, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # the camera's timestamp banner (uint8 mask PNG) blanked on the frame with masked_fill
-    "info-banner-uint8-mask-masked-fill": case(_info_banner_uint8_mask, "mask_dtype", "uint8"),
+    "info-banner-uint8-mask-masked-fill": case(_info_banner_uint8_mask, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() species classifier given the MegaDetector crop normalised in fp32
-    "half-species-classifier-fp32-crop": case(_half_classifier_fp32_crop, "conv_weight_dtype", "f32", "f16"),
+    "half-species-classifier-fp32-crop": case(_half_classifier_fp32_crop, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # long-tail init: the bf16 species head's bias replaced by fp32 log class frequencies after the cast
     "species-head-log-prior-bias-after-cast": case(_species_head_bias_log_prior_after_cast, "matmul_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # LVIS-style repeat-factor sampling for rare species: image ids repeated by ceil of the float repeat factors
-    "repeat-factor-sampling-float-repeats": case(_repeat_factor_sampling_float_repeats, "index_tensor_dtype", "f32"),
+    "repeat-factor-sampling-float-repeats": case(_repeat_factor_sampling_float_repeats, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # genus-level NLL of bf16 log-probabilities with inverse-frequency class weights in fp32
-    "genus-nll-bf16-fp32-class-weights": case(_genus_nll_fp32_class_weights, "op_dtype", "bf16", "f32"),
+    "genus-nll-bf16-fp32-class-weights": case(_genus_nll_fp32_class_weights, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 species probabilities handed to pandas for the per-image CSV export
-    "species-probs-bf16-to-dataframe": case(_species_probs_bf16_to_dataframe, "numpy_dtype", "bf16"),
+    "species-probs-bf16-to-dataframe": case(_species_probs_bf16_to_dataframe, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # re-identification: fp32 query embeddings scored against a gallery saved as fp16
-    "reid-gallery-fp16-query-fp32": case(_reid_gallery_fp16_query_fp32, "matmul_dtype", "f32", "f16"),
+    "reid-gallery-fp16-query-fp32": case(_reid_gallery_fp16_query_fp32, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # ArcFace margin applied with torch.where on the int64 one-hot of the individual ids
-    "arcface-margin-one-hot-where": case(_arcface_margin_one_hot_where, "mask_dtype", "int64"),
+    "arcface-margin-one-hot-where": case(_arcface_margin_one_hot_where, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # cluster-contrast memory of individuals kept fp16, momentum-updated by advanced indexing with fp32 features
     "cluster-memory-fp16-momentum-update": case(_cluster_memory_fp16_momentum_update, "indexed_write_dtype", "f16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # re-ID rank-1 accuracy as the mean of the bool top-1 match column
-    "reid-rank1-mean-bool-matches": case(_reid_rank1_mean_of_bool_matches, "integer_operand", "bool"),
+    "reid-rank1-mean-bool-matches": case(_reid_rank1_mean_of_bool_matches, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # re-ID part pooling: bf16 part-attention maps bmm'd with the fp32 backbone features
-    "reid-part-pooling-bmm-bf16-attention": case(_reid_part_pooling_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "reid-part-pooling-bmm-bf16-attention": case(_reid_part_pooling_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # int16 PCM scaled by 32768.0 in numpy (float64) into an fp32 learnable Conv1d front end
     "wavfile-numpy-scaled-f64-conv1d-frontend": case(_wavfile_scaled_in_numpy_conv1d_frontend, "conv_weight_dtype",
-                                                     "f64", "f32"),
+                                                     "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # clipping check of an int16 recording by torch.histc of the raw samples
-    "clipping-check-histc-int16-recording": case(_clipping_check_histc_int16, "integer_operand", "int16"),
+    "clipping-check-histc-int16-recording": case(_clipping_check_histc_int16, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # PCEN smoother state in fp32 lerp'ed toward the bf16 mel frames
-    "pcen-smoother-fp32-lerp-bf16-mel": case(_pcen_smoother_lerp, "lerp_dtype", "f32", "bf16"),
+    "pcen-smoother-fp32-lerp-bf16-mel": case(_pcen_smoother_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # sound-event CRNN: fp16 conv features into the GRU kept fp32
-    "sed-crnn-fp16-features-fp32-gru": case(_sed_crnn_gru_fp16_features, "rnn_dtype", "f16", "f32"),
+    "sed-crnn-fp16-features-fp32-gru": case(_sed_crnn_gru_fp16_features, "rnn_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling over bf16 frames with a learned fp32 query through SDPA
-    "attention-pooling-fp32-query-sdpa": case(_attention_pooling_fp32_query, "sdpa_dtype", "f32", "bf16"),
+    "attention-pooling-fp32-query-sdpa": case(_attention_pooling_fp32_query, "sdpa_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # frame-level bool call detections dilated with max_pool1d to merge short gaps
-    "call-gap-merging-max-pool-bool": case(_call_gap_merging_max_pool_bool, "integer_operand", "bool"),
+    "call-gap-merging-max-pool-bool": case(_call_gap_merging_max_pool_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # log-mel computed in fp32 (STFT) given to the bf16 encoder's first LayerNorm
-    "fp32-log-mel-bf16-layer-norm": case(_fp32_log_mel_into_bf16_layer_norm, "norm_param_dtype", "f32"),
+    "fp32-log-mel-bf16-layer-norm": case(_fp32_log_mel_into_bf16_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # occupancy psi from pandas float64 site covariates through an fp32 Linear
-    "occupancy-site-covariates-f64-linear": case(_occupancy_site_covariates_f64, "matmul_dtype", "f64", "f32"),
+    "occupancy-site-covariates-f64-linear": case(_occupancy_site_covariates_f64, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # occupancy detection log-likelihood with 1 - y on the bool detection history
-    "occupancy-one-minus-bool-history": case(_occupancy_likelihood_one_minus_bool_history, "mask_dtype", "bool"),
+    "occupancy-one-minus-bool-history": case(_occupancy_likelihood_one_minus_bool_history, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # camtrapR-style uint8 detection history as binary_cross_entropy's target
-    "detection-history-uint8-bce-target": case(_detection_history_uint8_bce, "target_dtype", "uint8"),
+    "detection-history-uint8-bce-target": case(_detection_history_uint8_bce, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # spatial capture-recapture: fp32 activity centres cdist'ed to a float64 trap grid from pandas
-    "secr-trap-grid-f64-cdist": case(_secr_trap_coordinates_f64_cdist, "op_dtype", "f32", "f64"),
+    "secr-trap-grid-f64-cdist": case(_secr_trap_coordinates_f64_cdist, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 point counts corrected in place by the estimated detection probability
     "point-counts-in-place-div-detection-prob": case(_counts_corrected_in_place_by_detection, "result_cast", "f32",
-                                                     "int64"),
+                                                     "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 abundance GLM on elevation in metres: exp overflows, times zero effort is NaN, Poisson refuses the rate
-    "abundance-fp16-zero-effort-poisson-nan": case(_abundance_fp16_unscaled_elevation_zero_effort, "nonfinite"),
+    "abundance-fp16-zero-effort-poisson-nan": case(_abundance_fp16_unscaled_elevation_zero_effort, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # negative-binomial posterior predictive counts sampled from a bf16 head
-    "negbin-posterior-predictive-bf16": case(_negbin_posterior_predictive_bf16, "no_kernel", "bf16"),
+    "negbin-posterior-predictive-bf16": case(_negbin_posterior_predictive_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bird point counts put into uint8, one station counting a murmuration of 1200
-    "point-counts-uint8-murmuration": case(_point_counts_uint8_overflow, "half_overflow", "uint8"),
+    "point-counts-uint8-murmuration": case(_point_counts_uint8_overflow, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 density map with cells outside the study area filled with the GIS nodata -99999
-    "density-map-nodata-fp16-masked-fill": case(_density_map_nodata_fp16, "half_overflow", "f16"),
+    "density-map-nodata-fp16-masked-fill": case(_density_map_nodata_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # camera-station codes stored uint8 looked up in a station embedding
-    "camera-station-uint8-embedding": case(_camera_station_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "camera-station-uint8-embedding": case(_camera_station_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # group size regressed by a bf16 head with huber_loss against fp32 aerial counts, backward
-    "group-size-huber-bf16-backward": case(_group_size_huber_bf16_backward, "loss_dtype", "f32", "bf16"),
+    "group-size-huber-bf16-backward": case(_group_size_huber_bf16_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
