@@ -102,7 +102,9 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_96", "live_held_out_97",
                                  "live_held_out_98", "live_held_out_99", "live_held_out_100",
                                  "live_held_out_101", "live_held_out_102", "live_held_out_103",
-                                 "live_held_out_104", "live_held_out_105")
+                                 "live_held_out_104", "live_held_out_105",
+                                 "live_held_out_106", "live_held_out_107", "live_held_out_108",
+                                 "live_held_out_109")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
