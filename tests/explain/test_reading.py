@@ -4,8 +4,10 @@ the pattern work a line costs."""
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -282,3 +284,11 @@ def test_a_log_record_a_console_wrapped_is_read_as_one_line() -> None:
 ])
 def test_lines_that_were_not_wrapped_by_a_console_stay_apart(paste: str) -> None:
     assert len(clean_lines(paste)) == 2
+
+
+def test_no_pattern_holds_a_control_character() -> None:
+    """A backspace where ``\\b`` was meant (a shell quoting slip) makes a pattern silently never match."""
+    assert not [rule.pattern.pattern for rule in (*RULES, *FALLBACKS)
+                if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", rule.pattern.pattern)]
+    sources = Path(cw.__file__).parent / "explainer"
+    assert not [path.name for path in sources.rglob("*.py") if re.search(r"[\x00-\x08\x0e-\x1f]", path.read_text())]

@@ -4047,3 +4047,9 @@ def test_a_textual_inversion_embedding_written_into_an_fp16_encoder_says_convert
     plain = cw.explain("Index put requires the source and destination dtypes match, got Half for the destination and "
                        "Float for the source")
     assert "textual" not in plain.cause
+
+
+def test_an_embedding_file_named_beside_an_fp32_index_put_into_fp16_is_a_textual_inversion() -> None:
+    explanation = cw.explain("after loading an embedding file I get\nIndex put requires the source and destination dtypes "
+                             "match, got Half for the destination and Float for the source")
+    assert explanation.kind is Kind.INDEXED_WRITE and "textual-inversion" in explanation.cause

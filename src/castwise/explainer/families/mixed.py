@@ -496,7 +496,7 @@ def indexed_write(failure: Failure, names: tuple[str, ...], op: str) -> Explanat
     )
 
 
-_TEXTUAL_INVERSION = re.compile(r"textual[ _-]?inversion|embeddings? (?:file|checkpoint)s?|\.pt embedding",
+_TEXTUAL_INVERSION = re.compile(r"textual[ _-]?inversion|\bembeddings? (?:file|checkpoint)s?\b|\.pt embedding",
                                 re.IGNORECASE)
 """A textual-inversion embedding named in the paste (Stable Diffusion apps load them into the text encoder)."""
 
