@@ -17,7 +17,7 @@ from castwise.explainer.clues import low_precision_in, low_precision_said
 from castwise.explainer.failures import Failure, from_exception, from_text
 from castwise.explainer.families import FALLBACKS, RULES
 from castwise.explainer.logtext import MAX_CHARS, MAX_LINE, WRAP_INDENT, WRAP_WIDTH, clean_lines
-from castwise.explainer.spelling import device_of, short_dtype
+from castwise.explainer.spelling import device_of, short_dtype, short_dtypes
 
 MESSAGE = "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and BFloat16"
 
@@ -292,3 +292,9 @@ def test_no_pattern_holds_a_control_character() -> None:
                 if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", rule.pattern.pattern)]
     sources = Path(cw.__file__).parent / "explainer"
     assert not [path.name for path in sources.rglob("*.py") if re.search(r"[\x00-\x08\x0e-\x1f]", path.read_text())]
+
+
+def test_short_dtypes_names_each_dtype_once_in_order_and_skips_other_words() -> None:
+    assert short_dtypes(["torch.float16", "Half", "junk", "torch.cuda.FloatTensor", "c10::BFloat16"]) == (
+        "f16", "f32", "bf16")
+    assert short_dtypes([]) == ()

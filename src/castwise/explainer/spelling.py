@@ -13,6 +13,7 @@ Triton, which compiled kernels (torch.compile's among them) raise from, has its 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import torch
 
@@ -82,6 +83,11 @@ def short_dtype(word: str) -> str | None:
     """The short name (``bf16``, ``f32``, ``int64``) of the dtype a spelling names, or None."""
     dtype = dtype_of(word)
     return None if dtype is None else dtype_name(dtype)
+
+
+def short_dtypes(words: Iterable[str]) -> tuple[str, ...]:
+    """The short names of the dtypes ``words`` spell, each once, in order; words that name none are skipped."""
+    return tuple(dict.fromkeys(name for name in map(short_dtype, words) if name is not None))
 
 
 def device_of(word: str) -> str | None:

@@ -13,7 +13,7 @@ from castwise.explainer.advice import dtype_list
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import device_of, short_dtype
+from castwise.explainer.spelling import device_of
 
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
@@ -103,7 +103,7 @@ _capturable_on_cpu = message_only(
 def _lengths_on_gpu(found: re.Match[str], failure: Failure) -> Explanation:
     """pack_padded_sequence's ``'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor``:
     the lengths must stay on the CPU; an int64 on the GPU is the wrong device, not the wrong dtype."""
-    names = tuple(name for name in ("int64", short_dtype(found["dtype"])) if name)
+    names = ("int64", *dtypes(found, "dtype"))
     return mismatch(failure, ("cpu", found["device"]), names, op="pack_padded_sequence's `lengths`")
 
 

@@ -17,7 +17,7 @@ from castwise.explainer.advice import a
 from castwise.explainer.clues import paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtype_read, explained, message_only, rule
+from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import is_floating, is_fp8, short_dtype
 
 _OLDER_GPU = "run in bf16 on this GPU (skip the fp8 conversion, or load the checkpoint dequantized to bf16)"
@@ -54,7 +54,7 @@ _capability = message_only(
 def _between_fp8(found: re.Match[str], failure: Failure) -> Explanation:
     """Inductor's ``Conversions between float8_e5m2 and float8_e4m3fn is not supported!``: no direct cast between the
     two fp8 formats."""
-    names = tuple(name for name in (short_dtype(found["a"]), short_dtype(found["b"])) if name)
+    names = dtypes(found, "a", "b")
     return explained(
         Kind.NO_KERNEL, failure,
         f"the compiler has no direct conversion between {' and '.join(names)}: a cast from one fp8 format to the "

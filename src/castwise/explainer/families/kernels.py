@@ -41,6 +41,7 @@ from castwise.explainer.spelling import (
     is_fp8,
     is_low_precision,
     short_dtype,
+    short_dtypes,
 )
 
 _BY_DESIGN = (
@@ -383,6 +384,7 @@ _autocast_unregistered_op = message_only(
     "run that call outside autocast on fp32 inputs (`with torch.autocast('cuda', enabled=False):`)",
     op="torch.autocast (an extension's op)",
 )
+
 
 def _autocast_without_kernel(found: re.Match[str], failure: Failure) -> Explanation:
     """``could not find kernel for HigherOrderOperator triton_kernel_wrapper_mutation at dispatch key
@@ -885,7 +887,7 @@ def _autocast_refused(found: re.Match[str], failure: Failure) -> Explanation:
     that device's autocast takes): the region ran in fp32, not in the dtype asked for."""
     device = (found["device"] or found["device2"]).lower()
     listed = " ".join(line for line in failure.paste if "autocast only supports" in line.lower())
-    names = tuple(dict.fromkeys(name for name in map(short_dtype, re.findall(r"torch\.\w+", listed)) if name))
+    names = short_dtypes(re.findall(r"torch\.\w+", listed))
     return explained(
         Kind.NO_KERNEL, failure,
         f"{device.upper()} autocast was asked for a dtype it does not run, so it disabled itself: the region ran in "

@@ -20,7 +20,7 @@ from castwise.explainer.families import integers
 from castwise.explainer.families.kernels import no_float64, no_kernel
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import full_name, is_floating, short_dtype
+from castwise.explainer.spelling import full_name, is_floating, short_dtypes
 
 
 def _mixed_precision_device(found: re.Match[str], failure: Failure) -> Explanation:
@@ -372,7 +372,7 @@ _transformers_fp16_device = message_only(
 
 def _mps_element_type(found: re.Match[str], failure: Failure) -> Explanation:
     said = (word for line in (failure.message, *failure.paste) for word in _MLIR_TYPE.findall(line))
-    names = tuple(dict.fromkeys(name for name in map(short_dtype, said) if name))
+    names = short_dtypes(said)
     op = found["op"]
     return explained(
         Kind.OP_DTYPE, failure,
@@ -492,8 +492,8 @@ def _element_types(found: re.Match[str], failure: Failure) -> Explanation | None
     paste prints near it."""
     del found
     near = failure.paste[max(0, failure.line - 3):failure.line + 4]
-    names = tuple(dict.fromkeys(name for line in (failure.message, *near) for name in map(short_dtype,
-                                _ELEMENT_TYPE.findall(line)) if name and is_floating(name)))
+    names = tuple(name for name in short_dtypes(word for line in (failure.message, *near)
+                                                for word in _ELEMENT_TYPE.findall(line)) if is_floating(name))
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an OpenVINO graph node",
         f"an OpenVINO graph node got inputs of different element types ({', '.join(names)}): OpenVINO does not "

@@ -63,6 +63,7 @@ from castwise.explainer.spelling import (
     is_fp8,
     is_low_precision,
     short_dtype,
+    short_dtypes,
 )
 
 
@@ -903,7 +904,7 @@ def _invalid_combination(found: re.Match[str], failure: Failure) -> Explanation 
     got = [item.strip() for item in found["got"].split(",")]
     wanted = [item.strip(" []").rsplit(" ", 1) for item in found["want"].split(",")]
     for given, expected in zip(got, wanted):
-        names = _dtypes_of(expected[0], given)
+        names = short_dtypes((expected[0], given))
         if len(names) == 2 and names[0] != names[1]:
             argument = expected[-1] if len(expected) == 2 else ""
             if found["op"] == "is_same_size" and integers.integer_names(names[:1]) and is_floating(names[1]):
@@ -914,11 +915,6 @@ def _invalid_combination(found: re.Match[str], failure: Failure) -> Explanation 
             return mixed_float(Kind.SCALAR_TYPE, failure, names, f"{found['op']} (its argument '{argument}')",
                                confidence=Confidence.LOW)
     return None
-
-
-def _dtypes_of(*words: str) -> tuple[str, ...]:
-    """The short dtypes of ``words`` (``torch.cuda.LongTensor``), those that name one."""
-    return tuple(name for name in map(short_dtype, words) if name is not None)
 
 
 _ATEN_KINDS = {"bmm": Kind.BATCHED_MATMUL, "baddbmm": Kind.BATCHED_MATMUL, "mm": Kind.MATMUL, "addmm": Kind.MATMUL,

@@ -12,7 +12,7 @@ from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import short_dtype
+from castwise.explainer.spelling import short_dtype, short_dtypes
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
@@ -148,10 +148,8 @@ def _observation_outside_space(found: re.Match[str], failure: Failure) -> Explan
     which names a float32/float64 mismatch as its likely cause and a value out of bounds as the other (low
     confidence)."""
     del found
-    names = tuple(dict.fromkeys(name for word in _OBSERVATION_DTYPES.findall(failure.message)
-                                if (name := short_dtype(word)) is not None)) or tuple(
-        dict.fromkeys(name for word in _PRINTED_ARRAY_DTYPE.findall(failure.message)
-                      if (name := short_dtype(word)) is not None))
+    names = (short_dtypes(_OBSERVATION_DTYPES.findall(failure.message))
+             or short_dtypes(_PRINTED_ARRAY_DTYPE.findall(failure.message)))
     return explained(
         Kind.NUMPY_DTYPE, failure,
         "the environment returned an observation its own observation space does not contain: RLlib checks each one, "

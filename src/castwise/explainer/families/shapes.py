@@ -243,8 +243,8 @@ def _pair_said(found: re.Match[str], failure: Failure) -> Explanation | None:
         return None
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
-        f"the report says {names[0]} and {names[1]} tensors met in one op (a {found.group(0)}); its error line is not "
-        "in the paste",
+        f"the report says {names[0]} and {names[1]} tensors met in one op (`{found.group(0).strip()}`); its error line "
+        "is not in the paste",
         confidence=Confidence.LOW,
     )
 

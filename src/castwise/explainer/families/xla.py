@@ -17,7 +17,7 @@ from castwise.explainer.explanation import Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float, norm_param
 from castwise.explainer.rules import Rule, explained, rule
-from castwise.explainer.spelling import short_dtype
+from castwise.explainer.spelling import short_dtype, short_dtypes
 
 _OPERAND = re.compile(r"\b(bf16|f16|f32|f64)\[")
 _KINDS = ((re.compile(r"dot"), Kind.MATMUL), (re.compile(r"convolution"), Kind.CONV_WEIGHT))
@@ -25,7 +25,7 @@ _KINDS = ((re.compile(r"dot"), Kind.MATMUL), (re.compile(r"convolution"), Kind.C
 
 def _mixed_in_hlo(found: re.Match[str], failure: Failure) -> Explanation:
     op = found["op"]
-    names = tuple(dict.fromkeys(name for name in map(short_dtype, _OPERAND.findall(found["hlo"])) if name))
+    names = short_dtypes(_OPERAND.findall(found["hlo"]))
     if "norm" in op:
         return norm_param(failure, names, op.replace("-", "_"))
     kind = next((kind for pattern, kind in _KINDS if pattern.search(op)), Kind.OP_DTYPE)
