@@ -1911,6 +1911,28 @@ def test_a_hand_written_conv_whose_kernel_shares_its_bias_s_dtype_is_the_whole_l
     assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "f64")
 
 
+def test_a_float64_input_to_a_conv_under_bf16_autocast_is_the_whole_layer_though_torch_names_the_bias() -> None:
+    conv = nn.Conv2d(1, 4, 1)
+    with pytest.raises(RuntimeError) as raised, torch.autocast("cpu", dtype=torch.bfloat16):
+        conv(torch.zeros(1, 1, 4, 4, dtype=torch.float64))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f64", "bf16")
+    assert "neither matches the input" in explanation.cause
+
+
+def _standardised_conv(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    standardised = weight - weight.mean()
+    return torch.nn.functional.conv1d(x, standardised.to(x.dtype), bias)
+
+
+def test_a_conv_weight_cast_to_the_input_s_dtype_in_the_call_leaves_the_bias_alone_at_fault() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        _standardised_conv(torch.zeros(1, 2, 8, dtype=torch.bfloat16), torch.ones(3, 2, 3), torch.zeros(3))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.CONV_BIAS and explanation.dtypes == ("bf16", "f32")
+    assert explanation.confidence is Confidence.HIGH
+
+
 def test_a_float64_batch_into_batch_norm_is_told_as_numpy_data_when_live() -> None:
     with pytest.raises(RuntimeError) as raised:
         nn.BatchNorm1d(3)(torch.zeros(4, 3, dtype=torch.float64))

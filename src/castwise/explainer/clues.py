@@ -170,6 +170,11 @@ _SECOND_ARGUMENT = re.compile(r"\b(?:F|functional|torch)\.\w+\(\s*[A-Za-z_]\w*\s
 """The second argument of a functional call (``laplacian`` in ``F.conv2d(field, laplacian, padding=1)``): the weight
 of ``F.conv*``/``F.linear``."""
 
+_CAST_TO_FIRST = re.compile(
+    r"\b(?:F|functional|torch)\.\w+\(\s*([A-Za-z_]\w*)\s*,\s*[\w.]{1,80}\.(?:to\(\s*\1\.dtype\s*\)|type_as\(\s*\1\s*\))\s*[,)]")
+"""A functional call whose second argument is cast to its first one's dtype (``F.conv1d(x, w.to(x.dtype), b)``): the
+group names the first."""
+
 
 def _argument_dtype(failure: Failure, call: re.Pattern[str]) -> str | None:
     """The short dtype of the tensor a live exception's innermost frame passed in the call ``call`` finds on its code
@@ -197,11 +202,16 @@ def input_dtype(failure: Failure, op: str) -> str | None:
 
 
 def weight_dtype(failure: Failure) -> str | None:
-    """The short dtype of the weight a live exception's innermost frame held: a local named ``weight`` (or its module's
-    ``self.weight``, a hand-written layer's ``self.kernel``), else the second argument of the functional call on the
-    frame's code line, when the frame held it."""
-    named = next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
-    return named if named is not None else _argument_dtype(failure, _SECOND_ARGUMENT)
+    """The short dtype of the weight a live exception's innermost frame passed: the second argument of the functional
+    call on the frame's code line when the frame held it (its first argument's, when it is cast to that one's dtype
+    there: ``F.conv1d(x, w.to(x.dtype), b)``), else a local named ``weight`` (or its module's ``self.weight``, a
+    hand-written layer's ``self.kernel``)."""
+    passed = _argument_dtype(failure, _SECOND_ARGUMENT)
+    if passed is None:
+        passed = _argument_dtype(failure, _CAST_TO_FIRST)
+    if passed is not None:
+        return passed
+    return next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
 
 
 def tied_parameter(failure: Failure, names: tuple[str, ...]) -> tuple[str, str, str] | None:

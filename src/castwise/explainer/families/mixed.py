@@ -283,12 +283,14 @@ the weight's, so its bias message meant the weight matched the input."""
 def _conv_bias(found: re.Match[str], failure: Failure) -> Explanation:
     """A bias of another dtype than the input. Current torch checks the bias before the weight (its message spells
     dtypes as ``float``, ``c10::Half``), so the weight may differ too: a live exception whose frame shows a weight of
-    the bias's dtype is the whole layer; one that shows none, and a paste, say so with low confidence."""
+    another dtype than the input is the whole layer; one that shows none, and a paste, say so with low confidence."""
     names = dtypes(found, "a", "b")
     weight = weight_dtype(failure)
-    if len(names) == 2 and names[0] != names[1] and weight == names[1]:
+    if len(names) == 2 and names[0] != names[1] and weight is not None and weight != names[0]:
+        parts = f"its weight and bias are {names[1]}" if weight == names[1] else (
+            f"its bias is {names[1]} and its weight {weight} (as the frame held it, before any autocast cast)")
         return mixed_float(Kind.CONV_WEIGHT, failure, names, "convolution",
-                           f"a convolution got {a(names[0])} input but its weight and bias are {names[1]}")
+                           f"a convolution got {a(names[0])} input but {parts}: neither matches the input")
     if weight is not None or len(names) != 2 or _OLD_STYLE_TYPE.search(found["a"]):
         return _conv(found, failure, "bias", Kind.CONV_BIAS)
     return _conv(found, failure, "bias", Kind.CONV_BIAS,
