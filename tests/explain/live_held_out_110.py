@@ -334,76 +334,111 @@ CASES: dict[str, LiveCase] = {
     # --- integer, bool and index dtypes
     # numpy's uint8 one-hot with its reverse complement stacked on, into the fp32 Conv1d stem
     "onehot-uint8-rc-augmented-conv-stem": case(_uint8_one_hot_rc_augmented_into_conv_stem, "integer_operand",
-                                                "uint8", "f32"),
+                                                "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DNABERT 6-mer ids cached as uint16 (4**6 + 5 fit), looked up in nn.Embedding
     "dnabert-kmer-ids-uint16-embedding": case(_dnabert_kmer_ids_uint16_into_embedding, "index_tensor_dtype",
-                                              "uint16"),
+                                              "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # N bases masked out of the logits with the uint8 is-N array saved next to the one-hot
-    "n-bases-uint8-mask-masked-fill": case(_n_bases_masked_fill_with_uint8_mask, "mask_dtype", "uint8"),
+    "n-bases-uint8-mask-masked-fill": case(_n_bases_masked_fill_with_uint8_mask, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a bigWig mappability track (float64 0/1) used as torch.where's condition on the coverage
-    "mappability-f64-track-where": case(_mappability_f64_track_as_where_condition, "mask_dtype", "f64"),
+    "mappability-f64-track-where": case(_mappability_f64_track_as_where_condition, "mask_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # in-silico mutagenesis delta encoding as alt - ref of two bool one-hots
-    "ism-delta-bool-one-hot-subtract": case(_ism_delta_by_subtracting_bool_one_hots, "mask_dtype", "bool"),
+    "ism-delta-bool-one-hot-subtract": case(_ism_delta_by_subtracting_bool_one_hots, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # ISM batch: F.one_hot (int64) alt bases written by advanced indexing into the uint8 ref batch
     "ism-one-hot-int64-into-uint8-batch": case(_ism_one_hot_int64_written_into_uint8_batch, "indexed_write_dtype",
-                                               "uint8", "int64"),
+                                               "uint8", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # BPNet multinomial profile loss as cross_entropy with the raw int64 read counts as soft targets
-    "bpnet-profile-ce-int64-counts": case(_bpnet_profile_cross_entropy_on_int64_counts, "target_dtype", "int64"),
+    "bpnet-profile-ce-int64-counts": case(_bpnet_profile_cross_entropy_on_int64_counts, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # peak-overlap labels (bool) as the BCE-with-logits target of an accessibility classifier
-    "peak-overlap-bool-bce-target": case(_peak_overlap_bool_labels_bce, "target_dtype", "bool"),
+    "peak-overlap-bool-bce-target": case(_peak_overlap_bool_labels_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # counts-per-million normalisation done in place on the int64 bin counts
-    "cpm-in-place-int64-bin-counts": case(_cpm_normalised_in_place_int64_counts, "result_cast", "f32", "int64"),
+    "cpm-in-place-int64-bin-counts": case(_cpm_normalised_in_place_int64_counts, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # GC content as the mean of the C and G rows of the uint8 one-hot summed (sum makes it int64)
-    "gc-content-uint8-one-hot-mean": case(_gc_content_as_mean_of_uint8_one_hot, "integer_operand", "int64"),
+    "gc-content-uint8-one-hot-mean": case(_gc_content_as_mean_of_uint8_one_hot, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a bool one-hot decoded back to base codes with argmax
-    "bool-one-hot-argmax-decode": case(_bool_one_hot_decoded_with_argmax, "no_kernel", "bool"),
+    "bool-one-hot-argmax-decode": case(_bool_one_hot_decoded_with_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- two floating dtypes, missing kernels, overflow, numpy, gradients
     # Enformer-style: the tower under bf16 autocast, the crop and fp32 output head written after the block
     "enformer-autocast-tower-fp32-head": case(_enformer_tower_autocast_fp32_head_outside, "matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a Basenji dilated residual tower cast to bf16, fed the fp32 one-hot batch
     "basenji-tower-bf16-fp32-one-hot": case(_basenji_tower_cast_bf16_fed_fp32_one_hot, "conv_weight_dtype", "f32",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # weight-standardised conv stem: the weight cast to the bf16 input's dtype, the fp32 bias passed as is
     "weight-standardised-conv-fp32-bias": case(_weight_standardised_conv_fp32_bias, "conv_bias_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (7c1bda1) castwise gave conv_weight_dtype [bf16, f32] (high confidence). The weight F.conv1d '
+             "got was the standardised weight cast inline to the input's dtype (bf16), so only the fp32 bias differs "
+             "from the bf16 input, as torch's message says: a conv bias case. The live reading took the weight to "
+             'differ too, apparently from the fp32 Parameter it was computed from rather than the bf16 tensor the conv '
+             'received; read as a pasted traceback (the message alone) it gives conv_bias_dtype.')),
     # bigWig coverage (float64 from numpy, log1p'd) into an fp32 Conv1d coverage encoder
     "bigwig-f64-coverage-conv-encoder": case(_bigwig_f64_coverage_into_conv_encoder, "conv_weight_dtype", "f64",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Enformer relative positions: bf16 queries einsum'd with exponential basis functions made fp32 in forward
     "enformer-relpos-einsum-fp32-basis": case(_enformer_relative_position_einsum_fp32_basis, "matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Akita-style 2-D head: bf16 trunk output bmm'd with a projection made per call in fp32
-    "akita-pairwise-bmm-fp32-projection": case(_akita_pairwise_map_bmm, "batched_matmul_dtype", "bf16", "f32"),
+    "akita-pairwise-bmm-fp32-projection": case(_akita_pairwise_map_bmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DanQ: the conv under bf16 autocast, its bf16 output into the fp32 BiLSTM after the block
-    "danq-bilstm-after-autocast-conv": case(_danq_bilstm_after_autocast_conv, "rnn_dtype", "bf16", "f32"),
+    "danq-bilstm-after-autocast-conv": case(_danq_bilstm_after_autocast_conv, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a pre-norm transformer cast to bf16 on top of a conv tower kept fp32: its first LayerNorm gets fp32
     "enformer-bf16-transformer-fp32-conv-tower": case(_enformer_transformer_bf16_fp32_residual_stream,
-                                                      "norm_param_dtype", "f32"),
+                                                      "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # overlapping tiles' bf16 autocast predictions index_add_'ed into an fp32 chromosome-wide track
     "tiled-predictions-index-add-fp32-track": case(_tiled_predictions_stitched_with_index_add, "indexed_write_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # enhancer-promoter interaction with nn.Bilinear on bf16 enhancer and cached fp32 promoter embeddings
-    "enhancer-promoter-bilinear-mixed": case(_enhancer_promoter_bilinear_interaction, "op_dtype", "bf16", "f32"),
+    "enhancer-promoter-bilinear-mixed": case(_enhancer_promoter_bilinear_interaction, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a nanopore basecaller's bf16 log-probs given to CTC loss on the CPU
-    "nanopore-basecaller-ctc-bf16": case(_nanopore_basecaller_ctc_bf16, "no_kernel", "bf16"),
+    "nanopore-basecaller-ctc-bf16": case(_nanopore_basecaller_ctc_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # strand-averaged ref/alt variant scores from bf16 autocast handed to numpy for the VCF
-    "strand-averaged-variant-scores-numpy": case(_strand_averaged_variant_scores_to_numpy, "numpy_dtype", "bf16"),
+    "strand-averaged-variant-scores-numpy": case(_strand_averaged_variant_scores_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a FASTA record as a numpy bytes ('S1') array given to torch.from_numpy
-    "fasta-bytes-array-from-numpy": case(_fasta_bytes_array_into_torch, "numpy_dtype"),
+    "fasta-bytes-array-from-numpy": case(_fasta_bytes_array_into_torch, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 MultiheadAttention over bins biased toward the TSS with an fp32 distance mask
     "tss-distance-fp32-mask-bf16-mha": case(_enformer_attention_fp32_tss_distance_mask, "attn_mask_dtype", "f32",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # rotary tables built fp32 applied to bf16 q and k, the values left bf16, into SDPA
     "rotary-fp32-tables-sdpa-bf16-values": case(_rotary_fp32_tables_on_q_and_k_bf16_values, "sdpa_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # library-size normalisation of fp16 coverage with full_like of 28 million mapped reads
-    "library-size-full-like-fp16-coverage": case(_library_size_full_like_fp16_coverage, "half_overflow", "f16"),
+    "library-size-full-like-fp16-coverage": case(_library_size_full_like_fp16_coverage, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the count head's bf16 autocast log-count prediction, Huber loss against fp32 log1p totals, backward
     "count-head-huber-bf16-backward": case(_count_head_huber_bf16_against_fp32_log_counts, "loss_dtype", "f32",
-                                           "bf16"),
+                                           "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 profile softmax written by hand: exp of a sharp summit overflows, NaN probs into Multinomial's check
-    "fp16-profile-softmax-nan-multinomial": case(_fp16_profile_softmax_overflow_multinomial_nll, "nonfinite"),
+    "fp16-profile-softmax-nan-multinomial": case(_fp16_profile_softmax_overflow_multinomial_nll, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # bag of k-mers with TF-IDF weights from sklearn (float64) as EmbeddingBag's per_sample_weights
-    "kmer-bag-tfidf-f64-per-sample-weights": case(_kmer_bag_tfidf_f64_per_sample_weights, "op_dtype", "f32", "f64"),
+    "kmer-bag-tfidf-f64-per-sample-weights": case(_kmer_bag_tfidf_f64_per_sample_weights, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
 }
