@@ -342,71 +342,106 @@ def _dead_sensor_zero_std_normal() -> None:
 CASES: dict[str, LiveCase] = {
     # Graph WaveNet's supports kept in a plain Python list (fp32) when the model goes bf16, einsum in nconv
     "graph-wavenet-supports-list-fp32-einsum-bf16": case(_graph_wavenet_supports_list_fp32, "matmul_dtype", "f32",
-                                                         "bf16"),
+                                                         "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Graph WaveNet's start conv under bf16 autocast given the float64 z-scored speeds (autocast leaves float64)
     "graph-wavenet-autocast-f64-zscore-start-conv": case(_graph_wavenet_autocast_f64_start_conv, "conv_weight_dtype",
-                                                         "f64", "bf16"),
+                                                         "f64", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (7c1bda1) castwise gave conv_bias_dtype [f64, bf16] (high confidence). torch's message names "
+             "only the bias, but bf16 autocast cast both the conv's weight and its bias to bf16 and left the float64 "
+             "z-scored input alone (the scaler kept in float64), so the weight differs from the input as much as the "
+             "bias; by the corpus's convention a convolution whose weight and bias both differ from its input is "
+             "conv_weight_dtype")),
     # DCRNN diffusion step: scipy's float64 random-walk matrix as CSR times the fp32 hidden states
-    "dcrnn-scipy-f64-random-walk-csr-sparse-mm": case(_dcrnn_scipy_f64_transition_csr, "matmul_dtype", "f32", "f64"),
+    "dcrnn-scipy-f64-random-walk-csr-sparse-mm": case(_dcrnn_scipy_f64_transition_csr, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # DCRNN diffusion step with the CSR transition matrix cast to bf16 with the model
-    "dcrnn-bf16-csr-transition-sparse-mm": case(_dcrnn_bf16_csr_transition, "no_kernel", "bf16"),
+    "dcrnn-bf16-csr-transition-sparse-mm": case(_dcrnn_bf16_csr_transition, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AGCRN node embeddings passed in as a plain fp32 tensor, einsum'd with the bf16 weights pool
     "agcrn-fp32-node-embeddings-weights-pool-einsum": case(_agcrn_node_embeddings_fp32, "matmul_dtype", "f32",
-                                                           "bf16"),
+                                                           "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # STAEformer's adaptive embedding a plain tensor: torch.cat promotes the features to fp32 before the bf16 Linear
     "staeformer-plain-adaptive-embedding-cat-fp32": case(_staeformer_plain_adaptive_embedding, "matmul_dtype", "f32",
-                                                         "bf16"),
+                                                         "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ASTGCN spatial attention: a W3 made by torch.randn in forward (fp32), bmm of bf16 and fp32 products
     "astgcn-spatial-attention-bmm-fp32-w3": case(_astgcn_spatial_attention_bmm, "batched_matmul_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # road-distance Gaussian-kernel bias from numpy (float64) as SDPA's attn_mask for bf16 spatial attention
-    "road-distance-bias-f64-sdpa-attn-mask": case(_road_distance_bias_f64_sdpa, "attn_mask_dtype", "f64", "bf16"),
+    "road-distance-bias-f64-sdpa-attn-mask": case(_road_distance_bias_f64_sdpa, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GMAN transform attention: bf16 future queries, keys from a historical STE cached in fp32
     "gman-transform-attention-fp32-history-keys": case(_gman_transform_attention_fp32_history, "sdpa_dtype", "bf16",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FC-LSTM baseline cast to bf16, given a float64 speed window straight from the DataFrame
-    "fc-lstm-bf16-pandas-f64-window": case(_fc_lstm_pandas_f64_window, "rnn_dtype", "f64", "bf16"),
+    "fc-lstm-bf16-pandas-f64-window": case(_fc_lstm_pandas_f64_window, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # STGCN output block's LayerNorm cast to bf16 on its own, fed the fp32 ST-block features
-    "stgcn-output-layernorm-bf16-fp32-features": case(_stgcn_output_layer_norm_bf16, "norm_param_dtype", "f32"),
+    "stgcn-output-layernorm-bf16-fp32-features": case(_stgcn_output_layer_norm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # missing speeds imputed: bf16 autocast predictions written into the float64 speed table by a bool mask
     "imputation-bf16-predictions-into-f64-speed-table": case(_imputation_bf16_into_f64_table, "indexed_write_dtype",
-                                                             "f64", "bf16"),
+                                                             "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # origin-destination demand: bf16 zone embeddings into an fp32 nn.Bilinear head
-    "od-demand-bilinear-fp32-head-bf16-zones": case(_od_demand_bilinear, "op_dtype", "bf16", "f32"),
+    "od-demand-bilinear-fp32-head-bf16-zones": case(_od_demand_bilinear, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # federated traffic forecasting: the districts' gradients averaged in numpy (float64) assigned to .grad
     "federated-districts-numpy-f64-averaged-grad": case(_federated_sensor_clients_f64_grad, "loss_dtype", "f64",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a forecaster .half()'d entirely, trained with GradScaler and unscale_ before clipping
-    "half-forecaster-grad-scaler-unscale": case(_stgcn_half_grad_scaler, "unscale_fp16", "f16"),
+    "half-forecaster-grad-scaler-unscale": case(_stgcn_half_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a temporal transformer in eval under bf16 autocast with a padding mask for missing readings
     "temporal-transformer-eval-autocast-missing-steps": case(_temporal_transformer_missing_steps,
-                                                             "transformer_fastpath", "bf16", "f32"),
+                                                             "transformer_fastpath", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ChebNet's lambda_max by eigvalsh of the road Laplacian in the model's bf16
-    "chebnet-lambda-max-eigvalsh-bf16-laplacian": case(_chebyshev_lambda_max_bf16, "no_kernel", "bf16"),
+    "chebnet-lambda-max-eigvalsh-bf16-laplacian": case(_chebyshev_lambda_max_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # data augmentation: Poisson resampling of the int64 loop-detector counts
-    "flow-counts-poisson-resample-int64": case(_flow_poisson_noise_int64, "no_kernel", "int64"),
+    "flow-counts-poisson-resample-int64": case(_flow_poisson_noise_int64, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the last observed step per detector by argmax over the flipped bool observed mask
-    "last-observed-step-argmax-bool-mask": case(_last_observed_step_argmax_bool, "no_kernel", "bool"),
+    "last-observed-step-argmax-bool-mask": case(_last_observed_step_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # edge attention normalised with torch.sparse.softmax over bf16 scores on the road graph
-    "road-edge-attention-sparse-softmax-bf16": case(_sparse_edge_attention_softmax_bf16, "no_kernel", "bf16"),
+    "road-edge-attention-sparse-softmax-bf16": case(_sparse_edge_attention_softmax_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # time-of-day as a float64 day fraction times 288 looked up in the time-of-day Embedding
-    "time-of-day-f64-fraction-embedding": case(_tod_fraction_f64_embedding, "index_tensor_dtype", "f64"),
+    "time-of-day-f64-fraction-embedding": case(_tod_fraction_f64_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # day-of-week cached as uint8 and looked up in the day-of-week Embedding
-    "day-of-week-uint8-embedding": case(_dow_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "day-of-week-uint8-embedding": case(_dow_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # masked MAE: the bool null mask normalised by its own mean
-    "masked-mae-bool-mask-divided-by-mean": case(_masked_mae_bool_mask_mean, "integer_operand", "bool"),
+    "masked-mae-bool-mask-divided-by-mean": case(_masked_mae_bool_mask_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # masked RMSE: a float 0/1 valid mask inverted with ~ for masked_fill
-    "masked-rmse-invert-float-valid-mask": case(_masked_rmse_invert_float_mask, "mask_dtype"),
+    "masked-rmse-invert-float-valid-mask": case(_masked_rmse_invert_float_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # masked MAPE: an int64 0/1 null mask from pandas as torch.where's condition
-    "masked-mape-where-int64-null-mask": case(_masked_mape_where_int64_mask, "mask_dtype", "int64"),
+    "masked-mape-where-int64-null-mask": case(_masked_mape_where_int64_mask, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 PeMS flow counts z-scored in place with the float64 scaler statistics
-    "zscore-in-place-int64-flow-counts": case(_zscore_in_place_int64_flow, "result_cast", "f64", "int64"),
+    "zscore-in-place-int64-flow-counts": case(_zscore_in_place_int64_flow, "result_cast", "f64", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # congestion-level classifier trained on a level column that a NaN made float64
-    "congestion-level-f64-target-cross-entropy": case(_congestion_class_f64_target, "target_dtype", "f64"),
+    "congestion-level-f64-target-cross-entropy": case(_congestion_class_f64_target, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # seconds since midnight made by linspace in the fp16 data's dtype
-    "seconds-since-midnight-linspace-fp16": case(_tod_seconds_linspace_fp16, "half_overflow", "f16"),
+    "seconds-since-midnight-linspace-fp16": case(_tod_seconds_linspace_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 autocast forecast handed to pd.DataFrame for the per-sensor report
-    "bf16-forecast-into-pandas-dataframe": case(_bf16_forecast_into_dataframe, "numpy_dtype", "bf16"),
+    "bf16-forecast-into-pandas-dataframe": case(_bf16_forecast_into_dataframe, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a detector stuck at one speed: zero std in the z-score, NaN loc into a Normal forecast head
-    "stuck-detector-zero-std-normal-nan": case(_dead_sensor_zero_std_normal, "nonfinite"),
+    "stuck-detector-zero-std-normal-nan": case(_dead_sensor_zero_std_normal, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
