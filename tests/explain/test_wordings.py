@@ -4075,3 +4075,35 @@ def test_an_embedding_file_named_beside_an_fp32_index_put_into_fp16_is_a_textual
     explanation = cw.explain("after loading an embedding file I get\nIndex put requires the source and destination dtypes "
                              "match, got Half for the destination and Float for the source")
     assert explanation.kind is Kind.INDEXED_WRITE and "textual-inversion" in explanation.cause
+
+
+def test_a_dtype_typed_with_one_colon_and_a_matmul_check_retyped_without_the_are_still_read() -> None:
+    bias = cw.explain("RuntimeError: Input type (float) and bias type (struct c10:Half) should be the same")
+    assert bias.kind is Kind.CONV_BIAS and bias.dtypes == ("f32", "f16")
+    typed = cw.explain("I keep getting mat1 and mat2 must have same dtype but got half and float")
+    assert typed.kind is Kind.MATMUL and typed.dtypes == ("f16", "f32")
+    paraphrased = cw.explain("Error during finetuning: mat1 and mat2 should be of same dtype")
+    assert paraphrased.kind is Kind.MATMUL
+
+
+def test_a_comfyui_dtype_widget_set_to_a_value_the_node_does_not_offer_names_the_values_it_offers() -> None:
+    explanation = cw.explain("Failed to validate prompt for output 136:\n* NunchakuFluxDiTLoader 189:\n"
+                             "  - Value not in list: data_type: 'bfloat16' not in ['float16']")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert "'float16'" in explanation.fix
+    assert cw.explain("Value not in list: ckpt_name: 'model.safetensors' not in ['base.ckpt']") is None
+
+
+def test_onnx_shape_inference_finding_a_norm_input_of_another_type_is_a_norm_parameter_mismatch() -> None:
+    norm = cw.explain("onnx.onnx_cpp2py_export.shape_inference.InferenceError: [ShapeInferenceError] (op_type:"
+                      "BatchNormalization, node name: BatchNormalization_0): scale has inconsistent type tensor(float)")
+    assert norm.kind is Kind.NORM_PARAM and norm.dtypes == ("f32",) and "autocast" in norm.fix
+    add = cw.explain("[ShapeInferenceError] (op_type:Add, node name: /Add): B has inconsistent type tensor(float16)")
+    assert add.kind is Kind.SCALAR_TYPE and add.dtypes == ("f16",)
+
+
+def test_onnx_s_dtype_table_missing_a_bfloat16_array_is_numpy_s_missing_bf16() -> None:
+    explanation = cw.explain("    mapping._NP_TYPE_TO_TENSOR_TYPE[np_dtype],\nKeyError: dtype((numpy.uint16, "
+                             "[('bfloat16', '<u2')]))")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)
+    assert "ml_dtypes" in explanation.fix

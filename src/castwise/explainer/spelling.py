@@ -42,7 +42,7 @@ _WORDS: dict[str, torch.dtype] = {
 }
 
 _DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")
-_NOISE = re.compile(r"\b(?:struct|class)\s+|^const\s+|(?<=\d)_t$|\b(?:c\s*10|at|std|torch)\s*::|"
+_NOISE = re.compile(r"\b(?:struct|class)\s+|^const\s+|(?<=\d)_t$|\b(?:c\s*10|at|std|torch)\s*::?|"
                     r"^(?:torch|triton\.language|tl)\.|"
                     r"^pointer<|>$|^(?:[a-z_]{1,12}\.){1,2}(?=b?float|half|double)|['\"`()\[\]{}]")
 _CONSTANT = re.compile(r"^k(?=[A-Z])")

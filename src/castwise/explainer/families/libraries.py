@@ -319,6 +319,26 @@ def _accelerator_refuses(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _widget_dtype(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """ComfyUI refusing a workflow whose dtype widget holds a value the node does not offer (``Value not in list:
+    data_type: 'bfloat16' not in ['float16']``): the node (on this GPU or install) has no such choice."""
+    names = short_dtypes((found["value"],))
+    offered = re.findall(r"'([^'\n]{1,30})'", found["offered"])
+    if not names:
+        return None
+    choices = ", ".join(f"'{value}'" for value in offered) or "none"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the node's `{found['widget']}` widget is set to '{found['value']}', which this node does not offer here "
+        f"(it lists {choices}): the node, its version or this GPU has no {names[0]} path",
+        "a workflow saved on another machine or with another version of the node pack (a newer GPU that runs "
+        f"{names[0]}), loaded where the node lists other dtypes",
+        f"set the widget to one it lists ({choices}) and queue again; update the node pack if its documentation says "
+        f"it supports {names[0]} on this GPU",
+        op=f"the node's {found['widget']} choice", names=names,
+    )
+
+
 def _npu_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "dtype")
     return explained(
@@ -690,6 +710,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
          _accelerator_refuses),
     rule(r"\b(?P<op>\w{1,40}) not implemented for DT_(?P<dtype>[A-Z0-9]{2,12})\b", _npu_dtype),
+    rule(r"Value not in list: (?P<widget>\w{0,30}(?:dtype|data_type|precision)\w{0,20}): '(?P<value>[\w.]{1,30})' "
+         r"not in (?P<offered>\[[^\]\n]{0,300}\])", _widget_dtype),
     rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
     rule(r"Expected dtype to be one of \{?_DTYPE_TO_BIT_WIDTH", _low_bit_dtype),
     rule(r"allow_fp16_accumulation is not available in this version of torch", _no_fp16_accumulation),

@@ -79,6 +79,18 @@ def _unsupported_names(failure: Failure, names: tuple[str, ...], dtype: str, con
     )
 
 
+_onnx_bfloat16_array = message_only(
+    Kind.NUMPY_DTYPE,
+    "onnx's dtype table has no entry for the array's bfloat16 dtype: numpy has no bf16, and the structured "
+    "`(uint16, [('bfloat16', ...)])` stand-in one library makes is not the one another library's table knows",
+    "bf16 weights or inputs turned into numpy arrays for onnx (`numpy_helper.from_array`, an exporter or onnxscript "
+    "building initializers) with an onnx/onnxscript/ml_dtypes combination whose bfloat16 stand-ins differ",
+    "update onnx, onnxscript and ml_dtypes together (newer onnx reads ml_dtypes' bfloat16); or convert the tensor "
+    "to fp32 before it becomes an array (`t.float().numpy()`) and cast to bf16 in the graph",
+    op="onnx numpy_helper", names=("bf16",),
+)
+
+
 def _numpy_lacks_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A numpy dtype error (``unsupported numpy dtype``, retyped or not) beside bf16 or fp8 named in the paste, which
     numpy has no dtype for; declined when neither is named."""
@@ -410,6 +422,7 @@ _swig_ids = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"\bdtype\(\(numpy\.uint16, \[\('bfloat16'", _onnx_bfloat16_array),
     rule(r"expected dtype object, got 'numpy\.dtype\[(?P<a>\w{1,12})\]'", _numpy_dtype_class),
     rule(r"tried to construct a tensor from a nested float sequence, but found an item of type "
          r"numpy\.(?P<a>float(?:16|32|64))", _numpy_scalar_in_sequence),

@@ -28,7 +28,8 @@ from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import full_name, is_floating, is_low_precision
 
 _ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
-             ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM))
+             ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM), ("batchnorm", Kind.NORM_PARAM),
+             ("instancenorm", Kind.NORM_PARAM), ("groupnorm", Kind.NORM_PARAM))
 """ONNX operator types (a node's name starts with one) and the kind of a two-dtype error in them."""
 
 _NODE = r"[\w/.:-]{1,200}"
@@ -59,6 +60,24 @@ def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
         "the model exported two dtypes where torch had promoted them",
         culprit=story_culprit,
         fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
+    )
+
+
+def _inconsistent_input(found: re.Match[str], failure: Failure) -> Explanation:
+    """onnx's shape inference (its checker, or the exporter running it) finding one input of a node in another type
+    than the others (``(op_type:BatchNormalization, node name: ...): scale has inconsistent type tensor(float)``): the
+    graph was exported with two precisions meeting at that node."""
+    names = dtypes(found, "got")
+    op_type = found["optype"]
+    kind = next((kind for prefix, kind in _ONNX_OPS if op_type.lower().startswith(prefix)), Kind.SCALAR_TYPE)
+    return mixed_float(
+        kind, failure, names, f"ONNX {op_type} node",
+        f"the exported ONNX graph's {op_type} node gets its `{found['input']}` as {dtype_list(names)} but its other "
+        "inputs in another type; ONNX has no type promotion, so two precisions were exported into one node",
+        culprit="a model exported under autocast, where torch ran the op with parameters in one dtype and inputs in "
+        "another (normalization layers keep fp32 parameters), or a model converted to half in part",
+        fix="export outside autocast from a model in one dtype (`model.half()` with half example inputs, or fp32 "
+        "throughout and a float16 conversion of the export)",
     )
 
 
@@ -237,6 +256,8 @@ _onnx_without_fp8 = message_only(
 RULES: tuple[Rule, ...] = (
     rule(r"^[`'\"]?FLOAT8E(?:4M3FN|5M2)\b|has no attribute '?FLOAT8E(?:4M3FN|5M2)\b", _onnx_without_fp8),
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
+    rule(r"\(op_type:(?P<optype>\w{1,40}),\s*node name:\s*[^)\n]{0,200}\):\s*(?P<input>\w{1,30}) has inconsistent type "
+         r"tensor\((?P<got>\w{1,20})\)", _inconsistent_input),
     rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "
          r"initializer in graph expects tensor\((?P<want>\w{1,20})\)", _initializer_type),
     rule(rf"(?:Type parameter )?\(\w{{1,20}}\)(?: of Optype \((?P<optype>\w{{1,40}})\))? ?bound to different types"
