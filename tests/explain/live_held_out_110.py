@@ -380,7 +380,7 @@ CASES: dict[str, LiveCase] = {
     # weight-standardised conv stem: the weight cast to the bf16 input's dtype, the fp32 bias passed as is
     "weight-standardised-conv-fp32-bias": case(_weight_standardised_conv_fp32_bias, "conv_bias_dtype", "bf16",
                                                "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=('At freeze (7c1bda1) castwise gave conv_weight_dtype [bf16, f32] (high confidence). The weight F.conv1d '
              "got was the standardised weight cast inline to the input's dtype (bf16), so only the fp32 bias differs "
              "from the bf16 input, as torch's message says: a conv bias case. The live reading took the weight to "

@@ -347,7 +347,7 @@ CASES: dict[str, LiveCase] = {
     # Graph WaveNet's start conv under bf16 autocast given the float64 z-scored speeds (autocast leaves float64)
     "graph-wavenet-autocast-f64-zscore-start-conv": case(_graph_wavenet_autocast_f64_start_conv, "conv_weight_dtype",
                                                          "f64", "bf16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (7c1bda1) castwise gave conv_bias_dtype [f64, bf16] (high confidence). torch's message names "
              "only the bias, but bf16 autocast cast both the conv's weight and its bias to bf16 and left the float64 "
              "z-scored input alone (the scaler kept in float64), so the weight differs from the input as much as the "

@@ -4107,3 +4107,11 @@ def test_onnx_s_dtype_table_missing_a_bfloat16_array_is_numpy_s_missing_bf16() -
                              "[('bfloat16', '<u2')]))")
     assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)
     assert "ml_dtypes" in explanation.fix
+
+
+def test_printed_16_bit_tensors_full_of_nan_are_read_as_non_finite_values_in_that_dtype() -> None:
+    explanation = cw.explain("FloatingPointError when training\n 'proj.bias': tensor([nan, nan, nan, nan, nan],\n"
+                             "       device='cuda:0', dtype=torch.float16)}")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+    assert explanation.confidence is Confidence.LOW
+    assert cw.explain("tensor([0.5000, nan, 1.0000])") is None

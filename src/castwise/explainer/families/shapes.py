@@ -375,6 +375,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf|non-?finite)s?{_WORD_END}",
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"(?:\btensor\(|^)\s{0,8}\[{1,4}\s{0,4}(?P<value>nan|inf)(?:,\s{0,12}(?:nan|-?inf|\.\.\.)){2,}", appeared),
     rule(r"\b(?<!\bnot )(?<!n't )contains? (?:a |some )?(?P<value>NaNs?|infs?|NaN/inf|inf/NaN)(?![A-Za-z])", appeared),
     rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? (?:in (?:the )?\w|while\b)",
          appeared),
