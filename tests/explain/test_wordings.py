@@ -1595,7 +1595,6 @@ def test_round_thirty_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) 
     "the model produces different results when run twice",
     "the loss is 0",
     "with fp16 the loss becomes 0.345",
-    "求助！推理出来时黑图",
 ])
 def test_round_thirty_wordings_need_what_makes_them_dtype_errors(paste: str) -> None:
     assert cw.explain(paste) is None
@@ -4115,3 +4114,19 @@ def test_printed_16_bit_tensors_full_of_nan_are_read_as_non_finite_values_in_tha
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
     assert explanation.confidence is Confidence.LOW
     assert cw.explain("tensor([0.5000, nan, 1.0000])") is None
+
+
+@pytest.mark.parametrize("paste", ["求助！推理出来时黑图", "Why does the output is black?",
+                                   "I trying create pictures, but got black images. Output logs looks normal."])
+def test_a_run_said_to_give_black_images_with_no_dtype_named_is_read_as_nan_outputs_with_low_confidence(
+        paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ()
+    assert explanation.confidence is Confidence.LOW and "safety checker" in explanation.cause
+
+
+def test_nan_named_in_a_report_s_title_is_read_as_non_finite_values_unless_the_title_denies_or_sets_it() -> None:
+    titled = cw.explain("NaN in GPT NeoX model (generation)\n\nWhen I generate with the model I get garbage.")
+    assert titled.kind is Kind.NONFINITE and titled.confidence is Confidence.LOW
+    assert cw.explain("Training never goes NaN now\n\nthanks for the fix") is None
+    assert cw.explain("I set the padding to NaN\n\nhow do I mask it?") is None

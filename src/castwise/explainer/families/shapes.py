@@ -127,17 +127,43 @@ def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
 def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Black (or uniformly gray) images: NaN outputs when the paste names a 16-bit dtype, when numpy said NaN reached
     its cast, or when every output is said to be black (``completely solid black``), which NaN leaves and a wrong model
-    does not."""
+    does not; when the line only says the outputs came out black (``got black images``), as the likely cause. A black
+    image the line merely mentions (``a black image with a white cat``) is not read."""
     names = low_precision_said(failure)
     card = GTX_16XX_NOTE if not names and gtx_16xx_named(failure) else ""
     sure = "cast" in found.group(0) or bool(_EVERY_OUTPUT.search(failure.message))
     shown = (found["gray"] or found["gray2"] or "black").lower() if "gray" in found.groupdict() else "black"
     dtype = names[0] if names else "f16" if card else None
-    return broken_output(failure, dtype, shown, card) if dtype or sure else None
+    if dtype or sure:
+        return broken_output(failure, dtype, shown, card)
+    if not _OUTCOME.search(failure.message):
+        return None
+    return broken_output(failure, None, shown, "; the report names no 16-bit dtype, so this is the likely cause "
+                         "rather than a certain one (a safety checker that blanks a flagged image also returns black: "
+                         "its warning shows in the log)")
 
 
 _EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely)\b[^\n.]{0,30}\bblack\b|"
                            r"(?:全为|全是|都是|全部为?)黑色?|全黑", re.I)
+
+
+def _nan_in_title(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """NaN named in a report's title (``NaN in GPT NeoX model (generation)``, ``Nan When training``): what the report
+    is about, read as the likely cause; a title that denies it (``never goes NaN``) or sets a value to it is not."""
+    if failure.line != 0 or len(failure.paste) < 2 or _DENIED.search(failure.message):
+        return None
+    return appeared(found, failure)
+
+
+_DENIED = re.compile(r"\b(?:no|not|never|without|set|sets|setting|fill\w{0,3}|pad\w{0,4}|replace\w{0,2})\b|n't\b",
+                     re.IGNORECASE)
+
+
+_OUTCOME = re.compile(r"\b(?:got|gets?|getting|generat\w{0,5}|produc\w{0,5}|outputs?|results?|resulting|render\w{0,3}|"
+                      r"returns?|goes|went|turns?|turned|became|comes? out|sporadic|eventual|always|sometimes|instead)"
+                      r"\b|推理|生成|出来", re.IGNORECASE)
+"""Words that say the black image is what a run gave (``got black images``, ``the output is black``), not an image
+the line mentions."""
 
 
 _CALL_STATEMENT = re.compile(r"\s*(?:return\s+|[\w.\[\], ]{1,80}=\s*)?[\w.]{1,80}\(")
@@ -459,6 +485,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:loss(?:es)?|grad(?:ient)?s?(?: norms?)?)\b[^\n.]{0,40}?\b(?:become|becomes|became|get|gets|got|"
          r"grow|grows|grew|goes|went)\s+(?:very |extremely |really |too |so )?(?:large|huge|big|high)\b|"
          r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b", _diverge),
+    rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![\w.(`'\":=,])(?P<value>NaNs?|all-NaN)(?![\w(])",
+         _nan_in_title),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), outputs said to
 be wrong (a failed accuracy check), and training said to stall, to blow up or to log a loss of 0."""
