@@ -320,76 +320,106 @@ CASES: dict[str, LiveCase] = {
     # --- FITS I/O and raw CCD frames
     # photometric catalogue magnitudes: astropy's big-endian >f4 table columns each given to torch.from_numpy
     "photometry-table-big-endian-f4-from-numpy": case(_photometry_catalogue_big_endian_from_numpy, "numpy_dtype",
-                                                      cause=("byte order",)),
+                                                      cause=("byte order",),
+        grade="correct", grade_at_freeze="correct"),
     # per-row overscan level (fp32 median) subtracted in place from the int16 raw CCD frame
-    "overscan-subtract-inplace-int16-raw": case(_overscan_subtracted_in_place_int16, "result_cast", "f32", "int16"),
+    "overscan-subtract-inplace-int16-raw": case(_overscan_subtracted_in_place_int16, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # dome flats read by fitsio as uint16 (BZERO=32768) median-combined into a master flat
-    "flat-median-combine-uint16-fitsio": case(_flat_frames_uint16_median_combine, "no_kernel", "uint16"),
+    "flat-median-combine-uint16-fitsio": case(_flat_frames_uint16_median_combine, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # uint16 bias frames averaged into a master bias with mean(dim=0)
-    "master-bias-mean-uint16-frames": case(_bias_frames_uint16_master_bias_mean, "integer_operand", "uint16"),
+    "master-bias-mean-uint16-frames": case(_bias_frames_uint16_master_bias_mean, "integer_operand", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # zscale display limits from a histogram of the int16 raw frame with histc
-    "zscale-histc-int16-raw-frame": case(_zscale_histogram_of_int16_frame, "integer_operand", "int16"),
+    "zscale-histc-int16-raw-frame": case(_zscale_histogram_of_int16_frame, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # cosmic-ray bit read with >> from the DQ plane of a SCI/VAR/DQ cube cached as fp16
-    "dq-plane-fp16-cube-right-shift": case(_dq_bits_from_fp16_cube, "no_kernel", "f16"),
+    "dq-plane-fp16-cube-right-shift": case(_dq_bits_from_fp16_cube, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # saturated pixels of an fp16 frame set to the header's SATURATE value 65535
-    "saturate-65535-masked-fill-fp16-frame": case(_saturated_pixels_flagged_in_fp16_frame, "half_overflow", "f16"),
+    "saturate-65535-masked-fill-fp16-frame": case(_saturated_pixels_flagged_in_fp16_frame, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- bad-pixel masks
     # the uint8 BPM extension (1 = bad) used directly as masked_fill's mask
-    "bpm-uint8-masked-fill-nan": case(_bad_pixel_mask_uint8_masked_fill, "mask_dtype", "uint8"),
+    "bpm-uint8-masked-fill-nan": case(_bad_pixel_mask_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-variance weight map made as (1 - bad) with a bool bad-pixel mask
-    "ivar-weight-one-minus-bool-bpm": case(_inverse_variance_weight_from_bool_mask, "mask_dtype", "bool"),
+    "ivar-weight-one-minus-bool-bpm": case(_inverse_variance_weight_from_bool_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- light curves
     # alert light curve: float64 MJD differences stacked with flux into an fp32 GRU classifier
-    "light-curve-gru-f64-mjd-deltas": case(_light_curve_gru_float64_mjd_features, "rnn_dtype", "f64", "f32"),
+    "light-curve-gru-f64-mjd-deltas": case(_light_curve_gru_float64_mjd_features, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # one night's JDs cast to fp32 collapse to one value; the span-normalised time is NaN, Normal rejects it
-    "intranight-jd-fp32-span-zero-nan": case(_intranight_times_float32_normalised_span_nan, "nonfinite"),
+    "intranight-jd-fp32-span-zero-nan": case(_intranight_times_float32_normalised_span_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # ZTF filter ids (fid) kept uint8 from the alert packet, looked up in a band embedding
-    "ztf-fid-uint8-band-embedding": case(_ztf_filter_id_uint8_band_embedding, "index_tensor_dtype", "uint8"),
+    "ztf-fid-uint8-band-embedding": case(_ztf_filter_id_uint8_band_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # Perceiver-style light-curve model: bf16 latents attend over fp32 observation tokens with SDPA
     "perceiver-bf16-latents-fp32-tokens-sdpa": case(_light_curve_perceiver_bf16_latents_fp32_tokens, "sdpa_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ragged light curves padded with a float64 0/-inf mask built in numpy, given to bf16 SDPA
     "light-curve-padding-mask-f64-sdpa": case(_light_curve_padding_mask_float64_from_numpy, "attn_mask_dtype", "f64",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- photometric redshifts
     # photo-z MLP cast to bf16 fed fp32 colours computed from catalogue magnitudes
-    "photoz-mlp-bf16-fp32-colours": case(_photoz_mlp_bf16_fp32_colours, "matmul_dtype", "f32", "bf16"),
+    "photoz-mlp-bf16-fp32-colours": case(_photoz_mlp_bf16_fp32_colours, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # photo-z as classification: the redshift bin index from floor() left float, given to cross_entropy
-    "zphot-bin-floor-float-target": case(_zphot_bin_float_target_cross_entropy, "target_dtype", "f32"),
+    "zphot-bin-floor-float-target": case(_zphot_bin_float_target_cross_entropy, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # photo-z regression with Huber loss against the float64 Z_SPEC column, backward
-    "photoz-huber-f64-zspec-backward": case(_photoz_huber_against_float64_zspec, "loss_dtype", "f64", "f32"),
+    "photoz-huber-f64-zspec-backward": case(_photoz_huber_against_float64_zspec, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast photo-z predictions written into the fp32 catalogue column by row index
     "autocast-zphot-index-put-fp32-catalogue": case(_autocast_zphot_written_into_fp32_catalogue,
-                                                    "indexed_write_dtype", "f32", "bf16"),
+                                                    "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # colour-space whitening: feature covariance computed under bf16 autocast, factored with cholesky after it
-    "autocast-colour-covariance-cholesky-bf16": case(_autocast_colour_covariance_cholesky, "no_kernel", "bf16"),
+    "autocast-colour-covariance-cholesky-bf16": case(_autocast_colour_covariance_cholesky, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # source-count HEALPix map from float64 pixel ids (a pandas-written column) with index_add_
-    "healpix-f64-pixel-ids-index-add": case(_healpix_float64_pixel_ids_count_map, "index_tensor_dtype", "f64"),
+    "healpix-f64-pixel-ids-index-add": case(_healpix_float64_pixel_ids_count_map, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- galaxy morphology
     # SDSS gri JPEG cutout (uint8, HWC) permuted into the fp32 morphology CNN
     "sdss-jpeg-cutout-uint8-morphology-cnn": case(_sdss_jpeg_cutout_uint8_into_cnn, "integer_operand", "uint8",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a FITS cutout made native with astype(float), so float64, into the fp32 morphology CNN
-    "fits-cutout-astype-float-f64-cnn": case(_fits_cutout_astype_float_into_cnn, "conv_weight_dtype", "f64", "f32"),
+    "fits-cutout-astype-float-f64-cnn": case(_fits_cutout_astype_float_into_cnn, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Galaxy Zoo vote fractions from pandas (float64) as binary_cross_entropy targets of fp32 sigmoids
-    "galaxy-zoo-vote-fractions-f64-bce": case(_galaxy_zoo_vote_fractions_float64_bce, "op_dtype", "f64", "f32"),
+    "galaxy-zoo-vote-fractions-f64-bce": case(_galaxy_zoo_vote_fractions_float64_bce, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Galaxy Zoo class column read from a FITS table as int16 labels for cross_entropy
-    "galaxy-zoo-int16-class-labels-ce": case(_galaxy_zoo_int16_class_labels_cross_entropy, "target_dtype", "int16"),
+    "galaxy-zoo-int16-class-labels-ce": case(_galaxy_zoo_int16_class_labels_cross_entropy, "target_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # --- geometry, drizzle and calibration matrices
     # amplifier crosstalk correction: float64 coefficient matrix einsum'd with fp32 amplifier images
-    "crosstalk-f64-coefficients-einsum": case(_amplifier_crosstalk_float64_einsum, "matmul_dtype", "f64", "f32"),
+    "crosstalk-f64-coefficients-einsum": case(_amplifier_crosstalk_float64_einsum, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-chip WCS CD matrices (float64) bmm'd with fp32 pixel offsets from CRPIX
-    "wcs-cd-matrix-f64-bmm-offsets": case(_wcs_cd_matrices_float64_bmm, "batched_matmul_dtype", "f64", "f32"),
+    "wcs-cd-matrix-f64-bmm-offsets": case(_wcs_cd_matrices_float64_bmm, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # drizzle-style co-addition: float64 input fluxes index_add_'d onto the fp32 output grid
     "drizzle-f64-flux-index-add-fp32-grid": case(_drizzle_float64_fluxes_index_add, "indexed_write_dtype", "f32",
-                                                 "f64"),
+                                                 "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- spectra
     # spectrum resampled to a log-lambda grid: searchsorted on a float64 WAVE column, lerp with float64 weights
     "spectrum-resample-lerp-f64-weights": case(_spectrum_resample_searchsorted_lerp_float64_weights, "lerp_dtype",
-                                               "f32", "f64"),
+                                               "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # cross-correlation redshift: fp32 spectrum conv1d'd with a float64 template
     "xcorr-redshift-conv1d-f64-template": case(_redshift_cross_correlation_float64_template, "conv_weight_dtype",
-                                               "f32", "f64"),
+                                               "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # spectrum decoded under bf16 autocast handed to np.interp to shift it to the observed frame
-    "autocast-decoded-spectrum-np-interp-bf16": case(_autocast_decoded_spectrum_np_interp, "numpy_dtype", "bf16"),
+    "autocast-decoded-spectrum-np-interp-bf16": case(_autocast_decoded_spectrum_np_interp, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
