@@ -378,84 +378,114 @@ CASES: dict[str, LiveCase] = {
     # --- region features from detector dumps
     # bottom-up-attention region features loaded from the float64 .npz dump into the fp32 feature projection
     "bottom-up-f64-npz-regions-fp32-projection": case(_bottom_up_f64_regions_into_fp32_projection, "matmul_dtype",
-                                                      "f64", "f32"),
+                                                      "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # region features re-saved as float16 .npy to halve the cache, fed to the bf16 captioner's feature projection
-    "fp16-npy-feature-cache-bf16-projection": case(_fp16_npy_dump_into_bf16_projection, "matmul_dtype", "f16", "bf16"),
+    "fp16-npy-feature-cache-bf16-projection": case(_fp16_npy_dump_into_bf16_projection, "matmul_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # 5-d box geometry (normalised corners and area) computed in numpy float64, into a bf16 location embedding
     "box-geometry-f64-bf16-location-embedding": case(_box_geometry_f64_into_bf16_location_embedding, "matmul_dtype",
-                                                     "f64", "bf16"),
+                                                     "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # input projection kept fp32 "for accuracy", added to the bf16 location embedding, into the bf16 LayerNorm
     "fp32-projection-plus-bf16-location-layernorm": case(_fp32_feature_projection_plus_bf16_location_into_layernorm,
-                                                         "norm_param_dtype", "f32"),
+                                                         "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # OSCAR-style object tags: Visual Genome class ids stored in the float64 dump, looked up in nn.Embedding
     "object-tag-ids-f64-dump-embedding": case(_object_tags_from_f64_dump_into_embedding, "index_tensor_dtype",
-                                              "f64"),
+                                              "f64",
+        grade="correct", grade_at_freeze="correct"),
     # region padding as 1 - an int64 box mask (1 = real box) given to MultiheadAttention as key_padding_mask
-    "region-mask-int64-key-padding-mask": case(_region_mask_int64_as_key_padding_mask, "mask_dtype"),
+    "region-mask-int64-key-padding-mask": case(_region_mask_int64_as_key_padding_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- cross-attention between fp32 visual features and a bf16 decoder
     # a bf16 nn.TransformerDecoder given the memory of the frozen visual encoder left fp32
     "bf16-transformer-decoder-fp32-visual-memory": case(_bf16_transformer_decoder_fp32_visual_memory,
-                                                        "matmul_dtype", "f32", "bf16"),
+                                                        "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # beam search caches the visual keys once per image before the cast, bf16 queries @ the fp32 cached keys
-    "beam-cached-fp32-visual-keys-matmul": case(_beam_cached_fp32_visual_keys_matmul, "matmul_dtype", "bf16", "f32"),
+    "beam-cached-fp32-visual-keys-matmul": case(_beam_cached_fp32_visual_keys_matmul, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Object Relation Transformer: the fp32 geometric bias log(relu(W_G delta)) as a bf16 MultiheadAttention's attn_mask
     "relation-transformer-fp32-geometry-bias-attn-mask": case(
-        _relation_transformer_fp32_geometry_bias_as_attn_mask, "attn_mask_dtype", "f32", "bf16"),
+        _relation_transformer_fp32_geometry_bias_as_attn_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Show, Attend and Tell: bf16 attention weights bmm'ed with the fp32 CNN encoder's regions for the context
     "show-attend-tell-context-bmm-fp32-regions": case(_show_attend_tell_context_bmm_fp32_regions,
-                                                      "batched_matmul_dtype", "bf16", "f32"),
+                                                      "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Up-Down: the bf16 attention LSTMCell given cat(h_lang, mean of the fp32 regions, word), promoted to fp32
     "updown-attention-lstm-fp32-mean-feature": case(_updown_attention_lstm_fp32_mean_feature, "rnn_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # adaptive attention: the fp32 visual context lerp'ed toward the bf16 visual sentinel by beta
-    "adaptive-attention-sentinel-lerp": case(_adaptive_attention_sentinel_lerp, "lerp_dtype", "f32", "bf16"),
+    "adaptive-attention-sentinel-lerp": case(_adaptive_attention_sentinel_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TextCaps pointer-generator: bf16 copy probabilities scatter_add_'ed into the upcast fp32 vocabulary distribution
     "textcaps-copy-probs-scatter-add-fp32-vocab": case(_textcaps_copy_probs_scatter_add_into_fp32_vocab,
-                                                       "indexed_write_dtype"),
+                                                       "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- VQA answer vocabularies and soft-score targets
     # VQA soft scores min(count / 3, 1) from numpy (float64) as binary_cross_entropy's target for fp32 sigmoid outputs
-    "vqa-soft-scores-f64-bce-target": case(_vqa_soft_scores_f64_into_bce, "op_dtype", "f64", "f32"),
+    "vqa-soft-scores-f64-bce-target": case(_vqa_soft_scores_f64_into_bce, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-sqrt answer-frequency class weights from numpy (float64) given to cross_entropy
     "answer-class-weights-f64-cross-entropy": case(_answer_class_weights_f64_into_cross_entropy, "op_dtype", "f32",
-                                                   "f64"),
+                                                   "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the yes/no head trained with the bool answers == "yes" from numpy as BCEWithLogits's target
-    "yes-no-head-bool-target": case(_yes_no_head_bool_target, "target_dtype", "bool"),
+    "yes-no-head-bool-target": case(_yes_no_head_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # answers restricted by question type with 1 - a uint8 allowed-answer table as masked_fill's mask
-    "answer-type-table-uint8-masked-fill": case(_answer_type_table_uint8_masked_fill, "mask_dtype", "uint8"),
+    "answer-type-table-uint8-masked-fill": case(_answer_type_table_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- caption tokens and padding masks
     # the caption collate pads into torch.zeros (float) and the batch goes to the word embedding
     "caption-collate-float-buffer-embedding": case(_caption_collate_float_buffer_into_embedding,
-                                                   "index_tensor_dtype", "f32"),
+                                                   "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a caption cache kept as int16, padded with GPT-2's pad id 50256 by torch.full
-    "gpt2-pad-id-int16-caption-cache": case(_gpt2_pad_id_into_int16_caption_cache, "half_overflow", "int16"),
+    "gpt2-pad-id-int16-caption-cache": case(_gpt2_pad_id_into_int16_caption_cache, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # token loss weights written as 1 - the bool padding mask
-    "caption-loss-weights-one-minus-bool-pad": case(_caption_loss_weights_one_minus_bool_pad, "mask_dtype", "bool"),
+    "caption-loss-weights-one-minus-bool-pad": case(_caption_loss_weights_one_minus_bool_pad, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # generated caption lengths as the first EOS position by argmax of the bool == EOS mask
-    "caption-lengths-first-eos-argmax-bool": case(_caption_lengths_first_eos_argmax_bool, "no_kernel", "bool"),
+    "caption-lengths-first-eos-argmax-bool": case(_caption_lengths_first_eos_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Karpathy-split labels read from the h5 prepro_labels.py wrote as uint32, given to cross_entropy
     "karpathy-uint32-labels-cross-entropy": case(_karpathy_uint32_labels_into_cross_entropy, "target_dtype",
-                                                 "uint32"),
+                                                 "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # --- beam search
     # diverse beam search: the Hamming penalty built with torch.ones (fp32) index_add_'ed into bf16 log-probs
     "diverse-beam-hamming-penalty-index-add": case(_diverse_beam_hamming_penalty_index_add, "indexed_write_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # beam scores made by zeros_like of the int64 token buffer, += length-penalised log-probs
-    "beam-scores-zeros-like-int64-tokens": case(_beam_scores_zeros_like_token_buffer, "result_cast", "f32", "int64"),
+    "beam-scores-zeros-like-int64-tokens": case(_beam_scores_zeros_like_token_buffer, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a nearest-neighbour caption baseline: bf16 image features ranked against the training set by exact cdist
-    "nearest-neighbour-captions-cdist-bf16": case(_nearest_neighbour_captions_cdist_bf16, "no_kernel", "bf16"),
+    "nearest-neighbour-captions-cdist-bf16": case(_nearest_neighbour_captions_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- CIDEr/BLEU scoring and self-critical training
     # SCST: CIDEr-D rewards as Python floats through numpy (float64), the loss as a dot with fp32 sequence log-probs
-    "scst-cider-rewards-f64-dot": case(_scst_cider_rewards_f64_dot, "matmul_dtype", "f64", "f32"),
+    "scst-cider-rewards-f64-dot": case(_scst_cider_rewards_f64_dot, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CIDEr in torch: int64 hashed bigram counts @ the fp32 idf-weighted reference vectors
     "cider-int64-ngram-counts-matmul-fp32-idf": case(_cider_int64_ngram_counts_matmul_fp32_idf, "integer_operand",
-                                                     "int64", "f32"),
+                                                     "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SCST gradients accumulated over samples in fp32 buffers, assigned back to the bf16 decoder's .grad
     "scst-fp32-accumulated-grads-bf16-decoder": case(_scst_fp32_accumulated_grads_assigned_to_bf16_decoder,
-                                                     "loss_dtype", "f32", "bf16"),
+                                                     "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- visualisation and grid features
     # per-word bf16 attention maps turned into numpy to upsample over the image
-    "attention-maps-bf16-numpy-overlay": case(_attention_maps_bf16_to_numpy_for_overlay, "numpy_dtype", "bf16"),
+    "attention-maps-bf16-numpy-overlay": case(_attention_maps_bf16_to_numpy_for_overlay, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # grid features: pixels normalised in numpy (float64) into the fp32 ResNet stem
     "grid-features-f64-normalised-pixels-conv": case(_grid_features_f64_normalised_pixels_into_conv,
-                                                     "conv_weight_dtype", "f64", "f32"),
+                                                     "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
