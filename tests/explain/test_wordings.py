@@ -4130,3 +4130,39 @@ def test_nan_named_in_a_report_s_title_is_read_as_non_finite_values_unless_the_t
     assert titled.kind is Kind.NONFINITE and titled.confidence is Confidence.LOW
     assert cw.explain("Training never goes NaN now\n\nthanks for the fix") is None
     assert cw.explain("I set the padding to NaN\n\nhow do I mask it?") is None
+
+
+def test_expected_scalar_type_raised_in_prelu_is_its_slope_against_its_input() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Half but found Float\n\nTraceback (most recent call "
+                             "last):\n  File \"/site-packages/torch/nn/modules/activation.py\", line 1240, in forward\n"
+                             "    return F.prelu(input, self.weight)")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.op == "prelu"
+    assert explanation.dtypes == ("f16", "f32")
+
+
+def test_an_ml_dtypes_bfloat16_array_torch_cannot_read_is_a_numpy_dtype_problem() -> None:
+    explanation = cw.explain("TypeError: can't convert np.ndarray of type bfloat16. The only supported types are: "
+                             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and "
+                             "bool.")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bf16",)
+    assert "np.uint16" in explanation.fix
+
+
+def test_a_sampling_check_cut_after_inf_and_a_refused_dtype_argument_and_fused_adamw_s_group_check_are_read() -> None:
+    cut = cw.explain("RuntimeError: probability tensor contains either `inf`, `n")
+    assert cut.kind is Kind.NONFINITE
+    refused = cw.explain("TypeError: __init__() got an unexpected keyword argument 'torch_dtype'")
+    assert refused.kind is Kind.NO_KERNEL and refused.confidence is Confidence.LOW and "update" in refused.fix
+    fused = cw.explain("RuntimeError: params, grads, exp_avgs, and exp_avg_sqs must have same dtype, device, and "
+                       "layout")
+    assert fused.kind is Kind.SCALAR_TYPE and "fused" in fused.cause
+
+
+def test_an_mps_graph_whose_output_and_mean_types_differ_and_a_cut_onnx_type_parameter_error_are_read() -> None:
+    mps = cw.explain("error: output type 'tensor<1x32x4x512x544xf16>' and mean type 'tensor<1x32x1x1x1xf32>' are not "
+                     "broadcast compatible")
+    assert mps.kind is Kind.NO_KERNEL and mps.dtypes == ("f16", "f32") and mps.device == "mps"
+    cut = cw.explain("onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : Type Error: "
+                     "Type parameter (T)")
+    assert cut.kind is Kind.SCALAR_TYPE and "cut" in cut.cause
+    assert cw.explain("the first layer (T)") is None

@@ -62,6 +62,8 @@ CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_mar
 GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 """Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""
 LOWRANK = _op("torch's low-rank SVD/PCA", r"[/\\]_lowrank\.py")
+PRELU = _op("prelu", r"\bprelu\s*\(|^prelu\b")
+"""A frame calling (or of) prelu: its learned slope and its input."""
 CDIST = _op("cdist", r"^cdist\b")
 """Anchored as grid_sample is: a frame of torch.cdist itself."""
 WEIGHT_NORM = _op("weight norm", r"\b_weight_norm\b|[/\\]utils[/\\]weight_norm\.py")

@@ -470,6 +470,18 @@ def _deepspeed_config_mismatch(found: re.Match[str], failure: Failure) -> Explan
     )
 
 
+_dtype_argument_refused = message_only(
+    Kind.NO_KERNEL,
+    "a class was given a dtype argument (`torch_dtype=`/`dtype=`) its version does not take: the dtype option is "
+    "newer than the installed library, or belongs to another class than the one called",
+    "a script, example or node written for a newer release of the library that defines the class (transformers, "
+    "peft, a model repository's own code) run with an older one, or a wrapper passing its loader's arguments on",
+    "update the library that defines the class to the version the script was written for; or drop the argument and "
+    "convert after loading (`model.to(torch.float16)`)",
+    op="a dtype argument", confidence=Confidence.LOW,
+)
+
+
 _accelerate_fp16_argument = message_only(
     Kind.NO_KERNEL,
     "this accelerate has no `fp16=` argument: `Accelerator(fp16=True)` was replaced by `mixed_precision`",
@@ -671,8 +683,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"cutlassF: no kernel found to launch", _cutlass),
     rule(r"\bcublaslt ran into an error", _bitsandbytes_int8),
     rule(r"AttributeError: BF16\b|^BF16\. Did you mean", _gguf_without_bf16),
-    rule(r"input types '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and '?tensor<[\dx?]{0,40}?"
-         r"(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),
+    rule(r"(?:input types|\w{1,20} type) '?tensor<[\dx?]{0,40}?(?P<a>[fb]f?\d{1,2})>'? and (?:\w{1,20} type )?'?"
+         r"tensor<[\dx?]{0,40}?(?P<b>[fb]f?\d{1,2})>'? are not broadcast compatible", _mlir_broadcast),
     rule(r"\bbf conversion instruction not supported", _no_bf16_conversion),
     rule(r"(?P<status>CUBLAS_STATUS_(?:EXECUTION_FAILED|INVALID_VALUE|INTERNAL_ERROR))\b[^\n]{0,300}?\b"
          r"(?P<type>CUDA_R_16BF|CUDA_R_16F)\b", _cublas_failed),
@@ -705,6 +717,7 @@ RULES: tuple[Rule, ...] = (
          r"`?\.(?:float|half|bfloat16)\(\)`? is not supported for quantized models?", _quantized_model_cast),
     rule(r"'BF16_Optimizer' object has no attribute '(?P<attribute>\w{1,40})'", _bf16_optimizer),
     rule(r"__init__\(\) got an unexpected keyword argument '(?:fp16|bf16)'", _accelerate_fp16_argument),
+    rule(r"__init__\(\) got an unexpected keyword argument '(?:torch_)?dtype'", _dtype_argument_refused),
     rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",

@@ -36,6 +36,7 @@ from castwise.explainer.clues import (
     LOWRANK,
     MATMUL,
     NORM,
+    PRELU,
     RNN,
     VISION_NMS,
     WEIGHT_NORM,
@@ -706,8 +707,9 @@ def _same_dtype_attention(found: re.Match[str], failure: Failure) -> Explanation
 def _foreach_group(found: re.Match[str], failure: Failure) -> Explanation:
     del found
     return mixed_float(
-        Kind.SCALAR_TYPE, failure, (), "a foreach optimizer step",
-        "a multi-tensor (foreach) optimizer groups each parameter with its gradient and states by index, and one of "
+        Kind.SCALAR_TYPE, failure, (), "a foreach or fused optimizer step",
+        "a multi-tensor (foreach or fused) optimizer groups each parameter with its gradient and states by index, and "
+        "one of "
         "them has another dtype or device than the rest",
         culprit="a model converted (`.half()`, `.to(torch.bfloat16)`, moved to another device) after its optimizer was "
         "built, or optimizer states loaded from a checkpoint in another dtype",
@@ -739,7 +741,11 @@ def _no_common_dtype(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "a", "b")
+    return prelu_operands(failure, dtypes(found, "a", "b"))
+
+
+def prelu_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """PReLU given an input and a learned slope of two floating dtypes (``names``)."""
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "prelu",
         f"PReLU got {dtype_list(names)} (its input and its learned slope); prelu does no type promotion",
@@ -949,13 +955,16 @@ def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     """Floating dtypes ``names`` met in the op the innermost frames show (grid_sample, a norm, a convolution, a
     recurrent layer, an attention, a matrix multiply or an extension kernel); None when they show none of them. A
     convolution an extension implements (mmcv's or torchvision's deformable convolution) is the extension's."""
-    op = first_shown(failure, GRID_SAMPLE, CDIST, WEIGHT_NORM, NORM, CONV, RNN, ATTENTION, BMM, MATMUL, EXTENSION, LOSS)
+    op = first_shown(failure, GRID_SAMPLE, CDIST, PRELU, WEIGHT_NORM, NORM, CONV, RNN, ATTENTION, BMM, MATMUL,
+                     EXTENSION, LOSS)
     if op is CONV and first_shown(failure, EXTENSION, CONV) is EXTENSION:
         op = EXTENSION
     if op is GRID_SAMPLE:
         return grid_sample(failure, names)
     if op is WEIGHT_NORM:
         return _weight_norm(failure, names)
+    if op is PRELU:
+        return prelu_operands(failure, names)
     if op is CDIST:
         return mixed_float(Kind.OP_DTYPE, failure, names, "torch.cdist",
                            f"torch.cdist got its two point sets in {dtype_list(names)}; it takes one dtype for both")
@@ -1491,7 +1500,8 @@ RULES: tuple[Rule, ...] = (
     rule(r" != (?P<b>float|double|c10::(?:Half|BFloat16)|c10::Float8_\w{1,10})(?![\w:])", _matmul_tail),
     rule(r"(?:Mismatch dtype between input and weight: input dtype = |Input dtypes must be the same, got: input )"
          r"(?P<a>{DTYPE}),? weight(?: dtype =|:) (?P<b>{DTYPE})", _input_and_weight),
-    rule(r"Tensors of the same index must be on the same device and the same dtype", _foreach_group),
+    rule(r"Tensors of the same index must be on the same device and the same dtype|\bparams, grads, exp_avgs,? and "
+         r"exp_avg_sqs must have same dtype, device,? and layout", _foreach_group),
     rule(r"grid_sampler\(\): expected input and grid to have (?:the )?same dtype,? but input has (?P<a>{DTYPE}) and "
          r"grid has (?P<b>{DTYPE})", _grid_sample),
     rule(r"Two or more parameters have different dtypes\.?\s*Expected parameter \d+ to have dtype (?P<a>{DTYPE}) "

@@ -79,6 +79,22 @@ def _unsupported_names(failure: Failure, names: tuple[str, ...], dtype: str, con
     )
 
 
+def _extension_array(found: re.Match[str], failure: Failure) -> Explanation:
+    """``can't convert np.ndarray of type bfloat16``: an array of ml_dtypes' bfloat16 or float8 (what JAX, TensorFlow
+    and Flax checkpoints hand numpy), which torch cannot read."""
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"torch cannot read a numpy array of {dtype}: numpy itself has no {dtype}, and the extension dtype that "
+        "ml_dtypes adds (used by JAX, TensorFlow and Flax) is not one torch knows",
+        f"{a(dtype)} array from JAX or Flax (a checkpoint converted with `from_flax=True`, `np.asarray` of a jax "
+        "array, a TensorFlow tensor's `.numpy()`) passed to `torch.from_numpy`/`torch.tensor`",
+        "convert on the numpy side first (`arr.astype(np.float32)`), or keep the bits: `torch.from_numpy(arr.view("
+        "np.uint16)).view(torch.bfloat16)` for bf16",
+        op="torch.from_numpy", names=names,
+    )
+
+
 _onnx_bfloat16_array = message_only(
     Kind.NUMPY_DTYPE,
     "onnx's dtype table has no entry for the array's bfloat16 dtype: numpy has no bf16, and the structured "
@@ -422,6 +438,7 @@ _swig_ids = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"can't convert np\.ndarray of type (?P<a>bfloat16|float8_\w{1,12})\b", _extension_array),
     rule(r"\bdtype\(\(numpy\.uint16, \[\('bfloat16'", _onnx_bfloat16_array),
     rule(r"expected dtype object, got 'numpy\.dtype\[(?P<a>\w{1,12})\]'", _numpy_dtype_class),
     rule(r"tried to construct a tensor from a nested float sequence, but found an item of type "

@@ -46,7 +46,8 @@ _BOUND_TYPES_LINE = re.compile(rf"^\s*{_BOUND_TYPES}")
 def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
     """``Type parameter (T) of Optype (O) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node
     of an exported graph gets inputs of two dtypes, which ONNX never promotes; a paste may wrap the types onto the
-    next line. The operator type (or the node's name) picks the kind."""
+    next line, or cut the message after ``Type parameter (T)``. The operator type (or the node's name) picks the
+    kind."""
     types = found if found["a"] else paste_search(failure, _BOUND_TYPES_LINE)
     names = dtypes(types, "a", "b") if types else ()
     node = types["node"] if types else None
@@ -54,10 +55,11 @@ def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
     kind = next((kind for prefix, kind in _ONNX_OPS if op_type.startswith(prefix)), Kind.SCALAR_TYPE)
     story_culprit, story_fix = mixed_story(names)
     shown = f"the exported ONNX graph's node {node}" if node else "a node of the exported ONNX graph"
+    got = f"{dtype_list(names)} inputs" if names else "inputs of two types (the message is cut before it names them)"
     return mixed_float(
         kind, failure, names, f"ONNX node {node}" if node else "an ONNX node",
-        f"{shown} gets {dtype_list(names)} inputs; ONNX has no type promotion, so "
-        "the model exported two dtypes where torch had promoted them",
+        f"{shown} gets {got}; ONNX has no type promotion, so the model exported two dtypes where torch had "
+        "promoted them",
         culprit=story_culprit,
         fix=f"{story_fix}, then export again (torch promotes mixed dtypes where ONNX cannot)",
     )
@@ -261,7 +263,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "
          r"initializer in graph expects tensor\((?P<want>\w{1,20})\)", _initializer_type),
     rule(rf"(?:Type parameter )?\(\w{{1,20}}\)(?: of Optype \((?P<optype>\w{{1,40}})\))? ?bound to different types"
-         rf"(?: {_BOUND_TYPES})?", _type_parameter),
+         rf"(?: {_BOUND_TYPES})?|Type Error: Type parameter \(\w{{1,20}}\)\s*$", _type_parameter),
     rule(rf"Type \(tensor\((?P<got>\w{{1,20}})\)\) of output arg \((?P<arg>{_NODE})\) of node "
          rf"\((?P<node>{_NODE})?\) does not match expected type \(tensor\((?P<want>\w{{1,20}})\)\)", _output_type),
     rule(r"while running (?P<node>\w{1,40}) node\b[^\n]{0,400}?\bInteger overflow\b", _integer_overflow),
