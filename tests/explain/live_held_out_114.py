@@ -288,72 +288,102 @@ def _packet_attention_pooling_einsum_fp32_context() -> None:
 
 CASES: dict[str, LiveCase] = {
     # MalConv: the PE file's bytes (uint8 from np.frombuffer) looked up directly in the byte embedding
-    "malconv-pe-bytes-uint8-embedding": case(_malconv_pe_bytes_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "malconv-pe-bytes-uint8-embedding": case(_malconv_pe_bytes_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # CIC-IDS attack labels label-encoded with pandas category codes (int8) as cross_entropy targets
     "attack-category-codes-int8-cross-entropy": case(_attack_category_codes_int8_cross_entropy, "target_dtype",
-                                                     "int8"),
+                                                     "int8",
+        grade="correct", grade_at_freeze="correct"),
     # NSL-KDD attack classes one-hot by pd.get_dummies (bool) given to cross_entropy as soft targets
     "nsl-kdd-get-dummies-bool-soft-targets": case(_nsl_kdd_get_dummies_bool_labels_cross_entropy, "target_dtype",
-                                                  "bool"),
+                                                  "bool",
+        grade="correct", grade_at_freeze="correct"),
     # protocol_type one-hot by pd.get_dummies (bool columns) fed to an fp32 protocol projection
-    "protocol-get-dummies-bool-linear": case(_protocol_get_dummies_bool_linear, "integer_operand", "bool", "f32"),
+    "protocol-get-dummies-bool-linear": case(_protocol_get_dummies_bool_linear, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EMBER-style byte histogram of a PE file by torch.histc of the uint8 bytes
-    "ember-byte-histogram-histc-uint8": case(_ember_byte_histogram_histc_uint8, "integer_operand", "uint8"),
+    "ember-byte-histogram-histc-uint8": case(_ember_byte_histogram_histc_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # time to detection: the first alerted packet of each flow by argmax of the bool alert mask
-    "first-alert-packet-argmax-bool": case(_first_alert_packet_argmax_bool, "no_kernel", "bool"),
+    "first-alert-packet-argmax-bool": case(_first_alert_packet_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # per-flow mean packet length taken on the int64 lengths from scapy
-    "mean-packet-length-int64": case(_mean_packet_length_int64, "integer_operand", "int64"),
+    "mean-packet-length-int64": case(_mean_packet_length_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-flow loss weights built as attack * 5 + (1 - is_attack) with the bool label tensor
-    "benign-weight-one-minus-bool-label": case(_benign_weight_one_minus_bool_label, "mask_dtype", "bool"),
+    "benign-weight-one-minus-bool-label": case(_benign_weight_one_minus_bool_label, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # SYN-only flows masked out with a pandas astype(int) flag column (int64) in masked_fill
-    "syn-flag-int64-mask-masked-fill": case(_syn_flag_int64_mask_masked_fill, "mask_dtype", "int64"),
+    "syn-flag-int64-mask-masked-fill": case(_syn_flag_int64_mask_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # adversarial MalConv padding: int64 randint bytes written into the uint8 PE overlay
     "payload-byte-substitution-index-put-int64": case(_payload_byte_substitution_index_put_int64,
-                                                      "indexed_write_dtype", "uint8", "int64"),
+                                                      "indexed_write_dtype", "uint8", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 packet lengths standardised in place with sub_/div_ by their float mean and std
     "packet-length-standardise-inplace-int64": case(_packet_length_standardise_in_place_int64, "result_cast", "f32",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # source IPv4 addresses as integers put into an int32 tensor
-    "src-ip-integer-int32-overflow": case(_src_ip_integer_int32, "half_overflow", "int32"),
+    "src-ip-integer-int32-overflow": case(_src_ip_integer_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # log1p'd CICFlowMeter features kept float64 from pandas into an fp32 input LayerNorm
-    "cicflowmeter-f64-features-layernorm": case(_cicflowmeter_f64_features_layernorm, "norm_param_dtype"),
+    "cicflowmeter-f64-features-layernorm": case(_cicflowmeter_f64_features_layernorm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # normalised packet-size sequences from numpy (float64) into an fp32 GRU flow classifier
-    "packet-size-sequence-f64-gru": case(_packet_size_sequence_f64_gru, "rnn_dtype", "f64", "f32"),
+    "packet-size-sequence-f64-gru": case(_packet_size_sequence_f64_gru, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # packet transformer cast to bf16 given an fp32 additive -inf key_padding_mask for short flows
     "packet-transformer-fp32-padding-mask-bf16": case(_packet_transformer_fp32_padding_mask_bf16,
-                                                      "attn_mask_dtype", "f32", "bf16"),
+                                                      "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MalConv with only its byte embedding cast to bf16, feeding the fp32 gated Conv1d pair
     "malconv-bf16-embedding-fp32-conv1d": case(_malconv_bf16_embedding_fp32_conv1d, "conv_weight_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # focal loss from cross_entropy with fp32 class weights on bf16 logits taken out of the autocast block
     "focal-ce-autocast-logits-fp32-class-weights": case(_focal_ce_autocast_logits_fp32_class_weights, "op_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-frequency WeightedRandomSampler with a class absent from the split: 1 / 0 = inf weight
-    "zero-count-class-inverse-frequency-sampler": case(_zero_count_class_inverse_frequency_sampler, "nonfinite"),
+    "zero-count-class-inverse-frequency-sampler": case(_zero_count_class_inverse_frequency_sampler, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # Flow Bytes/s binned by torch.histc with max taken over a column holding CICFlowMeter's inf
-    "flow-bytes-per-s-inf-histc": case(_flow_bytes_per_s_inf_histc, "nonfinite"),
+    "flow-bytes-per-s-inf-histc": case(_flow_bytes_per_s_inf_histc, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # focal loss with gamma 0.5 on a saturated benign flow (pt == 1) under detect_anomaly
-    "focal-gamma-half-saturated-benign-anomaly": case(_focal_gamma_half_saturated_benign, "nonfinite"),
+    "focal-gamma-half-saturated-benign-anomaly": case(_focal_gamma_half_saturated_benign, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # missing destination ports in an fp16 feature tensor filled with the sentinel 65535
-    "missing-dst-port-sentinel-65535-fp16": case(_missing_dst_port_sentinel_fp16, "half_overflow", "f16"),
+    "missing-dst-port-sentinel-65535-fp16": case(_missing_dst_port_sentinel_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # TCP flag bits unpacked with >> on a flags column that went fp16 with the feature block
-    "tcp-flags-fp16-rshift-bits": case(_tcp_flags_fp16_rshift_bits, "no_kernel", "f16"),
+    "tcp-flags-fp16-rshift-bits": case(_tcp_flags_fp16_rshift_bits, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # PCA of fp16 flow features with torch.pca_lowrank for a traffic-cluster plot
-    "flow-pca-lowrank-fp16": case(_flow_pca_lowrank_fp16, "no_kernel", "f16"),
+    "flow-pca-lowrank-fp16": case(_flow_pca_lowrank_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # few-shot malware families: bf16 embeddings from an autocast encoder, cdist to prototypes outside it
-    "malware-family-prototypes-cdist-bf16": case(_malware_family_prototypes_cdist_bf16, "no_kernel", "bf16"),
+    "malware-family-prototypes-cdist-bf16": case(_malware_family_prototypes_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autoencoder latents from autocast turned to numpy for sklearn's IsolationForest
     "autoencoder-latent-bf16-isolation-forest": case(_autoencoder_latent_bf16_isolation_forest, "numpy_dtype",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TCP ports parsed from raw header bytes in network byte order (>u2) given to torch.from_numpy
-    "pcap-header-network-byte-order-from-numpy": case(_pcap_header_network_byte_order_from_numpy, "numpy_dtype"),
+    "pcap-header-network-byte-order-from-numpy": case(_pcap_header_network_byte_order_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 traffic baseline lerp_'ed toward a float64 per-minute mean from pandas
-    "traffic-baseline-ema-lerp-f64": case(_traffic_baseline_ema_lerp_f64, "lerp_dtype", "f32", "f64"),
+    "traffic-baseline-ema-lerp-f64": case(_traffic_baseline_ema_lerp_f64, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # per-flow byte totals by scatter_add_ of float64 packet sizes from numpy into an fp32 buffer
-    "per-flow-bytes-scatter-add-f64": case(_per_flow_bytes_scatter_add_f64, "indexed_write_dtype"),
+    "per-flow-bytes-scatter-add-f64": case(_per_flow_bytes_scatter_add_f64, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # federated IDS: the numpy mean of the sites' gradients (float64) assigned to an fp32 weight's .grad
-    "federated-ids-numpy-mean-grad-f64": case(_federated_ids_numpy_mean_grad, "loss_dtype", "f64", "f32"),
+    "federated-ids-numpy-mean-grad-f64": case(_federated_ids_numpy_mean_grad, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling over packets: bf16 states from autocast einsum'd with an fp32 context vector
     "packet-attention-pooling-einsum-fp32-context": case(_packet_attention_pooling_einsum_fp32_context,
-                                                         "matmul_dtype", "bf16", "f32"),
+                                                         "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
