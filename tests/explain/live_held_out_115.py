@@ -345,74 +345,104 @@ def _sensor_timestamps_datetime64() -> None:
 
 CASES: dict[str, LiveCase] = {
     # piecewise-linear RUL clipped at 125 with pandas (int64) as the Huber loss target of an fp32 head
-    "rul-clipped-int64-huber-target": case(_rul_clipped_int64_huber_target, "target_dtype", "int64"),
+    "rul-clipped-int64-huber-target": case(_rul_clipped_int64_huber_target, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # "fails within 30 cycles" label kept bool for binary_cross_entropy_with_logits with a pos_weight
-    "failure-horizon-bool-target-bce-logits": case(_failure_horizon_bool_target_bce_logits, "target_dtype", "bool"),
+    "failure-horizon-bool-target-bce-logits": case(_failure_horizon_bool_target_bce_logits, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # unit ids made float64 by a left merge with the engine registry (NaN, then fillna), looked up in Embedding
     "unit-id-float64-after-merge-embedding": case(_unit_id_float64_after_merge_embedding, "index_tensor_dtype",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # discrete-time survival NLL weighting censored units by 1 - the bool event indicator
-    "discrete-hazard-one-minus-bool-event": case(_discrete_hazard_one_minus_bool_event, "mask_dtype", "bool"),
+    "discrete-hazard-one-minus-bool-event": case(_discrete_hazard_one_minus_bool_event, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # left padding of short unit histories marked with an int64 0/1 array, used in masked_fill
-    "padded-history-int64-mask-masked-fill": case(_padded_history_int64_mask_masked_fill, "mask_dtype", "int64"),
+    "padded-history-int64-mask-masked-fill": case(_padded_history_int64_mask_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # health stage labels from np.digitize cast to int32 as cross_entropy's target
     "health-stage-cross-entropy-int32-digitize": case(_health_stage_cross_entropy_int32_digitize, "target_dtype",
-                                                      "int32"),
+                                                      "int32",
+        grade="correct", grade_at_freeze="correct"),
     # DeepHit-style PMF likelihood: the event time bin from floor(duration / width) (float) used in gather
-    "deephit-float-time-bin-gather": case(_deephit_float_time_bin_gather, "index_tensor_dtype"),
+    "deephit-float-time-bin-gather": case(_deephit_float_time_bin_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # raw 12-bit ADC counts (int64 from numpy) fed to an fp32 Conv1d encoder
-    "raw-counts-int64-conv1d": case(_raw_counts_int64_conv1d, "integer_operand", "int64", "f32"),
+    "raw-counts-int64-conv1d": case(_raw_counts_int64_conv1d, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # concordance index as the mean of the bool concordant-pair tensor
-    "c-index-mean-of-bool-concordant-pairs": case(_c_index_mean_of_bool_concordant_pairs, "integer_operand", "bool"),
+    "c-index-mean-of-bool-concordant-pairs": case(_c_index_mean_of_bool_concordant_pairs, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # oil-debris counts logged every 10 cycles (int64) resampled to the window with linear interpolate
-    "irregular-cycles-int64-interpolate": case(_irregular_cycles_int64_interpolate, "integer_operand", "int64"),
+    "irregular-cycles-int64-interpolate": case(_irregular_cycles_int64_interpolate, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # windows by numpy's sliding_window_view over the pandas float64 sensors into an fp32 Conv1d
     "sliding-window-view-float64-conv1d": case(_sliding_window_view_float64_conv1d, "conv_weight_dtype", "f64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # as_strided windows scaled by a min-max scaler kept in float64, into an LSTM cast to bf16
     "minmax-float64-stats-as-strided-bf16-lstm": case(_minmax_float64_stats_as_strided_bf16_lstm, "rnn_dtype", "f64",
-                                                      "bf16"),
+                                                      "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # numpy min-max scaled (float64) windows into an MLP under bf16 autocast (autocast leaves float64 alone)
     "autocast-float64-scaled-windows-linear": case(_autocast_float64_scaled_windows_linear, "matmul_dtype", "f64",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a CNN encoder under bf16 autocast whose features reach an fp32 RUL head outside the autocast block
     "autocast-encoder-bf16-into-fp32-rul-head": case(_autocast_encoder_bf16_into_fp32_rul_head, "matmul_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a TCN block cast to bf16 whose 1x1 downsample conv is created in forward (fp32)
     "tcn-downsample-made-in-forward-fp32": case(_tcn_downsample_made_in_forward_fp32, "conv_weight_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a TCN's GroupNorm cast to bf16 with the head, given the fp32 conv features
-    "tcn-group-norm-bf16-fp32-input": case(_tcn_group_norm_bf16_fp32_input, "norm_param_dtype", "f32"),
+    "tcn-group-norm-bf16-fp32-input": case(_tcn_group_norm_bf16_fp32_input, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sensor-channel attention: bf16 per-sensor embeddings bmm'd with a query made by torch.randn (fp32)
     "sensor-channel-attention-bmm-fp32": case(_sensor_channel_attention_bmm_fp32, "batched_matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a causal mask from np.triu (float64) for a bf16 MultiheadAttention over the cycle window
-    "causal-mask-float64-bf16-mha": case(_causal_mask_float64_bf16_mha, "attn_mask_dtype", "f64", "bf16"),
+    "causal-mask-float64-bf16-mha": case(_causal_mask_float64_bf16_mha, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # window-level RUL predictions made under bf16 autocast index_add_'ed into fp32 per-unit totals
-    "per-unit-index-add-autocast-rul": case(_per_unit_index_add_autocast_rul, "indexed_write_dtype", "f32", "bf16"),
+    "per-unit-index-add-autocast-rul": case(_per_unit_index_add_autocast_rul, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # missing sensor readings imputed with pandas column means (float64) by advanced-index assignment
     "imputation-float64-column-means-index-put": case(_imputation_float64_column_means_index_put,
-                                                      "indexed_write_dtype", "f32", "f64"),
+                                                      "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 EMA of the health index lerp_'ed toward the bf16 model's health output
-    "health-index-ema-lerp-bf16": case(_health_index_ema_lerp_bf16, "lerp_dtype", "f32", "bf16"),
+    "health-index-ema-lerp-bf16": case(_health_index_ema_lerp_bf16, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a linear health index: fp32 readings vecdot'd with weights fitted by numpy lstsq (float64)
     "linear-health-index-vecdot-float64-weights": case(_linear_health_index_vecdot_float64_weights, "op_dtype",
-                                                       "f32", "f64"),
+                                                       "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # band energy of the vibration spectrum by rfft of fp16 accelerometer frames
-    "vibration-spectrum-rfft-fp16": case(_vibration_spectrum_rfft_fp16, "no_kernel", "f16"),
+    "vibration-spectrum-rfft-fp16": case(_vibration_spectrum_rfft_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # health as the distance of bf16 embeddings to the healthy-state centroid with cdist
-    "healthy-centroid-cdist-bf16": case(_healthy_centroid_cdist_bf16, "no_kernel", "bf16"),
+    "healthy-centroid-cdist-bf16": case(_healthy_centroid_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hours since overhaul (87,600) added as a channel with torch.full in the fp16 window's dtype
-    "operating-hours-full-fp16": case(_operating_hours_full_fp16, "half_overflow", "f16"),
+    "operating-hours-full-fp16": case(_operating_hours_full_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # int64 cycle and vibration counts min-max scaled in place with float64 scaler statistics
     "int64-counts-in-place-minmax-float64": case(_int64_counts_in_place_minmax_float64, "result_cast", "f64",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an RUL regressor .half()'d entirely, GradScaler's unscale_ before gradient clipping
-    "fp16-rul-model-grad-scaler": case(_fp16_rul_model_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-rul-model-grad-scaler": case(_fp16_rul_model_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a sensor constant in the operating condition: max - min is 0, NaN reaches the Normal RUL head's check
-    "constant-sensor-minmax-nan-normal-head": case(_constant_sensor_minmax_nan_normal_head, "nonfinite"),
+    "constant-sensor-minmax-nan-normal-head": case(_constant_sensor_minmax_nan_normal_head, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # RUL predicted under bf16 autocast handed to numpy for the NASA asymmetric score
-    "bf16-rul-predictions-numpy-score": case(_bf16_rul_predictions_numpy_score, "numpy_dtype", "bf16"),
+    "bf16-rul-predictions-numpy-score": case(_bf16_rul_predictions_numpy_score, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pandas datetime64 reading timestamps given to torch.from_numpy for a time-aware encoder
-    "sensor-timestamps-datetime64": case(_sensor_timestamps_datetime64, "numpy_dtype"),
+    "sensor-timestamps-datetime64": case(_sensor_timestamps_datetime64, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
