@@ -4166,3 +4166,9 @@ def test_an_mps_graph_whose_output_and_mean_types_differ_and_a_cut_onnx_type_par
                      "Type parameter (T)")
     assert cut.kind is Kind.SCALAR_TYPE and "cut" in cut.cause
     assert cw.explain("the first layer (T)") is None
+
+
+def test_old_torch_s_outer_product_given_long_positions_and_float_frequencies_is_an_integer_operand() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of scalar type Long but got scalar type Float for argument "
+                             "#2 'vec2' in call to _th_ger")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64", "f32")

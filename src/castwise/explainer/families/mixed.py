@@ -826,7 +826,7 @@ def grid_sample(failure: Failure, names: tuple[str, ...]) -> Explanation:
     )
 
 
-_MATMUL_ARGUMENTS = ("mat1", "mat2", "self", "vec", "batch1", "batch2", "m1", "m2")
+_MATMUL_ARGUMENTS = ("mat1", "mat2", "self", "vec", "vec1", "vec2", "batch1", "batch2", "m1", "m2")
 """torch's argument names for a matmul's operands (older messages say ``for argument #2 'mat2'``)."""
 
 _DATA_INTEGERS = ("int16", "uint8", "int8")
