@@ -68,7 +68,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_199", "held_out_200", "held_out_201", "held_out_202", "held_out_203", "held_out_204",
             "held_out_205", "held_out_206", "held_out_207", "held_out_208", "held_out_209", "held_out_210",
             "held_out_211", "held_out_212", "held_out_213", "held_out_214", "held_out_215", "held_out_216",
-            "held_out_217", "held_out_218", "held_out_219", "held_out_220", "held_out_221", "held_out_222")
+            "held_out_217", "held_out_218", "held_out_219", "held_out_220", "held_out_221", "held_out_222",
+            "held_out_223", "held_out_224", "held_out_225", "held_out_226", "held_out_227", "held_out_228")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -107,7 +108,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_104", "live_held_out_105",
                                  "live_held_out_106", "live_held_out_107", "live_held_out_108",
                                  "live_held_out_109", "live_held_out_110", "live_held_out_111",
-                                 "live_held_out_112", "live_held_out_113")
+                                 "live_held_out_112", "live_held_out_113", "live_held_out_114",
+                                 "live_held_out_115")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

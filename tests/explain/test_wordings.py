@@ -4172,3 +4172,10 @@ def test_old_torch_s_outer_product_given_long_positions_and_float_frequencies_is
     explanation = cw.explain("RuntimeError: Expected object of scalar type Long but got scalar type Float for argument "
                              "#2 'vec2' in call to _th_ger")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64", "f32")
+
+
+def test_an_extension_kernel_that_failed_to_dispatch_fp32_is_told_to_take_fp16_or_bf16_inputs() -> None:
+    explanation = cw.explain("RuntimeError: at::Tensor qk_int8_sv_f8_attn(at::Tensor, at::Tensor, int, float) failed to "
+                             "dispatch data type Float")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32",)
+    assert explanation.op == "qk_int8_sv_f8_attn" and "bf16" in explanation.fix

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import dtype_list
+from castwise.explainer.advice import a, dtype_list
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
@@ -336,6 +336,25 @@ def _widget_dtype(found: re.Match[str], failure: Failure) -> Explanation | None:
         f"set the widget to one it lists ({choices}) and queue again; update the node pack if its documentation says "
         f"it supports {names[0]} on this GPU",
         op=f"the node's {found['widget']} choice", names=names,
+    )
+
+
+def _dispatch_failed(found: re.Match[str], failure: Failure) -> Explanation:
+    """An extension's own dtype dispatch refusing what it got (``qk_int8_sv_f8_..._attn(...) failed to dispatch data
+    type Float``): the kernel was built for other dtypes (a fused attention kernel for fp16/bf16 only)."""
+    names, dtype = dtype_read(found, "dtype")
+    op = found["op"] or "an extension kernel"
+    wider = names and names[0] in ("f32", "f64")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` dispatches only the dtypes it was built for and got {dtype}"
+        + (": fused attention and quantized kernels like it run fp16/bf16 inputs only" if wider else ""),
+        f"{a(dtype)} tensor (queries, keys or values left in {dtype}, or a model run outside autocast) reaching an "
+        "extension kernel that has no version for it",
+        ("cast the inputs to fp16 or bf16 before the call (`q.to(torch.bfloat16)`), or run the model in that dtype; "
+         "fall back to torch's `scaled_dot_product_attention` where fp32 is needed") if wider else
+        "give the kernel a dtype it dispatches (its README lists them), or fall back to torch's op for this dtype",
+        op=op, names=names, confidence=Confidence.LOW,
     )
 
 
@@ -723,6 +742,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",
          _accelerator_refuses),
     rule(r"\b(?P<op>\w{1,40}) not implemented for DT_(?P<dtype>[A-Z0-9]{2,12})\b", _npu_dtype),
+    rule(r"(?:\b(?P<op>\w{1,80})\([^\n]{0,400}?\) )?failed to dispatch data type (?P<dtype>{DTYPE})", _dispatch_failed),
     rule(r"Value not in list: (?P<widget>\w{0,30}(?:dtype|data_type|precision)\w{0,20}): '(?P<value>[\w.]{1,30})' "
          r"not in (?P<offered>\[[^\]\n]{0,300}\])", _widget_dtype),
     rule(r"\bPipelines loaded with [`'\"]?dtype=torch\.f", _diffusers_on_cpu),
