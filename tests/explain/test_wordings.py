@@ -4179,3 +4179,52 @@ def test_an_extension_kernel_that_failed_to_dispatch_fp32_is_told_to_take_fp16_o
                              "dispatch data type Float")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32",)
     assert explanation.op == "qk_int8_sv_f8_attn" and "bf16" in explanation.fix
+
+
+def test_old_torch_s_mat2_check_in_a_paste_that_names_nn_bilinear_is_the_bilinear_layer() -> None:
+    explanation = cw.explain("Bilinear RuntimeError: Expected object of scalar type Half but got scalar type Float for "
+                             "argument #2 'mat2'")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.op == "nn.Bilinear"
+    plain = cw.explain("RuntimeError: Expected object of scalar type Half but got scalar type Float for argument #2 "
+                       "'mat2'")
+    assert plain.kind is Kind.MATMUL
+
+
+def test_flash_attn_s_rotary_tables_in_another_dtype_are_an_op_dtype_mismatch() -> None:
+    explanation = cw.explain("AssertionError: Input and cos/sin must have the same dtype, got torch.float32 and "
+                             "torch.bfloat16")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f32", "bf16")
+    assert "cos.to(q.dtype)" in explanation.fix
+
+
+def test_older_torch_s_data_float_check_is_an_extension_s_only_when_its_cpp_frames_show_one() -> None:
+    message = "RuntimeError: expected scalar type Float but found Half (data<float> at /torch/include/ATen/core/T.h:1)"
+    extension = cw.explain(message + "\nframe #3: dcn_v2_cuda_forward(at::Tensor const&) + 0xbc0 (0x7f in "
+                           "/src/lib/DCNv2/_ext.cpython-35m-x86_64-linux-gnu.so)")
+    assert extension.kind is Kind.NO_KERNEL and extension.dtypes == ("f32", "f16")
+    assert cw.explain(message).kind is Kind.SCALAR_TYPE
+
+
+def test_old_wordings_of_a_byte_mask_check_and_of_tensors_on_two_gpus_are_read() -> None:
+    mask = cw.explain("RuntimeError: masked_select: expected BoolTensor or ByteTensor for mask")
+    assert mask.kind is Kind.MASK
+    gpus = cw.explain("terminate called after throwing an instance of 'std::runtime_error'\n  what():  arguments are "
+                      "located on different GPUs at /aten/src/THC/generic/THCTensorMathReduce.cu:208")
+    assert gpus.kind is Kind.DEVICE_MISMATCH
+
+
+@pytest.mark.parametrize("paste", ["inferencing in FP16 results in silence", "Completely Silent Audio Output",
+                                   "CosyVoice1的fp16=True合成出来的音频有时间，但没声音"])
+def test_audio_said_to_come_out_silent_in_16_bit_or_entirely_is_read_as_nan_samples(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("paste", ["The trace is silent about the error in bf16", "the output is silent"])
+def test_silent_said_of_a_crash_or_of_an_output_with_no_16_bit_dtype_is_not_read(paste: str) -> None:
+    assert cw.explain(paste) is None
+
+
+def test_a_numpy_array_torch_does_not_take_as_one_is_a_numpy_abi_mismatch() -> None:
+    explanation = cw.explain("TypeError: expected np.ndarray (got numpy.ndarray)")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "numpy<2" in explanation.fix

@@ -112,7 +112,7 @@ RULES: tuple[Rule, ...] = (
          r"(?P<dtype>\w{1,12}) tensor", _lengths_on_gpu),
     rule(r"Expected all tensors to be on the same device,?\s*but found at least two devices,?\s*(?P<a>[\w:]+) and "
          r"(?P<b>[\w:]+)", _pair),
-    rule(r"Expected all tensors to be on the same device", _pair),
+    rule(r"Expected all tensors to be on the same device|\barguments are located on different GPUs\b", _pair),
     rule(r"Found (?P<what>param|buffer) (?P<name>[\w.]{1,80}) with type (?P<a>torch\.[\w.]{1,40}Tensor),? expected "
          r"(?P<b>torch\.[\w.]{1,40}Tensor)", _apex_found),
     rule(r"Tensor on device (?P<a>[\w:]+) is not on the expected device (?P<b>[\w:]+)", _pair),

@@ -1015,7 +1015,7 @@ RULES: tuple[Rule, ...] = (
          r"(?: for index,? but got:? (?P<a>{DTYPE}))?",
          _index_tensor),
     rule(r"masked_fill_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})", _mask),
-    rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor for mask", _mask),
+    rule(r"(?P<op>masked_(?:select|scatter|fill)_?): expected BoolTensor (?:or ByteTensor )?for mask", _mask),
     rule(r"only bool and floating types of (?P<arg>(?:src_|tgt_|memory_)?key_padding_mask|attn_mask) are supported",
          _padding_mask),
     rule(r"~ \(operator\.invert\) is only implemented on integer and Boolean-type tensors", _inverted_float),

@@ -854,13 +854,17 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return integers.masks_combined(failure, names, f"_th_{op}")
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
-    if _FLOAT_ONLY_KERNEL.search(failure.message) and len(names) == 2:
+    extension = _FLOAT_ONLY_KERNEL.search(failure.message) or (
+        _OLDER_FLOAT_ONLY_KERNEL.search(failure.message) and paste_search(failure, _EXTENSION_FRAME))
+    if extension and len(names) == 2:
         return _float_only_kernel(failure, names)
     if shows(failure, FASTPATH, everywhere=True):
         return _fastpath(failure, names)
     quantizing = quantization.shown_quantization(failure, names)
     if quantizing is not None:
         return quantizing
+    if argument in _MATMUL_ARGUMENTS and paste_search(failure, _BILINEAR) and all(map(is_floating, names)):
+        return bilinear_operands(failure, names)
     if argument in _MATMUL_ARGUMENTS:
         batched = "bmm" in op or argument.startswith("batch")
         return mixed_float(Kind.BATCHED_MATMUL if batched else Kind.MATMUL, failure, names,
@@ -1017,6 +1021,13 @@ def in_op_named(failure: Failure, names: tuple[str, ...], cause: str = "") -> Ex
 
 _FLOAT_ONLY_KERNEL = re.compile(r"\(data_ptr<\w+>")
 """Old torch's suffix when a C++/CUDA kernel reads a tensor's memory as one type (``data_ptr<float> at ...``)."""
+_OLDER_FLOAT_ONLY_KERNEL = re.compile(r"\(data<\w+>")
+"""Older torch's spelling of it (``data<float> at ...``), which torch's own code raised too: read as an extension's
+only when the paste's C++ frames show one."""
+_EXTENSION_FRAME = re.compile(
+    r"^frame #\d{1,3}: [^\n]{0,400}? in (?![^)\n]{0,300}[/\\]torch[/\\]lib[/\\])[^)\n]{1,300}\.so\)")
+"""A C++ frame of a compiled extension's library (``frame #3: dcn_v2_cuda_forward(...) (... in .../_ext.so)``), not
+of torch's own."""
 
 
 def _float_only_kernel(failure: Failure, names: tuple[str, ...]) -> Explanation:
@@ -1172,7 +1183,16 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
 
 def _bilinear(found: re.Match[str], failure: Failure) -> Explanation:
     """nn.Bilinear's ``All tensors must have the same dtype, got input1: A, input2: B, weight: C, bias: D``."""
-    names = tuple(dict.fromkeys(dtypes(found, "a", "b", "w")))
+    return bilinear_operands(failure, tuple(dict.fromkeys(dtypes(found, "a", "b", "w"))))
+
+
+_BILINEAR = re.compile(r"\bBilinear\b|\b(?:F|functional|torch)\.bilinear\(")
+"""nn.Bilinear (capitalised: lowercase ``bilinear`` is an interpolation mode) or its functional form, named in a paste;
+old torch ran it with matrix multiplies, so its check named argument 'mat2'."""
+
+
+def bilinear_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """nn.Bilinear given inputs and a weight in the floating dtypes ``names``."""
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "nn.Bilinear",
         f"nn.Bilinear got its inputs and weight in {dtype_list(names)}; it takes one dtype for both inputs and its "
@@ -1327,6 +1347,21 @@ def _different_dtypes(found: re.Match[str], failure: Failure) -> Explanation:
                        fix=f"give them one dtype where they meet: `{op}(x, values.to(x.dtype))`")
 
 
+def _rotary_tables(found: re.Match[str], failure: Failure) -> Explanation:
+    """flash-attn's rotary kernel: ``Input and cos/sin must have the same dtype, got torch.float32 and
+    torch.bfloat16``."""
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "rotary embedding (apply_rotary)",
+        f"the rotary embedding kernel got its input and its cos/sin tables in {dtype_list(names)}; it takes them in "
+        "one dtype",
+        culprit="cos/sin tables built (or kept as buffers) in one dtype while the queries and keys arrive in another: "
+        "fp32 tables against a bf16 model, or a model converted after its tables were cached",
+        fix="cast the tables to the input's dtype where they meet (`cos.to(q.dtype)`, `sin.to(q.dtype)`), or "
+        "rebuild the cache after converting the model",
+    )
+
+
 def _quantile_level(found: re.Match[str], failure: Failure) -> Explanation:
     """``quantile() q tensor must be same dtype as the input tensor``: the level given as a tensor of another dtype."""
     del found
@@ -1404,6 +1439,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>linalg\.lu_solve): Expected (?P<first>LU) and (?P<second>B) to have the same dtype,? but found LU of "
          r"type (?P<x>{DTYPE}) and B of type (?P<y>{DTYPE})", _solve_operands),
     rule(r"\b(?P<op>meshgrid) expects all tensors to have the same dtype", _different_dtypes),
+    rule(r"Input and cos/sin must have the same dtype,? got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _rotary_tables),
     rule(r"\bsampled_addmm: Expected (?:mat1|result) and (?:mat2|self) to have the same dtype,? but got (?P<a>{DTYPE}) "
          r"and (?P<b>{DTYPE})", _matmul),
     rule(r"When merging two branches' output in torch\.cond,\s*expected same dtype but got (?P<a>{DTYPE}) and "

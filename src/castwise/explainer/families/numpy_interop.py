@@ -95,6 +95,17 @@ def _extension_array(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_numpy_abi = message_only(
+    Kind.NUMPY_DTYPE,
+    "torch could not take the numpy array as one: it was built against another numpy major version (1.x against "
+    "2.x), so an `ndarray` of the installed numpy is not the type its compiled code checks for",
+    "numpy 2 installed (often pulled in by another package) under a torch built for numpy 1, or the reverse",
+    "install the numpy version this torch was built for (`pip install 'numpy<2'` for torch before 2.3), or upgrade "
+    "torch to a release built for numpy 2",
+    op="torch.from_numpy", confidence=Confidence.LOW,
+)
+
+
 _onnx_bfloat16_array = message_only(
     Kind.NUMPY_DTYPE,
     "onnx's dtype table has no entry for the array's bfloat16 dtype: numpy has no bf16, and the structured "
@@ -438,6 +449,7 @@ _swig_ids = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"expected np\.ndarray \(got numpy\.ndarray\)", _numpy_abi),
     rule(r"can't convert np\.ndarray of type (?P<a>bfloat16|float8_\w{1,12})\b", _extension_array),
     rule(r"\bdtype\(\(numpy\.uint16, \[\('bfloat16'", _onnx_bfloat16_array),
     rule(r"expected dtype object, got 'numpy\.dtype\[(?P<a>\w{1,12})\]'", _numpy_dtype_class),

@@ -147,6 +147,24 @@ _EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely
                            r"(?:全为|全是|都是|全部为?)黑色?|全黑", re.I)
 
 
+def _silent(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Audio said to come out silent (``FP16 results in silence``, ``Completely Silent Audio Output``, 没有声音): what
+    NaN samples leave, read when the paste names a 16-bit dtype or a GTX 16xx card, or says the whole output is
+    silent."""
+    if _NOT_OUTPUT.search(failure.message):
+        return None
+    names = low_precision_said(failure)
+    card = GTX_16XX_NOTE if not names and gtx_16xx_named(failure) else ""
+    dtype = names[0] if names else "f16" if card else None
+    if dtype is None and not re.search(r"\b(?:complete|entire|total)(?:ly)?\b", found.group(0), re.IGNORECASE):
+        return None
+    return broken_output(failure, dtype, "silent", card)
+
+
+_NOT_OUTPUT = re.compile(r"\b(?:crash\w{0,2}|errors?|fail\w{0,4}|exceptions?|warnings?)\b", re.IGNORECASE)
+"""Words that make ``silent`` say how something failed (``the crash is silent``), not what the audio sounds like."""
+
+
 def _nan_in_title(found: re.Match[str], failure: Failure) -> Explanation | None:
     """NaN named in a report's title (``NaN in GPT NeoX model (generation)``, ``Nan When training``): what the report
     is about, read as the likely cause; a title that denies it (``never goes NaN``) or sets a value to it is not."""
@@ -401,6 +419,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          rf"causes?|leads? to|yields?|generates?|generating)\s+(?:all\s+)?(?P<value>nan|inf|non-?finite)s?{_WORD_END}",
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
+    rule(r"\b(?:in|is|are|was|were|be|becomes?|became|just|only|pure|(?:complete|entire|total)(?:ly)?)\s+silen(?:ce|t)\b|"
+         r"\bsilent (?:audio|outputs?|wavs?|files?|results?|speech)\b|没有?声音|静音|无声", _silent),
     rule(r"(?:\btensor\(|^)\s{0,8}\[{1,4}\s{0,4}(?P<value>nan|inf)(?:,\s{0,12}(?:nan|-?inf|\.\.\.)){2,}", appeared),
     rule(r"\b(?<!\bnot )(?<!n't )contains? (?:a |some )?(?P<value>NaNs?|infs?|NaN/inf|inf/NaN)(?![A-Za-z])", appeared),
     rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? (?:in (?:the )?\w|while\b)",
