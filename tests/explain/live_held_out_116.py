@@ -322,71 +322,105 @@ def _fp16_margin_head_with_grad_scaler() -> None:
 
 CASES: dict[str, LiveCase] = {
     # aligned OpenCV crops (uint8 HWC) permuted to NCHW and fed to the fp32 IResNet stem
-    "opencv-uint8-crops-conv-stem": case(_opencv_uint8_crops_into_stem, "integer_operand", "uint8", "f32"),
+    "opencv-uint8-crops-conv-stem": case(_opencv_uint8_crops_into_stem, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # identity labels from a numpy int32 label column into cross_entropy on ArcFace logits
-    "identity-labels-int32-cross-entropy": case(_int32_identity_labels_cross_entropy, "target_dtype", "int32"),
+    "identity-labels-int32-cross-entropy": case(_int32_identity_labels_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # CosFace one-hot built with scatter_ of labels that came from a CSV as floats
-    "cosface-one-hot-scatter-float-labels": case(_cosface_one_hot_from_float_labels, "index_tensor_dtype"),
+    "cosface-one-hot-scatter-float-labels": case(_cosface_one_hot_from_float_labels, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a verification pair head trained with a bool same-person target in BCE-with-logits
     "verification-pairs-bool-bce-target": case(_verification_pairs_bool_target, "target_dtype", "bool",
-                                               fix=("float()",)),
+                                               fix=("float()",),
+        grade="correct", grade_at_freeze="correct"),
     # TAR computed as .mean() of the bool accepted mask of genuine scores
-    "tar-mean-of-bool-accepted": case(_tar_as_mean_of_accepted, "integer_operand", "bool"),
+    "tar-mean-of-bool-accepted": case(_tar_as_mean_of_accepted, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # center loss indexing its centers with labels float()'d by a batch helper
-    "center-loss-float-label-index": case(_center_loss_float_label_index, "index_tensor_dtype"),
+    "center-loss-float-label-index": case(_center_loss_float_label_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # batch-hard triplet mining: bool same-identity mask minus a bool eye
-    "batch-hard-positive-mask-minus-eye": case(_batch_hard_positive_mask_minus_eye, "mask_dtype", "bool"),
+    "batch-hard-positive-mask-minus-eye": case(_batch_hard_positive_mask_minus_eye, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an int8-quantized gallery scored with a float probe by @
     "int8-gallery-float-probe-matmul": case(_int8_quantized_gallery_scored_by_float_probe, "integer_operand",
-                                            "int8", "f32"),
+                                            "int8", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (686ee57) castwise gave matmul_dtype (f32, int8, low confidence): it read the mm's "
+             "'expected m1 and m2 to have the same dtype' check as two dtypes meeting in a matmul and did not "
+             "take the int8 ('signed char') quantized gallery for an integer operand of the matmul, which wants "
+             "a .float() (or a dequantize) before @")),
     # inter-ocular distance with linalg.vector_norm of integer detector landmarks
     "interocular-distance-int-landmarks": case(_interocular_distance_from_integer_landmarks, "integer_operand",
-                                               "int64"),
+                                               "int64",
+        grade="correct", grade_at_freeze="correct"),
     # occlusion-robust features masked with a cv2 uint8 (0/255) parsing mask via masked_fill
-    "occlusion-mask-uint8-masked-fill": case(_occlusion_mask_uint8_masked_fill, "mask_dtype", "uint8"),
+    "occlusion-mask-uint8-masked-fill": case(_occlusion_mask_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 numpy gallery (np.load) scored against fp32 probes with @
     "numpy-f64-gallery-fp32-probe-matmul": case(_float64_numpy_gallery_scored_by_fp32_probe, "matmul_dtype", "f32",
-                                                "f64"),
+                                                "f64",
+        grade="correct", grade_at_freeze="correct"),
     # ArcFace head run after the bf16 autocast block: bf16 embeddings against normalized fp32 weights
-    "arcface-head-after-autocast-linear": case(_arcface_head_outside_autocast, "matmul_dtype", "bf16", "f32"),
+    "arcface-head-after-autocast-linear": case(_arcface_head_outside_autocast, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # IJB-C template aggregation: fp32 quality weights bmm'd with bf16 media features
     "template-quality-weights-bmm": case(_template_aggregation_quality_weights_bmm, "batched_matmul_dtype", "f32",
-                                         "bf16"),
+                                         "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # verification scores by linalg.vecdot of bf16 probes and fp32 enrolled embeddings
-    "pair-scores-vecdot-bf16-fp32": case(_pair_scores_vecdot_bf16_and_fp32, "op_dtype", "bf16", "f32"),
+    "pair-scores-vecdot-bf16-fp32": case(_pair_scores_vecdot_bf16_and_fp32, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # IResNet stem with conv/BN moved to bf16 but the PReLU left in fp32
-    "iresnet-prelu-left-fp32": case(_iresnet_prelu_left_in_fp32, "op_dtype", "bf16", "f32"),
+    "iresnet-prelu-left-fp32": case(_iresnet_prelu_left_in_fp32, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() backbone evaluated on fp32-normalised crops
-    "half-backbone-fp32-crops": case(_half_backbone_fed_fp32_crops, "conv_weight_dtype", "f32", "f16"),
+    "half-backbone-fp32-crops": case(_half_backbone_fed_fp32_crops, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # center loss centres updated with index_add_ inside the bf16 autocast block
     "center-update-index-add-autocast": case(_center_loss_index_add_under_autocast, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 enrolled templates updated in place with lerp_ toward bf16 embeddings
-    "f64-template-lerp-bf16-embeddings": case(_float64_template_momentum_update, "lerp_dtype", "f64", "bf16"),
+    "f64-template-lerp-bf16-embeddings": case(_float64_template_momentum_update, "lerp_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # CosFace: fp32 margin-adjusted target logit scattered back into fp16 cosine logits
     "cosface-fp16-logits-scatter-fp32-target": case(_cosface_fp16_logits_scatter_fp32_target,
-                                                    "indexed_write_dtype"),
+                                                    "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # face alignment: a float64 cv2-style affine turned into a grid for grid_sample of an fp32 image
-    "alignment-f64-affine-grid-sample": case(_alignment_grid_from_float64_affine, "op_dtype", "f32", "f64"),
+    "alignment-f64-affine-grid-sample": case(_alignment_grid_from_float64_affine, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # class-balanced fp32 class weights with fp16 cosine logits in cross_entropy
-    "class-weights-fp32-fp16-logits-ce": case(_class_balanced_weights_fp16_logits, "op_dtype", "f16", "f32"),
+    "class-weights-fp32-fp16-logits-ce": case(_class_balanced_weights_fp16_logits, "op_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Hamming distance of fp16 sign codes with ^
-    "face-hash-xor-fp16-codes": case(_binary_face_hash_hamming_fp16, "no_kernel", "f16"),
+    "face-hash-xor-fp16-codes": case(_binary_face_hash_hamming_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Euclidean matching of bf16 embeddings with torch.cdist
-    "euclidean-matching-cdist-bf16": case(_euclidean_matching_cdist_bf16, "no_kernel", "bf16"),
+    "euclidean-matching-cdist-bf16": case(_euclidean_matching_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # first threshold reaching the FAR target found with argmax of a bool tensor
-    "far-threshold-argmax-bool": case(_far_threshold_index_argmax_bool, "no_kernel", "bool"),
+    "far-threshold-argmax-bool": case(_far_threshold_index_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # TAR@FAR thresholds by torch.quantile of fp16 impostor scores at Python FAR targets
     "tar-at-far-quantile-fp16-impostors": case(_tar_at_far_quantile_fp16_impostors, "no_kernel",
-                                               fix=("float()",)),
+                                               fix=("float()",),
+        grade="correct", grade_at_freeze="correct"),
     # leave-one-out rank-1 on an fp16 gallery: fill_diagonal_(-1e9)
-    "fp16-gallery-fill-diagonal-1e9": case(_fp16_gallery_self_match_fill_diagonal, "half_overflow", "f16"),
+    "fp16-gallery-fill-diagonal-1e9": case(_fp16_gallery_self_match_fill_diagonal, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # identity ids up to 85,741 packed into int16
-    "identity-ids-int16-overflow": case(_identity_labels_packed_int16, "half_overflow", "int16"),
+    "identity-ids-int16-overflow": case(_identity_labels_packed_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 verification scores handed to sklearn's roc_curve
-    "bf16-scores-sklearn-roc-curve": case(_bf16_scores_into_sklearn_roc_curve, "numpy_dtype", "bf16"),
+    "bf16-scores-sklearn-roc-curve": case(_bf16_scores_into_sklearn_roc_curve, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Partial FC: bf16 sampled-centre gradient written back as the fp32 weight's .grad
-    "partial-fc-bf16-grad-written-back": case(_partial_fc_sampled_grad_written_back, "loss_dtype", "bf16", "f32"),
+    "partial-fc-bf16-grad-written-back": case(_partial_fc_sampled_grad_written_back, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 margin head trained with GradScaler on the CPU
-    "fp16-margin-head-grad-scaler": case(_fp16_margin_head_with_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-margin-head-grad-scaler": case(_fp16_margin_head_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
