@@ -346,7 +346,7 @@ CASES: dict[str, LiveCase] = {
     # an int8-quantized gallery scored with a float probe by @
     "int8-gallery-float-probe-matmul": case(_int8_quantized_gallery_scored_by_float_probe, "integer_operand",
                                             "int8", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (686ee57) castwise gave matmul_dtype (f32, int8, low confidence): it read the mm's "
              "'expected m1 and m2 to have the same dtype' check as two dtypes meeting in a matmul and did not "
              "take the int8 ('signed char') quantized gallery for an integer operand of the matmul, which wants "

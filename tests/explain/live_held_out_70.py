@@ -412,7 +412,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # GCN accuracy predictor: benchmark int8 adjacency matrices bmm'd with fp32 node features
     "nasbench-int8-adjacency-bmm-gcn": case(_nasbench_int8_adjacency_bmm, "integer_operand", "int8", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (65a9510) castwise gave matmul_dtype ['f32', 'int8'] (low confidence). The benchmark's "
              "int8 adjacency is integer data given to a float bmm (torch names Char in 'expected scalar type Float "
              "but found Char'), so the fix is to make the adjacency float; the rules read the message as two "

@@ -385,7 +385,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # RBM neural quantum state: +-1 spins stored as int8 fed to the fp32 visible-to-hidden Linear
     "rbm-nqs-int8-spins-linear": case(_rbm_nqs_int8_spins_linear, "integer_operand", "int8", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=('At freeze (ae38a11) castwise gave matmul_dtype [int8, f32] (low confidence). The int8 tensor is '
              "nn.Linear's input (the +-1 spins of a neural quantum state stored as int8), integer data given to float "
              'math, but the rules read an int8 tensor meeting an fp32 one in addmm as a quantized weight and tell to '

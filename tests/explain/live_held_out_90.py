@@ -355,7 +355,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # bottom-up reconciliation with the 0/1 summing matrix stored as int8
     "bottom-up-summing-matrix-int8-matmul": case(_bottom_up_summing_matrix_int8, "integer_operand", "int8", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (f9e5f57) castwise gave matmul_dtype [int8, f32] (low confidence). The 0/1 summing matrix "
              "stored as int8 is integer data multiplied into float forecasts (integer_operand, fix S.float()); the "
              "rules read an int8 operand of a matrix multiply as a quantized weight used without dequantizing, the "

@@ -2803,9 +2803,10 @@ def test_round_fifty_five_wordings_say_nothing_without_their_dtype(paste: str) -
     assert cw.explain(paste) is None
 
 
-def test_an_int8_tensor_beside_float64_is_data_not_a_quantized_weight() -> None:
+def test_an_int8_tensor_beside_fp32_or_float64_is_data_but_beside_a_16_bit_dtype_a_quantized_weight() -> None:
     assert cw.explain("RuntimeError: expected scalar type Double but found Char").confidence is Confidence.HIGH
-    assert cw.explain("RuntimeError: expected scalar type Float but found Char").kind is Kind.MATMUL
+    assert cw.explain("RuntimeError: expected scalar type Float but found Char").kind is Kind.INTEGER_OPERAND
+    assert cw.explain("RuntimeError: expected scalar type BFloat16 but found Char").kind is Kind.MATMUL
 
 
 def test_a_retyped_numpy_dtype_refusal_beside_bf16_is_numpy_lacking_bf16() -> None:

@@ -112,16 +112,16 @@ def _speaks_of_quantization(failure: Failure) -> bool:
 
 
 def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
-    """Whether one floating dtype meets an integer one that is a quantized weight rather than data: int8 (data almost
-    never is) beside any dtype but float64, which no quantized model computes in; uint8 beside a 16-bit dtype (packed
-    4-bit weights; pixels meet f32 models); or any integer when the paste speaks of quantization (GGUF, GPTQ, ...)."""
+    """Whether one floating dtype meets an integer one that is a quantized weight rather than data: int8 codes or
+    uint8 packed 4-bit weights beside a 16-bit dtype, what quantized models compute in (int8 or uint8 beside fp32 is
+    data: adjacency matrices, spins, pixels, gallery codes); or any integer when the paste speaks of quantization
+    (GGUF, GPTQ, ...)."""
     floating = [name for name in names if is_floating(name)]
     integer = [name for name in names if not is_floating(name)]
     if len(names) != 2 or len(floating) != 1:
         return False
-    packed_beside_16_bit = integer == ["uint8"] and is_low_precision(floating[0])
-    int8_beside_model_dtype = integer == ["int8"] and floating[0] != "f64"
-    return int8_beside_model_dtype or packed_beside_16_bit or _speaks_of_quantization(failure)
+    beside_16_bit = integer in (["uint8"], ["int8"]) and is_low_precision(floating[0])
+    return beside_16_bit or _speaks_of_quantization(failure)
 
 
 def integer_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:

@@ -529,10 +529,13 @@ def out_tensor(failure: Failure, names: tuple[str, ...]) -> Explanation:
 
 
 def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
+    """lerp's ``expected dtype A for `end` but got dtype B``; an int8 tensor blended in place is a quantized weight or
+    an 8-bit optimizer state, not data."""
     names = dtypes(found, "a", "b")
     argument = found["arg"]
     if integers.integer_names(names) and len(names) == 2:
-        quantized = integers.quantized_weight(names, failure)
+        int8_state = "int8" in names and "f64" not in names
+        quantized = integers.quantized_weight(names, failure) or int8_state
         if not quantized and not is_floating(names[0]) and is_floating(names[1]):
             return integers.integer_operand(failure, names, "lerp (the tensor it updates is integer)")
         if quantized:
