@@ -347,72 +347,102 @@ def _neighbour_sessions_cdist_bf16() -> None:
 
 CASES: dict[str, LiveCase] = {
     # SASRec timeline mask ported from TF as 1 - (seq == 0) on the bool padding test
-    "sasrec-timeline-mask-one-minus-bool": case(_sasrec_timeline_mask_one_minus_bool, "mask_dtype", "bool"),
+    "sasrec-timeline-mask-one-minus-bool": case(_sasrec_timeline_mask_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # SASRec keep mask made float to scale embeddings, inverted with ~ for src_key_padding_mask
-    "sasrec-float-keep-mask-inverted-with-tilde": case(_sasrec_float_keep_mask_inverted_with_tilde, "mask_dtype"),
+    "sasrec-float-keep-mask-inverted-with-tilde": case(_sasrec_float_keep_mask_inverted_with_tilde, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # GRU4Rec session-parallel batches: hidden reset with masked_fill_ of an int64 session-start flag array
-    "gru4rec-session-reset-int64-flags-masked-fill": case(_gru4rec_session_reset_long_mask, "mask_dtype", "int64"),
+    "gru4rec-session-reset-int64-flags-masked-fill": case(_gru4rec_session_reset_long_mask, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # BERT4Rec Cloze masking: bernoulli of full_like(item ids, 0.2), which is an int64 tensor of zeros
     "bert4rec-cloze-bernoulli-full-like-ids": case(_bert4rec_mask_prob_bernoulli_full_like_ids, "no_kernel",
-                                                   "int64"),
+                                                   "int64",
+        grade="correct", grade_at_freeze="correct"),
     # sequence lengths as argmax of the bool padding test of right-padded sessions
-    "first-padding-position-argmax-bool": case(_first_padding_position_argmax_bool, "no_kernel", "bool"),
+    "first-padding-position-argmax-bool": case(_first_padding_position_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # 1-positive-100-negatives evaluation: int32 candidates from numpy in take_along_dim
     "eval-100-negatives-int32-take-along-dim": case(_eval_negatives_int32_take_along_dim, "index_tensor_dtype",
-                                                    "int32"),
+                                                    "int32",
+        grade="correct", grade_at_freeze="correct"),
     # TiSASRec: relative interval matrix from float64 seconds // unit (still float) indexing the time-key table
     "tisasrec-relative-interval-float-index-table": case(_tisasrec_relative_interval_float_index,
-                                                         "index_tensor_dtype"),
+                                                         "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # sampled softmax with the positive in column 0: labels made by torch.zeros(B), fp32
-    "sampled-softmax-labels-zeros-float": case(_sampled_softmax_labels_zeros_float, "target_dtype", "f32"),
+    "sampled-softmax-labels-zeros-float": case(_sampled_softmax_labels_zeros_float, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SASRec BCE: positive labels by ones_like of the int64 positive item ids
-    "sasrec-bce-ones-like-positive-ids": case(_sasrec_bce_ones_like_positive_ids, "target_dtype", "int64"),
+    "sasrec-bce-ones-like-positive-ids": case(_sasrec_bce_ones_like_positive_ids, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # HR@10 accumulated as Python ints, averaged with torch.tensor(hits).mean()
-    "hit-rate-python-ints-tensor-mean": case(_hit_rate_python_ints_tensor_mean, "integer_operand", "int64"),
+    "hit-rate-python-ints-tensor-mean": case(_hit_rate_python_ints_tensor_mean, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # MRR: reciprocal_ in place on the int64 ranks
-    "mrr-reciprocal-in-place-int64-ranks": case(_mrr_reciprocal_in_place_int_ranks, "result_cast", "f32", "int64"),
+    "mrr-reciprocal-in-place-int64-ranks": case(_mrr_reciprocal_in_place_int_ranks, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # SASRec encoder under bf16 autocast, full-catalogue logits with the fp32 item table after leaving it
-    "sasrec-autocast-logits-outside-matmul": case(_sasrec_autocast_logits_outside, "matmul_dtype", "bf16", "f32"),
+    "sasrec-autocast-logits-outside-matmul": case(_sasrec_autocast_logits_outside, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sampled softmax: bf16 item table's negatives bmm'ed with the fp32 user state
     "sampled-softmax-bmm-bf16-negatives-f32-state": case(_sampled_softmax_bmm_bf16_negatives,
-                                                         "batched_matmul_dtype", "bf16", "f32"),
+                                                         "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BERT4Rec: [MASK] position's bf16 state (autocast) einsum'ed with fp32 candidate embeddings outside it
     "bert4rec-candidates-einsum-outside-autocast": case(_bert4rec_candidates_einsum_outside_autocast,
-                                                        "matmul_dtype", "bf16", "f32"),
+                                                        "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TiSASRec-style interval bias computed in numpy float64 as SDPA's attn_mask with bf16 queries
     "tisasrec-interval-bias-f64-sdpa-mask": case(_tisasrec_interval_bias_f64_sdpa, "attn_mask_dtype", "f64",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GRU4Rec cast to bf16, initial hidden state still torch.zeros fp32
-    "gru4rec-bf16-gru-fp32-initial-hidden": case(_gru4rec_bf16_gru_fp32_initial_hidden, "rnn_dtype", "f32", "bf16"),
+    "gru4rec-bf16-gru-fp32-initial-hidden": case(_gru4rec_bf16_gru_fp32_initial_hidden, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GRU4Rec with a dwell-time feature: float64 seconds from pandas cat'ed to fp32 item embeddings
-    "gru4rec-dwell-time-f64-concat-input": case(_gru4rec_dwell_time_f64_concat, "rnn_dtype", "f64", "f32"),
+    "gru4rec-dwell-time-f64-concat-input": case(_gru4rec_dwell_time_f64_concat, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SASRec cast to bf16 but its item table kept fp32: fp32 sequence into the bf16 attention LayerNorm
     "sasrec-bf16-layernorm-fp32-item-embeddings": case(_sasrec_bf16_layernorm_fp32_item_embeddings,
-                                                       "norm_param_dtype", "f32"),
+                                                       "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # log1p of pandas float64 inter-click gaps into an fp32 time projection
-    "time-gap-log1p-f64-linear": case(_time_gap_log1p_f64_linear, "matmul_dtype", "f64", "f32"),
+    "time-gap-log1p-f64-linear": case(_time_gap_log1p_f64_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FMLP-Rec filter layer: rfft over the sequence of a model cast to bf16
-    "fmlp-rec-rfft-bf16-sequence": case(_fmlp_rec_rfft_bf16, "no_kernel", "bf16"),
+    "fmlp-rec-rfft-bf16-sequence": case(_fmlp_rec_rfft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # session pooling inside bf16 autocast: index_add_ of bf16 states into an fp32 zeros buffer
     "session-pooling-index-add-bf16-autocast": case(_session_pooling_index_add_bf16_autocast,
-                                                    "indexed_write_dtype", "f32", "bf16"),
+                                                    "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # time-decayed popularity for the negative sampler: float64 decay weights scatter_add_'ed into fp32 counts
-    "popularity-time-decay-scatter-add-f64": case(_popularity_time_decay_scatter_add_f64, "indexed_write_dtype"),
+    "popularity-time-decay-scatter-add-f64": case(_popularity_time_decay_scatter_add_f64, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a one-year interval cap in seconds put in full_like of fp16 intervals
-    "interval-cap-one-year-full-like-f16": case(_interval_cap_one_year_full_like_f16, "half_overflow", "f16"),
+    "interval-cap-one-year-full-like-f16": case(_interval_cap_one_year_full_like_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a user with an all-padding history: attention over no keys is NaN, sampling next items fails
-    "sasrec-all-padding-history-nan-multinomial": case(_sasrec_all_padding_session_nan_sampling, "nonfinite"),
+    "sasrec-all-padding-history-nan-multinomial": case(_sasrec_all_padding_session_nan_sampling, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # evaluation by np.argpartition of the bf16 model's scores via .numpy()
-    "eval-bf16-scores-numpy-argpartition": case(_eval_bf16_scores_numpy_argpartition, "numpy_dtype", "bf16"),
+    "eval-bf16-scores-numpy-argpartition": case(_eval_bf16_scores_numpy_argpartition, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GRU4Rec made .half() trained with GradScaler, unscale_ before gradient clipping
-    "gru4rec-half-gradscaler-unscale": case(_gru4rec_half_gradscaler_unscale, "unscale_fp16", "f16"),
+    "gru4rec-half-gradscaler-unscale": case(_gru4rec_half_gradscaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 item table's gradient assigned to its fp32 master copy
-    "bf16-item-table-grad-to-fp32-master": case(_bf16_item_table_grad_to_fp32_master, "loss_dtype", "bf16", "f32"),
+    "bf16-item-table-grad-to-fp32-master": case(_bf16_item_table_grad_to_fp32_master, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # session-kNN: float64 session-item CSR weights from pandas times fp32 item vectors in torch.sparse.mm
-    "sknn-session-item-csr-f64-sparse-mm": case(_sknn_session_item_csr_f64_sparse_mm, "matmul_dtype", "f32", "f64"),
+    "sknn-session-item-csr-f64-sparse-mm": case(_sknn_session_item_csr_f64_sparse_mm, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # NARM bilinear decoder: bf16 candidate embeddings against the fp32 session representation
     "narm-bilinear-decoder-bf16-candidates": case(_narm_bilinear_decoder_bf16_candidates, "op_dtype", "bf16",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # neighbour sessions by cdist of the bf16 model's session vectors
-    "neighbour-sessions-cdist-bf16": case(_neighbour_sessions_cdist_bf16, "no_kernel", "bf16"),
+    "neighbour-sessions-cdist-bf16": case(_neighbour_sessions_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
