@@ -358,71 +358,122 @@ def _tflite_parity_check_bf16_logits() -> None:
 
 CASES: dict[str, LiveCase] = {
     # split-file label ids read with np.loadtxt (float64) as cross_entropy targets
-    "split-labels-loadtxt-f64-ce-targets": case(_labels_from_loadtxt_into_cross_entropy, "target_dtype", "f64"),
+    "split-labels-loadtxt-f64-ce-targets": case(_labels_from_loadtxt_into_cross_entropy, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a sigmoid-per-keyword head trained against F.one_hot (int64) targets with BCE-with-logits
     "multi-keyword-sigmoid-one-hot-long-targets": case(_multi_keyword_sigmoid_head_one_hot_targets, "target_dtype",
-                                                       "int64"),
+                                                       "int64",
+        grade="correct", grade_at_freeze="correct"),
     # utterance pooling weights made as 1 - is_silence on the bool silence mask
-    "speech-weight-one-minus-silence-mask": case(_speech_weight_one_minus_silence_mask, "mask_dtype", "bool"),
+    "speech-weight-one-minus-silence-mask": case(_speech_weight_one_minus_silence_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # false-alarm rate per hour taken as the mean of the bool trigger decisions
-    "false-alarm-rate-mean-bool-triggers": case(_false_alarm_rate_mean_of_bool_triggers, "integer_operand", "bool"),
+    "false-alarm-rate-mean-bool-triggers": case(_false_alarm_rate_mean_of_bool_triggers, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # open-vocabulary KWS: the enrolled keyword's int16 phoneme ids looked up in nn.Embedding
     "custom-keyword-phoneme-ids-int16-embedding": case(_custom_keyword_phoneme_ids_int16_embedding,
-                                                       "index_tensor_dtype", "int16"),
+                                                       "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # streaming feature ring buffer read with narrow at a floor()'d float offset from the stream clock
-    "ring-buffer-narrow-float-read-offset": case(_ring_buffer_narrow_float_read_offset, "index_tensor_dtype"),
+    "ring-buffer-narrow-float-read-offset": case(_ring_buffer_narrow_float_read_offset, "index_tensor_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (686ee57) castwise gave nothing. It does not recognise narrow's check that a tensor start be a "
+             "0-dim integral tensor ('start must be an 0-dim integral Tensor.'): the ring buffer's read offset was "
+             "floor()'d from the float stream clock but never made an integer, so the fix is .long() (or int()) on the "
+             "offset.")),
     # SpecAugment frequency mask built as a numpy uint8 array and given to masked_fill
-    "spec-augment-freq-mask-uint8-numpy": case(_spec_augment_frequency_mask_uint8_from_numpy, "mask_dtype", "uint8"),
+    "spec-augment-freq-mask-uint8-numpy": case(_spec_augment_frequency_mask_uint8_from_numpy, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # background-noise mixing at a target SNR with signal powers taken as the mean of int16 PCM squared
-    "snr-mixing-int16-pcm-power-mean": case(_snr_mixing_noise_power_from_int16_pcm, "integer_operand", "int16"),
+    "snr-mixing-int16-pcm-power-mean": case(_snr_mixing_noise_power_from_int16_pcm, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # integer-only inference: the int32 accumulator requantized in place by the float multiplier
     "requantize-int32-accumulator-mul-inplace": case(_requantize_int32_accumulator_in_place, "result_cast", "f32",
-                                                     "int32"),
+                                                     "int32",
+        grade="correct", grade_at_freeze="correct"),
     # integer-only classifier: int8 activations and weights with a TFLite-style int32 bias in F.linear
-    "int8-linear-int32-bias": case(_int8_linear_with_int32_bias, "matmul_dtype", "int32", "int8"),
+    "int8-linear-int32-bias": case(_int8_linear_with_int32_bias, "matmul_dtype", "int32", "int8",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (686ee57) castwise gave integer_operand [int32, int8] (high confidence). It read the int32 bias "
+             "meeting the int8 activations and weights in F.linear as an integer operand of a float matmul; the writer "
+             "followed COLLECTING.md's convention that two integer widths meeting are the op's own kind (a matmul's "
+             "matmul_dtype), the fix being one integer dtype for operands and bias (int32 accumulation) or a float "
+             "reference. live_cases' mm-long-and-int (integer_operand) reads the other way, so the lead may judge which "
+             "convention holds.")),
     # uint8-to-int8 activation conversion with a zero-point buffer of 128 made in int8
-    "asymmetric-zero-point-128-int8-full": case(_asymmetric_zero_point_128_in_int8, "half_overflow", "int8"),
+    "asymmetric-zero-point-128-int8-full": case(_asymmetric_zero_point_128_in_int8, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # librosa-style float64 MFCCs through torch.from_numpy into the fp32 DS-CNN
-    "numpy-mfcc-f64-into-ds-cnn": case(_numpy_mfcc_into_ds_cnn, "conv_weight_dtype", "f64", "f32"),
+    "numpy-mfcc-f64-into-ds-cnn": case(_numpy_mfcc_into_ds_cnn, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hand-built orthonormal DCT-II matrix (numpy float64) applied to fp32 log-mel frames with @
-    "dct-matrix-numpy-f64-log-mel-matmul": case(_dct_matrix_numpy_float64_on_log_mel, "matmul_dtype", "f32", "f64"),
+    "dct-matrix-numpy-f64-log-mel-matmul": case(_dct_matrix_numpy_float64_on_log_mel, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # MFCC deltas by a grouped conv1d with the regression window written as an int64 tensor
     "mfcc-delta-conv1d-int64-kernel": case(_mfcc_deltas_with_integer_regression_kernel, "conv_weight_dtype", "f32",
-                                           "int64"),
+                                           "int64",
+        grade="correct", grade_at_freeze="correct"),
     # padded frames of an fp16 log-mel batch floored with masked_fill(-1e5)
-    "log-mel-padding-floor-minus-1e5-f16": case(_log_mel_padding_floor_fp16, "half_overflow", "f16"),
+    "log-mel-padding-floor-minus-1e5-f16": case(_log_mel_padding_floor_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 front end framing int16 PCM and taking torch.fft.rfft of the bf16 frames
-    "bf16-frontend-rfft-frames": case(_low_precision_frontend_rfft_bf16, "no_kernel", "bf16"),
+    "bf16-frontend-rfft-frames": case(_low_precision_frontend_rfft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # depthwise conv cast to bf16, its 1x1 pointwise conv kept fp32 by a keep-list
-    "ds-cnn-pointwise-kept-fp32": case(_ds_cnn_pointwise_kept_fp32, "conv_weight_dtype", "bf16", "f32"),
+    "ds-cnn-pointwise-kept-fp32": case(_ds_cnn_pointwise_kept_fp32, "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 depthwise conv whose bias was put back in fp32 because it becomes int32 at export
     "depthwise-bias-kept-fp32-for-int32-export": case(_depthwise_bias_kept_fp32_for_int32_bias, "conv_bias_dtype",
-                                                      "bf16", "f32"),
+                                                      "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float reference run of exported per-channel int8 depthwise weights with F.conv2d
     "int8-depthwise-weights-float-reference-conv": case(_int8_depthwise_weights_in_float_reference,
-                                                        "conv_weight_dtype", "f32", "int8"),
+                                                        "conv_weight_dtype", "f32", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # QAT input FakeQuantize stub fed the raw int16 PCM window
-    "qat-input-fake-quant-int16-pcm": case(_fake_quant_stub_on_int16_pcm, "no_kernel", "int16"),
+    "qat-input-fake-quant-int16-pcm": case(_fake_quant_stub_on_int16_pcm, "no_kernel", "int16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (686ee57) castwise gave integer_operand [int16] (high confidence). It read the raw int16 PCM "
+             "given to the input FakeQuantize stub as an integer operand where fake_quantize needs a float tensor; the "
+             "writer expected no_kernel because torch says the fake-quant kernel is not implemented for 'Short', but the"
+             " corpus's convention keeps no_kernel for integer kernels missing from ops that move or make data, and a "
+             "float-math kernel missing for an integer dtype is integer_operand (live_cases' log-softmax-long), so "
+             "castwise's kind may be the corpus's; the expectation is left as committed for the lead.")),
     # PTQ calibration: activations captured under bf16 autocast quantized with quantize_per_tensor
-    "ptq-quantize-per-tensor-bf16-activations": case(_ptq_calibration_quantize_bf16_activations, "no_kernel", "bf16"),
+    "ptq-quantize-per-tensor-bf16-activations": case(_ptq_calibration_quantize_bf16_activations, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # CRNN: conv under bf16 autocast, its GRU run in an autocast-disabled block on the bf16 output
-    "crnn-gru-autocast-disabled-bf16-input": case(_crnn_gru_outside_autocast, "rnn_dtype", "bf16", "f32"),
+    "crnn-gru-autocast-disabled-bf16-input": case(_crnn_gru_outside_autocast, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # streaming keyword transformer cast to bf16 given an fp32 -inf causal mask
-    "kwt-bf16-causal-mask-fp32": case(_kwt_causal_mask_fp32_for_bf16_model, "attn_mask_dtype", "f32", "bf16"),
+    "kwt-bf16-causal-mask-fp32": case(_kwt_causal_mask_fp32_for_bf16_model, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # streaming KWT: bf16 query against a KV cache allocated with torch.zeros (fp32)
-    "streaming-kwt-sdpa-fp32-kv-cache": case(_streaming_kwt_sdpa_fp32_kv_cache, "sdpa_dtype", "bf16", "f32"),
+    "streaming-kwt-sdpa-fp32-kv-cache": case(_streaming_kwt_sdpa_fp32_kv_cache, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DS-CNN cast to bf16 with its first conv kept fp32: the fp32 stem output reaches the bf16 BatchNorm2d
     "ds-cnn-stem-kept-fp32-bf16-batch-norm": case(_ds_cnn_stem_kept_fp32_into_bf16_batch_norm, "norm_param_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 vector-scaling calibrator applied to logits from a bf16 autocast forward
     "vector-scaling-calibrator-bf16-logits": case(_vector_scaling_after_autocast, "matmul_dtype", "bf16",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # wake-word BCE on bf16 sigmoid probabilities computed outside autocast against fp32 targets, backward
-    "wake-word-bce-outside-autocast-backward": case(_wake_word_bce_outside_autocast, "loss_dtype", "f32", "bf16"),
+    "wake-word-bce-outside-autocast-backward": case(_wake_word_bce_outside_autocast, "loss_dtype", "f32", "bf16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (686ee57) castwise gave op_dtype [f32, bf16] (high confidence). The error is "
+             "binary_cross_entropy's forward check of the bf16 autocast probabilities against the fp32 targets (raised "
+             "in F.binary_cross_entropy, before backward), not the backward the writer assumed when writing loss_dtype; "
+             "by the corpus's convention a loss's forward check of two floats is op_dtype, so castwise's kind follows "
+             "the convention and the expectation is the writer's error, left as committed for the lead.")),
     # a DS-CNN halved for the MCU and trained with GradScaler
-    "halved-ds-cnn-grad-scaler-step": case(_halved_ds_cnn_with_grad_scaler, "unscale_fp16", "f16"),
+    "halved-ds-cnn-grad-scaler-step": case(_halved_ds_cnn_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # on-device head fine-tuning: a numpy (float64) last-layer gradient assigned to weight.grad
-    "on-device-head-grad-numpy-f64": case(_on_device_head_gradient_from_numpy, "loss_dtype", "f64", "f32"),
+    "on-device-head-grad-numpy-f64": case(_on_device_head_gradient_from_numpy, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TFLite parity check of bf16 autocast logits through .numpy()
-    "tflite-parity-numpy-bf16-logits": case(_tflite_parity_check_bf16_logits, "numpy_dtype", "bf16"),
+    "tflite-parity-numpy-bf16-logits": case(_tflite_parity_check_bf16_logits, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
