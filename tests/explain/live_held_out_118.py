@@ -274,71 +274,106 @@ def _padding_masks_blanket_cast_bitwise_or() -> None:
 
 CASES: dict[str, LiveCase] = {
     # uint8 mouth-crop clips (B, 1, T, H, W) fed straight to the bf16 Conv3d stem of a lip-reading ResNet
-    "mouth-crops-uint8-bf16-conv3d-stem": case(_uint8_crops_into_bf16_conv3d_stem, "integer_operand", "uint8", "bf16"),
+    "mouth-crops-uint8-bf16-conv3d-stem": case(_uint8_crops_into_bf16_conv3d_stem, "integer_operand", "uint8", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # histogram equalisation of a uint8 grayscale mouth crop with torch.histc
     "mouth-crop-histogram-equalisation-histc-uint8": case(_histogram_equalisation_histc_uint8, "integer_operand",
-                                                          "uint8"),
+                                                          "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # RGB mouth crops (uint8) turned grayscale by tensordot with the fp32 luma weights
-    "grayscale-tensordot-uint8-rgb-crops": case(_grayscale_tensordot_uint8_rgb, "integer_operand"),
+    "grayscale-tensordot-uint8-rgb-crops": case(_grayscale_tensordot_uint8_rgb, "integer_operand",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (e376b1d) castwise gave matmul_dtype [] (low confidence). torch.tensordot of the uint8 RGB "
+             'crops with the fp32 luma weights raises "both inputs should have same dtype", which names neither '
+             "dtype; castwise read the matmul as two floating dtypes meeting, while the cause is the integer "
+             "(uint8) operand, shown only by the tensors, so the fix is to convert the frames to float (and scale "
+             "them) before the contraction")),
     # the bool 25 fps video padding mask brought to the 100 fps audio rate with F.interpolate
     "video-pad-mask-bool-interpolate-to-audio-rate": case(_video_padding_mask_interpolated_to_audio_rate,
-                                                          "integer_operand", "bool"),
+                                                          "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # video features repeated to the audio rate with indices from t * 25 / 100 (true division, floor keeps float)
     "video-to-audio-index-true-division-index-select": case(_video_features_upsampled_by_true_division_index,
-                                                            "index_tensor_dtype"),
+                                                            "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # character ids stored as uint8 in the dataset, fed to the attention decoder's embedding
     "char-ids-uint8-decoder-embedding": case(_uint8_character_ids_into_decoder_embedding, "index_tensor_dtype",
-                                             "uint8"),
+                                             "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # EOS appended with torch.ones(B, 1) * eos: cat promotes the int64 ids to float before the embedding
-    "eos-appended-ones-times-eos-embedding": case(_eos_appended_as_ones_times_eos, "index_tensor_dtype", "f32"),
+    "eos-appended-ones-times-eos-embedding": case(_eos_appended_as_ones_times_eos, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SyncNet offset classes (-15..15 shifted by 15) kept int8 from numpy as the cross_entropy target
-    "syncnet-offset-classes-int8-cross-entropy": case(_syncnet_offset_labels_int8, "target_dtype", "int8"),
+    "syncnet-offset-classes-int8-cross-entropy": case(_syncnet_offset_labels_int8, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # the collate's uint8 0/1 video padding mask given to nn.MultiheadAttention as key_padding_mask
-    "video-key-padding-mask-uint8-mha": case(_uint8_key_padding_mask_into_mha, "mask_dtype"),
+    "video-key-padding-mask-uint8-mha": case(_uint8_key_padding_mask_into_mha, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # frames with audio but no face found as audio_valid - video_valid on bool masks
-    "audio-only-frames-bool-subtraction": case(_audio_only_frames_by_bool_subtraction, "mask_dtype", "bool"),
+    "audio-only-frames-bool-subtraction": case(_audio_only_frames_by_bool_subtraction, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # modality dropout: a float drop-video flag inverted with ~ to zero the visual stream
-    "modality-dropout-float-flag-invert": case(_modality_dropout_float_keep_inverted, "mask_dtype"),
+    "modality-dropout-float-flag-invert": case(_modality_dropout_float_keep_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # early fusion: fp32 audio (pooled to 25 fps) concatenated with bf16 visual features into a bf16 Linear
     "concat-fusion-fp32-audio-bf16-linear": case(_concat_fusion_fp32_audio_bf16_visual, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cross-modal attention: bf16 video queries over fp32 audio keys/values through SDPA
-    "cross-modal-sdpa-bf16-video-fp32-audio": case(_cross_modal_sdpa_fp32_audio_keys, "sdpa_dtype", "bf16", "f32"),
+    "cross-modal-sdpa-bf16-video-fp32-audio": case(_cross_modal_sdpa_fp32_audio_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gated fusion written as torch.lerp(audio fp32, visual bf16, gate)
-    "gated-fusion-lerp-fp32-audio-bf16-visual": case(_gated_fusion_lerp, "lerp_dtype", "f32", "bf16"),
+    "gated-fusion-lerp-fp32-audio-bf16-visual": case(_gated_fusion_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # LipNet-style BiGRU back-end left fp32 behind the bf16 visual front-end
-    "lipnet-bigru-fp32-bf16-frontend": case(_bigru_backend_fp32_bf16_frontend, "rnn_dtype", "bf16", "f32"),
+    "lipnet-bigru-fp32-bf16-frontend": case(_bigru_backend_fp32_bf16_frontend, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 Conv3d stem given crops normalised in fp32 with the LRS3 mean/std
     "visual-stem-bf16-fp32-normalised-crops": case(_bf16_stem_fp32_normalised_frames, "conv_weight_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 stem's bias replaced by a fresh fp32 nn.Parameter after the cast
     "visual-stem-bias-reset-fp32-after-cast": case(_stem_bias_reinitialised_after_cast, "conv_bias_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pre-fusion LayerNorm cast to bf16 with the visual side, given the fp32 filterbank features
-    "prefusion-layernorm-bf16-fp32-fbank": case(_prefusion_layernorm_bf16_fp32_fbank, "norm_param_dtype", "f32"),
+    "prefusion-layernorm-bf16-fp32-fbank": case(_prefusion_layernorm_bf16_fp32_fbank, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # mouth alignment by Procrustes: SVD of fp16 landmark cross-covariance
-    "mouth-alignment-procrustes-svd-f16": case(_mouth_alignment_procrustes_svd_f16, "no_kernel", "f16"),
+    "mouth-alignment-procrustes-svd-f16": case(_mouth_alignment_procrustes_svd_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written label smoothing for the character decoder: fp32 confidence scattered into bf16 targets
-    "label-smoothing-scatter-fp32-into-bf16": case(_label_smoothing_scatter_fp32_confidence, "indexed_write_dtype"),
+    "label-smoothing-scatter-fp32-into-bf16": case(_label_smoothing_scatter_fp32_confidence, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 visual features written into an fp32 100 fps buffer by advanced indexing at every 4th frame
     "visual-into-fp32-audio-rate-buffer-index-put": case(_visual_written_into_fp32_audio_rate_buffer,
-                                                         "indexed_write_dtype", "f32", "bf16"),
+                                                         "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # nn.Bilinear audio-visual fusion (fp32) given the bf16 visual embedding
-    "bilinear-av-fusion-bf16-visual": case(_bilinear_fusion_bf16_visual, "op_dtype", "f32", "bf16"),
+    "bilinear-av-fusion-bf16-visual": case(_bilinear_fusion_bf16_visual, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # OGM-GE style gradient modulation: a hook on the bf16 visual features returns an fp32 gradient
-    "ogm-ge-visual-grad-hook-fp32": case(_visual_gradient_modulation_hook_fp32, "loss_dtype", "bf16", "f32"),
+    "ogm-ge-visual-grad-hook-fp32": case(_visual_gradient_modulation_hook_fp32, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # masked mean over video frames for an utterance with no face detected: 0/0 NaN, clip_grad_norm_ refuses
-    "audio-only-utterance-masked-mean-nan-clip": case(_audio_only_utterance_masked_mean_nan, "nonfinite"),
+    "audio-only-utterance-masked-mean-nan-clip": case(_audio_only_utterance_masked_mean_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # CTC prefix beam search scores initialised to LOG_ZERO = -1e10 in the fp16 decoder's dtype
-    "ctc-prefix-log-zero-1e10-f16": case(_ctc_prefix_log_zero_f16, "half_overflow", "f16"),
+    "ctc-prefix-log-zero-1e10-f16": case(_ctc_prefix_log_zero_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # causal -inf mask built in fp32 with triu, given to the bf16 decoder's self-attention
-    "decoder-causal-fp32-mask-bf16-mha": case(_causal_float_mask_bf16_decoder_mha, "attn_mask_dtype", "f32", "bf16"),
+    "decoder-causal-fp32-mask-bf16-mha": case(_causal_float_mask_bf16_decoder_mha, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 SyncNet offset distances to numpy for a median filter
-    "syncnet-distances-bf16-numpy-median": case(_syncnet_distances_bf16_numpy, "numpy_dtype", "bf16"),
+    "syncnet-distances-bf16-numpy-median": case(_syncnet_distances_bf16_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # random erasing augmentation filling a patch of the uint8 mouth crops with normal_()
-    "random-erasing-normal-uint8-crops": case(_random_erasing_normal_uint8_crops, "no_kernel", "uint8"),
+    "random-erasing-normal-uint8-crops": case(_random_erasing_normal_uint8_crops, "no_kernel", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # pre-emphasis applied in place to int16 PCM (pcm[1:] -= 0.97 * pcm[:-1])
-    "pre-emphasis-in-place-int16-pcm": case(_pre_emphasis_in_place_int16_pcm, "result_cast", "f32", "int16"),
+    "pre-emphasis-in-place-int16-pcm": case(_pre_emphasis_in_place_int16_pcm, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # both streams' bool padding masks cast to bf16 by a whole-batch cast, then combined with |
-    "padding-masks-blanket-bf16-bitwise-or": case(_padding_masks_blanket_cast_bitwise_or, "no_kernel", "bf16"),
+    "padding-masks-blanket-bf16-bitwise-or": case(_padding_masks_blanket_cast_bitwise_or, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
