@@ -282,7 +282,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # RGB mouth crops (uint8) turned grayscale by tensordot with the fp32 luma weights
     "grayscale-tensordot-uint8-rgb-crops": case(_grayscale_tensordot_uint8_rgb, "integer_operand",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (e376b1d) castwise gave matmul_dtype [] (low confidence). torch.tensordot of the uint8 RGB "
              'crops with the fp32 luma weights raises "both inputs should have same dtype", which names neither '
              "dtype; castwise read the matmul as two floating dtypes meeting, while the cause is the integer "

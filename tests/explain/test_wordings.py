@@ -4234,3 +4234,14 @@ def test_a_numpy_array_torch_does_not_take_as_one_is_a_numpy_abi_mismatch() -> N
 def test_narrow_given_a_float_tensor_start_is_an_index_dtype_problem() -> None:
     explanation = cw.explain("RuntimeError: start must be an 0-dim integral Tensor.")
     assert explanation.kind is Kind.INDEX_TENSOR and "int(start)" in explanation.fix
+
+
+def _luma(crops: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    return torch.tensordot(crops, weights, dims=([1], [0]))
+
+
+def test_a_live_tensordot_of_integer_data_and_float_weights_names_the_integer_operand_the_frame_held() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        _luma(torch.zeros(2, 3, 4, dtype=torch.uint8), torch.ones(3))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint8", "f32")

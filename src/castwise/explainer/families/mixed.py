@@ -43,6 +43,7 @@ from castwise.explainer.clues import (
     WHERE,
     aten_op_failed,
     first_shown,
+    held_dtypes,
     innermost,
     low_precision_said,
     operand_dtype,
@@ -121,6 +122,9 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b", "c", "d")
     if quantization.QUANTIZED_DTYPE.search(message):
         return quantization.quantized_activation(failure, Kind.MATMUL, names, op)
+    held = tuple(sorted(held_dtypes(failure), key=is_floating))
+    if not names and len(held) == 2 and not is_floating(held[0]) and is_floating(held[1]):
+        return integers.integer_operand(failure, held, op)
     if shows(failure, LOWRANK, everywhere=True):
         return mixed_float(
             Kind.MATMUL, failure, names, "torch.svd_lowrank/pca_lowrank",
