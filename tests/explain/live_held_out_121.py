@@ -289,70 +289,100 @@ def _foot_height_quantile_bf16() -> torch.Tensor:
 CASES: dict[str, LiveCase] = {
     # FK: local rotations from the BVH reader's float64 Euler angles matmul'd with fp32 bone offsets
     "bvh-f64-euler-rotmats-matmul-fp32-offsets": case(_bvh_f64_euler_rotations_times_fp32_offsets, "matmul_dtype",
-                                                      "f64", "f32"),
+                                                      "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FK: bf16 predicted global rotations applied to fp32 bone offsets with torch.bmm
     "fk-bmm-bf16-global-rotations-fp32-offsets": case(_fk_bmm_bf16_global_rotations_fp32_offsets,
-                                                      "batched_matmul_dtype", "bf16", "f32"),
+                                                      "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # linear blend skinning: float64 skinning weights from the rig's .npz einsum'd with fp32 bone transforms
-    "lbs-f64-skinning-weights-einsum": case(_lbs_f64_skinning_weights_einsum, "matmul_dtype", "f32", "f64"),
+    "lbs-f64-skinning-weights-einsum": case(_lbs_f64_skinning_weights_einsum, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # motion diffusion: int64 diffusion timesteps fed to the time-embedding MLP without .float()
-    "diffusion-timesteps-int64-time-mlp": case(_diffusion_timesteps_into_time_mlp, "integer_operand", "int64", "f32"),
+    "diffusion-timesteps-int64-time-mlp": case(_diffusion_timesteps_into_time_mlp, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # motion matching: fp32 query against a float64 np.load'ed feature database with torch.cdist
-    "motion-matching-cdist-f64-database": case(_motion_matching_cdist_f64_database, "matmul_dtype", "f32", "f64"),
+    "motion-matching-cdist-f64-database": case(_motion_matching_cdist_f64_database, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a temporal Conv1d motion encoder (fp32, with bias) fed the float64 BVH channels
     "temporal-conv-encoder-f64-bvh-channels": case(_temporal_conv_encoder_f64_channels, "conv_weight_dtype", "f64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian smoothing of a bf16 generated motion with a depthwise conv1d kernel built in fp32
     "gaussian-smoothing-fp32-kernel-bf16-motion": case(_gaussian_smoothing_fp32_kernel_bf16_motion,
-                                                       "conv_weight_dtype", "bf16", "f32"),
+                                                       "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # motion VAE: the encoder under bf16 autocast, its bf16 latent fed to the fp32 GRU decoder outside autocast
-    "motion-vae-gru-decoder-bf16-latent": case(_motion_vae_gru_decoder_bf16_latent, "rnn_dtype", "bf16", "f32"),
+    "motion-vae-gru-decoder-bf16-latent": case(_motion_vae_gru_decoder_bf16_latent, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # motion style transfer: the decoder (InstanceNorm first) cast to bf16, fed the fp32 content code
-    "style-transfer-instance-norm-bf16-decoder": case(_style_transfer_instance_norm_bf16, "norm_param_dtype", "f32"),
+    "style-transfer-instance-norm-bf16-decoder": case(_style_transfer_instance_norm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # autoregressive motion transformer in bf16 given a causal mask built with torch.full(-inf) (fp32)
     "motion-transformer-fp32-causal-mask": case(_motion_transformer_fp32_causal_mask, "attn_mask_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # in-betweening: bf16 predicted frames lerped toward the animator's fp32 keyframe
-    "inbetweening-lerp-fp32-keyframe": case(_inbetweening_lerp_toward_fp32_keyframe, "lerp_dtype", "bf16", "f32"),
+    "inbetweening-lerp-fp32-keyframe": case(_inbetweening_lerp_toward_fp32_keyframe, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # autoregressive rollout: each bf16 autocast prediction index_copy_'ed into the fp32 motion buffer
     "rollout-autocast-index-copy-fp32-buffer": case(_autoregressive_rollout_index_copy, "indexed_write_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PA-MPJPE: Procrustes alignment by SVD of the bf16 pose estimator's joints
-    "pa-mpjpe-procrustes-svd-bf16": case(_pa_mpjpe_svd_bf16, "no_kernel", "bf16"),
+    "pa-mpjpe-procrustes-svd-bf16": case(_pa_mpjpe_svd_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # geodesic rotation loss with acos unclamped: a perfect frame gives trace 3, NaN gradients under anomaly mode
-    "geodesic-loss-unclamped-acos-nan": case(_geodesic_loss_unclamped_acos, "nonfinite"),
+    "geodesic-loss-unclamped-acos-nan": case(_geodesic_loss_unclamped_acos, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # motion matching: clip-end frames excluded with a 1e9 cost in the fp16 cost vector
-    "motion-matching-fp16-cost-1e9-sentinel": case(_motion_matching_fp16_cost_sentinel, "half_overflow", "f16"),
+    "motion-matching-fp16-cost-1e9-sentinel": case(_motion_matching_fp16_cost_sentinel, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a motion VAE halved with .half() and trained with GradScaler, unscaled before clipping
-    "halved-motion-vae-grad-scaler-unscale": case(_halved_motion_vae_grad_scaler, "unscale_fp16", "f16"),
+    "halved-motion-vae-grad-scaler-unscale": case(_halved_motion_vae_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # IK by Jacobian transpose: the numpy (float64) gradient assigned to the fp32 joint angles' .grad
-    "ik-jacobian-f64-gradient-assigned": case(_ik_analytic_f64_gradient_assigned, "loss_dtype", "f64", "f32"),
+    "ik-jacobian-f64-gradient-assigned": case(_ik_analytic_f64_gradient_assigned, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BVH export: np.degrees applied to the bf16 sampler's Euler radians
-    "bvh-export-np-degrees-bf16": case(_bvh_export_np_degrees_bf16, "numpy_dtype", "bf16"),
+    "bvh-export-np-degrees-bf16": case(_bvh_export_np_degrees_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the BVH reader's parent table built with np.zeros(J) - 1 (float64), used with index_select
-    "float-parent-table-index-select": case(_float_parents_index_select, "index_tensor_dtype"),
+    "float-parent-table-index-select": case(_float_parents_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # T2M-GPT-style motion tokens cached as int16, used to index the VQ codebook
-    "vq-motion-tokens-int16-codebook-index": case(_vq_motion_tokens_int16_codebook, "index_tensor_dtype"),
+    "vq-motion-tokens-int16-codebook-index": case(_vq_motion_tokens_int16_codebook, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bool foot contacts resampled from 30 to 60 fps with linear interpolation along with the motion
-    "bool-contacts-linear-resample": case(_bool_contacts_linear_resample, "integer_operand", "bool"),
+    "bool-contacts-linear-resample": case(_bool_contacts_linear_resample, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # swing phase as ~contacts on contact labels saved as float32
-    "swing-phase-invert-float-contacts": case(_invert_float_contacts_swing_phase, "mask_dtype"),
+    "swing-phase-invert-float-contacts": case(_invert_float_contacts_swing_phase, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # double support as left & right on contact labels stored fp16 with the feature database
-    "double-support-fp16-contacts-and": case(_double_support_fp16_contacts, "no_kernel", "f16"),
+    "double-support-fp16-contacts-and": case(_double_support_fp16_contacts, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # skeleton adjacency from the int64 parent list: bool ones index_put_ into a float adjacency
     "skeleton-adjacency-index-put-bool": case(_skeleton_adjacency_index_put_bool, "indexed_write_dtype", "f32",
-                                              "bool"),
+                                              "bool",
+        grade="correct", grade_at_freeze="correct"),
     # positional jitter augmentation with randn_like on int16 millimetre joint positions
-    "jitter-randn-like-int16-positions": case(_jitter_int16_millimetre_positions, "no_kernel", "int16"),
+    "jitter-randn-like-int16-positions": case(_jitter_int16_millimetre_positions, "no_kernel", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # retargeting: bone lengths as norm of integer T-pose offsets typed from the rig sheet (int64)
-    "integer-tpose-offsets-bone-length-norm": case(_integer_tpose_offsets_bone_lengths, "integer_operand", "int64"),
+    "integer-tpose-offsets-bone-length-norm": case(_integer_tpose_offsets_bone_lengths, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a quantised int16 motion-matching database standardised in place with sub_/div_
     "int16-feature-database-normalised-in-place": case(_int16_database_normalised_in_place, "result_cast", "f32",
-                                                       "int16"),
+                                                       "int16",
+        grade="correct", grade_at_freeze="correct"),
     # foot contacts cleaned by a 5-frame median filter over the bool labels
-    "bool-contacts-median-filter": case(_bool_contacts_median_filter, "no_kernel", "bool"),
+    "bool-contacts-median-filter": case(_bool_contacts_median_filter, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # contact head trained with BCE-with-logits against uint8 contact labels from numpy
-    "uint8-contact-target-bce-logits": case(_uint8_contact_target_bce_logits, "target_dtype", "f32", "uint8"),
+    "uint8-contact-target-bce-logits": case(_uint8_contact_target_bce_logits, "target_dtype", "f32", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # contact labelling: the floor height as a quantile of bf16 toe heights
-    "foot-height-quantile-bf16": case(_foot_height_quantile_bf16, "no_kernel"),
+    "foot-height-quantile-bf16": case(_foot_height_quantile_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
 }
