@@ -304,74 +304,104 @@ def _padding_grad_hook_fp32_mask_on_bf16_embeddings() -> None:
 CASES: dict[str, LiveCase] = {
     # pdfplumber's int32 word boxes normalised in place by the float64 mediabox size
     "pdfplumber-int32-boxes-div-in-place-f64-page": case(_pdfplumber_int32_boxes_normalised_in_place, "result_cast",
-                                                         "f64", "int32"),
+                                                         "f64", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # 300-dpi pixel word boxes (int64) given straight to a continuous box-projection Linear
     "pixel-word-boxes-int64-box-projection-linear": case(_pixel_boxes_int64_into_linear_box_projection,
-                                                         "integer_operand", "int64", "f32"),
+                                                         "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 2-D relative x-buckets cached as int16 per page, looked up in the per-head bias embedding
-    "rel2d-buckets-int16-bias-embedding": case(_rel2d_buckets_int16_bias_embedding, "index_tensor_dtype", "int16"),
+    "rel2d-buckets-int16-bias-embedding": case(_rel2d_buckets_int16_bias_embedding, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # HF-style extended attention mask made with 1.0 - the bool padding mask
-    "extended-mask-one-minus-bool-padding": case(_extended_mask_one_minus_bool_padding, "mask_dtype", "bool"),
+    "extended-mask-one-minus-bool-padding": case(_extended_mask_one_minus_bool_padding, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # masked mean pooling with torch.where on the tokenizer's int64 attention mask
-    "mean-pool-where-int64-attention-mask": case(_cell_pooling_where_int64_attention_mask, "mask_dtype", "int64"),
+    "mean-pool-where-int64-attention-mask": case(_cell_pooling_where_int64_attention_mask, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # share of tokens that have a word box, logged as the mean of a bool tensor
-    "word-box-coverage-bool-mean": case(_word_box_coverage_bool_mean, "integer_operand", "bool"),
+    "word-box-coverage-bool-mean": case(_word_box_coverage_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the tokenizer's int64 attention mask passed as SDPA's attn_mask over word tokens
-    "tokenizer-int64-attention-mask-sdpa": case(_tokenizer_int64_attention_mask_into_sdpa, "mask_dtype", "int64"),
+    "tokenizer-int64-attention-mask-sdpa": case(_tokenizer_int64_attention_mask_into_sdpa, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # XY-cut reading order stored as int16 in the dataset cache, used with index_select
-    "reading-order-int16-index-select": case(_reading_order_int16_index_select, "index_tensor_dtype"),
+    "reading-order-int16-index-select": case(_reading_order_int16_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # first body row of a table found with argmax over a bool "not header" row mask
-    "first-body-row-argmax-bool": case(_first_header_row_argmax_bool, "no_kernel", "bool"),
+    "first-body-row-argmax-bool": case(_first_header_row_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # same-row cell adjacency labels built in the int64 edge list's dtype, given to BCE with logits
-    "cell-adjacency-int64-labels-bce-logits": case(_cell_adjacency_int64_labels_bce, "target_dtype", "int64"),
+    "cell-adjacency-int64-labels-bce-logits": case(_cell_adjacency_int64_labels_bce, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a pdf2image page as a uint8 HWC array fed to the fp32 visual patch stem
     "pdf2image-uint8-page-visual-stem": case(_pdf2image_uint8_page_into_visual_stem, "integer_operand", "uint8",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # word boxes divided by the float64 page size from the parser, into an fp32 box projection
     "mediabox-f64-normalised-boxes-linear": case(_mediabox_f64_normalised_boxes_into_linear, "matmul_dtype", "f64",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # text and layout encoders under bf16 autocast, the fusion classifier called after the block
     "autocast-encoders-bf16-fusion-head-outside": case(_autocast_encoders_bf16_into_fp32_fusion_head, "matmul_dtype",
-                                                       "bf16", "f32"),
+                                                       "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 2-D spatial bias as baddbmm's input for bf16 q/k attention scores
     "spatial-bias-fp32-baddbmm-bf16-scores": case(_spatial_bias_fp32_baddbmm_bf16_scores, "batched_matmul_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cell graph convolution: a row-normalised fp32 dense adjacency @ bf16 cell features
     "cell-graph-dense-adjacency-fp32-bf16-features": case(_cell_graph_dense_adjacency_fp32_bf16_features,
-                                                          "matmul_dtype", "f32", "bf16"),
+                                                          "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a batch cast to bf16 in the collate, fed to the visual stem left fp32 (conv with bias)
     "bf16-page-batch-fp32-visual-stem": case(_bf16_page_batch_into_fp32_visual_stem, "conv_weight_dtype", "bf16",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 word queries attending with SDPA to fp32 cached visual patch keys/values
-    "word-queries-sdpa-fp32-patch-cache": case(_word_queries_sdpa_fp32_patch_cache, "sdpa_dtype", "bf16", "f32"),
+    "word-queries-sdpa-fp32-patch-cache": case(_word_queries_sdpa_fp32_patch_cache, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a spatial distance bias from numpy (float64) as SDPA's float attn_mask for bf16 queries
     "spatial-bias-numpy-f64-distances-sdpa": case(_spatial_bias_numpy_f64_distances_sdpa, "attn_mask_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cell boxes predicted under bf16 autocast handed to numpy for the IoU matching
-    "predicted-cell-boxes-bf16-numpy-iou": case(_predicted_cell_boxes_bf16_numpy_iou, "numpy_dtype", "bf16"),
+    "predicted-cell-boxes-bf16-numpy-iou": case(_predicted_cell_boxes_bf16_numpy_iou, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # k-nearest-word graph: fp16 squared distances with the diagonal filled with 1e9
-    "knn-word-graph-fp16-fill-diagonal-1e9": case(_knn_word_graph_fp16_fill_diagonal, "half_overflow", "f16"),
+    "knn-word-graph-fp16-fill-diagonal-1e9": case(_knn_word_graph_fp16_fill_diagonal, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # text-line skew: the baseline fitted with linalg.lstsq on bf16 word bottoms
-    "text-line-baseline-lstsq-bf16": case(_text_line_baseline_lstsq_bf16, "no_kernel"),
+    "text-line-baseline-lstsq-bf16": case(_text_line_baseline_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # table grid: bf16 cell features run through an fp32 row BiLSTM
-    "table-grid-row-bilstm-bf16-features": case(_table_grid_row_bilstm_bf16_features, "rnn_dtype", "bf16", "f32"),
+    "table-grid-row-bilstm-bf16-features": case(_table_grid_row_bilstm_bf16_features, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cell-pair adjacency scored by an fp32 nn.Bilinear on cells encoded under bf16 autocast
-    "cell-pair-bilinear-adjacency-scorer": case(_cell_pair_bilinear_adjacency_scorer, "op_dtype", "bf16", "f32"),
+    "cell-pair-bilinear-adjacency-scorer": case(_cell_pair_bilinear_adjacency_scorer, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # word features (bf16) mean-pooled into fp32 text-line features with index_reduce_
     "words-to-lines-index-reduce-bf16": case(_words_to_lines_index_reduce_bf16, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # semi-supervised layout detection: the fp32 EMA teacher lerp'ed toward the bf16 student
-    "ema-teacher-layout-detector-lerp": case(_ema_teacher_layout_detector_lerp, "lerp_dtype", "f32", "bf16"),
+    "ema-teacher-layout-detector-lerp": case(_ema_teacher_layout_detector_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # word-in-cell test: fp16 overlap indicators combined with &
-    "word-in-cell-overlap-fp16-and": case(_word_in_cell_overlap_fp16_and, "no_kernel", "f16"),
+    "word-in-cell-overlap-fp16-and": case(_word_in_cell_overlap_fp16_and, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # visual tokens made fp32 in the collate, into the bf16 model's LayerNorm
-    "visual-tokens-fp32-bf16-layernorm": case(_visual_tokens_fp32_bf16_layernorm, "norm_param_dtype", "f32"),
+    "visual-tokens-fp32-bf16-layernorm": case(_visual_tokens_fp32_bf16_layernorm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # words grouped into reading blocks by spectral clustering: eigh of a bf16 graph Laplacian
-    "reading-blocks-spectral-eigh-bf16": case(_reading_blocks_spectral_eigh_bf16, "no_kernel", "bf16"),
+    "reading-blocks-spectral-eigh-bf16": case(_reading_blocks_spectral_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # layout region classifier: bf16 autocast logits with fp32 class weights in cross_entropy
     "layout-ce-bf16-logits-fp32-class-weights": case(_layout_ce_bf16_logits_fp32_class_weights, "op_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook masking padded tokens multiplies the bf16 gradient by an fp32 mask
     "padding-grad-hook-fp32-mask-bf16-embeddings": case(_padding_grad_hook_fp32_mask_on_bf16_embeddings, "loss_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
