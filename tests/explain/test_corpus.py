@@ -111,7 +111,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_109", "live_held_out_110", "live_held_out_111",
                                  "live_held_out_112", "live_held_out_113", "live_held_out_114",
                                  "live_held_out_115", "live_held_out_116", "live_held_out_117",
-                                 "live_held_out_118", "live_held_out_120", "live_held_out_121")
+                                 "live_held_out_118", "live_held_out_119", "live_held_out_120",
+                                 "live_held_out_121")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
