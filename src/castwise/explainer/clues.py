@@ -208,11 +208,10 @@ def weight_dtype(failure: Failure) -> str | None:
     call on the frame's code line when the frame held it (its first argument's, when it is cast to that one's dtype
     there: ``F.conv1d(x, w.to(x.dtype), b)``), else a local named ``weight`` (or its module's ``self.weight``, a
     hand-written layer's ``self.kernel``)."""
-    passed = _argument_dtype(failure, _SECOND_ARGUMENT)
-    if passed is None:
-        passed = _argument_dtype(failure, _CAST_TO_FIRST)
-    if passed is not None:
-        return passed
+    for call in (_SECOND_ARGUMENT, _CAST_TO_FIRST):
+        passed = _argument_dtype(failure, call)
+        if passed is not None:
+            return passed
     return next((dtype for name, dtype in failure.operands if _WEIGHT_NAME.match(name)), None)
 
 

@@ -122,8 +122,8 @@ def _matmul(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a", "b", "c", "d")
     if quantization.QUANTIZED_DTYPE.search(message):
         return quantization.quantized_activation(failure, Kind.MATMUL, names, op)
-    held = tuple(sorted(held_dtypes(failure), key=is_floating))
-    if not names and len(held) == 2 and not is_floating(held[0]) and is_floating(held[1]):
+    held = () if names else tuple(sorted(held_dtypes(failure), key=is_floating))
+    if len(held) == 2 and not is_floating(held[0]) and is_floating(held[1]):
         return integers.integer_operand(failure, held, op)
     if shows(failure, LOWRANK, everywhere=True):
         return mixed_float(
@@ -716,8 +716,7 @@ def _foreach_group(found: re.Match[str], failure: Failure) -> Explanation:
     return mixed_float(
         Kind.SCALAR_TYPE, failure, (), "a foreach or fused optimizer step",
         "a multi-tensor (foreach or fused) optimizer groups each parameter with its gradient and states by index, and "
-        "one of "
-        "them has another dtype or device than the rest",
+        "one of them has another dtype or device than the rest",
         culprit="a model converted (`.half()`, `.to(torch.bfloat16)`, moved to another device) after its optimizer was "
         "built, or optimizer states loaded from a checkpoint in another dtype",
         fix="build (or rebuild) the optimizer after converting the model, and load its state after that; keep "
@@ -748,10 +747,10 @@ def _no_common_dtype(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
-    return prelu_operands(failure, dtypes(found, "a", "b"))
+    return _prelu_operands(failure, dtypes(found, "a", "b"))
 
 
-def prelu_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
+def _prelu_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """PReLU given an input and a learned slope of two floating dtypes (``names``)."""
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "prelu",
@@ -871,7 +870,7 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     if quantizing is not None:
         return quantizing
     if argument in _MATMUL_ARGUMENTS and paste_search(failure, _BILINEAR) and all(map(is_floating, names)):
-        return bilinear_operands(failure, names)
+        return _bilinear_operands(failure, names)
     if argument in _MATMUL_ARGUMENTS:
         batched = "bmm" in op or argument.startswith("batch")
         return mixed_float(Kind.BATCHED_MATMUL if batched else Kind.MATMUL, failure, names,
@@ -975,7 +974,7 @@ def shown_op(failure: Failure, names: tuple[str, ...]) -> Explanation | None:
     if op is WEIGHT_NORM:
         return _weight_norm(failure, names)
     if op is PRELU:
-        return prelu_operands(failure, names)
+        return _prelu_operands(failure, names)
     if op is CDIST:
         return mixed_float(Kind.OP_DTYPE, failure, names, "torch.cdist",
                            f"torch.cdist got its two point sets in {dtype_list(names)}; it takes one dtype for both")
@@ -1190,7 +1189,7 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
 
 def _bilinear(found: re.Match[str], failure: Failure) -> Explanation:
     """nn.Bilinear's ``All tensors must have the same dtype, got input1: A, input2: B, weight: C, bias: D``."""
-    return bilinear_operands(failure, tuple(dict.fromkeys(dtypes(found, "a", "b", "w"))))
+    return _bilinear_operands(failure, tuple(dict.fromkeys(dtypes(found, "a", "b", "w"))))
 
 
 _BILINEAR = re.compile(r"\bBilinear\b|\b(?:F|functional|torch)\.bilinear\(")
@@ -1198,7 +1197,7 @@ _BILINEAR = re.compile(r"\bBilinear\b|\b(?:F|functional|torch)\.bilinear\(")
 old torch ran it with matrix multiplies, so its check named argument 'mat2'."""
 
 
-def bilinear_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
+def _bilinear_operands(failure: Failure, names: tuple[str, ...]) -> Explanation:
     """nn.Bilinear given inputs and a weight in the floating dtypes ``names``."""
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "nn.Bilinear",

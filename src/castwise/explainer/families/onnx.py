@@ -43,6 +43,12 @@ _BOUND_TYPES = rf"\(tensor\((?P<a>\w{{1,20}})\) and tensor\((?P<b>\w{{1,20}})\)\
 _BOUND_TYPES_LINE = re.compile(rf"^\s*{_BOUND_TYPES}")
 
 
+def _op_kind(op_type: str) -> Kind:
+    """The kind of a two-dtype error in an ONNX operator (its type, or a node name that starts with it)."""
+    lowered = op_type.lower()
+    return next((kind for prefix, kind in _ONNX_OPS if lowered.startswith(prefix)), Kind.SCALAR_TYPE)
+
+
 def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
     """``Type parameter (T) of Optype (O) bound to different types (tensor(A) and tensor(B)) in node (N)``: one node
     of an exported graph gets inputs of two dtypes, which ONNX never promotes; a paste may wrap the types onto the
@@ -52,7 +58,7 @@ def _type_parameter(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(types, "a", "b") if types else ()
     node = types["node"] if types else None
     op_type = (found["optype"] or (node or "").rsplit("/", 1)[-1]).lower()
-    kind = next((kind for prefix, kind in _ONNX_OPS if op_type.startswith(prefix)), Kind.SCALAR_TYPE)
+    kind = _op_kind(op_type)
     story_culprit, story_fix = mixed_story(names)
     shown = f"the exported ONNX graph's node {node}" if node else "a node of the exported ONNX graph"
     got = f"{dtype_list(names)} inputs" if names else "inputs of two types (the message is cut before it names them)"
@@ -71,7 +77,7 @@ def _inconsistent_input(found: re.Match[str], failure: Failure) -> Explanation:
     graph was exported with two precisions meeting at that node."""
     names = dtypes(found, "got")
     op_type = found["optype"]
-    kind = next((kind for prefix, kind in _ONNX_OPS if op_type.lower().startswith(prefix)), Kind.SCALAR_TYPE)
+    kind = _op_kind(op_type)
     return mixed_float(
         kind, failure, names, f"ONNX {op_type} node",
         f"the exported ONNX graph's {op_type} node gets its `{found['input']}` as {dtype_list(names)} but its other "

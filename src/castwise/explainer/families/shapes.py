@@ -124,16 +124,22 @@ def _support_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     return None if name is None else no_kernel(failure, "", (name,), _device_named(failure), Confidence.LOW)
 
 
+def _run_dtype(failure: Failure) -> tuple[str | None, str]:
+    """The 16-bit dtype the paste says the run used, and the GTX 16xx note when it names none but names such a card
+    (then fp16, that card's known trouble); (None, "") when it names neither."""
+    names = low_precision_said(failure)
+    card = GTX_16XX_NOTE if not names and gtx_16xx_named(failure) else ""
+    return (names[0] if names else "f16" if card else None), card
+
+
 def _black(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Black (or uniformly gray) images: NaN outputs when the paste names a 16-bit dtype, when numpy said NaN reached
     its cast, or when every output is said to be black (``completely solid black``), which NaN leaves and a wrong model
     does not; when the line only says the outputs came out black (``got black images``), as the likely cause. A black
     image the line merely mentions (``a black image with a white cat``) is not read."""
-    names = low_precision_said(failure)
-    card = GTX_16XX_NOTE if not names and gtx_16xx_named(failure) else ""
+    dtype, card = _run_dtype(failure)
     sure = "cast" in found.group(0) or bool(_EVERY_OUTPUT.search(failure.message))
     shown = (found["gray"] or found["gray2"] or "black").lower() if "gray" in found.groupdict() else "black"
-    dtype = names[0] if names else "f16" if card else None
     if dtype or sure:
         return broken_output(failure, dtype, shown, card)
     if not _OUTCOME.search(failure.message):
@@ -153,9 +159,7 @@ def _silent(found: re.Match[str], failure: Failure) -> Explanation | None:
     silent."""
     if _NOT_OUTPUT.search(failure.message):
         return None
-    names = low_precision_said(failure)
-    card = GTX_16XX_NOTE if not names and gtx_16xx_named(failure) else ""
-    dtype = names[0] if names else "f16" if card else None
+    dtype, card = _run_dtype(failure)
     if dtype is None and not re.search(r"\b(?:complete|entire|total)(?:ly)?\b", found.group(0), re.IGNORECASE):
         return None
     return broken_output(failure, dtype, "silent", card)
