@@ -18,36 +18,39 @@ from castwise.doctor import example_inputs, example_model
 Step = Callable[[], None]
 
 
-def mlp() -> tuple[nn.Module, tuple]:
+def mlp(device: str = "cpu") -> tuple[nn.Module, tuple]:
     """Four linear layers with GELU: nothing to keep in fp32, so any difference is overhead."""
     torch.manual_seed(0)
     layers = [m for _ in range(4) for m in (nn.Linear(128, 128), nn.GELU())]
-    return nn.Sequential(*layers, nn.Linear(128, 10)), (torch.randn(32, 128),)
+    return nn.Sequential(*layers, nn.Linear(128, 10)).to(device), (torch.randn(32, 128, device=device),)
 
 
-def transformer() -> tuple[nn.Module, tuple]:
+def transformer(device: str = "cpu") -> tuple[nn.Module, tuple]:
     """The built-in doctor example (embedding, TransformerEncoder, LayerNorm, head)."""
-    return example_model(), example_inputs()
+    return example_model().to(device), tuple(tensor.to(device) for tensor in example_inputs())
 
 
 def measure(ways: dict[str, Step], steps: int, warmup: int = 10) -> dict[str, float]:
     """Median seconds per step of each way, interleaved with the order rotated every round so
-    that machine load and cache effects fall on all ways alike."""
+    that machine load and cache effects fall on all ways alike (on a GPU each step is waited for)."""
     names = list(ways)
     times: dict[str, list[float]] = {name: [] for name in names}
+    synchronize = torch.cuda.synchronize if torch.cuda.is_initialized() else lambda: None
     for index in range(warmup + steps):
         shift = index % len(names)
         for name in names[shift:] + names[:shift]:
             start = time.perf_counter()
             ways[name]()
+            synchronize()
             if index >= warmup:
                 times[name].append(time.perf_counter() - start)
     return {name: statistics.median(samples) for name, samples in times.items()}
 
 
 def machine() -> str:
-    """One line naming the processor, cores and torch version the figures come from."""
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}"
+    """One line naming the processor, cores, GPU (when there is one) and torch version the figures come from."""
+    gpu = f", {torch.cuda.get_device_name()}" if torch.cuda.is_available() else ""
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores{gpu}, torch {torch.__version__}"
 
 
 def print_ratios(title: str, median: dict[str, float], ours: str) -> None:
@@ -57,12 +60,17 @@ def print_ratios(title: str, median: dict[str, float], ours: str) -> None:
         print(f"  {way:<30} {seconds * 1e3:8.3f} ms   {ours} / this = {median[ours] / seconds:.3f}")
 
 
-def start(description: str, default_steps: int) -> int:
-    """Parse ``--steps``, quiet warnings, pin torch to one thread and print the machine line."""
+def start(description: str, default_steps: int, gpu: bool = False) -> tuple[int, str]:
+    """Parse ``--steps`` (and ``--device`` where the script runs on a GPU too), quiet warnings, pin
+    torch to one thread on a CPU and print the machine line; return the steps and the device."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--steps", type=int, default=default_steps)
-    steps = parser.parse_args().steps
+    if gpu:
+        parser.add_argument("--device", choices=("cpu", "cuda"), default="cuda" if torch.cuda.is_available() else "cpu")
+    args = parser.parse_args()
+    device = getattr(args, "device", "cpu")
     warnings.filterwarnings("ignore")
-    torch.set_num_threads(1)
-    print(f"{machine()}, 1 thread; {steps} steps per way, median ms/step")
-    return steps
+    if device == "cpu":
+        torch.set_num_threads(1)
+    print(f"{machine()}, {device}{', 1 thread' if device == 'cpu' else ''}; {args.steps} steps per way, median ms/step")
+    return args.steps, device

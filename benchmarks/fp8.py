@@ -109,7 +109,7 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=256, help="4096 on a GPU, for fp8 to pay")
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--tokens", type=int, default=512, help="batch x sequence length")
-    parser.add_argument("--compile", action="store_true", help="time torch.compile'd ways too")
+    parser.add_argument("--compile", action="store_true", help="time torch.compile'd ways too (fp8 and bf16)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -133,6 +133,7 @@ def main() -> None:
     if args.compile:
         ways["castwise fp8-mixed compiled"] = torch.compile(cw.apply(copy.deepcopy(base), "fp8-mixed"))
         ways["torchao by hand compiled"] = torch.compile(by_hand(copy.deepcopy(base), True, device))
+        ways["castwise bf16-mixed compiled"] = torch.compile(cw.apply(copy.deepcopy(base), "bf16-mixed"))
     print("\nrelative error against fp32 (output, down_proj weight gradient):")
     for name, model in ways.items():
         out_error, grad_error = relative_errors(model, copy.deepcopy(base), x)

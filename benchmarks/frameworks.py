@@ -7,7 +7,7 @@ process, interleaved step by step with the order rotated each round, and the med
 second castwise copy is timed as a fourth way: its ratio shows the noise floor of the run. On the
 transformer a castwise policy that keeps no module in fp32 shows what the fp32 LayerNorms cost.
 
-    .venv/bin/python benchmarks/frameworks.py [--steps 200]
+    .venv/bin/python benchmarks/frameworks.py [--steps 200] [--device cuda]
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ def _loss(output: torch.Tensor) -> torch.Tensor:
     return output.float().square().mean()
 
 
-def fabric_way(model: nn.Module, inputs: tuple, **fabric_kwargs: object) -> Step:
+def fabric_way(model: nn.Module, inputs: tuple, device: str, **fabric_kwargs: object) -> Step:
     from lightning.fabric import Fabric
 
-    fabric = Fabric(accelerator="cpu", devices=1, **fabric_kwargs)
+    fabric = Fabric(accelerator=device, devices=1, **fabric_kwargs)
     module, optimizer = fabric.setup(model, torch.optim.SGD(model.parameters(), lr=1e-3))
 
     def step() -> None:
@@ -38,10 +38,10 @@ def fabric_way(model: nn.Module, inputs: tuple, **fabric_kwargs: object) -> Step
     return step
 
 
-def accelerate_way(model: nn.Module, inputs: tuple) -> Step:
+def accelerate_way(model: nn.Module, inputs: tuple, device: str) -> Step:
     from accelerate import Accelerator
 
-    accelerator = Accelerator(cpu=True, mixed_precision="bf16")
+    accelerator = Accelerator(cpu=device == "cpu", mixed_precision="bf16")
     module, optimizer = accelerator.prepare(model, torch.optim.SGD(model.parameters(), lr=1e-3))
 
     def step() -> None:
@@ -52,18 +52,18 @@ def accelerate_way(model: nn.Module, inputs: tuple) -> Step:
 
 
 def main() -> None:
-    steps = start(__doc__.splitlines()[0], default_steps=200)
+    steps, device = start(__doc__.splitlines()[0], default_steps=200, gpu=True)
     for name, build in (("mlp", mlp), ("transformer", transformer)):
-        model, inputs = build()
+        model, inputs = build(device)
         ways = {
-            "castwise plugin": fabric_way(copy.deepcopy(model), inputs, plugins=[CastwisePrecision("bf16-mixed")]),
-            "Lightning bf16-mixed": fabric_way(copy.deepcopy(model), inputs, precision="bf16-mixed"),
-            "Accelerate prepare": accelerate_way(copy.deepcopy(model), inputs),
-            "castwise, 2nd copy": fabric_way(copy.deepcopy(model), inputs, plugins=[CastwisePrecision("bf16-mixed")]),
+            "castwise plugin": fabric_way(copy.deepcopy(model), inputs, device, plugins=[CastwisePrecision("bf16-mixed")]),
+            "Lightning bf16-mixed": fabric_way(copy.deepcopy(model), inputs, device, precision="bf16-mixed"),
+            "Accelerate prepare": accelerate_way(copy.deepcopy(model), inputs, device),
+            "castwise, 2nd copy": fabric_way(copy.deepcopy(model), inputs, device, plugins=[CastwisePrecision("bf16-mixed")]),
         }
         if name == "transformer":
             keep_nothing = CastwisePrecision("params=f32,compute=bf16,output=f32,keep=")
-            ways["castwise, norms not kept"] = fabric_way(copy.deepcopy(model), inputs, plugins=[keep_nothing])
+            ways["castwise, norms not kept"] = fabric_way(copy.deepcopy(model), inputs, device, plugins=[keep_nothing])
         print_ratios(name, measure(ways, steps), "castwise plugin")
 
 

@@ -5,7 +5,7 @@ Lightning Fabric's wrapper; then the same comparison with ``torch.compile`` (ind
 The ways are timed in one run, interleaved step by step with the order rotated, and the median
 of many steps is kept, so machine load affects them alike. Prints the ratios that BENCHMARKS.md records.
 
-    .venv/bin/python benchmarks/overhead.py [--steps 300]
+    .venv/bin/python benchmarks/overhead.py [--steps 300] [--device cuda]
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from common import Step, measure, mlp, print_ratios, start, transformer
 class Autocast(nn.Module):
     """The hand-written way: the model's forward under ``torch.autocast``, the output in fp32."""
 
-    def __init__(self, model: nn.Module) -> None:
+    def __init__(self, model: nn.Module, device: str) -> None:
         super().__init__()
         self.model = model
+        self.device = device
 
     def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with torch.autocast(self.device, dtype=torch.bfloat16):
             output = self.model(*inputs)
         return output.float()
 
@@ -38,8 +39,8 @@ def training_step(model: nn.Module, inputs: tuple) -> Step:
     return step
 
 
-def hand_written(model: nn.Module, inputs: tuple) -> Step:
-    return training_step(Autocast(model), inputs)
+def hand_written(model: nn.Module, inputs: tuple, device: str) -> Step:
+    return training_step(Autocast(model, device), inputs)
 
 
 class LayerNormFp32(nn.LayerNorm):
@@ -64,12 +65,12 @@ def compiled(module: nn.Module, inputs: tuple) -> Step:
     return step
 
 
-def fabric_step(model: nn.Module, inputs: tuple) -> Step | None:
+def fabric_step(model: nn.Module, inputs: tuple, device: str) -> Step | None:
     try:
         from lightning.fabric import Fabric
     except ImportError:
         return None
-    fabric = Fabric(accelerator="cpu", devices=1, precision="bf16-mixed")
+    fabric = Fabric(accelerator=device, devices=1, precision="bf16-mixed")
     wrapped = fabric.setup_module(model)
 
     def step() -> None:
@@ -78,21 +79,21 @@ def fabric_step(model: nn.Module, inputs: tuple) -> Step | None:
 
 
 def main() -> None:
-    steps = start(__doc__.splitlines()[0], default_steps=300)
+    steps, device = start(__doc__.splitlines()[0], default_steps=300, gpu=True)
     for name, build in (("mlp", mlp), ("transformer", transformer)):
-        model, inputs = build()
+        model, inputs = build(device)
         ways = {
-            "hand-written autocast": hand_written(copy.deepcopy(model), inputs),
+            "hand-written autocast": hand_written(copy.deepcopy(model), inputs, device),
             "castwise": training_step(cw.apply(copy.deepcopy(model), "bf16-mixed"), inputs),
         }
         if name == "transformer":
-            ways["hand-written + fp32 LayerNorm"] = hand_written(with_fp32_norms(copy.deepcopy(model)), inputs)
-        fabric = fabric_step(copy.deepcopy(model), inputs)
+            ways["hand-written + fp32 LayerNorm"] = hand_written(with_fp32_norms(copy.deepcopy(model)), inputs, device)
+        fabric = fabric_step(copy.deepcopy(model), inputs, device)
         if fabric is not None:
             ways["Lightning Fabric"] = fabric
         print_ratios(name, measure(ways, steps), "castwise")
         compiled_ways = {
-            "compiled hand-written + fp32 LN": compiled(Autocast(with_fp32_norms(copy.deepcopy(model))), inputs),
+            "compiled hand-written + fp32 LN": compiled(Autocast(with_fp32_norms(copy.deepcopy(model)), device), inputs),
             "compiled castwise": compiled(cw.apply(copy.deepcopy(model), "bf16-mixed"), inputs),
         }
         print_ratios(f"{name}, torch.compile", measure(compiled_ways, steps), "compiled castwise")

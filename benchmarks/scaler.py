@@ -1,4 +1,4 @@
-"""Loss scaler cost: castwise's LossScaler against torch.amp.GradScaler("cpu"), side by side.
+"""Loss scaler cost: castwise's LossScaler against torch.amp.GradScaler, side by side (CPU or GPU).
 
 One step is unscale_ + step + update on a model with 300 gradient tensors (150 Linear(32, 32)
 layers), each scaler with its own copy of the same weights, gradients and optimizer type. The
@@ -6,7 +6,7 @@ ways are interleaved step by step with the order rotated (``benchmarks/common.me
 scalers keep the scale at 1 (a huge growth interval), so the gradients keep their values across
 steps and every step does the same work.
 
-    .venv/bin/python benchmarks/scaler.py --steps 2000
+    .venv/bin/python benchmarks/scaler.py --steps 2000 [--device cuda]
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ OPTIMIZERS: dict[str, Optimizer] = {
 }
 
 
-def model_with_gradients() -> nn.Module:
+def model_with_gradients(device: str = "cpu") -> nn.Module:
     """150 Linear(32, 32) layers (300 parameter tensors), each with a gradient."""
     torch.manual_seed(0)
-    model = nn.Sequential(*(nn.Linear(32, 32) for _ in range(LAYERS)))
+    model = nn.Sequential(*(nn.Linear(32, 32) for _ in range(LAYERS))).to(device)
     for param in model.parameters():
         param.grad = torch.randn_like(param)
     return model
@@ -57,21 +57,21 @@ def castwise_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
     return scaler_step(scaler, optimizer, step=step)
 
 
-def torch_step(model: nn.Module, make: Optimizer, *, step: bool) -> Step:
+def torch_step(model: nn.Module, make: Optimizer, device: str, *, step: bool) -> Step:
     optimizer = make(model)
-    scaler = torch.amp.GradScaler("cpu", init_scale=1.0, growth_interval=NEVER)
-    scaler.scale(torch.ones(()))  # GradScaler makes its scale tensor at the first scale()
+    scaler = torch.amp.GradScaler(device, init_scale=1.0, growth_interval=NEVER)
+    scaler.scale(torch.ones((), device=device))  # GradScaler makes its scale tensor at the first scale()
     return scaler_step(scaler, optimizer, step=step)
 
 
 def main() -> None:
-    steps = start(__doc__ or "", default_steps=1000)
+    steps, device = start(__doc__ or "", default_steps=1000, gpu=True)
     print(f"{sum(1 for _ in model_with_gradients().parameters())} gradient tensors")
     for label, make in OPTIMIZERS.items():
         for step, what in ((True, "unscale_ + step + update"), (False, "unscale_ + update only")):
             ways = {
-                "castwise LossScaler": castwise_step(model_with_gradients(), make, step=step),
-                "torch GradScaler": torch_step(model_with_gradients(), make, step=step),
+                "castwise LossScaler": castwise_step(model_with_gradients(device), make, step=step),
+                "torch GradScaler": torch_step(model_with_gradients(device), make, device, step=step),
             }
             median = measure(ways, steps, warmup=50)
             print_ratios(f"{label}: {what}", median, "castwise LossScaler")

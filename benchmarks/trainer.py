@@ -110,7 +110,7 @@ def save_times(out: Path, repeats: int = 5) -> dict[str, float]:
 
 
 def main() -> None:
-    steps = start(__doc__.splitlines()[0], default_steps=100)
+    steps, _ = start(__doc__.splitlines()[0], default_steps=100)
     logging.getLogger("transformers").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as folder:
         print_ratios("Trainer step, bf16=True, fp32 weights", step_times(steps, Path(folder)), "CastwiseCallback")

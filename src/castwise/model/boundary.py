@@ -89,7 +89,7 @@ class ForwardBoundary:
         matmul = policy.matmul_precision if device_type == "cuda" else "highest"
         fastpath_off = any(not m.training for m in self._fastpath_modules)
         if not fastpath_off and matmul == "highest":
-            return autocast or contextlib.nullcontext()
+            return _or_nothing(autocast)
         return _guarded(autocast, fastpath_off, matmul)
 
     def cast_in(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -180,6 +180,12 @@ def _cast_floating(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return t.to(dtype) if t.is_floating_point() and t.dtype != dtype else t
 
 
+def _or_nothing(context: contextlib.AbstractContextManager | None) -> contextlib.AbstractContextManager:
+    """``context``, or a context that does nothing. Tested against None, never for truth: dynamo
+    before torch 2.13 cannot take an autocast object's truth value and ran the whole forward eagerly."""
+    return contextlib.nullcontext() if context is None else context
+
+
 @contextlib.contextmanager
 def _guarded(
     autocast: contextlib.AbstractContextManager | None, fastpath_off: bool, matmul: str
@@ -187,7 +193,7 @@ def _guarded(
     """Autocast plus the global switches a policy needs, restored on exit. While ``torch.compile``
     traces, global switches are left alone: the compiler refuses them, and compiled code never
     takes torch's fused MHA fast path."""
-    with autocast or contextlib.nullcontext():
+    with _or_nothing(autocast):
         if torch.compiler.is_compiling():
             yield
             return
