@@ -56,10 +56,12 @@ def main() -> None:
     for name, build in (("mlp", mlp), ("transformer", transformer)):
         model, inputs = build(device)
         ways = {
-            "castwise plugin": fabric_way(copy.deepcopy(model), inputs, device, plugins=[CastwisePrecision("bf16-mixed")]),
+            "castwise plugin": fabric_way(
+                copy.deepcopy(model), inputs, device, plugins=[CastwisePrecision("bf16-mixed")]),
             "Lightning bf16-mixed": fabric_way(copy.deepcopy(model), inputs, device, precision="bf16-mixed"),
             "Accelerate prepare": accelerate_way(copy.deepcopy(model), inputs, device),
-            "castwise, 2nd copy": fabric_way(copy.deepcopy(model), inputs, device, plugins=[CastwisePrecision("bf16-mixed")]),
+            "castwise, 2nd copy": fabric_way(
+                copy.deepcopy(model), inputs, device, plugins=[CastwisePrecision("bf16-mixed")]),
         }
         if name == "transformer":
             keep_nothing = CastwisePrecision("params=f32,compute=bf16,output=f32,keep=")
