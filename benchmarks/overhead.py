@@ -93,7 +93,8 @@ def main() -> None:
             ways["Lightning Fabric"] = fabric
         print_ratios(name, measure(ways, steps), "castwise")
         compiled_ways = {
-            "compiled hand-written + fp32 LN": compiled(Autocast(with_fp32_norms(copy.deepcopy(model)), device), inputs),
+            "compiled hand-written + fp32 LN": compiled(
+                Autocast(with_fp32_norms(copy.deepcopy(model)), device), inputs),
             "compiled castwise": compiled(cw.apply(copy.deepcopy(model), "bf16-mixed"), inputs),
         }
         print_ratios(f"{name}, torch.compile", measure(compiled_ways, steps), "compiled castwise")
