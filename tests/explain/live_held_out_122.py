@@ -327,78 +327,108 @@ CASES: dict[str, LiveCase] = {
     # --- reading netCDF and xarray fields
     # a CMIP6 netCDF3 classic file read with scipy's netcdf_file: its big-endian >f4 tas given to torch.from_numpy
     "cmip6-netcdf3-big-endian-tas-from-numpy": case(_cmip6_netcdf3_tas_from_numpy, "numpy_dtype",
-                                                    cause=("byte order",)),
+                                                    cause=("byte order",),
+        grade="correct", grade_at_freeze="correct"),
     # ERA5's datetime64 time coordinate given to torch.from_numpy for time-of-year features
-    "era5-time-coordinate-datetime64-from-numpy": case(_era5_time_coordinate_from_numpy, "numpy_dtype"),
+    "era5-time-coordinate-datetime64-from-numpy": case(_era5_time_coordinate_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # latitude weights from np.cos(np.deg2rad(...)) of a lat buffer that model.to(bf16) cast to bf16
-    "bf16-lat-buffer-np-deg2rad-weights": case(_bf16_lat_buffer_np_deg2rad, "numpy_dtype", "bf16"),
+    "bf16-lat-buffer-np-deg2rad-weights": case(_bf16_lat_buffer_np_deg2rad, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- floating dtypes meeting
     # Pangu-style Conv3d patch embedding over pressure levels fed the float64 upper-air stack from xarray
     "pangu-conv3d-patch-embed-f64-upper-air": case(_pangu_conv3d_patch_embed_f64_upper_air, "conv_weight_dtype",
-                                                   "f64", "f32"),
+                                                   "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the global mean as torch.dot of float64 cos(lat) weights with the bf16 forecast's zonal mean
-    "global-mean-dot-coslat-f64-zonal-mean-bf16": case(_global_mean_dot_coslat, "matmul_dtype", "f64", "bf16"),
+    "global-mean-dot-coslat-f64-zonal-mean-bf16": case(_global_mean_dot_coslat, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # anomaly correlation numerator: linalg.vecdot of bf16 forecast anomalies with fp32 analysis anomalies
     "acc-vecdot-bf16-forecast-fp32-analysis": case(_acc_vecdot_bf16_forecast_fp32_analysis, "op_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 ViT forecaster's first LayerNorm given tokens plus a sin/cos lat/lon encoding built in fp32
     "vit-forecaster-layernorm-fp32-latlon-encoding": case(_vit_layernorm_fp32_latlon_encoding, "norm_param_dtype",
-                                                          "f32"),
+                                                          "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ClimaX-style tokens normalised by numpy float64 mean/std: bf16 autocast leaves float64 alone in the token Linear
     "climax-autocast-tokens-numpy-f64-stats-linear": case(_climax_autocast_tokens_numpy_f64_stats, "matmul_dtype",
-                                                          "f64", "bf16"),
+                                                          "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GraphCast-style grid2mesh: bf16 autocast edge messages scatter_reduce_'d (sum) into fp32 mesh nodes
     "graphcast-grid2mesh-scatter-reduce-autocast": case(_graphcast_grid2mesh_scatter_reduce_autocast,
-                                                        "indexed_write_dtype"),
+                                                        "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # shifted-window attention: bf16 scores from autocast bmm'd outside it with values cast back to fp32
     "swin-shifted-window-bmm-after-autocast": case(_swin_shifted_window_bmm_after_autocast, "batched_matmul_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 great-circle distance bias from numpy as MultiheadAttention's attn_mask under bf16 autocast
     "great-circle-attn-bias-f64-mha-autocast": case(_great_circle_attn_bias_f64_mha_autocast, "attn_mask_dtype",
-                                                    "f64", "bf16"),
+                                                    "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a downscaling U-Net's fp32 output conv applied after the autocast block on its bf16 latents
     "downscaling-head-conv-outside-autocast": case(_downscaling_head_conv_outside_autocast, "conv_weight_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # vertical interpolation to 875 hPa: lerp of fp32 levels by a float64 log-pressure weight from numpy
-    "vertical-interp-lerp-f64-logp-weight": case(_vertical_interp_lerp_f64_logp_weight, "lerp_dtype", "f32", "f64"),
+    "vertical-interp-lerp-f64-logp-weight": case(_vertical_interp_lerp_f64_logp_weight, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Huber loss of a bf16 forecaster's step against the float64 ERA5 target: backward fails
     "huber-bf16-forecast-f64-era5-target-backward": case(_huber_bf16_forecast_f64_era5_target, "loss_dtype", "f64",
-                                                         "bf16"),
+                                                         "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- kernels missing for the dtype
     # wind speed and direction from torch.complex of bf16 u and v components
-    "wind-uv-complex-bf16": case(_wind_uv_complex_bf16, "no_kernel", "bf16"),
+    "wind-uv-complex-bf16": case(_wind_uv_complex_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FourCastNet-style AFNO token mixing: rfft2 of bf16 tokens from a bf16 model
-    "afno-rfft2-bf16-tokens": case(_afno_rfft2_bf16_tokens, "no_kernel", "bf16"),
+    "afno-rfft2-bf16-tokens": case(_afno_rfft2_bf16_tokens, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a zonal-harmonic basis P_n(sin lat) for a spectral loss, from legendre_polynomial_p on the bf16 lat buffer
-    "zonal-legendre-basis-bf16-lat": case(_zonal_legendre_basis_bf16, "no_kernel", "bf16"),
+    "zonal-legendre-basis-bf16-lat": case(_zonal_legendre_basis_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # initial-condition ensemble perturbations by randn_like of a packed int16 field never unpacked
     "ensemble-perturb-randn-like-int16-packed": case(_ensemble_perturb_randn_like_int16_packed, "no_kernel",
-                                                     "int16"),
+                                                     "int16",
+        grade="correct", grade_at_freeze="correct"),
     # spherical padding of the bool land-sea mask: circular in longitude, then reflect at the poles
-    "pole-padding-reflect-bool-lsm": case(_pole_padding_reflect_bool_lsm, "no_kernel", "bool"),
+    "pole-padding-reflect-bool-lsm": case(_pole_padding_reflect_bool_lsm, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- integer, bool and index dtypes
     # int64 pressure levels centred with levels.mean() for a level coordinate feature
-    "pressure-levels-int64-mean-normalise": case(_pressure_levels_int64_mean_normalise, "integer_operand", "int64"),
+    "pressure-levels-int64-mean-normalise": case(_pressure_levels_int64_mean_normalise, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an int16 orography field regridded to a finer grid with bilinear F.interpolate
-    "orography-int16-bilinear-regrid": case(_orography_int16_bilinear_regrid, "integer_operand", "int16"),
+    "orography-int16-bilinear-regrid": case(_orography_int16_bilinear_regrid, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the sea mask as ~lsm where the land-sea mask was kept as 0./1. float
-    "sea-mask-invert-float-lsm": case(_sea_mask_invert_float_lsm, "mask_dtype"),
+    "sea-mask-invert-float-lsm": case(_sea_mask_invert_float_lsm, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a netCDF byte (uint8) sea-ice flag used as masked_select's mask
-    "sea-ice-uint8-masked-select": case(_sea_ice_uint8_masked_select, "mask_dtype"),
+    "sea-ice-uint8-masked-select": case(_sea_ice_uint8_masked_select, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # pole padding by gather with the far-side meridian index computed with / (float) instead of //
-    "pole-gather-float-lon-index": case(_pole_gather_float_lon_index, "index_tensor_dtype"),
+    "pole-gather-float-lon-index": case(_pole_gather_float_lon_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # lead-time hours from numpy timedeltas (float64) looked up in an hour-of-day nn.Embedding
-    "hour-of-day-f64-embedding": case(_hour_of_day_f64_embedding, "index_tensor_dtype", "f64"),
+    "hour-of-day-f64-embedding": case(_hour_of_day_f64_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # ERA5 precipitation-type codes read as int32 used as cross_entropy's target
-    "ptype-int32-cross-entropy": case(_ptype_int32_cross_entropy, "target_dtype", "int32"),
+    "ptype-int32-cross-entropy": case(_ptype_int32_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # frost occurrence (t2m < 273.15, bool) as binary_cross_entropy's target
-    "frost-bool-bce-target": case(_frost_bool_bce_target, "target_dtype", "bool"),
+    "frost-bool-bce-target": case(_frost_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a land-only precipitation accumulator made by zeros_like of the uint8 land-sea mask, += fp32 rain
     "precip-accumulation-zeros-like-uint8-lsm": case(_precip_accumulation_zeros_like_uint8_lsm, "result_cast", "f32",
-                                                     "uint8"),
+                                                     "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- values outside the dtype's range
     # fp16 geopotential clamped to a physical range with max=5e5 m^2 s^-2
-    "geopotential-clamp-f16-5e5": case(_geopotential_clamp_f16, "half_overflow", "f16"),
+    "geopotential-clamp-f16-5e5": case(_geopotential_clamp_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # initialisation time as seconds since 1900 written into an int32 tensor
-    "seconds-since-1900-int32-full": case(_seconds_since_1900_int32_full, "half_overflow", "int32"),
+    "seconds-since-1900-int32-full": case(_seconds_since_1900_int32_full, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
 }
