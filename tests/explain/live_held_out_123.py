@@ -332,71 +332,105 @@ def _per_character_errors_index_add_float() -> None:
 
 CASES: dict[str, LiveCase] = {
     # grayscale uint8 line crops from the PIL loader batched straight into the CRNN's fp32 stem conv
-    "gray-lines-uint8-crnn-stem-conv": case(_grayscale_lines_into_crnn_stem, "integer_operand", "uint8", "f32"),
+    "gray-lines-uint8-crnn-stem-conv": case(_grayscale_lines_into_crnn_stem, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a uint8 line image normalised to [-1, 1] in place with sub_/div_
-    "line-uint8-normalised-in-place": case(_line_normalised_in_place, "result_cast", "f32", "uint8"),
+    "line-uint8-normalised-in-place": case(_line_normalised_in_place, "result_cast", "f32", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # scanner-noise augmentation with randn_like of the uint8 line image
-    "ink-noise-randn-like-uint8-line": case(_ink_noise_randn_like_uint8_line, "no_kernel", "uint8"),
+    "ink-noise-randn-like-uint8-line": case(_ink_noise_randn_like_uint8_line, "no_kernel", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # sliding-window frames cut from the uint8 line with F.unfold
-    "sliding-window-unfold-uint8-line": case(_sliding_window_frames_unfold_uint8, "integer_operand", "uint8"),
+    "sliding-window-unfold-uint8-line": case(_sliding_window_frames_unfold_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # slant estimation: Sobel kernels written with torch.tensor of ints, conv2d over the fp32 line
-    "slant-sobel-integer-kernel-conv": case(_slant_sobel_integer_kernel, "conv_weight_dtype", "f32", "int64"),
+    "slant-sobel-integer-kernel-conv": case(_slant_sobel_integer_kernel, "conv_weight_dtype", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # variable-width lines: packed bf16 CNN column features into the BiLSTM head left fp32
-    "packed-bilstm-fp32-bf16-columns": case(_packed_bilstm_fp32_on_bf16_columns, "rnn_dtype", "bf16", "f32"),
+    "packed-bilstm-fp32-bf16-columns": case(_packed_bilstm_fp32_on_bf16_columns, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CTC log-probs made inside a bf16 autocast block, ctc_loss called after the block
-    "ctc-log-probs-autocast-loss-outside": case(_ctc_log_probs_from_autocast_loss_outside, "no_kernel", "bf16"),
+    "ctc-log-probs-autocast-loss-outside": case(_ctc_log_probs_from_autocast_loss_outside, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # anomaly detection on CTC where a 13-character word gets 8 frames: the infeasible alignment's gradient is NaN
     "ctc-anomaly-label-longer-than-frames": case(_ctc_anomaly_label_longer_than_frames, "nonfinite",
-                                                 fix=("zero_infinity",)),
+                                                 fix=("zero_infinity",),
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (8f00974) castwise gave nonfinite [] (low confidence). The kind is right, but it read the "
+             "anomaly-mode NaN from CtcLossBackward0 as fp16 overflow or a numerically unsafe op and never named the "
+             "cause, an infeasible CTC alignment (13 target characters on 8 frames: an inf loss whose gradient is NaN), "
+             "nor the fix, zero_infinity=True or dropping samples whose label is longer than their frames.")),
     # weight-only int8 CTC head: int8 codes used directly with bf16 column features in F.linear
-    "ctc-head-int8-codes-bf16-features": case(_ctc_head_int8_codes_with_bf16_features, "matmul_dtype", "bf16", "int8"),
+    "ctc-head-int8-codes-bf16-features": case(_ctc_head_int8_codes_with_bf16_features, "matmul_dtype", "bf16", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # BatchNorm folded by hand into a bf16 conv: the fused bias left fp32
-    "bn-folded-bf16-conv-fp32-bias": case(_bn_folded_into_bf16_conv_fp32_bias, "conv_bias_dtype", "bf16", "f32"),
+    "bn-folded-bf16-conv-fp32-bias": case(_bn_folded_into_bf16_conv_fp32_bias, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # spatial transformer: bf16 localisation net's theta gives a bf16 grid, sampling the fp32 full-resolution line
-    "stn-bf16-theta-grid-fp32-line": case(_stn_bf16_localisation_fp32_line, "op_dtype", "f32", "bf16"),
+    "stn-bf16-theta-grid-fp32-line": case(_stn_bf16_localisation_fp32_line, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # elastic handwriting distortion: a float64 numpy displacement field added to the fp32 base grid
-    "elastic-distortion-f64-displacement": case(_elastic_distortion_float64_field, "op_dtype", "f32", "f64"),
+    "elastic-distortion-f64-displacement": case(_elastic_distortion_float64_field, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # scene-text perspective rectification: the 8x8 homography system solved in fp16
-    "homography-solve-fp16-quad": case(_homography_solve_fp16_quad, "no_kernel", "f16"),
+    "homography-solve-fp16-quad": case(_homography_solve_fp16_quad, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # debug dump of bf16 rectified crops through .numpy() for cv2.imwrite
-    "rectified-bf16-crop-to-numpy": case(_rectified_bf16_crop_to_numpy, "numpy_dtype", "bf16"),
+    "rectified-bf16-crop-to-numpy": case(_rectified_bf16_crop_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TrOCR-style bf16 patch-embedding conv given the processor's fp32 pixel values
     "trocr-patch-embed-bf16-fp32-pixels": case(_trocr_patch_embed_bf16_fp32_pixels, "conv_weight_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # decoder position table kept as a plain attribute (fp32) promotes the sum into the bf16 LayerNorm
     "decoder-positions-attribute-layer-norm": case(_decoder_positions_plain_attribute_layer_norm, "norm_param_dtype",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cross-attention of bf16 decoder queries to encoder keys/values cached by the fp32 encoder, through SDPA
     "trocr-cross-attn-cached-fp32-memory": case(_trocr_cross_attention_cached_fp32_memory, "sdpa_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SATRN-style 2-D locality bias (fp32) added with baddbmm to bf16 query-key scores
     "locality-bias-fp32-baddbmm-bf16": case(_locality_bias_baddbmm_bf16_attention, "batched_matmul_dtype", "f32",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder self-attention given generate_square_subsequent_mask's fp32 mask, weights kept for the maps
-    "decoder-mha-fp32-causal-mask": case(_decoder_self_attention_fp32_causal_mask, "attn_mask_dtype", "f32", "bf16"),
+    "decoder-mha-fp32-causal-mask": case(_decoder_self_attention_fp32_causal_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 TransformerEncoder in eval under bf16 autocast with a width padding mask for the shorter line
     "trocr-encoder-fastpath-width-padding": case(_trocr_encoder_fastpath_width_padding, "transformer_fastpath", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # output projection tied by hand to the character embedding left fp32, with bf16 hidden states
-    "tied-projection-fp32-char-embedding": case(_tied_output_projection_fp32_embedding, "matmul_dtype", "bf16", "f32"),
+    "tied-projection-fp32-char-embedding": case(_tied_output_projection_fp32_embedding, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 causal mask filled with torch.finfo(torch.float32).min
-    "causal-mask-fp16-float32-min": case(_causal_mask_fp16_float32_min, "half_overflow", "f16"),
+    "causal-mask-fp16-float32-min": case(_causal_mask_fp16_float32_min, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # padded label array made with np.zeros (float64) fed to the attention decoder's embedding
     "decoder-labels-np-zeros-f64-embedding": case(_decoder_labels_float64_into_embedding, "index_tensor_dtype",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # attention decoder cross_entropy with int32 targets from the LMDB label cache
-    "attn-decoder-ce-int32-targets": case(_attention_decoder_ce_int32_targets, "target_dtype", "int32"),
+    "attn-decoder-ce-int32-targets": case(_attention_decoder_ce_int32_targets, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # writer adaptation: the bf16 style vector lerped toward an fp32 writer prototype
-    "writer-style-lerp-fp32-prototype": case(_writer_style_lerp_fp32_codebook, "lerp_dtype", "bf16", "f32"),
+    "writer-style-lerp-fp32-prototype": case(_writer_style_lerp_fp32_codebook, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gradient reversal hook multiplying the bf16 gradient by a float64 DANN coefficient from numpy
-    "grl-hook-f64-coefficient": case(_grl_hook_numpy_coefficient, "loss_dtype", "bf16", "f64"),
+    "grl-hook-f64-coefficient": case(_grl_hook_numpy_coefficient, "loss_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # lexicon-constrained decoding: the trie's allowed-token mask built as float, inverted with ~
-    "lexicon-trie-float-mask-invert": case(_lexicon_trie_float_mask_inverted, "mask_dtype"),
+    "lexicon-trie-float-mask-invert": case(_lexicon_trie_float_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # codepoint-to-class int64 lookup table indexed with int16 codes from the label cache
-    "codepoint-lut-int16-codes": case(_codepoint_lut_int16_codes, "index_tensor_dtype"),
+    "codepoint-lut-int16-codes": case(_codepoint_lut_int16_codes, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # word accuracy as mean() of the bool all-characters-match tensor
-    "word-accuracy-mean-bool": case(_word_accuracy_mean_of_bool, "integer_operand", "bool"),
+    "word-accuracy-mean-bool": case(_word_accuracy_mean_of_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # per-character error counts: float mismatches index_add_'ed into an int64 counter
     "per-char-errors-index-add-float": case(_per_character_errors_index_add_float, "indexed_write_dtype", "int64",
-                                            "f32"),
+                                            "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
