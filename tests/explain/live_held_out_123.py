@@ -355,7 +355,7 @@ CASES: dict[str, LiveCase] = {
     # anomaly detection on CTC where a 13-character word gets 8 frames: the infeasible alignment's gradient is NaN
     "ctc-anomaly-label-longer-than-frames": case(_ctc_anomaly_label_longer_than_frames, "nonfinite",
                                                  fix=("zero_infinity",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (8f00974) castwise gave nonfinite [] (low confidence). The kind is right, but it read the "
              "anomaly-mode NaN from CtcLossBackward0 as fp16 overflow or a numerically unsafe op and never named the "
              "cause, an infeasible CTC alignment (13 target characters on 8 frames: an inf loss whose gradient is NaN), "

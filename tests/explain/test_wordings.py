@@ -4245,3 +4245,63 @@ def test_a_live_tensordot_of_integer_data_and_float_weights_names_the_integer_op
         _luma(torch.zeros(2, 3, 4, dtype=torch.uint8), torch.ones(3))
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint8", "f32")
+
+
+def test_a_oneflow_graph_given_another_dtype_under_autocast_is_read_with_its_k_constants() -> None:
+    explanation = cw.explain("RuntimeError: InferDataType Failed. Expected kFloat, but got kFloat16")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "f16")
+    assert "autocast" in explanation.fix
+
+
+def test_deepspeeds_evoformer_kernel_without_a_build_for_the_gpu_is_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: Unsupported GPU and data type combination")
+    assert explanation.kind is Kind.NO_KERNEL and "use_deepspeed_evo_attention=False" in explanation.fix
+    assert explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("line", ["AssertionError: q: torch.float16, k: torch.float32, v: torch.float16",
+                                  "Inconsistent dtypes (AssertionError: r: torch.bfloat16, k: torch.float32, "
+                                  "v: torch.bfloat16)"])
+def test_an_attention_kernels_own_assert_on_q_k_v_dtypes_is_read(line: str) -> None:
+    explanation = cw.explain(line)
+    assert explanation.kind is Kind.SDPA and "f32" in explanation.dtypes
+    assert "attention kernel" in explanation.cause
+
+
+def test_an_attention_kernels_assert_naming_one_dtype_is_not_a_mismatch() -> None:
+    assert cw.explain("AssertionError: q: torch.float16, k: torch.float16, v: torch.float16") is None
+
+
+def test_triton_arithmetic_between_a_pointer_and_its_own_element_type_is_a_tensor_given_for_a_number() -> None:
+    explanation = cw.explain("triton.language.semantic.IncompatibleTypeErrorImpl: invalid operands of type "
+                             "pointer<fp32> and triton.language.float32")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32",)
+    assert ".item()" in explanation.fix
+
+
+def test_a_decorator_in_prose_is_not_a_matrix_multiply() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Float but found Half\n\nwhen I use the "
+                             "@torch.cuda.amp.autocast before forward, this error occurs")
+    assert explanation.kind is Kind.SCALAR_TYPE
+
+
+def test_a_pasted_convolution_check_naming_an_integer_second_is_an_integer_kernel() -> None:
+    explanation = cw.explain('  File "slant.py", line 80, in estimate\n    gx = F.conv2d(line, sobel_x, padding=1)\n'
+                             "RuntimeError: expected scalar type Float but found Long")
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.dtypes == ("f32", "int64")
+
+
+def test_a_pasted_convolution_given_integer_input_is_still_integer_data() -> None:
+    explanation = cw.explain('  File "a.py", line 3, in f\n    y = F.conv2d(pixels, weight)\n'
+                             "RuntimeError: expected scalar type Byte but found Float")
+    assert explanation.kind is Kind.INTEGER_OPERAND
+
+
+def test_nan_from_ctc_losss_backward_is_an_alignment_ctc_cannot_make() -> None:
+    log_probs = torch.randn(8, 1, 5).log_softmax(2).requires_grad_()
+    targets = torch.randint(1, 5, (1, 13))
+    with torch.autograd.detect_anomaly(), pytest.raises(RuntimeError) as raised:
+        loss = F.ctc_loss(log_probs, targets, torch.tensor([8]), torch.tensor([13]), reduction="sum")
+        (loss * 0).backward()
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NONFINITE and "zero_infinity=True" in explanation.fix

@@ -52,9 +52,11 @@ RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh
 ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")
 BMM = _op("batched matrix multiply", r"\b(?:bmm|baddbmm)\s*\(")
 MATMUL = _op("matrix multiply",
-             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]]\s*@\s*[\w(]|[/\\]modules[/\\]linear\.py|"
+             r"\b(?:F\.linear|linear|addmm|baddbmm|bmm|matmul|einsum|mm)\s*\(|[\w)\]](?:\s+@\s+|@)[\w(]|"
+             r"[/\\]modules[/\\]linear\.py|"
              r"\bops\.aten\.(?:mm|addmm|bmm|baddbmm|linear|matmul|_int_mm|_weight_int\d+pack_mm\w*)\.\w+\(")
-"""Also an exported or traced graph's aten calls (``torch.ops.aten._weight_int8pack_mm.default(x, w, scales)``); its
+"""`a @ b` with spaces on both sides or on neither (a decorator, ``the @torch.cuda.amp.autocast``, has one before it
+only). Also an exported or traced graph's aten calls (``torch.ops.aten._weight_int8pack_mm.default(x, w, scales)``); its
 ``aten.bmm`` is what `@` on 3-D tensors runs, so it is a matrix multiply unless the code calls ``bmm`` itself."""
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
                    r"margin_ranking_loss|hinge_embedding_loss|cosine_embedding_loss|[/\\]modules[/\\]loss\.py")

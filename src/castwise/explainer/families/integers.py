@@ -125,8 +125,8 @@ def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
 
 
 def integer_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:
-    """A convolution whose weight (``names[1]``, seen in a live frame) is integer while its input (``names[0]``) is
-    floating: a kernel written with integers."""
+    """A convolution whose weight (``names[1]``, seen in a live frame or named second by the convolution's own check)
+    is integer while its input (``names[0]``) is floating: a kernel written with integers."""
     return explained(
         Kind.CONV_WEIGHT, failure,
         f"a convolution's weight is {names[1]} while its input is {names[0]}: its kernel was written with integers",

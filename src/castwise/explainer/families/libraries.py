@@ -3,8 +3,9 @@
 torch's own messages name a kernel and a dtype (``kernels``). The layers on top of it check first and say it in
 their own words: accelerate's and the Trainer's device checks, diffusers' fp16-on-cpu warning, DeepSpeed's
 accelerators, Composer's precision names, gguf without BF16, torchao's bit widths, xformers' and FlashAttention's
-GPU checks; and the stacks below it fail in theirs: cuBLAS statuses for 16-bit GEMMs, MPSGraph and MLIR type
-checks, Intel's Level Zero, Ascend's ``DT_`` dtypes, an XPU without fp64, an extension built without half support.
+GPU checks, DeepSpeed's Evoformer kernel; and the stacks below it fail in theirs: cuBLAS statuses for 16-bit GEMMs,
+MPSGraph and MLIR type checks, OneFlow's compiled graphs, Intel's Level Zero, Ascend's ``DT_`` dtypes, an XPU without
+fp64, an extension built without half support.
 Each reads as the missing kernel or support it is, with the fix that place has.
 """
 
@@ -204,6 +205,34 @@ def _sparse_conv_algorithm(found: re.Match[str], failure: Failure) -> Explanatio
         "float32 outside autocast), or use `algo=ConvAlgo.Native`",
         op="spconv sparse convolution", names=names[:1], confidence=Confidence.LOW,
     )
+
+
+def _oneflow_graph_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """OneFlow's type check in a graph onediff compiled: its dtypes were fixed when it was built."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"an op in a OneFlow graph (onediff's compiled pipeline) was built for {dtype_list(names[:1])} and got "
+        f"{dtype_list(names[1:])}: a compiled graph fixes its dtypes when it is built",
+        "`torch.autocast` around a pipeline onediff compiled (autocast hands the graph tensors in another dtype than "
+        "it was compiled for), or inputs in another dtype than the pipeline was loaded in",
+        "run the compiled pipeline without `torch.autocast`: load it in the dtype you want "
+        "(`torch_dtype=torch.float16`) and compile it after, so graph and inputs agree",
+        op="OneFlow graph", names=names,
+    )
+
+
+_evoformer_arch = message_only(
+    Kind.NO_KERNEL,
+    "DeepSpeed's Evoformer attention kernel (DS4Sci_EvoformerAttention, which OpenFold-style models call) has no build "
+    "for this GPU with this dtype: its kernels are compiled per GPU architecture and dtype, and bf16 needs compute "
+    "capability 8.0 (Ampere) or newer",
+    "the DeepSpeed Evoformer kernel switched on (`use_deepspeed_evo_attention`) on an older GPU (V100, T4) or with a "
+    "dtype it was not built for",
+    "turn the DeepSpeed Evoformer kernel off (OpenFold: `use_deepspeed_evo_attention=False`, the plain attention "
+    "runs every dtype), or run on an Ampere-or-newer GPU; check `torch.cuda.get_device_capability()`",
+    op="DS4Sci_EvoformerAttention", device="cuda", confidence=Confidence.LOW,
+)
 
 
 _half_conversion_in_build = message_only(
@@ -754,4 +783,6 @@ RULES: tuple[Rule, ...] = (
     rule(r"DeviceCannotSupportHalfPrecision|"
          r"\b(?:device|GPU) (?:cannot|can't|does not|doesn't) support half[ -]precision", _device_without_half),
     rule(r"Dtype not understood: F8_E[45]M[23]", _old_safetensors_fp8),
+    rule(r"InferDataType Failed\. Expected (?P<a>{DTYPE}), but got (?P<b>{DTYPE})", _oneflow_graph_dtype),
+    rule(r"Unsupported GPU and data type combination", _evoformer_arch),
 )

@@ -396,8 +396,10 @@ def _fused_norm(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "q", "k", "v")
-    xformers = found.group(0).startswith("Query/")
-    op = "xformers' memory_efficient_attention" if xformers else "scaled_dot_product_attention"
+    start = found.group(0)
+    op = ("xformers' memory_efficient_attention" if start.startswith("Query/")
+          else "an attention kernel (its own check of q, k and v)" if start[:2] in ("q:", "r:")
+          else "scaled_dot_product_attention")
     cause = (
         f"{op} got query {names[0]}, key {names[1]}, value {names[2]}; all three must have one dtype"
         if len(names) == 3 else f"{op} got query, key and value of different dtypes"
@@ -430,8 +432,8 @@ def _attn_mask(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _sdpa_tail(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """Only the tail of an attention dtype message (``query.dtype: A key.dtype: B and value.dtype: C``); declined
-    when the three name one dtype."""
+    """Only the tail of an attention dtype message (``query.dtype: A key.dtype: B and value.dtype: C``), or a kernel's
+    own assert naming them (flash-linear-attention's ``q: A, k: B, v: C``); declined when the three name one dtype."""
     return _sdpa(found, failure) if len(set(dtypes(found, "q", "k", "v"))) > 1 else None
 
 
@@ -1176,6 +1178,9 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     weight = weight_dtype(failure)
     if op is CONV and is_floating(names[0]) and weight is not None and not is_floating(weight):
         return integers.integer_weight(failure, (names[0], weight))
+    if op is CONV and len(names) == 2 and is_floating(names[0]) and not is_floating(names[1]) \
+            and not integers.quantized_weight(names, failure):
+        return integers.integer_weight(failure, names)  # a convolution's check names its input first, weight second
     if op is MATMUL and integers.all_integer(names):
         return integers.integer_pair(Kind.MATMUL, failure, names, op.name)
     data_first = names[0] in _DATA_INTEGERS and len(names) == 2 and is_floating(names[1])
@@ -1491,6 +1496,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bCheck failed: [^\n]{0,80}?\bdtype\w{0,10} \((?P<a>{DTYPE}) vs\.? (?P<b>{DTYPE})\)", _checked_pair),
     rule(r"\bquery\.dtype\s*:\s*(?P<q>{DTYPE})[,;]?\s*key\.dtype\s*:\s*(?P<k>{DTYPE})[,;]?\s*(?:and\s+)?"
          r"value\.dtype\s*:\s*(?P<v>{DTYPE})", _sdpa_tail),
+    rule(r"\b[qr]: (?P<q>{DTYPE}), k: (?P<k>{DTYPE}), v: (?P<v>{DTYPE})", _sdpa_tail),
     rule(r"invalid dtype for bias - should match query'?s dtype", _attn_mask),
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),

@@ -48,6 +48,8 @@ def _vanished_eps(failure: Failure, names: tuple[str, ...]) -> str:
 
 def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
     function = found["function"]
+    if function.startswith("CtcLoss"):
+        return _ctc_infeasible(failure, function)
     return explained(
         Kind.NONFINITE, failure,
         f"autograd's anomaly mode found NaN in the gradient {function} computed (the backward of the op named "
@@ -57,6 +59,21 @@ def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
         "and lowers the scale), and anomaly mode turns it into this error: turn `torch.autograd.set_detect_anomaly` "
         f"off for fp16 runs; if it fails without anomaly mode too, {_FIX}",
         op=function, confidence=Confidence.LOW,
+    )
+
+
+def _ctc_infeasible(failure: Failure, function: str) -> Explanation:
+    """NaN from CTC loss's backward: most often an alignment CTC cannot make, whose loss is inf."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"autograd's anomaly mode found NaN in the gradient {function} computed: CTC's loss is inf, and its gradient "
+        "NaN, for a sample whose target cannot be aligned to its frames",
+        "a target longer than its input length (each repeated label needs a blank between, so `aaa` needs 5 frames), "
+        "or input_lengths counted before the model downsampled the sequence; fp16 log-probabilities are the rarer "
+        "cause",
+        "pass `zero_infinity=True` to `F.ctc_loss` / `nn.CTCLoss` (an impossible sample then adds no loss and no "
+        "gradient), or drop samples whose target is longer than their frames; give input_lengths in output frames",
+        op="ctc_loss",
     )
 
 
