@@ -449,72 +449,102 @@ def _autoint_fp16_missing_mask_float32_min() -> None:
 
 CASES: dict[str, LiveCase] = {
     # sklearn OrdinalEncoder codes (float64) looked up in the per-column categorical embeddings
-    "ordinal-encoder-f64-codes-embedding": case(_ordinal_encoder_codes_into_embeddings, "index_tensor_dtype", "f64"),
+    "ordinal-encoder-f64-codes-embedding": case(_ordinal_encoder_codes_into_embeddings, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # pd.get_dummies one-hot columns (bool) straight into the wide part's nn.Linear
-    "get-dummies-bool-wide-linear": case(_get_dummies_bool_into_wide_linear, "integer_operand", "bool", "f32"),
+    "get-dummies-bool-wide-linear": case(_get_dummies_bool_into_wide_linear, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ranking group ids as category codes of 200 query ids (int16) in scatter_add_ for group softmax
-    "query-cat-codes-int16-scatter-add": case(_query_codes_int16_scatter_add, "index_tensor_dtype"),
+    "query-cat-codes-int16-scatter-add": case(_query_codes_int16_scatter_add, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-query positions from pandas groupby().rank() (float64) as gather's index
-    "groupby-rank-f64-positions-gather": case(_groupby_rank_float_positions_gather, "index_tensor_dtype"),
+    "groupby-rank-f64-positions-gather": case(_groupby_rank_float_positions_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # np.isnan(...).astype(uint8) missing indicator as masked_fill's mask
-    "isnan-uint8-missing-mask-masked-fill": case(_isnan_uint8_mask_masked_fill, "mask_dtype", "uint8"),
+    "isnan-uint8-missing-mask-masked-fill": case(_isnan_uint8_mask_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # whole batch cast to bf16, the bool NaN mask with it, then inverted with ~
-    "batch-cast-bf16-nan-mask-invert": case(_batch_cast_bf16_nan_mask_inverted, "mask_dtype"),
+    "batch-cast-bf16-nan-mask-invert": case(_batch_cast_bf16_nan_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # class labels from a pandas column that held a NaN (float64) as cross_entropy's target
-    "label-column-f64-cross-entropy": case(_label_column_float64_cross_entropy, "target_dtype", "f64"),
+    "label-column-f64-cross-entropy": case(_label_column_float64_cross_entropy, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # StandardScaler mean_/scale_ (float64) subtracted in place from int64 count columns
-    "int64-counts-standardise-in-place": case(_int64_counts_standardised_in_place, "result_cast", "f64", "int64"),
+    "int64-counts-standardise-in-place": case(_int64_counts_standardised_in_place, "result_cast", "f64", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # PLE bin edges by torch.quantile of the int64 age column
-    "ple-bin-edges-quantile-int64-age": case(_ple_bin_edges_quantile_int64_age, "integer_operand"),
+    "ple-bin-edges-quantile-int64-age": case(_ple_bin_edges_quantile_int64_age, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # VIME corruption mask by bernoulli of full_like over the int64 categorical codes
-    "vime-mask-bernoulli-full-like-codes": case(_vime_mask_bernoulli_full_like_codes, "no_kernel", "int64"),
+    "vime-mask-bernoulli-full-like-codes": case(_vime_mask_bernoulli_full_like_codes, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # multi-valued tag column padded with id 300 in torch.full of its int8 category codes' dtype
-    "tags-pad-300-full-int8-codes": case(_tags_padded_full_int8_codes, "half_overflow", "int8"),
+    "tags-pad-300-full-int8-codes": case(_tags_padded_full_int8_codes, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # PLR periodic embeddings of float64 StandardScaler output under bf16 autocast
     "plr-periodic-f64-autocast-linear": case(_periodic_embeddings_float64_under_autocast, "matmul_dtype", "f64",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # NODE cast to bf16: its leaf bin codes a plain tensor attribute left fp32, met in einsum
-    "node-bin-codes-attribute-fp32-einsum": case(_node_bin_codes_left_fp32, "matmul_dtype", "bf16", "f32"),
+    "node-bin-codes-attribute-fp32-einsum": case(_node_bin_codes_left_fp32, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TabM batch-ensemble layer cast to bf16 given fp32 rows, through torch.bmm
-    "tabm-bf16-members-fp32-rows-bmm": case(_tabm_bf16_members_fp32_rows, "batched_matmul_dtype", "f32", "bf16"),
+    "tabm-bf16-members-fp32-rows-bmm": case(_tabm_bf16_members_fp32_rows, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FT-Transformer attention in bf16 with an additive mask for missing features built by np.where (float64)
     "ft-transformer-missing-mask-np-where-sdpa": case(_ft_transformer_missing_feature_mask_numpy, "attn_mask_dtype",
-                                                      "f64", "bf16"),
+                                                      "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MoA-style 1-D CNN: conv trunk cast to bf16 after an fp32 dense expansion layer
-    "moa-cnn-bf16-trunk-fp32-dense": case(_moa_cnn_trunk_bf16_dense_fp32, "conv_weight_dtype", "f32", "bf16"),
+    "moa-cnn-bf16-trunk-fp32-dense": case(_moa_cnn_trunk_bf16_dense_fp32, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TabTransformer cast to bf16, its continuous LayerNorm given fp32 columns
     "tabtransformer-bf16-continuous-layernorm": case(_tabtransformer_bf16_continuous_fp32, "norm_param_dtype",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TabNet step cast to bf16: prior scales from torch.ones (fp32) promote the masked features before the GLU block
-    "tabnet-prior-ones-fp32-bf16-step": case(_tabnet_prior_ones_fp32_bf16_step, "matmul_dtype", "f32", "bf16"),
+    "tabnet-prior-ones-fp32-bf16-step": case(_tabnet_prior_ones_fp32_bf16_step, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # K-fold out-of-fold predictions from bf16 autocast written into an fp32 buffer
     "oof-predictions-autocast-index-put": case(_oof_predictions_autocast_index_put, "indexed_write_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # target encoding: float64 targets index_add_'ed into an fp32 sum per category
     "target-encoding-index-add-f64": case(_target_encoding_index_add_float64_target, "indexed_write_dtype", "f32",
-                                          "f64"),
+                                          "f64",
+        grade="correct", grade_at_freeze="correct"),
     # ListNet group softmax: bf16 autocast scores scatter_add_'ed into fp32 per-group sums
-    "listnet-group-sums-scatter-add-bf16": case(_listnet_group_softmax_scatter_add_bf16, "indexed_write_dtype"),
+    "listnet-group-sums-scatter-add-bf16": case(_listnet_group_softmax_scatter_add_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # running StandardScaler buffer lerp_'ed toward a float64 pandas chunk's mean
-    "online-scaler-lerp-f64-chunk": case(_online_scaler_lerp_float64_chunk, "lerp_dtype", "f32", "f64"),
+    "online-scaler-lerp-f64-chunk": case(_online_scaler_lerp_float64_chunk, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # balanced class weights (float64) in CrossEntropyLoss with label smoothing on fp32 logits
     "balanced-weights-f64-label-smoothing-ce": case(_balanced_class_weights_float64_label_smoothing, "op_dtype",
-                                                    "f32", "f64"),
+                                                    "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Huber regression on bf16 autocast predictions against fp32 targets, backward
     "huber-autocast-predictions-backward": case(_huber_regression_autocast_predictions_backward, "loss_dtype",
-                                                "f32", "bf16"),
+                                                "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written gradient accumulation: fp32 accumulators assigned as the bf16 MLP's .grad
     "fp32-grad-accumulators-assigned-bf16-mlp": case(_fp32_gradient_accumulators_bf16_mlp, "loss_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian regression head: Normal.log_prob of a target column with NaN for unlabelled rows
-    "gaussian-head-log-prob-nan-targets": case(_gaussian_head_log_prob_unlabelled_rows, "nonfinite"),
+    "gaussian-head-log-prob-nan-targets": case(_gaussian_head_log_prob_unlabelled_rows, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast predictions turned to numpy to undo the target scaling
     "inverse-transform-bf16-predictions-numpy": case(_inverse_transform_bf16_predictions_numpy, "numpy_dtype",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # rank-gauss transform of a bf16 batch with torch.special.ndtri
-    "rank-gauss-ndtri-bf16": case(_rank_gauss_ndtri_bf16_batch, "no_kernel", "bf16"),
+    "rank-gauss-ndtri-bf16": case(_rank_gauss_ndtri_bf16_batch, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # population stability index: torch.histogram of bf16 reference scores for the bin edges
-    "psi-histogram-bf16-scores": case(_psi_histogram_bf16_scores, "no_kernel", "bf16"),
+    "psi-histogram-bf16-scores": case(_psi_histogram_bf16_scores, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AutoInt attention in fp16 masking missing fields with torch.finfo(torch.float32).min
-    "autoint-fp16-missing-fields-f32-min": case(_autoint_fp16_missing_mask_float32_min, "half_overflow", "f16"),
+    "autoint-fp16-missing-fields-f32-min": case(_autoint_fp16_missing_mask_float32_min, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
