@@ -365,73 +365,103 @@ def _bf16_prediction_against_scipy_reference() -> None:
 
 CASES: dict[str, LiveCase] = {
     # PINN collocation points drawn with numpy's uniform (float64), requires_grad, into the fp32 network
-    "pinn-numpy-uniform-f64-collocation": case(_pinn_numpy_uniform_collocation, "matmul_dtype", "f64", "f32"),
+    "pinn-numpy-uniform-f64-collocation": case(_pinn_numpy_uniform_collocation, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hard Dirichlet constraint u = g * wall + (1 - wall) * net(x) with the bool wall mask
-    "pinn-hard-dirichlet-one-minus-bool-wall": case(_pinn_hard_dirichlet_one_minus_bool, "mask_dtype", "bool"),
+    "pinn-hard-dirichlet-one-minus-bool-wall": case(_pinn_hard_dirichlet_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # residual-based adaptive refinement in an fp16 PINN: squared residuals in kelvin overflow, multinomial refuses
-    "pinn-rar-fp16-residual-multinomial": case(_pinn_rar_fp16_residual_sampling, "nonfinite"),
+    "pinn-rar-fp16-residual-multinomial": case(_pinn_rar_fp16_residual_sampling, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # loss balancing by the share of boundary points, taken with .mean() of the bool boundary mask
-    "pinn-boundary-share-bool-mean": case(_pinn_boundary_fraction_bool_mean, "integer_operand", "bool"),
+    "pinn-boundary-share-bool-mean": case(_pinn_boundary_fraction_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 central-difference gradient check assigned as the fp32 first layer's .grad
     "pinn-f64-finite-difference-grad-assigned": case(_pinn_finite_difference_gradient_assigned, "loss_dtype", "f64",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FNO: the spectral path upcast to fp32 for the FFT and never cast back, into the bf16 projection Linear
     "fno-spectral-path-fp32-into-bf16-projection": case(_fno_spectral_path_upcast_not_cast_back, "matmul_dtype",
-                                                        "f32", "bf16"),
+                                                        "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FNO spectral weights initialised with numpy complex arithmetic (complex128), einsum'd with the complex64 rfft
     "fno-numpy-complex128-spectral-weights-einsum": case(_fno_numpy_complex128_spectral_weights, "matmul_dtype",
-                                                         "complex64", "complex128"),
+                                                         "complex64", "complex128",
+        grade="correct", grade_at_freeze="correct"),
     # spectral weights kept as (real, imag) pairs, cast to bf16 with the operator, then view_as_complex
     "fno-real-pair-weights-bf16-view-as-complex": case(_fno_real_pair_weights_view_as_complex_bf16, "no_kernel",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 FNO opening with an affine InstanceNorm1d, given the fp32 two-phase Darcy coefficient field
-    "fno-instance-norm-bf16-fp32-coefficient": case(_fno_input_instance_norm_bf16, "norm_param_dtype", "f32"),
+    "fno-instance-norm-bf16-fp32-coefficient": case(_fno_input_instance_norm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention neural operator: bf16 query-point queries, keys/values from an fp32 function encoder added after the cast
     "operator-attention-fp32-function-encoder-sdpa": case(_operator_attention_fp32_function_encoder, "sdpa_dtype",
-                                                          "bf16", "f32"),
+                                                          "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MeshGraphNets' int32 cells turned into receivers for scatter_add_ message aggregation
-    "mgn-int32-cells-scatter-add-receivers": case(_mgn_int32_cells_scatter_add, "index_tensor_dtype", "int32"),
+    "mgn-int32-cells-scatter-add-receivers": case(_mgn_int32_cells_scatter_add, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # uint32 XDMF topology used to index the mesh positions for per-cell edge vectors
-    "mgn-uint32-topology-index-positions": case(_mgn_uint32_topology_indexes_positions, "index_tensor_dtype"),
+    "mgn-uint32-topology-index-positions": case(_mgn_uint32_topology_indexes_positions, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # uint16 cells from HDF5 made into bidirectional edges with flip
-    "mgn-uint16-edges-flip-bidirectional": case(_mgn_uint16_edges_made_bidirectional, "no_kernel", "uint16"),
+    "mgn-uint16-edges-flip-bidirectional": case(_mgn_uint16_edges_made_bidirectional, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # cloth rollout: the bf16 decoder's next positions written into the fp32 state at the free nodes by a bool index
     "mgn-free-nodes-bool-index-assign-bf16": case(_mgn_free_nodes_bool_index_assign_bf16, "indexed_write_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # edge list of a 40 000-node mesh stored as int16
-    "mgn-edges-int16-40k-nodes": case(_mgn_edges_int16_for_large_mesh, "half_overflow", "int16"),
+    "mgn-edges-int16-40k-nodes": case(_mgn_edges_int16_for_large_mesh, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # per-point gradients by vmap(jacrev) of a .half() PINN on fp32 collocation points
-    "vmap-jacrev-half-pinn-fp32-points": case(_vmap_jacrev_half_pinn_fp32_points, "matmul_dtype", "f32", "f16"),
+    "vmap-jacrev-half-pinn-fp32-points": case(_vmap_jacrev_half_pinn_fp32_points, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # determinant of a jacrev Jacobian of an fp16 learned flow map (Liouville volume check)
-    "jacrev-flow-map-det-f16": case(_jacrev_flow_map_det_half, "no_kernel", "f16"),
+    "jacrev-flow-map-det-f16": case(_jacrev_flow_map_det_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # 5-point Laplacian stencil (fp32) convolved with the surrogate's bf16 field for a physics loss
     "fd-laplacian-fp32-stencil-bf16-field": case(_fd_laplacian_fp32_stencil_bf16_field, "conv_weight_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # boundary normals from a central-difference conv of an int64 rasterised obstacle mask
-    "fd-obstacle-mask-int64-gradient-conv": case(_fd_obstacle_mask_int_normals, "integer_operand", "int64", "f32"),
+    "fd-obstacle-mask-int64-gradient-conv": case(_fd_obstacle_mask_int_normals, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a learned-correction stencil conv cast to bf16, its bias then reset with a new fp32 zeros Parameter
     "fd-correction-conv-bias-reset-after-cast": case(_fd_correction_conv_bias_reset_after_cast, "conv_bias_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Dormand-Prince weights as a float64 tableau einsum'd with the fp32 stages
-    "dopri5-f64-tableau-einsum-stages": case(_dopri5_float64_tableau_einsum, "matmul_dtype", "f64", "f32"),
+    "dopri5-f64-tableau-einsum-stages": case(_dopri5_float64_tableau_einsum, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # dense output between an fp16-stored step and the fp32 step just taken, by lerp
-    "ode-dense-output-lerp-f16-f32": case(_dense_output_lerp_fp16_state, "lerp_dtype", "f16", "f32"),
+    "ode-dense-output-lerp-f16-f32": case(_dense_output_lerp_fp16_state, "lerp_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # stiff Van der Pol stepped by explicit Euler in fp16: overflow, NaN in backward under anomaly mode
-    "van-der-pol-fp16-euler-anomaly-nan": case(_van_der_pol_fp16_explicit_euler, "nonfinite"),
+    "van-der-pol-fp16-euler-anomaly-nan": case(_van_der_pol_fp16_explicit_euler, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # latent ODE: the fp32 GRU encoder given solve_ivp's float64 trajectories
-    "latent-ode-gru-f64-solve-ivp": case(_latent_ode_gru_encoder_solve_ivp_data, "rnn_dtype", "f64", "f32"),
+    "latent-ode-gru-f64-solve-ivp": case(_latent_ode_gru_encoder_solve_ivp_data, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Lorenz system from the integer initial condition [1, 1, 1], Euler-stepped in place
     "lorenz-int-initial-state-in-place-euler": case(_lorenz_integer_initial_state_in_place, "result_cast", "f32",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # implicit Euler: linalg.solve of the float64 scipy (M + dt K) against the fp32 right side
-    "implicit-euler-f64-mass-matrix-solve": case(_implicit_euler_scipy_mass_matrix_solve, "op_dtype", "f64", "f32"),
+    "implicit-euler-f64-mass-matrix-solve": case(_implicit_euler_scipy_mass_matrix_solve, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Sobol collocation points drawn in the bf16 model dtype
-    "sobol-collocation-bf16-draw": case(_sobol_collocation_in_model_dtype, "no_kernel", "bf16"),
+    "sobol-collocation-bf16-draw": case(_sobol_collocation_in_model_dtype, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # laminar/turbulent classifier with (Re > 2300).long() as BCE-with-logits' target
-    "flow-regime-long-target-bce": case(_flow_regime_bce_long_target, "target_dtype", "int64"),
+    "flow-regime-long-target-bce": case(_flow_regime_bce_long_target, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-face shock detector trained with cross_entropy against float 0/1 labels
     "shock-detector-float-labels-cross-entropy": case(_shock_detector_float_labels_cross_entropy, "target_dtype",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 surrogate's prediction compared with the scipy reference through .numpy()
-    "bf16-prediction-numpy-reference": case(_bf16_prediction_against_scipy_reference, "numpy_dtype", "bf16"),
+    "bf16-prediction-numpy-reference": case(_bf16_prediction_against_scipy_reference, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
