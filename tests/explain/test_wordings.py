@@ -1558,7 +1558,7 @@ def test_fp8_said_beside_a_non_finite_symptom_is_named(paste: str, dtype: str) -
 
 def test_half_in_prose_still_names_no_dtype_beside_fp8_words() -> None:
     explanation = cw.explain("half of the outputs are '!!!!!!!!' in generated text")
-    assert explanation is None
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ()
 
 
 @pytest.mark.parametrize(("paste", "kind", "dtypes"), [
@@ -4305,3 +4305,83 @@ def test_nan_from_ctc_losss_backward_is_an_alignment_ctc_cannot_make() -> None:
         (loss * 0).backward()
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.NONFINITE and "zero_infinity=True" in explanation.fix
+
+
+@pytest.mark.parametrize("line", ["RuntimeError: grad_scale is too small, exiting: 1.2924697071141057e-26",
+                                  "AssertionError: Attempted unscale_ but _scale is None.  This may indicate your "
+                                  "script did not use scaler.scale(loss or outputs) earlier in the iteration",
+                                  "AssertionError: Attempted step but _scale is None."])
+def test_a_collapsed_or_never_made_loss_scale_is_a_loss_scale_problem(line: str) -> None:
+    assert cw.explain(line).kind is Kind.LOSS_SCALE
+
+
+def test_a_scaler_asked_to_unscale_before_any_scaled_loss_points_to_backward_through_it() -> None:
+    explanation = cw.explain("AssertionError: Attempted unscale_ but _scale is None.")
+    assert "manual_backward" in explanation.fix and "fabric.backward" in explanation.fix
+
+
+def test_a_step_with_no_inf_checks_names_an_optimizer_without_trainable_parameters() -> None:
+    explanation = cw.explain("AssertionError: No inf checks were recorded for this optimizer.")
+    assert explanation.kind is Kind.LOSS_SCALE and "trainable" in explanation.cause
+
+
+def test_vllms_marlin_kernel_with_no_type_for_the_gpu_is_a_missing_kernel() -> None:
+    explanation = cw.explain("Marlin does not support weight_bits = uint4b8. Only types = [] are supported (for "
+                             "group_size = 128, min_capability = 75, zp = False)")
+    assert explanation.kind is Kind.NO_KERNEL and "--quantization gptq" in explanation.fix
+
+
+@pytest.mark.parametrize(("line", "kind", "dtypes"), [
+    ("RuntimeError: Expected a.dtype=bfloat16 and w.dtype=float32 to be the same!", Kind.MATMUL, ("bf16", "f32")),
+    ("TypeError: Expected `preds` and `target` to have the same data type. Got pred: torch.float32 and target: "
+     "torch.float16.", Kind.OP_DTYPE, ("f32", "f16")),
+])
+def test_a_linear_check_of_a_and_w_and_a_metrics_check_of_preds_and_target_are_read(
+        line: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(line)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+def test_fsdp_given_two_parameter_dtypes_names_lora_only_when_the_paste_trains_it() -> None:
+    line = "FSDP expects uniform original parameter dtype but got {torch.bfloat16, torch.float32}"
+    assert "LoRA" in cw.explain("FSDP2训练LoRA报错" + line).cause
+    assert "LoRA" not in cw.explain(line).cause
+
+
+def test_vs_codes_exception_header_puts_the_message_on_the_next_line() -> None:
+    explanation = cw.explain("Exception has occurred: RuntimeError\nexpected scalar type Half but found Float")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")
+
+
+def test_an_op_less_mismatch_in_a_paste_about_spconv_is_a_sparse_convolution() -> None:
+    explanation = cw.explain("Exception has occurred: RuntimeError\nexpected scalar type Half but found Float\n"
+                             "The input is a SparseConvTensor with features as a HalfTensor")
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.confidence is Confidence.LOW
+
+
+def test_a_conv_message_cut_before_input_type_is_still_read() -> None:
+    explanation = cw.explain("Runtime Error - (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be "
+                             "the same")
+    assert explanation.kind is Kind.DEVICE_MISMATCH
+
+
+@pytest.mark.parametrize(("line", "kind"), [("## Measurement/inference error (3): hidden_states", Kind.VALUE_OVERFLOW),
+                                            ("## Measurement/inference error (2)", Kind.NONFINITE)])
+def test_exllamav2s_measurement_errors_are_inf_and_nan_in_fp16_hidden_states(line: str, kind: Kind) -> None:
+    explanation = cw.explain(line)
+    assert explanation.kind is kind and explanation.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize("paste", ["Using Tesla V100 to load the GPTQ-Int4 model results in all output being "
+                                   "exclamation marks.",
+                                   "Model tends to generate unrelated outputs, such as `the !!!!!!!!!!!!!!!.....`"])
+def test_outputs_of_only_exclamation_marks_with_no_dtype_named_are_nan_logits(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ()
+    assert explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("paste", ["the generated text was: 'Hello!!!!'",
+                                   "the outputs are '!!!!!!!!' when I run it in fp32"])
+def test_exclamation_marks_after_a_word_or_from_an_fp32_run_are_not_read(paste: str) -> None:
+    assert cw.explain(paste) is None

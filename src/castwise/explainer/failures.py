@@ -48,6 +48,8 @@ _ERROR_LINE = re.compile(
 _R_UNEXPECTED = re.compile(r"threw an unexpected error\.?$")
 _R_MESSAGE = re.compile(r"^Message: (?P<message>\S.*)$")
 """testthat's report of an R error: ```object` threw an unexpected error.`` and, on the next line, ``Message: ...``."""
+_VSCODE_HEADER = re.compile(r"^Exception has occurred: (?P<type>(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w{0,80})$")
+"""VS Code's debugger: ``Exception has occurred: RuntimeError`` and, on the next line, the message."""
 _FRAME_FORMATS = tuple(re.compile(pattern) for pattern in (
     # Python (also cut short), generated code included (an FX graph's ``<eval_with_key>.9``, ``<string>``)
     r"^(?:File )?\"?(?P<file>[^\"\n]+?\.py|<[\w ]{1,40}>(?:\.\d{1,9})?)\"?, line \d+, in (?P<function>[\w.<>]+)",
@@ -139,6 +141,9 @@ def _error_at(line: str, above: str) -> tuple[str, str] | None:
     found = _ERROR_LINE.match(line)
     if found:
         return (found["type"], found["message"]) if found["type"] else ("Error", found["r_message"])
+    header = _VSCODE_HEADER.match(above)
+    if header and line:
+        return header["type"], line
     said = _R_MESSAGE.match(line)
     return ("Error", said["message"]) if said and _R_UNEXPECTED.search(above) else None
 

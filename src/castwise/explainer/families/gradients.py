@@ -261,14 +261,28 @@ _fp16_hook_single_gpu = message_only(
 _nothing_to_step = message_only(
     Kind.LOSS_SCALE,
     "GradScaler.step found no inf/NaN check recorded for this optimizer: none of its parameters got a gradient from "
-    "a scaled loss before the step",
+    "a scaled loss before the step (or it holds no trainable parameter)",
     "an optimizer stepped without `scaler.scale(loss).backward()` reaching its parameters: GANs and other setups with "
     "two optimizers under 16-bit precision (one loss that does not touch the other optimizer's parameters), manual "
-    "optimization that calls `loss.backward()` directly, or frozen parameters only",
+    "optimization that calls `loss.backward()` directly, or no trainable parameter at all (every layer frozen, or a "
+    "LoRA/PEFT adapter loaded without `is_trainable=True`)",
     "scale each loss with `scaler.scale(loss).backward()` before stepping its own optimizer (in Lightning's manual "
     "optimization, `self.manual_backward(loss)`); skip `scaler.step` for an optimizer whose parameters got no "
     "gradient; or train in bf16, which needs no scaler",
     op="GradScaler.step",
+)
+
+
+_never_scaled = message_only(
+    Kind.LOSS_SCALE,
+    "GradScaler was asked to unscale or step before any `scaler.scale(loss)`: it makes its scale at the first "
+    "`scale` call, and none ran",
+    "`loss.backward()` called directly, bypassing the scaler: in Lightning's manual optimization instead of "
+    "`self.manual_backward(loss)`, in Fabric instead of `fabric.backward(loss)`, or in a loop of your own instead of "
+    "`scaler.scale(loss).backward()`",
+    "backward through the scaler: `scaler.scale(loss).backward()`, `self.manual_backward(loss)` in a LightningModule, "
+    "`fabric.backward(loss)` with Fabric; or train in bf16, which needs no scaler",
+    op="GradScaler", names=("f16",),
 )
 
 
@@ -441,6 +455,8 @@ RULES: tuple[Rule, ...] = (
          r"'?(?P<b>{DTYPE})'?", _assigned_gradient),
     rule(r"FP16 mode cannot be used in single GPU training", _fp16_hook_single_gpu),
     rule(r"no inf checks were recorded for this optimizer", _nothing_to_step),
+    rule(r"Attempted (?:unscale_|step) but _scale is None", _never_scaled),
+    rule(r"\bgrad_scale is too small,? exiting:?\s*(?P<scale>[\d.e+-]+)", _scale_floor),
     rule(r"unscale_\(\) has already been called on this optimizer since the last update", _unscaled_twice),
     rule(r"unscale_\(\) is being called after step\(\)", _unscaled_after_step),
     rule(r"Gradient overflow[.,]?\s*Skipping step,?\s*loss scaler \d+ reducing loss scale to (?P<scale>[\d.e+-]+)",

@@ -3,10 +3,10 @@
 torch's own messages name a kernel and a dtype (``kernels``). The layers on top of it check first and say it in
 their own words: accelerate's and the Trainer's device checks, diffusers' fp16-on-cpu warning, DeepSpeed's
 accelerators, Composer's precision names, gguf without BF16, torchao's bit widths, xformers' and FlashAttention's
-GPU checks, DeepSpeed's Evoformer kernel; and the stacks below it fail in theirs: cuBLAS statuses for 16-bit GEMMs,
-MPSGraph and MLIR type checks, OneFlow's compiled graphs, Intel's Level Zero, Ascend's ``DT_`` dtypes, an XPU without
-fp64, an extension built without half support.
-Each reads as the missing kernel or support it is, with the fix that place has.
+GPU checks, DeepSpeed's Evoformer kernel, vLLM's Marlin kernel; and the stacks below it fail in theirs: cuBLAS
+statuses for 16-bit GEMMs, MPSGraph and MLIR type checks, OneFlow's compiled graphs, Intel's Level Zero, Ascend's
+``DT_`` dtypes, an XPU without fp64, an extension built without half support. Each reads as the missing kernel or
+support it is, with the fix that place has.
 """
 
 from __future__ import annotations
@@ -220,6 +220,18 @@ def _oneflow_graph_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         "(`torch_dtype=torch.float16`) and compile it after, so graph and inputs agree",
         op="OneFlow graph", names=names,
     )
+
+
+_marlin_without_types = message_only(
+    Kind.NO_KERNEL,
+    "vLLM's Marlin kernel has no quantized weight type for this GPU (`Only types = []`): Marlin runs on compute "
+    "capability 8.0 (Ampere) or newer, and the `min_capability` in the message is this GPU's",
+    "a GPTQ or AWQ model served with a Marlin kernel (vLLM picks `gptq_marlin` or `awq_marlin` by itself) on an older "
+    "GPU (a T4, V100 or RTX 20-series)",
+    "choose the plain kernel: `--quantization gptq` (or `awq`) with `--dtype float16`, or serve on an Ampere-or-newer "
+    "GPU",
+    op="vLLM Marlin kernel", device="cuda",
+)
 
 
 _evoformer_arch = message_only(
@@ -785,4 +797,5 @@ RULES: tuple[Rule, ...] = (
     rule(r"Dtype not understood: F8_E[45]M[23]", _old_safetensors_fp8),
     rule(r"InferDataType Failed\. Expected (?P<a>{DTYPE}), but got (?P<b>{DTYPE})", _oneflow_graph_dtype),
     rule(r"Unsupported GPU and data type combination", _evoformer_arch),
+    rule(r"Marlin does not support weight_bits = \w{1,20}\.? Only types = \[\]", _marlin_without_types),
 )

@@ -635,15 +635,43 @@ def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
     """FSDP's ``Must flatten tensors with uniform dtype`` (FSDP1) and ``FSDP expects uniform original parameter
     dtype`` (FSDP2): one wrapped module holds parameters of two dtypes."""
     names = dtypes(found, "a", "b", "c", "d", "e", "f")
+    lora = paste_search(failure, _LORA) is not None
     return mixed_float(
         Kind.OP_DTYPE, failure, names, "FSDP's wrapping of a module's parameters",
         f"FSDP flattens (FSDP1) or shards (FSDP2) a wrapped module's parameters together and needs one dtype among "
-        f"them; this module holds {dtype_list(names) if names else 'two dtypes'}",
+        f"them; this module holds {dtype_list(names) if names else 'two dtypes'}"
+        + ("; the paste trains LoRA, whose adapters are created in fp32 beside a 16-bit base model" if lora else ""),
         culprit="parameters kept in fp32 beside bf16/fp16 ones in one wrapped module: a norm kept in fp32, LoRA "
         "adapters created in fp32, a model partly converted with `.half()`/`.to(torch.bfloat16)`",
         fix="give every parameter one dtype before wrapping (keep them fp32 and let FSDP's `MixedPrecision` / "
         "`MixedPrecisionPolicy(param_dtype=torch.bfloat16)` cast for compute), or wrap the odd ones as their own "
         "FSDP unit",
+    )
+
+
+_SPARSE_CONV = re.compile(r"\bspconv\b|\bSparseConv(?:Tensor|3d|2d)?\b|\bSubMConv[23]d\b")
+"""spconv named in a paste whose error names no op: its sparse convolutions check features against weights."""
+_LORA = re.compile(r"(?<![a-z])(?:lora|peft)(?![a-z])", re.IGNORECASE)
+"""LoRA or PEFT named in a paste, also beside CJK text (``FSDP2训练LoRA报错``), where ``\b`` finds no boundary."""
+
+
+def _linear_a_w(found: re.Match[str], failure: Failure) -> Explanation:
+    """lightning-thunder's check of a linear layer's input ``a`` and weight ``w``."""
+    return mixed_float(Kind.MATMUL, failure, dtypes(found, "a", "b"),
+                       "a linear layer (lightning-thunder's check of its input a and weight w)")
+
+
+def _metric_preds_target(found: re.Match[str], failure: Failure) -> Explanation:
+    """A metric's (torchmetrics') check that predictions and targets share a dtype."""
+    names = dtypes(found, "a", "b")
+    return mixed_float(
+        Kind.OP_DTYPE, failure, names, "a metric (torchmetrics' check of preds and target)",
+        f"a metric got predictions in {dtype_list(names[:1])} and targets in {dtype_list(names[1:])}; it compares "
+        "them only in one dtype",
+        culprit="16-bit precision (Lightning's precision=16, autocast) making the model's predictions 16-bit while the "
+        "targets from the batch stay fp32, or targets converted with the model (`-true` precision) and predictions "
+        "upcast",
+        fix="cast both to one dtype where the metric is called: `metric(preds.float(), target.float())`",
     )
 
 
@@ -895,6 +923,10 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     if called is not None and len(names) == 2:
         return mixed_float(Kind.OP_DTYPE, failure, names, f"torch.{called}",
                            f"torch.{called} got {dtype_list(names)} tensors; it takes one dtype for them")
+    if len(names) == 2 and paste_search(failure, _SPARSE_CONV):
+        return mixed_float(Kind.CONV_WEIGHT, failure, names, "a sparse convolution (spconv)",
+                           f"a sparse convolution's features are {names[0]} and its weight {names[1]}: spconv's "
+                           "layers take one dtype for both, and autocast does not cast them", confidence=Confidence.LOW)
     story_culprit, story_fix = mixed_story(names)
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
@@ -1475,7 +1507,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"^both inputs should have same dtype?\b", _matmul),
     rule(r"Input dtypes must be the same,?\s*got:?\s*input:? (?P<a>{DTYPE}),\s*batch1:\s*(?P<b>{DTYPE}),\s*batch2:\s*"
          r"(?P<c>{DTYPE})", _batched),
-    rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
+    rule(r"(?:Input type )?\((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \([\w.]{0,20}$", _conv_weight_cut),
     rule(r"(?P<op>\w{1,60}) received an invalid combination of arguments - got \((?P<got>[^()\n]{1,300})\),? but "
          r"expected (?:one of:\s*\*\s*)?\((?P<want>[^()\n]{1,400})\)", _invalid_combination),
@@ -1498,6 +1530,9 @@ RULES: tuple[Rule, ...] = (
          r"value\.dtype\s*:\s*(?P<v>{DTYPE})", _sdpa_tail),
     rule(r"\b[qr]: (?P<q>{DTYPE}), k: (?P<k>{DTYPE}), v: (?P<v>{DTYPE})", _sdpa_tail),
     rule(r"invalid dtype for bias - should match query'?s dtype", _attn_mask),
+    rule(r"Expected a\.dtype=(?P<a>{DTYPE}) and w\.dtype=(?P<b>{DTYPE}) to be the same", _linear_a_w),
+    rule(r"Expected `?preds`? and `?target`? to have the same data type\.? Got pred: (?P<a>{DTYPE}) and target: "
+         r"(?P<b>{DTYPE})", _metric_preds_target),
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),

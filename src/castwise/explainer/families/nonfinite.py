@@ -177,18 +177,19 @@ def zero_loss(failure: Failure, dtype: str, shown: str) -> Explanation:
     )
 
 
-def nan_generation(failure: Failure, dtype: str) -> Explanation:
-    """A language model in the 16-bit ``dtype`` that generates only ``!!!!``: token 0 of most vocabularies, what the
-    argmax picks when every logit is NaN."""
+def nan_generation(failure: Failure, dtype: str | None) -> Explanation:
+    """A language model in the 16-bit ``dtype`` (None when the paste names none) that generates only ``!!!!``: token 0
+    of most vocabularies, what the argmax picks when every logit is NaN."""
+    run = dtype or "16-bit (most often fp16, which GPTQ/AWQ kernels and GPUs without bf16, a V100 or T4, compute in)"
     return explained(
         Kind.NONFINITE, failure,
         f"the model generates only '!' (token 0 of most vocabularies), which is what decoding picks when every logit "
-        f"is NaN: its activations are not finite in {dtype}",
-        f"a model run in {dtype} whose activations overflow (past 65504 in fp16 they become inf, then NaN), common "
-        "with models trained in bf16 and served with `dtype=torch.half`/`torch_dtype=torch.float16`",
+        f"is NaN: its activations are not finite in {run}",
+        f"a model run in {dtype or '16-bit'} whose activations overflow (past 65504 in fp16 they become inf, then "
+        "NaN), common with models trained in bf16 and served with `dtype=torch.half`/`torch_dtype=torch.float16`",
         "load it in bf16 (`dtype='bfloat16'`, `torch_dtype=torch.bfloat16`) or fp32 instead of fp16; `castwise doctor` "
         "finds the first module that overflows in fp16 (keep it in fp32)",
-        op="generation", names=(dtype,), confidence=Confidence.LOW,
+        op="generation", names=(dtype,) if dtype else (), confidence=Confidence.LOW,
     )
 
 
@@ -355,7 +356,24 @@ _negative_or_nan_std = message_only(
 )
 
 
+def _exl2_measurement(found: re.Match[str], failure: Failure) -> Explanation:
+    """exllamav2's converter stopping at a layer whose hidden states hold NaN (2) or inf (3): its reference forward
+    pass runs in fp16."""
+    value = "inf" if found["code"] == "3" else "NaN"
+    return explained(
+        Kind.VALUE_OVERFLOW if value == "inf" else Kind.NONFINITE, failure,
+        f"exllamav2's converter found {value} in the hidden states it measures ({found['name'] or 'a layer'}): it runs "
+        "the model's reference forward pass in fp16, and a layer's activations passed fp16's largest value (65504)",
+        "a model whose activations are not kept in fp16's range (a merge or upscaled model trained or merged in bf16, "
+        "layers whose norms do not bring them back down)",
+        "this model cannot be measured in fp16 as it is: quantize another version of it (a merge whose layers stay in "
+        "range), or a format whose converter works in bf16/fp32; a shorter calibration length does not help",
+        op="exllamav2 measurement", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Measurement/inference error \((?P<code>[23])\)(?::\s*(?P<name>\w{1,40}))?", _exl2_measurement),
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"Expected p_in >= 0 && p_in <= 1 to be true", _bernoulli_probability),
     rule(r"\bAMP:? checks? (?:failed|failing|fails?)\b", _amp_check_failed),

@@ -20,7 +20,13 @@ import re
 from itertools import chain
 
 from castwise.explainer.advice import dtype_list
-from castwise.explainer.clues import GTX_16XX_NOTE, gtx_16xx_named, low_precision_in, low_precision_said
+from castwise.explainer.clues import (
+    GTX_16XX_NOTE,
+    gtx_16xx_named,
+    low_precision_in,
+    low_precision_said,
+    paste_search,
+)
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.kernels import higher_only, no_float64, no_kernel
@@ -250,9 +256,18 @@ def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 
 def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
-    del found
+    """Generations of only ``!``: NaN logits, in the 16-bit dtype the paste names; when it names none, only a run of
+    ``!`` that follows no word (``Hello!!!!`` is text) in a paste that does not say the run was fp32."""
     names = low_precision_said(failure)
-    return nan_generation(failure, names[0]) if names else None
+    if names:
+        return nan_generation(failure, names[0])
+    if not _BARE_BANGS.search(found.group(0)) or paste_search(failure, _FULL_PRECISION):
+        return None
+    return nan_generation(failure, None)
+
+
+_BARE_BANGS = re.compile(r"(?<![\w!])(?:!\s?){4}|exclamation|感叹号|\b(?:series|lines?|strings?|bunch|lots|full) of")
+_FULL_PRECISION = re.compile(r"\b(?:fp32|float32|full precision)\b", re.IGNORECASE)
 
 
 def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
