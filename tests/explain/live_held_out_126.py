@@ -290,74 +290,108 @@ CASES: dict[str, LiveCase] = {
     # --- sparse features into EmbeddingBag
     # Criteo loader's single fp32 row tensor: the categorical columns sliced from it as EmbeddingBag indices
     "criteo-float-row-categoricals-embedding-bag": case(_criteo_float_row_categoricals_into_embedding_bag,
-                                                        "index_tensor_dtype", "f32"),
+                                                        "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # crc32 tag hashes kept uint32 in numpy, bucketed, given to EmbeddingBag as a 2-D bag batch
-    "crc32-uint32-hashes-2d-embedding-bag": case(_crc32_uint32_hashes_into_2d_embedding_bag, "no_kernel", "uint32"),
+    "crc32-uint32-hashes-2d-embedding-bag": case(_crc32_uint32_hashes_into_2d_embedding_bag, "no_kernel", "uint32",
+        grade="correct", grade_at_freeze="correct"),
     # the bool click mask of the history given as EmbeddingBag's per_sample_weights
-    "bool-clicks-per-sample-weights": case(_bool_clicks_as_per_sample_weights, "integer_operand", "bool", "f32"),
+    "bool-clicks-per-sample-weights": case(_bool_clicks_as_per_sample_weights, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # quotient-remainder compositional embedding: quotient ids by true division, fp32 ids into nn.Embedding
-    "qr-embedding-quotient-true-division": case(_qr_embedding_quotient_by_true_division, "index_tensor_dtype", "f32"),
+    "qr-embedding-quotient-true-division": case(_qr_embedding_quotient_by_true_division, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- hashed ids and integer ranges
     # 64-bit unsigned feature hashes (>= 2**63) as Python ints given to torch.tensor before the modulo
-    "xxhash64-feature-hashes-torch-tensor": case(_xxhash64_feature_hashes_into_tensor, "half_overflow"),
+    "xxhash64-feature-hashes-torch-tensor": case(_xxhash64_feature_hashes_into_tensor, "half_overflow",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (18e1b9f) castwise gave nothing. torch.tensor raised Python's ValueError 'Overflow when "
+             "unpacking long long': a 64-bit unsigned hash of 2**63 or more does not fit the int64 that torch.tensor "
+             "makes from Python ints; the message names no torch dtype (long long is C's int64) and no op, and the rules"
+             " had no reading for this wording of an integer outside its dtype's range.")),
     # negative sampler drawing ids of a 120k catalogue with randint(dtype=torch.int16)
-    "negative-sampler-randint-int16-catalogue": case(_negative_sampler_randint_int16, "half_overflow", "int16"),
+    "negative-sampler-randint-int16-catalogue": case(_negative_sampler_randint_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # item popularity by bincount over item ids a parquet column kept as uint64
-    "item-ids-uint64-parquet-bincount": case(_item_ids_uint64_from_parquet_bincount, "no_kernel", "uint64"),
+    "item-ids-uint64-parquet-bincount": case(_item_ids_uint64_from_parquet_bincount, "no_kernel", "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # --- bool clicks, labels and masks
     # in-batch softmax labels made with arange(dtype=torch.int32) for cross_entropy
-    "in-batch-labels-arange-int32": case(_in_batch_softmax_labels_arange_int32, "target_dtype", "int32"),
+    "in-batch-labels-arange-int32": case(_in_batch_softmax_labels_arange_int32, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # CTR head trained with BCE-with-logits on the bool click labels
-    "ctr-bce-logits-bool-clicks": case(_ctr_head_bce_with_logits_bool_clicks, "target_dtype", "bool"),
+    "ctr-bce-logits-bool-clicks": case(_ctr_head_bce_with_logits_bool_clicks, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # accidental-hit removal over torch.unique's inverse, the diagonal kept with ~torch.eye (fp32)
-    "accidental-hit-mask-tilde-float-eye": case(_accidental_hit_mask_inverted_float_eye, "mask_dtype"),
+    "accidental-hit-mask-tilde-float-eye": case(_accidental_hit_mask_inverted_float_eye, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # GAUC: bool clicks index_add_'ed per user (torch.unique inverse) into an fp32 zeros buffer
     "gauc-per-user-clicks-index-add-bool": case(_gauc_per_user_clicks_index_add_bool, "indexed_write_dtype", "f32",
-                                                "bool"),
+                                                "bool",
+        grade="correct", grade_at_freeze="correct"),
     # EASE: the item-item Gram matrix of the bool interaction matrix by @
-    "ease-gram-bool-interactions": case(_ease_gram_of_bool_interactions, "integer_operand", "bool"),
+    "ease-gram-bool-interactions": case(_ease_gram_of_bool_interactions, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # user profiles: sparse COO of int64 interaction counts times the fp32 item table in torch.sparse.mm
     "interaction-counts-int64-sparse-mm": case(_interaction_counts_int64_sparse_mm, "integer_operand", "int64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- two towers and serving
     # in-batch negatives: bf16 user tower output @ the fp32 item tower output transposed
     "two-tower-in-batch-bf16-user-fp32-item": case(_two_tower_in_batch_bf16_user_fp32_item, "matmul_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # serving: a bf16 query scored against an item cache exported in fp16
-    "serving-bf16-query-fp16-item-cache": case(_serving_bf16_query_fp16_item_cache, "matmul_dtype", "bf16", "f16"),
+    "serving-bf16-query-fp16-item-cache": case(_serving_bf16_query_fp16_item_cache, "matmul_dtype", "bf16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # two-tower scores with linalg.vecdot of bf16 user and fp32 item vectors
-    "two-tower-vecdot-bf16-fp32": case(_two_tower_vecdot_bf16_user_fp32_item, "op_dtype", "bf16", "f32"),
+    "two-tower-vecdot-bf16-fp32": case(_two_tower_vecdot_bf16_user_fp32_item, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # whole-catalogue scoring with torch.mv of an fp16 item table and an fp32 user vector
-    "catalogue-scoring-mv-fp16-table": case(_catalogue_scoring_mv_fp16_table, "matmul_dtype", "f16", "f32"),
+    "catalogue-scoring-mv-fp16-table": case(_catalogue_scoring_mv_fp16_table, "matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # in-batch logits by torch.addmm with an fp32 item-bias parameter and bf16 towers
-    "in-batch-addmm-fp32-item-bias": case(_in_batch_logits_addmm_fp32_item_bias, "matmul_dtype", "f32", "bf16"),
+    "in-batch-addmm-fp32-item-bias": case(_in_batch_logits_addmm_fp32_item_bias, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hard-negative mixing: bf16 negatives lerp'ed toward cached fp32 positives
-    "hard-negative-mixing-lerp-bf16-fp32": case(_hard_negative_mixing_lerp, "lerp_dtype", "bf16", "f32"),
+    "hard-negative-mixing-lerp-bf16-fp32": case(_hard_negative_mixing_lerp, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- CTR models: dense features, DIN, BST, ESMM
     # log1p'd Criteo dense counts (numpy float64) into a bottom MLP cast to bf16
-    "criteo-dense-f64-bf16-bottom-mlp": case(_criteo_dense_f64_into_bf16_bottom_mlp, "matmul_dtype", "f64", "bf16"),
+    "criteo-dense-f64-bf16-bottom-mlp": case(_criteo_dense_f64_into_bf16_bottom_mlp, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pandas float64 dense features into the fp32 LayerNorm of the dense branch
-    "dense-f64-layer-norm": case(_dense_f64_layer_norm, "norm_param_dtype"),
+    "dense-f64-layer-norm": case(_dense_f64_layer_norm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # DIN activation unit cast to bf16 given features cat'ed from an fp32 candidate and bf16 history (fp32 after cat)
     "din-activation-unit-fp32-candidate-cat": case(_din_activation_unit_bf16_fp32_candidate, "matmul_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # BST: bf16 MultiheadAttention over behaviours with an fp32 additive key_padding_mask
     "bst-bf16-mha-fp32-additive-padding-mask": case(_bst_bf16_mha_fp32_additive_padding_mask, "attn_mask_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ESMM: bf16 pCTCVR = pCTR * pCVR in binary_cross_entropy against fp32 conversion labels
-    "esmm-ctcvr-bce-bf16-fp32-labels": case(_esmm_ctcvr_bce_bf16_fp32_labels, "op_dtype", "f32", "bf16"),
+    "esmm-ctcvr-bce-bf16-fp32-labels": case(_esmm_ctcvr_bce_bf16_fp32_labels, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # category-restricted negative sampler over cold-start items only: 0/0 probabilities into multinomial
-    "cold-start-negative-sampler-nan-multinomial": case(_cold_start_negative_sampler_zero_popularity, "nonfinite"),
+    "cold-start-negative-sampler-nan-multinomial": case(_cold_start_negative_sampler_zero_popularity, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- fp16 embedding tables
     # orthogonal init of an embedding table already made fp16
-    "fp16-table-orthogonal-init": case(_fp16_table_orthogonal_init, "no_kernel", "f16"),
+    "fp16-table-orthogonal-init": case(_fp16_table_orthogonal_init, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # sparse SGD by hand: fp32 row gradients index_put_(accumulate=True) into the fp16 table
     "fp16-table-sparse-sgd-index-put-fp32-grads": case(_fp16_table_sparse_sgd_index_put_fp32_grads,
-                                                       "indexed_write_dtype", "f16", "f32"),
+                                                       "indexed_write_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 EmbeddingBag tables trained with GradScaler, unscale_ before clipping
-    "fp16-tables-gradscaler-unscale": case(_fp16_tables_gradscaler_unscale, "unscale_fp16", "f16"),
+    "fp16-tables-gradscaler-unscale": case(_fp16_tables_gradscaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # rating regression: bf16 MF dot products in huber_loss against fp32 ratings, backward
-    "rating-huber-bf16-scores-backward": case(_rating_huber_bf16_scores_backward, "loss_dtype", "f32", "bf16"),
+    "rating-huber-bf16-scores-backward": case(_rating_huber_bf16_scores_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ALS user update solved with linalg.solve on bf16 item factors
-    "als-user-update-solve-bf16": case(_als_user_update_solve_bf16, "no_kernel", "bf16"),
+    "als-user-update-solve-bf16": case(_als_user_update_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
