@@ -327,67 +327,97 @@ def _ragged_polylines_object_array() -> None:
 
 CASES: dict[str, LiveCase] = {
     # uint8 LiDAR intensity standardised with its own mean and std before the point MLP
-    "intensity-uint8-standardise-mean": case(_intensity_standardised, "integer_operand", "uint8"),
+    "intensity-uint8-standardise-mean": case(_intensity_standardised, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # intensity histogram equalisation: torch.histc of the raw uint8 intensity channel
-    "intensity-uint8-equalise-histc": case(_intensity_histogram_equalisation, "integer_operand", "uint8"),
+    "intensity-uint8-equalise-histc": case(_intensity_histogram_equalisation, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # open3d's float64 point array (np.asarray(pcd.points)) into a PointNet Conv1d without bias
-    "open3d-f64-points-pointnet-conv1d": case(_open3d_points_into_pointnet, "conv_weight_dtype", "f64", "f32"),
+    "open3d-f64-points-pointnet-conv1d": case(_open3d_points_into_pointnet, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # voxel centroids: float64 points from the loader index_add_'ed into an fp32 sum buffer
-    "voxel-centroid-index-add-f64-points": case(_voxel_mean_index_add, "indexed_write_dtype", "f32", "f64"),
+    "voxel-centroid-index-add-f64-points": case(_voxel_mean_index_add, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # BEV intensity channel: raw uint8 intensity scatter_'ed into the fp32 BEV canvas
-    "bev-intensity-scatter-uint8-into-fp32-canvas": case(_bev_intensity_scatter, "indexed_write_dtype"),
+    "bev-intensity-scatter-uint8-into-fp32-canvas": case(_bev_intensity_scatter, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # voxel coordinates floor-divided straight into a preallocated int32 buffer with out=
-    "voxel-coords-floor-div-out-int32": case(_voxel_coords_into_int32_buffer, "result_cast", "f32", "int32"),
+    "voxel-coords-floor-div-out-int32": case(_voxel_coords_into_int32_buffer, "result_cast", "f32", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # BEV point density from a sweep cached in fp16 with torch.histogramdd
-    "bev-density-histogramdd-f16-sweep": case(_bev_points_density_histogramdd, "no_kernel", "f16"),
+    "bev-density-histogramdd-f16-sweep": case(_bev_points_density_histogramdd, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # BEV backbone moved to bf16 for inference, the scatter canvas still made fp32 by torch.zeros
     "bev-backbone-bf16-fp32-scatter-canvas": case(_bev_backbone_bf16_fp32_canvas, "conv_weight_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # LiDAR segmentation labels remapped through an int32 learning_map, given to cross_entropy
-    "lidarseg-int32-learning-map-labels": case(_lidarseg_labels_int32, "target_dtype", "int32"),
+    "lidarseg-int32-learning-map-labels": case(_lidarseg_labels_int32, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a BEV heatmap from a bf16 autocast head passed to np.asarray for visualisation
-    "bev-heatmap-bf16-np-asarray": case(_bev_heatmap_to_numpy, "numpy_dtype", "bf16"),
+    "bev-heatmap-bf16-np-asarray": case(_bev_heatmap_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # temporal masked mean over agent histories by einsum with the bool validity mask
-    "agent-history-masked-mean-einsum-bool": case(_masked_mean_pool_einsum, "integer_operand", "bool"),
+    "agent-history-masked-mean-einsum-bool": case(_masked_mean_pool_einsum, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # agent padding mask collated from numpy as int64 and given to MultiheadAttention as key_padding_mask
-    "agent-key-padding-mask-int64-collate": case(_key_padding_mask_int64, "mask_dtype"),
+    "agent-key-padding-mask-int64-collate": case(_key_padding_mask_int64, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # map polyline validity stored uint8 in the npz, used as SDPA's attn_mask under bf16 autocast
-    "polyline-validity-uint8-sdpa-autocast": case(_polyline_validity_uint8_sdpa, "mask_dtype", "uint8"),
+    "polyline-validity-uint8-sdpa-autocast": case(_polyline_validity_uint8_sdpa, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # map polyline validity kept as float 0/1, inverted with ~ to zero padded points
-    "polyline-validity-float-invert": case(_polyline_validity_float_inverted, "mask_dtype"),
+    "polyline-validity-float-invert": case(_polyline_validity_float_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # lane successor lookup with an index column that pandas made float64 (NaN present)
-    "lane-successor-pandas-f64-index": case(_lane_successor_float_index, "index_tensor_dtype"),
+    "lane-successor-pandas-f64-index": case(_lane_successor_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-lane bool is_intersection flag looked up in an Embedding(2, d)
-    "lane-intersection-bool-flag-embedding": case(_intersection_flag_embedding, "index_tensor_dtype", "bool"),
+    "lane-intersection-bool-flag-embedding": case(_intersection_flag_embedding, "index_tensor_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # 64-bit hashed lane ids from the map database put in an int32 tensor
-    "lane-hash-ids-int32-overflow": case(_lane_ids_int32_overflow, "half_overflow", "int32"),
+    "lane-hash-ids-int32-overflow": case(_lane_ids_int32_overflow, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # UTM history cached in fp16: coordinates become inf, agent-frame offsets NaN, Laplace's argument check refuses
-    "utm-history-fp16-nan-laplace-nll": case(_utm_history_fp16_laplace, "nonfinite"),
+    "utm-history-fp16-nan-laplace-nll": case(_utm_history_fp16_laplace, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 agent-frame trajectories rotated to global by float64 yaw rotation matrices with einsum
-    "yaw-rotation-f64-einsum-bf16-trajectories": case(_agent_rotation_einsum_f64, "matmul_dtype", "bf16", "f64"),
+    "yaw-rotation-f64-einsum-bf16-trajectories": case(_agent_rotation_einsum_f64, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # tracker Kalman update: float64 innovation covariance from numpy solved against an fp32 detection residual
-    "kalman-f64-covariance-solve-f32-residual": case(_kalman_update_f64_covariance, "op_dtype", "f64", "f32"),
+    "kalman-f64-covariance-solve-f32-residual": case(_kalman_update_f64_covariance, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # agent history GRU converted to bf16, fed the fp32 history features
-    "history-gru-bf16-fp32-features": case(_history_gru_bf16, "rnn_dtype", "f32", "bf16"),
+    "history-gru-bf16-fp32-features": case(_history_gru_bf16, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # additive map mask made in the bf16 map features' dtype, given to a refinement decoder's fp32 SDPA
     "map-additive-mask-bf16-fp32-refinement-sdpa": case(_map_mask_bf16_fp32_decoder, "attn_mask_dtype", "bf16",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # learned fp32 mode queries fed to a TransformerDecoder converted to bf16
     "mode-queries-fp32-bf16-transformer-decoder": case(_mode_queries_fp32_bf16_decoder, "matmul_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # trajectory head (LayerNorm first) halved to bf16, given the fp32 scene embedding
-    "trajectory-head-bf16-layer-norm-fp32-embedding": case(_head_layer_norm_bf16, "norm_param_dtype", "f32"),
+    "trajectory-head-bf16-layer-norm-fp32-embedding": case(_head_layer_norm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written agent attention under fp16 autocast masking invalid agents with -1e9
-    "agent-attention-fp16-autocast-mask-1e9": case(_agent_attention_fp16_masked_fill, "half_overflow", "f16"),
+    "agent-attention-fp16-autocast-mask-1e9": case(_agent_attention_fp16_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bivariate Gaussian mixture NLL: slogdet of covariances built from the bf16 autocast head
-    "gmm-nll-slogdet-bf16-covariance": case(_gmm_nll_slogdet_bf16, "no_kernel", "bf16"),
+    "gmm-nll-slogdet-bf16-covariance": case(_gmm_nll_slogdet_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # winner-takes-all mode classification with the one_hot (int64) best mode as a probability target
-    "mode-target-one-hot-int64": case(_mode_target_one_hot, "target_dtype", "int64", fix=(".float()",)),
+    "mode-target-one-hot-int64": case(_mode_target_one_hot, "target_dtype", "int64", fix=(".float()",),
+        grade="correct", grade_at_freeze="correct"),
     # occupancy BCE on bf16 sigmoid probabilities from the autocast head against fp32 targets
     "occupancy-bce-bf16-probabilities-fp32-target": case(_occupancy_bce_bf16_probabilities, "op_dtype", "f32",
-                                                         "bf16"),
+                                                         "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-element gradient clipping hook on the bf16 decoded trajectory that returns the clipped grad in fp32
-    "trajectory-grad-clip-hook-returns-fp32": case(_trajectory_grad_clip_hook, "loss_dtype", "bf16", "f32"),
+    "trajectory-grad-clip-hook-returns-fp32": case(_trajectory_grad_clip_hook, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ragged lane polylines in a numpy object array handed to torch.from_numpy
-    "ragged-lane-polylines-object-from-numpy": case(_ragged_polylines_object_array, "numpy_dtype"),
+    "ragged-lane-polylines-object-from-numpy": case(_ragged_polylines_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
