@@ -72,7 +72,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_223", "held_out_224", "held_out_225", "held_out_226", "held_out_227", "held_out_228",
             "held_out_229", "held_out_230", "held_out_231", "held_out_232", "held_out_233", "held_out_234",
             "held_out_235", "held_out_236", "held_out_237", "held_out_238", "held_out_239", "held_out_240",
-            "held_out_241", "held_out_242", "held_out_243", "held_out_244", "held_out_245", "held_out_246")
+            "held_out_241", "held_out_242", "held_out_243", "held_out_244", "held_out_245", "held_out_246",
+            "held_out_247", "held_out_248", "held_out_249", "held_out_250", "held_out_251", "held_out_252")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -115,7 +116,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_115", "live_held_out_116", "live_held_out_117",
                                  "live_held_out_118", "live_held_out_119", "live_held_out_120",
                                  "live_held_out_121", "live_held_out_122", "live_held_out_123",
-                                 "live_held_out_124", "live_held_out_125")
+                                 "live_held_out_124", "live_held_out_125", "live_held_out_126",
+                                 "live_held_out_127")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
