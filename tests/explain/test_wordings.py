@@ -4385,3 +4385,58 @@ def test_outputs_of_only_exclamation_marks_with_no_dtype_named_are_nan_logits(pa
                                    "the outputs are '!!!!!!!!' when I run it in fp32"])
 def test_exclamation_marks_after_a_word_or_from_an_fp32_run_are_not_read(paste: str) -> None:
     assert cw.explain(paste) is None
+
+
+def test_a_python_integer_past_int64_given_to_torch_is_an_overflow() -> None:
+    with pytest.raises((OverflowError, ValueError, RuntimeError)) as raised:
+        torch.tensor([2**63 + 5])
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.VALUE_OVERFLOW and "% num_buckets" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "dtypes"), [
+    ('  File "/usr/lib/python3/site-packages/torch/nn/modules/_functions.py", line 35, in forward\n'
+     "RuntimeError: expected scalar type Half but found Float", ("f16", "f32")),
+    ("SyncBN doesn't support fp16 inputs with fp32 parameters\n\nRuntimeError: expected scalar type Half but found "
+     "Float", ("f16", "f32")),
+])
+def test_syncbatchnorm_in_its_frame_or_named_in_the_paste_is_a_norm_parameter_mismatch(
+        paste: str, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NORM_PARAM and explanation.dtypes == dtypes
+
+
+def test_mps_graphs_element_type_check_is_a_dtype_mismatch_under_autocast() -> None:
+    explanation = cw.explain("failed assertion `Incompatible element type for parameter at index 1, mlir module "
+                             "expected element type f32 but received bf16'")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "bf16")
+    assert "autocast" in explanation.cause
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("[BUG] mean reduction doesn't work with torch.bfloat16 tensors\nNotImplementedError: reduce_mean is not "
+     "available for non-floating tensors", Kind.NO_KERNEL, ("bf16",)),
+    ("NotImplementedError: reduce_mean is not available for non-floating tensors", Kind.INTEGER_OPERAND, ()),
+])
+def test_einops_refusing_a_mean_is_an_old_einops_with_bf16_else_an_integer_tensor(
+        paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+def test_nccl_refusing_a_dtype_names_the_one_the_paste_used() -> None:
+    explanation = cw.explain("tensor = torch.tensor([-1, 2], device=device, dtype=torch.int16)\nRuntimeError: "
+                             "Unsupported data type for NCCL process group")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int16",)
+
+
+def test_glooss_invalid_scalar_type_in_a_title_in_parentheses_is_read() -> None:
+    explanation = cw.explain("RuntimeError (Invalid Scalar Type) when training using `bf16-mixed` precision and DDP "
+                             "(gloo backend)")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+
+
+def test_complex128_refused_by_a_backend_is_told_to_become_complex64() -> None:
+    explanation = cw.explain("TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have "
+                             "support for that dtype.")
+    assert explanation.kind is Kind.NO_KERNEL and "complex64" in explanation.fix

@@ -17,7 +17,7 @@ from castwise.explainer.clues import Op, held_dtypes, low_precision_said, paste_
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import full_name, is_fp8
+from castwise.explainer.spelling import full_name, is_fp8, short_dtypes
 
 DISTRIBUTED = Op("torch.distributed", re.compile(r"[/\\]torch[/\\]distributed[/\\]|\bdist\.\w+\(", re.IGNORECASE))
 """Frames of torch.distributed (c10d's collectives, DDP, FSDP, ZeRO) or code calling it (``dist.all_gather(...)``)."""
@@ -106,6 +106,29 @@ def _unsupported_by_gloo(found: re.Match[str], failure: Failure) -> Explanation:
         "model in bf16 and quantize after); on GPUs use NCCL (`init_process_group('nccl')`)",
         op="gloo collective", names=names, confidence=Confidence.LOW if not names else Confidence.HIGH,
     )
+
+
+def _unsupported_by_nccl(found: re.Match[str], failure: Failure) -> Explanation:
+    """NCCL's ``Unsupported data type for NCCL process group``: a dtype outside NCCL's list, named by the paste."""
+    del found
+    said = paste_search(failure, _NCCL_LACKS)
+    names = short_dtypes((said["dtype"],)) if said else ()
+    dtype = names[0] if names else "this dtype"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"NCCL has no {dtype} among the types its collectives handle (int8, uint8, int32, int64, fp16, bf16, fp32, "
+        "fp64, and fp8 in recent versions), so the process group refuses the tensor",
+        f"a collective (all_gather, all_reduce, broadcast) on {dtype} tensors: int16 or unsigned ids, bool flags or "
+        "masks, complex values",
+        "send a dtype NCCL has and convert back after: int32/int64 for integers and flags (`t.int()`), a real view "
+        "for complex tensors (`torch.view_as_real(t)`)",
+        op="NCCL collective", names=names, device="cuda",
+    )
+
+
+_NCCL_LACKS = re.compile(r"\btorch\.(?P<dtype>int16|short|uint16|uint32|uint64|bool|complex64|complex128|cfloat|"
+                         r"cdouble)\b")
+"""A dtype outside NCCL's list, as a paste names it (``dtype=torch.int16``)."""
 
 
 def _type_list_lacks(failure: Failure) -> Explanation:
@@ -211,8 +234,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"output tensor must have the same type as input tensor", _collective_types),
     rule(r"Detected mismatch between collectives on ranks\.[^\n]{0,400}?TensorDtypes=(?P<a>{DTYPE})[^\n]{0,600}?but "
          r"Rank \d+ is running collective:[^\n]{0,400}?TensorDtypes=(?P<b>{DTYPE})", _ranks_disagree),
-    rule(r"(?:(?:Error|Exception)(?::| is)\s*|^|[\"'`])Invalid scalar type\b",
+    rule(r"(?:(?:Error|Exception)(?::| is)\s*|^|[\"'`(])(?i:Invalid scalar type)\b",
          _unsupported_by_gloo),
+    rule(r"Unsupported data type for NCCL process group", _unsupported_by_nccl),
     rule(r"Cannot use ReduceOp\.(?P<op>BOR|BAND|BXOR) with non-integral dtype", _bitwise_reduction),
     rule(r"ZeroRedundancyOptimizer only supports using the same dense type for all parameters,? but got both "
          r"(?P<a>[\w.]{1,40}) and (?P<b>[\w.]{1,40})", _zero_one_dtype),

@@ -99,7 +99,7 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None, *,
 
 def _float_conversion(names: tuple[str, ...]) -> str:
     """``x.double()`` when the op computes in float64, else ``x.float()``."""
-    return "`x.double()`" if "f64" in names else "`x.float()`"
+    return "`x.double()` (float64)" if "f64" in names else "`x.float()` (float32)"
 
 
 _QUANTIZED = re.compile(r"[48][ _-]?bit|\bnf4\b|\bbnb\b|bitsandbytes|qlora|quantiz|\bgguf\b|\bawq\b|\bgptq\b|\bint4\b",

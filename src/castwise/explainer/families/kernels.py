@@ -649,6 +649,14 @@ def _backend_lacks_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     (names, dtype), device = dtype_read(found, "dtype"), found["device"].lower()
     if dtype == "f64":
         return no_float64(failure, device)
+    if dtype == "complex128":
+        return explained(
+            Kind.NO_KERNEL, failure, f"the {device.upper()} backend has no complex128 (complex double) support",
+            f"complex values made in double precision (numpy's default complex128, `torch.from_numpy` of it) moved to "
+            f"{device}",
+            "convert to complex64 before moving (`x.to(torch.complex64)`, or `np.complex64` in numpy)",
+            op=f"complex128 on {device}", names=names, device=device,
+        )
     mps_bf16 = device == "mps" and dtype == "bf16"
     return explained(
         Kind.NO_KERNEL, failure,

@@ -3,10 +3,10 @@
 torch's own messages name a kernel and a dtype (``kernels``). The layers on top of it check first and say it in
 their own words: accelerate's and the Trainer's device checks, diffusers' fp16-on-cpu warning, DeepSpeed's
 accelerators, Composer's precision names, gguf without BF16, torchao's bit widths, xformers' and FlashAttention's
-GPU checks, DeepSpeed's Evoformer kernel, vLLM's Marlin kernel; and the stacks below it fail in theirs: cuBLAS
-statuses for 16-bit GEMMs, MPSGraph and MLIR type checks, OneFlow's compiled graphs, Intel's Level Zero, Ascend's
-``DT_`` dtypes, an XPU without fp64, an extension built without half support. Each reads as the missing kernel or
-support it is, with the fix that place has.
+GPU checks, DeepSpeed's Evoformer kernel, vLLM's Marlin kernel, einops' dtype list; and the stacks below it fail in
+theirs: cuBLAS statuses for 16-bit GEMMs, MPSGraph and MLIR type checks, OneFlow's compiled graphs, Intel's Level Zero,
+Ascend's ``DT_`` dtypes, an XPU without fp64, an extension built without half support. Each reads as the missing
+kernel or support it is, with the fix that place has.
 """
 
 from __future__ import annotations
@@ -232,6 +232,47 @@ _marlin_without_types = message_only(
     "GPU",
     op="vLLM Marlin kernel", device="cuda",
 )
+
+
+def _mps_graph_input(found: re.Match[str], failure: Failure) -> Explanation:
+    """MPSGraph's ``mlir module expected element type f32 but received bf16``: a graph cached for one dtype given
+    another."""
+    names = short_dtypes((found["a"], found["b"]))
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"an MPS graph (Apple's Metal backend compiles each op into one) was built for {dtype_list(names[:1])} and "
+        f"received {dtype_list(names[1:])}: under autocast, or in a partly converted model, one of the op's inputs "
+        "is in another dtype than the others",
+        "`torch.autocast` on an MPS device (or a model partly converted to 16-bit) giving an op one 16-bit input "
+        "beside fp32 ones, which the MPS graph does not promote",
+        "run that part outside autocast, or give the op's inputs one dtype (`x.to(other.dtype)`); bf16 on MPS needs "
+        "macOS 14 or newer, and float32 is the safe choice there",
+        op="MPSGraph", names=names, device="mps",
+    )
+
+
+def _einops_mean(found: re.Match[str], failure: Failure) -> Explanation:
+    """einops refusing a mean or other floating reduction: an integer tensor, or (in a paste about bf16) an einops
+    older than its support for bfloat16, which it took for non-floating."""
+    del found
+    if "bf16" in low_precision_said(failure):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            "einops took a bfloat16 tensor for a non-floating one: older einops versions check the dtype against a "
+            "list of floating types that lacks bfloat16, so `reduce(..., 'mean')` refuses it",
+            "`einops.reduce` (or `Reduce`) with 'mean' on bf16 activations, with an einops release from before its "
+            "bfloat16 support",
+            "update einops (`pip install -U einops`); or reduce in float32 and cast back (`reduce(x.float(), ...)"
+            ".to(x.dtype)`)",
+            op="einops.reduce", names=("bf16",),
+        )
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        "einops' mean (or another floating reduction) got an integer tensor",
+        "counts, ids or a mask reduced with 'mean' before being made floating",
+        "convert first (`reduce(x.float(), ...)`), or use 'sum'/'max' where an integer result is meant",
+        op="einops.reduce", confidence=Confidence.LOW,
+    )
 
 
 _evoformer_arch = message_only(
@@ -797,5 +838,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Dtype not understood: F8_E[45]M[23]", _old_safetensors_fp8),
     rule(r"InferDataType Failed\. Expected (?P<a>{DTYPE}), but got (?P<b>{DTYPE})", _oneflow_graph_dtype),
     rule(r"Unsupported GPU and data type combination", _evoformer_arch),
+    rule(r"reduce_(?:mean|prod) is not available for non-floating tensors", _einops_mean),
+    rule(r"mlir module expected element type (?P<a>[a-z]{1,4}\d{1,2}) but received (?P<b>[a-z]{1,4}\d{1,2})",
+         _mps_graph_input),
     rule(r"Marlin does not support weight_bits = \w{1,20}\.? Only types = \[\]", _marlin_without_types),
 )

@@ -351,7 +351,8 @@ def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None) 
 
 
 _NORM_NAMES = tuple((re.compile(pattern), name) for pattern, name in (
-    (r"\brms_?norm|rms_forward", "rms_norm"), (r"\bgroup_norm", "group_norm"), (r"\bbatch_norm", "batch_norm"),
+    (r"\brms_?norm|rms_forward", "rms_norm"), (r"\bgroup_norm", "group_norm"),
+    (r"sync_?batch_?norm|[/\\]modules[/\\]_functions\.py", "SyncBatchNorm"), (r"\bbatch_norm", "batch_norm"),
     (r"\binstance_norm", "instance_norm"), (r"\blayer_?norm", "layer_norm"),
 ))
 
@@ -649,6 +650,8 @@ def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_SYNC_BATCH_NORM = re.compile(r"\bSync(?:BatchNorm|BN)\b|\bconvert_sync_batchnorm\b")
+"""SyncBatchNorm named in a paste whose error names no op: older torch refused 16-bit input with fp32 parameters."""
 _SPARSE_CONV = re.compile(r"\bspconv\b|\bSparseConv(?:Tensor|3d|2d)?\b|\bSubMConv[23]d\b")
 """spconv named in a paste whose error names no op: its sparse convolutions check features against weights."""
 _LORA = re.compile(r"(?<![a-z])(?:lora|peft)(?![a-z])", re.IGNORECASE)
@@ -923,6 +926,8 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     if called is not None and len(names) == 2:
         return mixed_float(Kind.OP_DTYPE, failure, names, f"torch.{called}",
                            f"torch.{called} got {dtype_list(names)} tensors; it takes one dtype for them")
+    if len(names) == 2 and paste_search(failure, _SYNC_BATCH_NORM):
+        return norm_param(failure, names, op="SyncBatchNorm")
     if len(names) == 2 and paste_search(failure, _SPARSE_CONV):
         return mixed_float(Kind.CONV_WEIGHT, failure, names, "a sparse convolution (spconv)",
                            f"a sparse convolution's features are {names[0]} and its weight {names[1]}: spconv's "

@@ -17,7 +17,7 @@ from castwise.explainer.advice import a
 from castwise.explainer.clues import low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.rules import Rule, dtype_read, explained, rule
+from castwise.explainer.rules import Rule, dtype_read, explained, message_only, rule
 from castwise.explainer.spelling import dtype_of, is_floating, is_fp8, short_dtype
 
 _RANGES = {"f16": "±65504", "bf16": "about ±3.39e38, fp32's range", "f32": "about ±3.4e38"}
@@ -152,7 +152,20 @@ def _bounds(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_past_int64 = message_only(
+    Kind.VALUE_OVERFLOW,
+    "a Python integer past int64's range (2**63 or more) was given to torch, which stores integers as int64 "
+    "(\"Overflow when unpacking long long\")",
+    "unsigned 64-bit values (hashes such as xxhash64 or CityHash of feature ids, uint64 ids from numpy or pandas) "
+    "passed as Python ints to `torch.tensor` or as an index",
+    "bring them into int64's range first: reduce modulo the table size (`h % num_buckets`) before making the tensor, "
+    "or reinterpret the bits as signed (`np.asarray(h, dtype=np.uint64).view(np.int64)`)",
+    op="torch.tensor", names=("int64",),
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Overflow when unpacking long(?: long)?\b", _past_int64),
     rule(r"value cannot be converted to type (?P<t>{DTYPE}) without overflow", _overflow),
     rule(r"\b(?:from|to)(?: - 1)? is out of bounds for (?P<t>short int|short|signed char|unsigned char|int|Half|"
          r"BFloat16|c10::Half|c10::BFloat16|float)\b", _bounds),
