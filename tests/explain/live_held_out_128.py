@@ -343,72 +343,102 @@ def _atoms_to_residues_index_add_float_residue_numbers() -> None:
 CASES: dict[str, LiveCase] = {
     # idealised atom14 positions from a numpy float64 residue-constants table, einsum'd with bf16 frames under autocast
     "sidechain-literature-positions-f64-einsum-autocast": case(_sidechain_literature_positions_f64_under_autocast,
-                                                               "matmul_dtype", "f64", "bf16"),
+                                                               "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Gram-Schmidt under bf16 autocast: the bf16 predicted direction crossed with the fp32-promoted second axis
-    "gram-schmidt-cross-autocast-bf16-fp32-axis": case(_gram_schmidt_cross_under_autocast, "op_dtype", "bf16", "f32"),
+    "gram-schmidt-cross-autocast-bf16-fp32-axis": case(_gram_schmidt_cross_under_autocast, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Gram-Schmidt projection by linalg.vecdot of a halved head's bf16 C direction and the fp32 N - CA vector
     "gram-schmidt-vecdot-bf16-head-fp32-backbone": case(_gram_schmidt_vecdot_bf16_head_fp32_backbone, "op_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 CA trace's distance matrix by cdist in exact (no matmul) mode
-    "ca-distogram-exact-cdist-bf16": case(_ca_distances_exact_cdist_bf16, "no_kernel", "bf16"),
+    "ca-distogram-exact-cdist-bf16": case(_ca_distances_exact_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # clash check: an RDKit float64 ligand conformer against fp32 atom14 side chains with cdist (small, direct path)
-    "ligand-clash-cdist-rdkit-f64-atom14": case(_ligand_residue_clash_cdist_rdkit_f64, "op_dtype", "f64", "f32"),
+    "ligand-clash-cdist-rdkit-f64-atom14": case(_ligand_residue_clash_cdist_rdkit_f64, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # contact precision: the float64 CA trace parsed from the PDB file against the fp32 prediction by cdist (matmul path)
-    "contact-map-cdist-parsed-pdb-f64-ca": case(_contact_map_cdist_parsed_ca_f64, "matmul_dtype", "f64", "f32"),
+    "contact-map-cdist-parsed-pdb-f64-ca": case(_contact_map_cdist_parsed_ca_f64, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # triangle attention: fp32 q, k, v of the pair stack with the triangle bias from a bf16 projection as attn_mask
     "triangle-attention-bf16-bias-fp32-sdpa": case(_triangle_attention_bf16_bias_fp32_pair, "attn_mask_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # template distogram features built in fp32 into the template pair stack's bf16 LayerNorm
     "template-distogram-fp32-bf16-layernorm": case(_template_pair_fp32_into_bf16_layer_norm, "norm_param_dtype",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a contact-refinement ResNet cast to bf16 fed the fp32 trunk's pair representation
     "contact-refiner-bf16-conv2d-fp32-pair": case(_contact_refiner_conv2d_bf16_fp32_pair, "conv_weight_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a backbone-torsion GRU fed sin/cos of Biopython's phi/psi list made into a float64 tensor
-    "torsion-gru-biopython-phi-psi-f64": case(_torsion_gru_biopython_phi_psi_f64, "rnn_dtype", "f64", "f32"),
+    "torsion-gru-biopython-phi-psi-f64": case(_torsion_gru_biopython_phi_psi_f64, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # frame composition: fp32 backbone frames bmm'd with a halved update head's bf16 quaternion rotations
     "backbone-update-bmm-fp32-frames-bf16-quaternion": case(_backbone_update_bmm_fp32_frames_bf16_update,
-                                                            "batched_matmul_dtype", "f32", "bf16"),
+                                                            "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FAPE under bf16 autocast: per-frame errors index_add_'ed into an fp32 per-chain buffer
     "fape-per-chain-index-add-autocast": case(_fape_per_chain_index_add_under_autocast, "indexed_write_dtype", "f32",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # EGNN coordinate update: float64 RDKit relative vectors times fp32 weights scatter_add_'ed into an fp32 shift
     "egnn-coordinate-scatter-add-rdkit-f64": case(_egnn_coordinate_update_scatter_add_rdkit_f64,
-                                                  "indexed_write_dtype"),
+                                                  "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a FAPE-like huber loss between a bf16-true model's local CA offsets and fp32 true offsets, backward
-    "fape-huber-bf16-true-backward": case(_fape_huber_bf16_prediction_backward, "loss_dtype", "f32", "bf16"),
+    "fape-huber-bf16-true-backward": case(_fape_huber_bf16_prediction_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # backbone frames by QR of [C - CA, N - CA] refined by the bf16 structure module
-    "frames-qr-bf16-backbone": case(_frames_by_qr_bf16, "no_kernel", "bf16"),
+    "frames-qr-bf16-backbone": case(_frames_by_qr_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Ramachandran occupancy of bf16 phi/psi with histogramdd over the sampled range
-    "ramachandran-histogramdd-bf16-torsions": case(_ramachandran_histogramdd_bf16_torsions, "no_kernel", "bf16"),
+    "ramachandran-histogramdd-bf16-torsions": case(_ramachandran_histogramdd_bf16_torsions, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a Biopython-style numpy RMSD computed on the bf16 predicted CA trace
-    "predicted-ca-bf16-numpy-rmsd": case(_predicted_bf16_structure_numpy_rmsd, "numpy_dtype", "bf16"),
+    "predicted-ca-bf16-numpy-rmsd": case(_predicted_bf16_structure_numpy_rmsd, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ragged per-residue side-chain coordinates as a numpy object array into torch.as_tensor
-    "ragged-sidechains-object-array-as-tensor": case(_ragged_sidechains_object_array, "numpy_dtype"),
+    "ragged-sidechains-object-array-as-tensor": case(_ragged_sidechains_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # unresolved residues' rows of an fp16 distance matrix index_fill_'ed with 1e5 to keep them out of kNN
-    "unresolved-rows-index-fill-1e5-f16": case(_unresolved_rows_index_fill_1e5_f16, "half_overflow", "f16"),
+    "unresolved-rows-index-fill-1e5-f16": case(_unresolved_rows_index_fill_1e5_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written Gram-Schmidt without epsilon on a residue with missing backbone atoms: NaN psi into VonMises
-    "von-mises-psi-missing-backbone-nan": case(_von_mises_torsion_nll_missing_backbone_atoms, "nonfinite"),
+    "von-mises-psi-missing-backbone-nan": case(_von_mises_torsion_nll_missing_backbone_atoms, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # AlphaFold relpos: one_hot of clipped residue offsets (int64) into the relpos Linear without .float()
-    "relpos-one-hot-int64-linear": case(_relpos_one_hot_into_linear, "integer_operand", "int64", "f32"),
+    "relpos-one-hot-int64-linear": case(_relpos_one_hot_into_linear, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the sequence as uint8 ASCII codes from np.frombuffer minus ord("A") into the residue Embedding
-    "sequence-ascii-uint8-embedding": case(_sequence_ascii_bytes_embedding, "index_tensor_dtype", "uint8"),
+    "sequence-ascii-uint8-embedding": case(_sequence_ascii_bytes_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # AlphaFold's 1e9 * (mask - 1) attention bias written for float masks, given the bool residue mask
-    "mask-bias-bool-seq-mask-minus-one": case(_attention_bias_from_bool_seq_mask, "mask_dtype", "bool"),
+    "mask-bias-bool-seq-mask-minus-one": case(_attention_bias_from_bool_seq_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # AlphaFold's float32 atom37_atom_exists inverted with ~ for masked_fill
-    "atom37-exists-float-invert": case(_atom_exists_float_inverted, "mask_dtype"),
+    "atom37-exists-float-invert": case(_atom_exists_float_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the fraction of resolved residues as mean() of the bool resolved mask
-    "resolved-fraction-mean-bool": case(_resolved_fraction_mean_bool_mask, "integer_operand", "bool"),
+    "resolved-fraction-mean-bool": case(_resolved_fraction_mean_bool_mask, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the bool contact map (CA distance < 8 A) fed straight into a Conv2d contact encoder
-    "contact-map-bool-conv2d": case(_bool_contact_map_into_conv2d, "integer_operand", "bool", "f32"),
+    "contact-map-bool-conv2d": case(_bool_contact_map_into_conv2d, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DSSP 8-state labels through an int8 numpy lookup table as cross_entropy targets
-    "dssp-int8-lookup-cross-entropy": case(_dssp_int8_lookup_targets, "target_dtype", "int8"),
+    "dssp-int8-lookup-cross-entropy": case(_dssp_int8_lookup_targets, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # chi1 by torch.atan2 written with out= into zeros_like(residue_index), an int64 buffer
     "chi1-atan2-out-zeros-like-residue-index": case(_torsion_atan2_out_residue_index_buffer, "result_cast", "f32",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # atom14 to atom37 with the featuriser's int32 residx_atom37_to_atom14 map in take_along_dim
-    "atom37-take-along-dim-int32-map": case(_atom37_take_along_dim_int32_map, "index_tensor_dtype", "int32"),
+    "atom37-take-along-dim-int32-map": case(_atom37_take_along_dim_int32_map, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # atoms pooled to residues by index_add_ with biopandas' residue_number column left float64
     "atoms-to-residues-index-add-f64-residue-numbers": case(_atoms_to_residues_index_add_float_residue_numbers,
-                                                            "index_tensor_dtype", "f64"),
+                                                            "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
 }
