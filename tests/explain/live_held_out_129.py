@@ -328,76 +328,106 @@ def _dpo_fp16_summed_logps_overflow_anomaly() -> None:
 
 CASES: dict[str, LiveCase] = {
     # PPO's clip fraction logged as the mean of the bool "ratio outside the clip range" tensor
-    "ppo-clipfrac-bool-mean": case(_ppo_clip_fraction_of_bool, "integer_operand", "bool"),
+    "ppo-clipfrac-bool-mean": case(_ppo_clip_fraction_of_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # per-sequence log-probs by einsum of the bf16 token log-probs with the int64 response mask
     "sequence-logps-einsum-int64-response-mask": case(_sequence_logps_einsum_with_attention_mask, "integer_operand",
-                                                      "int64", "bf16"),
+                                                      "int64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the response mask made by subtracting the bool prompt mask from the bool attention mask
-    "response-mask-bool-subtract-prompt-mask": case(_response_mask_by_bool_subtraction, "mask_dtype", "bool"),
+    "response-mask-bool-subtract-prompt-mask": case(_response_mask_by_bool_subtraction, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a hand-written bf16 reward model passing the tokenizer's int64 attention mask to SDPA
     "reward-model-sdpa-int64-tokenizer-mask": case(_reward_model_sdpa_with_tokenizer_mask, "mask_dtype", "int64",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Bradley-Terry reward loss as BCE-with-logits on the dataset's int64 preference labels
     "bradley-terry-bce-int64-preference-labels": case(_bradley_terry_bce_with_dataset_labels, "target_dtype",
-                                                      "int64"),
+                                                      "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-token log-probs as -cross_entropy(reduction="none") with the rollout engine's int32 token ids
-    "engine-int32-ids-cross-entropy-logps": case(_engine_int32_ids_cross_entropy_logps, "target_dtype", "int32"),
+    "engine-int32-ids-cross-entropy-logps": case(_engine_int32_ids_cross_entropy_logps, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # the whole rollout batch cast to the policy's bf16, input_ids included, then embedded
     "rollout-batch-cast-bf16-input-ids-embedding": case(_rollout_batch_cast_to_policy_dtype, "index_tensor_dtype",
-                                                        "bf16"),
+                                                        "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # response log-probs sliced from a prompt length summed from the mask made float
     "response-start-float-prompt-length-slice": case(_response_start_from_float_prompt_length,
-                                                     "index_tensor_dtype"),
+                                                     "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the float response mask inverted with ~ to zero the values outside the response
-    "value-mask-float-inverted": case(_value_mask_float_inverted, "mask_dtype"),
+    "value-mask-float-inverted": case(_value_mask_float_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # an int64 per-prompt token counter accumulating the float loss mask's sums in place
     "token-counter-int64-plus-float-mask-sums": case(_token_counts_int64_accumulate_float_mask, "result_cast", "f32",
-                                                     "int64"),
+                                                     "int64",
+        grade="correct", grade_at_freeze="correct"),
     # ragged chosen-response token-id lists from a pandas column turned into a tensor
-    "ragged-chosen-ids-object-array": case(_ragged_preference_pairs_from_pandas, "numpy_dtype", fix=("pad",)),
+    "ragged-chosen-ids-object-array": case(_ragged_preference_pairs_from_pandas, "numpy_dtype", fix=("pad",),
+        grade="correct", grade_at_freeze="correct"),
     # a loss mask cast to fp16 with the batch, combined with the label mask by &
-    "loss-mask-fp16-and-label-mask": case(_loss_mask_fp16_and_labels, "no_kernel", "f16"),
+    "loss-mask-fp16-and-label-mask": case(_loss_mask_fp16_and_labels, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a reward model's score head kept fp32 on the bf16 trunk's last-token hidden state
-    "reward-score-head-fp32-bf16-last-token": case(_reward_score_head_kept_fp32, "matmul_dtype", "bf16", "f32"),
+    "reward-score-head-fp32-bf16-last-token": case(_reward_score_head_kept_fp32, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the reference model run as functional_call of the fp32 policy with a bf16 copy of its initial weights
     "reference-functional-call-bf16-state-dict": case(_reference_functional_call_bf16_state_dict, "matmul_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a PairRM-style nn.Bilinear preference head left fp32 on bf16 pooled chosen/rejected states
-    "pairwise-preference-bilinear-fp32-head": case(_pairwise_preference_bilinear_head, "op_dtype", "bf16", "f32"),
+    "pairwise-preference-bilinear-fp32-head": case(_pairwise_preference_bilinear_head, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a critic head (LayerNorm + Linear) copied from the bf16 reward model, on the fp32 policy's hidden states
     "critic-head-from-bf16-reward-model-layer-norm": case(_critic_head_copied_from_bf16_reward_model,
-                                                          "norm_param_dtype", "f32"),
+                                                          "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 reward model given an additive padding mask built in the bf16 policy's dtype
     "fp32-reward-model-bf16-additive-padding-mask": case(_fp32_reward_model_bf16_padding_mask, "attn_mask_dtype",
-                                                         "bf16", "f32"),
+                                                         "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Nash-MD's geometric mixture: fp32 policy logits lerped toward the bf16 reference's logits
-    "nash-md-mixture-lerp-bf16-reference": case(_nash_md_geometric_mixture_lerp, "lerp_dtype", "f32", "bf16"),
+    "nash-md-mixture-lerp-bf16-reference": case(_nash_md_geometric_mixture_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 reward model's scores written at the last response token of fp32 KL-penalty rewards
     "token-rewards-bf16-score-setitem": case(_token_rewards_score_at_last_token, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # packed bf16 reference log-probs masked_scatter_'ed into an fp32 buffer shaped like the policy's
     "reference-logps-masked-scatter-fp32-buffer": case(_reference_logps_masked_scatter_into_buffer,
-                                                       "indexed_write_dtype", "f32", "bf16"),
+                                                       "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PPO value loss: huber_loss of a bf16 value head's values against fp32 GAE returns
-    "ppo-value-huber-bf16-values-fp32-returns": case(_ppo_value_huber_bf16_values, "loss_dtype", "f32", "bf16"),
+    "ppo-value-huber-bf16-values-fp32-returns": case(_ppo_value_huber_bf16_values, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a linear reward probe fit by lstsq on the bf16 reward model's hidden states
-    "reward-probe-lstsq-bf16-hidden": case(_reward_probe_lstsq_bf16, "no_kernel"),
+    "reward-probe-lstsq-bf16-hidden": case(_reward_probe_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # reward-model attention pooling: fp32 softmax weights bmm'ed with bf16 hidden states
     "reward-attention-pooling-bmm-fp32-weights": case(_reward_attention_pooling_bmm, "batched_matmul_dtype", "f32",
-                                                      "bf16"),
+                                                      "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a critic's learned fp32 query tokens attending the bf16 policy's states through SDPA
     "critic-fp32-queries-sdpa-bf16-policy-states": case(_critic_queries_attend_policy_states, "sdpa_dtype", "f32",
-                                                        "bf16"),
+                                                        "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook on the bf16 logits weighting by a process reward model's fp32 token credit
-    "prm-token-credit-grad-hook-fp32": case(_prm_token_weights_gradient_hook, "loss_dtype", "bf16", "f32"),
+    "prm-token-credit-grad-hook-fp32": case(_prm_token_weights_gradient_hook, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 policy logits outside the allowed actions masked with torch.finfo(torch.float32).min
-    "fp16-logits-action-mask-float32-min": case(_fp16_logits_masked_with_float32_min, "half_overflow", "f16"),
+    "fp16-logits-action-mask-float32-min": case(_fp16_logits_masked_with_float32_min, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # PPO in fp16 with stale old log-probs: exp overflows to inf, the clipped branch's backward gives 0 * inf
-    "ppo-fp16-ratio-exp-overflow-anomaly": case(_ppo_fp16_ratio_overflow_anomaly, "nonfinite"),
+    "ppo-fp16-ratio-exp-overflow-anomaly": case(_ppo_fp16_ratio_overflow_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # GAE as scipy's lfilter over the bf16 critic's TD residuals handed to numpy
-    "gae-lfilter-numpy-bf16-deltas": case(_gae_lfilter_bf16_deltas, "numpy_dtype", "bf16"),
+    "gae-lfilter-numpy-bf16-deltas": case(_gae_lfilter_bf16_deltas, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # advantages clipped at their 1st/99th percentiles with torch.quantile in fp16
-    "advantage-percentile-clip-quantile-fp16": case(_advantage_percentile_clip_fp16, "no_kernel", fix=("float()",)),
+    "advantage-percentile-clip-quantile-fp16": case(_advantage_percentile_clip_fp16, "no_kernel", fix=("float()",),
+        grade="correct", grade_at_freeze="correct"),
     # DPO in fp16: a long rejected response's summed log-probs overflow to -inf, -inf - -inf is NaN in logsigmoid
-    "dpo-fp16-summed-logps-overflow-anomaly": case(_dpo_fp16_summed_logps_overflow_anomaly, "nonfinite"),
+    "dpo-fp16-summed-logps-overflow-anomaly": case(_dpo_fp16_summed_logps_overflow_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
