@@ -73,7 +73,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_229", "held_out_230", "held_out_231", "held_out_232", "held_out_233", "held_out_234",
             "held_out_235", "held_out_236", "held_out_237", "held_out_238", "held_out_239", "held_out_240",
             "held_out_241", "held_out_242", "held_out_243", "held_out_244", "held_out_245", "held_out_246",
-            "held_out_247", "held_out_248", "held_out_249", "held_out_250", "held_out_251", "held_out_252")
+            "held_out_247", "held_out_248", "held_out_249", "held_out_250", "held_out_251", "held_out_252",
+            "held_out_253", "held_out_254", "held_out_255", "held_out_256", "held_out_257", "held_out_258")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -117,7 +118,7 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_118", "live_held_out_119", "live_held_out_120",
                                  "live_held_out_121", "live_held_out_122", "live_held_out_123",
                                  "live_held_out_124", "live_held_out_125", "live_held_out_126",
-                                 "live_held_out_127")
+                                 "live_held_out_127", "live_held_out_128", "live_held_out_129")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

@@ -4440,3 +4440,10 @@ def test_complex128_refused_by_a_backend_is_told_to_become_complex64() -> None:
     explanation = cw.explain("TypeError: Trying to convert ComplexDouble to the MPS backend but it does not have "
                              "support for that dtype.")
     assert explanation.kind is Kind.NO_KERNEL and "complex64" in explanation.fix
+
+
+def test_code_that_converts_a_model_to_syncbatchnorm_does_not_name_the_op_that_raised() -> None:
+    explanation = cw.explain("Error when using amp: expected scalar type float but found c10::Half\n\n"
+                             "    model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)\n"
+                             "    with amp.autocast():\n        loss = model_func(model, batch)")
+    assert explanation.kind is Kind.SCALAR_TYPE

@@ -46,9 +46,10 @@ FASTPATH = _op("torch's fused transformer fast path",
 CONV = _op("convolution", r"\bconv(?:_transpose)?[123]d\b|_conv_forward|\bconvolution\b|[/\\]modules[/\\]conv\.py|"
                           r"\bindice_conv\w*|/spconv/")
 NORM = _op("normalization layer",
-           r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|SyncBatchNorm|"
+           r"layer_norm|group_norm|batch_norm|instance_norm|rms_norm|LayerNorm|RMSNorm|"
            r"[/\\]modules[/\\](?:normalization|_functions)\.py")
-"""Also SyncBatchNorm's autograd function, in ``torch/nn/modules/_functions.py``."""
+"""Also SyncBatchNorm's autograd function, in ``torch/nn/modules/_functions.py`` (code that converts a model to
+SyncBatchNorm runs no norm)."""
 WHERE = _op("torch.where", r"\btorch\.where\(")
 RNN = _op("recurrent layer", r"_VF\.(?:lstm|gru|rnn)|lstm_cell|gru_cell|rnn_tanh|rnn_relu|[/\\]modules[/\\]rnn\.py")
 ATTENTION = _op("attention", r"scaled_dot_product_attention|multi_head_attention_forward")

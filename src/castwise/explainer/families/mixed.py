@@ -328,9 +328,10 @@ def _same_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     return mixed_float(kind, failure, names, op, cause)
 
 
-def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None) -> Explanation:
+def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None,
+               confidence: Confidence = Confidence.HIGH) -> Explanation:
     """A normalization layer (``op``, else the one the frames show) whose parameters and input have different
-    dtypes."""
+    dtypes (``confidence`` low when only the paste's words name the layer)."""
     op = op or _norm_name(failure)
     cause = (
         f"a normalization layer ({op}) got {a(names[0])} input but weight/bias of another dtype; torch's CPU norm "
@@ -339,9 +340,9 @@ def norm_param(failure: Failure, names: tuple[str, ...], op: str | None = None) 
         else f"a normalization layer ({op}) got its input and its weight/bias in different dtypes"
     )
     if "f64" in names:
-        return mixed_float(Kind.NORM_PARAM, failure, names, op, cause)
+        return mixed_float(Kind.NORM_PARAM, failure, names, op, cause, confidence=confidence)
     return mixed_float(
-        Kind.NORM_PARAM, failure, names, op, cause,
+        Kind.NORM_PARAM, failure, names, op, cause, confidence=confidence,
         culprit="a LayerNorm/GroupNorm/RMSNorm converted to 16-bit (`.half()`, `.to(torch.bfloat16)`) while its "
         "input is f32, or a norm left in f32 fed 16-bit activations (fused norms such as apex's check this too)",
         fix="keep norms in fp32 and let them compute in fp32 whatever dtype arrives: castwise policies do this by "
@@ -650,8 +651,10 @@ def _fsdp_uniform(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_SYNC_BATCH_NORM = re.compile(r"\bSync(?:BatchNorm|BN)\b|\bconvert_sync_batchnorm\b")
-"""SyncBatchNorm named in a paste whose error names no op: older torch refused 16-bit input with fp32 parameters."""
+_SYNC_BATCH_NORM = re.compile(r"\bSync(?:BatchNorm|BN)\b(?=[^\n]{0,80}\b(?:fp16|half|float16|amp|mixed precision)\b)",
+                              re.IGNORECASE)
+"""SyncBatchNorm said to fail in 16-bit (``SyncBN doesn't support fp16 inputs``) in a paste whose error names no op:
+older torch refused 16-bit input with fp32 parameters. Code that merely converts a model to it says nothing."""
 _SPARSE_CONV = re.compile(r"\bspconv\b|\bSparseConv(?:Tensor|3d|2d)?\b|\bSubMConv[23]d\b")
 """spconv named in a paste whose error names no op: its sparse convolutions check features against weights."""
 _LORA = re.compile(r"(?<![a-z])(?:lora|peft)(?![a-z])", re.IGNORECASE)
@@ -927,7 +930,7 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return mixed_float(Kind.OP_DTYPE, failure, names, f"torch.{called}",
                            f"torch.{called} got {dtype_list(names)} tensors; it takes one dtype for them")
     if len(names) == 2 and paste_search(failure, _SYNC_BATCH_NORM):
-        return norm_param(failure, names, op="SyncBatchNorm")
+        return norm_param(failure, names, op="SyncBatchNorm", confidence=Confidence.LOW)
     if len(names) == 2 and paste_search(failure, _SPARSE_CONV):
         return mixed_float(Kind.CONV_WEIGHT, failure, names, "a sparse convolution (spconv)",
                            f"a sparse convolution's features are {names[0]} and its weight {names[1]}: spconv's "
