@@ -1687,7 +1687,7 @@ def test_any_fp16_op_missing_on_the_cpu_is_told_to_run_on_the_gpu_or_in_bf16() -
     ("NotImplementedError: \"bincount_cpu\" not implemented for 'Float'", Kind.INDEX_TENSOR, ("int64", "f32")),
     ("NotImplementedError: Could not run 'quantized::linear' with arguments from the 'CPU' backend.", Kind.NO_KERNEL,
      ()),
-    ("RuntimeError: mat1 and mat2 must have the same dtype, but got QUInt8 and Float", Kind.MATMUL, ("f32",)),
+    ("RuntimeError: mat1 and mat2 must have the same dtype, but got QUInt8 and Float", Kind.MATMUL, ("quint8", "f32")),
     ("RuntimeError: Expected both inputs to be Half, Float or Double tensors but got BFloat16 and BFloat16",
      Kind.NO_KERNEL, ("bf16",)),
     ("RuntimeError: Expected both inputs to be Half, Float or Double tensors but got Float and Double", Kind.OP_DTYPE,
@@ -4447,3 +4447,44 @@ def test_code_that_converts_a_model_to_syncbatchnorm_does_not_name_the_op_that_r
                              "    model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)\n"
                              "    with amp.autocast():\n        loss = model_func(model, batch)")
     assert explanation.kind is Kind.SCALAR_TYPE
+
+
+@pytest.mark.parametrize(("paste", "kind"), [
+    ('  File "torch/nn/quantized/functional.py", line 115, in conv2d\n    weight, bias, stride, padding)\n'
+     "RuntimeError: expected scalar type QInt8 but found QUInt8 (data_ptr<c10::qint8> at TensorMethods.h:5748)",
+     Kind.CONV_WEIGHT),
+    ("RuntimeError: expected activation data type QUInt8 but got QInt8", Kind.SCALAR_TYPE),
+])
+def test_two_quantized_dtypes_are_activations_quint8_and_weights_qint8(paste: str, kind: Kind) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and set(explanation.dtypes) == {"qint8", "quint8"}
+    assert "torch.qint8" in explanation.fix
+
+
+@pytest.mark.parametrize("line", [
+    "Torch(\"ScalarType is not supported in new_qtensor.\\nException raised from new_qtensor\")",
+    "torch._dynamo.exc.Unsupported: Unsupported: quantized nyi in meta tensors with fake tensor propagation.",
+    "NotImplementedError: could not find kernel for aten.quantize_per_tensor.tensor_qparams at dispatch key "
+    "DispatchKey.Meta",
+    "please report a bug to PyTorch. DispatchStub: missing CUDA kernel",
+    "KeyError: 'bf16'",
+])
+def test_quantization_and_tracing_wordings_with_no_kernel_behind_them_are_missing_kernels(line: str) -> None:
+    assert cw.explain(line).kind is Kind.NO_KERNEL
+
+
+def test_a_missing_cuda_kernel_names_the_quantized_dtype_the_paste_used() -> None:
+    explanation = cw.explain("qx = torch.quantize_per_tensor(x, 1.0, 0, dtype=torch.quint4x2).cuda()\n"
+                             "RuntimeError: DispatchStub: missing CUDA kernel")
+    assert explanation.dtypes == ("quint4x2",)
+
+
+def test_a_tflite_input_of_another_dtype_is_a_dtype_mismatch() -> None:
+    explanation = cw.explain("ValueError: Got value of type FLOAT32 but expected type UINT8 for input 0, name: "
+                             "serving_default_input_1:0")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "uint8")
+
+
+@pytest.mark.parametrize("line", ["KeyError: 'foo'", "ValueError: 'bf16'"])
+def test_a_string_key_that_names_no_dtype_or_another_error_is_not_a_dtype_table(line: str) -> None:
+    assert cw.explain(line) is None

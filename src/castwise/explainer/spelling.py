@@ -32,6 +32,8 @@ _WORDS: dict[str, torch.dtype] = {
     "longunsignedint": torch.uint64, "unsignedlong": torch.uint64,
     "char": torch.int8, "signedchar": torch.int8, "int8": torch.int8,
     "byte": torch.uint8, "unsignedchar": torch.uint8, "uint8": torch.uint8,
+    "qint8": torch.qint8, "quint8": torch.quint8, "qint32": torch.qint32, "quint4x2": torch.quint4x2,
+    "quint2x4": torch.quint2x4,
     "bool": torch.bool, "int1": torch.bool, "i1": torch.bool,
     "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8, "u8": torch.uint8,
     "complexfloat": torch.complex64, "complex64": torch.complex64, "cfloat": torch.complex64,
@@ -103,6 +105,14 @@ def is_floating(name: str) -> bool:
     """Whether a short dtype name is a floating dtype (fp8 included, complex not)."""
     dtype = dtype_of(name)
     return dtype is not None and dtype.is_floating_point
+
+
+def is_quantized(name: str) -> bool:
+    """Whether a short dtype name is one of torch.ao's quantized dtypes (qint8, quint8, qint32, quint4x2, quint2x4)."""
+    return name in _QUANTIZED
+
+
+_QUANTIZED = frozenset(("qint8", "quint8", "qint32", "quint4x2", "quint2x4"))
 
 
 def is_complex(name: str) -> bool:

@@ -804,9 +804,43 @@ def _cudnn_integer(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _missing_device_kernel(found: re.Match[str], failure: Failure) -> Explanation:
+    """DispatchStub's ``missing CUDA kernel``: an op torch builds only for other devices (quantized quint4x2 on a
+    GPU), with the unusual dtype the paste names, if any."""
+    device = found["device"].lower()
+    names = short_dtypes(found_dtype.group(1) for found_dtype in _UNUSUAL_DTYPE.finditer("\n".join(failure.paste)))
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"torch has no {device.upper()} kernel for this op (DispatchStub found none registered)"
+        + (f"; the paste uses {dtype_list(names)}" if names else ""),
+        f"an op run on {device} that torch implements only on other devices: quantized ops (quint4x2, quint8 "
+        "packing) and some CPU-only kernels",
+        f"run that op on the CPU (`x.cpu()`, then move the result back), or use a dtype the {device} kernels take",
+        op=f"an op on {device}", names=names, device=device, confidence=Confidence.LOW,
+    )
+
+
+_UNUSUAL_DTYPE = re.compile(r"\btorch\.(quint4x2|quint2x4|quint8|qint8|qint32)\b")
+
+
+def _no_kernel_at_dispatch_key(found: re.Match[str], failure: Failure) -> Explanation:
+    """A fake/meta tracer (torch.compile, torch.export) finding no kernel for an op at a dispatch key."""
+    op, key = found["op"], found["key"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no kernel for the {key} dispatch key: torch.compile / torch.export trace with fake (meta) "
+        "tensors, and this op has no implementation for them",
+        f"a model calling `{op}` (quantization ops such as quantize_per_tensor with tensor scales are the usual ones) "
+        "traced or exported",
+        "keep that op out of the traced region (`torch.compiler.disable` on the function that calls it), quantize with "
+        "the PT2E flow instead of calling the op, or update torch (meta kernels are added release by release)",
+        op=op, confidence=Confidence.LOW,
+    )
+
+
 def _dtype_table_lacks(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """``KeyError: torch.uint8``: a library's table from torch dtypes to its own has no entry for that dtype; declined
-    for any other error whose message is a dtype alone."""
+    """``KeyError: torch.uint8`` (or a 16-bit or fp8 name as a string key, ``KeyError: 'bf16'``): a library's table of
+    dtypes has no entry for that dtype; declined for any other error whose message is a dtype alone."""
     if failure.error_type != "KeyError":
         return None
     names, shown = dtype_read(found, "dtype")
@@ -1034,9 +1068,12 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
     rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),
-    rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4}))$",
-         _dtype_table_lacks),
+    rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4})|"
+         r"['\"](?i:bf16|bfloat16|float8_\w{1,12})['\"])$", _dtype_table_lacks),
     rule(r"Check failed: \(\w{1,10}->dtype\)\.code == kDLFloat", _graph_kernel_needs_float),
+    rule(r"DispatchStub: missing (?P<device>CUDA|CPU|MPS|XPU|HIP) kernel", _missing_device_kernel),
+    rule(r"could not find kernel for (?P<op>aten\.[\w.]{1,80}) at dispatch key (?:DispatchKey\.)?(?P<key>\w{1,30})",
+         _no_kernel_at_dispatch_key),
     rule(r"\b(?P<op>imag|real|conj_physical|view_as_real) is not implemented for tensors with non-complex dtypes",
          _imaginary_of_real),
     rule(r"\bassert (?P<var>[\w.]{1,40})\.dtype == torch\.(?P<want>float32|float)\b", _asserted_float32),

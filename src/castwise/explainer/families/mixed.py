@@ -64,6 +64,7 @@ from castwise.explainer.spelling import (
     is_floating,
     is_fp8,
     is_low_precision,
+    is_quantized,
     short_dtype,
     short_dtypes,
 )
@@ -894,6 +895,8 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     op = found.groupdict().get("op") or ""
     if set(names) == {"bool", "uint8"} and _BITWISE.fullmatch(op):
         return integers.masks_combined(failure, names, f"_th_{op}")
+    if len(names) == 2 and all(map(is_quantized, names)):
+        return quantization.quantized_pair(failure, names, first_shown(failure, CONV, MATMUL))
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
     extension = _FLOAT_ONLY_KERNEL.search(failure.message) or (

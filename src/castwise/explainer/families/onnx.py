@@ -6,7 +6,8 @@ differ (``Type parameter (T) bound to different types``), a node whose output is
 declares for it (``Type (tensor(A)) of output arg (X) of node (N) does not match expected type
 (tensor(B))``, typical of a float16 conversion that left a Cast or a declared type behind), or an input
 fed in another dtype than the one declared (``Unexpected input data type. Actual: (A) , expected: (B)``,
-a model exported with fp16 inputs fed fp32 arrays). A float16 graph can also fail as arithmetic: a node that
+a model exported with fp16 inputs fed fp32 arrays; TFLite's ``Got value of type FLOAT32 but expected type UINT8``, a
+full-integer model fed floats). A float16 graph can also fail as arithmetic: a node that
 turns float16 values into sizes or indices (Resize's scales, Range, shape arithmetic) overflows
 (``... running Resize node ... Integer overflow``), or find an operator with no float16 version in its opset or
 execution provider (``Type 'tensor(float16)' of input parameter ... is invalid``, ``Could not find an
@@ -166,6 +167,26 @@ def _input_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _tflite_input(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """TFLite's ``Got value of type FLOAT32 but expected type UINT8 for input 0``: an input array of another dtype
+    than the converted model declares (a quantized model takes uint8 or int8)."""
+    names = dtypes(found, "got", "want")
+    if len(names) != 2:
+        return None
+    got, want = names
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"the TFLite model declares input {found['index']} as {want} and was fed {got}; the interpreter never "
+        "converts inputs",
+        f"a model converted with {want} inputs (full-integer quantization makes uint8/int8 inputs) fed the {got} "
+        "arrays the original model took",
+        f"feed the declared dtype (`interpreter.get_input_details()[i]['dtype']`; for a quantized input scale it with "
+        f"the input's quantization parameters, then `.astype(np.{full_name(want)})`), or convert the model with "
+        f"{got} inputs",
+        op="TFLite interpreter input", names=names,
+    )
+
+
 def _integer_input(failure: Failure, got: str, want: str) -> Explanation:
     """An ONNX model that takes a floating input fed integers: raw samples, pixels or a count passed as they are."""
     return explained(
@@ -277,6 +298,8 @@ RULES: tuple[Rule, ...] = (
          r"\(tensor\((?P<want>\w{1,20})\)\)", _input_type),
     rule(r"Type '?tensor\((?P<a>\w{1,20})\)'? of input parameter \([^)\n]{1,200}\) of operator \((?P<op>\w{1,40})\)"
          r"[^\n]{0,300}?is invalid", _invalid_input_type),
+    rule(r"Got value of type (?P<got>[A-Z]{3,8}\d{1,2}) but expected type (?P<want>[A-Z]{3,8}\d{1,2}) for input "
+         r"(?P<index>\d{1,3})", _tflite_input),
     rule(r"Could not find an implementation for (?P<op>\w{1,40})\(\d{1,3}\) node|Failed to find kernel for "
          r"(?P<op2>\w{1,40})\b", _no_implementation),
 )

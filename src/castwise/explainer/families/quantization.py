@@ -5,7 +5,8 @@ A converted (int8) model carries quantized tensors (``QUInt8``) between its laye
 op was not dequantized, and a float one reaching a quantized op was not quantized. The ops that make
 quantized tensors (``quantize_per_channel``, observers, fake-quant in QAT, fp16 dynamic quantization's
 linear) compute in fp32 only: a model cast to bf16/fp16 before or after being prepared gives them 16-bit
-tensors, and zero points must be int32.
+tensors, and zero points must be int32. Quantized convolutions and linears take quint8 activations and qint8
+weights, and quantized tensors exist only in the quantized dtypes; tracing with fake tensors supports none.
 """
 
 from __future__ import annotations
@@ -276,6 +277,53 @@ def _int4_activations(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def quantized_pair(failure: Failure, names: tuple[str, ...], op: Op | None) -> Explanation:
+    """Two quantized dtypes a torch.ao op does not take together (``expected scalar type QInt8 but found QUInt8``,
+    ``expected activation data type QUInt8 but got QInt8``): activations are quint8 and weights qint8."""
+    kind = {"convolution": Kind.CONV_WEIGHT, "matrix multiply": Kind.MATMUL}.get(op.name if op else "",
+                                                                                Kind.SCALAR_TYPE)
+    return explained(
+        kind, failure,
+        f"a quantized op ({op.name if op else 'torch.ao'}) expected {names[0]} and got {names[1]}: torch.ao's "
+        "quantized convolutions and linears take quint8 activations and qint8 weights" if len(names) == 2 else
+        "a quantized op got a quantized dtype it does not take",
+        "weights quantized as quint8 (one `dtype` used for inputs and weights in `quantize_per_tensor`), or a qconfig "
+        "whose observers make qint8 activations (qnnpack's symmetric configs) on an engine that takes quint8",
+        "quantize weights to torch.qint8 and activations to torch.quint8 (`quantize_per_tensor(w, s, z, "
+        "torch.qint8)`), or prepare the model with the engine's default qconfig "
+        "(`get_default_qconfig('x86')`/`'qnnpack'`)",
+        op=op.name if op else "a quantized op", names=names,
+    )
+
+
+_not_a_quantized_dtype = message_only(
+    Kind.NO_KERNEL,
+    "a quantized tensor was asked for with a dtype that is not a quantized one: quantized tensors are made only as "
+    "qint8, quint8, qint32 or quint4x2, never as int8/uint8",
+    "`quantize_per_tensor` / `_empty_affine_quantized` (or a binding's equivalent, tch's `Kind`) given torch.int8 or "
+    "torch.uint8 where torch.qint8 or torch.quint8 is meant",
+    "pass a quantized dtype: torch.qint8 for weights, torch.quint8 for activations (in tch, `Kind::QInt8`/"
+    "`Kind::QUInt8`)",
+    op="new_qtensor",
+)
+
+
+_quantized_fake = message_only(
+    Kind.NO_KERNEL,
+    "torch.compile / torch.export traced a torch.ao quantized tensor, which fake-tensor propagation does not support "
+    "(\"quantized nyi in meta tensors\")",
+    "a model converted with eager or FX quantization (quint8/qint8 tensors between its layers) passed to "
+    "`torch.export` or `torch.compile`",
+    "export the float model and quantize it with the PT2E flow (`prepare_pt2e`/`convert_pt2e` with a quantizer for "
+    "the backend, XNNPACKQuantizer for ExecuTorch), or run the eager-quantized model without compiling it",
+    op="fake tensor propagation",
+)
+
+
+def _quantized_data_type(found: re.Match[str], failure: Failure) -> Explanation:
+    return quantized_pair(failure, dtypes(found, "a", "b"), None)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"\bQuantizedLinearNotImplementedError\b", _torchao_linear_missing),
     rule(r"Casting a quantized model to a new `?dtype`? is unsupported", _cast_after_quantizing),
@@ -300,4 +348,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Cannot merge LORA layers when the model is (?:(?:gptq|awq|\w{1,20}) quantized|loaded in [48]-?bit mode)",
          _merge_into_quantized),
     rule(r"\b(?P<name>[a-z]\w{1,40}) (?:type|dtype) is not k(?P<dtype>Int|Long|Char|Byte)\b", _packed_weight_type),
+    rule(r"expected (?:activation|weight) data type (?P<a>Q\w{3,6}) but got (?P<b>Q\w{3,6})", _quantized_data_type),
+    rule(r"ScalarType is not supported in new_qtensor", _not_a_quantized_dtype),
+    rule(r"quantized nyi in meta tensors", _quantized_fake),
 )
