@@ -303,65 +303,95 @@ def _denoiser_bf16_mask_bce_fp32_target() -> None:
 
 CASES: dict[str, LiveCase] = {
     # ObsPy's int32 miniSEED counts through torch.from_numpy straight into PhaseNet's first Conv1d
-    "mseed-int32-counts-phasenet-conv1d": case(_mseed_int32_counts_into_phasenet, "integer_operand", "int32", "f32"),
+    "mseed-int32-counts-phasenet-conv1d": case(_mseed_int32_counts_into_phasenet, "integer_operand", "int32", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Stream.detrend()/.filter() leave float64 data, given to the fp32 PhaseNet
-    "obspy-filtered-f64-phasenet-conv1d": case(_obspy_filtered_f64_into_phasenet, "conv_weight_dtype", "f64", "f32"),
+    "obspy-filtered-f64-phasenet-conv1d": case(_obspy_filtered_f64_into_phasenet, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian noise augmentation drawn with randn_like of the int32 counts
-    "counts-int32-noise-augment-randn-like": case(_counts_noise_augmentation, "no_kernel", "int32"),
+    "counts-int32-noise-augment-randn-like": case(_counts_noise_augmentation, "no_kernel", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # int32 counts clipped at +-2**31, one past int32's largest value
-    "counts-int32-clamp-2-pow-31": case(_counts_clamped_at_digitiser_limit, "half_overflow", "int32"),
+    "counts-int32-clamp-2-pow-31": case(_counts_clamped_at_digitiser_limit, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # instrument sensitivity removed from the int32 counts in place with div_
-    "counts-int32-sensitivity-div-in-place": case(_counts_response_removed_in_place, "result_cast", "f32", "int32"),
+    "counts-int32-sensitivity-div-in-place": case(_counts_response_removed_in_place, "result_cast", "f32", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # FIR bandpass: scipy firwin taps (float64) convolved with fp32 traces by conv1d
-    "fir-bandpass-firwin-f64-taps-conv1d": case(_fir_bandpass_with_firwin_taps, "conv_weight_dtype", "f32", "f64"),
+    "fir-bandpass-firwin-f64-taps-conv1d": case(_fir_bandpass_with_firwin_taps, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # spectrograms of an hour of waveforms stored bf16, with a bf16 Hann window
-    "stft-bf16-hour-of-waveforms": case(_stft_of_bf16_waveforms, "no_kernel", "bf16"),
+    "stft-bf16-hour-of-waveforms": case(_stft_of_bf16_waveforms, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # mean absolute P-pick residual in samples over argmax's int64 indices
-    "pick-residual-int64-mean": case(_pick_residual_mean_in_samples, "integer_operand", "int64"),
+    "pick-residual-int64-mean": case(_pick_residual_mean_in_samples, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # P onsets from catalogue seconds * fs, rounded but left float, used to gather a window around each pick
-    "p-onset-float-gather-window": case(_p_onset_from_catalogue_seconds_gathered, "index_tensor_dtype"),
+    "p-onset-float-gather-window": case(_p_onset_from_catalogue_seconds_gathered, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # station ids merged from a pandas table, float64 after the NaN fill, into a station nn.Embedding
-    "pandas-f64-station-ids-embedding": case(_network_codes_from_pandas_into_embedding, "index_tensor_dtype", "f64"),
+    "pandas-f64-station-ids-embedding": case(_network_codes_from_pandas_into_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # noise mask written as 1 - the bool event mask
-    "noise-mask-one-minus-bool-event-mask": case(_noise_mask_as_one_minus_event_mask, "mask_dtype", "bool"),
+    "noise-mask-one-minus-bool-event-mask": case(_noise_mask_as_one_minus_event_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # coincidence trigger: fraction of stations triggered as the mean of the bool STA/LTA triggers
-    "coincidence-trigger-bool-mean": case(_coincidence_trigger_mean_over_stations, "integer_operand", "bool"),
+    "coincidence-trigger-bool-mean": case(_coincidence_trigger_mean_over_stations, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a bool event mask median-filtered over unfold windows to remove one-sample spikes
-    "event-mask-bool-median-filter": case(_event_mask_median_filter, "no_kernel", "bool"),
+    "event-mask-bool-median-filter": case(_event_mask_median_filter, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a transformer detector's key_padding_mask built with numpy .astype(int) (int64)
-    "detector-int64-key-padding-mask": case(_detector_int64_padding_mask_from_numpy, "mask_dtype"),
+    "detector-int64-key-padding-mask": case(_detector_int64_padding_mask_from_numpy, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # float64 station latitude/longitude/elevation from the inventory into an fp32 station encoder
-    "station-coords-f64-linear-encoder": case(_station_coordinates_f64_into_linear, "matmul_dtype", "f64", "f32"),
+    "station-coords-f64-linear-encoder": case(_station_coordinates_f64_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Geiger location step: lstsq of a float64 Jacobian from station coordinates and fp32 picker residuals
-    "geiger-lstsq-f64-jacobian-fp32-residuals": case(_geiger_step_lstsq_f64_jacobian, "op_dtype", "f64", "f32"),
+    "geiger-lstsq-f64-jacobian-fp32-residuals": case(_geiger_step_lstsq_f64_jacobian, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Geiger gradient J^T r computed in numpy (float64), assigned to the fp32 hypocentre's .grad
-    "geiger-numpy-f64-gradient-assigned": case(_geiger_gradient_from_numpy_assigned, "loss_dtype", "f64", "f32"),
+    "geiger-numpy-f64-gradient-assigned": case(_geiger_gradient_from_numpy_assigned, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gradient location started on a station: sqrt of a zero distance, NaN gradient under anomaly mode
-    "location-source-on-station-sqrt-nan": case(_travel_time_misfit_source_on_station, "nonfinite"),
+    "location-source-on-station-sqrt-nan": case(_travel_time_misfit_source_on_station, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # polarisation analysis: eigh of the 3-C covariance of bf16 waveforms
-    "polarisation-eigh-bf16-covariance": case(_polarisation_eigh_of_bf16_covariance, "no_kernel", "bf16"),
+    "polarisation-eigh-bf16-covariance": case(_polarisation_eigh_of_bf16_covariance, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast around PhaseNet given float64 waveforms (autocast leaves float64 alone)
-    "autocast-phasenet-f64-waveforms": case(_autocast_phasenet_f64_waveforms, "conv_weight_dtype", "f64", "bf16"),
+    "autocast-phasenet-f64-waveforms": case(_autocast_phasenet_f64_waveforms, "conv_weight_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # first conv kept fp32, the rest of PhaseNet cast to bf16: its BatchNorm1d gets the fp32 features
-    "phasenet-bf16-batchnorm-after-fp32-conv": case(_phasenet_bf16_after_fp32_first_conv, "norm_param_dtype", "f32"),
+    "phasenet-bf16-batchnorm-after-fp32-conv": case(_phasenet_bf16_after_fp32_first_conv, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # continuous annotation: bf16 window probabilities index_add_'ed into an fp32 overlap buffer
-    "overlap-add-index-add-bf16-windows": case(_sliding_window_overlap_add_bf16, "indexed_write_dtype", "f32", "bf16"),
+    "overlap-add-index-add-bf16-windows": case(_sliding_window_overlap_add_bf16, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # detector encoder under bf16 autocast, its fp32 Linear head applied after the block
-    "detector-head-outside-autocast": case(_detector_head_outside_autocast, "matmul_dtype", "bf16", "f32"),
+    "detector-head-outside-autocast": case(_detector_head_outside_autocast, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 MultiheadAttention detector given an fp32 additive key_padding_mask (0 / -inf)
     "bf16-detector-fp32-key-padding-mask": case(_bf16_detector_float_key_padding_mask, "attn_mask_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # station attention under bf16 autocast with a numpy inter-station distance bias (float64) as attn_mask
     "autocast-sdpa-numpy-distance-bias-f64": case(_autocast_station_attention_numpy_distance_bias, "attn_mask_dtype",
-                                                  "f64", "bf16"),
+                                                  "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 waveform queries attending to station keys/values from an encoder left fp32
-    "sdpa-bf16-waveform-fp32-station-keys": case(_waveform_queries_fp32_station_keys, "sdpa_dtype", "bf16", "f32"),
+    "sdpa-bf16-waveform-fp32-station-keys": case(_waveform_queries_fp32_station_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EQTransformer-style BiLSTM cast to bf16, fed by the fp32 conv front end
-    "eqt-bilstm-bf16-fp32-features": case(_eqtransformer_bilstm_bf16_fp32_features, "rnn_dtype", "f32", "bf16"),
+    "eqt-bilstm-bf16-fp32-features": case(_eqtransformer_bilstm_bf16_fp32_features, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 autocast on CPU around a causal detector, future frames masked with -1e9
-    "fp16-autocast-detector-mask-minus-1e9": case(_fp16_autocast_detector_causal_mask, "half_overflow", "f16"),
+    "fp16-autocast-detector-mask-minus-1e9": case(_fp16_autocast_detector_causal_mask, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 P probabilities turned into numpy for an ObsPy Trace
-    "bf16-probabilities-numpy-for-trace": case(_bf16_picks_to_numpy_for_trace, "numpy_dtype", "bf16"),
+    "bf16-probabilities-numpy-for-trace": case(_bf16_picks_to_numpy_for_trace, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DeepDenoiser-style bf16 sigmoid mask trained with BCE against an fp32 target mask
-    "denoiser-bf16-mask-bce-fp32-target": case(_denoiser_bf16_mask_bce_fp32_target, "op_dtype", "f32", "bf16"),
+    "denoiser-bf16-mask-bce-fp32-target": case(_denoiser_bf16_mask_bce_fp32_target, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
