@@ -505,76 +505,110 @@ def _si_sdr_fp16_silent_reference_clip_grad() -> None:
 CASES: dict[str, LiveCase] = {
     # WAV bytes read as int16 PCM with np.frombuffer, fed straight to the bf16 Demucs encoder
     "wav-bytes-int16-bf16-demucs-encoder": case(_wav_bytes_int16_into_bf16_demucs_encoder, "integer_operand",
-                                                "int16", "bf16"),
+                                                "int16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # peak normalisation of int16 PCM by its 99.9th percentile taken with quantile
-    "pcm-int16-quantile-peak-normalise": case(_peak_normalise_int16_by_quantile, "integer_operand"),
+    "pcm-int16-quantile-peak-normalise": case(_peak_normalise_int16_by_quantile, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # an ideal binary mask (speech |S| > noise |N|, bool) as the BCE-with-logits target of a mask estimator
-    "ibm-bool-target-bce-logits": case(_ideal_binary_mask_bool_target, "target_dtype", "bool"),
+    "ibm-bool-target-bce-logits": case(_ideal_binary_mask_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # PIT: the min values of the loss set taken instead of the argmin, used to index the permutation table
-    "pit-min-values-as-permutation-index": case(_pit_best_permutation_from_min_values, "index_tensor_dtype"),
+    "pit-min-values-as-permutation-index": case(_pit_best_permutation_from_min_values, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Asteroid-style PIT: the permutation one-hot made with perms.new_zeros (int64), einsum'd with the loss matrix
     "pit-perms-new-zeros-one-hot-einsum": case(_pit_loss_set_one_hot_from_perms_new_zeros, "integer_operand",
-                                               "int64", "f32"),
+                                               "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a histogram of the chosen permutations (int64 argmin) with histc, to spot PIT collapse
-    "pit-chosen-permutation-histc-int64": case(_pit_permutation_usage_histogram, "integer_operand", "int64"),
+    "pit-chosen-permutation-histc-int64": case(_pit_permutation_usage_histogram, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the inverse permutation built by scatter_ of the int64 arange into a float torch.zeros buffer
     "pit-inverse-permutation-scatter-float-zeros": case(_pit_inverse_permutation_scatter_into_zeros,
-                                                        "indexed_write_dtype"),
+                                                        "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a 4-speaker permutation table stored as int32, its best rows used with take_along_dim
     "pit-int32-permutation-table-take-along-dim": case(_pit_int32_permutation_table_take_along_dim,
-                                                       "index_tensor_dtype", "int32"),
+                                                       "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # noise-dominant bins taken as ~ of a speech-bin mask kept float to weight PSD sums
-    "noise-bins-invert-float-speech-mask": case(_noise_bins_by_inverting_float_speech_mask, "mask_dtype"),
+    "noise-bins-invert-float-speech-mask": case(_noise_bins_by_inverting_float_speech_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a new complex ratio mask applied in place to the noisy magnitude (left from the magnitude-mask code)
     "magnitude-in-place-times-complex-mask": case(_magnitude_in_place_times_complex_mask, "result_cast",
-                                                  "complex64", "f32"),
+                                                  "complex64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # int16 PCM divided by pcm.new_tensor(32768.0): full scale made in the PCM's dtype
-    "pcm-int16-full-scale-new-tensor-32768": case(_pcm_int16_full_scale_from_new_tensor, "half_overflow", "int16"),
+    "pcm-int16-full-scale-new-tensor-32768": case(_pcm_int16_full_scale_from_new_tensor, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # hybrid Demucs: the fp32 spectral branch (no bf16 FFT) added to the bf16 time branch before its ConvTranspose1d
     "hybrid-demucs-fp32-spectral-branch-bf16-conv-transpose": case(
-        _hybrid_demucs_fp32_spectral_branch_into_bf16_decoder, "conv_weight_dtype", "f32", "bf16"),
+        _hybrid_demucs_fp32_spectral_branch_into_bf16_decoder, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Conv-TasNet TCN: PReLU slopes re-initialised with fresh nn.PReLU modules after the bf16 cast
-    "tcn-prelu-reinitialised-after-bf16-cast": case(_tcn_prelu_reinitialised_after_cast, "op_dtype", "bf16", "f32"),
+    "tcn-prelu-reinitialised-after-bf16-cast": case(_tcn_prelu_reinitialised_after_cast, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DeepFilterNet-style ERB gains (bf16 model) mapped back to bins by an inverse filterbank kept as a plain fp32 attribute
     "erb-gains-bf16-inverse-filterbank-fp32-attribute": case(_erb_gains_bf16_through_fp32_inverse_filterbank,
-                                                             "matmul_dtype", "bf16", "f32"),
+                                                             "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SI-SDR scale by linalg.vecdot of the .half() separator's estimates and fp32 references
-    "si-sdr-vecdot-f16-estimates-f32-references": case(_si_sdr_vecdot_f16_estimates, "op_dtype", "f16", "f32"),
+    "si-sdr-vecdot-f16-estimates-f32-references": case(_si_sdr_vecdot_f16_estimates, "op_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # streaming conformer: the chunked additive -inf attention mask built in fp32 for the bf16 MHSA
     "streaming-conformer-chunk-mask-fp32-bf16-mhsa": case(_streaming_conformer_chunk_mask_fp32, "attn_mask_dtype",
-                                                          "f32", "bf16"),
+                                                          "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # target speaker extraction: a float64 x-vector from the .ark concatenated to fp32 features before the fusion conv
     "tse-xvector-f64-concat-fusion-conv1d": case(_target_speaker_xvector_f64_concat, "conv_weight_dtype", "f64",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # IRM estimation: BCE between the bf16 estimator's sigmoid mask and the fp32 IRM target
-    "irm-bce-bf16-mask-fp32-target": case(_irm_bce_bf16_sigmoid_fp32_targets, "op_dtype", "bf16", "f32"),
+    "irm-bce-bf16-mask-fp32-target": case(_irm_bce_bf16_sigmoid_fp32_targets, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # chunked separation under bf16 autocast, each chunk index_copy_'ed by its speaker permutation into an fp32 buffer
     "chunk-stitching-index-copy-perm-autocast": case(_chunk_stitching_index_copy_under_autocast,
-                                                     "indexed_write_dtype", "f32", "bf16"),
+                                                     "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MetricGAN-style quality net trained with Huber loss against float64 PESQ scores, backward
     "quality-net-huber-f64-pesq-targets-backward": case(_quality_net_huber_f64_pesq_targets, "loss_dtype", "f64",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MVDR: complex64 beamforming weights einsum'd with the multichannel STFT cached as complex32
     "mvdr-weights-complex64-einsum-complex32-stft": case(_mvdr_weights_complex64_on_complex32_stft, "matmul_dtype",
-                                                         "complex64", "complex32"),
+                                                         "complex64", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() conformer's cRM (complex32 by torch.complex) times the noisy spectrum moved to complex32, then istft
-    "istft-complex32-enhanced-spectrum": case(_istft_of_complex32_enhanced_spectrum, "no_kernel", "f16"),
+    "istft-complex32-enhanced-spectrum": case(_istft_of_complex32_enhanced_spectrum, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # cRM training targets clean / noisy computed on spectra cached as complex32
-    "crm-targets-complex32-cache-division": case(_crm_targets_from_complex32_cache, "no_kernel", "complex32"),
+    "crm-targets-complex32-cache-division": case(_crm_targets_from_complex32_cache, "no_kernel", "complex32",
+        grade="correct", grade_at_freeze="correct"),
     # log-spectral features from clamp(min=1e-8) of the complex STFT, .abs() forgotten
-    "log-spectrum-clamp-complex-stft": case(_log_spectrum_of_clamped_complex_stft, "no_kernel"),
+    "log-spectrum-clamp-complex-stft": case(_log_spectrum_of_clamped_complex_stft, "no_kernel",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (b21193f2) castwise gave nothing (the pasted traceback: nothing too). Torch says 'clamp is not "
+             "supported for complex types': a missing complex kernel worded with no dtype name and not in torch's usual "
+             "'not implemented for' form, and no rule of the frozen reader read that wording as a missing kernel, so the "
+             "cause (clamp given the complex STFT where its magnitude was meant) went unexplained")),
     # complex spectral loss written as F.mse_loss of the complex64 enhanced and clean spectra
-    "complex-spectral-mse-loss": case(_complex_spectral_mse_loss, "no_kernel", "complex64"),
+    "complex-spectral-mse-loss": case(_complex_spectral_mse_loss, "no_kernel", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # BSS-eval-style SDR with a 16-tap distortion filter solved from fp16 correlation matrices
-    "sdr-distortion-filter-solve-f16": case(_sdr_distortion_filter_solve_f16, "no_kernel", "f16"),
+    "sdr-distortion-filter-solve-f16": case(_sdr_distortion_filter_solve_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a conformer cRM head run under bf16 autocast, viewed as complex after the autocast block
     "crm-view-as-complex-after-autocast-block": case(_crm_view_as_complex_after_autocast_block, "no_kernel",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Hungarian PIT: the estimate/reference correlation cost einsum'd under bf16 autocast, handed to linear_sum_assignment
     "hungarian-pit-autocast-correlation-cost-numpy": case(_hungarian_pit_on_autocast_correlation_cost, "numpy_dtype",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PIT loop over permutations in fp16, the running best loss initialised with torch.full(1e9) in the fp16 dtype
-    "pit-running-best-loss-full-1e9-f16": case(_pit_running_best_loss_1e9_f16, "half_overflow", "f16"),
+    "pit-running-best-loss-full-1e9-f16": case(_pit_running_best_loss_1e9_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 SI-SDR with eps=1e-8 (0 in fp16) on a silent second reference: 0/0 NaN grads, clip_grad_norm_ refuses
-    "si-sdr-fp16-silent-reference-clip-grad": case(_si_sdr_fp16_silent_reference_clip_grad, "nonfinite"),
+    "si-sdr-fp16-silent-reference-clip-grad": case(_si_sdr_fp16_silent_reference_clip_grad, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
