@@ -377,70 +377,100 @@ CASES: dict[str, LiveCase] = {
     # --- labels, masks and integer sensor data
     # activity annotations joined on timestamp with a left merge (NaN, then ffill/fillna): float64 window labels in CE
     "annotations-merge-float64-labels-cross-entropy": case(_annotations_merged_float64_labels_cross_entropy,
-                                                           "target_dtype", "f64"),
+                                                           "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # masked mean pooling over padded sessions with valid = 1 - the bool padding mask
-    "padded-steps-one-minus-bool-masked-mean": case(_padded_steps_one_minus_bool_masked_mean, "mask_dtype", "bool"),
+    "padded-steps-one-minus-bool-masked-mean": case(_padded_steps_one_minus_bool_masked_mean, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fall detector trained with BCE-with-logits against bool "any impact in the window" labels
-    "fall-detector-bce-logits-bool-target": case(_fall_detector_bce_logits_bool_target, "target_dtype", "bool"),
+    "fall-detector-bce-logits-bool-target": case(_fall_detector_bce_logits_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # each window's label read at its centre sample, start + WINDOW / 2 (a float index)
-    "window-centre-label-float-index": case(_window_centre_label_float_index, "index_tensor_dtype"),
+    "window-centre-label-float-index": case(_window_centre_label_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # padded steps zeroed with torch.where on a 0/1 valid mask the collate function saved as int64
-    "int64-valid-mask-where-zero-padding": case(_int64_valid_mask_where_zero_padding, "mask_dtype", "int64"),
+    "int64-valid-mask-where-zero-padding": case(_int64_valid_mask_where_zero_padding, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the first activity transition inside each label window found with argmax over the bool change mask
-    "first-transition-argmax-bool": case(_first_transition_argmax_bool, "no_kernel", "bool"),
+    "first-transition-argmax-bool": case(_first_transition_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Axivity raw int16 counts windowed and fed straight to an fp32 MLP
-    "axivity-int16-counts-into-mlp": case(_axivity_int16_counts_into_mlp, "integer_operand", "int16", "f32"),
+    "axivity-int16-counts-into-mlp": case(_axivity_int16_counts_into_mlp, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # label smoothing applied in place to F.one_hot's int64 targets
-    "label-smoothing-one-hot-in-place": case(_label_smoothing_one_hot_in_place, "result_cast", "f32", "int64"),
+    "label-smoothing-one-hot-in-place": case(_label_smoothing_one_hot_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # jitter augmentation with randn_like on int16 raw accelerometer counts
     "jitter-augmentation-randn-like-int16-counts": case(_jitter_augmentation_randn_like_int16_counts, "no_kernel",
-                                                        "int16"),
+                                                        "int16",
+        grade="correct", grade_at_freeze="correct"),
     # per-class recall as the mean of the bool hit tensor
-    "per-class-recall-mean-of-bool-hits": case(_per_class_recall_mean_of_bool_hits, "integer_operand", "bool"),
+    "per-class-recall-mean-of-bool-hits": case(_per_class_recall_mean_of_bool_hits, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # ActiGraph int64 epoch counts from pandas windowed with unfold, std taken as a feature
-    "actigraph-int64-counts-std-feature": case(_actigraph_int64_counts_std_feature, "integer_operand"),
+    "actigraph-int64-counts-std-feature": case(_actigraph_int64_counts_std_feature, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # --- IMU windows, filters and orientation
     # torch.tensor(df.values) keeps pandas' float64: unfolded windows into the fp32 Conv1d (bias=False, BatchNorm next)
-    "pandas-float64-windows-conv1d": case(_pandas_float64_windows_conv1d, "conv_weight_dtype", "f64", "f32"),
+    "pandas-float64-windows-conv1d": case(_pandas_float64_windows_conv1d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the 1-D CNN halved with .half() for the watch, still given fp32 windows
-    "halved-cnn-fp32-windows": case(_halved_cnn_fp32_windows, "conv_weight_dtype", "f32", "f16"),
+    "halved-cnn-fp32-windows": case(_halved_cnn_fp32_windows, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # gravity separation: windowed-sinc FIR taps built in numpy (float64) applied with F.conv1d to fp32 acceleration
-    "gravity-fir-taps-f64-conv1d": case(_gravity_fir_taps_f64_conv1d, "conv_weight_dtype", "f32", "f64"),
+    "gravity-fir-taps-f64-conv1d": case(_gravity_fir_taps_f64_conv1d, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # DeepConvLSTM with only its LSTM halved, given the fp32 conv features
-    "deepconvlstm-fp16-lstm-fp32-features": case(_deepconvlstm_fp16_lstm_fp32_features, "rnn_dtype", "f32", "f16"),
+    "deepconvlstm-fp16-lstm-fp32-features": case(_deepconvlstm_fp16_lstm_fp32_features, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # body-to-earth frame: rotation matrices from the phone's float64 quaternions @ fp32 acceleration
-    "orientation-rotmat-f64-matmul-acc": case(_orientation_rotmat_f64_matmul_acc, "matmul_dtype", "f64", "f32"),
+    "orientation-rotmat-f64-matmul-acc": case(_orientation_rotmat_f64_matmul_acc, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 orientation estimator's rotation matrices bmm'd with fp32 gyro vectors
     "bf16-orientation-net-bmm-fp32-gyro": case(_bf16_orientation_net_bmm_fp32_gyro, "batched_matmul_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # complementary filter: torch.lerp from the float64 integrated-gyro tilt toward the fp32 accelerometer tilt
-    "complementary-filter-lerp-f64-tilt": case(_complementary_filter_lerp_f64_tilt, "lerp_dtype", "f64", "f32"),
+    "complementary-filter-lerp-f64-tilt": case(_complementary_filter_lerp_f64_tilt, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # vertical acceleration: linalg.vecdot of fp32 acceleration with a numpy (float64) gravity direction
     "vertical-acceleration-vecdot-f64-gravity": case(_vertical_acceleration_vecdot_f64_gravity, "op_dtype", "f32",
-                                                     "f64"),
+                                                     "f64",
+        grade="correct", grade_at_freeze="correct"),
     # accelerometer calibration: fp32 readings @ a float64 misalignment/scale matrix from calibration.json
-    "sensor-calibration-f64-matrix-matmul": case(_sensor_calibration_f64_matrix_matmul, "matmul_dtype", "f32", "f64"),
+    "sensor-calibration-f64-matrix-matmul": case(_sensor_calibration_f64_matrix_matmul, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- models, losses and training
     # sklearn-style "balanced" class weights computed in numpy (float64) given to CrossEntropyLoss with fp32 logits
-    "numpy-class-weights-f64-cross-entropy": case(_numpy_class_weights_f64_cross_entropy, "op_dtype", "f32", "f64"),
+    "numpy-class-weights-f64-cross-entropy": case(_numpy_class_weights_f64_cross_entropy, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling: a bf16 learned query attending over fp32 LSTM states with SDPA
-    "attention-pooling-sdpa-bf16-query": case(_attention_pooling_sdpa_bf16_query, "sdpa_dtype", "bf16", "f32"),
+    "attention-pooling-sdpa-bf16-query": case(_attention_pooling_sdpa_bf16_query, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 patch-transformer's MultiheadAttention given an fp32 time-distance bias as attn_mask
     "fp16-har-transformer-fp32-time-bias-mask": case(_fp16_har_transformer_fp32_time_bias_mask, "attn_mask_dtype",
-                                                     "f32", "f16"),
+                                                     "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a BatchNorm1d input standardiser in front of the CNN, fed float64 windows from pandas
-    "input-batchnorm-f64-windows": case(_input_batchnorm_f64_windows, "norm_param_dtype"),
+    "input-batchnorm-f64-windows": case(_input_batchnorm_f64_windows, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # spectrogram features: torch.stft of the halved acceleration magnitude
-    "spectrogram-stft-fp16-windows": case(_spectrogram_stft_fp16_windows, "no_kernel", "f16"),
+    "spectrogram-stft-fp16-windows": case(_spectrogram_stft_fp16_windows, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling in fp16 with padded steps masked_fill'ed with -1e9
-    "attention-pooling-fp16-masked-fill-1e9": case(_attention_pooling_fp16_masked_fill_1e9, "half_overflow", "f16"),
+    "attention-pooling-fp16-masked-fill-1e9": case(_attention_pooling_fp16_masked_fill_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the CNN halved with .half() and trained with GradScaler, unscale_ before gradient clipping
-    "halved-cnn-grad-scaler-unscale": case(_halved_cnn_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "halved-cnn-grad-scaler-unscale": case(_halved_cnn_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast probabilities turned into numpy for sklearn's F1
-    "autocast-bf16-probabilities-numpy-f1": case(_autocast_bf16_probabilities_numpy_f1, "numpy_dtype", "bf16"),
+    "autocast-bf16-probabilities-numpy-f1": case(_autocast_bf16_probabilities_numpy_f1, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # overlapping-window votes: the fp16 model's window probabilities scatter_add_'ed into an fp32 timeline
-    "overlap-add-scatter-add-fp16-votes": case(_overlap_add_scatter_add_fp16_votes, "indexed_write_dtype"),
+    "overlap-add-scatter-add-fp16-votes": case(_overlap_add_scatter_add_fp16_votes, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # class-balanced sampling with 1 / count weights: a class absent from the fold gives inf into multinomial
     "balanced-sampler-inverse-frequency-inf-multinomial": case(_balanced_sampler_inverse_frequency_inf_multinomial,
-                                                               "nonfinite"),
+                                                               "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
