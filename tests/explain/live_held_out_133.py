@@ -321,77 +321,107 @@ CASES: dict[str, LiveCase] = {
     # --- interaction ids, correctness labels and masks
     # SAKT's response embedding (size 2) indexed directly by the bool correctness tensor
     "sakt-response-embedding-bool-correct": case(_sakt_response_embedding_indexed_by_bool, "index_tensor_dtype",
-                                                 "bool"),
+                                                 "bool",
+        grade="correct", grade_at_freeze="correct"),
     # DKT interaction ids skill + K * correct, with correct from a NaN-filled pandas float column, one-hot encoded
     "dkt-interaction-ids-float-correct-one-hot": case(_dkt_interaction_ids_with_float_correctness,
-                                                      "index_tensor_dtype"),
+                                                      "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # DKT's int64 one-hot interactions fed to the fp32 input Linear without .float()
-    "dkt-one-hot-int64-input-linear": case(_dkt_one_hot_into_linear_input_layer, "integer_operand", "int64", "f32"),
+    "dkt-one-hot-int64-input-linear": case(_dkt_one_hot_into_linear_input_layer, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DKT next-step loss: BCE-with-logits against the bool correctness of the next interaction
-    "dkt-bce-logits-bool-next-correct": case(_dkt_bce_with_logits_bool_next_correct, "target_dtype", "bool"),
+    "dkt-bce-logits-bool-next-correct": case(_dkt_bce_with_logits_bool_next_correct, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # prediction accuracy as the mean of the bool hits tensor
-    "accuracy-mean-bool-hits": case(_accuracy_as_mean_of_bool_hits, "integer_operand", "bool"),
+    "accuracy-mean-bool-hits": case(_accuracy_as_mean_of_bool_hits, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # performance factor analysis: failure counts from 1 - the bool correctness
-    "pfa-failures-one-minus-bool-correct": case(_pfa_failure_counts_one_minus_bool, "mask_dtype", "bool"),
+    "pfa-failures-one-minus-bool-correct": case(_pfa_failure_counts_one_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # SAKT's future mask made with ~ of a float torch.tril(torch.ones(L, L))
-    "sakt-future-mask-tilde-float-tril": case(_sakt_future_mask_by_tilde_of_float_tril, "mask_dtype"),
+    "sakt-future-mask-tilde-float-tril": case(_sakt_future_mask_by_tilde_of_float_tril, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # AKT's peek-ahead mask built in numpy as uint8 and handed to masked_fill
-    "akt-numpy-uint8-peek-mask-masked-fill": case(_akt_numpy_uint8_causal_mask_masked_fill, "mask_dtype", "uint8"),
+    "akt-numpy-uint8-peek-mask-masked-fill": case(_akt_numpy_uint8_causal_mask_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # neural cognitive diagnosis: fp32 mastery matmul'ed with the bool Q-matrix
-    "ncd-mastery-matmul-bool-q-matrix": case(_ncd_mastery_times_bool_q_matrix, "integer_operand", "f32", "bool"),
+    "ncd-mastery-matmul-bool-q-matrix": case(_ncd_mastery_times_bool_q_matrix, "integer_operand", "f32", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # PFA's int64 success counts accumulating time-decayed float successes in place
     "pfa-int64-counts-plus-decayed-float": case(_pfa_int64_counts_plus_decayed_float, "result_cast", "f32",
-                                                "int64"),
+                                                "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- item response theory, BKT and float64 parameters
     # abilities fitted by mirt (float64 via numpy) into a neural cognitive diagnosis fp32 Linear
-    "irt-theta-f64-ncd-linear": case(_irt_theta_float64_into_ncd_linear, "matmul_dtype", "f64", "f32"),
+    "irt-theta-f64-ncd-linear": case(_irt_theta_float64_into_ncd_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 2PL probabilities from float64 item parameters, BCE against float32 responses
-    "irt-2pl-bce-f64-probabilities": case(_irt_2pl_bce_float64_probabilities, "op_dtype", "f32", "f64"),
+    "irt-2pl-bce-f64-probabilities": case(_irt_2pl_bce_float64_probabilities, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # BKT learning step as lerp of the fp32 posterior toward 1 by pyBKT's float64 learn rates
-    "bkt-learn-lerp-f64-transit": case(_bkt_learning_lerp_float64_transit, "lerp_dtype", "f32", "f64"),
+    "bkt-learn-lerp-f64-transit": case(_bkt_learning_lerp_float64_transit, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a Newton step for IRT item parameters solved with torch.linalg.solve in bf16
-    "irt-newton-step-solve-bf16": case(_irt_newton_step_solve_in_bf16, "no_kernel", "bf16"),
+    "irt-newton-step-solve-bf16": case(_irt_newton_step_solve_in_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # 3PL responses simulated in fp16: exp(z) overflows, inf / inf is NaN, Bernoulli's check fails
     "irt-3pl-fp16-simulated-responses-nan-bernoulli": case(_irt_3pl_fp16_simulated_responses_bernoulli,
-                                                           "nonfinite"),
+                                                           "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- DKT, DKVMN and convolutional knowledge tracing
     # DKT one-hot made with np.eye (float64) fed to an fp32 LSTM
-    "dkt-lstm-np-eye-f64-one-hot": case(_dkt_lstm_numpy_one_hot_float64, "rnn_dtype", "f64", "f32"),
+    "dkt-lstm-np-eye-f64-one-hot": case(_dkt_lstm_numpy_one_hot_float64, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DKT GRU converted to bf16 given fp32 one-hot interactions
-    "dkt-gru-bf16-fp32-one-hot": case(_dkt_gru_model_bf16_one_hot_float, "rnn_dtype", "f32", "bf16"),
+    "dkt-gru-bf16-fp32-one-hot": case(_dkt_gru_model_bf16_one_hot_float, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DKVMN erase/add write of bf16 memory rows into an fp32 per-student value memory
     "dkvmn-value-memory-bf16-write-fp32": case(_dkvmn_value_memory_write_bf16_into_fp32, "indexed_write_dtype",
-                                               "f32", "bf16"),
+                                               "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # convolutional knowledge tracing: an fp32 Conv1d over bf16 exercise embeddings
     "ckt-conv1d-fp32-bf16-embeddings": case(_ckt_conv1d_fp32_over_bf16_embeddings, "conv_weight_dtype", "bf16",
-                                            "f32"),
+                                            "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- SAKT, AKT and SAINT transformers in bf16
     # SAKT in bf16 attending over interaction embeddings created fp32 after model.to(bf16)
     "sakt-bf16-attention-fp32-interaction-keys": case(_sakt_bf16_attention_fp32_interaction_keys, "matmul_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SAKT in bf16 given an fp32 -inf causal mask
     "sakt-bf16-attention-fp32-neg-inf-mask": case(_sakt_bf16_attention_fp32_neg_inf_mask, "attn_mask_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AKT's monotonic attention: weights decayed by an fp32 learned gamma, bmm'ed with bf16 values
     "akt-distance-decay-bmm-bf16-values": case(_akt_distance_decay_bmm_bf16_values, "batched_matmul_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SAINT decoder: bf16 response queries into SDPA with the fp32 exercise encoder's output
     "saint-sdpa-bf16-queries-fp32-encoder": case(_saint_decoder_sdpa_bf16_queries_fp32_encoder_memory,
-                                                 "sdpa_dtype", "bf16", "f32"),
+                                                 "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SAINT's bf16 LayerNorm on a residual stream upcast to fp32
-    "saint-bf16-layer-norm-fp32-residual": case(_saint_bf16_layer_norm_on_fp32_residual, "norm_param_dtype", "f32"),
+    "saint-bf16-layer-norm-fp32-residual": case(_saint_bf16_layer_norm_on_fp32_residual, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SAKT attention in fp16 with future positions filled with -1e9
-    "sakt-fp16-scores-masked-fill-minus-1e9": case(_sakt_fp16_scores_masked_fill_minus_1e9, "half_overflow", "f16"),
+    "sakt-fp16-scores-masked-fill-minus-1e9": case(_sakt_fp16_scores_masked_fill_minus_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- timestamps, training loops and metrics
     # EdNet's millisecond timestamps put in an int32 tensor for lag-time features
-    "ednet-ms-timestamps-int32": case(_ednet_millisecond_timestamps_as_int32, "half_overflow", "int32"),
+    "ednet-ms-timestamps-int32": case(_ednet_millisecond_timestamps_as_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a DKT model made .half() trained with GradScaler
-    "dkt-half-model-grad-scaler": case(_dkt_half_model_with_grad_scaler, "unscale_fp16", "f16"),
+    "dkt-half-model-grad-scaler": case(_dkt_half_model_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a hook reweighting rare skills multiplies the bf16 skill-embedding gradient by fp32 weights
-    "rare-skill-grad-hook-fp32-weights": case(_rare_skill_gradient_hook_fp32_weights, "loss_dtype", "bf16", "f32"),
+    "rare-skill-grad-hook-fp32-weights": case(_rare_skill_gradient_hook_fp32_weights, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sklearn's roc_auc_score given the bf16 predictions tensor
-    "auc-sklearn-bf16-predictions": case(_auc_sklearn_on_bf16_predictions, "numpy_dtype", "bf16"),
+    "auc-sklearn-bf16-predictions": case(_auc_sklearn_on_bf16_predictions, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ragged per-student skill sequences from a groupby as a numpy object array
     "ragged-student-sequences-object-array": case(_ragged_student_sequences_from_groupby, "numpy_dtype",
-                                                  fix=("pad",)),
+                                                  fix=("pad",),
+        grade="correct", grade_at_freeze="correct"),
 }
