@@ -283,72 +283,106 @@ def _nhits_bmm_fp32_interpolation() -> None:
 
 CASES: dict[str, LiveCase] = {
     # prediction-interval coverage: the mean of the bool inside-the-interval indicator
-    "interval-coverage-mean-bool-inside": case(_interval_coverage_mean_of_bool, "integer_operand", "bool"),
+    "interval-coverage-mean-bool-inside": case(_interval_coverage_mean_of_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # NILM: switching events of a bool appliance on/off state by abs() of its diff
-    "nilm-switch-events-abs-diff-bool": case(_nilm_switch_events_abs_diff, "no_kernel", "bool"),
+    "nilm-switch-events-abs-diff-bool": case(_nilm_switch_events_abs_diff, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # hour of day from pandas' DatetimeIndex.hour (int32) one-hot encoded
-    "pandas-hour-int32-one-hot-calendar": case(_pandas_hour_int32_one_hot, "index_tensor_dtype"),
+    "pandas-hour-int32-one-hot-calendar": case(_pandas_hour_int32_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # grid edge index read from a compact int16 branch table used with index_select on bus voltages
-    "grid-edge-index-int16-index-select": case(_edge_index_int16_bus_lookup, "index_tensor_dtype"),
+    "grid-edge-index-int16-index-select": case(_edge_index_int16_bus_lookup, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # GCN row normalisation of the substation graph: int64 degree from bincount raised to -1
-    "gcn-degree-int64-inverse-power": case(_gcn_degree_integer_inverse, "integer_operand"),
+    "gcn-degree-int64-inverse-power": case(_gcn_degree_integer_inverse, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # meter-data quality flags (uint8 from numpy) as masked_fill's mask for missing readings
-    "meter-quality-flag-uint8-masked-fill": case(_quality_flag_uint8_masked_fill, "mask_dtype", "uint8"),
+    "meter-quality-flag-uint8-masked-fill": case(_quality_flag_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # EV charger occupancy classifier trained with the bool plugged-in flag as BCE-with-logits target
-    "ev-charger-occupancy-bool-bce-target": case(_ev_session_bool_target_bce, "target_dtype", "bool"),
+    "ev-charger-occupancy-bool-bce-target": case(_ev_session_bool_target_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 Wh register readings multiplied in place by a distribution-loss factor
     "meter-wh-int64-loss-factor-mul-in-place": case(_meter_wh_int64_loss_factor_in_place, "result_cast", "f32",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 hour/weekday/month calendar features into TFT's known-input Linear under bf16 autocast
     "calendar-int64-known-inputs-autocast-linear": case(_calendar_int64_autocast_known_inputs, "integer_operand",
-                                                        "int64", "bf16"),
+                                                        "int64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # holidays in the last seven days counted by conv1d of the bool holiday flags with a ones kernel
-    "holiday-window-count-conv1d-bool-flags": case(_holiday_window_conv1d_bool, "integer_operand", "bool"),
+    "holiday-window-count-conv1d-bool-flags": case(_holiday_window_conv1d_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # N-BEATS seasonality block: theta under bf16 autocast times a Fourier basis built with numpy (float64)
     "nbeats-seasonality-numpy-fourier-basis-autocast": case(_nbeats_seasonality_numpy_basis_autocast,
-                                                            "matmul_dtype", "bf16", "f64"),
+                                                            "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # TFT decoder under bf16 autocast, its fp32 quantile output Linear applied after the autocast block
     "tft-quantile-head-after-autocast-block": case(_tft_quantile_head_after_autocast, "matmul_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 smart-meter windows from pandas into an N-BEATS FC stack under bf16 autocast
     "smart-meter-f64-windows-nbeats-autocast": case(_smart_meter_f64_nbeats_autocast, "matmul_dtype", "f64",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TFT interpretable attention in bf16 with the fp32 causal mask and need_weights=True
     "tft-attention-fp32-causal-mask-need-weights": case(_tft_attention_fp32_causal_mask_weights,
-                                                        "attn_mask_dtype", "f32", "bf16"),
+                                                        "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TFT gated residual network: bf16 LayerNorm given the fp32 static-embedding skip connection
-    "tft-grn-layernorm-bf16-fp32-skip": case(_tft_grn_layer_norm_bf16_fp32_skip, "norm_param_dtype", "f32"),
+    "tft-grn-layernorm-bf16-fp32-skip": case(_tft_grn_layer_norm_bf16_fp32_skip, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # seq2seq load forecaster: bf16 GRU decoder seeded with the fp32 encoder's final hidden state
     "gru-decoder-bf16-fp32-encoder-context": case(_gru_decoder_bf16_fp32_encoder_context, "rnn_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an LSTM load forecaster cast to bf16, initial (h0, c0) made each batch by torch.zeros (fp32)
-    "lstm-bf16-fp32-zero-initial-state": case(_lstm_bf16_zero_state_fp32, "rnn_dtype"),
+    "lstm-bf16-fp32-zero-initial-state": case(_lstm_bf16_zero_state_fp32, "rnn_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (b21193f2) castwise gave nothing. The bf16 LSTM was given fp32 (h0, c0) made by "
+             "torch.zeros; on this CPU torch reports it only as oneDNN failing to create the LSTM forward "
+             "primitive, a message that names neither dtype, and that failure was not read as an RNN's "
+             "input/state dtype mismatch.")),
     # weather x day-type interaction by an fp32 nn.Bilinear given the bf16 weather encoding
-    "weather-day-type-bilinear-bf16-weather": case(_weather_calendar_bilinear_bf16, "op_dtype", "bf16", "f32"),
+    "weather-day-type-bilinear-bf16-weather": case(_weather_calendar_bilinear_bf16, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # dilated TCN cast to bf16 given the fp32 z-scored smart-meter load
-    "tcn-bf16-fp32-zscored-load": case(_tcn_conv1d_bf16_fp32_load, "conv_weight_dtype", "f32", "bf16"),
+    "tcn-bf16-fp32-zscored-load": case(_tcn_conv1d_bf16_fp32_load, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 surrogate line flows index_add_'ed into an fp32 bus injection vector along the edge index
     "line-flows-bf16-index-add-bus-injection": case(_line_flows_bf16_into_bus_injection, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # PTDF from the pseudo-inverse of a reduced B matrix kept in bf16
-    "ptdf-pinv-bf16-reduced-susceptance": case(_ptdf_pinv_bf16_susceptance, "no_kernel", "bf16"),
+    "ptdf-pinv-bf16-reduced-susceptance": case(_ptdf_pinv_bf16_susceptance, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # forecast-error scenarios from a MultivariateNormal with a bf16 error covariance
-    "error-scenarios-mvn-bf16-covariance": case(_scenarios_mvn_bf16_error_covariance, "no_kernel", "bf16"),
+    "error-scenarios-mvn-bf16-covariance": case(_scenarios_mvn_bf16_error_covariance, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bus voltage phasors by torch.polar of bf16 state-estimator magnitudes and angles
-    "voltage-phasors-polar-bf16": case(_phasors_polar_bf16, "no_kernel", "bf16"),
+    "voltage-phasors-polar-bf16": case(_phasors_polar_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 load normalised by full_like with the annual consumption in Wh (4.2e6)
-    "annual-energy-wh-full-like-fp16": case(_annual_energy_full_like_fp16, "half_overflow", "f16"),
+    "annual-energy-wh-full-like-fp16": case(_annual_energy_full_like_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # inverter AC power in W put into an int16 tensor (SunSpec register type), 36 kW and up
-    "sunspec-ac-power-int16-overflow": case(_sunspec_ac_power_int16, "half_overflow", "int16"),
+    "sunspec-ac-power-int16-overflow": case(_sunspec_ac_power_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # IQN quantile Huber loss between bf16 autocast quantiles and fp32 targets, backward
-    "iqn-quantile-huber-bf16-quantiles-backward": case(_iqn_quantile_huber_backward, "loss_dtype", "f32", "bf16"),
+    "iqn-quantile-huber-bf16-quantiles-backward": case(_iqn_quantile_huber_backward, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 quantile forecasts handed to np.asarray for the median
-    "bf16-quantiles-np-asarray-median": case(_bf16_quantiles_np_asarray, "numpy_dtype", "bf16"),
+    "bf16-quantiles-np-asarray-median": case(_bf16_quantiles_np_asarray, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the pandas timestamp index (datetime64[ns]) passed to torch.from_numpy
-    "meter-timestamps-datetime64-from-numpy": case(_timestamps_datetime64_from_numpy, "numpy_dtype"),
+    "meter-timestamps-datetime64-from-numpy": case(_timestamps_datetime64_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # PV clear-sky index 0/0 at night: NaN concentrations into a Beta forecast distribution
-    "clear-sky-index-night-nan-beta": case(_clear_sky_index_beta_at_night, "nonfinite"),
+    "clear-sky-index-night-nan-beta": case(_clear_sky_index_beta_at_night, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # N-HiTS: bf16 coarse coefficients bmm'd with an fp32 interpolation matrix made per call
     "nhits-bmm-fp32-interpolation-matrix": case(_nhits_bmm_fp32_interpolation, "batched_matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
