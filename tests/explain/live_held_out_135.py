@@ -331,75 +331,110 @@ def _yield_huber_bf16_prediction_f64_target() -> None:
 CASES: dict[str, LiveCase] = {
     # --- raw uint16 captures and calibration
     # MicaSense panel calibration: median digital number of the panel ROI taken on the raw uint16 NIR band
-    "panel-roi-median-uint16-nir": case(_calibration_panel_median_uint16, "no_kernel", "uint16"),
+    "panel-roi-median-uint16-nir": case(_calibration_panel_median_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # reflect padding of a 5-band uint16 orthomosaic tile for sliding-window inference
-    "orthomosaic-tile-reflect-pad-uint16": case(_orthomosaic_tile_reflect_pad_uint16, "no_kernel", "uint16"),
+    "orthomosaic-tile-reflect-pad-uint16": case(_orthomosaic_tile_reflect_pad_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # DJI P4 Multispectral: the uint8 RGB JPEG concatenated with the five uint16 TIFF bands
-    "p4m-rgb-uint8-cat-uint16-bands": case(_p4m_rgb_uint8_cat_uint16_bands, "no_kernel", "uint8", "uint16"),
+    "p4m-rgb-uint8-cat-uint16-bands": case(_p4m_rgb_uint8_cat_uint16_bands, "no_kernel", "uint8", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # --- soil masks, plot ids and the field book
     # bare-soil fraction per plot as the mean of the bool ExG soil mask
-    "soil-fraction-mean-bool-per-plot": case(_soil_fraction_mean_bool_per_plot, "integer_operand", "bool"),
+    "soil-fraction-mean-bool-per-plot": case(_soil_fraction_mean_bool_per_plot, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # soil mask erosion written as -max_pool2d(-mask) on the bool mask
-    "soil-mask-erosion-negated-bool": case(_soil_mask_erosion_by_negation, "mask_dtype", "bool"),
+    "soil-mask-erosion-negated-bool": case(_soil_mask_erosion_by_negation, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the soil mask resized bilinearly to the loss map (float) and used as masked_fill's mask
-    "soil-mask-bilinear-resized-masked-fill": case(_soil_mask_resized_bilinear_masked_fill, "mask_dtype", "f32"),
+    "soil-mask-bilinear-resized-masked-fill": case(_soil_mask_resized_bilinear_masked_fill, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # range numbers from int64 plot ids by `/= 100` in place
-    "plot-ids-range-true-divide-in-place": case(_plot_ids_range_true_divide_in_place, "result_cast", "f32", "int64"),
+    "plot-ids-range-true-divide-in-place": case(_plot_ids_range_true_divide_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # plant/soil segmentation with the bool plant mask as cross_entropy's target
-    "plant-soil-cross-entropy-bool-target": case(_plant_soil_cross_entropy_bool_target, "target_dtype", "bool"),
+    "plant-soil-cross-entropy-bool-target": case(_plant_soil_cross_entropy_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # genotype entry ids from the field book (float64 after a NaN border plot) into nn.Embedding
-    "entry-ids-pandas-f64-embedding": case(_entry_ids_pandas_float64_embedding, "index_tensor_dtype", "f64"),
+    "entry-ids-pandas-f64-embedding": case(_entry_ids_pandas_float64_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # local soil fraction by conv2d of the bool soil mask with a 5 x 5 box kernel
-    "soil-mask-box-filter-conv2d-bool": case(_soil_mask_box_filter_conv2d, "integer_operand", "bool"),
+    "soil-mask-box-filter-conv2d-bool": case(_soil_mask_box_filter_conv2d, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # plot ids in a pandas nullable Int64 column with a missing plot, given to torch.as_tensor
-    "plot-ids-nullable-int64-as-tensor": case(_plot_ids_nullable_int64_as_tensor, "numpy_dtype"),
+    "plot-ids-nullable-int64-as-tensor": case(_plot_ids_nullable_int64_as_tensor, "numpy_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (b21193f2) castwise gave nothing. torch raised `Could not infer dtype of NAType` from torch.as_tensor "
+             "walking a pandas nullable Int64 extension array (not a numpy array) and meeting pd.NA for the missing plot; "
+             "the message names neither numpy nor a tensor dtype, only pandas' NA type, and the frozen rules read no "
+             "dtype, op or cause from it, so the case of torch refusing a pandas container it cannot convert is not "
+             "recognised.")),
     # --- vegetation indices in fp16
     # fp16 NDVI concatenated to bf16 reflectance (cat promotes to fp32) into the bf16 U-Net's stem conv
     "ndvi-f16-cat-bf16-bands-unet-stem": case(_ndvi_f16_concat_bf16_bands_unet_stem, "conv_weight_dtype", "f32",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the GeoTIFF nodata value 65535 written into the fp16 NDVI map with masked_fill
-    "ndvi-nodata-65535-masked-fill-f16": case(_nodata_65535_masked_fill_f16_ndvi, "half_overflow", "f16"),
+    "ndvi-nodata-65535-masked-fill-f16": case(_nodata_65535_masked_fill_f16_ndvi, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # EVI on raw digital numbers in fp16: 6 * red overflows, inf - inf is NaN, multinomial refuses the weights
-    "evi-raw-dn-f16-patch-sampling-nan": case(_evi_raw_dn_f16_patch_sampling, "nonfinite"),
+    "evi-raw-dn-f16-patch-sampling-nan": case(_evi_raw_dn_f16_patch_sampling, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # crop-row spacing from rfft of the fp16 excess-green profile
-    "crop-row-spacing-rfft-f16": case(_crop_row_spacing_rfft_f16, "no_kernel", "f16"),
+    "crop-row-spacing-rfft-f16": case(_crop_row_spacing_rfft_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # NDVI distribution of one plot with torch.histogram on the fp16 index
-    "ndvi-histogram-per-plot-f16": case(_ndvi_histogram_per_plot_f16, "no_kernel", "f16"),
+    "ndvi-histogram-per-plot-f16": case(_ndvi_histogram_per_plot_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # tasseled-cap coefficients from numpy (float64) einsum'd with the fp16 reflectance cache
     "tasseled-cap-numpy-f64-einsum-f16": case(_tasseled_cap_numpy_f64_coefficients_einsum, "matmul_dtype", "f64",
-                                              "f16"),
+                                              "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- band alignment, segmentation U-Nets and their losses
     # band-to-band alignment: affine_grid of a float64 cv2 homography, grid_sample of the fp16 red-edge band
     "band-alignment-f64-homography-grid-sample": case(_band_alignment_f64_homography_grid_sample, "op_dtype", "f16",
-                                                      "f64"),
+                                                      "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 U-Net opening with an input BatchNorm2d, given fp32 reflectance
-    "input-batchnorm-bf16-fp32-reflectance": case(_input_batchnorm_bf16_fp32_reflectance, "norm_param_dtype", "f32"),
+    "input-batchnorm-bf16-fp32-reflectance": case(_input_batchnorm_bf16_fp32_reflectance, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # plant-mask BCE of the bf16 U-Net's sigmoid against the fp32 mask
-    "plant-mask-bce-bf16-probs-fp32-target": case(_plant_mask_bce_bf16_probs_fp32_target, "op_dtype", "f32", "bf16"),
+    "plant-mask-bce-bf16-probs-fp32-target": case(_plant_mask_bce_bf16_probs_fp32_target, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 U-Net's probability map handed to numpy for rasterio
-    "prediction-bf16-numpy-for-geotiff": case(_prediction_bf16_numpy_for_geotiff, "numpy_dtype", "bf16"),
+    "prediction-bf16-numpy-for-geotiff": case(_prediction_bf16_numpy_for_geotiff, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # tile gradient accumulation in fp32 buffers assigned back to the bf16 U-Net's .grad
     "grad-accumulator-fp32-assigned-bf16-unet": case(_gradient_accumulator_fp32_assigned_bf16_unet, "loss_dtype",
-                                                     "f32", "bf16"),
+                                                     "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- per-plot pooling, time series and yield regression
     # the bf16 pixel-yield map painted into an fp32 yield raster by boolean-mask assignment
     "plot-yield-raster-index-put-bf16": case(_plot_predictions_painted_bf16_index_put, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-plot mean pooling by torch.bmm of an fp32 one-hot assignment matrix with bf16 pixel features
     "per-plot-pooling-bmm-fp32-assignment": case(_per_plot_pooling_bmm_one_hot_assignment, "batched_matmul_dtype",
-                                                 "f32", "bf16"),
+                                                 "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-plot NDVI time series from the fp16 cache into a bf16 GRU
-    "ndvi-series-f16-into-bf16-gru": case(_ndvi_series_f16_into_bf16_gru, "rnn_dtype", "f16", "bf16"),
+    "ndvi-series-f16-into-bf16-gru": case(_ndvi_series_f16_into_bf16_gru, "rnn_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # attention over flight dates with a growing-degree-day bias built in fp16, bf16 queries
-    "gdd-attention-bias-f16-sdpa-bf16": case(_gdd_attention_bias_f16_sdpa, "attn_mask_dtype", "f16", "bf16"),
+    "gdd-attention-bias-f16-sdpa-bf16": case(_gdd_attention_bias_f16_sdpa, "attn_mask_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a yield regression head built after backbone.to(bf16), left fp32
-    "yield-head-added-after-bf16-cast": case(_yield_head_added_after_bf16_cast, "matmul_dtype", "bf16", "f32"),
+    "yield-head-added-after-bf16-cast": case(_yield_head_added_after_bf16_cast, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ridge normal equations: fp32 plot features times float64 yields from pandas
     "ridge-yield-normal-equations-f64-targets": case(_ridge_yield_normal_equations_f64_targets, "matmul_dtype",
-                                                     "f32", "f64"),
+                                                     "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # NDVI-to-yield calibration by lstsq of an fp32 design against float64 pandas yields
-    "ndvi-yield-calibration-lstsq-f64": case(_ndvi_yield_calibration_lstsq_f64, "op_dtype", "f32", "f64"),
+    "ndvi-yield-calibration-lstsq-f64": case(_ndvi_yield_calibration_lstsq_f64, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Huber loss of a bf16 yield model against float64 pandas yields, raising in backward
     "yield-huber-bf16-f64-target-backward": case(_yield_huber_bf16_prediction_f64_target, "loss_dtype", "f64",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
