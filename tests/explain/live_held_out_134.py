@@ -339,7 +339,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # an LSTM load forecaster cast to bf16, initial (h0, c0) made each batch by torch.zeros (fp32)
     "lstm-bf16-fp32-zero-initial-state": case(_lstm_bf16_zero_state_fp32, "rnn_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (b21193f2) castwise gave nothing. The bf16 LSTM was given fp32 (h0, c0) made by "
              "torch.zeros; on this CPU torch reports it only as oneDNN failing to create the LSTM forward "
              "primitive, a message that names neither dtype, and that failure was not read as an RNN's "

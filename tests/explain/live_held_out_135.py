@@ -363,7 +363,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # plot ids in a pandas nullable Int64 column with a missing plot, given to torch.as_tensor
     "plot-ids-nullable-int64-as-tensor": case(_plot_ids_nullable_int64_as_tensor, "numpy_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (b21193f2) castwise gave nothing. torch raised `Could not infer dtype of NAType` from torch.as_tensor "
              "walking a pandas nullable Int64 extension array (not a numpy array) and meeting pd.NA for the missing plot; "
              "the message names neither numpy nor a tensor dtype, only pandas' NA type, and the frozen rules read no "

@@ -4488,3 +4488,22 @@ def test_a_tflite_input_of_another_dtype_is_a_dtype_mismatch() -> None:
 @pytest.mark.parametrize("line", ["KeyError: 'foo'", "ValueError: 'bf16'"])
 def test_a_string_key_that_names_no_dtype_or_another_error_is_not_a_dtype_table(line: str) -> None:
     assert cw.explain(line) is None
+
+
+def test_onednns_lstm_primitive_it_could_not_build_is_a_recurrent_layer_of_two_dtypes() -> None:
+    explanation = cw.explain("RuntimeError: could not create a primitive descriptor for the LSTM forward propagation "
+                             "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get additional "
+                             "diagnostic information.")
+    assert explanation.kind is Kind.RNN and "dtype=x.dtype" in explanation.fix
+
+
+def test_a_pandas_nullable_column_with_missing_values_is_a_numpy_conversion_problem() -> None:
+    explanation = cw.explain("RuntimeError: Could not infer dtype of NAType")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "pd.NA" in explanation.culprit
+
+
+def test_a_real_only_op_on_a_complex_spectrum_is_told_to_take_its_magnitude() -> None:
+    with pytest.raises((NotImplementedError, RuntimeError)) as raised:
+        torch.randn(4, dtype=torch.complex64).clamp(min=1e-8)
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.NO_KERNEL and ".abs()" in explanation.fix

@@ -783,6 +783,21 @@ def _imaginary_of_real(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _real_only_on_complex(found: re.Match[str], failure: Failure) -> Explanation:
+    """``clamp is not supported for complex types``: an op defined only on real numbers given a complex tensor (a
+    spectrum where its magnitude was meant)."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no complex version: complex numbers have no order, so it is defined on real tensors only",
+        "a complex tensor (an STFT or FFT output) passed where its magnitude, power or real part was meant "
+        "(`spec.clamp(min=1e-8)` before `.log()`)",
+        "take the real quantity first: `spec.abs()` (magnitude), `spec.abs() ** 2` (power) or `spec.real`, then "
+        f"`{op}` it",
+        op=op,
+    )
+
+
 def _unhandled_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     """ExecuTorch's portable kernels' ``Unhandled dtype BFloat16 for index.Tensor_out``: an op whose kernel in this
     runtime has no case for the dtype."""
@@ -1074,6 +1089,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"DispatchStub: missing (?P<device>CUDA|CPU|MPS|XPU|HIP) kernel", _missing_device_kernel),
     rule(r"could not find kernel for (?P<op>aten\.[\w.]{1,80}) at dispatch key (?:DispatchKey\.)?(?P<key>\w{1,30})",
          _no_kernel_at_dispatch_key),
+    rule(r"\b(?P<op>clamp|clamp_min|clamp_max|clip|max|min|maximum|minimum|sort|topk|argmax|argmin|sign|floor|ceil|"
+         r"round|relu|threshold|heaviside) is not supported for complex types", _real_only_on_complex),
     rule(r"\b(?P<op>imag|real|conj_physical|view_as_real) is not implemented for tensors with non-complex dtypes",
          _imaginary_of_real),
     rule(r"\bassert (?P<var>[\w.]{1,40})\.dtype == torch\.(?P<want>float32|float)\b", _asserted_float32),

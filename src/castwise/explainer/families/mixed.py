@@ -472,6 +472,21 @@ def recurrent(failure: Failure, names: tuple[str, ...], hidden: bool = False) ->
     )
 
 
+def _onednn_rnn(found: re.Match[str], failure: Failure) -> Explanation:
+    """oneDNN's ``could not create a primitive descriptor for the LSTM forward propagation primitive``: its CPU RNN
+    kernel takes one dtype for input, weights and initial states."""
+    return explained(
+        Kind.RNN, failure,
+        f"oneDNN (torch's CPU kernels) could not build its {found['layer']} kernel for these tensors: it takes one "
+        "dtype for the input, the weights and the initial states h0/c0",
+        "an initial hidden state made with the default dtype (`torch.zeros(...)` is fp32) for a bf16 or fp16 "
+        "recurrent layer, or a 16-bit input for an fp32 layer",
+        "create h0/c0 with the input's dtype (`torch.zeros(..., dtype=x.dtype)`) and give input and layer one dtype "
+        f"(`x.to(rnn.weight_ih_l0.dtype)`), or {keep_rule('the recurrent layer')}",
+        op=f"{found['layer']} (oneDNN)", device="cpu", confidence=Confidence.LOW,
+    )
+
+
 def _indexed_write(found: re.Match[str], failure: Failure) -> Explanation:
     return indexed_write(failure, dtypes(found, "dst", "src"), found.groupdict().get("op") or "an indexed write")
 
@@ -1547,6 +1562,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
+    rule(r"could not create a primitive descriptor for the (?P<layer>LSTM|GRU|RNN|vanilla RNN) (?:forward|backward) "
+         r"propagation primitive", _onednn_rnn),
     rule(r"Input and (?:parameter|hidden) tensors are not the same dtype,?\s*found input tensor with "
          r"(?P<a>{DTYPE}) and (?:parameter|hidden) tensor with (?P<b>{DTYPE})", _rnn),
     rule(r"\binput must have the type (?P<b>torch\.\w{1,20}),? got type (?P<a>torch\.\w{1,20})", _rnn),

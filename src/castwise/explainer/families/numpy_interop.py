@@ -158,6 +158,9 @@ _HELD_BY = {
     "with transforms that take an array, or a collate that gets dicts",
     "NoneType": "a field left None (a missing label, an optional input not filled), or a number a library returned as "
     "None because it was NaN (a log-probability from an inference server)",
+    "NAType": "a pandas nullable column (`Int64`, `boolean`, `string`) whose missing values are `pd.NA`: its `.values` "
+    "is an object array of numbers and `pd.NA`",
+    "NaTType": "a pandas datetime column with missing values (`NaT`) passed as objects",
 }
 
 
@@ -472,7 +475,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Observation \(\{\} dtype=\{\}\) outside given space|"
          r"The observation collected from env\.\w{1,20} was not contained within your env's observation space",
          _observation_outside_space),
-    rule(r"Could not infer dtype of (?P<a>dict|NoneType|str|bytes|set|object|type|function)\b", _python_object),
+    rule(r"Could not infer dtype of (?P<a>dict|NoneType|NAType|NaTType|str|bytes|set|object|type|function)\b",
+         _python_object),
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
