@@ -313,71 +313,101 @@ def _ghcn_tenths_mm_int64_interpolate_hourly() -> None:
 CASES: dict[str, LiveCase] = {
     # EA-LSTM-style inputs: fp32 forcings concatenated with the float64 CAMELS attributes, into an fp32 LSTM
     "ea-lstm-static-f64-cat-forcings-fp32-lstm": case(_ea_lstm_static_attributes_cat_forcings, "rnn_dtype", "f64",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an hourly rollout with a bf16 LSTMCell, its (h, c) started from torch.zeros (fp32)
-    "hourly-lstmcell-bf16-zeros-state": case(_hourly_lstmcell_bf16_zeros_state, "rnn_dtype", "f32", "bf16"),
+    "hourly-lstmcell-bf16-zeros-state": case(_hourly_lstmcell_bf16_zeros_state, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a rainfall-runoff LSTM cast to bf16, its discharge head created afterwards in fp32
-    "bf16-lstm-fp32-discharge-head": case(_bf16_lstm_fp32_discharge_head, "matmul_dtype", "bf16", "f32"),
+    "bf16-lstm-fp32-discharge-head": case(_bf16_lstm_fp32_discharge_head, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # standardised float64 catchment attributes from pandas into the fp32 static embedding
-    "camels-attributes-f64-static-linear": case(_camels_attributes_f64_static_linear, "matmul_dtype", "f64", "f32"),
+    "camels-attributes-f64-static-linear": case(_camels_attributes_f64_static_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a gamma-distribution unit hydrograph from scipy (float64) as the conv1d kernel over fp32 effective rainfall
-    "gamma-unit-hydrograph-f64-conv1d": case(_gamma_unit_hydrograph_f64_conv1d, "conv_weight_dtype", "f32", "f64"),
+    "gamma-unit-hydrograph-f64-conv1d": case(_gamma_unit_hydrograph_f64_conv1d, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # NSE* loss: bf16 squared errors weighted per basin by einsum with float64 1/std^2 from pandas
-    "nse-star-basin-weights-einsum-f64": case(_nse_star_basin_weights_einsum_f64, "matmul_dtype", "bf16", "f64"),
+    "nse-star-basin-weights-einsum-f64": case(_nse_star_basin_weights_einsum_f64, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Muskingum routing operator built fp32, bmm'ed with the bf16 model's lateral inflows
     "muskingum-routing-bmm-bf16-inflows": case(_muskingum_routing_bmm_bf16_inflows, "batched_matmul_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a model opening with LayerNorm cast to bf16, given fp32 forcings from the DataFrame
     "bf16-model-input-layernorm-fp32-forcings": case(_bf16_model_input_layernorm_fp32_forcings, "norm_param_dtype",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 temporal attention with an fp32 additive -inf mask over the days the gauge was missing
-    "mha-bf16-fp32-missing-day-mask": case(_mha_bf16_fp32_missing_day_mask, "attn_mask_dtype", "f32", "bf16"),
+    "mha-bf16-fp32-missing-day-mask": case(_mha_bf16_fp32_missing_day_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # one-parameter baseflow filter: an fp32 state lerp_'ed toward the float64 discharge from pandas
-    "baseflow-filter-lerp-f64-discharge": case(_baseflow_filter_lerp_f64_discharge, "lerp_dtype", "f32", "f64"),
+    "baseflow-filter-lerp-f64-discharge": case(_baseflow_filter_lerp_f64_discharge, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 LSTM predictions written on the valid days of an fp32 NaN-filled simulation buffer
     "valid-days-setitem-bf16-predictions": case(_valid_days_setitem_bf16_predictions, "indexed_write_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 simulated discharge put into a pandas DataFrame next to the observations for hydroeval
-    "hydroeval-bf16-simulation-dataframe": case(_hydroeval_bf16_simulation_dataframe, "numpy_dtype", "bf16"),
+    "hydroeval-bf16-simulation-dataframe": case(_hydroeval_bf16_simulation_dataframe, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the NWIS approval-code string column left in the frame given to torch.from_numpy
-    "nwis-qualifier-column-object-array": case(_nwis_qualifier_column_object_array, "numpy_dtype"),
+    "nwis-qualifier-column-object-array": case(_nwis_qualifier_column_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a week of fp16 hourly discharge padded to whole days with the -99999 missing-value code
-    "fp16-hourly-pad-missing-sentinel": case(_fp16_hourly_pad_missing_sentinel, "half_overflow", "f16"),
+    "fp16-hourly-pad-missing-sentinel": case(_fp16_hourly_pad_missing_sentinel, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # NSE loss over a gauge series with its NaN gaps left unmasked, backward under detect_anomaly
-    "nse-loss-unmasked-nan-gauge-anomaly": case(_nse_loss_unmasked_nan_gauge_anomaly, "nonfinite"),
+    "nse-loss-unmasked-nan-gauge-anomaly": case(_nse_loss_unmasked_nan_gauge_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() rainfall-runoff LSTM trained with GradScaler on the CPU, unscale_ of its fp16 gradients
-    "halved-lstm-gradscaler-unscale": case(_halved_lstm_gradscaler_unscale, "unscale_fp16", "f16"),
+    "halved-lstm-gradscaler-unscale": case(_halved_lstm_gradscaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 flood-probability classifier's sigmoid output in binary_cross_entropy with an fp32 exceedance target
     "flood-probability-bf16-bce-fp32-target": case(_flood_probability_bf16_bce_fp32_target, "op_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a stage-discharge rating curve fit by normal equations and linalg.solve on fp16 logger data
-    "rating-curve-normal-equations-solve-fp16": case(_rating_curve_normal_equations_solve_fp16, "no_kernel", "f16"),
+    "rating-curve-normal-equations-solve-fp16": case(_rating_curve_normal_equations_solve_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the bool missing-observation mask halved with the batch, then | with the bool ice-affected flags
-    "missing-mask-fp16-or-ice-flags": case(_missing_mask_fp16_or_ice_flags, "no_kernel", "f16"),
+    "missing-mask-fp16-or-ice-flags": case(_missing_mask_fp16_or_ice_flags, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the missing-day mask made float to weight the loss, inverted with ~ to pick the valid days
-    "nse-valid-mask-float-inverted": case(_nse_valid_mask_float_inverted, "mask_dtype"),
+    "nse-valid-mask-float-inverted": case(_nse_valid_mask_float_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # an ice-affected flag read from a netCDF byte variable (uint8) given to masked_fill
-    "ice-flag-uint8-masked-fill": case(_ice_flag_uint8_masked_fill, "mask_dtype", "uint8"),
+    "ice-flag-uint8-masked-fill": case(_ice_flag_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # the fraction of missing hours per day by avg_pool1d over the bool hourly missing mask
-    "missing-hours-fraction-avg-pool-bool": case(_missing_hours_fraction_avg_pool_bool, "integer_operand", "bool"),
+    "missing-hours-fraction-avg-pool-bool": case(_missing_hours_fraction_avg_pool_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # daily-to-hourly with repeat_interleave by hours per local day computed as float64 from pandas timedeltas
     "daily-to-hourly-repeat-interleave-f64-hours": case(_daily_to_hourly_repeat_interleave_f64_hours,
-                                                        "index_tensor_dtype", "f64"),
+                                                        "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the day of each hour as torch.floor(int64 hour offsets / 24), a float index into gather
-    "hour-to-day-floor-division-gather": case(_hour_to_day_floor_division_gather, "index_tensor_dtype"),
+    "hour-to-day-floor-division-gather": case(_hour_to_day_floor_division_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the whole training batch cast to bf16, the basin index included, looked up in the basin embedding
     "basin-batch-cast-bf16-basin-embedding": case(_basin_batch_cast_bf16_basin_embedding, "index_tensor_dtype",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # flood exceedance of the 90th-percentile flow as a bool target of BCE-with-logits
-    "flood-exceedance-bce-logits-bool-target": case(_flood_exceedance_bce_logits_bool_target, "target_dtype", "bool"),
+    "flood-exceedance-bce-logits-bool-target": case(_flood_exceedance_bce_logits_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # flood warning levels from pd.cut(labels=False), float64, as cross_entropy's target
-    "warning-level-cross-entropy-f64-target": case(_warning_level_cross_entropy_f64_target, "target_dtype", "f64"),
+    "warning-level-cross-entropy-f64-target": case(_warning_level_cross_entropy_f64_target, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 hourly offsets shifted in place by the float64 per-basin UTC offsets
     "utc-offset-added-in-place-int64-hours": case(_utc_offset_added_in_place_int64_hours, "result_cast", "f64",
-                                                  "int64"),
+                                                  "int64",
+        grade="correct", grade_at_freeze="correct"),
     # donor basins for regionalisation by cdist over int64 catchment attributes
-    "donor-basins-cdist-int64-attributes": case(_donor_basins_cdist_int64_attributes, "integer_operand", "int64"),
+    "donor-basins-cdist-int64-attributes": case(_donor_basins_cdist_int64_attributes, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # GHCN-D daily precipitation in int64 tenths of mm interpolated linearly to hourly
     "ghcn-tenths-mm-int64-interpolate-hourly": case(_ghcn_tenths_mm_int64_interpolate_hourly, "integer_operand",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
 }
