@@ -357,76 +357,106 @@ def _nullable_int64_units_object_array() -> None:
 CASES: dict[str, LiveCase] = {
     # --- ids, flags, targets and integer quantities
     # store ids made a pandas category, the int8 category codes looked up in the store Embedding
-    "store-category-codes-int8-embedding": case(_store_category_codes_int8_embedding, "index_tensor_dtype", "int8"),
+    "store-category-codes-int8-embedding": case(_store_category_codes_int8_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # catalogue row numbers after a left merge (float64 from the NaN of delisted items) as index_select's index
-    "item-rows-f64-left-merge-index-select": case(_item_ids_float64_after_left_merge, "index_tensor_dtype"),
+    "item-rows-f64-left-merge-index-select": case(_item_ids_float64_after_left_merge, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # censored demand: the stockout flag merged from the stock table (float64 0/1) as torch.where's condition
-    "censored-demand-where-f64-stockout-flag": case(_censored_demand_where_float64_stockout, "mask_dtype", "f64"),
+    "censored-demand-where-f64-stockout-flag": case(_censored_demand_where_float64_stockout, "mask_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # hurdle model: the bool "sold at all" occurrence as BCE-with-logits target
-    "hurdle-occurrence-bool-bce-target": case(_zero_sales_occurrence_bool_bce_target, "target_dtype", "bool"),
+    "hurdle-occurrence-bool-bce-target": case(_zero_sales_occurrence_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # ABC classes from pd.qcut, their int8 category codes as cross_entropy's target
-    "abc-class-int8-codes-cross-entropy": case(_abc_class_int8_codes_cross_entropy, "target_dtype", "int8"),
+    "abc-class-int8-codes-cross-entropy": case(_abc_class_int8_codes_cross_entropy, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # int64 order quantities clamped in place to the planogram's float shelf capacity
     "order-qty-int64-clamp-float-capacity": case(_order_qty_int64_clamp_float_capacity, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # share of promo days in the last week by avg_pool1d of the bool promo flags
-    "promo-share-avg-pool-bool-flags": case(_promo_intensity_avg_pool_bool_flags, "integer_operand", "bool"),
+    "promo-share-avg-pool-bool-flags": case(_promo_intensity_avg_pool_bool_flags, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # newsvendor: empirical demand distribution by torch.histc of the int64 unit sales
-    "newsvendor-histc-int64-units": case(_newsvendor_demand_histc_int64_units, "integer_operand", "int64"),
+    "newsvendor-histc-int64-units": case(_newsvendor_demand_histc_int64_units, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # purchase-order value: the int64 (store, item) order matrix @ fp32 unit costs
-    "po-value-int64-orders-matmul-costs": case(_order_cost_int64_orders_matmul, "integer_operand", "int64", "f32"),
+    "po-value-int64-orders-matmul-costs": case(_order_cost_int64_orders_matmul, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # stochastic rounding of order quantities with uniform_ noise made empty_like the int64 orders
     "stochastic-rounding-uniform-int64-orders": case(_stochastic_rounding_uniform_int64_orders, "no_kernel",
-                                                     "int64"),
+                                                     "int64",
+        grade="correct", grade_at_freeze="correct"),
     # 7-day moving average of int64 unit sales by conv1d with an fp32 averaging kernel
     "moving-average-conv1d-int64-units": case(_moving_average_conv1d_int64_units, "integer_operand", "int64",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a launch's distribution-centre order quantity put into the ERP's int16 tensor
-    "dc-launch-order-int16-overflow": case(_dc_order_units_int16, "half_overflow", "int16"),
+    "dc-launch-order-int16-overflow": case(_dc_order_units_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # --- DeepAR-style models under low precision
     # DeepAR GRU under bf16 autocast fed float64 lag features built with numpy (autocast leaves float64)
-    "deepar-gru-autocast-f64-lags": case(_deepar_gru_autocast_float64_lags, "rnn_dtype", "f64", "bf16"),
+    "deepar-gru-autocast-f64-lags": case(_deepar_gru_autocast_float64_lags, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # variable-length item histories cast to bf16, packed and fed to the fp32 LSTM encoder
     "deepar-packed-bf16-histories-fp32-lstm": case(_deepar_packed_bf16_histories_fp32_lstm, "rnn_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # negative-binomial sample paths drawn inside the bf16 autocast block (gamma sampling)
-    "deepar-negbin-sample-paths-bf16": case(_deepar_negbin_sample_bf16_autocast, "no_kernel", "bf16"),
+    "deepar-negbin-sample-paths-bf16": case(_deepar_negbin_sample_bf16_autocast, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # mean scaling without +1: a new item with zero history makes NaN logits in the NegativeBinomial
-    "deepar-zero-history-scale-nan-negbin": case(_deepar_zero_history_scale_nan_negbin, "nonfinite"),
+    "deepar-zero-history-scale-nan-negbin": case(_deepar_zero_history_scale_nan_negbin, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # demand MLP cast to bf16 with an input BatchNorm1d, fed fp32 price/promo/units features
-    "demand-mlp-input-batchnorm-bf16": case(_demand_mlp_input_batchnorm_bf16, "norm_param_dtype", "f32"),
+    "demand-mlp-input-batchnorm-bf16": case(_demand_mlp_input_batchnorm_bf16, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Huber loss of a bf16 forecaster against float64 unit sales from pandas, backward
     "huber-bf16-forecast-f64-sales-backward": case(_huber_bf16_forecast_float64_sales_backward, "loss_dtype", "f64",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # store-closure days as a float64 additive key_padding_mask for a bf16 MultiheadAttention over days
-    "closed-days-f64-key-padding-mha": case(_closed_days_key_padding_float64_mha, "attn_mask_dtype", "f64", "bf16"),
+    "closed-days-f64-key-padding-mha": case(_closed_days_key_padding_float64_mha, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- hierarchical reconciliation
     # bottom-up: the fp32 sparse summing matrix times bf16 bottom-level forecasts with torch.sparse.mm
     "summing-matrix-sparse-mm-bf16-forecasts": case(_hierarchy_sparse_summing_matrix_bf16_forecasts, "matmul_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MinT: the covariance's Cholesky factor registered as a buffer, cast to bf16, in solve_triangular
-    "mint-solve-triangular-bf16-buffer": case(_mint_solve_triangular_bf16, "no_kernel", "bf16"),
+    "mint-solve-triangular-bf16-buffer": case(_mint_solve_triangular_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # store totals by scatter_reduce_ of bf16 autocast item forecasts into an fp32 zeros buffer
-    "store-totals-scatter-reduce-bf16": case(_bottom_up_scatter_reduce_bf16_into_fp32, "indexed_write_dtype"),
+    "store-totals-scatter-reduce-bf16": case(_bottom_up_scatter_reduce_bf16_into_fp32, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # learned reconciliation: fp32 base forecasts baddbmm'd with a bf16 projection and bf16 incoherence
     "learned-reconciliation-baddbmm-fp32-base": case(_reconciliation_baddbmm_fp32_base_bf16,
-                                                     "batched_matmul_dtype", "f32", "bf16"),
+                                                     "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- prices and features
     # reference price smoothed by torch.lerp toward a bf16 autocast proposed price
     "reference-price-lerp-bf16-proposal": case(_reference_price_lerp_bf16_current_price, "lerp_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 log price from pandas torch.cat'ed with fp32 item embeddings into an fp32 Linear
     "log-price-f64-cat-item-embedding-linear": case(_price_float64_cat_item_embedding_linear, "matmul_dtype", "f64",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # store x week sales grid from pivot_table (float64) into an fp32 Conv2d
-    "store-week-pivot-f64-conv2d": case(_store_week_pivot_float64_conv2d, "conv_weight_dtype", "f64", "f32"),
+    "store-week-pivot-f64-conv2d": case(_store_week_pivot_float64_conv2d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # expected revenue per store by linalg.vecdot of fp32 prices and bf16 autocast units
-    "revenue-vecdot-f32-prices-bf16-units": case(_revenue_vecdot_f32_prices_bf16_units, "op_dtype", "f32", "bf16"),
+    "revenue-vecdot-f32-prices-bf16-units": case(_revenue_vecdot_f32_prices_bf16_units, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- overflow and numpy interop
     # fp16 safety stock with a big-M 1e5 written by index_fill_ for contractual-service items
-    "safety-stock-big-m-index-fill-f16": case(_safety_stock_big_m_index_fill_f16, "half_overflow", "f16"),
+    "safety-stock-big-m-index-fill-f16": case(_safety_stock_big_m_index_fill_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # order-up-to level from scipy's Poisson ppf of a bf16 autocast weekly rate
-    "order-up-to-scipy-poisson-ppf-bf16": case(_order_up_to_scipy_poisson_ppf_bf16, "numpy_dtype", "bf16"),
+    "order-up-to-scipy-poisson-ppf-bf16": case(_order_up_to_scipy_poisson_ppf_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # nullable Int64 units with missed POS days next to float64 prices: to_numpy() is an object array
-    "nullable-int64-units-object-to-numpy": case(_nullable_int64_units_object_array, "numpy_dtype"),
+    "nullable-int64-units-object-to-numpy": case(_nullable_int64_units_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
