@@ -326,74 +326,108 @@ def _bf16_embeddings_to_numpy_random_forest() -> None:
 CASES: dict[str, LiveCase] = {
     # --- raw uint16 tiles from rasterio
     # processing baseline 04.00: BOA_ADD_OFFSET (1000) subtracted from the raw uint16 tile before scaling
-    "pb0400-offset-subtract-uint16-tile": case(_pb0400_offset_subtracted_on_uint16, "no_kernel", "uint16"),
+    "pb0400-offset-subtract-uint16-tile": case(_pb0400_offset_subtracted_on_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # a hand-written brightness cloud test (blue > 4500) on the raw uint16 B02 band
-    "brightness-cloud-test-uint16-blue": case(_brightness_cloud_test_on_uint16_blue, "no_kernel", "uint16"),
+    "brightness-cloud-test-uint16-blue": case(_brightness_cloud_test_on_uint16_blue, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # a per-pixel median composite over five uint16 acquisitions
-    "median-composite-uint16-time-stack": case(_median_composite_uint16_time_stack, "no_kernel", "uint16"),
+    "median-composite-uint16-time-stack": case(_median_composite_uint16_time_stack, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # CORINE Land Cover codes from the uint16 raster looked up in a learned-prior nn.Embedding
-    "corine-codes-uint16-embedding": case(_corine_codes_uint16_embedding, "index_tensor_dtype", "uint16"),
+    "corine-codes-uint16-embedding": case(_corine_codes_uint16_embedding, "index_tensor_dtype", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # --- class maps, cloud masks and nodata
     # the bool SCL cloud mask upsampled from 20 m to 10 m with nearest interpolate
-    "scl-cloud-mask-bool-nearest-upsample": case(_scl_cloud_mask_upsampled_nearest, "integer_operand", "bool"),
+    "scl-cloud-mask-bool-nearest-upsample": case(_scl_cloud_mask_upsampled_nearest, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # clear-sky pixels as the bool valid mask minus the bool cloud mask
-    "clear-sky-valid-minus-cloud-bool": case(_clear_sky_valid_minus_cloud, "mask_dtype", "bool"),
+    "clear-sky-valid-minus-cloud-bool": case(_clear_sky_valid_minus_cloud, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # rasterio's dataset mask (read_masks: uint8 0/255) given to masked_select
-    "read-masks-uint8-masked-select": case(_read_masks_uint8_masked_select, "mask_dtype", "uint8"),
+    "read-masks-uint8-masked-select": case(_read_masks_uint8_masked_select, "mask_dtype", "uint8",
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (d039d1a0) castwise gave mask_dtype [] (high confidence): the right kind, no dtype. By "
+             "cause: torch's message ('masked_select: expected BoolTensor for mask') names no dtype, and the "
+             "expectation lists uint8, which only the code shows; the writer's slip against the convention to list "
+             "only the dtypes the message shows, left as written (expectations are not changed after grading)")),
     # the int64 class map cast to bf16 with the rest of the batch, then cross_entropy's target
-    "class-map-bf16-batch-cast-ce-target": case(_class_map_cast_with_batch_as_ce_target, "target_dtype", "bf16"),
+    "class-map-bf16-batch-cast-ce-target": case(_class_map_cast_with_batch_as_ce_target, "target_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # BigEarthNet multi-hot labels built with torch.zeros(dtype=long) as the BCE-with-logits target
-    "bigearthnet-multi-hot-int64-bce": case(_bigearthnet_multi_hot_int64_labels, "target_dtype", "int64"),
+    "bigearthnet-multi-hot-int64-bce": case(_bigearthnet_multi_hot_int64_labels, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # canopy height regression against GEDI RH98 rasterised as int64 centimetres, huber_loss backward
-    "gedi-rh98-int64-huber-target": case(_gedi_canopy_height_int64_huber, "target_dtype", "int64"),
+    "gedi-rh98-int64-huber-target": case(_gedi_canopy_height_int64_huber, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-class area in hectares: fp32 pixel areas index_add_'ed into an int64 zeros buffer
     "class-area-f32-index-add-int64": case(_class_area_f32_index_add_into_int64, "indexed_write_dtype", "int64",
-                                           "f32"),
+                                           "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an NDVI sum over dates accumulated in zeros_like(class map), so int64, with +=
     "ndvi-sum-zeros-like-int64-class-map": case(_ndvi_composite_accumulator_like_class_map, "result_cast", "f32",
-                                                "int64"),
+                                                "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- georeferenced patches and int64 pixel offsets
     # field points to pixels by the inverse affine with floor (still float) used as advanced indices
-    "field-points-inverse-affine-float-index": case(_field_points_inverse_affine_float_index, "index_tensor_dtype"),
+    "field-points-inverse-affine-float-index": case(_field_points_inverse_affine_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a geo-aware ViT's location token fed the patches' int64 (row_off, col_off) straight into a Linear
     "pixel-offsets-int64-location-linear": case(_pixel_offsets_int64_location_linear, "integer_operand", "int64",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pixel-centre UTM eastings/northings built with linspace in the fp16 feature dtype
-    "utm-pixel-centres-linspace-fp16": case(_utm_pixel_centres_linspace_fp16, "half_overflow", "f16"),
+    "utm-pixel-centres-linspace-fp16": case(_utm_pixel_centres_linspace_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- spectral indices and bf16 networks
     # fp16 NDVI/NDMI stack fed to a bf16 ViT's Conv2d patch embedding
-    "fp16-indices-bf16-patch-embed": case(_fp16_indices_into_bf16_patch_embed, "conv_weight_dtype", "f16", "bf16"),
+    "fp16-indices-bf16-patch-embed": case(_fp16_indices_into_bf16_patch_embed, "conv_weight_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 U-Net skip features concatenated with an fp32 DEM channel (cat promotes) into the bf16 decoder conv
-    "unet-skip-cat-fp32-dem-bf16-conv": case(_unet_skip_cat_fp32_dem_channel, "conv_weight_dtype", "f32", "bf16"),
+    "unet-skip-cat-fp32-dem-bf16-conv": case(_unet_skip_cat_fp32_dem_channel, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SatMAE copy of MAE's numpy (float64) sin-cos position embedding added without .float(), into a bf16 LayerNorm
-    "satmae-f64-pos-embed-bf16-layernorm": case(_satmae_f64_pos_embed_into_bf16_layernorm, "norm_param_dtype"),
+    "satmae-f64-pos-embed-bf16-layernorm": case(_satmae_f64_pos_embed_into_bf16_layernorm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Sentinel-1/Sentinel-2 fusion: bf16 optical queries over keys/values of a SAR encoder kept fp32, SDPA
-    "s1-s2-cross-attention-fp32-sar-sdpa": case(_s1_s2_cross_attention_fp32_sar, "sdpa_dtype", "bf16", "f32"),
+    "s1-s2-cross-attention-fp32-sar-sdpa": case(_s1_s2_cross_attention_fp32_sar, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # s2cloudless probabilities cached fp16 turned into an additive attn_mask for bf16 SDPA
     "s2cloudless-fp16-log-bias-attn-mask": case(_s2cloudless_fp16_log_bias_attn_mask, "attn_mask_dtype", "f16",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SatCLIP-style location encoder fed float64 lon/lat centroids from GeoPandas
-    "satclip-f64-lonlat-location-encoder": case(_satclip_f64_lonlat_location_encoder, "matmul_dtype", "f64", "f32"),
+    "satclip-f64-lonlat-location-encoder": case(_satclip_f64_lonlat_location_encoder, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # L-TAE: an fp32 master query made after model.to(bf16), torch.bmm with bf16 date embeddings
     "ltae-fp32-master-query-bmm-bf16": case(_ltae_fp32_master_query_bmm_bf16_keys, "batched_matmul_dtype", "f32",
-                                            "bf16"),
+                                            "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a temporal TransformerEncoder in eval under bf16 autocast with a padding mask for cloudy dates
     "temporal-encoder-eval-autocast-missing-dates": case(_temporal_encoder_eval_autocast_missing_dates,
-                                                         "transformer_fastpath", "bf16", "f32"),
+                                                         "transformer_fastpath", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- analysis, gradients and export
     # PCA false-colour of bf16 ViT patch embeddings with torch.linalg.svd
-    "embedding-pca-svd-bf16": case(_embedding_pca_false_colour_svd_bf16, "no_kernel", "bf16"),
+    "embedding-pca-svd-bf16": case(_embedding_pca_false_colour_svd_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # 2-98 % percentile stretch of an fp16 true-colour composite with torch.quantile
-    "true-colour-stretch-quantile-fp16": case(_true_colour_percentile_stretch_fp16, "no_kernel"),
+    "true-colour-stretch-quantile-fp16": case(_true_colour_percentile_stretch_fp16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # kriging a cloud gap: Cholesky of an fp16 exponential covariance
-    "kriging-cloud-gap-cholesky-fp16": case(_kriging_cloud_gaps_cholesky_fp16, "no_kernel", "f16"),
+    "kriging-cloud-gap-cholesky-fp16": case(_kriging_cloud_gaps_cholesky_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook masking the bf16 height map's gradient to GEDI footprints with fp32 weights
-    "gedi-footprint-grad-hook-fp32": case(_gedi_footprint_gradient_mask_hook, "loss_dtype", "bf16", "f32"),
+    "gedi-footprint-grad-hook-fp32": case(_gedi_footprint_gradient_mask_hook, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # NDVI as an input channel without epsilon: 0/0 in the nodata corner, clip_grad_norm_ refuses the NaN norm
-    "ndvi-nodata-zero-division-clip-grad": case(_ndvi_nodata_zero_division_clip_grad, "nonfinite"),
+    "ndvi-nodata-zero-division-clip-grad": case(_ndvi_nodata_zero_division_clip_grad, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # chip similarity search over a float8_e4m3fn embedding archive with an fp32 query, cosine_similarity
     "fp8-embedding-archive-cosine-search": case(_fp8_embedding_archive_cosine_search, "fp8_promotion",
-                                                "float8_e4m3fn", "f32"),
+                                                "float8_e4m3fn", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 ViT embeddings handed to np.asarray for a scikit-learn random forest
-    "bf16-embeddings-numpy-random-forest": case(_bf16_embeddings_to_numpy_random_forest, "numpy_dtype", "bf16"),
+    "bf16-embeddings-numpy-random-forest": case(_bf16_embeddings_to_numpy_random_forest, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
