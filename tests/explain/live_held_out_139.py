@@ -373,81 +373,111 @@ CASES: dict[str, LiveCase] = {
     # --- isolation-style scores
     # isolation forest path lengths counted as int64 edges, then the float leaf correction c(size) added in place
     "isolation-path-length-int64-add-leaf-correction": case(_isolation_path_lengths_int64_leaf_correction,
-                                                            "result_cast", "f32", "int64"),
+                                                            "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # isolation tree split values drawn with uniform_ on empty_like of the int64 velocity-count column
     "isolation-split-values-uniform-int64-counts": case(_isolation_split_values_uniform_int64_counts, "no_kernel",
-                                                        "int64"),
+                                                        "int64",
+        grade="correct", grade_at_freeze="correct"),
     # raw pandas features made fp16 for the scorer, amounts capped with clamp_(max=1e6)
-    "isolation-fp16-features-amount-cap-1e6": case(_isolation_score_from_f64_features_in_f16, "half_overflow", "f16"),
+    "isolation-fp16-features-amount-cap-1e6": case(_isolation_score_from_f64_features_in_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- labels, flags and counts
     # alert churn between two scoring runs: today's bool flags minus yesterday's
-    "alert-churn-bool-flags-subtracted": case(_alert_churn_bool_flags_subtracted, "mask_dtype", "bool"),
+    "alert-churn-bool-flags-subtracted": case(_alert_churn_bool_flags_subtracted, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # chargeback label float64 after a left merge and fillna, inverted with ~ to keep the normal rows
-    "normal-rows-invert-f64-chargeback-label": case(_train_on_normals_invert_f64_chargeback_label, "mask_dtype"),
+    "normal-rows-invert-f64-chargeback-label": case(_train_on_normals_invert_f64_chargeback_label, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a semi-supervised two-class head on the autoencoder's code trained with the bool is_fraud column
     "semi-supervised-head-cross-entropy-bool-labels": case(_semi_supervised_head_cross_entropy_bool_labels,
-                                                           "target_dtype", "bool"),
+                                                           "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # hour-of-day stored as uint8 in parquet looked up in an nn.Embedding
-    "hour-of-day-uint8-embedding": case(_hour_of_day_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "hour-of-day-uint8-embedding": case(_hour_of_day_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # denoising autoencoder corruption by randn_like of the raw int64 velocity counts
     "denoising-corruption-randn-like-int64-counts": case(_denoising_noise_randn_like_int64_counts, "no_kernel",
-                                                         "int64"),
+                                                         "int64",
+        grade="correct", grade_at_freeze="correct"),
     # raw int64 velocity counts straight into a count autoencoder
     "velocity-counts-int64-count-autoencoder": case(_raw_count_columns_int64_into_encoder, "integer_operand",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # ledger amounts in int64 cents z-scored with torch.var_mean
-    "amount-cents-int64-var-mean-zscore": case(_amount_cents_int64_var_mean_zscore, "integer_operand"),
+    "amount-cents-int64-var-mean-zscore": case(_amount_cents_int64_var_mean_zscore, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # the analyst's reason code: argmax over the bool rule-hit matrix for the first rule that fired
-    "reason-code-first-rule-argmax-bool": case(_first_rule_hit_argmax_bool, "no_kernel", "bool"),
+    "reason-code-first-rule-argmax-bool": case(_first_rule_hit_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # per-account merchant-category mix from bincount (int64) L2-normalised for cosine peer comparison
-    "merchant-mix-bincount-int64-normalize": case(_merchant_mix_bincount_int64_normalize, "integer_operand", "int64"),
+    "merchant-mix-bincount-int64-normalize": case(_merchant_mix_bincount_int64_normalize, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- reconstruction autoencoders over pandas features
     # standardised pandas features (float64) into the fp32 reconstruction autoencoder
     "standardised-pandas-f64-fp32-autoencoder": case(_pandas_f64_features_fp32_autoencoder, "matmul_dtype", "f64",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast reconstruction error weighted by float64 inverse variances from pandas with @
     "autocast-recon-error-f64-inverse-variance-weights": case(
-        _autocast_weighted_recon_error_f64_inverse_variances, "matmul_dtype", "bf16", "f64"),
+        _autocast_weighted_recon_error_f64_inverse_variances, "matmul_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # an autoencoder that starts with a LayerNorm given the raw float64 pandas columns
-    "layernorm-first-autoencoder-f64-columns": case(_layernorm_first_autoencoder_f64_input, "norm_param_dtype"),
+    "layernorm-first-autoencoder-f64-columns": case(_layernorm_first_autoencoder_f64_input, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # LSTM autoencoder over float64 sliding windows of log amounts from numpy
-    "lstm-autoencoder-f64-sliding-windows": case(_lstm_autoencoder_f64_amount_windows, "rnn_dtype", "f64", "f32"),
+    "lstm-autoencoder-f64-sliding-windows": case(_lstm_autoencoder_f64_amount_windows, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Conv1d autoencoder over float64 hourly activity profiles built with np.histogram
     "conv1d-autoencoder-f64-hourly-profiles": case(_conv1d_autoencoder_f64_hourly_profiles, "conv_weight_dtype",
-                                                   "f64", "f32"),
+                                                   "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # transaction-sequence autoencoder's attention cast to bf16 with a float64 causal mask from np.triu
     "sequence-ae-bf16-mha-numpy-causal-mask": case(_sequence_autoencoder_bf16_mha_numpy_causal_mask,
-                                                   "attn_mask_dtype", "f64", "bf16"),
+                                                   "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # merchant EmbeddingBag weighted by each transaction's float64 amount share
     "merchant-embedding-bag-f64-amount-share": case(_merchant_embedding_bag_f64_amount_weights, "op_dtype", "f32",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # per-account worst reconstruction error: bf16 autocast errors scatter_reduce_'d (amax) into an fp32 buffer
     "per-account-worst-error-scatter-reduce-bf16": case(_per_account_worst_error_scatter_reduce_bf16,
-                                                        "indexed_write_dtype"),
+                                                        "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 gradient accumulators over table chunks assigned back as the fp32 autoencoder's .grad
     "bf16-grad-accumulators-assigned-fp32-autoencoder": case(_bf16_gradient_accumulators_assigned_fp32_autoencoder,
-                                                             "loss_dtype", "bf16", "f32"),
+                                                             "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 VAE on unscaled columns: a 71,000 amount becomes inf, the Gaussian likelihood's loc NaN
-    "vae-fp16-unscaled-amount-normal-nan-loc": case(_vae_fp16_unclipped_amount_normal_nan, "nonfinite", "f16"),
+    "vae-fp16-unscaled-amount-normal-nan-loc": case(_vae_fp16_unclipped_amount_normal_nan, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- Mahalanobis distances and Gaussian scores
     # Mahalanobis on bf16 latent codes with the fp32 precision matrix in einsum
     "mahalanobis-einsum-bf16-codes-fp32-precision": case(_mahalanobis_einsum_bf16_latents_fp32_precision,
-                                                         "matmul_dtype", "bf16", "f32"),
+                                                         "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-merchant-category Gaussians: float64 precisions from np.linalg.pinv bmm'd with fp32 deltas
     "per-category-mahalanobis-bmm-numpy-precisions": case(_per_category_mahalanobis_bmm_numpy_precisions,
-                                                          "batched_matmul_dtype", "f32", "f64"),
+                                                          "batched_matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis by linalg.solve of the fp32 training covariance against float64 pandas deltas
     "mahalanobis-solve-fp32-covariance-f64-deltas": case(_mahalanobis_solve_fp32_covariance_pandas_deltas,
-                                                         "op_dtype", "f32", "f64"),
+                                                         "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis precision by linalg.pinv of a covariance computed from fp16 features
-    "mahalanobis-pinv-f16-covariance": case(_mahalanobis_pinv_f16_covariance, "no_kernel", "f16"),
+    "mahalanobis-pinv-f16-covariance": case(_mahalanobis_pinv_f16_covariance, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # latent density score: MultivariateNormal over bf16 codes and their bf16 covariance
-    "latent-density-mvn-bf16-codes": case(_latent_gaussian_density_mvn_bf16, "no_kernel", "bf16"),
+    "latent-density-mvn-bf16-codes": case(_latent_gaussian_density_mvn_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- percentile thresholds and numpy interop
     # alert threshold at the 99th percentile by torch.quantile of bf16 reconstruction errors
-    "alert-threshold-quantile-bf16-recon-errors": case(_threshold_quantile_bf16_errors, "no_kernel"),
+    "alert-threshold-quantile-bf16-recon-errors": case(_threshold_quantile_bf16_errors, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # alert threshold by np.percentile of bf16 autocast reconstruction errors
-    "alert-threshold-np-percentile-bf16-errors": case(_threshold_np_percentile_bf16_errors, "numpy_dtype", "bf16"),
+    "alert-threshold-np-percentile-bf16-errors": case(_threshold_np_percentile_bf16_errors, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # time since the last transaction from the datetime64 timestamp column through torch.from_numpy
-    "time-since-last-datetime64-from-numpy": case(_time_since_last_datetime64_from_numpy, "numpy_dtype"),
+    "time-since-last-datetime64-from-numpy": case(_time_since_last_datetime64_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
