@@ -276,75 +276,105 @@ def _vital_forecast_bf16_huber_float64_target() -> None:
 
 CASES: dict[str, LiveCase] = {
     # in-hospital mortality label (int64 from the admissions table) as the BCE-with-logits target
-    "mortality-int64-bce-logits": case(_mortality_int64_bce_logits, "target_dtype", "int64"),
+    "mortality-int64-bce-logits": case(_mortality_int64_bce_logits, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # two-class mortality head given labels from a left merge (NaN, filled, float64) in cross_entropy
     "mortality-float64-after-merge-cross-entropy": case(_mortality_float64_after_merge_cross_entropy, "target_dtype",
-                                                        "f64"),
+                                                        "f64",
+        grade="correct", grade_at_freeze="correct"),
     # fraction of each 4-hour window observed: avg_pool1d over the bool missingness mask
     "missingness-bool-avg-pool-observed-fraction": case(_missingness_bool_avg_pool_observed_fraction,
-                                                        "integer_operand", "bool"),
+                                                        "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # heart-rate distribution feature by torch.histc of integer monitor readings (int64)
-    "heart-rate-int64-histc": case(_heart_rate_int64_histc, "integer_operand", "int64"),
+    "heart-rate-int64-histc": case(_heart_rate_int64_histc, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # forward-fill imputation with torch.where on an observed mask made float by astype(float)
-    "observed-float-mask-where-impute": case(_observed_float_mask_where_impute, "mask_dtype", "f32"),
+    "observed-float-mask-where-impute": case(_observed_float_mask_where_impute, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the whole batch dict cast to bf16, the missingness mask inverted with ~
-    "bf16-batch-cast-missing-mask-invert": case(_bf16_batch_cast_missing_mask_invert, "mask_dtype"),
+    "bf16-batch-cast-missing-mask-invert": case(_bf16_batch_cast_missing_mask_invert, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 chart-time gaps in minutes turned into hours with div_ in place
     "chart-gap-int64-minutes-div-in-place": case(_chart_gap_int64_minutes_div_in_place, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # chart-time jitter augmentation with randn_like of the int64 minute stamps
-    "chart-time-int64-randn-like-jitter": case(_chart_time_int64_randn_like_jitter, "no_kernel", "int64"),
+    "chart-time-int64-randn-like-jitter": case(_chart_time_int64_randn_like_jitter, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # ICD code ids cached as int16 in numpy, looked up in nn.Embedding
-    "icd-codes-int16-embedding": case(_icd_codes_int16_embedding, "index_tensor_dtype", "int16"),
+    "icd-codes-int16-embedding": case(_icd_codes_int16_embedding, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # Nelson-Aalen cumulative hazard: deaths per bin by index_add_ of the bool event indicator into fp32 zeros
     "nelson-aalen-bool-events-index-add": case(_nelson_aalen_bool_events_index_add, "indexed_write_dtype", "f32",
-                                               "bool"),
+                                               "bool",
+        grade="correct", grade_at_freeze="correct"),
     # cumulative hazard as bf16 hazards times a bool lower-triangular matrix
     "cumulative-hazard-bool-tril-matmul": case(_cumulative_hazard_bool_tril_matmul, "integer_operand", "bf16",
-                                               "bool"),
+                                               "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Time2Vec on float64 chart hours from pandas through a bf16 Linear
     "time2vec-float64-chart-hours-bf16-linear": case(_time2vec_float64_chart_hours_bf16_linear, "matmul_dtype",
-                                                     "f64", "bf16"),
+                                                     "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # time-decay attention: an fp32 learned decay promotes the scores, softmax weights @ bf16 values
     "decay-attention-fp32-weights-matmul-bf16-values": case(_decay_attention_fp32_weights_matmul_bf16_values,
-                                                            "matmul_dtype", "f32", "bf16"),
+                                                            "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # time-decay bias (fp32) added to bf16 q k^T with an explicit baddbmm
-    "decay-bias-baddbmm-fp32": case(_decay_bias_baddbmm_fp32, "batched_matmul_dtype", "f32", "bf16"),
+    "decay-bias-baddbmm-fp32": case(_decay_bias_baddbmm_fp32, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 GRU-D cell given the fp32 zeros initial hidden state
-    "grud-bf16-grucell-fp32-zero-hidden": case(_grud_bf16_grucell_fp32_zero_hidden, "rnn_dtype", "f32", "bf16"),
+    "grud-bf16-grucell-fp32-zero-hidden": case(_grud_bf16_grucell_fp32_zero_hidden, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # visit-level bf16 MultiheadAttention with an fp32 time-decay attn_mask over visit days
     "visit-mha-fp32-time-decay-attn-mask": case(_visit_mha_fp32_time_decay_attn_mask, "attn_mask_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SDPA: bf16 queries, keys made fp32 by adding an fp32 continuous-time encoding
-    "sdpa-bf16-queries-fp32-time-keys": case(_sdpa_bf16_queries_fp32_time_keys, "sdpa_dtype", "bf16", "f32"),
+    "sdpa-bf16-queries-fp32-time-keys": case(_sdpa_bf16_queries_fp32_time_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # standardised vitals (fp32) into an encoder cast to bf16, LayerNorm first
-    "vitals-fp32-into-bf16-layer-norm": case(_vitals_fp32_into_bf16_layer_norm, "norm_param_dtype", "f32"),
+    "vitals-fp32-into-bf16-layer-norm": case(_vitals_fp32_into_bf16_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hourly-resampled vitals from DataFrame.values (float64) into a bf16 Conv1d stem
-    "vitals-float64-bf16-conv1d-stem": case(_vitals_float64_bf16_conv1d_stem, "conv_weight_dtype", "f64", "bf16"),
+    "vitals-float64-bf16-conv1d-stem": case(_vitals_float64_bf16_conv1d_stem, "conv_weight_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hourly mean heart rate: scatter_reduce_ of float64 pandas values into fp32 hourly bins
     "hourly-mean-scatter-reduce-float64-vitals": case(_hourly_mean_scatter_reduce_float64_vitals,
-                                                      "indexed_write_dtype"),
+                                                      "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # recency-weighted ICD bag: fp32 exp(-days/180) weights as per_sample_weights of a bf16 EmbeddingBag
     "icd-recency-weights-fp32-bf16-embedding-bag": case(_icd_recency_weights_fp32_bf16_embedding_bag, "op_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 mortality probabilities against fp32 labels in binary_cross_entropy
     "mortality-bf16-sigmoid-bce-fp32-labels": case(_mortality_bf16_sigmoid_bce_fp32_labels, "op_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian-process imputation of irregular vitals: Cholesky of a bf16 RBF kernel over chart hours
-    "gp-imputation-cholesky-bf16": case(_gp_imputation_cholesky_bf16, "no_kernel", "bf16"),
+    "gp-imputation-cholesky-bf16": case(_gp_imputation_cholesky_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # GRU-D time-since-observed initialised to 1e5 hours with torch.full in fp16
-    "never-observed-delta-fp16-full": case(_never_observed_delta_fp16_full, "half_overflow", "f16"),
+    "never-observed-delta-fp16-full": case(_never_observed_delta_fp16_full, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # epoch-millisecond chart times put in an int32 tensor
-    "epoch-ms-charttime-int32": case(_epoch_ms_charttime_int32, "half_overflow", "int32"),
+    "epoch-ms-charttime-int32": case(_epoch_ms_charttime_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # DataFrame.values with a string column left in (object array) into torch.from_numpy
-    "pandas-object-vitals-from-numpy": case(_pandas_object_vitals_from_numpy, "numpy_dtype"),
+    "pandas-object-vitals-from-numpy": case(_pandas_object_vitals_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 mortality probabilities handed to numpy for sklearn's AUROC
-    "bf16-mortality-probs-numpy-auroc": case(_bf16_mortality_probs_numpy_auroc, "numpy_dtype", "bf16"),
+    "bf16-mortality-probs-numpy-auroc": case(_bf16_mortality_probs_numpy_auroc, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # log of zero-filled missing lactate times the observed mask: NaN logits reach Bernoulli's check
-    "log-zero-filled-labs-nan-bernoulli": case(_log_zero_filled_labs_nan_bernoulli, "nonfinite"),
+    "log-zero-filled-labs-nan-bernoulli": case(_log_zero_filled_labs_nan_bernoulli, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # sqrt of time gaps with duplicate chart times (gap 0) masked by padding: anomaly mode finds NaN in backward
-    "sqrt-gap-duplicate-timestamps-anomaly": case(_sqrt_gap_duplicate_timestamps_anomaly, "nonfinite"),
+    "sqrt-gap-duplicate-timestamps-anomaly": case(_sqrt_gap_duplicate_timestamps_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # next-hour vital forecast under bf16 autocast, Huber loss against float64 pandas targets, backward
     "vital-forecast-bf16-huber-float64-target": case(_vital_forecast_bf16_huber_float64_target, "loss_dtype", "f64",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
