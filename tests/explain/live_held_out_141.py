@@ -382,83 +382,113 @@ CASES: dict[str, LiveCase] = {
     # --- token ids, padding masks and targets
     # a fairseq-binarized corpus read as uint16 with np.frombuffer, padded and looked up in the shared embedding
     "fairseq-bin-uint16-src-ids-shared-embedding": case(_fairseq_bin_uint16_src_ids_into_shared_embedding,
-                                                        "index_tensor_dtype", "uint16"),
+                                                        "index_tensor_dtype", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # the old fairseq .byte() padding mask given to a bf16 nn.Transformer as src/memory key padding mask
-    "byte-src-padding-mask-nn-transformer": case(_byte_padding_mask_into_bf16_nn_transformer, "mask_dtype"),
+    "byte-src-padding-mask-nn-transformer": case(_byte_padding_mask_into_bf16_nn_transformer, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # beam search: the still-open hypotheses as 1 - (cand_tokens == eos) on the bool finished mask
-    "beam-alive-one-minus-bool-finished": case(_beam_alive_mask_one_minus_finished, "mask_dtype", "bool"),
+    "beam-alive-one-minus-bool-finished": case(_beam_alive_mask_one_minus_finished, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # no_repeat_ngram blocking: banned tokens marked in a uint8 table, masked_fill_ of the bf16 log-probs
-    "ngram-block-uint8-banned-table-masked-fill": case(_ngram_block_uint8_banned_tokens, "mask_dtype", "uint8"),
+    "ngram-block-uint8-banned-table-masked-fill": case(_ngram_block_uint8_banned_tokens, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # label-smoothed cross-entropy with ignore_index on int32 targets from a compact .npz corpus
-    "label-smoothed-ce-int32-npz-targets": case(_label_smoothed_ce_int32_targets_from_npz, "target_dtype", "int32"),
+    "label-smoothed-ce-int32-npz-targets": case(_label_smoothed_ce_int32_targets_from_npz, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # learned positions by make_positions written with a float mask: cumsum gives float positions
     "make-positions-cumsum-float-mask-embedding": case(_learned_positions_cumsum_of_float_mask,
-                                                       "index_tensor_dtype", "f32"),
+                                                       "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # back-translation word-dropout noise drawn with rand_like of the int64 source tokens
-    "word-dropout-rand-like-int64-src-tokens": case(_word_dropout_noise_rand_like_src_tokens, "no_kernel", "int64"),
+    "word-dropout-rand-like-int64-src-tokens": case(_word_dropout_noise_rand_like_src_tokens, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # BLEU modified precisions computed in place with div_ on int64 n-gram match counts
     "bleu-precisions-div-inplace-int64-matches": case(_bleu_modified_precision_div_inplace_int64_counts,
-                                                      "result_cast", "f32", "int64"),
+                                                      "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # pointer-generator copy distribution: bf16 cross-attention bmm'd with F.one_hot's int64 source map
     "copy-attention-bmm-int64-one-hot-src-map": case(_copy_attention_bmm_one_hot_src_map, "integer_operand",
-                                                     "bf16", "int64"),
+                                                     "bf16", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # multilingual language-pair sampling at temperature 1 skips the float cast: multinomial of int64 counts
     "multilingual-pair-sampling-multinomial-int64": case(_multilingual_temperature_sampling_int64_counts,
-                                                         "integer_operand", "int64"),
+                                                         "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # lexical shortlist ids kept int32, written into the int64 hypothesis buffer at the active rows
     "lexical-shortlist-int32-ids-into-int64-hyps": case(_lexical_shortlist_int32_ids_into_int64_hypotheses,
-                                                        "indexed_write_dtype", "int64", "int32"),
+                                                        "indexed_write_dtype", "int64", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # --- bf16 autocast, tied embeddings, scores and losses
     # beam search encodes under no_grad + bf16 autocast with the eval() nn.Transformer's padding mask
     "beam-encoder-eval-autocast-padding-fastpath": case(_beam_search_encoder_eval_autocast_with_padding,
-                                                        "transformer_fastpath", "f32", "bf16"),
+                                                        "transformer_fastpath", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # tied generator: an fp32 output bias Parameter added after the bf16 cast, F.linear with the bf16 weight
     "tied-generator-output-bias-added-after-cast": case(_output_bias_registered_after_bf16_cast, "matmul_dtype",
-                                                        "bf16", "f32"),
+                                                        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # project_out_dim ran under autocast (bf16), the tied logits h @ shared.weight.T computed after the block
     "tied-logits-after-autocast-project-out-dim": case(_tied_logits_outside_autocast_after_project_out,
-                                                       "matmul_dtype", "bf16", "f32"),
+                                                       "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # finished hypotheses' bf16 scores written into the fp32 finalized_scores table by advanced indexing
     "finalized-scores-index-put-bf16-eos-scores": case(_finalized_hypothesis_scores_index_put_bf16,
-                                                       "indexed_write_dtype", "f32", "bf16"),
+                                                       "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cross-attention padding filled with torch.finfo(torch.float32).min on bf16 scores
     "cross-attn-pad-fill-float32-min-bf16": case(_cross_attention_pad_mask_filled_with_float32_min_in_bf16,
-                                                 "half_overflow", "bf16"),
+                                                 "half_overflow", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # rare-word fp32 class weights in label-smoothed cross_entropy on bf16 logits made under autocast
     "rare-word-fp32-weights-label-smoothed-ce": case(_vocabulary_frequency_weights_in_label_smoothed_ce, "op_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 shared embedding's gradient assigned to its fp32 master copy
     "fp32-master-shared-embedding-bf16-grad": case(_fp32_master_shared_embedding_given_bf16_grad, "loss_dtype",
-                                                   "bf16", "f32"),
+                                                   "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an NMT model made .half() for --fp16 training, then GradScaler.unscale_ before gradient clipping
-    "fp16-nmt-params-grad-scaler-unscale": case(_fp16_nmt_params_with_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "fp16-nmt-params-grad-scaler-unscale": case(_fp16_nmt_params_with_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # alignment extraction: bf16 MultiheadAttention with need_weights and an fp32 additive key padding mask
     "alignment-mha-need-weights-fp32-key-padding": case(_alignment_extraction_mha_weights_with_fp32_pad_mask,
-                                                        "attn_mask_dtype", "f32", "bf16"),
+                                                        "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Bahdanau decoder: bf16 GRUCell fed the embedding concatenated with the fp32 attention context
     "bahdanau-grucell-bf16-fp32-attention-context": case(_bahdanau_grucell_bf16_fed_fp32_context, "rnn_dtype",
-                                                         "f32", "bf16"),
+                                                         "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Luong general attention: bf16 W_a h bmm'd with encoder states cached in fp32
     "luong-general-bmm-fp32-cached-encoder-states": case(_luong_general_attention_bmm_fp32_encoder_states,
-                                                         "batched_matmul_dtype", "bf16", "f32"),
+                                                         "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pre-norm encoder cast to bf16 fed the fp32 shared embedding kept for the tied output layer
     "norm-first-bf16-encoder-fp32-shared-embedding": case(_norm_first_bf16_encoder_fed_fp32_shared_embedding,
-                                                          "norm_param_dtype", "f32"),
+                                                          "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- decoding utilities, BLEU on numpy, datastores and sampling
     # greedy hypotheses kept in a buffer made in the scores' dtype (bf16), turned into numpy for BLEU
     "greedy-hyps-bf16-buffer-numpy-bleu": case(_greedy_buffer_in_model_dtype_to_numpy_for_bleu, "numpy_dtype",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MBR decoding: numpy pairwise-BLEU utility @ np.asarray of bf16 candidate probabilities
     "mbr-numpy-utility-bf16-candidate-probs": case(_mbr_expected_bleu_numpy_utility_bf16_probabilities,
-                                                   "numpy_dtype", "bf16"),
+                                                   "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # kNN-MT: exact distances from the query to the retrieved neighbours' fp16 datastore keys with torch.cdist
-    "knn-mt-fp16-datastore-cdist": case(_knn_mt_fp16_datastore_cdist, "no_kernel", "f16"),
+    "knn-mt-fp16-datastore-cdist": case(_knn_mt_fp16_datastore_cdist, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bilingual lexicon Procrustes alignment by SVD of bf16 checkpoint embeddings
-    "procrustes-lexicon-svd-bf16-embeddings": case(_procrustes_bilingual_dictionary_svd_bf16, "no_kernel", "bf16"),
+    "procrustes-lexicon-svd-bf16-embeddings": case(_procrustes_bilingual_dictionary_svd_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # terminology-constrained decoding: allowed and not-special masks made with zeros_like(fp16 lprobs), combined with &
-    "constrained-decoding-fp16-masks-and": case(_prefix_constrained_allowed_mask_in_fp16_anded, "no_kernel", "f16"),
+    "constrained-decoding-fp16-masks-and": case(_prefix_constrained_allowed_mask_in_fp16_anded, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # sampled back-translation over a lexical shortlist that is empty for one sentence: all -inf, NaN into multinomial
-    "sampled-bt-empty-shortlist-nan-multinomial": case(_sampled_back_translation_empty_shortlist_nan, "nonfinite"),
+    "sampled-bt-empty-shortlist-nan-multinomial": case(_sampled_back_translation_empty_shortlist_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # BLEU n-gram keys hashed with the 32k vocabulary as base into an int32 tensor
-    "ngram-keys-32k-base-int32-overflow": case(_ngram_keys_hashed_into_int32, "half_overflow", "int32"),
+    "ngram-keys-32k-base-int32-overflow": case(_ngram_keys_hashed_into_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
 }
