@@ -346,11 +346,13 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # rasterio's dataset mask (read_masks: uint8 0/255) given to masked_select
     "read-masks-uint8-masked-select": case(_read_masks_uint8_masked_select, "mask_dtype", "uint8",
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (d039d1a0) castwise gave mask_dtype [] (high confidence): the right kind, no dtype. By "
              "cause: torch's message ('masked_select: expected BoolTensor for mask') names no dtype, and the "
              "expectation lists uint8, which only the code shows; the writer's slip against the convention to list "
-             "only the dtypes the message shows, left as written (expectations are not changed after grading)")),
+             "only the dtypes the message shows, left as written (expectations are not changed after grading). "
+             "Right since round ninety-eight's fix: a live masked op whose message names no dtype names the one "
+             "integer dtype its frame held")),
     # the int64 class map cast to bf16 with the rest of the batch, then cross_entropy's target
     "class-map-bf16-batch-cast-ce-target": case(_class_map_cast_with_batch_as_ce_target, "target_dtype", "bf16",
         grade="correct", grade_at_freeze="correct"),

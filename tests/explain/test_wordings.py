@@ -4507,3 +4507,14 @@ def test_a_real_only_op_on_a_complex_spectrum_is_told_to_take_its_magnitude() ->
         torch.randn(4, dtype=torch.complex64).clamp(min=1e-8)
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.NO_KERNEL and ".abs()" in explanation.fix
+
+
+def _valid_pixels(tile: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    return torch.masked_select(tile, valid)
+
+
+def test_a_live_masked_select_given_a_uint8_mask_names_the_dtype_its_frame_held() -> None:
+    with pytest.raises(RuntimeError) as raised:
+        _valid_pixels(torch.ones(4, 4), torch.ones(4, 4, dtype=torch.uint8))
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.MASK and explanation.dtypes == ("uint8",)

@@ -506,7 +506,10 @@ def _byte_index_as_mask(found: re.Match[str], failure: Failure) -> Explanation |
 
 
 def _mask(found: re.Match[str], failure: Failure) -> Explanation:
-    names = dtypes(found, "a")
+    """A masked op given a mask that is not bool: the dtype its message names, else the one integer dtype a live
+    frame held (the mask: ``masked_select: expected BoolTensor for mask`` names none)."""
+    held = sorted(name for name in held_dtypes(failure) if name in _MASK_INTEGERS)
+    names = dtypes(found, "a") or (tuple(held) if len(held) == 1 else ())
     op = found.groupdict().get("op") or "masked_fill"
     return explained(
         Kind.MASK, failure,
@@ -516,6 +519,9 @@ def _mask(found: re.Match[str], failure: Failure) -> Explanation:
         f"pass a bool mask: `x.{op}(mask.bool(), ...)` (or build it with a comparison, `mask = ids == pad`)",
         op=op, names=names,
     )
+
+
+_MASK_INTEGERS = frozenset(("uint8", "int8", "int16", "int32", "int64"))
 
 
 def _padding_mask(found: re.Match[str], failure: Failure) -> Explanation:
