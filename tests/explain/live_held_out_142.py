@@ -324,78 +324,108 @@ def _bf16_keypoints_numpy_for_cv2_drawing() -> None:
 CASES: dict[str, LiveCase] = {
     # --- frames, crops and backbones
     # decoded uint8 video frames (cv2) permuted to NCHW and fed to the HRNet-style stem without /255
-    "video-frames-uint8-hrnet-stem": case(_video_frames_uint8_into_hrnet_stem, "integer_operand", "uint8", "f32"),
+    "video-frames-uint8-hrnet-stem": case(_video_frames_uint8_into_hrnet_stem, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # HRNet backbone under bf16 autocast, the 1x1 heatmap final layer (with bias) run after the autocast block
     "autocast-hrnet-fp32-final-layer-outside": case(_autocast_backbone_fp32_final_layer, "conv_weight_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ViTPose-style: transformer blocks cast to bf16, patch embedding added afterwards in fp32, its tokens to norm1
     "vitpose-bf16-blocks-fp32-patch-tokens-layer-norm": case(_vitpose_bf16_backbone_fp32_patch_tokens,
-                                                             "norm_param_dtype", "f32"),
+                                                             "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- geometry: affine crops, cameras, lifting and body models
     # keypoints mapped back to the frame with cv2.getAffineTransform's float64 matrix via @
     "cv2-affine-f64-matrix-keypoints-matmul": case(_cv2_affine_matrix_f64_transforms_keypoints, "matmul_dtype",
-                                                   "f32", "f64"),
+                                                   "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast camera-space joints projected with fp32 intrinsics via torch.bmm
     "bf16-joints-bmm-fp32-intrinsics": case(_bf16_root_relative_joints_projected_with_fp32_intrinsics,
-                                            "batched_matmul_dtype", "bf16", "f32"),
+                                            "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # VideoPose3D temporal Conv1d fed np.load'ed float64 2-D keypoint sequences
     "videopose3d-conv1d-f64-keypoints": case(_videopose3d_conv1d_f64_keypoint_sequence, "conv_weight_dtype", "f64",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SMPL shape blend: fp32 betas einsum'd with the pickle's float64 shapedirs
-    "smpl-shapedirs-f64-einsum-betas": case(_smpl_shapedirs_f64_einsum_betas, "matmul_dtype", "f32", "f64"),
+    "smpl-shapedirs-f64-einsum-betas": case(_smpl_shapedirs_f64_einsum_betas, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # multi-view DLT triangulation solved with torch.linalg.lstsq on fp16 camera matrices
-    "triangulation-dlt-lstsq-fp16": case(_triangulation_dlt_lstsq_fp16, "no_kernel"),
+    "triangulation-dlt-lstsq-fp16": case(_triangulation_dlt_lstsq_fp16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # temporal propagation: bf16 heatmaps warped by an fp32 flow grid with grid_sample
-    "flow-warp-grid-sample-bf16-heatmaps": case(_temporal_flow_warp_bf16_heatmaps, "op_dtype", "bf16", "f32"),
+    "flow-warp-grid-sample-bf16-heatmaps": case(_temporal_flow_warp_bf16_heatmaps, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- temporal models and attention
     # VIBE-style: bf16 autocast per-frame features fed to the fp32 temporal GRU outside autocast
-    "vibe-gru-bf16-autocast-features": case(_vibe_gru_bf16_autocast_features, "rnn_dtype", "bf16", "f32"),
+    "vibe-gru-bf16-autocast-features": case(_vibe_gru_bf16_autocast_features, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TokenPose: bf16 keypoint tokens attending over fp32 visual tokens with SDPA
     "tokenpose-sdpa-bf16-keypoint-tokens": case(_tokenpose_sdpa_bf16_keypoint_tokens_fp32_visual, "sdpa_dtype",
-                                                "bf16", "f32"),
+                                                "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PoseFormer in bf16 given a numpy (float64) Gaussian temporal-window bias as attn_mask
     "poseformer-bf16-f64-temporal-window-mask": case(_poseformer_bf16_temporal_window_bias_f64, "attn_mask_dtype",
-                                                     "f64", "bf16"),
+                                                     "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # One-Euro/EMA smoothing: the fp32 filter state lerp_'ed toward the bf16 model's keypoints
     "one-euro-fp32-state-lerp-bf16-keypoints": case(_one_euro_filter_fp32_state_lerp_bf16_keypoints, "lerp_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pose tracking: bf16 autocast refined keypoints written into the fp32 track buffer by matched track ids
     "track-buffer-index-put-bf16-keypoints": case(_track_buffer_index_put_bf16_keypoints, "indexed_write_dtype",
-                                                  "f32", "bf16"),
+                                                  "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- losses, gradients and scaling
     # pose-quality head trained with BCE against an OKS computed with the float64 COCO sigmas
-    "oks-quality-bce-f64-sigmas-target": case(_oks_quality_bce_target_f64_sigmas, "op_dtype", "f64", "f32"),
+    "oks-quality-bce-f64-sigmas-target": case(_oks_quality_bce_target_f64_sigmas, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # RLE normal likelihood on keypoints normalised by a zero torso length (padded person): NaN loc
-    "rle-normal-zero-torso-scale-nan": case(_rle_normal_nan_from_zero_torso_scale, "nonfinite"),
+    "rle-normal-zero-torso-scale-nan": case(_rle_normal_nan_from_zero_torso_scale, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # SMPLify-style fitting: the numpy (float64) analytic gradient assigned to the fp32 body pose's .grad
-    "smplify-f64-analytic-grad-assigned": case(_smplify_analytic_f64_gradient_assigned, "loss_dtype", "f64", "f32"),
+    "smplify-f64-analytic-grad-assigned": case(_smplify_analytic_f64_gradient_assigned, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # HRNet halved with .half() and trained with GradScaler, unscale_ before clipping
-    "halved-hrnet-grad-scaler-unscale": case(_halved_hrnet_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "halved-hrnet-grad-scaler-unscale": case(_halved_hrnet_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 person areas for OKS filled with the full 1080p frame area
-    "fp16-oks-area-full-frame-full-like": case(_fp16_bbox_area_full_like_for_oks, "half_overflow", "f16"),
+    "fp16-oks-area-full-frame-full-like": case(_fp16_bbox_area_full_like_for_oks, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- keypoint decoding, visibility and indices
     # quarter-pixel shift added in place to the int64 coordinates from the heatmap argmax
     "heatmap-argmax-int64-quarter-offset-in-place": case(_heatmap_argmax_coords_quarter_offset_in_place,
-                                                         "result_cast", "f32", "int64"),
+                                                         "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # PCK distance by mse_loss of the integer argmax coordinates and integer MPII annotations
-    "pck-mse-integer-argmax-coords": case(_pck_mse_on_integer_argmax_coords, "integer_operand", "int64"),
+    "pck-mse-integer-argmax-coords": case(_pck_mse_on_integer_argmax_coords, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # SimCC coordinate classification with rounded float bin targets in cross_entropy
-    "simcc-float-bin-targets-cross-entropy": case(_simcc_float_bin_targets_cross_entropy, "target_dtype", "f32"),
+    "simcc-float-bin-targets-cross-entropy": case(_simcc_float_bin_targets_cross_entropy, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # keypoint visibility head trained with BCE-with-logits against bool "v == 2" labels
-    "visibility-head-bce-logits-bool-target": case(_visibility_head_bce_bool_target, "target_dtype", "bool"),
+    "visibility-head-bce-logits-bool-target": case(_visibility_head_bce_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # masked keypoint error with torch.where on COCO's int64 visibility flags v
-    "coco-visibility-int64-where-condition": case(_coco_visibility_int64_where_condition, "mask_dtype", "int64"),
+    "coco-visibility-int64-where-condition": case(_coco_visibility_int64_where_condition, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # invisible joints taken as ~target_weight where target_weight was made .float()
-    "invisible-joints-invert-float-target-weight": case(_invisible_joints_by_invert_of_float_visibility, "mask_dtype"),
+    "invisible-joints-invert-float-target-weight": case(_invisible_joints_by_invert_of_float_visibility, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a bool per-pixel visibility map downsampled to heatmap stride with max_pool2d
     "visibility-map-bool-max-pool-downsample": case(_visibility_map_bool_max_pool_downsample, "integer_operand",
-                                                    "bool"),
+                                                    "bool",
+        grade="correct", grade_at_freeze="correct"),
     # bone vectors indexed by a skeleton edge list loaded as float64
-    "skeleton-edges-float64-bone-vectors": case(_skeleton_edges_np_loadtxt_bone_vectors, "index_tensor_dtype"),
+    "skeleton-edges-float64-bone-vectors": case(_skeleton_edges_np_loadtxt_bone_vectors, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # joint-type embedding looked up with uint8 joint ids from the dataset file
-    "joint-type-embedding-uint8-ids": case(_joint_type_embedding_uint8_ids, "index_tensor_dtype", "uint8"),
+    "joint-type-embedding-uint8-ids": case(_joint_type_embedding_uint8_ids, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-frame multi-person keypoints of different person counts stacked into an object array
-    "multi-person-keypoints-object-array": case(_multi_person_keypoints_object_array, "numpy_dtype"),
+    "multi-person-keypoints-object-array": case(_multi_person_keypoints_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autocast keypoints turned into numpy for cv2 drawing
-    "bf16-keypoints-numpy-cv2-drawing": case(_bf16_keypoints_numpy_for_cv2_drawing, "numpy_dtype", "bf16"),
+    "bf16-keypoints-numpy-cv2-drawing": case(_bf16_keypoints_numpy_for_cv2_drawing, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
