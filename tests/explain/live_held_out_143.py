@@ -314,80 +314,102 @@ def _defect_segmentation_bf16_sigmoid_bce_fp32_gt() -> None:
 CASES: dict[str, LiveCase] = {
     # --- camera frames
     # a Mono12 frame (uint16 from the GigE SDK) batched straight into a float Conv2d stem with bias
-    "mono12-uint16-frame-conv-stem": case(_mono12_uint16_frame_into_conv_stem, "integer_operand", "uint16", "f32"),
+    "mono12-uint16-frame-conv-stem": case(_mono12_uint16_frame_into_conv_stem, "integer_operand", "uint16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # camera health check: per-pixel temporal noise as std over a burst of uint8 Mono8 frames
-    "pixel-noise-std-uint8-burst": case(_pixel_noise_std_over_uint8_burst, "integer_operand"),
+    "pixel-noise-std-uint8-burst": case(_pixel_noise_std_over_uint8_burst, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # dead pixels from the camera's defect list zeroed with masked_fill on the uint16 frame
-    "dead-pixel-masked-fill-uint16": case(_dead_pixel_masked_fill_uint16, "no_kernel", "uint16"),
+    "dead-pixel-masked-fill-uint16": case(_dead_pixel_masked_fill_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # burst running minimum started at 2 ** 16 in a uint16 tensor
     "burst-min-init-two-to-sixteen-uint16": case(_burst_minimum_initialised_at_two_to_sixteen, "half_overflow",
-                                                 "uint16"),
+                                                 "uint16", grade="correct", grade_at_freeze="correct"),
     # dark frame as the per-pixel torch.minimum over a lens-capped uint16 burst
-    "dark-frame-burst-minimum-uint16": case(_dark_frame_burst_minimum_uint16, "no_kernel", "uint16"),
+    "dark-frame-burst-minimum-uint16": case(_dark_frame_burst_minimum_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # flat-field correction with a float64 numpy gain map, the corrected frame into an fp32 Conv2d
     "flat-field-numpy-f64-gain-into-conv": case(_flat_field_gain_numpy_f64_into_conv, "conv_weight_dtype", "f64",
-                                                "f32"),
+                                                "f32", grade="correct", grade_at_freeze="correct"),
     # --- defect class maps
     # a defect class map saved as a 16-bit PNG (uint16) given to cross_entropy as the target
-    "class-map-uint16-png-cross-entropy": case(_class_map_uint16_png_cross_entropy, "target_dtype", "uint16"),
+    "class-map-uint16-png-cross-entropy": case(_class_map_uint16_png_cross_entropy, "target_dtype", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # dice loss: the 8-bit label PNG's uint8 class map one-hot encoded with F.one_hot
-    "class-map-uint8-one-hot-dice": case(_class_map_uint8_one_hot_for_dice, "index_tensor_dtype"),
+    "class-map-uint8-one-hot-dice": case(_class_map_uint8_one_hot_for_dice, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # deep supervision: the int64 class map downsampled to 1/4 with nearest interpolate
-    "class-map-int64-nearest-downsample": case(_class_map_nearest_downsample_int64, "integer_operand", "int64"),
+    "class-map-int64-nearest-downsample": case(_class_map_nearest_downsample_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-class confusion matrix by bincount with a prediction left float after nearest upsampling
     "confusion-matrix-bincount-float-prediction": case(_confusion_matrix_bincount_float_prediction,
-                                                       "index_tensor_dtype", "f32"),
+                                                       "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- region-of-interest masks
     # the inspected area as roi - exclusion zone on two bool masks
-    "roi-minus-exclusion-zone-bools": case(_roi_minus_exclusion_zone_bools, "mask_dtype", "bool"),
+    "roi-minus-exclusion-zone-bools": case(_roi_minus_exclusion_zone_bools, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the ROI polygon rasterised by cv2.fillPoly (uint8) used as masked_select's mask for ROI-only scoring
-    "roi-fillpoly-uint8-masked-select": case(_roi_from_fillpoly_uint8_masked_select, "mask_dtype"),
+    "roi-fillpoly-uint8-masked-select": case(_roi_from_fillpoly_uint8_masked_select, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the three worst patches for the review screen picked by topk of the bool defect decisions
     "review-patches-topk-bool-decisions": case(_top_defect_patches_topk_of_bool_decisions, "integer_operand",
-                                               "bool"),
+                                               "bool", grade="correct", grade_at_freeze="correct"),
     # a bf16 ViT block masking non-ROI tokens with an fp32 additive attn_mask in MultiheadAttention
     "vit-roi-token-mask-f32-bf16-mha": case(_vit_roi_token_mask_fp32_in_bf16_attention, "attn_mask_dtype", "f32",
-                                            "bf16"),
+                                            "bf16", grade="correct", grade_at_freeze="correct"),
     # --- patch memory banks
     # PatchCore kNN scoring with exact (no-mm) cdist on a memory bank kept in bf16 as the extractor produced it
-    "memory-bank-bf16-cdist": case(_memory_bank_bf16_cdist, "no_kernel", "bf16"),
+    "memory-bank-bf16-cdist": case(_memory_bank_bf16_cdist, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a product-quantized bank: uint8 PQ code ids compared with cdist(p=0) as a Hamming distance
-    "pq-uint8-codes-cdist-hamming": case(_product_quantized_uint8_codes_cdist, "integer_operand", "uint8"),
+    "pq-uint8-codes-cdist-hamming": case(_product_quantized_uint8_codes_cdist, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a memory bank built in numpy (float64) scored by cdist against fp32 query patches
-    "numpy-f64-memory-bank-cdist": case(_numpy_f64_memory_bank_cdist, "matmul_dtype", "f32", "f64"),
+    "numpy-f64-memory-bank-cdist": case(_numpy_f64_memory_bank_cdist, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # cosine kNN of fp32 batched queries against a bf16 bank with einsum
-    "cosine-knn-einsum-bf16-bank": case(_batched_queries_einsum_bf16_bank, "matmul_dtype", "f32", "bf16"),
+    "cosine-knn-einsum-bf16-bank": case(_batched_queries_einsum_bf16_bank, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the decision threshold as np.percentile of bf16 anomaly maps of good parts
     "threshold-np-percentile-bf16-maps": case(_threshold_np_percentile_bf16_validation_maps, "numpy_dtype",
-                                              "bf16"),
+                                              "bf16", grade="correct", grade_at_freeze="correct"),
     # coreset features (bf16) written into the preallocated fp32 bank with index_copy_
     "coreset-index-copy-bf16-into-fp32-bank": case(_coreset_index_copy_bf16_into_fp32_bank, "indexed_write_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- bf16 feature extractors and heads
     # a uint8 frame made fp32 by .float() / 255 into the bf16 backbone (conv weight and bias bf16)
     "bf16-backbone-fp32-frame-div-255": case(_bf16_backbone_uint8_frame_divided_by_255, "conv_weight_dtype", "f32",
-                                             "bf16"),
+                                             "bf16", grade="correct", grade_at_freeze="correct"),
     # neighbourhood aggregation upcast to fp32, then the LayerNorm cast to bf16 with the backbone
     "patch-aggregation-bf16-layer-norm-fp32": case(_patch_aggregation_layer_norm_bf16_on_fp32_features,
-                                                   "norm_param_dtype", "f32"),
+                                                   "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SimpleNet: the fp32 feature adaptor applied to bf16 patch features
     "simplenet-fp32-adaptor-bf16-features": case(_simplenet_fp32_adaptor_on_bf16_features, "matmul_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32", grade="correct", grade_at_freeze="correct"),
     # SimpleNet's discriminator trained with BCE-with-logits against bool real/fake targets
-    "simplenet-discriminator-bool-targets": case(_simplenet_discriminator_bool_targets, "target_dtype", "bool"),
+    "simplenet-discriminator-bool-targets": case(_simplenet_discriminator_bool_targets, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 ConvTranspose2d decoder added after the backbone was cast, fed bf16 features
     "seg-decoder-fp32-convtranspose-bf16-features": case(_segmentation_decoder_fp32_upsampler_on_bf16_features,
-                                                         "conv_weight_dtype", "bf16", "f32"),
+                                                         "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- anomaly maps
     # the bf16 anomaly map downsampled for the report thumbnail with antialiased bilinear interpolate
-    "anomaly-map-antialias-bf16-thumbnail": case(_anomaly_map_antialias_bf16_thumbnail, "no_kernel", "bf16"),
+    "anomaly-map-antialias-bf16-thumbnail": case(_anomaly_map_antialias_bf16_thumbnail, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the fp16 upsampled anomaly map outside the ROI filled with -1e5
-    "anomaly-map-outside-roi-fill-f16": case(_anomaly_map_outside_roi_fill_f16, "half_overflow", "f16"),
+    "anomaly-map-outside-roi-fill-f16": case(_anomaly_map_outside_roi_fill_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # image-level score as the 99th percentile (torch.quantile) of the upsampled bf16 anomaly map
-    "image-score-quantile-bf16-map": case(_image_score_quantile_bf16_upsampled_map, "no_kernel"),
+    "image-score-quantile-bf16-map": case(_image_score_quantile_bf16_upsampled_map, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 anomaly map unwarped to the camera frame with grid_sample on an fp32 affine grid
-    "anomaly-map-unwarp-grid-sample-bf16": case(_anomaly_map_unwarped_grid_sample_bf16, "op_dtype", "bf16", "f32"),
+    "anomaly-map-unwarp-grid-sample-bf16": case(_anomaly_map_unwarped_grid_sample_bf16, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # defect segmentation: sigmoid of the upsampled bf16 logits in binary_cross_entropy against an fp32 GT
     "defect-seg-bf16-probs-bce-fp32-gt": case(_defect_segmentation_bf16_sigmoid_bce_fp32_gt, "op_dtype", "bf16",
-                                              "f32"),
+                                              "f32", grade="correct", grade_at_freeze="correct"),
 }
