@@ -309,68 +309,101 @@ def _grad_accumulated_from_bf16_replica() -> None:
 
 CASES: dict[str, LiveCase] = {
     # taker-sell mask made by `-` on the bool taker-buy flags from the aggTrades is_buyer_maker column
-    "taker-sell-mask-bool-negation": case(_taker_sell_mask_by_negation, "mask_dtype", "bool"),
+    "taker-sell-mask-bool-negation": case(_taker_sell_mask_by_negation, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fraction of taker buys per window as the mean of bool trade-direction flags
-    "buy-ratio-mean-of-bool-flags": case(_buy_ratio_as_mean_of_bool_flags, "integer_operand", "bool"),
+    "buy-ratio-mean-of-bool-flags": case(_buy_ratio_as_mean_of_bool_flags, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 nanosecond inter-arrival gaps and satoshi sizes fed to an fp32 time-encoder Linear
     "inter-arrival-ns-int64-time-encoder": case(_inter_arrival_ns_into_time_encoder, "integer_operand", "int64",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # next-trade direction target left bool for binary_cross_entropy_with_logits
     "aggressor-bool-target-bce-logits": case(_aggressor_bool_target_bce_logits, "target_dtype", "bool",
-                                             fix=("float",)),
+                                             fix=("float",),
+        grade="correct", grade_at_freeze="correct"),
     # trade-size histogram with torch.histc of int64 satoshi sizes
-    "trade-size-histc-int64-sats": case(_trade_size_histc_int64, "integer_operand", "int64"),
+    "trade-size-histc-int64-sats": case(_trade_size_histc_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # book imbalance from uint64 quantities decoded by the feed handler, subtracted in torch
-    "uint64-quantities-imbalance-subtract": case(_uint64_quantities_subtracted, "no_kernel", "uint64"),
+    "uint64-quantities-imbalance-subtract": case(_uint64_quantities_subtracted, "no_kernel", "uint64",
+        grade="correct", grade_at_freeze="correct"),
     # block-trade sizes in satoshis (1,500 BTC) packed into int32
     "block-trade-satoshis-int32-overflow": case(_satoshi_sizes_into_int32, "half_overflow", "int32",
-                                                fix=("int64",)),
+                                                fix=("int64",),
+        grade="partly", grade_at_freeze="partly",
+        why=("At freeze (b19dbc97) castwise gave half_overflow [int32] (high confidence): the kind and dtype right, "
+             "but its fix offers clamping to torch.iinfo(torch.int32).max or \"a wider dtype\" without naming int64; "
+             "clamping would silently cut a 1,500 BTC block to about 21 BTC, and satoshi sizes need int64")),
     # a pandas datetime64[ns] timestamp column given to torch.from_numpy
-    "trade-ts-datetime64-from-numpy": case(_datetime64_ts_column_from_numpy, "numpy_dtype", fix=("int64",)),
+    "trade-ts-datetime64-from-numpy": case(_datetime64_ts_column_from_numpy, "numpy_dtype", fix=("int64",),
+        grade="correct", grade_at_freeze="correct"),
     # queue position: float64 level index (price distance / tick, rounded) used in torch.gather over book sizes
-    "queue-level-f64-gather-book-sizes": case(_queue_level_float_gather, "index_tensor_dtype"),
+    "queue-level-f64-gather-book-sizes": case(_queue_level_float_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 bid depth normalised to level shares in place with /=
-    "depth-share-int64-inplace-div": case(_depth_share_normalised_in_place, "result_cast", "f32", "int64"),
+    "depth-share-int64-inplace-div": case(_depth_share_normalised_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a 0/1 int64 halted column from pandas used as torch.where's condition
-    "halted-flag-int64-where-condition": case(_halted_flag_int64_where, "mask_dtype", "int64"),
+    "halted-flag-int64-where-condition": case(_halted_flag_int64_where, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # down/flat/up mid-move labels from np.sign(...).astype(np.int32) into cross_entropy
-    "mid-move-labels-int32-cross-entropy": case(_mid_move_labels_int32_cross_entropy, "target_dtype", "int32"),
+    "mid-move-labels-int32-cross-entropy": case(_mid_move_labels_int32_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # venue ids from pandas category codes (int8) looked up in nn.Embedding
-    "venue-category-codes-int8-embedding": case(_venue_category_codes_embedding, "index_tensor_dtype", "int8"),
+    "venue-category-codes-int8-embedding": case(_venue_category_codes_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # exchange bit flags held in the fp16 feature tensor, unpacked with >> and &
-    "packed-trade-flags-fp16-rshift": case(_packed_trade_flags_rshift_f16, "no_kernel", "f16"),
+    "packed-trade-flags-fp16-rshift": case(_packed_trade_flags_rshift_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # gaps in an fp16 BTC price cache forward-filled with masked_fill(67250)
-    "btc-price-fp16-masked-fill-67250": case(_price_forward_fill_masked_fill_f16, "half_overflow", "f16"),
+    "btc-price-fp16-masked-fill-67250": case(_price_forward_fill_masked_fill_f16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 microprice/spread/imbalance features from pandas into a bf16 MLP head
-    "microprice-features-f64-bf16-head": case(_microprice_features_into_bf16_head, "matmul_dtype", "f64", "bf16"),
+    "microprice-features-f64-bf16-head": case(_microprice_features_into_bf16_head, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16-cached log returns into an fp32 dilated causal Conv1d (with bias)
-    "log-returns-f16-fp32-causal-tcn": case(_log_returns_f16_into_tcn, "conv_weight_dtype", "f16", "f32"),
+    "log-returns-f16-fp32-causal-tcn": case(_log_returns_f16_into_tcn, "conv_weight_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a TCN block whose weight alone was cast to bf16 (bias left fp32) fed bf16 book features
-    "tcn-weight-only-bf16-bias-fp32": case(_tcn_weight_only_cast_to_bf16, "conv_bias_dtype", "bf16", "f32"),
+    "tcn-weight-only-bf16-bias-fp32": case(_tcn_weight_only_cast_to_bf16, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 TransformerEncoderLayer fed the output of an fp32 level embedding added after the cast
     "lob-encoder-bf16-fp32-level-embedding": case(_lob_transformer_bf16_fp32_embeddings, "matmul_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 MultiheadAttention over book events given an fp32 -inf causal mask
-    "book-event-mha-fp32-causal-mask": case(_event_attention_fp32_causal_mask, "attn_mask_dtype", "f32", "bf16"),
+    "book-event-mha-fp32-causal-mask": case(_event_attention_fp32_causal_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # streaming inference: bf16 query against an fp32 key cache in scaled_dot_product_attention
-    "streaming-sdpa-fp32-key-cache": case(_sdpa_with_fp32_cached_keys, "sdpa_dtype", "bf16", "f32"),
+    "streaming-sdpa-fp32-key-cache": case(_sdpa_with_fp32_cached_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an input LayerNorm cast to bf16 with the model, fed fp32 relative bid prices
-    "input-layernorm-bf16-fp32-bid-ladder": case(_input_layernorm_bf16_fp32_book, "norm_param_dtype", "f32"),
+    "input-layernorm-bf16-fp32-bid-ladder": case(_input_layernorm_bf16_fp32_book, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 order-flow features (signed size, log return, gap) from pandas into an fp32 GRU
-    "order-flow-gru-pandas-f64": case(_gru_order_flow_pandas_float64, "rnn_dtype", "f64", "f32"),
+    "order-flow-gru-pandas-f64": case(_gru_order_flow_pandas_float64, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cross-venue attention: bf16 softmax scores bmm'd with fp32 venue states
-    "cross-venue-bmm-fp32-states": case(_cross_venue_bmm_fp32_values, "batched_matmul_dtype", "bf16", "f32"),
+    "cross-venue-bmm-fp32-states": case(_cross_venue_bmm_fp32_values, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 model predictions written into an fp32 backtest buffer by advanced indexing
     "backtest-buffer-index-put-bf16-preds": case(_prediction_buffer_index_put_bf16, "indexed_write_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp8 (e4m3) key cache of past book events dequantised by multiplying with its fp32 scale
-    "fp8-key-cache-times-fp32-scale": case(_fp8_key_cache_dequantised, "fp8_promotion", "float8_e4m3fn", "f32"),
+    "fp8-key-cache-times-fp32-scale": case(_fp8_key_cache_dequantised, "fp8_promotion", "float8_e4m3fn", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Kyle's lambda by torch.linalg.lstsq on bf16 signed flow and price changes
-    "kyle-lambda-lstsq-bf16": case(_kyle_lambda_lstsq_bf16, "no_kernel"),
+    "kyle-lambda-lstsq-bf16": case(_kyle_lambda_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # eigenportfolios by torch.linalg.eigh of a bf16 coin-return covariance
-    "eigenportfolios-eigh-bf16-cov": case(_eigenportfolios_eigh_bf16, "no_kernel", "bf16"),
+    "eigenportfolios-eigh-bf16-cov": case(_eigenportfolios_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Sharpe-ratio loss over a halted window (zero std) under detect_anomaly: NaN gradient
-    "sharpe-loss-flat-window-nan-grad": case(_sharpe_loss_on_flat_window, "nonfinite"),
+    "sharpe-loss-flat-window-nan-grad": case(_sharpe_loss_on_flat_window, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 master weights given the bf16 replica's gradients by .grad assignment
-    "master-grad-from-bf16-replica": case(_grad_accumulated_from_bf16_replica, "loss_dtype", "bf16", "f32"),
+    "master-grad-from-bf16-replica": case(_grad_accumulated_from_bf16_replica, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
