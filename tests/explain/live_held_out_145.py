@@ -285,70 +285,100 @@ def _scheduled_sampling_uniform_on_ids() -> None:
 
 CASES: dict[str, LiveCase] = {
     # im2latex token ids (vocabulary of 543) packed into uint8 with torch.tensor
-    "im2latex-ids-packed-uint8": case(_latex_ids_packed_uint8, "half_overflow", "uint8"),
+    "im2latex-ids-packed-uint8": case(_latex_ids_packed_uint8, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # the binarised bool formula image fed to the fp32 DenseWAP stem conv
-    "binarised-formula-bool-densewap-stem": case(_binarised_formula_bool_stem, "integer_operand", "bool", "f32"),
+    "binarised-formula-bool-densewap-stem": case(_binarised_formula_bool_stem, "integer_operand", "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # WAP coverage (sum of fp16 attention maps) into the fp32 coverage conv with bias
     "wap-coverage-fp16-fp32-coverage-conv": case(_coverage_fp16_into_fp32_coverage_conv, "conv_weight_dtype", "f16",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an "already attended" mask made with zeros_like of bf16 attention, updated with |=
-    "attended-mask-bf16-in-place-or": case(_covered_mask_bf16_or, "no_kernel", "bf16"),
+    "attended-mask-bf16-in-place-or": case(_covered_mask_bf16_or, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # WAP context vector: bf16 attention einsum'd with fp32 DenseNet annotations
     "wap-context-einsum-bf16-alpha-fp32-annotations": case(_context_einsum_bf16_alpha_fp32_annotations,
-                                                           "matmul_dtype", "bf16", "f32"),
+                                                           "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # tree decoder parent attention: fp32 node-memory stack bmm'ed with the bf16 child query
     "tree-parent-attention-bmm-fp32-node-memory": case(_tree_parent_attention_bmm, "batched_matmul_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 encoder self-attention given an additive fp32 key_padding_mask for the narrower formula
     "formula-encoder-mha-fp32-additive-key-padding": case(_encoder_mha_float_key_padding_mask, "attn_mask_dtype",
-                                                          "f32", "bf16"),
+                                                          "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 GRU decoder started from an initial state made by an fp32 init projection
-    "gru-decoder-fp32-initial-state": case(_gru_decoder_fp32_initial_state, "rnn_dtype", "f32", "bf16"),
+    "gru-decoder-fp32-initial-state": case(_gru_decoder_fp32_initial_state, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 TransformerDecoderLayer given ViT memory upcast to fp32: the cross-attention projection raises
-    "bf16-latex-decoder-fp32-vit-memory": case(_transformer_decoder_bf16_fp32_memory, "matmul_dtype", "f32", "bf16"),
+    "bf16-latex-decoder-fp32-vit-memory": case(_transformer_decoder_bf16_fp32_memory, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # 2-D sine positional encoding built in numpy (float64) added to features, into an fp32 Linear
-    "sine-pe2d-numpy-f64-into-linear": case(_sine_pe2d_numpy_f64, "matmul_dtype", "f64", "f32"),
+    "sine-pe2d-numpy-f64-into-linear": case(_sine_pe2d_numpy_f64, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CAN counting context from an fp32 projection added to bf16 embeddings, into the bf16 LayerNorm
     "can-counting-context-fp32-bf16-layernorm": case(_counting_context_fp32_bf16_layernorm, "norm_param_dtype",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # grammar-constrained beam: an illegal closing brace masked with -1e9 in fp16 logits
-    "illegal-close-brace-fp16-masked-fill-1e9": case(_illegal_brace_mask_fp16_masked_fill, "half_overflow", "f16"),
+    "illegal-close-brace-fp16-masked-fill-1e9": case(_illegal_brace_mask_fp16_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 attention map turned to numpy for the heat-map overlay
-    "attention-heatmap-bf16-numpy": case(_attention_map_bf16_numpy, "numpy_dtype", "bf16"),
+    "attention-heatmap-bf16-numpy": case(_attention_map_bf16_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # online ink slant/scale normalisation fitted with linalg.pinv on fp16 points
-    "online-ink-affine-normalise-pinv-fp16": case(_ink_affine_normalise_pinv_fp16, "no_kernel", "f16"),
+    "online-ink-affine-normalise-pinv-fp16": case(_ink_affine_normalise_pinv_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # tree decoder: the bf16 node state index_copy_'ed into an fp32 node-memory buffer
-    "tree-node-memory-index-copy-bf16": case(_tree_node_memory_index_copy, "indexed_write_dtype", "f32", "bf16"),
+    "tree-node-memory-index-copy-bf16": case(_tree_node_memory_index_copy, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # gradient hook on the bf16 counting map multiplying by fp32 rare-symbol weights
     "counting-map-grad-hook-fp32-weights": case(_counting_map_gradient_hook_fp32_weights, "loss_dtype", "bf16",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # directional Gabor stroke filters built in numpy (float64) as conv2d weights on an fp32 formula image
-    "gabor-stroke-filters-f64-conv": case(_gabor_f64_kernels_conv, "conv_weight_dtype", "f32", "f64"),
+    "gabor-stroke-filters-f64-conv": case(_gabor_f64_kernels_conv, "conv_weight_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # incremental decoding: bf16 query attending with SDPA to a KV cache allocated fp32
-    "latex-decoder-kv-cache-fp32-sdpa": case(_kv_cache_fp32_sdpa, "sdpa_dtype", "bf16", "f32"),
+    "latex-decoder-kv-cache-fp32-sdpa": case(_kv_cache_fp32_sdpa, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 relation head overflows, clip_grad_norm_ with error_if_nonfinite raises
-    "fp16-relation-head-clip-nonfinite": case(_fp16_tree_decoder_clip_nonfinite, "nonfinite"),
+    "fp16-relation-head-clip-nonfinite": case(_fp16_tree_decoder_clip_nonfinite, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # tree decoder parent pointers read as int32 from the .npz, used with take_along_dim
     "tree-parent-pointers-int32-take-along-dim": case(_tree_parent_pointers_int32_take_along_dim,
-                                                      "index_tensor_dtype", "int32"),
+                                                      "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # beam search: the origin beam computed with true division, used with index_select
-    "beam-origin-true-division-index-select": case(_beam_origin_true_division_index_select, "index_tensor_dtype"),
+    "beam-origin-true-division-index-select": case(_beam_origin_true_division_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # teacher-forcing shift prepending <sos> with torch.ones * sos: float ids into the embedding
-    "sos-prepended-float-ones-embedding": case(_sos_prepended_with_float_ones, "index_tensor_dtype", "f32"),
+    "sos-prepended-float-ones-embedding": case(_sos_prepended_with_float_ones, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # tree relation labels parsed through np.array as float64, as cross_entropy targets
-    "relation-labels-f64-cross-entropy": case(_relation_labels_float64_cross_entropy, "target_dtype", "f64"),
+    "relation-labels-f64-cross-entropy": case(_relation_labels_float64_cross_entropy, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # InkML points as an int32 array into the TAP-style GRU encoder
-    "inkml-points-int32-gru-encoder": case(_inkml_points_int32_gru, "integer_operand", "int32"),
+    "inkml-points-int32-gru-encoder": case(_inkml_points_int32_gru, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # per-formula valid-patch mask built in numpy as int32, given as SDPA's attn_mask
-    "valid-patch-mask-int32-sdpa": case(_patch_mask_int32_sdpa, "mask_dtype", "int32"),
+    "valid-patch-mask-int32-sdpa": case(_patch_mask_int32_sdpa, "mask_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # coverage loss: uncovered ink found by subtracting two bool masks
-    "uncovered-ink-bool-subtract": case(_uncovered_ink_bool_subtract, "mask_dtype", "bool"),
+    "uncovered-ink-bool-subtract": case(_uncovered_ink_bool_subtract, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # first <eos> per hypothesis found with argmax of a bool tensor
-    "first-eos-argmax-bool": case(_first_eos_argmax_bool, "no_kernel", "bool"),
+    "first-eos-argmax-bool": case(_first_eos_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # CAN-style symbol presence loss with the bool counts > 0 as BCE target
-    "symbol-presence-bool-bce-target": case(_symbol_presence_bool_bce, "target_dtype", "bool"),
+    "symbol-presence-bool-bce-target": case(_symbol_presence_bool_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # coverage accumulator made with zeros_like of the int64 image mask, += float attention
-    "coverage-zeros-like-int64-mask-iadd": case(_coverage_zeros_like_int64_mask, "result_cast", "f32", "int64"),
+    "coverage-zeros-like-int64-mask-iadd": case(_coverage_zeros_like_int64_mask, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # scheduled-sampling coin flips with empty_like(targets).uniform_() on int64 ids
-    "scheduled-sampling-uniform-on-int64-ids": case(_scheduled_sampling_uniform_on_ids, "no_kernel", "int64"),
+    "scheduled-sampling-uniform-on-int64-ids": case(_scheduled_sampling_uniform_on_ids, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
 }
