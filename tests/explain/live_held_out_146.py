@@ -301,73 +301,103 @@ def _faiss_index_from_bf16_embeddings() -> None:
 CASES: dict[str, LiveCase] = {
     # --- ids, venues and labels
     # cited paper rows from pandas with NaN for unresolved references: fillna keeps float64, into the paper Embedding
-    "cited-rows-pandas-nan-float64-embedding": case(_cited_rows_from_pandas_with_nan, "index_tensor_dtype", "f64"),
+    "cited-rows-pandas-nan-float64-embedding": case(_cited_rows_from_pandas_with_nan, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # venue ids kept uint8 in parquet used to index the venue table: read as a mask
-    "venue-ids-uint8-index-table": case(_venue_ids_uint8_index_table, "index_tensor_dtype"),
+    "venue-ids-uint8-index-table": case(_venue_ids_uint8_index_table, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int32 venue ids from the vocabulary lookup one-hot encoded
-    "venue-ids-int32-one-hot": case(_venue_ids_int32_one_hot, "index_tensor_dtype"),
+    "venue-ids-int32-one-hot": case(_venue_ids_int32_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # share of an author's papers at top venues as the mean of a bool isin mask
-    "top-venue-share-bool-mean": case(_top_venue_share_bool_mean, "integer_operand", "bool"),
+    "top-venue-share-bool-mean": case(_top_venue_share_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # external citations as the bool citation mask minus the bool self-citation mask
-    "citations-minus-self-citations-bool": case(_citations_minus_self_citations_bool, "mask_dtype", "bool"),
+    "citations-minus-self-citations-bool": case(_citations_minus_self_citations_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 citation counts log-transformed in place with log1p_
-    "citation-counts-log1p-in-place": case(_citation_counts_log1p_in_place, "result_cast", "f32", "int64"),
+    "citation-counts-log1p-in-place": case(_citation_counts_log1p_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # link prediction: bool is-cited labels as the BCE-with-logits target
-    "is-cited-bool-bce-target": case(_is_cited_bool_bce_target, "target_dtype", "bool"),
+    "is-cited-bool-bce-target": case(_is_cited_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # field-of-study labels kept int32 from numpy into cross_entropy
-    "field-of-study-int32-cross-entropy": case(_field_of_study_int32_cross_entropy, "target_dtype", "int32"),
+    "field-of-study-int32-cross-entropy": case(_field_of_study_int32_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # popularity-weighted negative citations: multinomial over int64 bincount citation counts
     "popularity-negatives-multinomial-int64": case(_popularity_negatives_multinomial_int64_counts,
-                                                   "integer_operand", "int64"),
+                                                   "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # OpenAlex work ids (beyond 2**31) put into an int32 tensor
-    "openalex-work-ids-int32-overflow": case(_openalex_work_ids_int32_overflow, "half_overflow", "int32"),
+    "openalex-work-ids-int32-overflow": case(_openalex_work_ids_int32_overflow, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # co-citation counts as A^T A of a sparse COO citation matrix with int64 ones as values
-    "co-citation-sparse-int64-matmul": case(_co_citation_sparse_int64_matmul, "integer_operand", "int64"),
+    "co-citation-sparse-int64-matmul": case(_co_citation_sparse_int64_matmul, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a float is-preprint mask (kept float to weight the loss) inverted with ~
-    "preprint-float-mask-inverted": case(_preprint_float_mask_inverted, "mask_dtype"),
+    "preprint-float-mask-inverted": case(_preprint_float_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- TF-IDF and sparse text features
     # scikit-learn TF-IDF rows (float64 from toarray) into an fp32 projection Linear
-    "sklearn-tfidf-float64-linear": case(_sklearn_tfidf_float64_into_linear, "matmul_dtype", "f64", "f32"),
+    "sklearn-tfidf-float64-linear": case(_sklearn_tfidf_float64_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LSA with torch.svd_lowrank on a TF-IDF matrix cached in bf16
-    "lsa-svd-lowrank-bf16-tfidf": case(_lsa_svd_lowrank_bf16_tfidf, "matmul_dtype", "bf16", "f32"),
+    "lsa-svd-lowrank-bf16-tfidf": case(_lsa_svd_lowrank_bf16_tfidf, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a sparse CSR TF-IDF matrix cast to bf16 times the bf16 projection weight
-    "tfidf-csr-bf16-projection": case(_tfidf_csr_bf16_projection, "no_kernel", "bf16"),
+    "tfidf-csr-bf16-projection": case(_tfidf_csr_bf16_projection, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # patent near-duplicate SimHash: Hamming distance by ^ of bf16 sign bits
-    "simhash-bf16-sign-bits-xor": case(_simhash_bf16_sign_bits_xor, "no_kernel", "bf16"),
+    "simhash-bf16-sign-bits-xor": case(_simhash_bf16_sign_bits_xor, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- SciBERT-style encoders and heads
     # a contrastive projection head built in fp32 after the SciBERT-style encoder went to bf16
-    "scibert-bf16-fp32-projection-head": case(_scibert_bf16_fp32_projection_head, "matmul_dtype", "bf16", "f32"),
+    "scibert-bf16-fp32-projection-head": case(_scibert_bf16_fp32_projection_head, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 sinusoidal position table added before the bf16 encoder's final LayerNorm
-    "scibert-bf16-norm-fp32-positions": case(_scibert_bf16_norm_fp32_positions, "norm_param_dtype", "f32"),
+    "scibert-bf16-norm-fp32-positions": case(_scibert_bf16_norm_fp32_positions, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # citation-context GRU cast to bf16 fed fp32 GloVe vectors from numpy
     "citation-context-gru-bf16-glove-fp32": case(_citation_context_gru_bf16_glove_fp32, "rnn_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # patent TextCNN: bf16 checkpoint embeddings into an fp32 Conv1d with bias
     "patent-textcnn-bf16-embeddings-fp32-conv": case(_patent_textcnn_bf16_embeddings_fp32_conv,
-                                                     "conv_weight_dtype", "bf16", "f32"),
+                                                     "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # citation recommendation reranker: bf16 citing-context query over fp32 cached candidate keys in SDPA
     "reranker-sdpa-bf16-query-fp32-candidates": case(_reranker_sdpa_bf16_query_fp32_cached_candidates,
-                                                     "sdpa_dtype", "bf16", "f32"),
+                                                     "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # attention over a bag of cited papers biased by log co-citation counts from numpy (float64)
     "co-citation-bias-float64-attn-mask": case(_co_citation_bias_float64_attention_mask, "attn_mask_dtype", "f64",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # author-paper compatibility nn.Bilinear: bf16 author embeddings, fp32 papers and scorer
-    "author-paper-bilinear-bf16-authors": case(_author_paper_bilinear_bf16_authors, "op_dtype", "bf16", "f32"),
+    "author-paper-bilinear-bf16-authors": case(_author_paper_bilinear_bf16_authors, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- contrastive training, memory banks, gradients
     # already-cited papers excluded from fp16 similarity scores with index_fill_(-1e5)
-    "fp16-scores-exclude-cited-index-fill": case(_fp16_scores_exclude_cited_index_fill, "half_overflow", "f16"),
+    "fp16-scores-exclude-cited-index-fill": case(_fp16_scores_exclude_cited_index_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hard negatives sampled by exp(sim / 0.01) in fp16: inf weights, NaN probabilities into multinomial
-    "hard-negatives-fp16-exp-over-temperature": case(_hard_negatives_fp16_exp_over_temperature, "nonfinite"),
+    "hard-negatives-fp16-exp-over-temperature": case(_hard_negatives_fp16_exp_over_temperature, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 key-encoder outputs index_copy_'d into the fp32 paper memory bank
     "memory-bank-index-copy-bf16-keys": case(_memory_bank_index_copy_bf16_keys, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MoCo momentum update: fp32 key encoder lerp_'d toward the bf16 query encoder
-    "momentum-key-encoder-lerp-bf16": case(_momentum_key_encoder_lerp_toward_bf16, "lerp_dtype", "f32", "bf16"),
+    "momentum-key-encoder-lerp-bf16": case(_momentum_key_encoder_lerp_toward_bf16, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 paper vectors handed to numpy to build the FAISS inner-product index
-    "faiss-index-bf16-paper-vectors-numpy": case(_faiss_index_from_bf16_embeddings, "numpy_dtype", "bf16"),
+    "faiss-index-bf16-paper-vectors-numpy": case(_faiss_index_from_bf16_embeddings, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a halved SciBERT-style classifier trained with GradScaler: step unscales fp16 gradients
-    "halved-classifier-grad-scaler-step": case(_halved_scibert_classifier_grad_scaler, "unscale_fp16", "f16"),
+    "halved-classifier-grad-scaler-step": case(_halved_scibert_classifier_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # citation-count regression: bf16 predictions against float64 log counts from pandas, Huber backward
     "citation-count-huber-bf16-f64-backward": case(_citation_count_huber_bf16_float64_targets, "loss_dtype", "f64",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
