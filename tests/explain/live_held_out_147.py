@@ -293,69 +293,99 @@ def _float64_windows_into_instance_norm_tcn() -> None:
 CASES: dict[str, LiveCase] = {
     # --- integer states, ids, labels and masks
     # uint8 state codes from a CASAS-style log looked up in the state nn.Embedding
-    "sensor-state-uint8-embedding": case(_uint8_states_into_state_embedding, "index_tensor_dtype", "uint8"),
+    "sensor-state-uint8-embedding": case(_uint8_states_into_state_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # device ids packed as uint8 index a per-device bias table (read as a mask)
-    "device-ids-uint8-index-bias-table": case(_uint8_device_ids_index_bias_table, "index_tensor_dtype"),
+    "device-ids-uint8-index-bias-table": case(_uint8_device_ids_index_bias_table, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # EmbeddingBag offsets built by cat with torch.zeros(1), so float, over sensor types
     "embedding-bag-offsets-float-zeros-cat": case(_embedding_bag_offsets_from_float_zeros, "index_tensor_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bool occupancy labels as cross_entropy target of a two-class head
-    "occupancy-bool-cross-entropy-target": case(_bool_occupancy_cross_entropy, "target_dtype", "bool"),
+    "occupancy-bool-cross-entropy-target": case(_bool_occupancy_cross_entropy, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 occupancy labels from numpy as BCE-with-logits target
-    "occupancy-uint8-bce-logits-target": case(_uint8_occupancy_bce_with_logits, "target_dtype", "uint8"),
+    "occupancy-uint8-bce-logits-target": case(_uint8_occupancy_bce_with_logits, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # per-room occupancy rate as mean over a bool occupancy grid
-    "room-occupancy-rate-bool-mean": case(_room_occupancy_rate_bool_mean, "integer_operand", "bool"),
+    "room-occupancy-rate-bool-mean": case(_room_occupancy_rate_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # PIR motion-off edges by subtracting the bool motion state from its shifted copy
-    "pir-off-edges-bool-subtract": case(_pir_off_transitions_bool_difference, "mask_dtype", "bool"),
+    "pir-off-edges-bool-subtract": case(_pir_off_transitions_bool_difference, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 hourly event counts fed to a float dilated TCN
-    "hourly-counts-int64-tcn": case(_hourly_int64_counts_into_tcn, "integer_operand", "int64", "f32"),
+    "hourly-counts-int64-tcn": case(_hourly_int64_counts_into_tcn, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bool 5-minute occupancy labels upsampled to 1-minute with interpolate
-    "occupancy-bool-interpolate-upsample": case(_bool_occupancy_labels_upsampled, "integer_operand", "bool"),
+    "occupancy-bool-interpolate-upsample": case(_bool_occupancy_labels_upsampled, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 event-count targets log-compressed in place with log1p_
-    "event-counts-int64-log1p-in-place": case(_int64_event_counts_log1p_in_place, "result_cast", "f32", "int64"),
+    "event-counts-int64-log1p-in-place": case(_int64_event_counts_log1p_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # hour-of-day histogram kept uint8, scatter_add_ of int64 ones
-    "hour-histogram-uint8-scatter-add-int64": case(_uint8_hour_histogram_scatter_add, "indexed_write_dtype"),
+    "hour-histogram-uint8-scatter-add-int64": case(_uint8_hour_histogram_scatter_add, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Zigbee's 0xFFFF invalid-lux sentinel written with torch.full into int16
-    "zigbee-lux-sentinel-0xffff-int16": case(_zigbee_invalid_lux_sentinel_int16, "half_overflow", "int16"),
+    "zigbee-lux-sentinel-0xffff-int16": case(_zigbee_invalid_lux_sentinel_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # --- floats meeting, kernels, overflow, numpy, gradients and NaN
     # fp32 EmbeddingBag minute vectors over sensor types into a GRU cast to bf16
-    "embedding-bag-fp32-into-bf16-gru": case(_fp32_embedding_bag_into_bf16_gru, "rnn_dtype", "f32", "bf16"),
+    "embedding-bag-fp32-into-bf16-gru": case(_fp32_embedding_bag_into_bf16_gru, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # log1p of float64 inter-event seconds concatenated to device embeddings, into a bf16 GRU
-    "irregular-dt-f64-concat-bf16-gru": case(_float64_time_deltas_into_bf16_gru, "rnn_dtype", "f64", "bf16"),
+    "irregular-dt-f64-concat-bf16-gru": case(_float64_time_deltas_into_bf16_gru, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # streaming per-home inference: first event's hidden state from an fp32 zeros default, bf16 GRU
-    "streaming-gru-fp32-default-hidden": case(_streaming_gru_fp32_hidden_cache, "rnn_dtype", "f32", "bf16"),
+    "streaming-gru-fp32-default-hidden": case(_streaming_gru_fp32_hidden_cache, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TCN cast to bf16 given one_hot(states).float() (fp32)
-    "tcn-bf16-fp32-one-hot-states": case(_bf16_tcn_given_fp32_one_hot_events, "conv_weight_dtype", "f32", "bf16"),
+    "tcn-bf16-fp32-one-hot-states": case(_bf16_tcn_given_fp32_one_hot_events, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # TCN features under bf16 autocast, the fp32 occupancy head run after the block
     "tcn-autocast-features-fp32-occupancy-head": case(_tcn_autocast_features_fp32_occupancy_head, "matmul_dtype",
-                                                      "bf16", "f32"),
+                                                      "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Time2Vec on float64 seconds-of-day from the pandas timestamps through an fp32 Linear
-    "time2vec-f64-seconds-of-day-linear": case(_time2vec_float64_timestamps, "matmul_dtype", "f64", "f32"),
+    "time2vec-f64-seconds-of-day-linear": case(_time2vec_float64_timestamps, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # exponential time-decay weights (float64 from the timestamps) @ bf16 event states
     "time-decay-f64-weights-matmul-bf16-states": case(_time_decay_weights_float64_times_bf16_values, "matmul_dtype",
-                                                      "f64", "bf16"),
+                                                      "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 time-decay bias given to bf16 SDPA as attn_mask
-    "time-decay-f64-bias-sdpa-mask": case(_time_decay_bias_float64_sdpa, "attn_mask_dtype", "f64", "bf16"),
+    "time-decay-f64-bias-sdpa-mask": case(_time_decay_bias_float64_sdpa, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-frequency activity class weights (fp32) with bf16 logits in cross_entropy
     "activity-class-weights-fp32-bf16-logits": case(_activity_class_weights_fp32_bf16_logits, "op_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 per-device baseline EMA lerp_'ed toward bf16 readings
-    "sensor-baseline-ema-lerp-bf16-readings": case(_sensor_baseline_ema_lerp, "lerp_dtype", "f32", "bf16"),
+    "sensor-baseline-ema-lerp-bf16-readings": case(_sensor_baseline_ema_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-room max temperature: scatter_reduce_ amax of bf16 outputs into an fp32 full buffer
-    "room-max-temp-scatter-reduce-bf16": case(_room_max_temperature_scatter_reduce, "indexed_write_dtype"),
+    "room-max-temp-scatter-reduce-bf16": case(_room_max_temperature_scatter_reduce, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the whole batch cast to bf16, packed status word then decoded with >> and &
-    "status-word-cast-bf16-bit-shift": case(_packed_status_word_cast_to_bf16, "no_kernel", "bf16"),
+    "status-word-cast-bf16-bit-shift": case(_packed_status_word_cast_to_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # daily seasonality of the bf16 hourly event rate by rfft
-    "daily-seasonality-rfft-bf16-rate": case(_daily_seasonality_rfft_bf16, "no_kernel", "bf16"),
+    "daily-seasonality-rfft-bf16-rate": case(_daily_seasonality_rfft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 time-since-last-event padded with one day (86400 s) by full_like
-    "time-since-event-fp16-one-day-pad": case(_time_since_last_event_fp16_one_day, "half_overflow", "f16"),
+    "time-since-event-fp16-one-day-pad": case(_time_since_last_event_fp16_one_day, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 anomaly scores handed to numpy's percentile for the alert threshold
-    "anomaly-scores-bf16-numpy-percentile": case(_bf16_anomaly_scores_to_numpy, "numpy_dtype", "bf16"),
+    "anomaly-scores-bf16-numpy-percentile": case(_bf16_anomaly_scores_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # federated averaging: mean of fp32 client gradients assigned to the bf16 global model's .grad
     "fedavg-fp32-mean-grad-bf16-model": case(_fedavg_fp32_mean_gradient_into_bf16_model, "loss_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Poisson rate as counts / exposure with an offline sensor (0 / 0 is NaN) reaching Poisson's check
-    "poisson-rate-zero-exposure-nan": case(_poisson_rate_zero_exposure_nan, "nonfinite"),
+    "poisson-rate-zero-exposure-nan": case(_poisson_rate_zero_exposure_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # float64 sliding windows from numpy into the TCN's fp32 affine InstanceNorm1d
-    "sensor-windows-f64-instance-norm": case(_float64_windows_into_instance_norm_tcn, "norm_param_dtype"),
+    "sensor-windows-f64-instance-norm": case(_float64_windows_into_instance_norm_tcn, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
