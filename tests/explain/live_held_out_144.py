@@ -331,7 +331,7 @@ CASES: dict[str, LiveCase] = {
     # block-trade sizes in satoshis (1,500 BTC) packed into int32
     "block-trade-satoshis-int32-overflow": case(_satoshi_sizes_into_int32, "half_overflow", "int32",
                                                 fix=("int64",),
-        grade="partly", grade_at_freeze="partly",
+        grade="correct", grade_at_freeze="partly",
         why=("At freeze (b19dbc97) castwise gave half_overflow [int32] (high confidence): the kind and dtype right, "
              "but its fix offers clamping to torch.iinfo(torch.int32).max or \"a wider dtype\" without naming int64; "
              "clamping would silently cut a 1,500 BTC block to about 21 BTC, and satoshi sizes need int64")),

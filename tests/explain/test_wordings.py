@@ -4518,3 +4518,9 @@ def test_a_live_masked_select_given_a_uint8_mask_names_the_dtype_its_frame_held(
         _valid_pixels(torch.ones(4, 4), torch.ones(4, 4, dtype=torch.uint8))
     explanation = cw.explain(raised.value)
     assert explanation.kind is Kind.MASK and explanation.dtypes == ("uint8",)
+
+
+@pytest.mark.parametrize(("dtype", "advice"), [("int32", "int64"), ("int16", "int64"), ("int64", "float64")])
+def test_an_integer_overflow_is_told_to_widen_the_dtype_before_clamping(dtype: str, advice: str) -> None:
+    explanation = cw.explain(f"RuntimeError: value cannot be converted to type {dtype} without overflow")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and advice in explanation.fix.split(";")[0]

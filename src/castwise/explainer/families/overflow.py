@@ -49,7 +49,9 @@ def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
             Kind.VALUE_OVERFLOW, failure,
             f"a number outside the range of {dtype} was written into {a(dtype)} tensor",
             f"a constant or a computed value too large for an integer {dtype} tensor",
-            f"clamp the value to the dtype's range (`torch.iinfo(torch.{dtype}).max`) or use a wider dtype",
+            ("keep such values in a wider integer dtype (int64: `.long()`, `dtype=torch.int64`)" if dtype != "int64"
+             else "bring the values into int64's range first (a modulo, an offset), or keep them as float64")
+            + f"; clamp to `torch.iinfo(torch.{dtype}).max` only where losing the excess is meant",
             op="fill/masked_fill", names=names,
         )
     return explained(
