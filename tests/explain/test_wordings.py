@@ -4524,3 +4524,9 @@ def test_a_live_masked_select_given_a_uint8_mask_names_the_dtype_its_frame_held(
 def test_an_integer_overflow_is_told_to_widen_the_dtype_before_clamping(dtype: str, advice: str) -> None:
     explanation = cw.explain(f"RuntimeError: value cannot be converted to type {dtype} without overflow")
     assert explanation.kind is Kind.VALUE_OVERFLOW and advice in explanation.fix.split(";")[0]
+
+
+def test_black_blocks_on_a_gtx_16xx_are_nan_outputs_and_a_black_patch_mentioned_is_not() -> None:
+    explanation = cw.explain("The portrait part shows black blocks\n\nGPU: NVIDIA GeForce GTX 1660 Ti")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+    assert cw.explain("a cat with a black patch on its ear") is None

@@ -456,7 +456,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\bexclamation marks\b|(?:全是|都是|全为|一行|一串|一堆)感叹号|"
          r"\b(?:series|lines?|strings?|bunch|lots|full) of ['\"`]?!{3,}", _exclamations),
     rule(r"黑图|黑屏|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
-         r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?)\b|"
+         r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?|blocks?|"
+         r"patch(?:es)?)\b|"
          r"\b(?:images?|outputs?|results?|samples?) (?:are|is|come out|comes out|turns?|became) (?:all |just "
          r"|completely |pure )?(?:solid )?(?:black\b|(?P<gray>gr[ae]y)\b)|\b(?P<gray2>gr[ae]y) (?:images?|outputs?|"
          r"pictures?)\b|\b(?:returns?|generates?|produces?) (?:only |all |just |pure )?black\b|"
