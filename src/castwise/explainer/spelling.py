@@ -19,6 +19,9 @@ import torch
 
 from castwise.policy import dtype_name
 
+QUANTIZED_DTYPES = frozenset((torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4))
+"""torch.ao's quantized dtypes (their short names are torch's own: ``qint8``, ``quint4x2``)."""
+
 _WORDS: dict[str, torch.dtype] = {
     "float": torch.float32, "float32": torch.float32, "fp32": torch.float32, "f32": torch.float32,
     "double": torch.float64, "float64": torch.float64, "fp64": torch.float64, "f64": torch.float64,
@@ -32,8 +35,7 @@ _WORDS: dict[str, torch.dtype] = {
     "longunsignedint": torch.uint64, "unsignedlong": torch.uint64,
     "char": torch.int8, "signedchar": torch.int8, "int8": torch.int8,
     "byte": torch.uint8, "unsignedchar": torch.uint8, "uint8": torch.uint8,
-    "qint8": torch.qint8, "quint8": torch.quint8, "qint32": torch.qint32, "quint4x2": torch.quint4x2,
-    "quint2x4": torch.quint2x4,
+    **{dtype_name(dtype): dtype for dtype in QUANTIZED_DTYPES},
     "bool": torch.bool, "int1": torch.bool, "i1": torch.bool,
     "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8, "u8": torch.uint8,
     "complexfloat": torch.complex64, "complex64": torch.complex64, "cfloat": torch.complex64,
@@ -109,10 +111,7 @@ def is_floating(name: str) -> bool:
 
 def is_quantized(name: str) -> bool:
     """Whether a short dtype name is one of torch.ao's quantized dtypes (qint8, quint8, qint32, quint4x2, quint2x4)."""
-    return name in _QUANTIZED
-
-
-_QUANTIZED = frozenset(("qint8", "quint8", "qint32", "quint4x2", "quint2x4"))
+    return dtype_of(name) in QUANTIZED_DTYPES
 
 
 def is_complex(name: str) -> bool:

@@ -508,8 +508,7 @@ def _byte_index_as_mask(found: re.Match[str], failure: Failure) -> Explanation |
 def _mask(found: re.Match[str], failure: Failure) -> Explanation:
     """A masked op given a mask that is not bool: the dtype its message names, else the one integer dtype a live
     frame held (the mask: ``masked_select: expected BoolTensor for mask`` names none)."""
-    held = sorted(name for name in held_dtypes(failure) if name in _MASK_INTEGERS)
-    names = dtypes(found, "a") or (tuple(held) if len(held) == 1 else ())
+    names = dtypes(found, "a") or _one_integer_held(failure)
     op = found.groupdict().get("op") or "masked_fill"
     return explained(
         Kind.MASK, failure,
@@ -519,6 +518,13 @@ def _mask(found: re.Match[str], failure: Failure) -> Explanation:
         f"pass a bool mask: `x.{op}(mask.bool(), ...)` (or build it with a comparison, `mask = ids == pad`)",
         op=op, names=names,
     )
+
+
+def _one_integer_held(failure: Failure) -> tuple[str, ...]:
+    """The integer dtype a live frame held, when it held exactly one (bool aside): a mask's, when the message names
+    none."""
+    held = [name for name in held_dtypes(failure) if name in _MASK_INTEGERS]
+    return tuple(held) if len(held) == 1 else ()
 
 
 _MASK_INTEGERS = frozenset(("uint8", "int8", "int16", "int32", "int64"))

@@ -40,6 +40,7 @@ from castwise.explainer.spelling import (
     is_floating,
     is_fp8,
     is_low_precision,
+    is_quantized,
     short_dtype,
     short_dtypes,
 )
@@ -821,9 +822,10 @@ def _cudnn_integer(found: re.Match[str], failure: Failure) -> Explanation:
 
 def _missing_device_kernel(found: re.Match[str], failure: Failure) -> Explanation:
     """DispatchStub's ``missing CUDA kernel``: an op torch builds only for other devices (quantized quint4x2 on a
-    GPU), with the unusual dtype the paste names, if any."""
+    GPU), with the quantized dtype the paste names, if any."""
     device = found["device"].lower()
-    names = short_dtypes(found_dtype.group(1) for found_dtype in _UNUSUAL_DTYPE.finditer("\n".join(failure.paste)))
+    said = short_dtypes(match.group(1) for match in _TORCH_ATTRIBUTE.finditer("\n".join(failure.paste)))
+    names = tuple(filter(is_quantized, said))
     return explained(
         Kind.NO_KERNEL, failure,
         f"torch has no {device.upper()} kernel for this op (DispatchStub found none registered)"
@@ -835,7 +837,8 @@ def _missing_device_kernel(found: re.Match[str], failure: Failure) -> Explanatio
     )
 
 
-_UNUSUAL_DTYPE = re.compile(r"\btorch\.(quint4x2|quint2x4|quint8|qint8|qint32)\b")
+_TORCH_ATTRIBUTE = re.compile(r"\btorch\.(\w{1,20})\b")
+"""A name under ``torch.`` in a paste's code (``dtype=torch.quint4x2``), read as a dtype where it is one."""
 
 
 def _no_kernel_at_dispatch_key(found: re.Match[str], failure: Failure) -> Explanation:

@@ -237,7 +237,7 @@ _marlin_without_types = message_only(
 def _mps_graph_input(found: re.Match[str], failure: Failure) -> Explanation:
     """MPSGraph's ``mlir module expected element type f32 but received bf16``: a graph cached for one dtype given
     another."""
-    names = short_dtypes((found["a"], found["b"]))
+    names = dtypes(found, "a", "b")
     return explained(
         Kind.SCALAR_TYPE, failure,
         f"an MPS graph (Apple's Metal backend compiles each op into one) was built for {dtype_list(names[:1])} and "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.clues import Op, first_shown, low_precision_said
+from castwise.explainer.clues import CONV, MATMUL, Op, first_shown, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
@@ -280,8 +280,7 @@ def _int4_activations(found: re.Match[str], failure: Failure) -> Explanation:
 def quantized_pair(failure: Failure, names: tuple[str, ...], op: Op | None) -> Explanation:
     """Two quantized dtypes a torch.ao op does not take together (``expected scalar type QInt8 but found QUInt8``,
     ``expected activation data type QUInt8 but got QInt8``): activations are quint8 and weights qint8."""
-    kind = {"convolution": Kind.CONV_WEIGHT, "matrix multiply": Kind.MATMUL}.get(op.name if op else "",
-                                                                                Kind.SCALAR_TYPE)
+    kind = {CONV: Kind.CONV_WEIGHT, MATMUL: Kind.MATMUL}.get(op, Kind.SCALAR_TYPE) if op else Kind.SCALAR_TYPE
     return explained(
         kind, failure,
         f"a quantized op ({op.name if op else 'torch.ao'}) expected {names[0]} and got {names[1]}: torch.ao's "
