@@ -4530,3 +4530,23 @@ def test_black_blocks_on_a_gtx_16xx_are_nan_outputs_and_a_black_patch_mentioned_
     explanation = cw.explain("The portrait part shows black blocks\n\nGPU: NVIDIA GeForce GTX 1660 Ti")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
     assert cw.explain("a cat with a black patch on its ear") is None
+
+
+@pytest.mark.parametrize(("title", "dtype"), [
+    ("bf16 is very inaccurate on the LibTorch backend", "bf16"),
+    ("[Bug]: The inference results of the FP16 model are incorrect", "f16"),
+    ("bfloat16 llama logits are significantly different when the same input is in a batch", "bf16"),
+])
+def test_a_title_saying_values_come_out_wrong_in_16_bit_is_read_as_drift(title: str, dtype: str) -> None:
+    explanation = cw.explain(f"{title}\n\n### System Info\ntorch 2.1")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == (dtype,)
+    assert "castwise doctor" in explanation.fix and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("text", [
+    "[AMP] autocast generates incorrect output scalar type for fp16\n\nsee below",
+    "ZeRO-3 incorrectly casts bf16 inputs to fp16\n\nsee below",
+    "bf16 is very inaccurate on the LibTorch backend",
+])
+def test_a_title_about_a_wrong_dtype_or_a_bare_line_is_not_read_as_drift(text: str) -> None:
+    assert cw.explain(text) is None

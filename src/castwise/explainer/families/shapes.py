@@ -531,6 +531,33 @@ SYMPTOMS: tuple[Rule, ...] = (
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), outputs said to
 be wrong (a failed accuracy check), and training said to stall, to blow up or to log a loss of 0."""
 
+
+def _wrong_in_title(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A report's title that says values come out wrong in a low-precision dtype it names (``bf16 is very
+    inaccurate``, ``The inference results of the FP16 model are incorrect``): precision lost on the way, the likely
+    cause; not when what is said to be wrong is a dtype or a cast."""
+    if failure.line != 0 or len(failure.paste) < 2 or _TYPE_OR_CAST.search(failure.message):
+        return None
+    names = low_precision_in(failure.message)
+    return drifted(failure, names[0], found.group(0).strip()) if names else None
+
+
+_TYPE_OR_CAST = re.compile(r"\b(?:d|scalar |data ?)types?\b|\bcasts?\b", re.IGNORECASE)
+"""Words that make a title's ``wrong`` say the dtype is wrong (``generates wrong output scalar type``), not values."""
+
+
+TITLE_SAID: tuple[Rule, ...] = (
+    rule(r"\b(?:inaccura(?:te|cy)|incorrect|wrong (?:values?|cache|results?|outputs?|answers?|predictions?)|"
+         r"(?:significantly|very|quite|totally|completely) different|mismatched (?:outputs?|results?)|"
+         r"invalid results?|returns? (?:all )?zeros|all zeros|trash|bad quality|"
+         r"poor (?:\w+ )?(?:precision|accuracy|quality|results?)|"
+         r"(?:precision|accuracy) (?:appears to be |is (?:still )?)?(?:lower|worse|insufficient)|"
+         r"not (?:calculated|computed) correctly|strange (?:\w+ )?(?:rounding|results?|outputs?|behaviou?r)|"
+         r"weird (?:results?|outputs?|behaviou?r)|degraded|degradation)\b", _wrong_in_title),
+)
+"""A title that says values come out wrong in 16-bit, read last: the report's words about it, not its error."""
+
+
 SUPPORT: tuple[Rule, ...] = (
     rule(r"\bnot (?:implemented|supported)\b|\bnot available (?:on|in|for)\b|\bno (?:kernel|support)\b|"
          r"\bdo(?:es)?(?: not|n't) (?:have )?support\b|\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b",
