@@ -92,8 +92,9 @@ def cpu_said(failure: Failure) -> bool:
     return bool(_CPU_WORD.search(text)) and not _GPU_WORD.search(text)
 
 
-FLOAT32_SAID = re.compile(r"\b(?:torch\.float32|float32|fp32)\b", re.IGNORECASE)
-"""float32 named in words (``the loaded videos is `float32` already``, ``q and k dtypes seem to be fp32``)."""
+FLOAT32_SAID = re.compile(r"\b(?:float32|fp32|full precision)\b", re.IGNORECASE)
+"""float32 named in words (``the loaded videos is `float32` already``, ``q and k dtypes seem to be fp32``, ``in full
+precision``)."""
 
 
 def paste_search(failure: Failure, pattern: re.Pattern[str], lines: int | None = None) -> re.Match[str] | None:

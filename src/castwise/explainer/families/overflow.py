@@ -14,7 +14,7 @@ import re
 import torch
 
 from castwise.explainer.advice import a
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import FLOAT32_SAID, low_precision_said
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, explained, message_only, rule
@@ -88,7 +88,7 @@ def range_exceeded(failure: Failure, dtype: str) -> Explanation:
     )
 
 
-_FP32_SAID = re.compile(r"\b(?:fp32|float32|float|full precision)\b", re.IGNORECASE)
+_FP32_SAID = re.compile(rf"{FLOAT32_SAID.pattern}|\bfloat\b", re.IGNORECASE)
 _SIXTEEN_BIT_SAID = re.compile(r"\b(?:fp16|float16|half)\b", re.IGNORECASE)
 _PAST_FP16 = r"(?<![\w.])(?P<constant>-?[1-9]\d{0,2}(?:\.\d{1,6})?[eE]\+?(?:[5-9]|[1-3]\d))\b"
 """A constant written in exponent form whose magnitude is past fp16's 65504 (1e5 and up)."""

@@ -21,6 +21,7 @@ from itertools import chain
 
 from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import (
+    FLOAT32_SAID,
     GTX_16XX_NOTE,
     gtx_16xx_named,
     low_precision_in,
@@ -261,13 +262,12 @@ def _exclamations(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = low_precision_said(failure)
     if names:
         return nan_generation(failure, names[0])
-    if not _BARE_BANGS.search(found.group(0)) or paste_search(failure, _FULL_PRECISION):
+    if not _BARE_BANGS.search(found.group(0)) or paste_search(failure, FLOAT32_SAID):
         return None
     return nan_generation(failure, None)
 
 
 _BARE_BANGS = re.compile(r"(?<![\w!])(?:!\s?){4}|exclamation|感叹号|\b(?:series|lines?|strings?|bunch|lots|full) of")
-_FULL_PRECISION = re.compile(r"\b(?:fp32|float32|full precision)\b", re.IGNORECASE)
 
 
 def _range_said(found: re.Match[str], failure: Failure) -> Explanation | None:
