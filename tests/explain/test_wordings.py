@@ -4550,3 +4550,21 @@ def test_a_title_saying_values_come_out_wrong_in_16_bit_is_read_as_drift(title: 
 ])
 def test_a_title_about_a_wrong_dtype_or_a_bare_line_is_not_read_as_drift(text: str) -> None:
     assert cw.explain(text) is None
+
+
+def test_an_error_logged_at_warning_level_is_said_with_low_confidence() -> None:
+    logged = cw.explain("GPTNeo bfloat16 accuracy failed\n\nWARNING:common:current_device=xpu; error:value cannot be "
+                        "converted to type float without overflow\nfail_accuracy")
+    assert logged.kind is Kind.VALUE_OVERFLOW and logged.confidence is Confidence.LOW
+    assert "warning level" in logged.culprit
+    raised = cw.explain("RuntimeError: value cannot be converted to type float without overflow")
+    assert raised.confidence is Confidence.HIGH
+
+
+def test_errors_after_prose_that_ends_in_a_colon_are_error_lines_and_the_earliest_is_answered() -> None:
+    explanation = cw.explain(
+        "当使用offload_dtype=torch.float8_e4m3fn时，报错：NotImplementedError: \"mul_cuda\" not implemented for "
+        "'Float8_e4m3fn'\n当使用offload_device=\"cpu\"时，报错：RuntimeError: Expected all tensors to be on the same "
+        "device, but got index is on cuda:0, different from other tensors on cpu")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+    assert explanation.confidence is Confidence.LOW and "device_mismatch" in explanation.culprit

@@ -21,7 +21,7 @@ from textwrap import shorten
 from castwise.explainer.explanation import Explanation
 from castwise.explainer.failures import Failure, from_exception, from_lines
 from castwise.explainer.families import FALLBACKS, RULES
-from castwise.explainer.logtext import clean_lines
+from castwise.explainer.logtext import MAX_CHARS, clean_lines
 from castwise.explainer.rules import Rule
 
 MAX_OTHER_ERRORS = 16
@@ -43,11 +43,26 @@ def explain(error: BaseException | str) -> Explanation | None:
     if _QUOTED.match(found[0].message):
         found = found[0], found[1].less_sure("the paste quotes this error inside its prose, where it may be cited "
                                              "rather than raised")
+    if not found[0].error_type and _logged_as_warning(error, found[0].message):
+        found = found[0], found[1].less_sure("the paste logs this error at warning level: the run went on past it, so "
+                                             "it may not be the failure the report is about")
     return _weighed(*found, lines)
 
 
 _QUOTED = re.compile(r"""^[`\s]*["“][^"“”]{8,}["”][`\s.,;:]*$""")
 """A whole error message inside quotation marks: a report's prose citing it (possibly as another case)."""
+
+
+_WARNING_LEVEL = re.compile(r"^\s*(?:WARN(?:ING)?\b|W\d{4} \d|\[W[ \d])")
+"""A log record at warning level: Python's logging (``WARNING:root:``), glog (``W0802 16:58:50``), torch's C++
+warnings (``[W socket.cpp:663]``)."""
+
+
+def _logged_as_warning(text: str, message: str) -> bool:
+    """Whether the paste line that holds ``message`` (an error with no exception type) is a warning-level log record:
+    something caught and logged, after which the run went on."""
+    start = message[:80]
+    return any(_WARNING_LEVEL.match(line) for line in text[-MAX_CHARS:].splitlines() if start in line)
 
 
 def _without_code_below(failure: Failure, found: Explanation) -> tuple[Failure, Explanation]:
