@@ -253,7 +253,8 @@ def test_onnxruntime_s_two_types_for_one_parameter_are_read_by_the_node(node: st
 
 def test_the_tail_of_an_attention_message_names_the_three_dtypes() -> None:
     explanation = cw.explain("help 1080ti -->got query.dtype: struct c10::Half key.dtype: float and value.dtype: float")
-    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32", "f32")
+    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32")
+    assert "query f16, key f32, value f32" in explanation.cause
     assert "k.to(q.dtype)" in explanation.fix
 
 
@@ -2841,7 +2842,7 @@ def test_a_retyped_support_still_reads_as_sixteen_bit_only() -> None:
 
 def test_attention_field_lines_pasted_without_their_error_line_are_read_together() -> None:
     explanation = cw.explain("Bug\n query.dtype: torch.float16\n  key.dtype  : torch.float32\n  value.dtype: torch.float32")
-    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32", "f32")
+    assert explanation.kind is Kind.SDPA and explanation.dtypes == ("f16", "f32")
 
 
 @pytest.mark.parametrize("paste", [
@@ -4568,3 +4569,82 @@ def test_errors_after_prose_that_ends_in_a_colon_are_error_lines_and_the_earlies
         "device, but got index is on cuda:0, different from other tensors on cpu")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
     assert explanation.confidence is Confidence.LOW and "device_mismatch" in explanation.culprit
+
+
+def test_loss_spikes_in_bf16_are_precision_not_a_loss_scale() -> None:
+    explanation = cw.explain("Llama3-70B bf16 pre-training contains several loss spikes in the initial phase\n\nsee "
+                             "the curves")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("bf16",)
+    assert "loses precision" in explanation.cause and "GradScaler" not in explanation.fix
+    assert "GradScaler" in cw.explain("fp16 training: loss spikes after 2k steps\n\nlog below").fix
+
+
+def test_apex_fp16_optimizers_old_overflow_log_is_a_skipped_step() -> None:
+    explanation = cw.explain("Epoch 1/20\nGrad overflow on iteration 8\nUsing dynamic loss scale of 8192.0\n"
+                             "Grad overflow on iteration 14\nUsing dynamic loss scale of 4096.0")
+    assert explanation.kind is Kind.LOSS_SCALE and explanation.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize(("message", "names"), [
+    ("Expected query, key, and value to have the same dtype, but got query.Type: struct c10::Half key.dtype: float "
+     "and value.dtype: float instead.", ("f16", "f32")),
+    ("Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: c10::Half and "
+     "value.dtype: c10::Half instead.", ("f32", "f16")),
+    ("Query/Key/Value should all have the same dtype", ()),
+])
+def test_attention_dtype_checks_in_every_spelling_name_each_dtype_once(message: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(f"RuntimeError: {message}" if message.startswith("Expected") else f"ValueError: {message}")
+    assert explanation.kind is Kind.SDPA and explanation.dtypes == names
+
+
+def test_a_conv_message_retyped_without_its_dtypes_names_the_part_and_the_dtype_the_paste_says() -> None:
+    explanation = cw.explain("Generating images w/ fp16: RuntimeError Input type and bias type should be the same\n\n"
+                             "But when I generate an image I receive this error.")
+    assert explanation.kind is Kind.CONV_BIAS and explanation.dtypes == ("f16",)
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_torchtunes_parameter_dtype_check_names_the_parameter_and_its_dtype() -> None:
+    explanation = cw.explain("ValueError: Parameter layers.0.attn.q_proj.weight has dtype torch.float8_e5m2fnuz")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("float8_e5m2fnuz",)
+    assert "layers.0.attn.q_proj.weight" in explanation.cause and "torchao" in explanation.fix
+
+
+def test_a_kernel_that_requires_its_input_to_be_bf16_or_fp16_is_a_16_bit_only_kernel() -> None:
+    explanation = cw.explain("AssertionError: Backwards requires embeddings to be bf16 or fp16")
+    assert explanation.kind is Kind.NO_KERNEL and "only in fp16 and bf16" in explanation.cause
+
+
+def test_an_ode_solvers_integer_initial_state_is_an_integer_operand() -> None:
+    explanation = cw.explain("TypeError: `y0` must be a floating point Tensor but is a torch.LongTensor")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64",)
+    assert "`y0`" in explanation.cause
+
+
+def test_a_dtype_called_like_a_constructor_is_told_to_make_a_tensor_of_it() -> None:
+    with pytest.raises(TypeError) as raised:
+        torch.float(0.0)  # type: ignore[operator]
+    explanation = cw.explain(raised.value)
+    assert explanation.kind is Kind.SCALAR_TYPE and "torch.tensor(x, dtype=torch.float32)" in explanation.fix
+
+
+def test_gradchecks_warning_about_float32_inputs_says_to_check_in_float64() -> None:
+    explanation = cw.explain("Gradient check fails??\n\nUserWarning: Input #0 requires gradient and is not a double "
+                             "precision floating point or complex. This check will likely fail if all the inputs are "
+                             "not of double precision floating point or complex.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f32",) and ".double()" in explanation.fix
+
+
+def test_black_images_from_a_pipeline_naming_sdxl_are_told_to_upcast_the_vae() -> None:
+    explanation = cw.explain("Black images after upgrade\n\nI tried to generate some images with SDXL. Everything "
+                             "returned a black image with no errors in the console.")
+    assert explanation.kind is Kind.NONFINITE and "upcast the VAE" in explanation.fix
+    assert "VAE" not in cw.explain("Black images after upgrade\n\nEverything returns black images in fp16.").fix
+
+
+def test_a_model_saved_in_fp32_after_a_merge_is_read_and_master_weights_saved_in_fp32_are_not() -> None:
+    explanation = cw.explain("Merge lora adaptor leads to saving the model in FP32 though base model is of BF16\n\n"
+                             "the merged model is twice the size")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "bf16")
+    assert "torch_dtype=torch.bfloat16" in explanation.fix
+    assert cw.explain("Loading the checkpoint\n\nthe master_weight is saved in fp32, but becomes bf16 on load") is None

@@ -93,7 +93,8 @@ def _unscale(found: re.Match[str], failure: Failure) -> Explanation:
         "a model loaded or converted to fp16 (`torch_dtype=torch.float16`, `.half()`) trained with fp16 mixed "
         "precision (`fp16=True`, `16-mixed`, accelerate's `fp16`); with LoRA/adapters, trainable adapter weights "
         "created in fp16",
-        "keep the trained parameters in fp32: load in fp32 and let autocast do the fp16 math ('16-mixed'), or upcast "
+        "keep the trained parameters in fp32: load in fp32 (`torch_dtype=torch.float32`, or no `.half()`) and let "
+        "autocast do the fp16 math ('16-mixed'), or upcast "
         "only the trainable ones (`for p in model.parameters(): if p.requires_grad: p.data = p.data.float()`); or "
         "train in bf16 ('bf16-mixed'), which needs no loss scaling",
         op=f"GradScaler.unscale_ (called from {caller})" if caller and shows(failure, UNSCALE, everywhere=True)
@@ -468,6 +469,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"
          r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?", _skipped_step),
     rule(r"Reducing dynamic loss scale from [\d.e+-]+ to (?P<scale>[\d.e+-]+)", _skipped_step),
+    rule(r"\bGrad overflow on iteration \d+|\bUsing dynamic loss scale of (?P<scale>[\d.e+-]+)", _skipped_step),
     rule(r"Found NaN, decreased lg_loss_scale to (?P<lg>-?\d*\.?\d+)?", _log2_scale_lowered),
     rule(r"\bZeroDivisionError\b|\bdivision by zero\b", _scale_divided_by_zero),
 )

@@ -272,8 +272,9 @@ def _tensor_as_python_index(found: re.Match[str], failure: Failure) -> Explanati
 
 def _floating_argument(found: re.Match[str], failure: Failure) -> Explanation:
     """``Expected theta to have floating point type, but got torch.int64`` (F.affine_grid), torchaudio's ``Expected
-    floating point type for waveform tensor, but received torch.int16``: an integer argument."""
-    return integer_operand(failure, dtypes(found, "a", "b"), f"`{found['arg'] or found['arg2']}`")
+    floating point type for waveform tensor, but received torch.int16``, torchdiffeq's ```y0` must be a floating point
+    Tensor but is a torch.LongTensor``: an integer argument."""
+    return integer_operand(failure, dtypes(found, "a", "b", "c"), f"`{found['arg'] or found['arg2'] or found['arg3']}`")
 
 
 def _integral_lengths(found: re.Match[str], failure: Failure) -> Explanation:
@@ -1008,7 +1009,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"slice indices must be integers or None or have an __index__ method", _float_slice_bound),
     rule(r"Integers to negative integer powers are not allowed", _negative_power),
     rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})|Expected floating point "
-         r"type for (?P<arg2>\w{1,30}) tensor,? but received (?P<b>{DTYPE})", _floating_argument),
+         r"type for (?P<arg2>\w{1,30}) tensor,? but received (?P<b>{DTYPE})|`(?P<arg3>\w{1,30})` must be a floating "
+         r"point Tensor but is a (?P<c>{DTYPE})", _floating_argument),
     rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
     rule(r"torch\.(?:cat|stack)\(\): input types can't be cast to the desired output type (?P<a>{DTYPE})",
          _joined_into_narrower),

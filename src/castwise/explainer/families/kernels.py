@@ -1160,9 +1160,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected (?P<name>\w{1,30})\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
          r"(?P<dtype>BFloat16|Half|Float16|Float|Double|Char|Int8|Float8_e4m3fn|Int32|Int|Long|Int64) to be true",
          _only_in),
-    rule(r"\b(?:requires?|must be(?: in(?: (?:the )?dtypes? of)?)?|expects?|supports? only)\s+(?:torch\.)?"
-         r"(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
-         r"(?:torch\.)?(?:bf16|bfloat16)\b", _only_low_precision),
+    rule(r"\b(?:requires?|must be(?: in(?: (?:the )?dtypes? of)?)?|expects?|supports? only)\s+"
+         r"(?:\w{1,30}\s+(?:\w{1,30}\s+)?to be\s+)?(?:torch\.)?(?:(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
+         r"(?:torch\.)?(?:bf16|bfloat16)|(?:bf16|bfloat16)\s*(?:or|and|/|,)\s*(?:torch\.)?(?:fp16|float16|half))\b",
+         _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
     rule(r"\b\w{1,30}\.scalar_type\(\) == at::(?:ScalarType::)?k?(?P<dtype>Float|Double)\b[^\n]{0,40}?INTERNAL ASSERT "

@@ -714,6 +714,21 @@ _trainer_dtype_and_optimizer = message_only(
 )
 
 
+def _parameter_not_in_recipe_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchtune's ``Parameter <name> has dtype torch.X``: a recipe's check that every parameter is in its dtype."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"the recipe checks that every parameter is in its training dtype (`dtype:` in the config) and found "
+        f"`{found['name']}` in {names[0] if names else 'another dtype'}",
+        "a checkpoint or quantized weight (QLoRA's NF4) that loaded in another dtype than the recipe's, most often "
+        "torchtune and torchao versions that do not match, or a checkpoint saved in another dtype",
+        "install the torchao version your torchtune release pins (or update both), and set the config's `dtype` to "
+        "the checkpoint's (bf16 or fp32)",
+        op="torchtune's parameter dtype check", names=names,
+    )
+
+
 def _xnnpack_operands(found: re.Match[str], failure: Failure) -> Explanation:
     """XNNPACK's ``failed to define Binary Elementwise operator ...: mismatching datatypes across the first input
     (FP32), the second input (FP16)``: an exported graph whose elementwise op got two dtypes."""
@@ -769,6 +784,7 @@ def _coreml_saved_narrower(found: re.Match[str], failure: Failure) -> Explanatio
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"\bParameter (?P<name>[\w.]{1,200}) has dtype (?P<a>{DTYPE})$", _parameter_not_in_recipe_dtype),
     rule(r"mismatching datatypes across the first input \((?P<a>\w{1,10})\),? the second input \((?P<b>\w{1,10})\)",
          _xnnpack_operands),
     rule(r"In op, of type (?P<type>\w{1,30}), named \w{1,80}, the named input `\w{1,30}` must have the same data "

@@ -281,6 +281,16 @@ def _conv_weight_cut(found: re.Match[str], failure: Failure) -> Explanation:
                        "message is cut before it says which)", confidence=Confidence.LOW)
 
 
+def _conv_untyped(found: re.Match[str], failure: Failure) -> Explanation:
+    """``Input type and bias type should be the same`` retyped without its dtypes: a convolution's input and weight (or
+    bias) differ, in the 16-bit dtype the paste names nearest, if any."""
+    part = found["part"].lower()
+    kind = Kind.CONV_WEIGHT if part == "weight" else Kind.CONV_BIAS
+    return mixed_float(kind, failure, low_precision_said(failure)[:1], "convolution",
+                       f"a convolution got its input and its {part} in two dtypes (the paste does not say which)",
+                       confidence=Confidence.LOW)
+
+
 _OLD_STYLE_TYPE = re.compile(r"Tensor|Type\b")
 """Old torch's spelling of a conv operand's type (``torch.cuda.HalfTensor``, ``CPUBFloat16Type``): that check came after
 the weight's, so its bias message meant the weight matched the input."""
@@ -407,6 +417,7 @@ def _sdpa(found: re.Match[str], failure: Failure) -> Explanation:
         f"{op} got query {names[0]}, key {names[1]}, value {names[2]}; all three must have one dtype"
         if len(names) == 3 else f"{op} got query, key and value of different dtypes"
     )
+    names = tuple(dict.fromkeys(names))
     story_culprit, _ = mixed_story(names)
     return mixed_float(
         Kind.SDPA, failure, names, op, cause,
@@ -1493,8 +1504,21 @@ _real_into_istft = message_only(
 )
 
 
+_dtype_called = message_only(
+    Kind.SCALAR_TYPE,
+    "a dtype was called like a function: `torch.float`, `torch.half`, `torch.bfloat16` and `torch.long` are dtype "
+    "objects (`torch.float` is `torch.float32`), not constructors, so `torch.float(x)` raises",
+    "code that converts with `torch.float(x)` (or `dtype(x)`, a dtype held in a variable) where it meant a tensor of "
+    "that dtype",
+    "make a tensor of the dtype (`torch.tensor(x, dtype=torch.float32)`) or convert one (`x.float()`, "
+    "`x.to(dtype)`); for a Python number, `float(x)`",
+    op="a dtype called as a function",
+)
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"^(?P<a>[A-Za-z]\w{2,20}) did not match (?P<b>[A-Za-z]\w{2,20})$", _compared),
+    rule(r"'torch\.dtype' object is not callable", _dtype_called),
     rule(r"\bistft requires a complex-valued input tensor", _real_into_istft),
     rule(r"multi_dot\(\): all tensors must have be the same dtype but tensor \d+ is (?P<a>{DTYPE}) and tensor \d+ "
          r"(?:is )?(?P<b>{DTYPE})", _multi_dot),
@@ -1538,6 +1562,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<op>\w{1,60}) received an invalid combination of arguments - got \((?P<got>[^()\n]{1,300})\),? but "
          r"expected (?:one of:\s*\*\s*)?\((?P<want>[^()\n]{1,400})\)", _invalid_combination),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),
+    rule(r"\bInput type and (?P<part>weight|bias) type should be the same\b", _conv_untyped),
     rule(r"Expected tensor for argument #\d+ '(?P<x>\w+)' to have the same type as tensor for argument #\d+ "
          r"'(?P<y>\w+)'(?:;?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
          r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?)?", _same_type),
@@ -1545,10 +1570,12 @@ RULES: tuple[Rule, ...] = (
     rule(r"mixed dtype \(CPU\): all inputs must share (?:the )?same datatype", _norm_inputs),
     rule(r"Unsupported hidden_size or types: (?P<size>\d+)(?P<weight>BFloat16|Half|Float)(?P<input>BFloat16|Half|Float)"
          r"(?:BFloat16|Half|Float){2,3}", _fused_norm),
-    rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got query\.dtype:\s*(?P<q>{DTYPE}),?\s*"
-         r"key\.dtype:\s*(?P<k>{DTYPE}),?\s*and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
-    rule(r"Query/Key/Value should either all have the same dtype(?:[^;]{0,200};\s*query\.dtype\s*:\s*(?P<q>{DTYPE});\s*"
-         r"key\.dtype\s*:\s*(?P<k>{DTYPE});\s*value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"Expected query, key,? and value to have the same dtype(?:,?\s*but got "
+         r"query\.(?:dtype|Type):\s*(?P<q>{DTYPE}),?\s*key\.dtype:\s*(?P<k>{DTYPE}),?\s*"
+         r"and value\.dtype:\s*(?P<v>{DTYPE}))?", _sdpa),
+    rule(r"Query/Key/Value should (?:either )?all have the same dtype(?:[^;]{0,200};\s*"
+         r"query\.dtype\s*:\s*(?P<q>{DTYPE});\s*key\.dtype\s*:\s*(?P<k>{DTYPE});\s*"
+         r"value\.dtype\s*:\s*(?P<v>{DTYPE}))?", _sdpa),
     rule(r"(?P<op>[\w.]{1,40}): the dtype of the input \((?P<a>{DTYPE})\) should be convertible without narrowing "
          r"to the specified dtype \((?P<b>{DTYPE})\)", _narrowing_dtype_argument),
     rule(r"\bCheck failed: [^\n]{0,80}?\bdtype\w{0,10} \((?P<a>{DTYPE}) vs\.? (?P<b>{DTYPE})\)", _checked_pair),

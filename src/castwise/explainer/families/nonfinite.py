@@ -30,6 +30,19 @@ _FIX = (
 )
 
 
+_VAE = re.compile(r"\bvae\b|\bsd_?xl\b|\bAutoencoderKL\b", re.IGNORECASE)
+"""A diffusion VAE named in the paste (``vae``, ``SDXL``, whose VAE overflows in fp16, ``AutoencoderKL``)."""
+
+
+def _fix(failure: Failure) -> str:
+    """The fix for NaN or inf values, led by the VAE's own when the paste names one: diffusion VAEs overflow in fp16."""
+    if paste_search(failure, _VAE) is None:
+        return _FIX
+    return ("a diffusion VAE in fp16 is the usual culprit: upcast the VAE, encoding and decoding in fp32 "
+            "(`pipe.vae.to(torch.float32)`, diffusers' `force_upcast`, A1111's `--no-half-vae`), or use an fp16-fixed "
+            f"VAE (`madebyollin/sdxl-vae-fp16-fix` for SDXL); otherwise {_FIX}")
+
+
 _TINY_EPS = re.compile(r"\beps(?:ilon)?\b[^\n]{0,40}?(?<![\d.])(?P<a>1e-0?(?:8|9|1\d))\b|"
                        r"(?<![\d.])(?P<b>1e-0?(?:8|9|1\d))\b[^\n]{0,20}?\beps(?:ilon)?\b", re.IGNORECASE)
 """An epsilon below fp16's smallest value (about 6e-8), named in the paste: ``epsilon = 1e-8``, ``1e-10 eps``."""
@@ -98,7 +111,7 @@ def appeared(found: re.Match[str], failure: Failure, card: str = "") -> Explanat
         Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"
         + (_vanished_eps(failure, said) or "; in fp16 that is most often an activation that overflowed past 65504"
            if said == ("f16",) else "") + card,
-        _CAUSES, _FIX, op="a non-finite check", names=said, confidence=Confidence.LOW,
+        _CAUSES, _fix(failure), op="a non-finite check", names=said, confidence=Confidence.LOW,
     )
 
 
@@ -112,7 +125,7 @@ def broken_output(failure: Failure, dtype: str | None, shown: str, card: str = "
         f"numpy warns `invalid value encountered in cast`; NaN logits decode to garbage){card}",
         f"a model run {run} whose activations overflow: in fp16 values past 65504 become inf, and inf - inf is "
         "NaN; diffusion VAEs and models trained in bf16 are the usual ones",
-        _FIX, op="model outputs", names=(dtype,) if dtype else (), confidence=Confidence.LOW,
+        _fix(failure), op="model outputs", names=(dtype,) if dtype else (), confidence=Confidence.LOW,
     )
 
 
@@ -238,19 +251,39 @@ _int64_minimum = message_only(
 )
 
 
+_gradcheck_in_float32 = message_only(
+    Kind.NONFINITE,
+    "gradcheck compares the analytic gradients with finite differences, and its inputs are not float64: in float32 "
+    "a perturbation of 1e-6 keeps only a digit or two, so the numerical gradient is noise and the check fails even "
+    "when the backward is right",
+    "inputs (and the module's parameters) left in float32, the default dtype, when calling `torch.autograd.gradcheck` "
+    "(or a test that calls it)",
+    "run the check in float64: `x = x.double().requires_grad_()` and `module.double()`; an integer input (indices) "
+    "stays integer and needs no gradient",
+    op="torch.autograd.gradcheck", names=("f32",),
+)
+
+
 def diverged(failure: Failure, dtype: str, shown: str) -> Explanation:
     """Training said to blow up (``shown``: a loss or gradient norm grown very large) in the 16-bit ``dtype``: values
     heading for the dtype's range before they show as inf or NaN."""
     return explained(
         Kind.NONFINITE, failure,
-        f"training in {dtype} is said to blow up ({shown}): losses or gradients heading for {dtype}'s range, the step "
-        "before they show as inf or NaN",
+        f"training in {dtype} is said to blow up ({shown}): " + (
+            "losses or gradients that grow because bf16 loses precision (its range is fp32's, so it is not an "
+            "overflow)" if dtype == "bf16" else
+            f"losses or gradients heading for {dtype}'s range, the step before they show as inf or NaN"),
         "in fp16, a fixed or too-high loss scale (dynamic loss scaling off, or a scale restored from another run) "
         "that makes scaled gradients overflow, or activations near fp16's largest value (65504); a learning rate or "
-        "optimizer state lost on resuming makes it worse",
-        "use dynamic loss scaling in fp16 (`torch.amp.GradScaler`, '16-mixed', apex's `dynamic_loss_scale=True`), or "
-        "bf16, which has fp32's range; `castwise doctor --train 20` runs 20 steps per policy against fp32 and shows "
-        "where it first overflows",
+        "optimizer state lost on resuming makes it worse" if dtype == "f16" else
+        f"in {dtype}, precision more than range: attention logits, softmax or norms computed with its few bits of "
+        "precision (bf16 keeps 8, fp8 3 or 2), or weights and optimizer states kept in it so small updates round "
+        "away; a learning rate too high for the batch size spikes in any precision",
+        ("use dynamic loss scaling in fp16 (`torch.amp.GradScaler`, '16-mixed', apex's `dynamic_loss_scale=True`), or "
+         "bf16, which has fp32's range" if dtype == "f16" else
+         "keep master weights and optimizer states in fp32 ('bf16-mixed' rather than pure bf16) and softmax and "
+         "norms in fp32, and lower the learning rate or lengthen its warmup") +
+        "; `castwise doctor --train 20` runs 20 steps per policy against fp32 and shows where it first departs",
         op="training", names=(dtype,), confidence=Confidence.LOW,
     )
 
@@ -373,6 +406,8 @@ def _exl2_measurement(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"(?:At least one of the inputs that requires gradient is not|Input #\d+ requires gradient and is not a) "
+         r"(?:of )?double precision floating point", _gradcheck_in_float32),
     rule(r"Measurement/inference error \((?P<code>[23])\)(?::\s*(?P<name>\w{1,40}))?", _exl2_measurement),
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"Expected p_in >= 0 && p_in <= 1 to be true", _bernoulli_probability),

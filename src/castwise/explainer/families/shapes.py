@@ -248,6 +248,30 @@ def _training_dtype(failure: Failure, within: int | None = 3) -> str | None:
     return "f16" if any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))) else None
 
 
+def _saved_in_fp32(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A model said to be saved, merged or reported in fp32 (``Merge-lora saves the file as fp32``, ``reported as
+    torch_dtype Float32``): weights that were fp32 when written, whatever the base model's dtype; not master weights or
+    optimizer states, which are fp32 by design."""
+    del found
+    if not _MODEL_SAVED.search(failure.message) or _KEPT_IN_FP32.search(failure.message):
+        return None
+    names = ("f32", *low_precision_said(failure)[:1])
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        "the saved model is in fp32 (twice the size of a 16-bit one): `save_pretrained` and merges write the dtype the "
+        "weights hold when saved, and they were fp32",
+        "a base model loaded without `torch_dtype` (transformers' default is fp32) before merging or saving, or a "
+        "merge that upcasts the adapter's base weights and does not cast them back",
+        "load the base model in its own dtype (`torch_dtype=torch.bfloat16` or `'auto'`) before merging, or convert "
+        "before saving (`model.to(torch.bfloat16).save_pretrained(path)`); if a tool's merge upcasts, update it",
+        op="saving a model", names=names, confidence=Confidence.LOW,
+    )
+
+
+_MODEL_SAVED = re.compile(r"\b(?:models?|merg\w{0,3}|files?|checkpoints?|lora|adapters?|safetensors)\b", re.IGNORECASE)
+_KEPT_IN_FP32 = re.compile(r"\b(?:master|optimi[sz]er)", re.IGNORECASE)
+
+
 def _metric(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A metric logged as NaN or inf (``actor/grad_norm:nan``, ``'grad_norm': nan``) in a paste that names a 16-bit
     dtype or a GTX 16xx card (fp16's known trouble there)."""
@@ -524,9 +548,12 @@ SYMPTOMS: tuple[Rule, ...] = (
          _stall),
     rule(r"\b(?:loss(?:es)?|grad(?:ient)?s?(?: norms?)?)\b[^\n.]{0,40}?\b(?:become|becomes|became|get|gets|got|"
          r"grow|grows|grew|goes|went)\s+(?:very |extremely |really |too |so )?(?:large|huge|big|high)\b|"
-         r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b", _diverge),
+         r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b|"
+         r"\bloss spikes?\b|\bspikes? in (?:the )?(?:training )?loss\b", _diverge),
     rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![\w.(`'\":=,])(?P<value>NaNs?|all-NaN)(?![\w(])",
          _nan_in_title),
+    rule(r"\b(?:sav(?:e|es|ed|ing)|merg(?:e|es|ed|ing)|export(?:s|ed|ing)?|reported|written)\b[^\n.]{0,40}?\b"
+         r"(?:as|in|to) (?:an? )?(?:(?:torch_)?dtype:? )?(?:fp32|float32|full precision)\b", _saved_in_fp32),
 )
 """NaN, inf or values out of range said in prose, the outputs they leave (black images, all zeros), outputs said to
 be wrong (a failed accuracy check), and training said to stall, to blow up or to log a loss of 0."""
