@@ -4648,3 +4648,11 @@ def test_a_model_saved_in_fp32_after_a_merge_is_read_and_master_weights_saved_in
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "bf16")
     assert "torch_dtype=torch.bfloat16" in explanation.fix
     assert cw.explain("Loading the checkpoint\n\nthe master_weight is saved in fp32, but becomes bf16 on load") is None
+
+
+def test_a_dtype_comparison_inside_the_tracers_check_is_untraceable_code_not_the_users_allclose() -> None:
+    compared = "Comparison exception: The values for attribute 'dtype' do not match: torch.float64 != torch.int64."
+    traced = cw.explain("ERROR: Tensor-valued Constant nodes differed in value across invocations. This often "
+                        f"indicates that the tracer has encountered untraceable code.\n{compared}")
+    assert traced.kind is Kind.SCALAR_TYPE and "check_trace=False" in traced.fix
+    assert cw.explain(f"AssertionError: {compared}").kind is Kind.INTEGER_OPERAND

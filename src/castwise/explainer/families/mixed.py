@@ -1463,6 +1463,8 @@ def _compared(found: re.Match[str], failure: Failure) -> Explanation | None:
     names = dtypes(found, "a", "b")
     if len(names) != 2:
         return None
+    if paste_search(failure, _TRACE_CHECK):
+        return _trace_check(failure, names)
     if integers.all_integer(names):
         return integers.integer_pair(Kind.INTEGER_OPERAND, failure, names, COMPARE_OP)
     if integers.integer_names(names):
@@ -1480,6 +1482,27 @@ def _compared(found: re.Match[str], failure: Failure) -> Explanation | None:
         culprit="a low-precision result checked against an fp32 reference (or the reverse)",
         fix="compare in one dtype with tolerances that fit the lower precision: `torch.allclose(out.float(), "
         "ref.float(), rtol=1e-2, atol=1e-2)` for bf16 (`torch.testing.assert_close(..., check_dtype=False)` does both)",
+    )
+
+
+_TRACE_CHECK = re.compile(r"Constant nodes differed in value across invocations|encountered untraceable code|"
+                          r"Trace had nondeterministic nodes|\bcheck_trace\b")
+"""torch.jit.trace's own check, which runs the model again and compares what it traced."""
+
+
+def _trace_check(failure: Failure, names: tuple[str, ...]) -> Explanation:
+    """A dtype comparison that failed inside torch.jit.trace's check of its trace, not in the user's own test."""
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"torch.jit.trace's check ran the model again and compared it with the trace: a value the tracer recorded as a "
+        f"constant came out {dtype_list(names)} across the two runs",
+        "code the tracer cannot follow: a tensor built from Python numbers or a shape (`torch.tensor(0.5)`, "
+        "`x.shape[0] * 2`), or a custom activation or layer with Python control flow, whose dtype or value depends on "
+        "the input",
+        "make that code traceable (constants with an explicit dtype and device, `torch.tensor(0.5, dtype=x.dtype, "
+        "device=x.device)`; torch's own activations instead of custom ones), or trace with `check_trace=False`; tools "
+        "that trace (pruning speed-ups, ONNX export) take the same fixes",
+        op="torch.jit.trace's check", names=names, confidence=Confidence.LOW,
     )
 
 
