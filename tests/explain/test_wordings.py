@@ -4656,3 +4656,52 @@ def test_a_dtype_comparison_inside_the_tracers_check_is_untraceable_code_not_the
                         f"indicates that the tracer has encountered untraceable code.\n{compared}")
     assert traced.kind is Kind.SCALAR_TYPE and "check_trace=False" in traced.fix
     assert cw.explain(f"AssertionError: {compared}").kind is Kind.INTEGER_OPERAND
+
+
+@pytest.mark.parametrize(("paste", "kind", "names"), [
+    ("model = ipex.optimize(model, dtype=torch.bfloat16)\n```RuntimeError: could not create a primitive descriptor for "
+     "the inner product forward propagation primitive.", Kind.MATMUL, ("bf16",)),
+    ("python run.py --dtype float16 --ipex\nRuntimeError: could not create a primitive descriptor for the inner "
+     "product forward propagation primitive.", Kind.NO_KERNEL, ("f16",)),
+])
+def test_onednns_linear_primitive_is_two_dtypes_or_no_fp16_kernel_as_the_paste_runs(paste: str, kind: Kind,
+                                                                                    names: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == names and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize(("message", "names"), [
+    ("KeyError: <DataType.bf16: 16>", ("bf16",)),
+    ("RuntimeError: BatchPrefillWithPagedKVCache failed to dispatch with dtype Half", ("f16",)),
+    ("RuntimeError: thnn_conv2d_forward is not_implemented for type torch.HalfTensor", ("f16",)),
+    ("lltm_cuda_kernel.cu(123): error: identifier \"Half\" is undefined", ("f16",)),
+    ("kernel.cu(9): error: identifier \"__nv_bfloat16\" is undefined", ("bf16",)),
+])
+def test_kernels_and_dtype_tables_without_a_16_bit_case_are_missing_kernels(message: str,
+                                                                              names: tuple[str, ...]) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == names
+
+
+def test_an_op_implemented_only_for_float_and_double_names_the_16_bit_dtype_the_paste_runs() -> None:
+    explanation = cw.explain("fp16 is no longer supported\nValueError: [KeOps] Error : only float and double dtypes "
+                             "are implemented in new python engine for now")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+
+
+def test_a_gaudi_node_the_graph_compiler_cannot_create_is_a_missing_kernel_on_the_hpu() -> None:
+    explanation = cw.explain("RuntimeError: synNodeCreateWithId failed for node: spatial_convolution with synStatus 26 "
+                             "[Generic failure].")
+    assert explanation.kind is Kind.NO_KERNEL and "spatial_convolution" in explanation.cause
+    assert "bf16" in explanation.fix
+
+
+def test_a_scalar_type_message_retyped_without_found_is_still_two_dtypes() -> None:
+    explanation = cw.explain("torch.cuda.amp on DCN gives the error \"RuntimeError:expect scalar type Float but Half\"\n"
+                             "\n## Expected behavior")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "f16")
+
+
+def test_exclamation_marks_said_of_results_in_chinese_are_nan_logits() -> None:
+    explanation = cw.explain("fp16推理结果出现“!!!!”\n\n环境信息")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

@@ -799,9 +799,42 @@ def _real_only_on_complex(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+def _undefined_half_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """nvcc's ``error: identifier "Half" is undefined`` building an extension that added 16-bit dispatch: the kernel's
+    source names a 16-bit type that is not in scope."""
+    names = ("bf16",) if "bf" in found["type"].lower() else ("f16",)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the extension's CUDA source names `{found['type']}`, which nvcc does not know there: the kernel has no "
+        f"{names[0]} version yet, and the one being added does not compile",
+        "a kernel given 16-bit dispatch (`AT_DISPATCH_FLOATING_TYPES_AND_HALF`) whose code spells the type by a name "
+        "that is not in scope (`Half` without `at::`), or CUDA's `__half`/`__nv_bfloat16` without their headers",
+        "write the kernel against `scalar_t` (what the dispatch macro defines) or spell the type in full (`at::Half`, "
+        "`at::BFloat16`); for CUDA's own types include `<cuda_fp16.h>` / `<cuda_bf16.h>` (bf16 needs sm_80 or newer)",
+        op="a CUDA extension's kernel", names=names,
+    )
+
+
+def _gaudi_node(found: re.Match[str], failure: Failure) -> Explanation:
+    """Habana's ``synNodeCreateWithId failed for node: spatial_convolution``: Gaudi's graph compiler has no kernel for
+    that node in the dtype it got."""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Gaudi's graph compiler could not create the node `{found['op']}`: the device has no kernel for that op in "
+        "the dtype it got",
+        "an op left in a dtype the device's matrix engine lacks: on Gaudi2D fp32 convolutions and matmuls (a VAE, "
+        "text encoder or norm kept in fp32 beside a bf16 model); elsewhere a 16-bit or integer dtype the op does not "
+        "list",
+        "run every part of the model in bf16 (`torch_dtype=torch.bfloat16` for each component, the VAE included), or "
+        "run that op on the CPU; Habana's support matrix lists each op's dtypes",
+        op=found["op"], device="hpu", confidence=Confidence.LOW,
+    )
+
+
 def _unhandled_dtype(found: re.Match[str], failure: Failure) -> Explanation:
-    """ExecuTorch's portable kernels' ``Unhandled dtype BFloat16 for index.Tensor_out``: an op whose kernel in this
-    runtime has no case for the dtype."""
+    """ExecuTorch's portable kernels' ``Unhandled dtype BFloat16 for index.Tensor_out``, FlashInfer's ``... failed to
+    dispatch with dtype Half``, old torch's ``thnn_conv2d_forward is not_implemented for type torch.HalfTensor``: an op
+    whose kernel in this runtime has no case for the dtype."""
     return no_kernel(failure, found["op"], dtypes(found, "dtype"), None)
 
 
@@ -861,7 +894,7 @@ def _dtype_table_lacks(found: re.Match[str], failure: Failure) -> Explanation | 
     dtypes has no entry for that dtype; declined for any other error whose message is a dtype alone."""
     if failure.error_type != "KeyError":
         return None
-    names, shown = dtype_read(found, "dtype")
+    names, shown = dtype_read(found, "dtype" if found["dtype"] else "enum")
     return explained(
         Kind.NO_KERNEL, failure,
         f"a library's table of dtypes has no entry for {shown}: it converts torch dtypes to its own through a mapping "
@@ -1087,7 +1120,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
     rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),
     rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4})|"
-         r"['\"](?i:bf16|bfloat16|float8_\w{1,12})['\"])$", _dtype_table_lacks),
+         r"['\"](?i:bf16|bfloat16|float8_\w{1,12})['\"])$|^<DataType\.(?P<enum>(?i:bf16|bfloat16|f16|float16|fp8\w{0,8}|"
+         r"e4m3|e5m2)): \d{1,3}>$", _dtype_table_lacks),
     rule(r"Check failed: \(\w{1,10}->dtype\)\.code == kDLFloat", _graph_kernel_needs_float),
     rule(r"DispatchStub: missing (?P<device>CUDA|CPU|MPS|XPU|HIP) kernel", _missing_device_kernel),
     rule(r"could not find kernel for (?P<op>aten\.[\w.]{1,80}) at dispatch key (?:DispatchKey\.)?(?P<key>\w{1,30})",
@@ -1166,6 +1200,13 @@ RULES: tuple[Rule, ...] = (
          _only_low_precision),
     rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
+    rule(r"\bonly float(?:32)? and double (?:d?types? )?(?:are|is) (?:implemented|supported)\b", _float_or_double),
+    rule(r"\berror: identifier \"(?P<type>(?:at::|c10::)?(?:Half|BFloat16)|__half|__nv_bfloat16|half)\" is undefined",
+         _undefined_half_type),
+    rule(r"\b(?P<op>\w{1,60}) failed to dispatch with dtype (?P<dtype>\w{1,20})", _unhandled_dtype),
+    rule(r"\bsynNodeCreateWithId failed for node: (?P<op>\w{1,60})", _gaudi_node),
+    rule(r"\b(?P<op>\w{1,60}) is not_implemented for type (?P<dtype>torch\.(?:cuda\.)?\w{1,20}Tensor)",
+         _unhandled_dtype),
     rule(r"\b\w{1,30}\.scalar_type\(\) == at::(?:ScalarType::)?k?(?P<dtype>Float|Double)\b[^\n]{0,40}?INTERNAL ASSERT "
          r"FAILED", _custom_float32),
     rule(r"\bhas not been built with (?P<dtype>fp32|fp16|bf16|float32|float16|bfloat16|int8|fp8) support",

@@ -55,7 +55,7 @@ from castwise.explainer.clues import (
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families import devices, integers, quantization
+from castwise.explainer.families import devices, integers, kernels, quantization
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule, word_before
 from castwise.explainer.spelling import (
     device_of,
@@ -495,6 +495,26 @@ def _onednn_rnn(found: re.Match[str], failure: Failure) -> Explanation:
         "create h0/c0 with the input's dtype (`torch.zeros(..., dtype=x.dtype)`) and give input and layer one dtype "
         f"(`x.to(rnn.weight_ih_l0.dtype)`), or {keep_rule('the recurrent layer')}",
         op=f"{found['layer']} (oneDNN)", device="cpu", confidence=Confidence.LOW,
+    )
+
+
+def _onednn_linear(found: re.Match[str], failure: Failure) -> Explanation:
+    """oneDNN's ``could not create a primitive descriptor for the inner product forward propagation primitive``: its
+    CPU linear kernel got an input and weights of two dtypes, most often bf16 weights and an fp32 input; in a paste
+    that runs in fp16, a CPU without an fp16 linear kernel."""
+    del found
+    if low_precision_said(failure)[:1] == ("f16",):
+        return kernels.no_kernel(failure, "a linear layer (oneDNN inner product)", ("f16",), "cpu", Confidence.LOW)
+    return mixed_float(
+        Kind.MATMUL, failure, low_precision_said(failure)[:1], "a linear layer (oneDNN inner product)",
+        "oneDNN (torch's CPU kernels) could not build its linear (inner product) kernel for these tensors: the input "
+        "and the weights differ in dtype",
+        culprit="weights converted to bf16 (`ipex.optimize(model, dtype=torch.bfloat16)`, `model.to(torch.bfloat16)`) "
+        "fed an fp32 input outside CPU autocast (`with torch.cpu.amp.autocast() and torch.no_grad():` enters only "
+        "`no_grad`)",
+        fix="run the model under `with torch.autocast('cpu', dtype=torch.bfloat16), torch.no_grad():` (both in one "
+        "`with`, separated by a comma), or cast the input to the weights' dtype",
+        confidence=Confidence.LOW,
     )
 
 
@@ -1614,6 +1634,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
     rule(r"could not create a primitive descriptor for the (?P<layer>LSTM|GRU|RNN|vanilla RNN) (?:forward|backward) "
          r"propagation primitive", _onednn_rnn),
+    rule(r"could not create a primitive descriptor for the inner product forward propagation primitive",
+         _onednn_linear),
     rule(r"Input and (?:parameter|hidden) tensors are not the same dtype,?\s*found input tensor with "
          r"(?P<a>{DTYPE}) and (?:parameter|hidden) tensor with (?P<b>{DTYPE})", _rnn),
     rule(r"\binput must have the type (?P<b>torch\.\w{1,20}),? got type (?P<a>torch\.\w{1,20})", _rnn),

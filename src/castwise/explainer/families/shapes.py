@@ -419,7 +419,7 @@ _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|"
          r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|\bdifferent precisions?\b|"
-         r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|"
+         r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|\bexpect(?:ed)? scalar type \w{1,20} but\b|"
          r"\bmust be (?:equal|the same)\b|\bd?types?\b[^\n]{0,80}?\bare not (?:equal|the same)\b|"
          r"\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
          rf"\({_VERSUS} vs\.? {_VERSUS}\)", _mismatch),
@@ -478,6 +478,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
     rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为|一行|一串|一堆)感叹号|"
+         r"(?:结果|输出|回复|回答|生成)[^\n]{0,12}?(?:!\s?){4}|"
          r"\b(?:series|lines?|strings?|bunch|lots|full) of ['\"`]?!{3,}", _exclamations),
     rule(r"黑图|黑屏|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
          r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?|blocks?|"
