@@ -4705,3 +4705,10 @@ def test_a_scalar_type_message_retyped_without_found_is_still_two_dtypes() -> No
 def test_exclamation_marks_said_of_results_in_chinese_are_nan_logits() -> None:
     explanation = cw.explain("fp16推理结果出现“!!!!”\n\n环境信息")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize("card", ["2080ti", "Quadro RTX 8000"])
+def test_a_kernel_not_built_for_a_pre_ampere_gpu_is_its_missing_bf16(card: str) -> None:
+    explanation = cw.explain(f"{card} 运行报错 This kernel is not supported on your GPU\n\nlog")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert card in explanation.cause and "torch.float16" in explanation.fix

@@ -18,7 +18,8 @@ from castwise.explainer.rules import Rule, explained, message_only, rule
 from castwise.explainer.spelling import is_fp8
 
 _BEFORE_AMPERE = (r"(?:Tesla )?(?:V100|P100|P40|P4|K80|K40|M40|M60|T4)\b|GTX ?\d{3,4}(?: ?Ti)?\b|"
-                  r"RTX ?20[5-8]0(?: ?Ti| ?Super)?\b|Titan ?(?:V|Xp?|RTX)\b|Volta\b|Turing\b|Pascal\b")
+                  r"RTX ?20[5-8]0(?: ?Ti| ?Super)?\b|20[5-8]0 ?Ti\b|Quadro RTX ?[4-8]000\b|Titan ?(?:V|Xp?|RTX)\b|"
+                  r"Volta\b|Turing\b|Pascal\b")
 _AMPERE = r"A(?:100|10G?|30|40|[2456]000)\b|RTX ?30[5-9]0(?: ?Ti)?\b|Ampere\b"
 _FAILED = re.compile(r"\berror|\bfail|\bnot (?:work|support)|\bdoes(?:n't| not) work|\bcrash|\bbroken\b|报错|不支持",
                      re.IGNORECASE)
@@ -177,7 +178,26 @@ def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _kernel_not_for_this_gpu(found: re.Match[str], failure: Failure) -> Explanation:
+    """``This kernel is not supported on your GPU`` (nunchaku's quantized kernels): built for newer GPUs; on a GPU the
+    paste names from before Ampere, the bf16 path it takes by default."""
+    del found
+    gpu = paste_search(failure, re.compile(_BEFORE_AMPERE, re.IGNORECASE))
+    older = f" {gpu.group(0)} predates Ampere (compute capability below 8.0), so it has no bf16," if gpu else ""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the library's kernel was not built for this GPU:{older or ' it needs a newer architecture'} and the model "
+        "runs its bf16 path by default",
+        "a model whose quantized kernels (nunchaku's int4 and fp4 SVDQuant kernels among them) compute in bf16, run on "
+        "a Turing or older GPU (RTX 20xx, Quadro RTX, T4), or an fp4 model on a GPU before Blackwell",
+        "on a GPU before Ampere run the model in fp16 (`torch_dtype=torch.float16`, the library's fp16 or int4 "
+        "variant); fp4 variants need a Blackwell GPU",
+        op="a quantized kernel", names=("bf16",) if gpu else (), confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"This kernel is not supported on your GPU", _kernel_not_for_this_gpu),
     rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
     rule(r"no suitable conversion function from \"(?:const )?__half\" to \"(?:const )?float\" exists",
          _half_conversions_disabled),
