@@ -2805,7 +2805,7 @@ def test_round_fifty_five_wordings_say_nothing_without_their_dtype(paste: str) -
 
 
 def test_an_int8_tensor_beside_fp32_or_float64_is_data_but_beside_a_16_bit_dtype_a_quantized_weight() -> None:
-    assert cw.explain("RuntimeError: expected scalar type Double but found Char").confidence is Confidence.HIGH
+    assert cw.explain("RuntimeError: expected scalar type Double but found Char").kind is Kind.INTEGER_OPERAND
     assert cw.explain("RuntimeError: expected scalar type Float but found Char").kind is Kind.INTEGER_OPERAND
     assert cw.explain("RuntimeError: expected scalar type BFloat16 but found Char").kind is Kind.MATMUL
 
@@ -4712,3 +4712,9 @@ def test_a_kernel_not_built_for_a_pre_ampere_gpu_is_its_missing_bf16(card: str) 
     explanation = cw.explain(f"{card} 运行报错 This kernel is not supported on your GPU\n\nlog")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
     assert card in explanation.cause and "torch.float16" in explanation.fix
+
+
+@pytest.mark.parametrize("integer", ["Bool", "Int", "Byte", "Long"])
+def test_integer_data_in_an_op_nothing_shows_is_said_with_low_confidence(integer: str) -> None:
+    explanation = cw.explain(f"RuntimeError: expected scalar type Float but found {integer}")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.confidence is Confidence.LOW

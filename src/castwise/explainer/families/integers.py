@@ -68,12 +68,13 @@ def target(failure: Failure, got: tuple[str, ...], wants_float: bool, op: str | 
     )
 
 
-def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None, *, constant: bool = False
-                    ) -> Explanation:
+def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None, *, constant: bool = False,
+                    unseen: bool = False) -> Explanation:
     """Integer data in float math (matmul, linear, RNN, softmax, mean): convert the data. Two integer dtypes and no
     floating one are not float math: one is cast to the other's dtype (``integer_pair``); an integer that is a quantized
     weight (never a convolution's input, ``names[0]`` there) is answered as one. ``constant``: nothing shows the op, so
-    the integer may as well be a constant (``torch.tensor(0)``) as data: said so, with low confidence."""
+    the integer may as well be a constant (``torch.tensor(0)``) as data: said so; ``unseen``: nothing shows the op at
+    all. Both are said with low confidence."""
     if all_integer(names):
         if (op or "").startswith(RNN.name):
             return _packed_batch_sizes(failure, names)
@@ -93,7 +94,7 @@ def integer_operand(failure: Failure, names: tuple[str, ...], op: str | None, *,
         "ids, pass them through an embedding instead"
         + ("; if it is a constant, write it as `0.0` (in a library's code: update the library)" if constant else "")
         + ". Not a precision problem: a policy does not convert integer tensors",
-        op=op, names=names, confidence=Confidence.LOW if constant else Confidence.HIGH,
+        op=op, names=names, confidence=Confidence.LOW if constant or unseen else Confidence.HIGH,
     )
 
 

@@ -1276,7 +1276,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     if is_floating(names[0]) or argument in _MATMUL_ARGUMENTS or op in (RNN, CONV, MATMUL) or data_first:
         frameless = op is None and not argument and not failure.frames
         return integers.integer_operand(failure, names, op.name if op else None,
-                                        constant=frameless and is_floating(names[0]) and names[1:] == ("int64",))
+                                        constant=frameless and is_floating(names[0]) and names[1:] == ("int64",),
+                                        unseen=op is None and not argument)
     return integers.integer_required(failure, names, f"argument '{argument}'" if argument else None,
                                      confident=argument in ("index", "indices") or op is EXTENSION)
 
