@@ -4718,3 +4718,44 @@ def test_a_kernel_not_built_for_a_pre_ampere_gpu_is_its_missing_bf16(card: str) 
 def test_integer_data_in_an_op_nothing_shows_is_said_with_low_confidence(integer: str) -> None:
     explanation = cw.explain(f"RuntimeError: expected scalar type Float but found {integer}")
     assert explanation.kind is Kind.INTEGER_OPERAND and explanation.confidence is Confidence.LOW
+
+
+def test_an_index_put_message_with_a_space_before_its_comma_names_both_dtypes() -> None:
+    explanation = cw.explain("RuntimeError : Index put requires the source and destination dtypes match ,got Half for "
+                             "the destination and BFloat16 for the source.")
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("f16", "bf16")
+
+
+def test_xlas_refusal_with_its_instruction_left_out_is_an_op_of_two_dtypes() -> None:
+    explanation = cw.explain("Seen floating point types of different precisions (...) but mixed precision is "
+                             "disallowed\n\nm = nn.Linear(5, 10).to(device=tpu, dtype=torch.bfloat16)")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.confidence is Confidence.LOW
+
+
+def test_the_mxfp4_fallback_warning_says_which_kernels_are_missing() -> None:
+    explanation = cw.explain("MXFP4 quantization requires `triton >= 3.4.0` and kernels installed, we will default to "
+                             "dequantizing the model to bf16")
+    assert explanation.kind is Kind.NO_KERNEL and "kernels" in explanation.fix
+
+
+def test_a_wrapper_reporting_a_keyerror_on_an_fp8_dtype_name_is_a_dtype_table_without_it() -> None:
+    explanation = cw.explain("RuntimeError: Worker failed with error ''float8_e8m0fnu''")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e8m0fnu",)
+
+
+def test_bincounts_integral_input_check_is_float_labels_said_with_low_confidence() -> None:
+    explanation = cw.explain("RuntimeError: bincount only supports 1-d non-negative integral inputs.")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.confidence is Confidence.LOW
+
+
+def test_old_torchs_assigned_grad_of_another_type_is_a_gradient_dtype() -> None:
+    assert cw.explain("RuntimeError: assigned grad has data of a different type").kind is Kind.LOSS_DTYPE
+
+
+@pytest.mark.parametrize("paste", [
+    "The perplexity metric requires the input dtype to be either fp32 or fp64, but this doesn't work with fp16",
+    "Execution on CPU it's generating error by datatype half (float16) in model CLIP",
+])
+def test_16_bit_refused_on_the_cpu_or_by_a_float32_only_check_said_in_prose(paste: str) -> None:
+    explanation = cw.explain(f"Bug\n\n{paste}")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)

@@ -235,6 +235,18 @@ def _dtype_too_new(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_mxfp4_fallback = message_only(
+    Kind.NO_KERNEL,
+    "transformers runs MXFP4 weights (gpt-oss's) only with Triton 3.4 or newer and the `kernels` package; without "
+    "them it dequantizes the whole model to bf16, which takes about four times the memory of the MXFP4 weights",
+    "an environment whose Triton is older than 3.4 (torch pins its Triton) or lacks `kernels`, or a GPU the MXFP4 "
+    "kernels do not support; fine-tuning dequantizes as well",
+    "install a torch whose Triton is 3.4 or newer and `pip install -U kernels`, then load with "
+    "`Mxfp4Config(dequantize=False)`; where that cannot run, plan for the bf16 model's memory",
+    op="MXFP4 kernels",
+)
+
+
 _scaled_mm_bias_float32 = message_only(
     Kind.NO_KERNEL,
     "torch._scaled_mm (the fp8 matmul) has no kernel that adds a bias when it is asked for a float32 output: with "
@@ -282,4 +294,5 @@ RULES: tuple[Rule, ...] = (
          _divisible),
     rule(r"(?P<status>CUBLAS_STATUS_(?:NOT_SUPPORTED|INVALID_VALUE)) when calling cublasLtMatmul", _cublaslt_layout),
     rule(r"module '?torch'? has no attribute '(?P<dtype>float8_\w{1,12}|uint(?:16|32|64))'", _dtype_too_new),
+    rule(r"MXFP4 quantization requires `?triton ?>= ?3\.4", _mxfp4_fallback),
 )

@@ -452,6 +452,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"_amp_foreach_non_finite_check_and_unscale\w{0,20}\W{0,2} not implemented for \\?'(?P<a>{DTYPE})",
          _scaler_kernel),
     rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),
+    rule(r"assigned grad has data of a different type", _assigned_gradient),
     rule(r"attempting to assign a gradient with dtype '?(?P<a>{DTYPE})'? to a tensor with (?:grad_)?dtype "
          r"'?(?P<b>{DTYPE})'?", _assigned_gradient),
     rule(r"FP16 mode cannot be used in single GPU training", _fp16_hook_single_gpu),

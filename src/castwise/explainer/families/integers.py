@@ -18,6 +18,7 @@ from castwise.explainer.clues import (
     LOSS,
     RNN,
     held_dtypes,
+    low_precision_said,
     paste_search,
     shows,
     subscript_dtype,
@@ -238,6 +239,14 @@ def integer_required(failure: Failure, names: tuple[str, ...], op: str | None, c
         "the odd one (a constant such as `torch.tensor(0)` meeting float data), make that one float",
         op=op, names=names, confidence=Confidence.HIGH if confident else Confidence.LOW,
     )
+
+
+def _bincount_input(found: re.Match[str], failure: Failure) -> Explanation:
+    """``bincount only supports 1-d non-negative integral inputs``: most often labels given as floats (predictions not
+    argmax'ed, or targets cast with the batch), said with low confidence (a negative value or a 2-d tensor fails it
+    too)."""
+    del found
+    return integer_required(failure, ("int64", *low_precision_said(failure)[:1]), "torch.bincount", confident=False)
 
 
 def class_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:
@@ -1012,6 +1021,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected (?P<arg>\w{1,30}) to have floating point type,? but got (?P<a>{DTYPE})|Expected floating point "
          r"type for (?P<arg2>\w{1,30}) tensor,? but received (?P<b>{DTYPE})|`(?P<arg3>\w{1,30})` must be a floating "
          r"point Tensor but is a (?P<c>{DTYPE})", _floating_argument),
+    rule(r"\bbincount only supports 1-d non-negative integral inputs", _bincount_input),
     rule(r"Promotion of int\.add/sub_?\(float\) in in-place ops are not possible", _promoted_in_place),
     rule(r"torch\.(?:cat|stack)\(\): input types can't be cast to the desired output type (?P<a>{DTYPE})",
          _joined_into_narrower),

@@ -894,6 +894,12 @@ def _dtype_table_lacks(found: re.Match[str], failure: Failure) -> Explanation | 
     dtypes has no entry for that dtype; declined for any other error whose message is a dtype alone."""
     if failure.error_type != "KeyError":
         return None
+    return _table_without(found, failure)
+
+
+def _table_without(found: re.Match[str], failure: Failure) -> Explanation:
+    """A library's table of dtypes without the one ``found`` names (its ``dtype`` or ``enum`` group), also when a
+    wrapper reports the KeyError as its bare key (vLLM's ``Worker failed with error ''float8_e8m0fnu''``)."""
     names, shown = dtype_read(found, "dtype" if found["dtype"] else "enum")
     return explained(
         Kind.NO_KERNEL, failure,
@@ -1198,12 +1204,13 @@ RULES: tuple[Rule, ...] = (
          r"(?:\w{1,30}\s+(?:\w{1,30}\s+)?to be\s+)?(?:torch\.)?(?:(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)|(?:bf16|bfloat16)\s*(?:or|and|/|,)\s*(?:torch\.)?(?:fp16|float16|half))\b",
          _only_low_precision),
-    rule(r"\bmust be (?:either )?(?:a )?float(?:32)? or double\b", _float_or_double),
+    rule(r"\b(?:must|to) be (?:either )?(?:a )?(?:float(?:32)?|fp32) or (?:double|float64|fp64)\b", _float_or_double),
     rule(r"This function doesn't handle types other than float and double", _float_or_double),
     rule(r"\bonly float(?:32)? and double (?:d?types? )?(?:are|is) (?:implemented|supported)\b", _float_or_double),
     rule(r"\berror: identifier \"(?P<type>(?:at::|c10::)?(?:Half|BFloat16)|__half|__nv_bfloat16|half)\" is undefined",
          _undefined_half_type),
     rule(r"\b(?P<op>\w{1,60}) failed to dispatch with dtype (?P<dtype>\w{1,20})", _unhandled_dtype),
+    rule(r"\bfailed with error '(?P<dtype>'(?:float8_|float4_)\w{1,12}')'(?P<enum>)", _table_without),
     rule(r"\bsynNodeCreateWithId failed for node: (?P<op>\w{1,60})", _gaudi_node),
     rule(r"\b(?P<op>\w{1,60}) is not_implemented for type (?P<dtype>torch\.(?:cuda\.)?\w{1,20}Tensor)",
          _unhandled_dtype),

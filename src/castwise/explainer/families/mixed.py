@@ -1642,7 +1642,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\binput must have the type (?P<b>torch\.\w{1,20}),? got type (?P<a>torch\.\w{1,20})", _rnn),
     rule(r"Expected (?P<x>\w{1,30})\.(?:dtype|scalar_type)\(\) == (?P<y>\w{1,30})\.(?:dtype|scalar_type)\(\) to be "
          r"true", _kernel_pair),
-    rule(r"Index put requires the source and destination dtypes? match(?:,?\s*got (?P<dst>{DTYPE}) for the "
+    rule(r"Index put requires the source and destination dtypes? match(?:\s*,?\s*got (?P<dst>{DTYPE}) for the "
          r"destination and (?P<src>{DTYPE}) for the source)?", _indexed_write),
     rule(r"(?P<op>index_add_?)\(\): self(?: \((?P<dst>{DTYPE})\))? and source(?: \((?P<src>{DTYPE})\))? must have the "
          r"same scalar type", _indexed_write),

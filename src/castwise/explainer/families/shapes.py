@@ -599,7 +599,8 @@ SUPPORT: tuple[Rule, ...] = (
          r"long|bool)(?:,\s*|\s+and\s+|\s+or\s+|\s*/\s*)?){2,8})", _listed_support),
     rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.]{{0,60}}?\b(?:error|fails?|failed|failing|crash\w{{0,3}}|not working|"
-         r"doesn't work)\b[^\n.]{0,30}?\b(?:on|with) (?:the )?cpu\b", _cpu_said),
+         r"doesn't work)\b[^\n.]{0,30}?\b(?:on|with) (?:the )?cpu\b|"
+         rf"\b(?:on|with) (?:the )?cpu\b[^\n.]{{0,40}}?\berrors?\b[^\n.]{{0,40}}?\b{_SIXTEEN_BIT}\b", _cpu_said),
     rule(r"\bmps\b[^\n]{0,80}?\b(?:float64|double)\b|\b(?:float64|double)\b[^\n]{0,80}?\bmps\b", _float64_on_mps),
 )
 """A 16-bit dtype named beside a missing kernel or support."""

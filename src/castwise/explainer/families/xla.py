@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import dtype_list
-from castwise.explainer.explanation import Explanation, Kind
+from castwise.explainer.clues import low_precision_said
+from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float, norm_param
 from castwise.explainer.rules import Rule, explained, rule
@@ -58,9 +59,24 @@ def _unsupported_cast(found: re.Match[str], failure: Failure) -> Explanation | N
     )
 
 
+def _mixed_unshown(found: re.Match[str], failure: Failure) -> Explanation:
+    """XLA's mixed-precision refusal with its HLO instruction left out (``... different precisions (...) but mixed
+    precision is disallowed``): some op of the graph got two floating dtypes, which ones unknown."""
+    del found
+    return mixed_float(
+        Kind.OP_DTYPE, failure, low_precision_said(failure)[:1], "an XLA op",
+        "an XLA op got two floating dtypes (the paste leaves out the instruction that says which op and which dtypes); "
+        "XLA refuses mixed precision inside one op (under XLA autocast or `XLA_USE_BF16`, an operand that was not "
+        "converted)",
+        confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"Unsupported XLA type (?P<number>\d{1,2})\b|xla::cast,[^\n]{0,60}?\bstype=(?P<stype>Half|Double)\b",
          _unsupported_cast),
     rule(r"Seen floating point types of different precisions in %(?P<op>[a-z][\w-]{0,40}?)(?:\.\d+)?\s*="
          r"(?P<hlo>[^\n]{0,600})", _mixed_in_hlo),
+    rule(r"Seen floating point types of different precisions(?! in %)[^\n]{0,200}?\bmixed precision is disallowed",
+         _mixed_unshown),
 )
