@@ -4759,3 +4759,29 @@ def test_old_torchs_assigned_grad_of_another_type_is_a_gradient_dtype() -> None:
 def test_16_bit_refused_on_the_cpu_or_by_a_float32_only_check_said_in_prose(paste: str) -> None:
     explanation = cw.explain(f"Bug\n\n{paste}")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("NotImplementedError: Model data type and gradient accumulation data type must be equal to use ZeRO",
+     Kind.OP_DTYPE),
+    ("AssertionError: torch.autocast is enabled outside DeepSpeed, but not in the DeepSpeed config. Please enable "
+     "torch.autocast through the DeepSpeed config", Kind.OP_DTYPE),
+    ("ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7", Kind.NO_KERNEL),
+    ("INFO 01-29 01:53:21 cuda.py:185] Cannot use FlashAttention-2 backend for FP8 KV cache.", Kind.NO_KERNEL),
+    ("ValueError: FP8 quantized models is only supported on GPUs with compute capability >= 9.0 (e.g H100)",
+     Kind.NO_KERNEL),
+])
+def test_framework_and_engine_precision_checks_are_read(message: str, kind: Kind) -> None:
+    assert cw.explain(message).kind is kind
+
+
+def test_accelerate_and_deepspeed_naming_two_16_bit_dtypes_are_told_to_agree() -> None:
+    explanation = cw.explain("ValueError: `--mixed_precision` arg cannot be set to `bf16` when `fp16` is set in the "
+                             "DeepSpeed config file.")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("bf16", "f16") and "auto" in explanation.fix
+
+
+def test_apex_amp_meeting_a_float64_tensor_is_told_to_make_it_float32() -> None:
+    explanation = cw.explain("NotImplementedError: Do not know how to handle these types to promote: "
+                             "{'DoubleTensor', 'FloatTensor'}")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f64", "f32") and ".float()" in explanation.fix

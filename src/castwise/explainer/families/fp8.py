@@ -247,6 +247,30 @@ _mxfp4_fallback = message_only(
 )
 
 
+_fp8_kv_cache_backend = message_only(
+    Kind.NO_KERNEL,
+    "the serving engine's attention backend has no kernel for an fp8 KV cache: `--kv-cache-dtype fp8` rules it out "
+    "(vLLM's selector says `[kv_cache_dtype not supported]`, or falls back from FlashAttention)",
+    "an fp8 KV cache asked of a model, GPU or engine version whose attention backend (FlashAttention 2 or 3, "
+    "FlashMLA, FlashInfer for some quantizations) does not list it",
+    "serve with `--kv-cache-dtype auto` (the model's dtype), or pick a backend that lists fp8 caches for this model "
+    "and GPU (`VLLM_ATTENTION_BACKEND`), or update the engine",
+    op="attention with an fp8 KV cache",
+)
+
+
+_fp8_needs_newer_gpu = message_only(
+    Kind.NO_KERNEL,
+    "this GPU has no fp8 tensor cores: fp8 matmuls need compute capability 8.9 (Ada) or 9.0 (Hopper) and newer, so the "
+    "engine either refuses the fp8 model or runs it with slower weight-only kernels",
+    "an fp8 checkpoint (or `--quantization fp8`) served on an Ampere or older GPU (A100, A10, RTX 30xx), or on a "
+    "newer GPU that the engine version does not recognise",
+    "on Ampere serve the bf16 model, or an int8/int4 (GPTQ, AWQ) quantization; on Ada or Hopper, update the engine so "
+    "it detects the GPU's fp8 support",
+    op="fp8 matmul", names=("float8_e4m3fn",), confidence=Confidence.LOW,
+)
+
+
 _scaled_mm_bias_float32 = message_only(
     Kind.NO_KERNEL,
     "torch._scaled_mm (the fp8 matmul) has no kernel that adds a bias when it is asked for a float32 output: with "
@@ -295,4 +319,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"(?P<status>CUBLAS_STATUS_(?:NOT_SUPPORTED|INVALID_VALUE)) when calling cublasLtMatmul", _cublaslt_layout),
     rule(r"module '?torch'? has no attribute '(?P<dtype>float8_\w{1,12}|uint(?:16|32|64))'", _dtype_too_new),
     rule(r"MXFP4 quantization requires `?triton ?>= ?3\.4", _mxfp4_fallback),
+    rule(r"Cannot use [\w-]{1,40} backend for FP8 KV cache|\[kv_cache_dtype not supported\]", _fp8_kv_cache_backend),
+    rule(r"Your GPU does not have native support for FP8 computation|FP8 quantized models is only supported on GPUs "
+         r"with compute capability >= ?[89]\.\d", _fp8_needs_newer_gpu),
 )

@@ -196,7 +196,21 @@ def _kernel_not_for_this_gpu(found: re.Match[str], failure: Failure) -> Explanat
     )
 
 
+_tf32_needs_ampere = message_only(
+    Kind.NO_KERNEL,
+    "transformers' `--tf32` (`TrainingArguments(tf32=True)`) found no GPU that has TF32: TF32 matmuls need an "
+    "Ampere or newer NVIDIA GPU, CUDA 11 and a CUDA build of torch",
+    "`tf32: true` in a training config run on a GPU before Ampere (V100, T4, RTX 20xx), on the CPU, or where torch "
+    "cannot see the GPU (a CPU-only torch build, `CUDA_VISIBLE_DEVICES` empty); on a newer GPU, an older transformers "
+    "whose check does not know the torch it runs with",
+    "set `tf32=False` (drop `--tf32`) where there is no Ampere GPU; on an Ampere or newer one, check "
+    "`torch.cuda.is_available()` and update transformers",
+    op="TF32 (--tf32)", confidence=Confidence.LOW,
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"--tf32 requires Ampere or a newer GPU arch", _tf32_needs_ampere),
     rule(r"This kernel is not supported on your GPU", _kernel_not_for_this_gpu),
     rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
     rule(r"no suitable conversion function from \"(?:const )?__half\" to \"(?:const )?float\" exists",

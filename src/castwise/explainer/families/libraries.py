@@ -729,6 +729,61 @@ def _parameter_not_in_recipe_dtype(found: re.Match[str], failure: Failure) -> Ex
     )
 
 
+_zero_accumulation_dtype = message_only(
+    Kind.OP_DTYPE,
+    "DeepSpeed's ZeRO optimizer accumulates gradients in the model's dtype, and the config asks for another "
+    "gradient-accumulation dtype (`data_types.grad_accum_dtype`)",
+    "a bf16 or fp16 model whose DeepSpeed config sets `\"data_types\": {\"grad_accum_dtype\": \"fp32\"}` (or a newer "
+    "DeepSpeed's default for it) under ZeRO stage 1 or 2",
+    "remove `grad_accum_dtype` (or set it to the model's dtype) under ZeRO; to accumulate in fp32 with bf16, use "
+    "ZeRO stage 0 with DeepSpeed's bf16 optimizer, or the DeepSpeed version your scripts were written for",
+    op="DeepSpeed ZeRO's gradient accumulation",
+)
+
+
+_autocast_outside_deepspeed = message_only(
+    Kind.OP_DTYPE,
+    "DeepSpeed found the model running under `torch.autocast` that its config does not enable: it picks its "
+    "communication dtype from the config, so autocast must be turned on there",
+    "a trainer or script that wraps the forward in `torch.autocast` (bitsandbytes or trl code, accelerate's "
+    "`mixed_precision`) while the DeepSpeed config has no `torch_autocast` section",
+    "enable it in the DeepSpeed config (`\"torch_autocast\": {\"enabled\": true, \"dtype\": \"bfloat16\"}`) or drop "
+    "the outer autocast and use the config's `bf16`/`fp16` sections alone",
+    op="DeepSpeed's autocast check",
+)
+
+
+def _precision_flags_disagree(found: re.Match[str], failure: Failure) -> Explanation:
+    """accelerate's ```--mixed_precision` arg cannot be set to `bf16` when `fp16` is set in the DeepSpeed config file``:
+    the launcher and the DeepSpeed config name two 16-bit dtypes."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"accelerate's `--mixed_precision` asks for {names[0]} while the DeepSpeed config enables {names[1]}: the "
+        "two must name the same 16-bit dtype",
+        "an accelerate config (or `--mixed_precision` flag) and a DeepSpeed JSON written separately, one for bf16 and "
+        "the other for fp16",
+        "make them agree: set the DeepSpeed config's `bf16`/`fp16` sections to `\"auto\"` and choose the dtype once "
+        "with `--mixed_precision`, or set both to the same dtype",
+        op="accelerate's DeepSpeed precision check", names=names,
+    )
+
+
+def _amp_promote_double(found: re.Match[str], failure: Failure) -> Explanation:
+    """apex amp's ``Do not know how to handle these types to promote: {'DoubleTensor', 'FloatTensor'}``."""
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b")))
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"apex amp patches torch's ops to promote their inputs to one type, and has no rule for {dtype_list(names)}: "
+        "it promotes only between fp16 and fp32",
+        "a float64 tensor (a numpy array, a Python-built tensor, `torch.tensor(x, dtype=torch.double)`) reaching an op "
+        "that apex amp patched",
+        "convert the float64 tensor to float32 where it is made (`torch.from_numpy(arr).float()`, `x.float()`); apex "
+        "amp is deprecated: `torch.autocast` with a GradScaler (or castwise's '16-mixed') replaces it",
+        op="apex amp's type promotion", names=names,
+    )
+
+
 def _xnnpack_operands(found: re.Match[str], failure: Failure) -> Explanation:
     """XNNPACK's ``failed to define Binary Elementwise operator ...: mismatching datatypes across the first input
     (FP32), the second input (FP16)``: an exported graph whose elementwise op got two dtypes."""
@@ -784,6 +839,13 @@ def _coreml_saved_narrower(found: re.Match[str], failure: Failure) -> Explanatio
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"Model data type and gradient accumulation data type must be equal to use ZeRO", _zero_accumulation_dtype),
+    rule(r"torch\.autocast is enabled outside DeepSpeed,? but not in the DeepSpeed config",
+         _autocast_outside_deepspeed),
+    rule(r"`?--mixed_precision`? arg cannot be set to `?(?P<a>bf16|fp16)`? when `?(?P<b>bf16|fp16)`? is set in the "
+         r"DeepSpeed config", _precision_flags_disagree),
+    rule(r"Do not know how to handle these types to promote: \{'(?P<a>\w{1,20})', '(?P<b>\w{1,20})'\}",
+         _amp_promote_double),
     rule(r"\bParameter (?P<name>[\w.]{1,200}) has dtype (?P<a>{DTYPE})$", _parameter_not_in_recipe_dtype),
     rule(r"mismatching datatypes across the first input \((?P<a>\w{1,10})\),? the second input \((?P<b>\w{1,10})\)",
          _xnnpack_operands),
