@@ -78,7 +78,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_259", "held_out_260", "held_out_261", "held_out_262", "held_out_263", "held_out_264",
             "held_out_265", "held_out_266", "held_out_267", "held_out_268", "held_out_269", "held_out_270",
             "held_out_271", "held_out_272", "held_out_273", "held_out_274", "held_out_275", "held_out_276",
-            "held_out_277", "held_out_278", "held_out_279", "held_out_280", "held_out_281", "held_out_282")
+            "held_out_277", "held_out_278", "held_out_279", "held_out_280", "held_out_281", "held_out_282",
+            "held_out_287")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
