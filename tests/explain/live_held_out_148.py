@@ -312,78 +312,108 @@ def _shard_averaged_fp32_gradient_assigned_to_bf16() -> None:
 CASES: dict[str, LiveCase] = {
     # --- ids, flags, masks and targets
     # same-team mask made .int() "to sum it later", given to masked_fill to skip teammates in nearest-opponent distances
-    "nearest-opponent-int-teammate-mask": case(_teammate_mask_int_in_masked_fill, "mask_dtype", "int32"),
+    "nearest-opponent-int-teammate-mask": case(_teammate_mask_int_in_masked_fill, "mask_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # possession-sequence attention given the collate's int64 0/1 padding mask as key_padding_mask
-    "possession-attention-int64-key-padding-mask": case(_possession_transformer_long_key_padding_mask, "mask_dtype"),
+    "possession-attention-int64-key-padding-mask": case(_possession_transformer_long_key_padding_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # pass outcomes kept as int8 codes from the event file used as nll_loss targets
-    "pass-outcome-int8-nll-target": case(_pass_outcome_int8_nll_target, "target_dtype", "int8"),
+    "pass-outcome-int8-nll-target": case(_pass_outcome_int8_nll_target, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # home/draw/away labels from a pandas fixtures column that became float64 after a merge, into cross_entropy
-    "match-result-f64-cross-entropy-target": case(_match_result_f64_cross_entropy_target, "target_dtype", "f64"),
+    "match-result-f64-cross-entropy-target": case(_match_result_f64_cross_entropy_target, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bool sprint flags dilated in time with max_pool1d
-    "sprint-flags-bool-max-pool-dilation": case(_sprint_flags_bool_max_pool, "integer_operand", "bool"),
+    "sprint-flags-bool-max-pool-dilation": case(_sprint_flags_bool_max_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 pass counts of a pass network row-normalised with F.normalize(p=1) for a Markov chain
-    "pass-counts-int64-normalize-markov": case(_pass_network_integer_counts_normalize, "integer_operand", "int64"),
+    "pass-counts-int64-normalize-markov": case(_pass_network_integer_counts_normalize, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 centimetre positions converted to metres in place with mul_(0.01)
     "positions-int64-cm-to-metres-mul-in-place": case(_positions_centimetres_to_metres_in_place, "result_cast",
-                                                       "f32", "int64"),
+                                                       "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bool in-possession flags written by advanced indexing into an fp32 per-frame feature table
     "possession-flags-bool-index-put-features": case(_possession_flag_written_into_float_features,
-                                                     "indexed_write_dtype", "f32", "bool"),
+                                                     "indexed_write_dtype", "f32", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # substitutes' squad numbers as int16 from the lineup feed, index_select'ed from the player table
-    "substitute-ids-int16-index-select": case(_substitute_ids_int16_index_select, "index_tensor_dtype"),
+    "substitute-ids-int16-index-select": case(_substitute_ids_int16_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- event-sequence transformers in bf16
     # event encoder cast to bf16 without its embedding, which stays fp32 and feeds it
     "event-encoder-bf16-fp32-embedding-left-out": case(_event_transformer_bf16_fp32_embeddings, "matmul_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 event self-attention given generate_square_subsequent_mask's fp32 causal mask
     "event-attention-fp32-causal-mask-bf16": case(_event_transformer_causal_mask_fp32, "attn_mask_dtype", "f32",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 output of an autocast event encoder fed to the fp32 xG head after the autocast block
     "autocast-event-encoder-fp32-xg-head": case(_autocast_event_encoder_into_fp32_xg_head, "matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 ball-carrier query attending over cached fp32 player keys with scaled_dot_product_attention
     "ball-carrier-sdpa-bf16-query-fp32-player-keys": case(_player_queries_sdpa_bf16_fp32_keys, "sdpa_dtype", "bf16",
-                                                          "f32"),
+                                                          "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- expected-goals heads
     # bf16 xG logistic head's probabilities in binary_cross_entropy against fp32 goal labels
-    "xg-head-bf16-bce-fp32-goals": case(_xg_head_bf16_bce_fp32_goals, "op_dtype", "f32", "bf16"),
+    "xg-head-bf16-bce-fp32-goals": case(_xg_head_bf16_bce_fp32_goals, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # marking assignment by cdist of float64 home positions and fp32 preprocessed away positions
-    "marking-assignment-cdist-f64-f32": case(_marking_assignment_cdist_f64_home_f32_away, "op_dtype", "f64", "f32"),
+    "marking-assignment-cdist-f64-f32": case(_marking_assignment_cdist_f64_home_f32_away, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- fp16 trajectory models
     # fp16 trajectory LSTM fed fp32 past tracks
-    "trajectory-lstm-f16-fp32-tracks": case(_trajectory_lstm_f16_fp32_tracks, "rnn_dtype", "f32", "f16"),
+    "trajectory-lstm-f16-fp32-tracks": case(_trajectory_lstm_f16_fp32_tracks, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # halved Conv1d trajectory model given float64 tracks straight from torch.from_numpy
     "trajectory-conv1d-f16-model-f64-tracks": case(_trajectory_conv1d_f16_numpy_f64_positions, "conv_weight_dtype",
-                                                   "f64", "f16"),
+                                                   "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # checkpoint conv weight halved by hand, its bias made fresh in fp32, in F.conv1d over fp16 tracks
-    "trajectory-conv1d-fresh-fp32-bias": case(_trajectory_conv1d_bias_kept_fp32, "conv_bias_dtype", "f16", "f32"),
+    "trajectory-conv1d-fresh-fp32-bias": case(_trajectory_conv1d_bias_kept_fp32, "conv_bias_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # social pooling: fp32 proximity weights bmm'd with fp16 per-player LSTM states
     "social-pooling-bmm-fp32-weights-f16-states": case(_social_pooling_bmm_f16_hidden_f32_weights,
-                                                       "batched_matmul_dtype", "f32", "f16"),
+                                                       "batched_matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # ST-GCN over players: bf16 features einsum'd with an fp32 teammate adjacency
     "stgcn-einsum-bf16-features-fp32-adjacency": case(_stgcn_einsum_bf16_features_fp32_adjacency, "matmul_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # formation encoder: GroupNorm (one group per team) given float64 x coordinates
-    "formation-group-norm-f64-coordinates": case(_formation_group_norm_f64_positions, "norm_param_dtype"),
+    "formation-group-norm-f64-coordinates": case(_formation_group_norm_f64_positions, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # ball Kalman filter gain with linalg.solve on an fp16 innovation covariance
-    "ball-kalman-gain-solve-f16": case(_kalman_gain_solve_f16, "no_kernel", "f16"),
+    "ball-kalman-gain-solve-f16": case(_kalman_gain_solve_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # team-shape PCA with linalg.eigh of a bf16 position covariance
-    "team-shape-pca-eigh-bf16": case(_team_shape_pca_eigh_bf16, "no_kernel", "bf16"),
+    "team-shape-pca-eigh-bf16": case(_team_shape_pca_eigh_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- overflow, numpy, gradients, NaN
     # last frame index of a 95-minute match at 25 Hz written into an int16 buffer
-    "frame-index-int16-full-match-fill": case(_frame_index_int16_full_match, "half_overflow", "int16"),
+    "frame-index-int16-full-match-fill": case(_frame_index_int16_full_match, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 x-offsets with teammates masked to 1e5 (a centimetre-era "far away")
-    "offside-dx-f16-teammates-masked-1e5": case(_offside_distances_f16_masked_fill, "half_overflow", "f16"),
+    "offside-dx-f16-teammates-masked-1e5": case(_offside_distances_f16_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 xG predictions turned into a numpy array for the shots DataFrame
-    "xg-bf16-predictions-np-asarray": case(_xg_bf16_into_pandas_column, "numpy_dtype", "bf16"),
+    "xg-bf16-predictions-np-asarray": case(_xg_bf16_into_pandas_column, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pandas nullable Int64 jersey numbers with <NA>, an object array, given to torch.from_numpy
     "jersey-numbers-nullable-object-from-numpy": case(_nullable_jersey_numbers_object_array, "numpy_dtype",
-                                                      cause=("object",)),
+                                                      cause=("object",),
+        grade="correct", grade_at_freeze="correct"),
     # fp16 Conv1d trajectory model trained with GradScaler, unscale_ before clipping
-    "trajectory-f16-model-gradscaler-unscale": case(_trajectory_f16_gradscaler_unscale, "unscale_fp16", "f16"),
+    "trajectory-f16-model-gradscaler-unscale": case(_trajectory_f16_gradscaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 mean of per-shard gradients assigned to a bf16 parameter's .grad
     "shard-mean-fp32-grad-assigned-bf16": case(_shard_averaged_fp32_gradient_assigned_to_bf16, "loss_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 mixture-density head: exp(log_sigma) overflows to inf, NaN loc rejected by Normal's argument check
-    "mdn-f16-sigma-overflow-normal-nan": case(_mdn_f16_sigma_overflow_normal, "nonfinite"),
+    "mdn-f16-sigma-overflow-normal-nan": case(_mdn_f16_sigma_overflow_normal, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
