@@ -367,76 +367,106 @@ CASES: dict[str, LiveCase] = {
     # --- ids, labels, masks and counts
     # EuroVoc concepts binarised with sklearn's MultiLabelBinarizer (int64) as BCEWithLogitsLoss' target
     "multilabel-binarizer-int64-bce-target": case(_multilabel_binarizer_matrix_as_bce_target, "target_dtype",
-                                                  "int64"),
+                                                  "int64",
+        grade="correct", grade_at_freeze="correct"),
     # concept co-occurrence for the label graph as Y.T @ Y of pandas get_dummies' bool multi-hot
-    "get-dummies-bool-cooccurrence-matmul": case(_label_cooccurrence_from_get_dummies, "integer_operand", "bool"),
+    "get-dummies-bool-cooccurrence-matmul": case(_label_cooccurrence_from_get_dummies, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # token-to-chunk mean pooling by torch.bmm of the bool attention mask with the fp16 token states
-    "chunk-mean-pool-bmm-bool-mask": case(_token_to_chunk_mean_pool_with_bmm, "integer_operand", "bool"),
+    "chunk-mean-pool-bmm-bool-mask": case(_token_to_chunk_mean_pool_with_bmm, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # document-level chunk positions computed as token offset / chunk length (float) into the position Embedding
     "chunk-positions-true-division-embedding": case(_chunk_positions_by_true_division, "index_tensor_dtype",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # chunk-validity mask kept float to weight the mean, then 1 - mask given to masked_fill of bf16 chunk scores
-    "chunk-validity-float-masked-fill": case(_chunk_validity_kept_float_in_masked_fill, "mask_dtype", "f32"),
+    "chunk-validity-float-masked-fill": case(_chunk_validity_kept_float_in_masked_fill, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # masked mean pooling: the int64 token count of the bool mask clamped in place with min=1e-9
     "mean-pool-count-int64-clamp-inplace": case(_mean_pool_denominator_clamped_in_place, "result_cast", "f32",
-                                                "int64"),
+                                                "int64",
+        grade="correct", grade_at_freeze="correct"),
     # legal-domain MLM: the masking probabilities made with full_like(input_ids, 0.15), int64, into bernoulli
-    "mlm-full-like-int64-ids-bernoulli": case(_mlm_probability_matrix_full_like_ids, "no_kernel", "int64"),
+    "mlm-full-like-int64-ids-bernoulli": case(_mlm_probability_matrix_full_like_ids, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # article start offsets of a ~100k-character master agreement cached as int16
-    "clause-char-offsets-int16-overflow": case(_clause_char_offsets_in_int16, "half_overflow", "int16"),
+    "clause-char-offsets-int16-overflow": case(_clause_char_offsets_in_int16, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # EuroVoc label ids padded with -1 in an int32 numpy array from pandas into MultiLabelMarginLoss
     "label-ids-int32-multilabel-margin": case(_padded_label_ids_int32_in_multilabel_margin_loss, "target_dtype",
-                                              "int32"),
+                                              "int32",
+        grade="correct", grade_at_freeze="correct"),
     # chunk-to-document pooling by einsum of the int64 chunk mask with fp16 chunk CLS vectors
-    "chunk-mask-int64-einsum-pool": case(_chunk_mask_int64_in_einsum_pool, "integer_operand", "int64", "f16"),
+    "chunk-mask-int64-einsum-pool": case(_chunk_mask_int64_in_einsum_pool, "integer_operand", "int64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # choosing max_chunks from a torch.histc of the int64 token counts per judgment
-    "token-count-histc-int64": case(_document_length_histogram_with_histc, "integer_operand", "int64"),
+    "token-count-histc-int64": case(_document_length_histogram_with_histc, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Longformer-style global attention: the attention mask made fp16 by a batch cast, combined with & of CLS positions
-    "global-attention-fp16-mask-and": case(_global_attention_on_fp16_cast_mask, "no_kernel", "f16"),
+    "global-attention-fp16-mask-and": case(_global_attention_on_fp16_cast_mask, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- fp16 chunk encoders, bf16 pooling, document encoders and heads
     # an ALiBi-like distance decay between chunks from numpy (float64) as SDPA's attn_mask over fp16 chunk CLS
     "chunk-distance-bias-f64-sdpa-mask": case(_chunk_distance_bias_from_numpy_in_sdpa, "attn_mask_dtype", "f64",
-                                              "f16"),
+                                              "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 chunk CLS vectors into a document BiLSTM built in fp32 after the encoder was halved
-    "chunk-cls-fp16-fp32-document-lstm": case(_fp16_chunk_cls_into_fp32_document_lstm, "rnn_dtype", "f16", "f32"),
+    "chunk-cls-fp16-fp32-document-lstm": case(_fp16_chunk_cls_into_fp32_document_lstm, "rnn_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # label-wise attention (LWAN): fp16 token states einsum'd with fp32 label queries missed by .half()
     "label-wise-attention-fp32-queries-einsum": case(_label_wise_attention_with_fp32_label_queries,
-                                                     "matmul_dtype", "f32", "f16"),
+                                                     "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 chunk CLS vectors written by advanced indexing into a torch.zeros (fp32) document buffer
     "chunk-cls-fp16-into-fp32-doc-buffer": case(_chunk_cls_written_into_fp32_document_buffer,
-                                                "indexed_write_dtype", "f32", "f16"),
+                                                "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # max pooling over chunks in bf16, the multi-label head left fp32
-    "bf16-max-pooled-doc-fp32-head": case(_bf16_max_pooled_document_into_fp32_head, "matmul_dtype", "bf16", "f32"),
+    "bf16-max-pooled-doc-fp32-head": case(_bf16_max_pooled_document_into_fp32_head, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 chunk CLS weighted by fp32 token-count weights (promoted to fp32) into the bf16 document LayerNorm
     "length-weighted-pool-f32-bf16-layernorm": case(_length_weighted_chunk_pool_into_bf16_layernorm,
-                                                    "norm_param_dtype", "f32"),
+                                                    "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hierarchical-attention-network chunk scores in fp16 with padding chunks filled with -1e9
-    "han-chunk-scores-fp16-fill-1e9": case(_han_chunk_attention_fp16_masked_fill, "half_overflow", "f16"),
+    "han-chunk-scores-fp16-fill-1e9": case(_han_chunk_attention_fp16_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 document MultiheadAttention over chunks given an fp32 additive key_padding_mask
     "document-mha-fp32-key-padding-mask": case(_document_mha_with_float_key_padding_mask, "attn_mask_dtype", "f32",
-                                               "f16"),
+                                               "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 chunk CLS summed per document with index_add_ into a torch.zeros (fp32) buffer
     "chunk-sums-index-add-bf16-into-fp32": case(_chunk_sums_index_add_bf16_into_fp32, "indexed_write_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-label decision thresholds from sklearn's precision_recall_curve on bf16 sigmoid outputs
-    "per-label-thresholds-bf16-numpy": case(_per_label_thresholds_with_sklearn_on_bf16, "numpy_dtype", "bf16"),
+    "per-label-thresholds-bf16-numpy": case(_per_label_thresholds_with_sklearn_on_bf16, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-label thresholds as the 90th-percentile torch.quantile of bf16 validation probabilities
-    "per-label-thresholds-bf16-quantile": case(_per_label_thresholds_as_bf16_quantiles, "no_kernel"),
+    "per-label-thresholds-bf16-quantile": case(_per_label_thresholds_as_bf16_quantiles, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # the hierarchical encoder made .half() for fp16 training, GradScaler.unscale_ before clipping
-    "fp16-hierarchical-encoder-unscale": case(_fp16_chunk_encoder_unscaled_by_gradscaler, "unscale_fp16", "f16"),
+    "fp16-hierarchical-encoder-unscale": case(_fp16_chunk_encoder_unscaled_by_gradscaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # chunk micro-batch gradients accumulated in bf16 buffers, assigned back as the fp32 head's .grad
     "chunk-microbatch-bf16-grad-assign": case(_chunk_microbatch_gradients_accumulated_in_bf16, "loss_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a judgment with no extracted text: all chunks masked with -inf, softmax NaN, binary_cross_entropy of the NaN
-    "empty-document-all-chunks-masked-bce": case(_empty_document_attention_pool_nan_bce, "nonfinite"),
+    "empty-document-all-chunks-masked-bce": case(_empty_document_attention_pool_nan_bce, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # relative chunk-distance bias from an fp32 Embedding as baddbmm's input for fp16 chunk scores
-    "relative-chunk-bias-fp32-baddbmm": case(_relative_chunk_bias_in_baddbmm, "batched_matmul_dtype", "f32", "f16"),
+    "relative-chunk-bias-fp32-baddbmm": case(_relative_chunk_bias_in_baddbmm, "batched_matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a TextCNN baseline over a bf16 embedding table into an fp32 Conv1d with bias
     "textcnn-bf16-embeddings-fp32-conv": case(_textcnn_over_bf16_embeddings_with_fp32_conv, "conv_weight_dtype",
-                                              "bf16", "f32"),
+                                              "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ML-GCN label graph: the normalised float64 numpy adjacency @ fp32 label embeddings
-    "ml-gcn-f64-adjacency-matmul": case(_label_graph_adjacency_from_numpy_times_fp32, "matmul_dtype", "f64", "f32"),
+    "ml-gcn-f64-adjacency-matmul": case(_label_graph_adjacency_from_numpy_times_fp32, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TF-IDF clause features: sklearn's float64 weights as EmbeddingBag's per_sample_weights for an fp32 table
     "tfidf-f64-per-sample-weights-embedding-bag": case(_tfidf_weights_from_sklearn_in_embedding_bag, "op_dtype",
-                                                       "f32", "f64"),
+                                                       "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
 }
