@@ -331,69 +331,99 @@ def _fishing_bool_bce_target() -> None:
 CASES: dict[str, LiveCase] = {
     # --- floating dtypes meeting
     # float64 lat/lon/sog/cog from a pandas AIS frame given to an fp32 input projection
-    "ais-pandas-f64-kinematics-linear": case(_pandas_f64_kinematics_into_linear, "matmul_dtype", "f64", "f32"),
+    "ais-pandas-f64-kinematics-linear": case(_pandas_f64_kinematics_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 GRU track encoder given the collate function's fp32 standardised tracks
-    "gru-encoder-half-fp32-track-features": case(_half_gru_encoder_fp32_tracks, "rnn_dtype", "f32", "f16"),
+    "gru-encoder-half-fp32-track-features": case(_half_gru_encoder_fp32_tracks, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 track attention with keys from an fp32 continuous-time encoding of the report times
     "track-sdpa-bf16-queries-fp32-time-keys": case(_track_sdpa_bf16_queries_fp32_time_keys, "sdpa_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 MultiheadAttention over pings with an fp32 time-decay additive mask from unix seconds
-    "mha-bf16-fp32-time-decay-mask": case(_mha_bf16_fp32_time_decay_mask, "attn_mask_dtype", "f32", "bf16"),
+    "mha-bf16-fp32-time-decay-mask": case(_mha_bf16_fp32_time_decay_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a halved BatchNorm1d + Conv1d stem given fp32 kinematic features
-    "kinematic-batchnorm-half-fp32-input": case(_kinematic_batchnorm_half_fp32_input, "norm_param_dtype", "f32"),
+    "kinematic-batchnorm-half-fp32-input": case(_kinematic_batchnorm_half_fp32_input, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a halved Conv1d manoeuvre detector given fp32 turn rate and acceleration
     "manoeuvre-conv1d-half-fp32-turn-rate": case(_manoeuvre_conv1d_half_fp32_turn_rate, "conv_weight_dtype", "f32",
-                                                 "f16"),
+                                                 "f16",
+        grade="correct", grade_at_freeze="correct"),
     # vessel-vessel interaction scores: bf16 embeddings bmm'd with keys from fp32 relative positions
     "vessel-interaction-bmm-bf16-fp32-relpos": case(_vessel_interaction_bmm_bf16_fp32_relpos,
-                                                    "batched_matmul_dtype", "bf16", "f32"),
+                                                    "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # great-circle loss by linalg.vecdot of bf16 predicted and fp32 target unit vectors
     "great-circle-vecdot-bf16-fp32-unit-vectors": case(_great_circle_vecdot_bf16_fp32_unit_vectors, "op_dtype",
-                                                       "bf16", "f32"),
+                                                       "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # distance-to-coast raster sampled at pings with a float64 grid from pandas positions
-    "coast-distance-raster-grid-sample-f64": case(_coast_distance_raster_grid_sample_f64, "op_dtype", "f32", "f64"),
+    "coast-distance-raster-grid-sample-f64": case(_coast_distance_raster_grid_sample_f64, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bivariate Gaussian position head in bf16 building a MultivariateNormal from its covariance
-    "position-head-mvn-bf16-covariance": case(_position_head_mvn_bf16_covariance, "no_kernel", "bf16"),
+    "position-head-mvn-bf16-covariance": case(_position_head_mvn_bf16_covariance, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # closest point of approach screening with cdist on fp16 predicted positions
-    "cpa-cdist-half-positions": case(_cpa_cdist_half_positions, "no_kernel", "f16"),
+    "cpa-cdist-half-positions": case(_cpa_cdist_half_positions, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # numpy haversine evaluation metric called on the bf16 decoder output
     "bf16-predictions-numpy-haversine-metric": case(_bf16_predictions_numpy_haversine_metric, "numpy_dtype",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 ETA targets of padded pings filled with a 1e6-second sentinel
-    "eta-fp16-padding-sentinel-overflow": case(_eta_fp16_padding_sentinel, "half_overflow", "f16"),
+    "eta-fp16-padding-sentinel-overflow": case(_eta_fp16_padding_sentinel, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # voyage start in epoch milliseconds put in an int32 tensor
-    "epoch-milliseconds-int32-full": case(_epoch_milliseconds_int32_reference, "half_overflow", "int32"),
+    "epoch-milliseconds-int32-full": case(_epoch_milliseconds_int32_reference, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # resampling to a one-minute grid: lerp of fp32 positions with float64 time weights
-    "resample-lerp-f64-time-weights": case(_resample_lerp_f64_time_weights, "lerp_dtype", "f32", "f64"),
+    "resample-lerp-f64-time-weights": case(_resample_lerp_f64_time_weights, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a halved GRU trajectory model trained through GradScaler
-    "half-gru-grad-scaler-unscale": case(_half_gru_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "half-gru-grad-scaler-unscale": case(_half_gru_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # haversine track-length regulariser on a moored vessel (identical pings): sqrt(0) gives NaN gradients
-    "haversine-moored-vessel-nan-anomaly": case(_haversine_moored_vessel_nan_anomaly, "nonfinite"),
+    "haversine-moored-vessel-nan-anomaly": case(_haversine_moored_vessel_nan_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # coverage-gap imputation writing a bf16 imputer's output into the fp32 track by index
-    "gap-imputation-index-put-bf16": case(_gap_imputation_index_put_bf16, "indexed_write_dtype", "f32", "bf16"),
+    "gap-imputation-index-put-bf16": case(_gap_imputation_index_put_bf16, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a 0/1 stationary-status lookup buffer halved by model.half(), combined with a bool speed mask by `&`
-    "stationary-status-buffer-half-bitwise-and": case(_status_flags_buffer_half_bitwise_and, "no_kernel", "f16"),
+    "stationary-status-buffer-half-bitwise-and": case(_status_flags_buffer_half_bitwise_and, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- integer, bool and index dtypes
     # AIS ship type read with NaN (so float64 after fillna) looked up in the ship-type embedding
-    "ship-type-f64-nan-column-embedding": case(_ship_type_nan_column_embedding, "index_tensor_dtype", "f64"),
+    "ship-type-f64-nan-column-embedding": case(_ship_type_nan_column_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 navigational status one-hot encoded
-    "nav-status-uint8-one-hot": case(_nav_status_uint8_one_hot, "index_tensor_dtype"),
+    "nav-status-uint8-one-hot": case(_nav_status_uint8_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # padding mask made as 1 - the bool valid-ping mask
-    "valid-ping-bool-one-minus": case(_valid_ping_bool_one_minus, "mask_dtype", "bool"),
+    "valid-ping-bool-one-minus": case(_valid_ping_bool_one_minus, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # speeds of moored pings zeroed with masked_fill and a uint8 flag from numpy
-    "in-port-uint8-masked-fill": case(_in_port_uint8_masked_fill, "mask_dtype", "uint8"),
+    "in-port-uint8-masked-fill": case(_in_port_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # traffic density grid by scatter_add_ with float64 cell ids from floor()
-    "traffic-density-scatter-add-float-cells": case(_traffic_density_scatter_add_float_cells, "index_tensor_dtype"),
+    "traffic-density-scatter-add-float-cells": case(_traffic_density_scatter_add_float_cells, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # fraction of moving pings as the mean of a bool speed mask
-    "moving-fraction-bool-mean": case(_moving_fraction_bool_mean, "integer_operand", "bool"),
+    "moving-fraction-bool-mean": case(_moving_fraction_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # histogram of raw int64 SOG in tenths of a knot with histc
-    "sog-tenths-int64-histc": case(_sog_tenths_int64_histc, "integer_operand", "int64"),
+    "sog-tenths-int64-histc": case(_sog_tenths_int64_histc, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # raw int32 AIS positions (1/10000 minute) resampled with linear interpolate
-    "raw-ais-int32-positions-interpolate": case(_raw_ais_int32_positions_interpolate, "integer_operand", "int32"),
+    "raw-ais-int32-positions-interpolate": case(_raw_ais_int32_positions_interpolate, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # int64 unix seconds turned into hours in place with sub_ and div_
-    "timestamps-int64-inplace-hours": case(_timestamps_int64_inplace_hours, "result_cast", "f32", "int64"),
+    "timestamps-int64-inplace-hours": case(_timestamps_int64_inplace_hours, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int16 static dimensions from AIS message 5 given to an fp32 static encoder
-    "static-dims-int16-linear": case(_static_dims_int16_linear, "integer_operand", "int16", "f32"),
+    "static-dims-int16-linear": case(_static_dims_int16_linear, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bool fishing labels from a speed heuristic as the BCE-with-logits target
-    "fishing-bool-bce-logits-target": case(_fishing_bool_bce_target, "target_dtype", "bool"),
+    "fishing-bool-bce-logits-target": case(_fishing_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
 }
