@@ -324,74 +324,104 @@ def _pitch_range_quantile_fp16_f0() -> None:
 CASES: dict[str, LiveCase] = {
     # int16 PCM from wavfile.read fed straight to a bf16 wav2vec-style conv feature encoder (no conv bias)
     "int16-pcm-bf16-wav2vec-feature-encoder": case(_int16_pcm_into_bf16_feature_encoder, "integer_operand", "int16",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # wav2vec-style zero-mean unit-variance normalisation with F.layer_norm on the raw int16 waveform
     "wav2vec-normalise-layer-norm-int16-waveform": case(_wav2vec_zero_mean_unit_var_layer_norm_int16,
-                                                        "integer_operand", "int16"),
+                                                        "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # noise-augmented int16 waveform clamped to [-32768, 32768] (off by one)
-    "noisy-int16-pcm-clamp-32768": case(_augmented_pcm_clamped_to_32768, "half_overflow", "int16"),
+    "noisy-int16-pcm-clamp-32768": case(_augmented_pcm_clamped_to_32768, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # librosa-style float64 MFCCs through torch.from_numpy into an fp16 CNN-LSTM's first Conv2d
-    "librosa-mfcc-f64-fp16-cnn-lstm": case(_librosa_mfcc_into_fp16_cnn_lstm, "conv_weight_dtype", "f64", "f16"),
+    "librosa-mfcc-f64-fp16-cnn-lstm": case(_librosa_mfcc_into_fp16_cnn_lstm, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # librosa.filters.mel's float64 basis torch.matmul'd with a torch fp32 power spectrogram
     "librosa-mel-basis-f64-torch-power-spec": case(_librosa_mel_basis_on_torch_power_spectrogram, "matmul_dtype",
-                                                   "f64", "f32"),
+                                                   "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pyin log-F0 (float64 from numpy) concatenated to fp32 log-mel and fed to a prosody BiLSTM
     "pyin-log-f0-f64-cat-log-mel-bilstm": case(_pyin_f0_concatenated_with_log_mel_into_bilstm, "rnn_dtype", "f64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # openSMILE eGeMAPS functionals (88, float64 via pandas) given to an fp32 MLP classifier
-    "egemaps-functionals-f64-mlp": case(_egemaps_functionals_into_mlp, "matmul_dtype", "f64", "f32"),
+    "egemaps-functionals-f64-mlp": case(_egemaps_functionals_into_mlp, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # librosa float64 feature matrices into the model's fp32 input BatchNorm1d
-    "librosa-features-f64-input-batch-norm": case(_librosa_features_into_input_batch_norm, "norm_param_dtype"),
+    "librosa-features-f64-input-batch-norm": case(_librosa_features_into_input_batch_norm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # CNN-LSTM halved with .half() but the fp32 log-mel batch not
-    "fp16-cnn-lstm-fp32-log-mel-batch": case(_fp16_cnn_lstm_fed_fp32_log_mel, "conv_weight_dtype", "f32", "f16"),
+    "fp16-cnn-lstm-fp32-log-mel-batch": case(_fp16_cnn_lstm_fed_fp32_log_mel, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # only the CNN block of a CNN-LSTM halved; its fp16 output meets the fp32 LSTM
-    "cnn-block-halved-lstm-kept-fp32": case(_cnn_halved_lstm_kept_fp32, "rnn_dtype", "f16", "f32"),
+    "cnn-block-halved-lstm-kept-fp32": case(_cnn_halved_lstm_kept_fp32, "rnn_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 CNN-LSTM given an fp32 torch.zeros initial (h0, c0) state
-    "fp16-lstm-fp32-zeros-initial-state": case(_fp16_lstm_with_fp32_zero_initial_state, "rnn_dtype", "f32", "f16"),
+    "fp16-lstm-fp32-zeros-initial-state": case(_fp16_lstm_with_fp32_zero_initial_state, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 CNN-LSTM (all parameters .half()) trained with GradScaler, unscale_ before clipping
-    "fp16-cnn-lstm-grad-scaler-unscale": case(_fp16_cnn_lstm_with_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-cnn-lstm-grad-scaler-unscale": case(_fp16_cnn_lstm_with_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # gradients accumulated over micro-batches in fp32 buffers assigned back to the fp16 CNN-LSTM's .grad
     "accumulated-fp32-grads-assigned-fp16-cnn-lstm": case(_fp32_accumulated_grads_assigned_to_fp16_model,
-                                                          "loss_dtype", "f32", "f16"),
+                                                          "loss_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 mean-teacher updated by lerp_ towards the fp16 student's parameters
-    "mean-teacher-fp32-lerp-fp16-student": case(_ema_teacher_fp32_lerp_fp16_student, "lerp_dtype", "f32", "f16"),
+    "mean-teacher-fp32-lerp-fp16-student": case(_ema_teacher_fp32_lerp_fp16_student, "lerp_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # SUPERB-style weighted layer sum: fp32 softmaxed layer weights einsum'd with stacked bf16 hidden states
     "superb-layer-weights-fp32-einsum-bf16-states": case(_superb_layer_weights_einsum, "matmul_dtype", "f32",
-                                                         "bf16"),
+                                                         "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling: fp32 softmax weights bmm'd with the bf16 encoder's frame states
     "attention-pooling-fp32-weights-bmm-bf16": case(_attention_pooling_bmm_fp32_weights, "batched_matmul_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 MultiheadAttention pooling given an fp32 additive key_padding_mask from the attention_mask
     "bf16-mha-fp32-additive-key-padding-mask": case(_bf16_mha_with_float_key_padding_mask, "attn_mask_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # mean-pooled bf16 encoder embeddings turned to numpy for an sklearn SVM
-    "bf16-utterance-embeddings-numpy-svm": case(_bf16_embeddings_to_numpy_for_svm, "numpy_dtype", "bf16"),
+    "bf16-utterance-embeddings-numpy-svm": case(_bf16_embeddings_to_numpy_for_svm, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # joint ASR + SER: CTC loss on the bf16 encoder's CTC-head log-probs, no upcast
-    "joint-asr-ser-ctc-bf16-log-probs": case(_joint_asr_ser_ctc_bf16_log_probs, "no_kernel", "bf16"),
+    "joint-asr-ser-ctc-bf16-log-probs": case(_joint_asr_ser_ctc_bf16_log_probs, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # autocorrelation pitch estimate with torch.fft.rfft of bf16 frames
-    "autocorrelation-pitch-rfft-bf16-frames": case(_autocorrelation_pitch_rfft_bf16, "no_kernel", "bf16"),
+    "autocorrelation-pitch-rfft-bf16-frames": case(_autocorrelation_pitch_rfft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-frequency class weights halved with the model while the logits are upcast to fp32 for the loss
     "class-weights-halved-fp32-logits-ce": case(_class_weights_halved_with_model_logits_upcast, "op_dtype", "f32",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # majority-vote emotion labels that became float64 (NaN rows) used as cross_entropy targets
-    "majority-vote-labels-f64-ce-targets": case(_majority_vote_labels_float64_targets, "target_dtype", "f64"),
+    "majority-vote-labels-f64-ce-targets": case(_majority_vote_labels_float64_targets, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # multi-label secondary emotions with bool annotator selections as BCE-with-logits targets
-    "secondary-emotions-bool-bce-targets": case(_secondary_emotions_bool_multilabel_targets, "target_dtype", "bool"),
+    "secondary-emotions-bool-bce-targets": case(_secondary_emotions_bool_multilabel_targets, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # mixup of one_hot emotion labels (int64) in place with mul_/add_
-    "mixup-one-hot-labels-in-place": case(_mixup_one_hot_labels_in_place, "result_cast", "f32", "int64"),
+    "mixup-one-hot-labels-in-place": case(_mixup_one_hot_labels_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-speaker feature normalisation: scatter_add_ with int16 speaker ids from the metadata cache
     "speaker-ids-int16-scatter-add-normalisation": case(_speaker_ids_int16_scatter_add_normalisation,
-                                                        "index_tensor_dtype"),
+                                                        "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # voicing (speech) ratio as the mean of the bool frame VAD mask
-    "voicing-ratio-mean-bool-vad": case(_voicing_ratio_mean_of_bool_vad, "integer_operand", "bool"),
+    "voicing-ratio-mean-bool-vad": case(_voicing_ratio_mean_of_bool_vad, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # speech onsets counted by subtracting shifted bool VAD masks, for speaking rate
-    "speech-onsets-subtract-bool-vad": case(_speech_onsets_by_subtracting_bool_vad, "mask_dtype", "bool"),
+    "speech-onsets-subtract-bool-vad": case(_speech_onsets_by_subtracting_bool_vad, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # 10 ms bool VAD mask resampled to the encoder's 20 ms frames with nearest F.interpolate
     "vad-bool-mask-interpolate-encoder-frames": case(_vad_mask_interpolated_to_encoder_frames, "integer_operand",
-                                                     "bool"),
+                                                     "bool",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling in fp16 masking non-speech frames with masked_fill(-1e5)
     "attention-pooling-fp16-vad-masked-fill-1e5": case(_attention_pooling_fp16_masked_fill_minus_1e5,
-                                                       "half_overflow", "f16"),
+                                                       "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # pitch range (5th to 95th percentile of F0, in semitones) by torch.quantile of an fp16 F0 track
-    "pitch-range-quantile-fp16-f0": case(_pitch_range_quantile_fp16_f0, "no_kernel"),
+    "pitch-range-quantile-fp16-f0": case(_pitch_range_quantile_fp16_f0, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
 }
