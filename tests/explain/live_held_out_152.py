@@ -307,71 +307,106 @@ def _predictor_kendall_tau_bf16_scores() -> None:
 CASES: dict[str, LiveCase] = {
     # GDAS: per-edge fp16 Gumbel-softmax weights bmm'ed with the fp32 candidate outputs of each edge
     "gdas-edge-bmm-fp16-gumbel-weights": case(_gdas_edge_bmm_fp16_gumbel_weights, "batched_matmul_dtype", "f16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 alphas divided by a temperature annealed with no floor: inf logits, NaN probabilities into multinomial
-    "gumbel-tau-annealed-fp16-overflow-multinomial": case(_gumbel_tau_annealed_past_fp16_range, "nonfinite"),
+    "gumbel-tau-annealed-fp16-overflow-multinomial": case(_gumbel_tau_annealed_past_fp16_range, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # straight-through forward: the int64 one_hot of the sampled op matmul'ed with the fp32 candidate outputs
     "hard-one-hot-int64-matmul-candidates": case(_hard_one_hot_int64_times_candidates, "integer_operand", "int64",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DARTS alphas halved to fp16 and stepped through a GradScaler on the architect optimizer
-    "darts-fp16-alphas-grad-scaler-architect": case(_darts_fp16_alphas_grad_scaler_step, "unscale_fp16", "f16"),
+    "darts-fp16-alphas-grad-scaler-architect": case(_darts_fp16_alphas_grad_scaler_step, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # FBNet latency lookup table in fp16, ops that do not fit given a 1e5 ms penalty
-    "latency-lut-fp16-penalty-1e5": case(_latency_lut_fp16_penalty, "half_overflow", "f16"),
+    "latency-lut-fp16-penalty-1e5": case(_latency_lut_fp16_penalty, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a 4.1 GFLOPs budget filled into an int32 tensor for the population's constraint check
-    "flops-budget-int32-population": case(_flops_budget_int32_population, "half_overflow", "int32"),
+    "flops-budget-int32-population": case(_flops_budget_int32_population, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # random search: op indices drawn with floor(rand * n_ops), still float, into the predictor's index_select
-    "random-search-floor-float-op-index": case(_random_search_floor_float_index, "index_tensor_dtype"),
+    "random-search-floor-float-op-index": case(_random_search_floor_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # tabular benchmark op codes stored as uint16 in .npy, looked up in the predictor's nn.Embedding
     "benchmark-uint16-op-codes-embedding": case(_benchmark_uint16_op_codes_embedding, "index_tensor_dtype",
-                                                "uint16"),
+                                                "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # accuracy predictor regressed onto int64 ranks from randperm with huber_loss
-    "predictor-huber-int64-ranks": case(_predictor_huber_on_int64_ranks, "target_dtype", "int64"),
+    "predictor-huber-int64-ranks": case(_predictor_huber_on_int64_ranks, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # FairNAS-style op usage counts kept int64 and decayed in place with mul_(0.99)
-    "op-usage-counts-int64-decay-mul": case(_op_usage_counts_int64_decay, "result_cast", "f32", "int64"),
+    "op-usage-counts-int64-decay-mul": case(_op_usage_counts_int64_decay, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the first op above the probability threshold found with argmax of the bool enabled mask
-    "first-enabled-op-bool-argmax": case(_first_enabled_op_bool_argmax, "no_kernel", "bool"),
+    "first-enabled-op-bool-argmax": case(_first_enabled_op_bool_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # pairwise ranking predictor given acc_a > acc_b (bool) as margin_ranking_loss's +-1 target
-    "ranking-predictor-bool-margin-target": case(_ranking_predictor_bool_target, "mask_dtype", "bool"),
+    "ranking-predictor-bool-margin-target": case(_ranking_predictor_bool_target, "mask_dtype", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (af2f111c) castwise gave target_dtype [bool] (high confidence). The error is the negation '
+             'of a bool tensor inside margin_ranking_loss (its -target * (x1 - x2)); the rules read the bool '
+             'tensor as a loss target of the wrong dtype, where the corpus convention for `-` on a bool tensor '
+             'is mask_dtype (the defect is in the target all the same: margin_ranking_loss wants a float +-1 '
+             'target, not acc_a > acc_b).')),
     # variable-depth architecture encodings made an object array to get past numpy's ragged check
-    "ragged-arch-encodings-object-array": case(_ragged_arch_encodings_object_array, "numpy_dtype"),
+    "ragged-arch-encodings-object-array": case(_ragged_arch_encodings_object_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # ENAS controller: sampled decisions written into a float buffer, used as the REINFORCE cross_entropy target
-    "controller-actions-float-buffer-ce": case(_controller_actions_float_buffer_cross_entropy, "target_dtype", "f32"),
+    "controller-actions-float-buffer-ce": case(_controller_actions_float_buffer_cross_entropy, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pruned ops kept as a uint8 mask, masked_fill'ed into the alphas before softmax
-    "op-mask-uint8-masked-fill-alphas": case(_op_mask_uint8_masked_fill_alphas, "mask_dtype", "uint8"),
+    "op-mask-uint8-masked-fill-alphas": case(_op_mask_uint8_masked_fill_alphas, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # SPOS uniform sampling among allowed ops: multinomial of the uint8 allowed mask
-    "op-mask-uint8-multinomial-allowed": case(_op_mask_uint8_multinomial, "integer_operand", "uint8"),
+    "op-mask-uint8-multinomial-allowed": case(_op_mask_uint8_multinomial, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # searched attention span as a uint8 mask given to SDPA in a bf16 supernet
-    "searched-span-uint8-mask-sdpa": case(_searched_span_uint8_mask_sdpa, "mask_dtype", "uint8"),
+    "searched-span-uint8-mask-sdpa": case(_searched_span_uint8_mask_sdpa, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # width-sliced shared Linear: matrices cast to bf16 by hand, the bias left fp32
-    "sliced-linear-bf16-weight-fp32-bias": case(_sliced_linear_bf16_weight_fp32_bias, "matmul_dtype", "f32", "bf16"),
+    "sliced-linear-bf16-weight-fp32-bias": case(_sliced_linear_bf16_weight_fp32_bias, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # dynamic BatchNorm of a bf16 supernet with running stats recalibrated into new fp32 tensors
     "dynamic-bn-recalibrated-fp32-stats": case(_dynamic_bn_recalibrated_fp32_stats, "norm_param_dtype", "bf16",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # shared weight's gradient divided by fp32 per-row sharing counts in a hook
-    "shared-weight-grad-hook-fp32-counts": case(_shared_weight_grad_hook_fp32_counts, "loss_dtype", "bf16", "f32"),
+    "shared-weight-grad-hook-fp32-counts": case(_shared_weight_grad_hook_fp32_counts, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a finetuned fp32 subnet written back into the bf16 supernet weight with masked_scatter_
     "subnet-fp32-masked-scatter-into-bf16-supernet": case(_subnet_weights_masked_scatter_back, "indexed_write_dtype",
-                                                          "bf16", "f32"),
+                                                          "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # static hypernetwork: bf16 layer embedding tensordot'ed with an fp32 generator kept as a plain attribute
-    "static-hypernet-tensordot-fp32-generator": case(_static_hypernet_tensordot_fp32_generator, "matmul_dtype"),
+    "static-hypernet-tensordot-fp32-generator": case(_static_hypernet_tensordot_fp32_generator, "matmul_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 hypernetwork's generated weight and bias run through a bf16 target with functional_call
     "hypernet-functional-call-fp32-params-bf16-target": case(_hypernet_functional_call_fp32_params, "matmul_dtype",
-                                                             "bf16", "f32"),
+                                                             "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # CondConv: per-sample kernels mixed in fp16 by a halved router, grouped conv over fp32 features
     "condconv-fp16-generated-kernels-fp32-features": case(_condconv_fp16_generated_kernels, "conv_weight_dtype",
-                                                          "f32", "f16"),
+                                                          "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # FiLM through GroupNorm: gamma and beta from a bf16 hypernetwork, fp32 backbone features
-    "hypernet-film-group-norm-bf16-affine": case(_hypernet_film_group_norm_bf16_affine, "norm_param_dtype", "f32"),
+    "hypernet-film-group-norm-bf16-affine": case(_hypernet_film_group_norm_bf16_affine, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # generated bf16 weight spectrally normalised with matrix_norm(ord=2)
-    "hypernet-spectral-norm-bf16-matrix-norm": case(_hypernet_spectral_normalised_bf16, "no_kernel", "bf16"),
+    "hypernet-spectral-norm-bf16-matrix-norm": case(_hypernet_spectral_normalised_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 hypernetwork generating the weights of an fp32 GRUCell, run with functional_call
     "hypernet-generated-gru-cell-bf16-weights": case(_hypernet_generated_gru_cell_weights, "rnn_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # generated weight deltas stored as fp8 added to the bf16 base weights
     "hypernet-fp8-deltas-plus-bf16-base": case(_hypernet_fp8_deltas_on_bf16_base, "fp8_promotion", "bf16",
-                                               "float8_e4m3fn"),
+                                               "float8_e4m3fn",
+        grade="correct", grade_at_freeze="correct"),
     # NASWOT score: slogdet of the Hamming kernel of binary codes, computed in fp16
-    "naswot-slogdet-fp16-hamming-kernel": case(_naswot_slogdet_fp16_kernel, "no_kernel", "f16"),
+    "naswot-slogdet-fp16-hamming-kernel": case(_naswot_slogdet_fp16_kernel, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # predictor ranking quality: scipy's kendalltau given the bf16 predicted scores
-    "predictor-kendall-tau-bf16-scores": case(_predictor_kendall_tau_bf16_scores, "numpy_dtype", "bf16"),
+    "predictor-kendall-tau-bf16-scores": case(_predictor_kendall_tau_bf16_scores, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
