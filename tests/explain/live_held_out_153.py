@@ -267,72 +267,102 @@ def _numpy_averaged_gradients_into_bf16_policy() -> None:
 
 CASES: dict[str, LiveCase] = {
     # reaction-centre bonds as product minus reactant bool adjacency matrices
-    "bond-change-bool-adjacency-subtract": case(_bond_change_by_bool_subtraction, "mask_dtype", "bool"),
+    "bond-change-bool-adjacency-subtract": case(_bond_change_by_bool_subtraction, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # atoms within three bonds by matrix_power of the bool adjacency matrix
-    "k-hop-reachability-matrix-power-bool": case(_k_hop_reachability_matrix_power, "integer_operand", "bool"),
+    "k-hop-reachability-matrix-power-bool": case(_k_hop_reachability_matrix_power, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the uint8 bond-order matrix looked up directly in an edge-type Embedding
-    "bond-types-uint8-edge-embedding": case(_uint8_bond_types_into_edge_embedding, "index_tensor_dtype", "uint8"),
+    "bond-types-uint8-edge-embedding": case(_uint8_bond_types_into_edge_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # SMILES ids padded into np.zeros (float64) and given to the token Embedding
     "smiles-ids-numpy-zeros-f64-embedding": case(_numpy_zeros_padded_smiles_into_embedding, "index_tensor_dtype",
-                                                 "f64"),
+                                                 "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the SMILES padding mask made .long() and given to a TransformerEncoder as src_key_padding_mask
-    "smiles-padding-mask-int64-encoder": case(_int64_padding_mask_into_encoder, "mask_dtype"),
+    "smiles-padding-mask-int64-encoder": case(_int64_padding_mask_into_encoder, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # USPTO-50k reaction classes read as int32 from pandas, cross_entropy targets
-    "uspto50k-classes-int32-cross-entropy": case(_uspto50k_int32_classes_cross_entropy, "target_dtype", "int32"),
+    "uspto50k-classes-int32-cross-entropy": case(_uspto50k_int32_classes_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # generated SMILES lengths from argmax of the bool tokens == EOS tensor
-    "eos-position-argmax-bool": case(_eos_position_by_bool_argmax, "no_kernel", "bool"),
+    "eos-position-argmax-bool": case(_eos_position_by_bool_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # beam scores made by full_like(-inf) of the int64 token buffer
-    "beam-scores-full-like-int64-neg-inf": case(_beam_scores_full_like_tokens, "half_overflow", "int64"),
+    "beam-scores-full-like-int64-neg-inf": case(_beam_scores_full_like_tokens, "half_overflow", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # atom mapping: the NaN-filtered (float64) product-atom map used with index_select
-    "atom-map-nan-filtered-f64-index-select": case(_atom_map_float_index_select, "index_tensor_dtype"),
+    "atom-map-nan-filtered-f64-index-select": case(_atom_map_float_index_select, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bond-changed labels left bool as cross_entropy targets of a two-class edge head
-    "bond-changed-bool-cross-entropy-target": case(_bond_changed_bool_cross_entropy, "target_dtype", "bool"),
+    "bond-changed-bool-cross-entropy-target": case(_bond_changed_bool_cross_entropy, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # one-hot bond-order channels as a uint8 image into a float Conv2d
-    "bond-order-image-uint8-conv2d": case(_uint8_bond_order_image_into_cnn, "integer_operand", "uint8", "f32"),
+    "bond-order-image-uint8-conv2d": case(_uint8_bond_order_image_into_cnn, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # beam search: the fp16 finished flags inverted with ~ for masked_fill
-    "beam-finished-fp16-invert": case(_beam_alive_fp16_inverted, "mask_dtype"),
+    "beam-finished-fp16-invert": case(_beam_alive_fp16_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the 208 RDKit descriptors (float64 numpy) into a bf16 template-prediction MLP
     "rdkit-descriptors-f64-bf16-template-mlp": case(_descriptors_f64_into_bf16_template_mlp, "matmul_dtype", "f64",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 RDKit descriptors into a fp32 BatchNorm1d yield head
-    "rdkit-descriptors-f64-batch-norm": case(_descriptors_f64_into_batch_norm, "norm_param_dtype"),
+    "rdkit-descriptors-f64-batch-norm": case(_descriptors_f64_into_batch_norm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # float64 descriptors written into an fp32 feature matrix at the rows RDKit parsed
     "descriptors-f64-parsed-rows-index-put": case(_descriptor_rows_written_by_valid_mask, "indexed_write_dtype",
-                                                  "f32", "f64"),
+                                                  "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # USPTO grant dates (numpy datetime64) given to torch.as_tensor for a time split
-    "patent-dates-datetime64-as-tensor": case(_patent_dates_as_tensor_for_time_split, "numpy_dtype"),
+    "patent-dates-datetime64-as-tensor": case(_patent_dates_as_tensor_for_time_split, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 template probabilities handed to numpy to rank the top 50
-    "template-probs-bf16-numpy-argsort": case(_bf16_template_probabilities_to_numpy, "numpy_dtype", "bf16"),
+    "template-probs-bf16-numpy-argsort": case(_bf16_template_probabilities_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # expansion threshold at the 95th percentile of bf16 template scores with torch.quantile
-    "template-scores-bf16-quantile": case(_bf16_template_scores_quantile, "no_kernel"),
+    "template-scores-bf16-quantile": case(_bf16_template_scores_quantile, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # multi-label template applicability: bf16 sigmoid against fp32 targets in binary_cross_entropy
     "template-multilabel-bf16-bce-f32-targets": case(_bf16_template_sigmoid_bce_f32_targets, "op_dtype", "f32",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # EMA of a bf16 template classifier kept in an fp32 copy updated with lerp_
-    "template-classifier-ema-lerp-bf16": case(_ema_of_bf16_template_classifier, "lerp_dtype", "f32", "bf16"),
+    "template-classifier-ema-lerp-bf16": case(_ema_of_bf16_template_classifier, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 graph transformer: softmax(dtype=float32) for stability, then @ the fp16 values
-    "graph-attention-f32-softmax-f16-values": case(_fp32_softmax_times_fp16_values, "matmul_dtype", "f32", "f16"),
+    "graph-attention-f32-softmax-f16-values": case(_fp32_softmax_times_fp16_values, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 normalised adjacency bmm'd with fp32 atom states
     "message-passing-bmm-f16-adjacency-f32-atoms": case(_bmm_fp16_adjacency_fp32_atom_states,
-                                                        "batched_matmul_dtype", "f16", "f32"),
+                                                        "batched_matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 bond messages max-pooled by index_reduce_ into a torch.zeros (fp32) atom buffer
     "bond-messages-f16-index-reduce-amax": case(_fp16_messages_index_reduce_amax, "indexed_write_dtype", "f32",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Laplacian eigenvector positional encodings computed in fp16 with eigh
-    "laplacian-pe-eigh-f16": case(_laplacian_positional_encoding_fp16, "no_kernel", "f16"),
+    "laplacian-pe-eigh-f16": case(_laplacian_positional_encoding_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 reactant queries cross-attending to fp32 cached reagent embeddings through SDPA
     "reagent-cross-attention-sdpa-f32-memory": case(_reagent_cross_attention_fp32_memory, "sdpa_dtype", "f16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # halved SMILES GRU decoder given an fp32 initial state from the product-fingerprint encoder
-    "smiles-gru-f16-fp32-initial-state": case(_fp16_smiles_gru_fp32_initial_state, "rnn_dtype", "f32", "f16"),
+    "smiles-gru-f16-fp32-initial-state": case(_fp16_smiles_gru_fp32_initial_state, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 retrosynthesis decoder self-attention given an fp32 triu(-inf) causal mask
     "retro-decoder-f16-mha-f32-causal-mask": case(_fp16_retro_decoder_fp32_causal_mask, "attn_mask_dtype", "f32",
-                                                  "f16"),
+                                                  "f16",
+        grade="correct", grade_at_freeze="correct"),
     # valence-masked fp16 sampling: a beam with every token forbidden softmaxes to NaN, Categorical refuses it
-    "valence-mask-all-forbidden-nan-categorical": case(_valence_masked_sampling_all_forbidden, "nonfinite"),
+    "valence-mask-all-forbidden-nan-categorical": case(_valence_masked_sampling_all_forbidden, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 beam scores of <pad> masked with torch.finfo(torch.float32).min
-    "beam-pad-mask-f32-min-into-f16": case(_fp16_beam_scores_float32_min_mask, "half_overflow", "f16"),
+    "beam-pad-mask-f32-min-into-f16": case(_fp16_beam_scores_float32_min_mask, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # MCTS expansion-policy gradients averaged in numpy (float64) assigned to the bf16 policy's .grad
     "mcts-policy-numpy-f64-grads-bf16": case(_numpy_averaged_gradients_into_bf16_policy, "loss_dtype", "f64",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
