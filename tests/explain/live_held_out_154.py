@@ -315,66 +315,96 @@ def _school_region_uint8_masked_select() -> None:
 
 CASES: dict[str, LiveCase] = {
     # CPUE standardisation: float64 log(hours trawled) from the logbook as addmm's offset of an fp32 Poisson GLM
-    "cpue-log-effort-f64-addmm-offset": case(_cpue_glm_log_effort_offset_addmm, "matmul_dtype", "f64", "f32"),
+    "cpue-log-effort-f64-addmm-offset": case(_cpue_glm_log_effort_offset_addmm, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # weight-only int8 codes of the species head used directly with the halved click CNN's fp16 features
-    "click-head-int8-codes-fp16-linear": case(_click_classifier_int8_codes_fp16_head, "matmul_dtype", "f16", "int8"),
+    "click-head-int8-codes-fp16-linear": case(_click_classifier_int8_codes_fp16_head, "matmul_dtype", "f16", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # a halved multi-frequency echogram U-Net stem given the fp32 normalised Sv stack
-    "echogram-unet-halved-fp32-sv": case(_echogram_unet_halved_fp32_sv, "conv_weight_dtype", "f32", "f16"),
+    "echogram-unet-halved-fp32-sv": case(_echogram_unet_halved_fp32_sv, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # porpoise click matched filter: fp32 hydrophone waveform conv1d'd with a numpy (float64) click template
     "porpoise-click-template-f64-conv1d": case(_porpoise_click_matched_filter_f64_template, "conv_weight_dtype",
-                                               "f32", "f64"),
+                                               "f32", "f64", grade="correct",
+                                               grade_at_freeze="correct"),
     # hand-written range conv in a bf16 model casting its weight to the input but passing the fp32 bias
-    "range-conv-bias-left-fp32": case(_range_conv_bias_left_fp32, "conv_bias_dtype", "bf16", "f32"),
+    "range-conv-bias-left-fp32": case(_range_conv_bias_left_fp32, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # sound-speed profiles from Medwin's formula in numpy (float64) through an fp32 LayerNorm
-    "sound-speed-profile-f64-layer-norm": case(_sound_speed_profile_f64_layer_norm, "norm_param_dtype"),
+    "sound-speed-profile-f64-layer-norm": case(_sound_speed_profile_f64_layer_norm, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # dolphin whistle contours (fp32 peak frequency) fed to a bf16 LSTM contour tracker
-    "whistle-contour-fp32-bf16-lstm": case(_whistle_contour_fp32_into_bf16_lstm, "rnn_dtype", "f32", "bf16"),
+    "whistle-contour-fp32-bf16-lstm": case(_whistle_contour_fp32_into_bf16_lstm, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 sighting queries attending to keys/values from an fp32 survey-effort encoder through SDPA
-    "sightings-sdpa-fp32-effort-keys": case(_sightings_sdpa_fp32_effort_keys, "sdpa_dtype", "bf16", "f32"),
+    "sightings-sdpa-fp32-effort-keys": case(_sightings_sdpa_fp32_effort_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 MultiheadAttention over transect sightings with an fp32 additive along-track distance bias
-    "sightings-mha-fp32-distance-mask": case(_sightings_mha_fp32_distance_mask, "attn_mask_dtype", "f32", "bf16"),
+    "sightings-mha-fp32-distance-mask": case(_sightings_mha_fp32_distance_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # delay-and-sum beamforming of bf16 array snapshots with fp32 steering weights by torch.bmm
     "array-beamforming-bmm-fp32-steering": case(_hydrophone_array_beamforming_bmm, "batched_matmul_dtype", "bf16",
-                                                "f32"),
+                                                "f32", grade="correct",
+                                                grade_at_freeze="correct"),
     # impulse-noise cells of the fp32 echogram replaced by a bf16 denoiser's output through a bool mask
     "echogram-denoised-bf16-written-by-mask": case(_echogram_denoised_written_back_by_mask, "indexed_write_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16", grade="correct",
+                                                   grade_at_freeze="correct"),
     # sound speed interpolated between two fp32 CTD casts with torch.lerp and a bf16 time-fraction weight
-    "ctd-casts-lerp-bf16-weight": case(_ctd_casts_lerp_bf16_weight, "lerp_dtype", "f32", "bf16"),
+    "ctd-casts-lerp-bf16-weight": case(_ctd_casts_lerp_bf16_weight, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # presence BCE of a halved detector's fp16 probabilities against fp32 annotator labels
-    "presence-bce-fp16-probabilities": case(_presence_bce_fp16_probabilities, "op_dtype", "f32", "f16"),
+    "presence-bce-fp16-probabilities": case(_presence_bce_fp16_probabilities, "op_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook on the per-leg encounter rate weighting it by numpy (float64) survey effort
-    "effort-gradient-hook-f64": case(_effort_weighting_gradient_hook_f64, "loss_dtype", "f32", "f64"),
+    "effort-gradient-hook-f64": case(_effort_weighting_gradient_hook_f64, "loss_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a click detector halved with .half() and trained through GradScaler, unscale_ before clipping
-    "halved-click-detector-grad-scaler": case(_halved_click_detector_grad_scaler, "unscale_fp16", "f16"),
+    "halved-click-detector-grad-scaler": case(_halved_click_detector_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # MUSIC direction of arrival: eigh of a bf16 towed-array covariance
-    "music-doa-eigh-bf16-covariance": case(_music_doa_eigh_bf16_covariance, "no_kernel", "bf16"),
+    "music-doa-eigh-bf16-covariance": case(_music_doa_eigh_bf16_covariance, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # spectrogram of a hydrophone recording halved to fp16 by torch.stft
-    "hydrophone-stft-fp16": case(_hydrophone_stft_fp16, "no_kernel", "f16"),
+    "hydrophone-stft-fp16": case(_hydrophone_stft_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # noise augmentation of raw int16 hydrophone counts with randn_like
-    "noise-augmentation-randn-like-int16": case(_noise_augmentation_randn_like_int16, "no_kernel", "int16"),
+    "noise-augmentation-randn-like-int16": case(_noise_augmentation_randn_like_int16, "no_kernel", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # isolated click detections removed by a sliding median over the bool detection train
-    "click-detections-median-filter-bool": case(_click_detections_median_filter_bool, "no_kernel", "bool"),
+    "click-detections-median-filter-bool": case(_click_detections_median_filter_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # Echoview's -9.9e37 "no data" Sv written below the bottom of an fp16 echogram with masked_fill
-    "echoview-no-data-fp16-masked-fill": case(_echoview_no_data_in_fp16_echogram, "half_overflow", "f16"),
+    "echoview-no-data-fp16-masked-fill": case(_echoview_no_data_in_fp16_echogram, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a uint8 echogram label mask padded in range with the ignore index -1
-    "echogram-labels-uint8-pad-ignore": case(_echogram_label_mask_padded_with_ignore, "half_overflow", "uint8"),
+    "echogram-labels-uint8-pad-ignore": case(_echogram_label_mask_padded_with_ignore, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 detection scores through .numpy() for a Raven selection table
-    "raven-selection-table-bf16-numpy": case(_raven_selection_table_bf16_scores, "numpy_dtype", "bf16"),
+    "raven-selection-table-bf16-numpy": case(_raven_selection_table_bf16_scores, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Poisson deviance with y * log(y / mu) over hauls with zero catch, under anomaly mode
-    "poisson-deviance-zero-catch-anomaly": case(_poisson_deviance_zero_catch_anomaly, "nonfinite"),
+    "poisson-deviance-zero-catch-anomaly": case(_poisson_deviance_zero_catch_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # an 8-bit greyscale echogram PNG (uint8) fed straight to an fp32 Conv2d
-    "echogram-png-uint8-conv2d": case(_uint8_echogram_image_into_conv, "integer_operand", "uint8", "f32"),
+    "echogram-png-uint8-conv2d": case(_uint8_echogram_image_into_conv, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ambient noise level (RMS, dB) by linalg.vector_norm of raw int16 hydrophone counts
-    "ambient-noise-rms-vector-norm-int16": case(_ambient_noise_rms_vector_norm_int16, "integer_operand", "int16"),
+    "ambient-noise-rms-vector-norm-int16": case(_ambient_noise_rms_vector_norm_int16, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # int16 counts calibrated to micropascals in place with the end-to-end sensitivity
-    "pcm-calibration-gain-in-place-int16": case(_pcm_calibration_gain_in_place, "result_cast", "f32", "int16"),
+    "pcm-calibration-gain-in-place-int16": case(_pcm_calibration_gain_in_place, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # echogram segmentation with the uint8 annotation mask as cross_entropy's target
-    "echogram-labels-uint8-cross-entropy": case(_echogram_label_mask_uint8_cross_entropy, "target_dtype", "uint8"),
+    "echogram-labels-uint8-cross-entropy": case(_echogram_label_mask_uint8_cross_entropy, "target_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # count regressor trained with huber_loss against int64 fish-per-haul counts, backward
-    "catch-counts-int64-huber-target": case(_catch_counts_int64_huber_target, "target_dtype", "int64"),
+    "catch-counts-int64-huber-target": case(_catch_counts_int64_huber_target, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bottom Sv per ping gathered at the bottom line's float sample index
-    "bottom-depth-gather-float-index": case(_bottom_depth_gather_float_index, "index_tensor_dtype"),
+    "bottom-depth-gather-float-index": case(_bottom_depth_gather_float_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # school echo integration with masked_select on Echoview's uint8 region mask
-    "school-region-uint8-masked-select": case(_school_region_uint8_masked_select, "mask_dtype"),
+    "school-region-uint8-masked-select": case(_school_region_uint8_masked_select, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
