@@ -337,78 +337,108 @@ def _recruiter_report_dataframe_bf16_scores() -> None:
 CASES: dict[str, LiveCase] = {
     # --- skill vectors, masks and indices
     # skill gap as required minus held on bool skill vectors
-    "skill-gap-required-minus-held-bool": case(_skill_gap_required_minus_held, "mask_dtype", "bool"),
+    "skill-gap-required-minus-held-bool": case(_skill_gap_required_minus_held, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a resume's skill profile: uint8 skill multi-hot @ an fp32 skill embedding table
-    "resume-skill-profile-uint8-matmul": case(_resume_skill_profile_uint8_matmul, "integer_operand", "uint8"),
+    "resume-skill-profile-uint8-matmul": case(_resume_skill_profile_uint8_matmul, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # supervised contrastive over job families: self-pairs removed with ones_like(bool positives) - eye
-    "supcon-logits-mask-ones-like-bool-minus-eye": case(_supcon_logits_mask_from_bool_eq, "mask_dtype", "bool"),
+    "supcon-logits-mask-ones-like-bool-minus-eye": case(_supcon_logits_mask_from_bool_eq, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # seniority level mapped from pandas to a uint8 column, looked up in nn.Embedding
-    "seniority-uint8-embedding": case(_seniority_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "seniority-uint8-embedding": case(_seniority_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # max pooling: the tokenizer's int64 attention_mask inverted with ~ for masked_fill
-    "tokenizer-mask-tilde-int64-masked-fill": case(_tokenizer_mask_inverted_for_masked_fill, "mask_dtype", "int64"),
+    "tokenizer-mask-tilde-int64-masked-fill": case(_tokenizer_mask_inverted_for_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # skill prevalence across applicants by mean of the bool skill matrix
-    "skill-prevalence-bool-mean": case(_skill_prevalence_bool_mean, "integer_operand", "bool"),
+    "skill-prevalence-bool-mean": case(_skill_prevalence_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # first missing required skill by argmax of a bool mask
-    "first-missing-skill-argmax-bool": case(_first_missing_required_skill_argmax, "no_kernel", "bool"),
+    "first-missing-skill-argmax-bool": case(_first_missing_required_skill_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # tenure distribution by torch.histc of int64 months from pandas
-    "tenure-histc-int64-months": case(_tenure_histogram_int64_months, "integer_operand", "int64"),
+    "tenure-histc-int64-months": case(_tenure_histogram_int64_months, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # weighted match signals accumulated in place into zeros_like(posting ids), an int64 buffer
     "match-score-iadd-into-zeros-like-ids": case(_match_scores_accumulated_into_zeros_like_ids, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- targets and labels from pandas
     # attrition model: binary_cross_entropy against the pandas int32 "left" column
-    "attrition-bce-int32-left-column": case(_attrition_bce_int32_left_column, "target_dtype", "int32"),
+    "attrition-bce-int32-left-column": case(_attrition_bce_int32_left_column, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # skill tagger: BCE-with-logits against the uint8 skill multi-hot
     "skill-tagger-bce-logits-uint8-multi-hot": case(_skill_tagger_bce_logits_uint8_multi_hot, "target_dtype",
-                                                    "uint8"),
+                                                    "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # job-family classifier: pandas category codes (int8) as cross_entropy targets
     "job-family-cross-entropy-int8-cat-codes": case(_job_family_cross_entropy_int8_cat_codes, "target_dtype",
-                                                    "int8"),
+                                                    "int8",
+        grade="correct", grade_at_freeze="correct"),
     # --- two towers and cross-encoders
     # fp16 resume tower scored against a posting cache encoded in fp32
     "two-tower-f16-resume-fp32-posting-cache": case(_two_tower_f16_resume_fp32_posting_cache, "matmul_dtype",
-                                                    "f16", "f32"),
+                                                    "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # late interaction (MaxSim): fp16 resume tokens einsum'ed with the fp32 posting token index
     "late-interaction-einsum-f16-resume-tokens": case(_late_interaction_einsum_f16_resume_tokens, "matmul_dtype",
-                                                      "f16", "f32"),
+                                                      "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # shortlist reranking: fp32 candidate postings bmm'ed with a bf16 resume vector
     "shortlist-rerank-bmm-bf16-resume": case(_shortlist_rerank_bmm_bf16_query, "batched_matmul_dtype", "bf16",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # TextCNN job classifier: fp16 token embeddings into fp32 Conv1d filters
     "textcnn-conv1d-f16-embeddings": case(_textcnn_job_classifier_conv1d_f16_embeddings, "conv_weight_dtype", "f16",
-                                          "f32"),
+                                          "f32",
+        grade="correct", grade_at_freeze="correct"),
     # career-path model: bf16 job-title embeddings into an fp32 LSTM
     "career-path-lstm-bf16-title-embeddings": case(_career_path_lstm_bf16_title_embeddings, "rnn_dtype", "bf16",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 BERT cross-encoder given inputs_embeds cat'ed from an fp32 skill soft prompt (fp32 after cat)
     "hf-cross-encoder-bf16-fp32-skill-prompt": case(_hf_cross_encoder_bf16_skill_prompt_fp32, "norm_param_dtype",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 resume queries attending over posting keys/values cached in fp32, through SDPA
     "cross-encoder-sdpa-bf16-query-fp32-cache": case(_cross_encoder_sdpa_bf16_query_fp32_cached_posting,
-                                                     "sdpa_dtype", "bf16", "f32"),
+                                                     "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 skill EmbeddingBag with fp32 IDF weights as per_sample_weights
-    "skill-bag-f16-idf-per-sample-weights": case(_skill_bag_f16_tfidf_weights, "op_dtype", "f16", "f32"),
+    "skill-bag-f16-idf-per-sample-weights": case(_skill_bag_f16_tfidf_weights, "op_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- contrastive training: MoCo queue, temperature, negatives
     # MoCo momentum update: fp32 key encoder lerp_'ed toward the bf16 query encoder
-    "moco-key-encoder-lerp-bf16-query": case(_moco_key_encoder_ema_lerp_bf16_query, "lerp_dtype", "f32", "bf16"),
+    "moco-key-encoder-lerp-bf16-query": case(_moco_key_encoder_ema_lerp_bf16_query, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # MoCo queue as a ring buffer: bf16 keys written into the fp32 queue at wrapped slots
     "moco-queue-ring-buffer-bf16-keys": case(_moco_queue_ring_buffer_bf16_keys, "indexed_write_dtype", "f32",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hard negatives sampled within the job family: a family with only the positive leaves all -inf, NaN
-    "hard-negative-empty-family-nan-multinomial": case(_hard_negative_sampler_empty_family_nan, "nonfinite"),
+    "hard-negative-empty-family-nan-multinomial": case(_hard_negative_sampler_empty_family_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 two towers trained with GradScaler, unscale_ before gradient clipping
-    "fp16-towers-gradscaler-unscale": case(_fp16_towers_gradscaler_unscale_before_clip, "unscale_fp16", "f16"),
+    "fp16-towers-gradscaler-unscale": case(_fp16_towers_gradscaler_unscale_before_clip, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # mixed precision by hand: fp32 master gradients assigned to the fp16 tower's .grad
-    "fp32-master-grads-to-f16-tower": case(_fp32_master_grads_copied_to_f16_tower, "loss_dtype", "f32", "f16"),
+    "fp32-master-grads-to-f16-tower": case(_fp32_master_grads_copied_to_f16_tower, "loss_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- HR analytics
     # fp16 salary head clamped to pay bands up to 500,000
-    "salary-head-f16-clamp-pay-band": case(_salary_head_f16_clamp_to_band, "half_overflow", "f16"),
+    "salary-head-f16-clamp-pay-band": case(_salary_head_f16_clamp_to_band, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # assessment scores out of 200 packed into int8
-    "proficiency-scores-int8-tensor": case(_proficiency_scores_int8_tensor, "half_overflow", "int8"),
+    "proficiency-scores-int8-tensor": case(_proficiency_scores_int8_tensor, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # pay-equity regression by linalg.lstsq on bf16 tensors
-    "pay-equity-lstsq-bf16": case(_pay_equity_regression_lstsq_bf16, "no_kernel"),
+    "pay-equity-lstsq-bf16": case(_pay_equity_regression_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # near-duplicate posting detection with F.pdist over fp16 posting embeddings
-    "duplicate-postings-pdist-f16": case(_duplicate_postings_pdist_f16, "no_kernel", "f16"),
+    "duplicate-postings-pdist-f16": case(_duplicate_postings_pdist_f16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # recruiter report: bf16 match scores put in a pandas DataFrame
-    "recruiter-report-dataframe-bf16-scores": case(_recruiter_report_dataframe_bf16_scores, "numpy_dtype", "bf16"),
+    "recruiter-report-dataframe-bf16-scores": case(_recruiter_report_dataframe_bf16_scores, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
