@@ -300,85 +300,120 @@ def _demons_update_lerp_fp32_into_bf16_flow() -> None:
 CASES: dict[str, LiveCase] = {
     # --- volumes, label maps and the registration U-Net
     # fixed and moving T1 volumes from nibabel's get_fdata (float64) stacked into the fp32 Conv3d encoder
-    "nifti-get-fdata-f64-pair-conv3d": case(_nifti_f64_pair_into_conv3d_unet, "conv_weight_dtype", "f64", "f32"),
+    "nifti-get-fdata-f64-pair-conv3d": case(_nifti_f64_pair_into_conv3d_unet, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # label-driven registration: the uint8 fixed and moving label maps fed straight to the fp32 Conv3d encoder
     "label-driven-uint8-label-pair-conv3d": case(_label_driven_uint8_pair_into_conv3d, "integer_operand", "uint8",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # VoxelMorph's Normal(0, 1e-5) flow-head initialisation run after the model was cast to bf16
     "voxelmorph-flow-head-reinit-after-bf16-cast": case(_flow_head_reinitialised_after_bf16_cast,
-                                                        "conv_weight_dtype", "bf16", "f32"),
+                                                        "conv_weight_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 InstanceNorm3d given bf16 upsampled features concatenated with an fp32 encoder skip
     "instance-norm3d-bf16-fp32-skip-concat": case(_instance_norm_bf16_on_fp32_skip_features, "norm_param_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() VoxelMorph trained with GradScaler, unscale_ of its fp16 gradients
-    "half-voxelmorph-grad-scaler-unscale": case(_half_voxelmorph_grad_scaler, "unscale_fp16", "f16"),
+    "half-voxelmorph-grad-scaler-unscale": case(_half_voxelmorph_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # HyperMorph: the regularisation weight drawn with numpy (float64) into the fp32 hypernetwork
     "hypermorph-numpy-f64-lambda-hypernet": case(_hypermorph_numpy_lambda_into_hypernetwork, "matmul_dtype", "f64",
-                                                 "f32"),
+                                                 "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- attention registration networks
     # TransMorph-style window attention: a relative-distance bias built in numpy (float64) as SDPA's bf16 attn_mask
     "transmorph-numpy-f64-window-bias-sdpa": case(_transmorph_numpy_relative_bias_sdpa, "attn_mask_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # XMorpher-style cross attention: bf16 moving queries over keys and values of an fp32 fixed branch
     "xmorpher-cross-attention-fp32-fixed-branch": case(_xmorpher_cross_attention_fp32_fixed_branch, "sdpa_dtype",
-                                                       "bf16", "f32"),
+                                                       "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- spatial transformers and resampling
     # the sampling grid built in the fp16 flow's dtype, grid_sample of the fp32 moving volume
     "spatial-transformer-fp16-grid-fp32-moving": case(_spatial_transformer_fp16_grid_fp32_moving, "op_dtype",
-                                                      "f32", "f16"),
+                                                      "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the identity grid from meshgrid of aranges (int64) normalised to [-1, 1] in place
     "identity-grid-int64-normalised-in-place": case(_voxel_grid_int64_normalised_in_place, "result_cast", "f32",
-                                                    "int64"),
+                                                    "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a multi-resolution image pyramid of fp16 volumes with avg_pool3d
-    "fp16-image-pyramid-avg-pool3d": case(_fp16_image_pyramid_avg_pool3d, "no_kernel", "f16"),
+    "fp16-image-pyramid-avg-pool3d": case(_fp16_image_pyramid_avg_pool3d, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the moving uint8 segmentation warped with nearest grid_sample for Dice evaluation
-    "moving-seg-uint8-grid-sample-nearest": case(_uint8_segmentation_warped_nearest, "integer_operand", "uint8"),
+    "moving-seg-uint8-grid-sample-nearest": case(_uint8_segmentation_warped_nearest, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # B-spline FFD: bf16 control-point displacements upsampled by conv_transpose3d with an fp32 B-spline kernel
     "bspline-ffd-conv-transpose3d-fp32-kernel": case(_bspline_ffd_conv_transpose_fp32_kernel, "conv_weight_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- affine and landmark initialisation
     # landmarks mapped voxel to world by the NIfTI header's float64 affine @ fp32 homogeneous coordinates
     "nifti-affine-f64-voxel-to-world-matmul": case(_nifti_affine_voxel_to_world_matmul, "matmul_dtype", "f64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 affine network's matrices composed by bmm with fp32 centre-of-mass initialisations
     "affine-compose-bmm-bf16-theta-fp32-com": case(_affine_compose_bmm_bf16_theta_com_init,
-                                                   "batched_matmul_dtype", "bf16", "f32"),
+                                                   "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-consistent affine registration: linalg.inv of the bf16 predicted matrices
-    "inverse-consistent-affine-inv-bf16": case(_inverse_consistent_affine_inv_bf16, "no_kernel", "bf16"),
+    "inverse-consistent-affine-inv-bf16": case(_inverse_consistent_affine_inv_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # thin-plate spline initialisation: a numpy (float64) kernel matrix solved against fp32 landmark displacements
     "tps-numpy-f64-kernel-solve-fp32-displacements": case(_thin_plate_spline_numpy_kernel_solve, "op_dtype", "f64",
-                                                          "f32"),
+                                                          "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- Jacobian regularisers and similarity
     # the Jacobian determinant of a bf16 flow by einsum with an fp32 Levi-Civita tensor
     "jacobian-det-levi-civita-einsum-fp32-eps": case(_jacobian_determinant_levi_civita_einsum, "matmul_dtype",
-                                                     "bf16", "f32"),
+                                                     "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the fraction of folding voxels as the mean of the bool det <= 0 map
-    "folding-fraction-bool-jacobian-mean": case(_folding_fraction_bool_mean, "integer_operand", "bool"),
+    "folding-fraction-bool-jacobian-mean": case(_folding_fraction_bool_mean, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # global NCC on fp16 volumes in raw MR units: the sums overflow to inf, anomaly mode catches NaN in backward
-    "global-ncc-fp16-raw-intensity-anomaly": case(_global_ncc_fp16_raw_intensities, "nonfinite"),
+    "global-ncc-fp16-raw-intensity-anomaly": case(_global_ncc_fp16_raw_intensities, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # --- segmentation evaluation
     # the aparc+aseg structure ids to score (1035, 2035) made uint8 like the segmentation
-    "aparc-structure-ids-uint8-overflow": case(_aparc_label_ids_uint8, "half_overflow", "uint8"),
+    "aparc-structure-ids-uint8-overflow": case(_aparc_label_ids_uint8, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # HD95 surfaces: erosion written as -max_pool3d(-mask) on the bool structure mask
-    "hd95-erosion-negated-bool-max-pool3d": case(_surface_erosion_by_negated_bool_max_pool, "mask_dtype", "bool"),
+    "hd95-erosion-negated-bool-max-pool3d": case(_surface_erosion_by_negated_bool_max_pool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # atlas-based supervision: the atlas warped as float by nearest grid_sample, given to cross_entropy as is
-    "warped-atlas-float-labels-cross-entropy": case(_warped_atlas_float_labels_cross_entropy, "target_dtype", "f32"),
+    "warped-atlas-float-labels-cross-entropy": case(_warped_atlas_float_labels_cross_entropy, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DIR-Lab landmark TRE: the flow read at float64 voxel coordinates from the landmark txt
-    "landmark-tre-flow-at-float-voxel-coords": case(_landmark_tre_float_voxel_coordinates, "index_tensor_dtype"),
+    "landmark-tre-flow-at-float-voxel-coords": case(_landmark_tre_float_voxel_coordinates, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-structure Dice of the bf16 pipeline written into an fp32 results table by index assignment
     "per-structure-dice-bf16-into-fp32-table": case(_per_structure_dice_index_put_bf16, "indexed_write_dtype",
-                                                    "f32", "bf16"),
+                                                    "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hard Dice with & between the fp16 warped mask and the bool fixed mask
-    "hard-dice-and-fp16-warped-mask": case(_hard_dice_and_on_fp16_warped_mask, "no_kernel", "f16"),
+    "hard-dice-and-fp16-warped-mask": case(_hard_dice_and_on_fp16_warped_mask, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the background of the fp16 warped brain mask taken with ~
-    "background-invert-fp16-warped-brain-mask": case(_background_mask_inverted_on_fp16_warp, "mask_dtype"),
+    "background-invert-fp16-warped-brain-mask": case(_background_mask_inverted_on_fp16_warp, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # aseg ids remapped to tissue classes through a lookup table indexed by the uint8 label map
-    "aseg-tissue-lookup-uint8-label-index": case(_aseg_remap_lookup_uint8, "index_tensor_dtype"),
+    "aseg-tissue-lookup-uint8-label-index": case(_aseg_remap_lookup_uint8, "index_tensor_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (0f754d66) castwise gave nothing. The label map is uint8, and torch takes a uint8 tensor "
+             "used as an index as a legacy byte mask, so the 16x16x16 label map is read as a mask over three "
+             "dimensions of the 1-D lookup table; torch's message (too many indices for tensor of dimension 1) names "
+             "no dtype and reads like a shape error, and the rules recognise nothing in it. The fix is .long() on "
+             "the label map before the lookup.")),
     # a bf16 warped mask handed to scipy's distance_transform_edt for surface distances
     "bf16-warped-mask-scipy-distance-transform": case(_bf16_warped_mask_scipy_distance_transform, "numpy_dtype",
-                                                      "bf16"),
+                                                      "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- instance optimisation
     # demons-style refinement: the bf16 network flow lerp_'ed toward an update computed in fp32
     "demons-refinement-lerp-fp32-update-bf16-flow": case(_demons_update_lerp_fp32_into_bf16_flow, "lerp_dtype",
-                                                         "bf16", "f32"),
+                                                         "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
