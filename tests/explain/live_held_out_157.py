@@ -295,73 +295,103 @@ def _link_bce_sigmoid_bf16_scores() -> None:
 CASES: dict[str, LiveCase] = {
     # label propagation: neighbours' one_hot (int64) labels index_add_'ed into an fp32 vote buffer
     "label-propagation-one-hot-votes-index-add": case(_label_propagation_votes_index_add, "indexed_write_dtype",
-                                                      "f32", "int64"),
+                                                      "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # Louvain aggregation: a bool node-to-community membership matrix multiplied with the fp32 adjacency
     "louvain-aggregation-bool-membership-matmul": case(_louvain_aggregation_bool_membership, "integer_operand",
-                                                       "bool", "f32"),
+                                                       "bool", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # conductance: the int64 cut-edge count divided in place by the community volume
-    "conductance-cut-edges-div-in-place": case(_conductance_cut_edges_in_place, "result_cast", "f32", "int64"),
+    "conductance-cut-edges-div-in-place": case(_conductance_cut_edges_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # community ids stored as uint8 looked up in the community Embedding
-    "community-ids-uint8-embedding": case(_uint8_community_ids_embedding, "index_tensor_dtype", "uint8"),
+    "community-ids-uint8-embedding": case(_uint8_community_ids_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # DeepWalk: the next hop drawn by multinomial over rows of a bool adjacency
-    "deepwalk-multinomial-bool-adjacency-rows": case(_deepwalk_step_bool_adjacency_row, "integer_operand", "bool"),
+    "deepwalk-multinomial-bool-adjacency-rows": case(_deepwalk_step_bool_adjacency_row, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # friendship prediction: bool adjacency entries as the BCE-with-logits target
-    "friendship-bool-adjacency-bce-target": case(_friendship_bool_bce_target, "target_dtype", "bool"),
+    "friendship-bool-adjacency-bce-target": case(_friendship_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # attention restricted to a user's community by a uint8 mask from numpy in masked_fill
-    "same-community-uint8-mask-masked-fill": case(_non_community_uint8_mask_masked_fill, "mask_dtype", "uint8"),
+    "same-community-uint8-mask-masked-fill": case(_non_community_uint8_mask_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # edge births between two snapshots as the difference of bool adjacencies
-    "edge-births-bool-snapshot-difference": case(_edge_births_bool_snapshot_difference, "mask_dtype", "bool"),
+    "edge-births-bool-snapshot-difference": case(_edge_births_bool_snapshot_difference, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a COO adjacency whose values are ones_like(edge_index[0]) (int64), sparse.mm with fp32 features
     "coo-adjacency-int64-ones-values-sparse-mm": case(_coo_adjacency_int64_ones_values, "integer_operand", "int64",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # triangle counting as the diagonal of A @ A @ A on a bool adjacency
-    "triangle-count-bool-adjacency-matmul": case(_triangle_count_bool_adjacency, "integer_operand", "bool"),
+    "triangle-count-bool-adjacency-matmul": case(_triangle_count_bool_adjacency, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # GCN message passing: bf16 messages scatter_add_'ed into an fp32 torch.zeros buffer
-    "gcn-scatter-add-bf16-messages-fp32-zeros": case(_gcn_scatter_add_bf16_messages, "indexed_write_dtype"),
+    "gcn-scatter-add-bf16-messages-fp32-zeros": case(_gcn_scatter_add_bf16_messages, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # weighted adjacency: float64 log message counts index_put_(accumulate=True) into fp32 zeros
     "interaction-weights-f64-index-put-accumulate": case(_interaction_weights_f64_index_put, "indexed_write_dtype",
-                                                         "f32", "f64"),
+                                                         "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # spectral coordinates cached in fp16 fed to an fp32 node classifier
     "spectral-embedding-f16-fp32-node-classifier": case(_spectral_embedding_f16_into_mlp, "matmul_dtype", "f16",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # DMoN modularity loss: bf16 soft assignments @ the fp32 dense adjacency
     "dmon-modularity-bf16-assignments-fp32-adjacency": case(_dmon_modularity_bf16_assignments, "matmul_dtype",
-                                                            "bf16", "f32"),
+                                                            "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # MinCutPool: bf16 assignments bmm'd with the fp32 batched adjacency
     "mincut-pool-bmm-bf16-assignments-fp32-adjacency": case(_mincut_pool_bmm_bf16_assignments,
-                                                            "batched_matmul_dtype", "bf16", "f32"),
+                                                            "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # GCN with a symmetric-normalised adjacency built in numpy (float64) as COO, sparse.mm with fp32 features
     "gcn-numpy-f64-normalised-coo-sparse-mm": case(_scipy_f64_normalised_coo_sparse_mm, "matmul_dtype", "f64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Katz centrality by linalg.solve on the adjacency after it followed the model to bf16
-    "katz-centrality-solve-bf16-adjacency": case(_katz_centrality_solve_bf16, "no_kernel", "bf16"),
+    "katz-centrality-solve-bf16-adjacency": case(_katz_centrality_solve_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # spectral bisection: the Fiedler vector by torch.lobpcg of an fp16 Laplacian
-    "spectral-bisection-lobpcg-f16-laplacian": case(_spectral_lobpcg_f16_laplacian, "no_kernel", "f16"),
+    "spectral-bisection-lobpcg-f16-laplacian": case(_spectral_lobpcg_f16_laplacian, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # link prediction: an nn.Bilinear decoder added in fp32 after the encoder went bf16
     "link-decoder-bilinear-fp32-bf16-encoder": case(_link_decoder_bilinear_bf16_embeddings, "op_dtype", "bf16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EvolveGCN-O: the fp32 GRUCell evolving the previous snapshot's bf16 GCN weight
-    "evolvegcn-fp32-gru-cell-bf16-gcn-weight": case(_evolvegcn_gru_cell_bf16_weights, "rnn_dtype", "bf16", "f32"),
+    "evolvegcn-fp32-gru-cell-bf16-gcn-weight": case(_evolvegcn_gru_cell_bf16_weights, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # graph attention biased by log of networkx's float64 adjacency as SDPA's attn_mask, bf16 queries
     "networkx-f64-log-adjacency-sdpa-attn-mask": case(_networkx_adjacency_sdpa_attn_mask, "attn_mask_dtype", "f64",
-                                                      "bf16"),
+                                                      "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 GNN block whose residual adds the fp32 raw features before its bf16 LayerNorm
-    "gnn-block-fp32-residual-bf16-layernorm": case(_gnn_bf16_layernorm_fp32_residual, "norm_param_dtype", "f32"),
+    "gnn-block-fp32-residual-bf16-layernorm": case(_gnn_bf16_layernorm_fp32_residual, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # temporal network memory: fp32 per-user memory lerp_'ed toward bf16 updates
-    "temporal-user-memory-lerp-bf16-updates": case(_temporal_memory_lerp_bf16_updates, "lerp_dtype", "f32", "bf16"),
+    "temporal-user-memory-lerp-bf16-updates": case(_temporal_memory_lerp_bf16_updates, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bot detection: float64 hourly posting counts from pandas into an fp32 Conv1d (with bias)
     "bot-detection-conv1d-f64-hourly-activity": case(_bot_detection_conv1d_f64_activity, "conv_weight_dtype", "f64",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # friend recommendation: fp16 cosine similarities with self-pairs excluded by fill_diagonal_(-1e5)
-    "friend-recommendation-f16-fill-diagonal": case(_similarity_f16_fill_diagonal, "half_overflow", "f16"),
+    "friend-recommendation-f16-fill-diagonal": case(_similarity_f16_fill_diagonal, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # random walk on a directed follower graph: a user following nobody gives a NaN transition row
-    "follower-walk-dangling-user-nan-row": case(_dangling_node_random_walk, "nonfinite"),
+    "follower-walk-dangling-user-nan-row": case(_dangling_node_random_walk, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 node embeddings handed to numpy for scikit-learn's KMeans
-    "node-embeddings-bf16-numpy-kmeans": case(_spectral_bf16_embeddings_numpy, "numpy_dtype", "bf16"),
+    "node-embeddings-bf16-numpy-kmeans": case(_spectral_bf16_embeddings_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a directed fp16 dense adjacency symmetrised with |
-    "symmetrise-f16-adjacency-bitwise-or": case(_symmetrise_f16_adjacency_bitwise_or, "no_kernel", "f16"),
+    "symmetrise-f16-adjacency-bitwise-or": case(_symmetrise_f16_adjacency_bitwise_or, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # differential-privacy noise added in a gradient hook with fp32 randn on bf16 user embeddings
-    "dp-noise-grad-hook-fp32-bf16-embeddings": case(_dp_noise_grad_hook_fp32, "loss_dtype", "bf16", "f32"),
+    "dp-noise-grad-hook-fp32-bf16-embeddings": case(_dp_noise_grad_hook_fp32, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # link prediction: sigmoid of bf16 dot-product scores against fp32 labels in binary_cross_entropy
-    "link-bce-sigmoid-bf16-scores-fp32-labels": case(_link_bce_sigmoid_bf16_scores, "op_dtype", "f32", "bf16"),
+    "link-bce-sigmoid-bf16-scores-fp32-labels": case(_link_bce_sigmoid_bf16_scores, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
