@@ -317,73 +317,103 @@ def _bf16_grasps_numpy_for_moveit() -> None:
 
 CASES: dict[str, LiveCase] = {
     # GG-CNN: the raw RealSense uint16 depth frame fed to the fp32 conv stem (with bias)
-    "ggcnn-uint16-depth-conv-stem": case(_ggcnn_uint16_depth_into_conv_stem, "integer_operand", "uint16", "f32"),
+    "ggcnn-uint16-depth-conv-stem": case(_ggcnn_uint16_depth_into_conv_stem, "integer_operand", "uint16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # object heights as the empty-table frame minus the current frame, both uint16 depth images
-    "object-height-uint16-table-minus-frame": case(_object_height_above_table_uint16, "no_kernel", "uint16"),
+    "object-height-uint16-table-minus-frame": case(_object_height_above_table_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # sim-to-real depth augmentation: Gaussian noise from randn_like of the uint16 depth frame
-    "depth-noise-randn-like-uint16": case(_depth_noise_randn_like_uint16, "no_kernel", "uint16"),
+    "depth-noise-randn-like-uint16": case(_depth_noise_randn_like_uint16, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # a 16-bit PGM depth read with np.frombuffer('>u2') handed to torch.from_numpy
-    "depth-pgm-big-endian-from-numpy": case(_depth_pgm_big_endian_from_numpy, "numpy_dtype", cause=("byte order",)),
+    "depth-pgm-big-endian-from-numpy": case(_depth_pgm_big_endian_from_numpy, "numpy_dtype", cause=("byte order",),
+        grade="correct", grade_at_freeze="correct"),
     # fp16 millimetre depth: dropouts filled with 1e5 as "very far"
-    "fp16-depth-dropouts-filled-1e5": case(_fp16_depth_dropouts_filled_far, "half_overflow", "f16"),
+    "fp16-depth-dropouts-filled-1e5": case(_fp16_depth_dropouts_filled_far, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # depth completion under bf16 autocast written into the fp32 depth holes with masked_scatter_
     "depth-completion-masked-scatter-bf16": case(_depth_completion_masked_scatter_bf16, "indexed_write_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # back-projection: inverse of the ROS CameraInfo K (float64) @ the fp32 pixel grid
     "backproject-ros-camera-info-f64-k-inverse": case(_backproject_ros_camera_info_k_inverse, "matmul_dtype", "f64",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # three fixed cameras' float64 intrinsics from the calibration .npz projecting fp32 points with torch.bmm
-    "multi-camera-f64-intrinsics-bmm": case(_multi_camera_intrinsics_f64_bmm, "batched_matmul_dtype", "f64", "f32"),
+    "multi-camera-f64-intrinsics-bmm": case(_multi_camera_intrinsics_f64_bmm, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the best grasp's int64 argmax pixel centred in place by the float64 principal point
     "grasp-pixel-int64-minus-f64-principal-point": case(_grasp_pixel_minus_principal_point_in_place, "result_cast",
-                                                        "f64", "int64"),
+                                                        "f64", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # depth under the projected grasp centre read with rounded (still float) pixel coordinates
-    "grasp-centre-rounded-float-pixel-index": case(_grasp_centre_projected_float_pixel_index, "index_tensor_dtype"),
+    "grasp-centre-rounded-float-pixel-index": case(_grasp_centre_projected_float_pixel_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 dense grasp features sampled at candidate pixels with an fp32 grid
     "grasp-features-grid-sample-bf16-fp32-grid": case(_grasp_features_sampled_grid_sample_bf16, "op_dtype", "bf16",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a PointNet encoder halved for the Jetson given the fp32 back-projected cloud
     "pointnet-halved-encoder-fp32-cloud": case(_pointnet_halved_encoder_fp32_points, "conv_weight_dtype", "f32",
-                                               "f16"),
+                                               "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the fp16 point encoder's scene feature into the grasp evaluator MLP left fp32
     "fp16-scene-feature-fp32-grasp-evaluator": case(_fp16_scene_feature_into_fp32_grasp_evaluator, "matmul_dtype",
-                                                    "f16", "f32"),
+                                                    "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # farthest point sampling written into a torch.zeros (fp32) index buffer, then gathered with it
-    "fps-float-index-buffer-gather": case(_fps_indices_in_float_buffer_gather, "index_tensor_dtype"),
+    "fps-float-index-buffer-gather": case(_fps_indices_in_float_buffer_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # control-point loss: the bf16 head's rotations bmm'd with the fp32 gripper control points
     "control-point-loss-bf16-rotation-bmm": case(_control_point_loss_bf16_rotation_bmm, "batched_matmul_dtype",
-                                                 "bf16", "f32"),
+                                                 "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # 9-D rotation head: SVD orthogonalisation of the bf16 output
-    "nine-d-rotation-svd-bf16": case(_nine_d_rotation_svd_orthogonalisation_bf16, "no_kernel", "bf16"),
+    "nine-d-rotation-svd-bf16": case(_nine_d_rotation_svd_orthogonalisation_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # reflections dropped from fp16-stored grasp rotations with torch.linalg.det
-    "grasp-rotation-det-fp16": case(_grasp_rotation_handedness_det_fp16, "no_kernel", "f16"),
+    "grasp-rotation-det-fp16": case(_grasp_rotation_handedness_det_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # 6-D pose head (LayerNorm first) cast to bf16, fed the fp32 RGB and point features
     "pose-head-bf16-layer-norm-fp32-features": case(_pose_head_bf16_layer_norm_fp32_fused_features,
-                                                    "norm_param_dtype", "f32"),
+                                                    "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 grasp queries cross-attending to fp32 scene point tokens with SDPA
-    "grasp-queries-sdpa-fp32-scene-tokens": case(_grasp_queries_sdpa_fp32_scene_tokens, "sdpa_dtype", "bf16", "f32"),
+    "grasp-queries-sdpa-fp32-scene-tokens": case(_grasp_queries_sdpa_fp32_scene_tokens, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a 5 cm local-region -inf mask built in fp32 for a bf16 MultiheadAttention over seed points
-    "local-region-mask-fp32-bf16-mha": case(_local_region_mask_fp32_bf16_mha, "attn_mask_dtype", "f32", "bf16"),
+    "local-region-mask-fp32-bf16-mha": case(_local_region_mask_fp32_bf16_mha, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-eye extrinsic (float64) einsum'd with the bf16 head's homogeneous grasp poses
     "camera-to-base-f64-einsum-bf16-grasps": case(_camera_to_base_f64_extrinsic_einsum_bf16_grasps, "matmul_dtype",
-                                                  "f64", "bf16"),
+                                                  "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # grasp success classifier trained with BCE against the trial log's bool lifted flags
-    "grasp-success-bool-bce-target": case(_grasp_success_bool_bce_target, "target_dtype", "bool"),
+    "grasp-success-bool-bce-target": case(_grasp_success_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # grasp-angle classes stored int32 in the HDF5 used as cross_entropy targets
-    "grasp-angle-bins-int32-cross-entropy": case(_grasp_angle_bins_int32_cross_entropy, "target_dtype", "int32"),
+    "grasp-angle-bins-int32-cross-entropy": case(_grasp_angle_bins_int32_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # the target object's 0/1 uint8 PNG mask inverted with 1 - seg for masked_fill
     "target-object-uint8-mask-masked-fill": case(_target_object_uint8_segmentation_masked_fill, "mask_dtype",
-                                                 "uint8"),
+                                                 "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a float invalid-depth mask inverted with ~ to gate the quality map
-    "quality-map-invert-float-invalid-depth": case(_quality_map_invert_float_invalid_mask, "mask_dtype"),
+    "quality-map-invert-float-invalid-depth": case(_quality_map_invert_float_invalid_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # YCB object ids stored int16 looked up in the object-conditioning embedding
-    "ycb-object-ids-int16-embedding": case(_ycb_object_ids_int16_embedding, "index_tensor_dtype", "int16"),
+    "ycb-object-ids-int16-embedding": case(_ycb_object_ids_int16_embedding, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # a grasp-quality CNN halved with .half() and trained with GradScaler, unscaled before clipping
-    "halved-grasp-cnn-grad-scaler-unscale": case(_halved_grasp_net_grad_scaler_unscale, "unscale_fp16", "f16"),
+    "halved-grasp-cnn-grad-scaler-unscale": case(_halved_grasp_net_grad_scaler_unscale, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the analytic grasp metric's numpy (float64) gradient assigned to the fp32 pose correction's .grad
-    "grasp-metric-f64-gradient-assigned": case(_grasp_metric_numpy_gradient_assigned, "loss_dtype", "f64", "f32"),
+    "grasp-metric-f64-gradient-assigned": case(_grasp_metric_numpy_gradient_assigned, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # grasp pixels sampled from a quality map where every pixel was masked -inf: softmax NaN into multinomial
-    "grasp-sampling-all-masked-multinomial-nan": case(_grasp_sampling_all_pixels_masked, "nonfinite"),
+    "grasp-sampling-all-masked-multinomial-nan": case(_grasp_sampling_all_pixels_masked, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 head's grasp pose turned into numpy for MoveIt's geometry_msgs/Pose
-    "bf16-grasp-pose-numpy-moveit": case(_bf16_grasps_numpy_for_moveit, "numpy_dtype", "bf16"),
+    "bf16-grasp-pose-numpy-moveit": case(_bf16_grasps_numpy_for_moveit, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
