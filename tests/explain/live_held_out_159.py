@@ -275,75 +275,105 @@ def _field_query_vecdot_fp16_tokens_fp32_cache() -> None:
 
 CASES: dict[str, LiveCase] = {
     # key-value linking by nearest box centre: cdist over the OCR's int32 word-box centres
-    "tesseract-int32-centres-cdist-linking": case(_key_value_linking_by_int32_box_centres, "integer_operand", "int32"),
+    "tesseract-int32-centres-cdist-linking": case(_key_value_linking_by_int32_box_centres, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # BIO tags encoded with pandas astype("category").cat.codes (int8) as cross_entropy targets
     "bio-tags-category-codes-int8-cross-entropy": case(_bio_tags_category_codes_cross_entropy, "target_dtype",
-                                                       "int8"),
+                                                       "int8",
+        grade="correct", grade_at_freeze="correct"),
     # per-token field-type ids cached as int8 in the annotation parquet, looked up in nn.Embedding
-    "field-type-ids-int8-embedding": case(_field_type_ids_int8_embedding, "index_tensor_dtype", "int8"),
+    "field-type-ids-int8-embedding": case(_field_type_ids_int8_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # ragged BIO tag lists padded through pd.DataFrame (float64), indexing the bf16 CRF's transitions for the gold path
-    "padded-bio-tags-f64-gold-transitions": case(_padded_bio_tags_float_gold_path, "index_tensor_dtype"),
+    "padded-bio-tags-f64-gold-transitions": case(_padded_bio_tags_float_gold_path, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # Viterbi backtrack of a bf16 CRF with backpointers kept int32, followed with take_along_dim
     "viterbi-int32-backpointers-take-along-dim": case(_viterbi_int32_backpointers_take_along_dim,
-                                                      "index_tensor_dtype", "int32"),
+                                                      "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # the bool "inside the Total field" token mask as BCE-with-logits target
-    "total-amount-bool-field-mask-bce-logits": case(_total_amount_bool_field_mask_bce_logits, "target_dtype", "bool"),
+    "total-amount-bool-field-mask-bce-logits": case(_total_amount_bool_field_mask_bce_logits, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the bool per-line "is a line item" mask smoothed with avg_pool1d
-    "line-item-row-bool-mask-avg-pool": case(_line_item_row_bool_mask_avg_pool, "integer_operand", "bool"),
+    "line-item-row-bool-mask-avg-pool": case(_line_item_row_bool_mask_avg_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # invoice totals in int64 cents converted to USD in place with mul_ by the exchange rate
-    "invoice-cents-int64-fx-rate-mul-in-place": case(_invoice_cents_fx_rate_in_place, "result_cast", "f32", "int64"),
+    "invoice-cents-int64-fx-rate-mul-in-place": case(_invoice_cents_fx_rate_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the "is key" field mask cast to fp16 with the batch, inverted with ~
-    "key-mask-fp16-batch-cast-invert": case(_key_mask_fp16_batch_cast_invert, "mask_dtype"),
+    "key-mask-fp16-batch-cast-invert": case(_key_mask_fp16_batch_cast_invert, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # inside-entity tokens found as the bool entity mask minus the bool B- mask
-    "inside-tokens-bool-entity-minus-begin": case(_inside_tokens_bool_entity_minus_begin, "mask_dtype", "bool"),
+    "inside-tokens-bool-entity-minus-begin": case(_inside_tokens_bool_entity_minus_begin, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # dominant line height from a torch.histc of int32 box heights
-    "line-height-histc-int32": case(_line_height_histc_int32, "integer_operand", "int32"),
+    "line-height-histc-int32": case(_line_height_histc_int32, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # box-jitter augmentation with randn_like of the int32 OCR boxes
-    "ocr-box-jitter-randn-like-int32": case(_ocr_box_jitter_randn_like_int32, "no_kernel", "int32"),
+    "ocr-box-jitter-randn-like-int32": case(_ocr_box_jitter_randn_like_int32, "no_kernel", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # Decimal invoice totals made float64 through numpy, log1p'd into a bf16 amount encoder
     "decimal-amounts-f64-bf16-amount-encoder": case(_decimal_amounts_into_bf16_amount_encoder, "matmul_dtype", "f64",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # reconciliation: the bf16 line-item sum checked with torch.isclose against the float64 invoice total
-    "line-items-isclose-bf16-sum-f64-total": case(_line_items_isclose_bf16_sum_f64_total, "op_dtype", "bf16", "f64"),
+    "line-items-isclose-bf16-sum-f64-total": case(_line_items_isclose_bf16_sum_f64_total, "op_dtype", "bf16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 layout encoder attention given the BERT-style (1.0 - mask) * -10000.0 fp32 key_padding_mask
     "fp16-layout-mha-fp32-extended-padding-mask": case(_fp16_layout_mha_fp32_extended_padding_mask,
-                                                       "attn_mask_dtype", "f32", "f16"),
+                                                       "attn_mask_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 text tokens concatenated with fp32 visual patch tokens, into the fp16 embedding LayerNorm
     "fp16-layout-encoder-fp32-patch-tokens-layernorm": case(_fp16_layout_encoder_fp32_patch_tokens_layernorm,
-                                                            "norm_param_dtype", "f32"),
+                                                            "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BiLSTM-CRF whose emission head was cast to bf16 with the CRF while the BiLSTM stayed fp32
-    "bf16-crf-emission-head-fp32-bilstm": case(_bf16_crf_emission_head_fp32_bilstm, "matmul_dtype", "f32", "bf16"),
+    "bf16-crf-emission-head-fp32-bilstm": case(_bf16_crf_emission_head_fp32_bilstm, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # BIO constraints: impossible transitions filled with torch.finfo(torch.float64).min in the bf16 CRF
     "bio-constraints-f64-min-bf16-transitions": case(_bio_constraints_f64_min_bf16_transitions, "half_overflow",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # key-value linking: bf16 key states torch.bmm'd with value candidates from an fp32 encoder
     "key-value-linking-bmm-fp32-values": case(_key_value_linking_bmm_fp32_values, "batched_matmul_dtype", "bf16",
-                                              "f32"),
+                                              "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a character GRU reading amount strings halved to fp16, fed fp32 character embeddings
     "amount-string-char-gru-fp16-fp32-embeddings": case(_amount_string_char_gru_fp16_fp32_embeddings, "rnn_dtype",
-                                                        "f32", "f16"),
+                                                        "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # receipt-photo patch stem halved to fp16 given the processor's fp32 pixels
     "receipt-photo-fp16-stem-fp32-pixels": case(_receipt_photo_fp16_stem_fp32_pixels, "conv_weight_dtype", "f32",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 predicted line amounts scatter_add_'ed into float64 per-invoice totals
-    "line-amounts-f16-scatter-add-f64-totals": case(_line_amounts_f16_scatter_add_f64_totals, "indexed_write_dtype"),
+    "line-amounts-f16-scatter-add-f64-totals": case(_line_amounts_f16_scatter_add_f64_totals, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # page deskew: the affine from a bf16 corner head inverted with torch.linalg.inv
-    "deskew-affine-inv-bf16": case(_deskew_affine_inv_bf16, "no_kernel", "bf16"),
+    "deskew-affine-inv-bf16": case(_deskew_affine_inv_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # line pitch from the rfft of the fp16 binarised page's ink profile
-    "line-pitch-rfft-fp16-ink-profile": case(_line_pitch_rfft_fp16_ink_profile, "no_kernel", "f16"),
+    "line-pitch-rfft-fp16-ink-profile": case(_line_pitch_rfft_fp16_ink_profile, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # missing amounts filled with the pandas pipeline's -99999 sentinel in an fp16 feature
     "missing-amount-sentinel-fp16-masked-fill": case(_missing_amount_sentinel_fp16_masked_fill, "half_overflow",
-                                                     "f16"),
+                                                     "f16",
+        grade="correct", grade_at_freeze="correct"),
     # invoice totals in cents packed into int32, one total of 24.75 million
-    "invoice-total-cents-int32-overflow": case(_invoice_total_cents_int32, "half_overflow", "int32"),
+    "invoice-total-cents-int32-overflow": case(_invoice_total_cents_int32, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 predicted amounts through .numpy() to be quantised as Decimal
-    "predicted-amounts-bf16-numpy-decimal": case(_predicted_amounts_bf16_to_numpy_for_decimal, "numpy_dtype", "bf16"),
+    "predicted-amounts-bf16-numpy-decimal": case(_predicted_amounts_bf16_to_numpy_for_decimal, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # nullable Int64 BIO tag ids with pd.NA for continuation subwords given to torch.tensor
-    "nullable-int64-bio-tags-na-tensor": case(_nullable_int64_bio_tags_with_na, "numpy_dtype"),
+    "nullable-int64-bio-tags-na-tensor": case(_nullable_int64_bio_tags_with_na, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a field-extraction head halved to fp16 and trained with GradScaler on the CPU
     "fp16-field-extractor-grad-scaler-unscale": case(_fp16_field_extractor_grad_scaler_unscale, "unscale_fp16",
-                                                     "f16"),
+                                                     "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 token states scored with linalg.vecdot against an fp32 cached field query
     "field-query-vecdot-fp16-tokens-fp32-cache": case(_field_query_vecdot_fp16_tokens_fp32_cache, "op_dtype", "f16",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
