@@ -131,7 +131,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_142", "live_held_out_143", "live_held_out_144",
                                  "live_held_out_145", "live_held_out_146", "live_held_out_147",
                                  "live_held_out_148", "live_held_out_149", "live_held_out_150", "live_held_out_151",
-                                 "live_held_out_152", "live_held_out_153")
+                                 "live_held_out_152", "live_held_out_153", "live_held_out_154", "live_held_out_155",
+                                 "live_held_out_156", "live_held_out_157", "live_held_out_158", "live_held_out_159")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
