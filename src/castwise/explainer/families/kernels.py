@@ -1210,7 +1210,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\berror: identifier \"(?P<type>(?:at::|c10::)?(?:Half|BFloat16)|__half|__nv_bfloat16|half)\" is undefined",
          _undefined_half_type),
     rule(r"\b(?P<op>\w{1,60}) failed to dispatch with dtype (?P<dtype>\w{1,20})", _unhandled_dtype),
-    rule(r"\bfailed with error '(?P<dtype>'(?:float8_|float4_)\w{1,12}')'(?P<enum>)", _table_without),
+    rule(r"\bfailed with error '(?P<dtype>'(?:float8_|float4_)\w{1,12}')'", _table_without),
     rule(r"\bsynNodeCreateWithId failed for node: (?P<op>\w{1,60})", _gaudi_node),
     rule(r"\b(?P<op>\w{1,60}) is not_implemented for type (?P<dtype>torch\.(?:cuda\.)?\w{1,20}Tensor)",
          _unhandled_dtype),

@@ -503,10 +503,11 @@ def _onednn_linear(found: re.Match[str], failure: Failure) -> Explanation:
     CPU linear kernel got an input and weights of two dtypes, most often bf16 weights and an fp32 input; in a paste
     that runs in fp16, a CPU without an fp16 linear kernel."""
     del found
-    if low_precision_said(failure)[:1] == ("f16",):
-        return kernels.no_kernel(failure, "a linear layer (oneDNN inner product)", ("f16",), "cpu", Confidence.LOW)
+    said = low_precision_said(failure)[:1]
+    if said == ("f16",):
+        return kernels.no_kernel(failure, "a linear layer (oneDNN inner product)", said, "cpu", Confidence.LOW)
     return mixed_float(
-        Kind.MATMUL, failure, low_precision_said(failure)[:1], "a linear layer (oneDNN inner product)",
+        Kind.MATMUL, failure, said, "a linear layer (oneDNN inner product)",
         "oneDNN (torch's CPU kernels) could not build its linear (inner product) kernel for these tensors: the input "
         "and the weights differ in dtype",
         culprit="weights converted to bf16 (`ipex.optimize(model, dtype=torch.bfloat16)`, `model.to(torch.bfloat16)`) "

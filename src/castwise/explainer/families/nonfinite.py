@@ -264,26 +264,33 @@ _gradcheck_in_float32 = message_only(
 )
 
 
+_OVER_RANGE = (
+    "losses or gradients heading for {dtype}'s range, the step before they show as inf or NaN",
+    "in fp16, a fixed or too-high loss scale (dynamic loss scaling off, or a scale restored from another run) that "
+    "makes scaled gradients overflow, or activations near fp16's largest value (65504); a learning rate or optimizer "
+    "state lost on resuming makes it worse",
+    "use dynamic loss scaling in fp16 (`torch.amp.GradScaler`, '16-mixed', apex's `dynamic_loss_scale=True`), or bf16, "
+    "which has fp32's range",
+)
+_LOST_PRECISION = (
+    "losses or gradients that grow because bf16 loses precision (its range is fp32's, so it is not an overflow)",
+    "in bf16, precision more than range: attention logits, softmax or norms computed with its 8 bits of precision, or "
+    "weights and optimizer states kept in it so small updates round away; a learning rate too high for the batch size "
+    "spikes in any precision",
+    "keep master weights and optimizer states in fp32 ('bf16-mixed' rather than pure bf16) and softmax and norms in "
+    "fp32, and lower the learning rate or lengthen its warmup",
+)
+"""How training blows up (what grows, the likely culprit, the fix): fp16 and fp8 run out of range, bf16 of precision."""
+
+
 def diverged(failure: Failure, dtype: str, shown: str) -> Explanation:
     """Training said to blow up (``shown``: a loss or gradient norm grown very large) in the 16-bit ``dtype``: values
-    heading for the dtype's range before they show as inf or NaN."""
+    heading for the dtype's range before they show as inf or NaN, or in bf16 updates that lose precision."""
+    grows, culprit, fix = _LOST_PRECISION if dtype == "bf16" else _OVER_RANGE
     return explained(
-        Kind.NONFINITE, failure,
-        f"training in {dtype} is said to blow up ({shown}): " + (
-            "losses or gradients that grow because bf16 loses precision (its range is fp32's, so it is not an "
-            "overflow)" if dtype == "bf16" else
-            f"losses or gradients heading for {dtype}'s range, the step before they show as inf or NaN"),
-        "in fp16, a fixed or too-high loss scale (dynamic loss scaling off, or a scale restored from another run) "
-        "that makes scaled gradients overflow, or activations near fp16's largest value (65504); a learning rate or "
-        "optimizer state lost on resuming makes it worse" if dtype == "f16" else
-        f"in {dtype}, precision more than range: attention logits, softmax or norms computed with its few bits of "
-        "precision (bf16 keeps 8, fp8 3 or 2), or weights and optimizer states kept in it so small updates round "
-        "away; a learning rate too high for the batch size spikes in any precision",
-        ("use dynamic loss scaling in fp16 (`torch.amp.GradScaler`, '16-mixed', apex's `dynamic_loss_scale=True`), or "
-         "bf16, which has fp32's range" if dtype == "f16" else
-         "keep master weights and optimizer states in fp32 ('bf16-mixed' rather than pure bf16) and softmax and "
-         "norms in fp32, and lower the learning rate or lengthen its warmup") +
-        "; `castwise doctor --train 20` runs 20 steps per policy against fp32 and shows where it first departs",
+        Kind.NONFINITE, failure, f"training in {dtype} is said to blow up ({shown}): {grows.format(dtype=dtype)}",
+        culprit,
+        f"{fix}; `castwise doctor --train 20` runs 20 steps per policy against fp32 and shows where it first departs",
         op="training", names=(dtype,), confidence=Confidence.LOW,
     )
 

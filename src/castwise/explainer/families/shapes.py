@@ -176,10 +176,15 @@ _NOT_OUTPUT = re.compile(r"\b(?:crash\w{0,2}|errors?|fail\w{0,4}|exceptions?|war
 """Words that make ``silent`` say how something failed (``the crash is silent``), not what the audio sounds like."""
 
 
+def _in_title(failure: Failure) -> bool:
+    """Whether the line read is a report's title: the first line of a paste that has more below it."""
+    return failure.line == 0 and len(failure.paste) > 1
+
+
 def _nan_in_title(found: re.Match[str], failure: Failure) -> Explanation | None:
     """NaN named in a report's title (``NaN in GPT NeoX model (generation)``, ``Nan When training``): what the report
     is about, read as the likely cause; a title that denies it (``never goes NaN``) or sets a value to it is not."""
-    if failure.line != 0 or len(failure.paste) < 2 or _DENIED.search(failure.message):
+    if not _in_title(failure) or _DENIED.search(failure.message):
         return None
     return appeared(found, failure)
 
@@ -564,7 +569,7 @@ def _wrong_in_title(found: re.Match[str], failure: Failure) -> Explanation | Non
     """A report's title that says values come out wrong in a low-precision dtype it names (``bf16 is very
     inaccurate``, ``The inference results of the FP16 model are incorrect``): precision lost on the way, the likely
     cause; not when what is said to be wrong is a dtype or a cast."""
-    if failure.line != 0 or len(failure.paste) < 2 or _TYPE_OR_CAST.search(failure.message):
+    if not _in_title(failure) or _TYPE_OR_CAST.search(failure.message):
         return None
     names = low_precision_in(failure.message)
     return drifted(failure, names[0], found.group(0).strip()) if names else None
