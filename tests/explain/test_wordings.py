@@ -4785,3 +4785,44 @@ def test_apex_amp_meeting_a_float64_tensor_is_told_to_make_it_float32() -> None:
     explanation = cw.explain("NotImplementedError: Do not know how to handle these types to promote: "
                              "{'DoubleTensor', 'FloatTensor'}")
     assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f64", "f32") and ".float()" in explanation.fix
+
+
+@pytest.mark.parametrize(("message", "names"), [
+    ("AssertionError('initial value for `logits` is of type <[65536], bf16>, but the then block redefines it as "
+     "<[65536], fp32>')", ("bf16", "f32")),
+    ("AssertionError: Loop-carried variable acc has initial type fp32 but is re-assigned to bf16 in loop!",
+     ("f32", "bf16")),
+])
+def test_a_triton_variable_changing_dtype_through_control_flow_names_both(message: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == names and ".to(tl." in explanation.fix
+
+
+def test_a_triton_variable_keeping_its_dtype_is_not_read_as_a_change() -> None:
+    assert cw.explain("AssertionError('initial value for `x` is of type fp32, but the then block redefines it as "
+                      "fp32')") is None
+
+
+@pytest.mark.parametrize(("extension", "names"), [
+    ("slstm_HS128BS8NH4NS4DBfDRbDWbDGbDSbDAfNG4SA1GRCV0GRC0d0FCV0FC0d0", ("bf16",)),
+    ("slstm_HS64BS8NH4NS4DBfDRhDWhDGhDShDAfNG4SA1GRCV0GRC0d0FCV0FC0d0", ("f16",)),
+])
+def test_xlstms_extension_name_says_its_16_bit_kernels(extension: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(f"RuntimeError: Error building extension '{extension}'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == names
+
+
+def test_an_all_fp32_xlstm_extension_failing_to_build_is_not_read_as_a_dtype_problem() -> None:
+    assert cw.explain("RuntimeError: Error building extension "
+                      "'slstm_HS128BS8NH4NS4DBfDRfDWfDGfDSfDAfNG4SA1GRCV0GRC0d0FCV0FC0d0'") is None
+
+
+@pytest.mark.parametrize(("paste", "name"), [
+    ("Catastrophic gradient explosion (NaN) in RLHF with BF16", "bf16"),
+    ("gradient explosion with fp16 training", "f16"),
+    ("bf16训练梯度爆炸", "bf16"),
+    ("grad norm too large with fp16", "f16"),
+])
+def test_a_gradient_explosion_said_near_a_16_bit_dtype_is_divergence(paste: str, name: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == (name,)

@@ -119,11 +119,24 @@ def _no_kernel_image(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_SLSTM_DTYPE = re.compile(r"D[A-Z](?P<code>[bh])(?=D|NG|$)")
+"""A dtype in xLSTM's sLSTM extension name (``slstm_HS128...DBfDRbDWb...``): each tensor's dtype as ``D``, its role
+letter and ``f`` (fp32), ``h`` (fp16) or ``b`` (bf16)."""
+
+
+def _slstm_dtypes(extension: str) -> tuple[str, ...]:
+    """The 16-bit dtypes xLSTM's sLSTM extension name encodes, bf16 first; empty for any other extension."""
+    if not extension.startswith("slstm_"):
+        return ()
+    codes = {found["code"] for found in _SLSTM_DTYPE.finditer(extension)}
+    return tuple(name for code, name in (("b", "bf16"), ("h", "f16")) if code in codes)
+
+
 def _extension_build_failed(found: re.Match[str], failure: Failure) -> Explanation | None:
     """``Error building extension 'wkv_1024_bf16'``: a JIT-built CUDA extension whose 16-bit kernels did not compile,
     when its name or the build names a 16-bit dtype (low confidence: the compiler's own error says why); declined
     otherwise."""
-    names = low_precision_in(found["extension"]) or low_precision_said(failure)
+    names = low_precision_in(found["extension"]) or _slstm_dtypes(found["extension"]) or low_precision_said(failure)
     if not names:
         return None
     return explained(

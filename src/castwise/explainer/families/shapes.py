@@ -555,7 +555,9 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\b(?:loss(?:es)?|grad(?:ient)?s?(?: norms?)?)\b[^\n.]{0,40}?\b(?:become|becomes|became|get|gets|got|"
          r"grow|grows|grew|goes|went)\s+(?:very |extremely |really |too |so )?(?:large|huge|big|high)\b|"
          r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b|"
-         r"\bloss spikes?\b|\bspikes? in (?:the )?(?:training )?loss\b", _diverge),
+         r"\bloss spikes?\b|\bspikes? in (?:the )?(?:training )?loss\b|\b(?:gradient|grad|loss) explosion\b|"
+         r"\bgrad(?:ient)?[ _]norms? (?:is |are |was |were )?(?:too|very|extremely) (?:large|big|high)\b|"
+         r"(?:梯度|loss\s*)爆炸", _diverge),
     rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![\w.(`'\":=,])(?P<value>NaNs?|all-NaN)(?![\w(])",
          _nan_in_title),
     rule(r"\b(?:sav(?:e|es|ed|ing)|merg(?:e|es|ed|ing)|export(?:s|ed|ing)?|reported|written)\b[^\n.]{0,40}?\b"

@@ -205,7 +205,35 @@ def _block_and_value(found: re.Match[str], failure: Failure) -> Explanation | No
     )
 
 
+def _redefined(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Triton's ``initial value for `x` is of type bf16, but the then block redefines it as fp32`` (or a loop-carried
+    variable re-assigned in the loop): a kernel variable whose dtype changes inside an ``if`` or a loop."""
+    names = dtypes(found, "a", "b")
+    if len(set(names)) != 2:
+        return None
+    variable = f"`{found['name']}`"
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"a Triton kernel's variable {variable} is {names[0]} before an `if` or a loop and {names[1]} after it: "
+        "Triton needs a variable to keep one dtype through control flow",
+        f"a value loaded as {names[0]} (`tl.load` keeps the tensor's dtype) re-assigned inside the branch or loop from "
+        f"an expression that promotes to {names[1]} (a float constant, an fp32 scale), often when a library's kernel "
+        "meets inputs of a dtype it was not written for",
+        f"cast once where the variable starts (`.to(tl.{full_name(names[1])})` after `tl.load`) or cast the "
+        "re-assigned value back to its dtype; update the library that ships the kernel if it is not yours",
+        op="Triton kernel", names=names, confidence=Confidence.LOW,
+    )
+
+
+_TRITON_VALUE = r"<?(?:\[[\d, ]{0,40}\],\s*)?(?:pointer<)?(?P<%s>\w{1,20})>?"
+"""A value's type as Triton's control-flow checks print it: ``<[65536], bf16>``, ``fp32`` or ``triton.language...``."""
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"initial value for `(?P<name>\w{1,60})` is of type " + _TRITON_VALUE % "a" + r", but the (?:then|else) "
+         r"block redefines it as " + _TRITON_VALUE % "b", _redefined),
+    rule(r"Loop-carried variable (?P<name>\w{1,60}) has initial type " + _TRITON_VALUE % "a" + r" but is re-assigned "
+         r"to " + _TRITON_VALUE % "b", _redefined),
     rule(r"Block element type\((?P<block>\w{1,20})\) and value element type\((?P<value>\w{1,20})\) mismatch",
          _block_and_value),
     rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
