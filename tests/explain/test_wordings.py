@@ -4826,3 +4826,13 @@ def test_an_all_fp32_xlstm_extension_failing_to_build_is_not_read_as_a_dtype_pro
 def test_a_gradient_explosion_said_near_a_16_bit_dtype_is_divergence(paste: str, name: str) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == (name,)
+
+
+@pytest.mark.parametrize("title", [
+    "Whole-model PCC collapses: bf16 tile storage quantizes the phase accumulation, causing catastrophic cancellation",
+    "Loss of precision in fp16 attention scores",
+    "bf16 precision loss in the rotary embedding",
+])
+def test_a_title_saying_precision_is_lost_in_16_bit_is_drift(title: str) -> None:
+    explanation = cw.explain(f"{title}\n\nDescribe the bug")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes[0] in {"bf16", "f16"}

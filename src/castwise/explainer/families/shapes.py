@@ -588,7 +588,9 @@ TITLE_SAID: tuple[Rule, ...] = (
          r"poor (?:\w+ )?(?:precision|accuracy|quality|results?)|"
          r"(?:precision|accuracy) (?:appears to be |is (?:still )?)?(?:lower|worse|insufficient)|"
          r"not (?:calculated|computed) correctly|strange (?:\w+ )?(?:rounding|results?|outputs?|behaviou?r)|"
-         r"weird (?:results?|outputs?|behaviou?r)|degraded|degradation)\b", _wrong_in_title),
+         r"weird (?:results?|outputs?|behaviou?r)|degraded|degradation|catastrophic cancellation|"
+         r"(?:loss of|los(?:es|ing|t)) (?:\w+ )?precision|precision (?:loss|wall)|PCC (?:collapses|drops))\b",
+         _wrong_in_title),
 )
 """A title that says values come out wrong in 16-bit, read last: the report's words about it, not its error."""
 
