@@ -4836,3 +4836,36 @@ def test_a_gradient_explosion_said_near_a_16_bit_dtype_is_divergence(paste: str,
 def test_a_title_saying_precision_is_lost_in_16_bit_is_drift(title: str) -> None:
     explanation = cw.explain(f"{title}\n\nDescribe the bug")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes[0] in {"bf16", "f16"}
+
+
+def test_transformers_logged_flash_attention_warning_gives_way_to_a_nan_title() -> None:
+    warning = ("Flash Attention 2.0 only supports torch.float16 and torch.bfloat16 dtypes, but the current dype in "
+               "BitnetModel is torch.float32. You should run training or inference using Automatic Mixed-Precision")
+    assert cw.explain(f"BitNET training , nan\n\n{warning}\nstep 1").kind is Kind.NONFINITE
+    assert cw.explain(f"Training is slow\n\n{warning}\nstep 1").kind is Kind.NO_KERNEL
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: Input type (torch.cuda.ByteTensor) and weight",
+    "RuntimeError: Input type (torch.cuda.ByteTensor) and weight type",
+])
+def test_an_integer_conv_input_is_read_from_a_message_cut_at_the_weight(message: str) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint8",)
+
+
+@pytest.mark.parametrize(("message", "word"), [
+    ("NotImplementedError: AffineQuantizedTensor dispatch: attempting to run unimplemented operator/function: "
+     "aten.permute.default", "aten.permute.default"),
+    ("ValueError: 4-bit quantization data type int4 is not implemented.", "nf4"),
+    ("ValueError: Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.",
+     "transformer_engine"),
+    ("AssertionError: Tensor dimensions are not compatible for FP8 execution: (2048 % 8 != 0, 767 % 16 != 0)", "16"),
+])
+def test_quantization_and_fp8_library_refusals_are_missing_kernels(message: str, word: str) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.NO_KERNEL and word in f"{explanation.cause} {explanation.fix}"
+
+
+def test_a_floating_conv_input_cut_at_the_weight_says_too_little() -> None:
+    assert cw.explain("RuntimeError: Input type (torch.cuda.HalfTensor) and weight") is None

@@ -201,6 +201,17 @@ _divisible = message_only(
 )
 
 
+_fp8_backend_missing = message_only(
+    Kind.NO_KERNEL,
+    "accelerate runs fp8 through a backend library (Transformer Engine, MS-AMP or torchao), and none is installed",
+    "`mixed_precision='fp8'` (or `--mixed_precision fp8`) in an environment with only torch and accelerate; fp8 also "
+    "needs an Ada or Hopper GPU (compute capability 8.9 or newer)",
+    "install a backend (`pip install transformer_engine[pytorch]`, or torchao with accelerate's `fp8_backend='AO'`) "
+    "on a GPU with fp8 cores; otherwise use `mixed_precision='bf16'`",
+    op="accelerate fp8",
+)
+
+
 def _cublaslt_layout(found: re.Match[str], failure: Failure) -> Explanation | None:
     """cuBLASLt refusing a matmul in a paste that runs fp8 (``torch._scaled_mm``): the operands' layout, not a
     missing dtype."""
@@ -314,8 +325,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"'_OpNamespace' '_C' object has no attribute '(?P<op>\w{0,40}(?:fp8|scaled_mm|cutlass|marlin|gptq|awq)"
          r"\w{0,40})'", _missing_compiled_op),
     rule(r"Invalid scaling configuration\.?(?:\s*-\s*For (?:TensorWise|RowWise) scaling)?", _scales),
-    rule(r"FP8 execution requires 2D input matrices with height divisible by \d+ and width divisible by \d+",
-         _divisible),
+    rule(r"FP8 execution requires 2D input matrices with height divisible by \d+ and width divisible by \d+|"
+         r"Tensor dimensions are not compatible for FP8 execution", _divisible),
+    rule(r"Using `?fp8`? precision requires `?transformer_engine`? or `?MS-AMP`?", _fp8_backend_missing),
     rule(r"(?P<status>CUBLAS_STATUS_(?:NOT_SUPPORTED|INVALID_VALUE)) when calling cublasLtMatmul", _cublaslt_layout),
     rule(r"module '?torch'? has no attribute '(?P<dtype>float8_\w{1,12}|uint(?:16|32|64))'", _dtype_too_new),
     rule(r"MXFP4 quantization requires `?triton ?>= ?3\.4", _mxfp4_fallback),

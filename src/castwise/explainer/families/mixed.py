@@ -281,6 +281,13 @@ def _conv_weight_cut(found: re.Match[str], failure: Failure) -> Explanation:
                        "message is cut before it says which)", confidence=Confidence.LOW)
 
 
+def _conv_integer_input_cut(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Input type (torch.cuda.ByteTensor) and weight`` cut at the weight: an integer input says enough on its own (a
+    convolution takes floats); a floating one does not, and a fuller copy of the message may be elsewhere."""
+    names = dtypes(found, "a")
+    return _conv_weight_cut(found, failure) if names and not is_floating(names[0]) else None
+
+
 def _conv_untyped(found: re.Match[str], failure: Failure) -> Explanation:
     """``Input type and bias type should be the same`` retyped without its dtypes: a convolution's input and weight (or
     bias) differ, in the 16-bit dtype the paste names nearest, if any."""
@@ -1604,6 +1611,7 @@ RULES: tuple[Rule, ...] = (
          r"(?P<c>{DTYPE})", _batched),
     rule(r"(?:Input type )?\((?P<a>[^()]{1,80})\) and weight type \((?P<b>[^()]{1,80})\)", _conv_weight),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and weight type \([\w.]{0,20}$", _conv_weight_cut),
+    rule(r"Input type \((?P<a>[^()]{1,80})\) and weight(?: type)?$", _conv_integer_input_cut),
     rule(r"(?P<op>\w{1,60}) received an invalid combination of arguments - got \((?P<got>[^()\n]{1,300})\),? but "
          r"expected (?:one of:\s*\*\s*)?\((?P<want>[^()\n]{1,400})\)", _invalid_combination),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),

@@ -248,6 +248,34 @@ _torchao_linear_missing = message_only(
 )
 
 
+def _subclass_op_missing(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchao's ``AffineQuantizedTensor dispatch: attempting to run unimplemented operator/function: aten.permute``:
+    a quantized weight (a tensor subclass) reached an op its class does not implement."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a torchao quantized tensor ({found['cls']}) reached `{op}`, which its class does not implement: quantized "
+        "weights support only the ops their kernels need (mostly linear and a few views)",
+        f"code that handles a quantized weight like an ordinary tensor (`{op}` on `layer.weight`: a transpose or "
+        "permute in a custom forward, a LoRA or export step, `torch.compile` of a path the subclass lacks), or a "
+        "torchao older than the one the code was written for",
+        "update torchao (and torch with it); quantize after the step that touches the weight, or leave that layer "
+        "out of quantization (the config's `filter_fn`), or dequantize it first",
+        op=f"torchao {found['cls']}", names=(), confidence=Confidence.LOW,
+    )
+
+
+_bnb_4bit_type = message_only(
+    Kind.NO_KERNEL,
+    "bitsandbytes' 4-bit quantization has two data types, `nf4` and `fp4`: the one asked for is not one of them",
+    "`bnb_4bit_quant_type` (or a loader's 4-bit option) set to another name, often `int4` from a model card meant for "
+    "AWQ or GPTQ weights",
+    "set `bnb_4bit_quant_type='nf4'` (or `'fp4'`); for int4 weights load an AWQ or GPTQ checkpoint with its own "
+    "loader instead of bitsandbytes",
+    op="bitsandbytes 4-bit quantization",
+)
+
+
 _cast_after_quantizing = message_only(
     Kind.SCALAR_TYPE,
     "a quantized model cannot be converted to another dtype after loading (`.to(torch.float16)`, `.half()`): its "
@@ -326,6 +354,9 @@ def _quantized_data_type(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"\bQuantizedLinearNotImplementedError\b", _torchao_linear_missing),
     rule(r"Casting a quantized model to a new `?dtype`? is unsupported", _cast_after_quantizing),
+    rule(r"\b(?P<cls>\w{1,40}Tensor) dispatch: attempting to run unimplemented operator/function: "
+         r"(?P<op>aten\.\w{1,60}(?:\.\w{1,20})?)", _subclass_op_missing),
+    rule(r"4-bit quantization data type \w{1,20} is not implemented", _bnb_4bit_type),
     rule(r"(?P<op>_weight_int4pack_mm\w{0,20}) ?: expect A to be "
          r"(?P<listed>(?:float16|bfloat16|float32|,| |or){3,40}?) tensor", _int4_activations),
     rule(r"The operator '(?P<op>quantized::\w{1,60})' is not currently implemented for the (?P<device>\w{1,10}) "
