@@ -4869,3 +4869,13 @@ def test_quantization_and_fp8_library_refusals_are_missing_kernels(message: str,
 
 def test_a_floating_conv_input_cut_at_the_weight_says_too_little() -> None:
     assert cw.explain("RuntimeError: Input type (torch.cuda.HalfTensor) and weight") is None
+
+
+def test_a_missing_kernel_names_the_torch_function_that_called_it() -> None:
+    paste = ('Traceback (most recent call last):\n  File "repro.py", line 9, in <module>\n'
+             '    output = F.affine_grid(theta, size)\n'
+             '  File "/usr/lib/python3.6/site-packages/torch/nn/functional.py", line 2785, in affine_grid\n'
+             '    return torch.affine_grid_generator(theta, size, align_corners)\n'
+             'RuntimeError: "linspace_cuda" not implemented for \'Half\'')
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and "`F.affine_grid`" in explanation.cause

@@ -82,6 +82,8 @@ def no_kernel(
     dtype = names[0] if names else "this dtype"
     on = f" on {device if device == 'cuda' else device.upper()}" if device else ""
     shown = f"`{op}`" if op.strip("_ ") else "an op (or a library's kernel)"
+    caller = _torch_function_calling(failure, op)
+    shown += f" (inside `{caller}`)" if caller else ""
     reason = next((text for pattern, text in _BY_DESIGN if pattern.search(op)), "")
     if not reason and device == "cpu" and dtype == "f16":
         return explained(
@@ -107,6 +109,21 @@ def no_kernel(
         + ("" if reason else "; or update torch: each release adds 16-bit kernels"),
         op=op or None, names=names, device=device, confidence=confidence,
     )
+
+
+_FUNCTIONAL = (("/torch/nn/functional.py", "F."), ("/torch/functional.py", "torch."))
+"""torch's Python modules whose functions call kernels of other names, with the prefix users call them by."""
+
+
+def _torch_function_calling(failure: Failure, op: str) -> str | None:
+    """The torch function the traceback shows calling the kernel ``op`` when it has another name (``F.affine_grid``
+    calling ``linspace_cuda``), so the cause names what the user called."""
+    for frame in reversed(failure.frames):
+        file = frame.file.replace("\\", "/")
+        prefix = next((prefix for module, prefix in _FUNCTIONAL if file.endswith(module)), None)
+        if prefix and frame.function.isidentifier() and frame.function not in op:
+            return f"{prefix}{frame.function}"
+    return None
 
 
 def _typed_data(found: re.Match[str], failure: Failure) -> Explanation | None:
