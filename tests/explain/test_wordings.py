@@ -4879,3 +4879,15 @@ def test_a_missing_kernel_names_the_torch_function_that_called_it() -> None:
              'RuntimeError: "linspace_cuda" not implemented for \'Half\'')
     explanation = cw.explain(paste)
     assert explanation.kind is Kind.NO_KERNEL and "`F.affine_grid`" in explanation.cause
+
+
+@pytest.mark.parametrize("line", ["# RuntimeError: Double did not match Float", "## RuntimeError: Double did not match Float"])
+def test_an_error_written_as_a_code_comment_or_heading_is_read(line: str) -> None:
+    explanation = cw.explain(f"d.cdf(torch.tensor(0.5, dtype=torch.float64))\n{line}\nThe same happens the other way")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f64", "f32")
+    assert "default dtype" in explanation.cause
+
+
+def test_a_gaussian_process_cholesky_failure_is_told_to_fit_in_double() -> None:
+    explanation = cw.explain("NotPSDError: Matrix not positive definite after repeatedly adding jitter up to 1.0e-06.")
+    assert explanation.kind is Kind.NONFINITE and ".double()" in explanation.fix

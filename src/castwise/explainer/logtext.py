@@ -43,6 +43,7 @@ _PREFIXES = tuple(re.compile(pattern) for pattern in (
     r"^E {2,}",  # pytest's failure lines
     r"^>\s",  # quoted on GitHub
     r"^#>\s?",  # a reprex's output (R's reprex, torch for R)
+    r"^#+\s*(?=(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception)\s*:)",  # a code comment or heading: # ValueError:
     r"^[^`\n]{0,200}?`{1,3}\s*(?=(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception)\s*:)",  # I got ```ValueError:
     r"^(?:\d{1,2}[.)]|[-*•])\s+(?=(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception)\s*:)",  # a list of errors
     r"^[^\n:]{0,200}?(?:报错|错误|(?<![A-Za-z])(?:error|got|get|getting|throws|threw|raises|raised|says|shows))\s*:\s*"

@@ -1507,7 +1507,9 @@ def _compared(found: re.Match[str], failure: Failure) -> Explanation | None:
         )
     return mixed_float(
         Kind.OP_DTYPE, failure, names, COMPARE_OP,
-        f"{COMPARE_OP} compared tensors of {dtype_list(names)}; they compare tensors of one dtype",
+        f"{COMPARE_OP} compared tensors of {dtype_list(names)}; they compare tensors of one dtype"
+        + ("; a float64 tensor usually meets a value made in the default dtype (float32: `torch.tensor(0.5)`), or "
+           "the reverse under `torch.set_default_dtype(torch.float64)`" if "f64" in names else ""),
         culprit="a low-precision result checked against an fp32 reference (or the reverse)",
         fix="compare in one dtype with tolerances that fit the lower precision: `torch.allclose(out.float(), "
         "ref.float(), rtol=1e-2, atol=1e-2)` for bf16 (`torch.testing.assert_close(..., check_dtype=False)` does both)",

@@ -412,7 +412,21 @@ def _exl2_measurement(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_not_positive_definite = message_only(
+    Kind.NONFINITE,
+    "a Cholesky factorisation of a covariance (kernel) matrix failed: in the precision it ran in, the matrix is not "
+    "positive definite even after the jitter GPyTorch added, because its smallest eigenvalues rounded to zero or below",
+    "a Gaussian process fitted in float32 (GPyTorch and BoTorch work in float64 for this reason) on inputs that are "
+    "close together, duplicated or not normalised, or a lengthscale driven to extremes",
+    "fit in double precision (`train_x.double()`, `train_y.double()`, `model.double()`, or "
+    "`torch.set_default_dtype(torch.float64)`), normalise the inputs and standardise the targets, and only then raise "
+    "the jitter (`gpytorch.settings.cholesky_jitter(1e-4)`)",
+    op="Cholesky factorisation", confidence=Confidence.LOW,
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bNotPSDError\b|Matrix not positive definite after repeatedly adding jitter", _not_positive_definite),
     rule(r"(?:At least one of the inputs that requires gradient is not|Input #\d+ requires gradient and is not a) "
          r"(?:of )?double precision floating point", _gradcheck_in_float32),
     rule(r"Measurement/inference error \((?P<code>[23])\)(?::\s*(?P<name>\w{1,40}))?", _exl2_measurement),
