@@ -297,80 +297,110 @@ CASES: dict[str, LiveCase] = {
     # --- int16 player keypoints
     # int16 pose keypoints (17 x 2 pixels) flattened straight into the fp32 pose-embedding Linear
     "pose-keypoints-int16-flattened-pose-embedding": case(_int16_keypoints_into_pose_embedding, "integer_operand",
-                                                          "int16", "f32"),
+                                                          "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # heatmap confidence at each keypoint read by gather with a flat index computed from int16 keypoints
-    "heatmap-confidence-gather-int16-flat-index": case(_heatmap_confidence_gather_int16_index, "index_tensor_dtype"),
+    "heatmap-confidence-gather-int16-flat-index": case(_heatmap_confidence_gather_int16_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # joints cut off by the frame edge marked with a -99999 sentinel in the int16 keypoints
-    "missing-joints-int16-sentinel-masked-fill": case(_missing_joints_int16_sentinel, "half_overflow", "int16"),
+    "missing-joints-int16-sentinel-masked-fill": case(_missing_joints_int16_sentinel, "half_overflow", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # --- float64 ball trajectories from pandas
     # pandas float64 ball x/y/z columns into the fp32 GRU trajectory encoder
-    "ball-track-pandas-f64-gru-encoder": case(_ball_track_f64_into_gru, "rnn_dtype", "f64", "f32"),
+    "ball-track-pandas-f64-gru-encoder": case(_ball_track_f64_into_gru, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pandas float64 ball track into the halved tracking transformer's ball-token projection
     "ball-track-f64-f16-transformer-input-projection": case(_ball_track_f64_into_f16_transformer, "matmul_dtype",
-                                                            "f64", "f16"),
+                                                            "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Savitzky-Golay smoothing of fp32 ball tracks with scipy's float64 coefficients as the conv1d weight
     "ball-track-savgol-f64-coefficients-conv1d": case(_savgol_f64_coefficients_conv1d, "conv_weight_dtype", "f32",
-                                                      "f64"),
+                                                      "f64",
+        grade="correct", grade_at_freeze="correct"),
     # float64 3-D ball positions projected by per-frame fp32 broadcast camera matrices with torch.bmm
-    "ball-3d-f64-per-frame-camera-bmm": case(_ball_3d_per_frame_camera_bmm, "batched_matmul_dtype", "f32", "f64"),
+    "ball-3d-f64-per-frame-camera-bmm": case(_ball_3d_per_frame_camera_bmm, "batched_matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # float64 ball xy written with index_put_ into the fp32 per-frame player-and-ball table
-    "ball-xy-f64-index-put-frame-table": case(_ball_positions_f64_index_put, "indexed_write_dtype", "f32", "f64"),
+    "ball-xy-f64-index-put-frame-table": case(_ball_positions_f64_index_put, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # ball out of view (NaN rows): ball-owner probabilities from distances are NaN, multinomial refuses them
-    "unseen-ball-nan-owner-multinomial": case(_unseen_ball_nan_owner_multinomial, "nonfinite"),
+    "unseen-ball-nan-owner-multinomial": case(_unseen_ball_nan_owner_multinomial, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 player queries attending over float64 ball-trajectory tokens with scaled_dot_product_attention
     "player-queries-f16-sdpa-f64-ball-tokens": case(_player_tokens_f16_sdpa_f64_ball_tokens, "sdpa_dtype", "f16",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- bool possession masks
     # rolling possession share as avg_pool1d of the bool home-possession flag
-    "possession-share-bool-avg-pool1d": case(_possession_share_bool_avg_pool, "integer_operand", "bool"),
+    "possession-share-bool-avg-pool1d": case(_possession_share_bool_avg_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # in-possession team features pooled by einsum of the bool player mask and fp32 player features
     "possession-bool-einsum-team-pooling": case(_possession_bool_einsum_team_pooling, "integer_operand", "bool",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the whole batch halved for the fp16 model, possession mask included, then inverted with ~ for off-ball players
-    "off-ball-invert-halved-possession-mask": case(_off_ball_mask_invert_halved_possession, "mask_dtype"),
+    "off-ball-invert-halved-possession-mask": case(_off_ball_mask_invert_halved_possession, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # --- int64 action labels
     # multi-label action spotting: F.one_hot's int64 labels as the BCE-with-logits target
-    "action-one-hot-int64-bce-logits-target": case(_one_hot_int64_bce_logits_target, "target_dtype", "int64"),
+    "action-one-hot-int64-bce-logits-target": case(_one_hot_int64_bce_logits_target, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # label smoothing done in place (mul_) on the int64 one-hot action labels
     "action-one-hot-int64-label-smoothing-mul-in-place": case(_one_hot_int64_label_smoothing_in_place,
-                                                              "result_cast", "f32", "int64"),
+                                                              "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 one-hot action labels @ an fp32 label-embedding table
     "action-one-hot-int64-label-embedding-matmul": case(_one_hot_int64_label_embedding_matmul, "integer_operand",
-                                                        "int64", "f32"),
+                                                        "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- uint8 broadcast frames
     # ImageNet normalisation done in place (sub_) on the uint8 broadcast frames
     "broadcast-frames-uint8-in-place-normalise": case(_uint8_frames_inplace_normalise, "result_cast", "f32",
-                                                      "uint8"),
+                                                      "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # ViT patches cut from uint8 broadcast frames with F.unfold
-    "broadcast-frame-uint8-vit-unfold-patches": case(_uint8_frame_vit_unfold_patches, "integer_operand", "uint8"),
+    "broadcast-frame-uint8-vit-unfold-patches": case(_uint8_frame_vit_unfold_patches, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a uint8 broadcast clip into a halved Conv3d action-recognition stem
-    "broadcast-clip-uint8-f16-conv3d-stem": case(_uint8_clip_f16_conv3d_stem, "integer_operand", "uint8", "f16"),
+    "broadcast-clip-uint8-f16-conv3d-stem": case(_uint8_clip_f16_conv3d_stem, "integer_operand", "uint8", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- fp16 tracking transformers
     # halved player MultiheadAttention given an fp32 distance bias (negative cdist) as attn_mask
     "tracking-mha-f16-fp32-distance-bias-mask": case(_f16_tracking_mha_fp32_distance_bias, "attn_mask_dtype", "f32",
-                                                     "f16"),
+                                                     "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written fp16 player attention: padded (sent-off) player slots masked_fill'ed with -1e9
-    "tracking-f16-sent-off-slots-masked-fill-1e9": case(_f16_absent_players_masked_fill, "half_overflow", "f16"),
+    "tracking-f16-sent-off-slots-masked-fill-1e9": case(_f16_absent_players_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 player tokens einsum'd with a ball query Parameter added after .half() (fp32)
     "tracking-f16-player-ball-einsum-fp32-query": case(_f16_player_ball_einsum_fp32_query, "matmul_dtype", "f16",
-                                                       "f32"),
+                                                       "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pairwise player distances by F.pdist on the fp16 positions
-    "tracking-f16-player-pdist": case(_f16_pairwise_pdist, "no_kernel", "f16"),
+    "tracking-f16-player-pdist": case(_f16_pairwise_pdist, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # image-to-pitch homography inverted with linalg.inv in fp16
-    "tracking-f16-pitch-homography-inv": case(_f16_pitch_homography_inverse, "no_kernel", "f16"),
+    "tracking-f16-pitch-homography-inv": case(_f16_pitch_homography_inverse, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- bf16 event classifiers
     # bf16 event head (BatchNorm1d first) given pooled fp32 backbone features
-    "event-head-bf16-batchnorm-fp32-features": case(_bf16_event_batchnorm_fp32_features, "norm_param_dtype", "f32"),
+    "event-head-bf16-batchnorm-fp32-features": case(_bf16_event_batchnorm_fp32_features, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 temporal Conv1d spotting head (with bias) over saved fp32 per-frame features
     "spotting-head-bf16-conv1d-fp32-features": case(_bf16_spotting_conv1d_fp32_features, "conv_weight_dtype", "f32",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 event probabilities turned into numpy for sklearn's average precision
-    "event-probs-bf16-numpy-average-precision": case(_bf16_event_probs_to_numpy, "numpy_dtype", "bf16"),
+    "event-probs-bf16-numpy-average-precision": case(_bf16_event_probs_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 EMA shadow weights updated with _foreach_lerp_ toward the bf16 event classifier's parameters
-    "event-ema-fp32-foreach-lerp-bf16-params": case(_bf16_event_ema_foreach_lerp, "lerp_dtype", "f32", "bf16"),
+    "event-ema-fp32-foreach-lerp-bf16-params": case(_bf16_event_ema_foreach_lerp, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # few-shot event classification: bf16 event embeddings vecdot fp32 class prototypes
     "event-embedding-bf16-vecdot-fp32-prototypes": case(_bf16_event_vecdot_fp32_prototypes, "op_dtype", "bf16",
-                                                        "f32"),
+                                                        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gradient hooks on the bf16 event classifier that return grad.float() "to accumulate in fp32"
-    "event-classifier-bf16-grad-hook-returns-fp32": case(_bf16_event_grad_hook_upcast, "loss_dtype", "bf16", "f32"),
+    "event-classifier-bf16-grad-hook-returns-fp32": case(_bf16_event_grad_hook_upcast, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
