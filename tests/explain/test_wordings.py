@@ -4891,3 +4891,15 @@ def test_an_error_written_as_a_code_comment_or_heading_is_read(line: str) -> Non
 def test_a_gaussian_process_cholesky_failure_is_told_to_fit_in_double() -> None:
     explanation = cw.explain("NotPSDError: Matrix not positive definite after repeatedly adding jitter up to 1.0e-06.")
     assert explanation.kind is Kind.NONFINITE and ".double()" in explanation.fix
+
+
+@pytest.mark.parametrize("op", ["coalesce", "to_dense", "unique_consecutive"])
+def test_a_sparse_or_unique_op_without_a_bool_kernel_is_a_missing_kernel(op: str) -> None:
+    explanation = cw.explain(f"RuntimeError: \"{op}\" not implemented for 'Bool'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bool",)
+
+
+def test_nan_gradients_from_an_exponential_that_gave_inf_are_said_to_overflow() -> None:
+    explanation = cw.explain("Sigmoid Surrogate calculating NaNs on backward pass\n\nsome gradients are NaN.\n"
+                             "with an input of -5, exp(125) is calculated, which is sound, but for torch this is `inf`.")
+    assert explanation.kind is Kind.NONFINITE and "overflows" in explanation.cause

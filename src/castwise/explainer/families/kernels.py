@@ -237,7 +237,7 @@ _BIT_OP = re.compile(r"bitwise|logical|[lr]shift")
 
 _DATA_OP = re.compile(r"(?:roll|flip|rot90|linspace|logspace|arange|range|cat|stack|nonzero|eye|tril|triu|repeat|"
                       r"index_select|masked_select|constant_pad|reflection_pad\w{0,3}|replication_pad\w{0,3}|fill|"
-                      r"zeros|ones|full)(?:_|$)")
+                      r"zeros|ones|full|coalesce|to_dense|to_sparse\w{0,4}|unique\w{0,12})(?:_|$)")
 """Ops that move, select or make data without arithmetic: an integer or bool dtype is theirs to take."""
 
 _BOOL_FRIENDLY = re.compile(r"(?:sum|prod|cumsum|cumprod|argmax|argmin|max|min|where|abs|sign|neg|clamp|any|all|"

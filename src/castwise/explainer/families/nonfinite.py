@@ -110,9 +110,16 @@ def appeared(found: re.Match[str], failure: Failure, card: str = "") -> Explanat
     return explained(
         Kind.NONFINITE, failure, f"{value} values appeared in the forward or backward: some value is not finite"
         + (_vanished_eps(failure, said) or "; in fp16 that is most often an activation that overflowed past 65504"
-           if said == ("f16",) else "") + card,
+           if said == ("f16",) else "") + (_EXP_OVERFLOWS if paste_search(failure, _EXP_TO_INF) else "") + card,
         _CAUSES, _fix(failure), op="a non-finite check", names=said, confidence=Confidence.LOW,
     )
+
+
+_EXP_TO_INF = re.compile(r"\bexp\b[^\n]{0,160}\binf\b|\binf\b[^\n]{0,160}\bexp\b", re.IGNORECASE)
+"""A paste that says an exponential gave inf (``exp(125) ... is inf``)."""
+
+_EXP_OVERFLOWS = ("; the paste shows `exp` giving inf: an exponential overflows past float32's range from about 88 "
+                  "(fp16's from about 11), and inf / inf or 0 * inf then makes NaN")
 
 
 def broken_output(failure: Failure, dtype: str | None, shown: str, card: str = "") -> Explanation:
