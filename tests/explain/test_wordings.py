@@ -4903,3 +4903,54 @@ def test_nan_gradients_from_an_exponential_that_gave_inf_are_said_to_overflow() 
     explanation = cw.explain("Sigmoid Surrogate calculating NaNs on backward pass\n\nsome gradients are NaN.\n"
                              "with an input of -5, exp(125) is calculated, which is sound, but for torch this is `inf`.")
     assert explanation.kind is Kind.NONFINITE and "overflows" in explanation.cause
+
+
+def test_a_numpy_scalar_passed_where_torch_takes_a_tensor_is_told_to_convert_it() -> None:
+    explanation = cw.explain("TypeError: div(): argument 'other' (position 1) must be Tensor, not numpy.bool_")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bool",) and "float(" in explanation.fix
+
+
+def test_tritons_packing_of_bf16_as_i16_is_a_missing_bf16_lowering() -> None:
+    explanation = cw.explain("error: invalid element type in packLLEElements. Expected 'i16' but got 'bf16'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+
+
+def test_a_bool_prediction_given_to_a_score_metric_is_told_to_pass_scores() -> None:
+    explanation = cw.explain("ValueError: Expected argument `preds` to be an floating tensor with probability/logit "
+                             "scores, but got tensor with dtype torch.bool")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("bool",) and "scores" in explanation.fix
+
+
+@pytest.mark.parametrize(("message", "names"), [
+    ("[TypeInferenceError] Mismatched tensor element type: source=9 target=2", ("bool", "uint8")),
+    ("[TypeInferenceError] Mismatched tensor element type: source=10 target=1", ("f16", "f32")),
+])
+def test_onnx_element_type_codes_are_read_as_dtypes(message: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == names
+
+
+def test_an_onnx_string_element_type_is_not_read_as_a_dtype() -> None:
+    assert cw.explain("[TypeInferenceError] Mismatched tensor element type: source=8 target=1") is None
+
+
+def test_numpys_overflow_warning_is_an_fp16_overflow_only_when_fp16_is_named() -> None:
+    explanation = cw.explain("python convert.py -t fp16\nRuntimeWarning: overflow encountered in multiply")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("f16",)
+    assert cw.explain("RuntimeWarning: overflow encountered in multiply") is None
+
+
+def test_nan_in_a_title_is_read_after_chinese_text() -> None:
+    explanation = cw.explain("GLM4v-9b lora微调，fp16一直grad_norm显示nan\n\n训练日志如下")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_a_comparison_of_runs_in_different_precisions_is_not_a_mismatch() -> None:
+    explanation = cw.explain("Running MoE inference leads to NaN activation\n\nHere is a screenshot created by the same "
+                             "script with different precision. On the left given FP32 and on the right given FP16.")
+    assert explanation.kind is Kind.NONFINITE
+
+
+def test_a_kv_cache_backend_given_a_cache_dtype_it_lacks_is_a_missing_kernel() -> None:
+    explanation = cw.explain("ValueError: Unknown TurboQuant cache dtype: 'auto'.")
+    assert explanation.kind is Kind.NO_KERNEL and "'auto'" in explanation.cause

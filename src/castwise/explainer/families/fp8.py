@@ -201,6 +201,23 @@ _divisible = message_only(
 )
 
 
+def _unknown_cache_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """vLLM's ``Unknown TurboQuant cache dtype: 'auto'``: a KV-cache backend handed a cache dtype it has no path for
+    (a layer that resolved to another cache dtype than the one asked for)."""
+    backend = f"{found['backend']} " if found["backend"] else ""
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the {backend}KV-cache backend got cache dtype '{found['dtype']}', which it has no path for: it runs only "
+        "the cache dtypes (presets) it lists",
+        f"a `--kv-cache-dtype` the model's layers do not all take: in a hybrid model (linear-attention or state "
+        f"layers beside attention) some layers resolve to '{found['dtype']}' and reach that backend anyway; or a "
+        "preset name from another vLLM version",
+        "use a cache dtype every layer of this model supports (`--kv-cache-dtype auto`, or `fp8`), or a model "
+        "without state layers for that preset; update vLLM if a newer one lists this combination",
+        op="KV-cache dtype", confidence=Confidence.LOW,
+    )
+
+
 _fp8_backend_missing = message_only(
     Kind.NO_KERNEL,
     "accelerate runs fp8 through a backend library (Transformer Engine, MS-AMP or torchao), and none is installed",
@@ -328,6 +345,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"FP8 execution requires 2D input matrices with height divisible by \d+ and width divisible by \d+|"
          r"Tensor dimensions are not compatible for FP8 execution", _divisible),
     rule(r"Using `?fp8`? precision requires `?transformer_engine`? or `?MS-AMP`?", _fp8_backend_missing),
+    rule(r"Unknown (?:(?P<backend>\w{1,30}) )?cache dtype:? '(?P<dtype>[\w.-]{1,40})'", _unknown_cache_dtype),
     rule(r"(?P<status>CUBLAS_STATUS_(?:NOT_SUPPORTED|INVALID_VALUE)) when calling cublasLtMatmul", _cublaslt_layout),
     rule(r"module '?torch'? has no attribute '(?P<dtype>float8_\w{1,12}|uint(?:16|32|64))'", _dtype_too_new),
     rule(r"MXFP4 quantization requires `?triton ?>= ?3\.4", _mxfp4_fallback),

@@ -1004,7 +1004,26 @@ def _integral_divergence(found: re.Match[str], failure: Failure) -> Explanation:
     return target(failure, (), wants_float=True, op="kl_div")
 
 
+def _metric_scores(found: re.Match[str], failure: Failure) -> Explanation:
+    """torchmetrics' ``Expected argument `preds` to be an floating tensor with probability/logit scores, but got tensor
+    with dtype torch.bool``: a thresholded prediction where a score-based metric (AUROC, AUPRO, AP) needs scores."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"the metric takes `preds` as float scores (probabilities or logits) and got {a(names[0])} tensor: "
+        "threshold-free metrics (AUROC, AUPRO, average precision) rank the scores, so labels or 0/1 decisions will "
+        "not do",
+        "predictions thresholded before the metric (`preds > 0.5`, an anomaly map turned into a mask, `argmax`), or "
+        "integer labels passed as `preds`",
+        "pass the scores the model gave before thresholding (`preds=scores.float()`, `torch.sigmoid(logits)`); keep "
+        "the thresholded mask for metrics that take labels",
+        op="a torchmetrics score-based metric", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Expected argument `preds` to be an? floating tensor with probability/logit scores, but got tensor with "
+         r"dtype (?P<a>{DTYPE})", _metric_scores),
     rule(r"\bstart must be an 0-dim integral Tensor", _tensor_start),
     rule(r"\bkl_div: Integral inputs not supported", _integral_divergence),
     rule(r"\bvjp\(f, \.\.\.\): All outputs of f must be floating-point or complex Tensors,? got Tensor with dtype "

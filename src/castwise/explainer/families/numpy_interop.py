@@ -450,7 +450,26 @@ _swig_ids = message_only(
 )
 
 
+def _numpy_scalar_argument(found: re.Match[str], failure: Failure) -> Explanation:
+    """``div(): argument 'other' (position 1) must be Tensor, not numpy.bool_``: a numpy scalar (a reduction of a
+    numpy array) passed where a torch function takes a tensor."""
+    names = dtypes(found, "a")
+    what = f"{a(names[0])} numpy scalar" if names else "a numpy scalar"
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"`{found['op']}()` got {what} (`numpy.{found['a']}`) for its `{found['arg']}` argument, which takes a tensor "
+        "(or a Python number): torch does not convert numpy scalars there",
+        "a value computed with numpy (`np.sum(mask)`, `arr.max()`, a comparison of numpy values) passed to a torch "
+        "op; numpy's bool and float64 scalars are not Python numbers",
+        "convert it first: `float(value)` or `int(value)` for a number, `torch.as_tensor(value, dtype=torch.float32)` "
+        "for a tensor; or compute it with torch from the start",
+        op=found["op"], names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"(?P<op>\w{1,40})\(\): argument '(?P<arg>\w{1,30})' \(position \d+\) must be Tensor, not "
+         r"numpy\.(?P<a>bool_|u?int\d{1,2}|float\d{2}|float_|longlong|double)\b", _numpy_scalar_argument),
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
     rule(r"expected np\.ndarray \(got numpy\.ndarray\)", _numpy_abi),
     rule(r"can't convert np\.ndarray of type (?P<a>bfloat16|float8_\w{1,12})\b", _extension_array),

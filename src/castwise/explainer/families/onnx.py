@@ -123,6 +123,31 @@ def _output_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+_ELEMENT_TYPES = {"1": "f32", "2": "uint8", "3": "int8", "4": "uint16", "5": "int16", "6": "int32", "7": "int64",
+                  "9": "bool", "10": "f16", "11": "f64", "12": "uint32", "13": "uint64", "14": "complex64",
+                  "15": "complex128", "16": "bf16", "17": "float8_e4m3fn", "19": "float8_e5m2"}
+"""ONNX's ``TensorProto`` element-type codes, as castwise's dtype names."""
+
+
+def _inferred_element_types(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """onnx's ``[TypeInferenceError] Mismatched tensor element type: source=9 target=2``: the types as ``TensorProto``
+    codes, read here; declined for a code torch has no dtype for (a string)."""
+    if found["a"] not in _ELEMENT_TYPES or found["b"] not in _ELEMENT_TYPES:
+        return None
+    names = (_ELEMENT_TYPES[found["a"]], _ELEMENT_TYPES[found["b"]])
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"ONNX's type inference found a tensor of {names[0]} flowing where the graph declares {names[1]} (its codes "
+        f"{found['a']} and {found['b']}): an ONNX graph never converts, so the exported graph holds the two types",
+        f"an op the exporter wrote with one element type while the model gave it another: a {names[0]} value (a mask, "
+        "an index, a 16-bit activation) reaching a node exported for another, often through an in-place op or a "
+        "dtype the exporter does not track",
+        f"make the dtypes explicit in the model before export (`x.to(torch.{full_name(names[1])})` where the two "
+        "meet), or update torch and onnx: newer exporters insert the Cast themselves",
+        op="ONNX type inference", names=names, confidence=Confidence.LOW,
+    )
+
+
 def _initializer_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A weight (initializer) stored in one precision where the node that reads it expects another: a float16
     conversion that changed the initializer but not its consumer."""
@@ -285,6 +310,7 @@ _onnx_without_fp8 = message_only(
 RULES: tuple[Rule, ...] = (
     rule(r"^[`'\"]?FLOAT8E(?:4M3FN|5M2)\b|has no attribute '?FLOAT8E(?:4M3FN|5M2)\b", _onnx_without_fp8),
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
+    rule(r"Mismatched tensor element type:? source=(?P<a>\d{1,2}),? target=(?P<b>\d{1,2})", _inferred_element_types),
     rule(r"\(op_type:(?P<optype>\w{1,40}),\s*node name:\s*[^)\n]{0,200}\):\s*(?P<input>\w{1,30}) has inconsistent type "
          r"tensor\((?P<got>\w{1,20})\)", _inconsistent_input),
     rule(r"Data in initializer '(?P<name>[^'\n]{1,120})' has element type tensor\((?P<got>\w{1,20})\) but usage of "

@@ -88,6 +88,23 @@ def range_exceeded(failure: Failure, dtype: str) -> Explanation:
     )
 
 
+def _numpy_overflow(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """numpy's ``RuntimeWarning: overflow encountered in multiply`` in a paste that names fp16: a value past fp16's
+    65504 computed or stored in numpy's float16 (a conversion or calibration script); declined otherwise."""
+    if "f16" not in low_precision_said(failure):
+        return None
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"numpy overflowed in `{found['op']}`: a result past fp16's largest value (65504) became inf in a float16 "
+        "array",
+        "a conversion, calibration or export script (a `-t fp16` or `--dtype float16` run) that computes scales or "
+        "statistics in float16, or casts values past 65504 to it (activation maxima, a scale times a large weight)",
+        "compute in float32 and cast to fp16 only at the end (`arr.astype(np.float32)` before the arithmetic, then "
+        "`np.clip(x, -65504, 65504).astype(np.float16)`), or keep that tensor in fp32 or bf16",
+        op=f"numpy {found['op']}", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
 _FP32_SAID = re.compile(rf"{FLOAT32_SAID.pattern}|\bfloat\b", re.IGNORECASE)
 _SIXTEEN_BIT_SAID = re.compile(r"\b(?:fp16|float16|half)\b", re.IGNORECASE)
 _PAST_FP16 = r"(?<![\w.])(?P<constant>-?[1-9]\d{0,2}(?:\.\d{1,6})?[eE]\+?(?:[5-9]|[1-3]\d))\b"
@@ -169,6 +186,7 @@ _past_int64 = message_only(
 RULES: tuple[Rule, ...] = (
     rule(r"Overflow when unpacking long(?: long)?\b", _past_int64),
     rule(r"value cannot be converted to type (?P<t>{DTYPE}) without overflow", _overflow),
+    rule(r"RuntimeWarning: overflow encountered in (?P<op>\w{1,30})", _numpy_overflow),
     rule(r"\b(?:from|to)(?: - 1)? is out of bounds for (?P<t>short int|short|signed char|unsigned char|int|Half|"
          r"BFloat16|c10::Half|c10::BFloat16|float)\b", _bounds),
 )

@@ -423,7 +423,7 @@ _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
 
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|"
-         r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|\bdifferent precisions?\b|"
+         r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|(?<!\bwith )\bdifferent precisions?\b|"
          r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|\bexpect(?:ed)? scalar type \w{1,20} but\b|"
          r"\bmust be (?:equal|the same)\b|\bd?types?\b[^\n]{0,80}?\bare not (?:equal|the same)\b|"
          r"\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
@@ -558,7 +558,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\bloss spikes?\b|\bspikes? in (?:the )?(?:training )?loss\b|\b(?:gradient|grad|loss) explosion\b|"
          r"\bgrad(?:ient)?[ _]norms? (?:is |are |was |were )?(?:too|very|extremely) (?:large|big|high)\b|"
          r"(?:梯度|loss\s*)爆炸", _diverge),
-    rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![\w.(`'\":=,])(?P<value>NaNs?|all-NaN)(?![\w(])",
+    rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![A-Za-z0-9_.(`'\":=,])(?P<value>NaNs?|all-NaN)"
+         r"(?![A-Za-z0-9_(])",
          _nan_in_title),
     rule(r"\b(?:sav(?:e|es|ed|ing)|merg(?:e|es|ed|ing)|export(?:s|ed|ing)?|reported|written)\b[^\n.]{0,40}?\b"
          r"(?:as|in|to) (?:an? )?(?:(?:torch_)?dtype:? )?(?:fp32|float32|full precision)\b", _saved_in_fp32),

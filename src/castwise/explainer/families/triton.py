@@ -242,6 +242,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Unsupported conversion from (?P<a>bf16|f16|f32|f64|f8E\w{1,10}) to (?P<b>bf16|f16|f32|f64|f8E\w{1,10})",
          _conversion_unsupported),
     rule(r"'(?P<op>llvm\.\w{1,20})' op operand #\d+ must be floating point[^\n]{0,120}?but got 'i16'", _bf16_as_i16),
+    rule(r"invalid element type in (?P<op>packLLEElements)\. Expected 'i16' but got 'bf16'", _bf16_as_i16),
     rule(rf"invalid operands of type (?P<a>{_TRITON_TYPE}) and (?P<b>{_TRITON_TYPE})", _operands),
     rule(r"Both operands must be same dtype\.?\s*Got (?P<a>\w{1,20}) and (?P<b>\w{1,20})", _dot),
     rule(r"First input \((?P<a>\w{1,20})\) and second input \((?P<b>\w{1,20})\) must have the same dtype", _dot),
