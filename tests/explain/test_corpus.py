@@ -80,8 +80,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_271", "held_out_272", "held_out_273", "held_out_274", "held_out_275", "held_out_276",
             "held_out_277", "held_out_278", "held_out_279", "held_out_280", "held_out_281", "held_out_282",
             "held_out_283", "held_out_284", "held_out_285", "held_out_286", "held_out_287", "held_out_288",
-            "held_out_289", "held_out_290", "held_out_291", "held_out_293", "held_out_294", "held_out_296",
-            "held_out_297")
+            "held_out_289", "held_out_290", "held_out_291", "held_out_292", "held_out_293", "held_out_294",
+            "held_out_295", "held_out_296", "held_out_297", "held_out_298", "held_out_299", "held_out_300")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
