@@ -333,79 +333,116 @@ CASES: dict[str, LiveCase] = {
     # --- note-event tokens, pitches and velocities
     # MT3-style absolute-time tokens from pretty_midi's float64 onsets, rounded but stacked as float64, embedded
     "mt3-time-tokens-float64-onsets-embedding": case(_mt3_time_tokens_from_float64_onsets, "index_tensor_dtype",
-                                                     "f64"),
+                                                     "f64",
+        grade="correct", grade_at_freeze="correct"),
     # MIDI pitches kept as uint8 index a 128-entry MIDI-to-Hz table (a uint8 index is read as a mask)
-    "uint8-pitches-index-midi-to-hz-table": case(_uint8_pitches_index_frequency_table, "index_tensor_dtype"),
+    "uint8-pitches-index-midi-to-hz-table": case(_uint8_pitches_index_frequency_table, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # the MIDI file's uint8 note velocities fed to an fp32 velocity projection
-    "uint8-velocities-into-linear": case(_uint8_velocities_into_linear, "integer_operand", "uint8", "f32"),
+    "uint8-velocities-into-linear": case(_uint8_velocities_into_linear, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pitch embedding as F.one_hot (int64) of the keys @ an fp32 pitch matrix
     "one-hot-pitches-matmul-fp32-matrix": case(_one_hot_pitches_matmul_embedding, "integer_operand", "int64",
-                                               "f32"),
+                                               "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pitch-shift augmentation: int64 pitch tokens shifted in place by a float semitone offset
     "pitch-shift-int64-tokens-add-inplace": case(_pitch_shift_int64_tokens_in_place, "result_cast", "f32",
-                                                 "int64"),
+                                                 "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-track uint8 velocity sequences batched by pad_sequence with padding_value=-1
     "uint8-velocities-pad-sequence-minus-one": case(_velocity_sequences_padded_with_minus_one, "half_overflow",
-                                                    "uint8"),
+                                                    "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # parsed notes as a numpy structured array (pitch, onset, offset, velocity) given to torch.from_numpy
-    "notes-structured-array-from-numpy": case(_notes_as_structured_array, "numpy_dtype"),
+    "notes-structured-array-from-numpy": case(_notes_as_structured_array, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # frame-level pitch labels by repeat_interleave with note durations in frames left float64
     "note-frames-repeat-interleave-float64-durations": case(_note_frames_by_repeat_interleave_of_float_durations,
-                                                            "no_kernel", "f64", fix=("long",)),
+                                                            "no_kernel", "f64", fix=("long",),
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (d523f429) castwise gave index_tensor_dtype [int64, f64] (high confidence). torch raised "
+             "\"repeat_interleave_cpu\" not implemented for 'Double': repeat_interleave has no kernel for the "
+             "float64 repeats (note durations in frames from pretty_midi seconds, rounded but never made integer); "
+             "the set expects no_kernel by the corpus convention that an op with no kernel for a dtype is "
+             "no_kernel, while the rules read the float repeats as an integer-only argument (indices, counts) given "
+             "the wrong dtype. Its cause and fix (`x.long()`) say what the case's fix asks for; only the kind "
+             "differs.")),
     # --- frame, onset, velocity and offset heads and their losses
     # monophonic frame-wise pitch targets filled into torch.zeros (fp32) and given to cross_entropy
     "frame-pitch-targets-float-zeros-cross-entropy": case(_frame_pitch_targets_from_float_zeros, "target_dtype",
-                                                          "f32"),
+                                                          "f32",
+        grade="correct", grade_at_freeze="correct"),
     # velocity regression: huber_loss against the int64 MIDI velocities, backward
     "velocity-huber-int64-targets-backward": case(_velocity_huber_against_int64_velocities, "target_dtype",
-                                                  "int64"),
+                                                  "int64",
+        grade="correct", grade_at_freeze="correct"),
     # sub-frame onset regression: huber_loss against float64 targets from pretty_midi seconds, backward
     "onset-offset-huber-float64-targets-backward": case(_onset_offset_huber_against_float64_targets, "loss_dtype",
-                                                        "f64", "f32"),
+                                                        "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # onset head in bf16: binary_cross_entropy of its sigmoid against the fp32 onset roll
-    "onset-bce-bf16-sigmoid-fp32-roll": case(_onset_bce_on_bf16_sigmoid, "op_dtype", "bf16", "f32"),
+    "onset-bce-bf16-sigmoid-fp32-roll": case(_onset_bce_on_bf16_sigmoid, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # frame-loss weight for non-onset frames as 1 - the bool onset roll
-    "frame-loss-weight-one-minus-bool-onsets": case(_frame_loss_weight_one_minus_onset_mask, "mask_dtype", "bool"),
+    "frame-loss-weight-one-minus-bool-onsets": case(_frame_loss_weight_one_minus_onset_mask, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # note velocities kept by torch.where with the float 0/1 activity as the condition
-    "velocity-where-float-active-condition": case(_note_velocity_kept_where_float_active, "mask_dtype", "f32"),
+    "velocity-where-float-active-condition": case(_note_velocity_kept_where_float_active, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # peak picking: the bool onset roll reflect-padded before a 5-frame window
-    "onset-mask-bool-reflect-pad": case(_onset_mask_reflect_padded_for_peak_picking, "no_kernel", "bool"),
+    "onset-mask-bool-reflect-pad": case(_onset_mask_reflect_padded_for_peak_picking, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- acoustic models: CNNs, norms, recurrent and attention layers
     # a halved piano-roll chord CNN given the roll built in torch.zeros (fp32)
-    "fp16-piano-roll-cnn-fp32-roll": case(_fp16_piano_roll_cnn_given_fp32_roll, "conv_weight_dtype", "f32", "f16"),
+    "fp16-piano-roll-cnn-fp32-roll": case(_fp16_piano_roll_cnn_given_fp32_roll, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # high-resolution piano transcriber halved for inference: its bn0 over mel bins given the fp32 log-mel
     "halved-transcriber-bn0-fp32-log-mel": case(_halved_transcriber_input_batch_norm_fp32_mel, "norm_param_dtype",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # frame LSTM halved, its (h0, c0) made by torch.zeros (fp32)
-    "halved-frame-lstm-fp32-initial-state": case(_halved_frame_lstm_fp32_initial_state, "rnn_dtype", "f32", "f16"),
+    "halved-frame-lstm-fp32-initial-state": case(_halved_frame_lstm_fp32_initial_state, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # MT3-style bf16 decoder over audio-encoder memory cached in fp32
     "mt3-bf16-decoder-fp32-encoder-memory": case(_mt3_bf16_decoder_fp32_encoder_memory, "matmul_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the feature extractor's int64 frame attention mask passed as memory_key_padding_mask
-    "mt3-decoder-int64-memory-key-padding-mask": case(_mt3_decoder_int64_frame_padding_mask, "mask_dtype"),
+    "mt3-decoder-int64-memory-key-padding-mask": case(_mt3_decoder_int64_frame_padding_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # score-to-audio cross-attention in bf16 with need_weights for the alignment plot, an fp32 additive frame mask
     "score-audio-cross-attention-fp32-memory-mask": case(_score_audio_cross_attention_fp32_memory_mask,
-                                                         "attn_mask_dtype", "f32", "bf16"),
+                                                         "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder queries against keys and values from an encoder exported in fp16, through SDPA
     "sdpa-bf16-queries-fp16-encoder-keys": case(_sdpa_bf16_decoder_over_fp16_encoder_keys, "sdpa_dtype", "bf16",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # two-state HMM note smoothing: bf16 posteriors bmm'd with the fp32 transition matrix
     "hmm-note-smoothing-bmm-fp32-transitions": case(_hmm_note_smoothing_bmm_fp32_transitions,
-                                                    "batched_matmul_dtype", "bf16", "f32"),
+                                                    "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # chroma from the bf16 128-pitch activations by tensordot with an fp32 pitch-class folding matrix
-    "chroma-tensordot-bf16-roll-fp32-fold": case(_chroma_by_tensordot_of_bf16_roll, "matmul_dtype"),
+    "chroma-tensordot-bf16-roll-fp32-fold": case(_chroma_by_tensordot_of_bf16_roll, "matmul_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # note velocity as the amax of bf16 frame velocities scatter_reduce_'d into an fp32 note buffer
-    "note-velocity-scatter-reduce-amax-bf16": case(_note_velocity_scatter_reduce_bf16_frames, "indexed_write_dtype"),
+    "note-velocity-scatter-reduce-amax-bf16": case(_note_velocity_scatter_reduce_bf16_frames, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # semi-supervised transcription: fp32 mean-teacher weights lerp_'ed toward the fp16 student
     "mean-teacher-ema-lerp-fp16-student": case(_mean_teacher_ema_lerp_toward_halved_student, "lerp_dtype", "f32",
-                                               "f16"),
+                                               "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a gradient hook on the bf16 trunk output returning grad.float() * 2
-    "onset-gradient-hook-returns-fp32": case(_onset_head_gradient_hook_returns_fp32, "loss_dtype", "bf16", "f32"),
+    "onset-gradient-hook-returns-fp32": case(_onset_head_gradient_hook_returns_fp32, "loss_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- transcription post-processing and analysis
     # NMF-style transcription: activations by linalg.lstsq against fp16 key templates
-    "nmf-activations-lstsq-fp16-templates": case(_nmf_activations_by_lstsq_fp16_templates, "no_kernel"),
+    "nmf-activations-lstsq-fp16-templates": case(_nmf_activations_by_lstsq_fp16_templates, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # tuning estimation: torch.histogram of cents deviations of the fp16 pitch head
-    "tuning-histogram-fp16-cents": case(_tuning_histogram_of_fp16_pitch, "no_kernel", "f16"),
+    "tuning-histogram-fp16-cents": case(_tuning_histogram_of_fp16_pitch, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # frame positions in samples of a 5 s, 16 kHz clip made by linspace in fp16
-    "frame-sample-positions-linspace-fp16": case(_frame_sample_positions_by_linspace_fp16, "half_overflow", "f16"),
+    "frame-sample-positions-linspace-fp16": case(_frame_sample_positions_by_linspace_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
