@@ -328,74 +328,118 @@ def _fp16_sum_aggregation_overflow_nan_normal() -> None:
 
 CASES: dict[str, LiveCase] = {
     # SchNet filter network halved, given the Gaussian RBF of float64 RDKit conformer distances
-    "schnet-rdkit-f64-rbf-fp16-filter": case(_schnet_rdkit_f64_rbf_into_fp16_filter, "matmul_dtype", "f64", "f16"),
+    "schnet-rdkit-f64-rbf-fp16-filter": case(_schnet_rdkit_f64_rbf_into_fp16_filter, "matmul_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # dipole moment by einsum of float64 RDKit positions with bf16 predicted partial charges
     "dipole-einsum-rdkit-f64-bf16-charges": case(_dipole_from_bf16_charges_and_rdkit_positions, "matmul_dtype",
-                                                 "f64", "bf16"),
+                                                 "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 message-passing output sum-pooled and given to the bf16 readout MLP
     "fp16-pooled-atoms-bf16-readout-mlp": case(_fp16_pooled_atoms_into_bf16_readout_mlp, "matmul_dtype", "f16",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 readout starting with LayerNorm given the fp16 mean-pooled atom states
     "bf16-readout-layer-norm-fp16-pooled": case(_bf16_readout_layer_norm_given_fp16_pooled_atoms,
-                                                "norm_param_dtype", "f32"),
+                                                "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Gilmer MPNN: fp16 GRUCell update given fp32 messages from the fp32 edge network
     "mpnn-fp16-grucell-fp32-edge-messages": case(_gilmer_mpnn_fp16_gru_update_fp32_edge_messages, "rnn_dtype",
-                                                 "f32", "f16"),
+                                                 "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention readout: a bf16 virtual-node query over fp16 atom states through SDPA
     "virtual-node-bf16-query-sdpa-fp16-atoms": case(_virtual_node_bf16_query_over_fp16_atoms, "sdpa_dtype", "bf16",
-                                                    "f16"),
+                                                    "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Uni-Mol-style pair bias from a bf16 Gaussian-kernel MLP as attn_mask of fp16 atom attention
     "unimol-bf16-pair-bias-fp16-sdpa": case(_unimol_bf16_pair_bias_into_fp16_attention, "attn_mask_dtype", "bf16",
-                                            "f16"),
+                                            "f16",
+        grade="correct", grade_at_freeze="correct"),
     # mean readout by scatter_reduce_ of fp16 atom states into torch.zeros (fp32)
-    "scatter-reduce-mean-fp16-atoms-into-zeros": case(_scatter_mean_fp16_atoms_into_zeros, "indexed_write_dtype"),
+    "scatter-reduce-mean-fp16-atoms-into-zeros": case(_scatter_mean_fp16_atoms_into_zeros, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # GCN propagation: an fp32 sparse normalised adjacency times fp16 atom states with torch.sparse.mm
     "gcn-sparse-fp32-adjacency-spmm-fp16-atoms": case(_sparse_normalised_adjacency_spmm_fp16_atoms, "matmul_dtype",
-                                                      "f32", "f16"),
+                                                      "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a PReLU (fp32) put into the fp16 message block after model.half()
-    "prelu-added-after-half-fp16-block": case(_prelu_added_to_fp16_block_after_half, "op_dtype", "f16", "f32"),
+    "prelu-added-after-half-fp16-block": case(_prelu_added_to_fp16_block_after_half, "op_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # EMA teacher made by AveragedModel before the student went fp16, then updated from it
-    "ema-teacher-averaged-model-before-half": case(_ema_teacher_made_before_half, "lerp_dtype"),
+    "ema-teacher-averaged-model-before-half": case(_ema_teacher_made_before_half, "lerp_dtype",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (d523f429) castwise gave scalar_type [] (low confidence). The tensor-grouping check of '
+             'AveragedModel.update_parameters (torch.utils._foreach_utils._group_tensors_by_device_and_dtype, '
+             "'Tensors of the same index must be on the same device and the same dtype') was read as an "
+             "operation's output and input dtypes differing, not as the EMA copy (fp32, made before "
+             "student.half()) meeting the fp16 student's parameters. The expectation lerp_dtype was written "
+             "assuming the EMA's _foreach_lerp_ raised; the traceback shows the grouping check before it raised, "
+             "which the corpus's convention for a framework's check that the tensors it wraps share one dtype "
+             'would make op_dtype (not corrected here: expectations stay as committed).')),
     # per-conformer gradients accumulated by hand in fp32 and assigned to the fp16 layer's .grad
     "conformer-grads-fp32-accumulated-fp16-grad": case(_fp32_accumulated_grads_into_fp16_layer, "loss_dtype",
-                                                       "f32", "f16"),
+                                                       "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Tox21 bf16 probabilities handed to np.asarray for per-task ROC-AUC
-    "tox21-bf16-probabilities-np-asarray": case(_tox21_bf16_probabilities_to_numpy, "numpy_dtype", "bf16"),
+    "tox21-bf16-probabilities-np-asarray": case(_tox21_bf16_probabilities_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DimeNet radial basis: spherical Bessel j0 of bf16 distances
-    "dimenet-spherical-bessel-bf16": case(_dimenet_spherical_bessel_bf16_distances, "no_kernel", "bf16"),
+    "dimenet-spherical-bessel-bf16": case(_dimenet_spherical_bessel_bf16_distances, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SphereNet angular basis: Legendre polynomials of fp16 bond-angle cosines
-    "spherenet-legendre-fp16-angles": case(_spherenet_legendre_angles_fp16, "no_kernel", "f16"),
+    "spherenet-legendre-fp16-angles": case(_spherenet_legendre_angles_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # evidential regression head in fp16: sampling the normal-inverse-gamma's Gamma
-    "evidential-nig-gamma-rsample-fp16": case(_evidential_nig_gamma_sample_fp16, "no_kernel", "f16"),
+    "evidential-nig-gamma-rsample-fp16": case(_evidential_nig_gamma_sample_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 atom-feature columns (is_aromatic, in_ring) combined with |
-    "fp16-aromatic-or-ring-flags": case(_fp16_aromatic_or_ring_flags, "no_kernel", "f16"),
+    "fp16-aromatic-or-ring-flags": case(_fp16_aromatic_or_ring_flags, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # masked-atom pretraining: rand_like of the int64 atom types to choose the masked atoms
     "masked-atom-pretraining-rand-like-int64-types": case(_masked_atom_pretraining_rand_like_atom_types,
-                                                          "no_kernel", "int64"),
+                                                          "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the bool bond mask made sparse and multiplied with atom states by torch.sparse.mm
-    "sparse-bool-bond-mask-spmm": case(_sparse_bool_bond_adjacency_spmm, "no_kernel", "bool"),
+    "sparse-bool-bond-mask-spmm": case(_sparse_bool_bond_adjacency_spmm, "no_kernel", "bool",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (d523f429) castwise gave integer_operand ['bool'] (high confidence). It read "
+             '\'"addmm_sparse_dense" not implemented for \'Bool\'\' as a bool operand of a matmul; the expectation '
+             "no_kernel was written from the missing-kernel message, but the corpus's convention already makes "
+             'integer or bool operands of a matmul integer_operand (held_out_74, 126, 157 with addmm_impl_cpu_ on '
+             "Bool), so castwise's reading follows the convention and this expectation is the one at odds with it "
+             '(not corrected here: expectations stay as committed).')),
     # int8 formal charges shifted to 0..4 and one-hot encoded
-    "formal-charge-int8-one-hot": case(_int8_formal_charges_one_hot, "index_tensor_dtype"),
+    "formal-charge-int8-one-hot": case(_int8_formal_charges_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int8 formal charges shifted to classes as cross_entropy targets of an auxiliary head
     "formal-charge-int8-cross-entropy-target": case(_int8_formal_charges_cross_entropy_target, "target_dtype",
-                                                    "int8"),
+                                                    "int8",
+        grade="correct", grade_at_freeze="correct"),
     # int8 formal charges as a feature column straight into an fp16 Linear
-    "formal-charge-int8-fp16-linear": case(_int8_formal_charges_into_fp16_linear, "matmul_dtype", "int8", "f16"),
+    "formal-charge-int8-fp16-linear": case(_int8_formal_charges_into_fp16_linear, "matmul_dtype", "int8", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bond lengths by masked_select with RDKit's int32 GetAdjacencyMatrix as the mask
-    "rdkit-int32-adjacency-masked-select": case(_rdkit_int32_adjacency_masked_select_bond_lengths, "mask_dtype"),
+    "rdkit-int32-adjacency-masked-select": case(_rdkit_int32_adjacency_masked_select_bond_lengths, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # mean aggregation normalised by degree ** -1 of the int64 degrees summed from the bool bond mask
-    "bool-bond-mask-degree-inverse-power": case(_bool_bond_mask_degree_inverse, "integer_operand"),
+    "bool-bond-mask-degree-inverse-power": case(_bool_bond_mask_degree_inverse, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # dataset element statistics: torch.histc of the int64 atomic numbers
     "element-histogram-histc-int64-atomic-numbers": case(_element_histogram_histc_atomic_numbers,
-                                                         "integer_operand", "int64"),
+                                                         "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bond-existence pretraining decoder: binary_cross_entropy against the bool bond mask
-    "bond-existence-bce-bool-bond-mask": case(_bond_existence_bce_bool_target, "target_dtype", "bool"),
+    "bond-existence-bce-bool-bond-mask": case(_bond_existence_bce_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # dropout applied to the int64 one-hot bond-type features
-    "bond-type-one-hot-int64-dropout": case(_dropout_on_one_hot_bond_types, "result_cast", "f32", "int64"),
+    "bond-type-one-hot-int64-dropout": case(_dropout_on_one_hot_bond_types, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int8 formal charges padded with the dataset's 255 missing code
-    "formal-charge-int8-pad-255": case(_int8_formal_charges_padded_with_255, "half_overflow", "int8"),
+    "formal-charge-int8-pad-255": case(_int8_formal_charges_padded_with_255, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 atom energies guarded with hardtanh(-1e5, 1e5)
-    "fp16-atom-energies-hardtanh-1e5": case(_fp16_atom_energies_hardtanh_1e5, "half_overflow", "f16"),
+    "fp16-atom-energies-hardtanh-1e5": case(_fp16_atom_energies_hardtanh_1e5, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 sum aggregation over a dense 64-atom molecule overflows, LayerNorm gives NaN, Normal refuses the mean
-    "fp16-sum-aggregation-overflow-nan-normal": case(_fp16_sum_aggregation_overflow_nan_normal, "nonfinite"),
+    "fp16-sum-aggregation-overflow-nan-normal": case(_fp16_sum_aggregation_overflow_nan_normal, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
