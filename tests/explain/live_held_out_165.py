@@ -358,7 +358,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # frame-level pitch labels by repeat_interleave with note durations in frames left float64
     "note-frames-repeat-interleave-float64-durations": case(_note_frames_by_repeat_interleave_of_float_durations,
-                                                            "no_kernel", "f64", fix=("long",),
+                                                            "index_tensor_dtype", "f64", fix=("long",),
         grade="wrong", grade_at_freeze="wrong",
         why=("At freeze (d523f429) castwise gave index_tensor_dtype [int64, f64] (high confidence). torch raised "
              "\"repeat_interleave_cpu\" not implemented for 'Double': repeat_interleave has no kernel for the "
@@ -366,7 +366,10 @@ CASES: dict[str, LiveCase] = {
              "the set expects no_kernel by the corpus convention that an op with no kernel for a dtype is "
              "no_kernel, while the rules read the float repeats as an integer-only argument (indices, counts) given "
              "the wrong dtype. Its cause and fix (`x.long()`) say what the case's fix asks for; only the kind "
-             "differs.")),
+             "differs. Expectation corrected after grading (no_kernel to index_tensor_dtype, at registration), "
+             "following live_held_out_104's packed-samples-repeat-interleave-float-counts and live_held_out_109's "
+             "repeat-factor-sampling-float-repeats (repeat_interleave given float repeats); the grade at freeze "
+             "stays as graded.")),
     # --- frame, onset, velocity and offset heads and their losses
     # monophonic frame-wise pitch targets filled into torch.zeros (fp32) and given to cross_entropy
     "frame-pitch-targets-float-zeros-cross-entropy": case(_frame_pitch_targets_from_float_zeros, "target_dtype",
