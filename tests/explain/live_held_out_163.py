@@ -312,69 +312,99 @@ def _grad_fp32_accumulator_bf16_table() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a 7-value weekly profile indexed with the uint8 day-of-week codes (taken as a byte mask, not as indices)
-    "weekly-profile-uint8-dow-index": case(_weekly_profile_indexed_by_uint8_dow, "index_tensor_dtype"),
+    "weekly-profile-uint8-dow-index": case(_weekly_profile_indexed_by_uint8_dow, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # store-cluster classifier trained on sklearn KMeans labels_ (int32) as cross_entropy's target
     "kmeans-int32-store-clusters-cross-entropy": case(_kmeans_int32_store_clusters_cross_entropy, "target_dtype",
-                                                      "int32"),
+                                                      "int32",
+        grade="correct", grade_at_freeze="correct"),
     # demand over each item's lead time picked by take_along_dim with int32 lead times from the supplier table
-    "lead-time-int32-take-along-dim": case(_lead_time_int32_take_along_dim, "index_tensor_dtype", "int32"),
+    "lead-time-int32-take-along-dim": case(_lead_time_int32_take_along_dim, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # closed days as 1 - the int32 `open` column, used as masked_fill's mask
-    "store-closed-int32-masked-fill": case(_store_closed_int32_masked_fill, "mask_dtype", "int32"),
+    "store-closed-int32-masked-fill": case(_store_closed_int32_masked_fill, "mask_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # the bool promo flags fed as a channel into the fp16 TCN's promo encoder conv
-    "promo-bool-channel-fp16-tcn-conv": case(_promo_bool_channel_into_fp16_tcn, "integer_operand", "bool", "f16"),
+    "promo-bool-channel-fp16-tcn-conv": case(_promo_bool_channel_into_fp16_tcn, "integer_operand", "bool", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # "any promo in the last week" by max_pool1d over the bool promo flags
-    "promo-last-week-max-pool-bool": case(_promo_last_week_max_pool_bool, "integer_operand", "bool"),
+    "promo-last-week-max-pool-bool": case(_promo_last_week_max_pool_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # promo-or-holiday with `|` after the whole batch, promo flags included, was cast to fp16
-    "promo-or-holiday-fp16-batch-bitwise-or": case(_promo_or_holiday_on_fp16_batch, "no_kernel", "f16"),
+    "promo-or-holiday-fp16-batch-bitwise-or": case(_promo_or_holiday_on_fp16_batch, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # store totals by the int32 store x item assortment matrix @ fp32 item forecasts
     "assortment-int32-matmul-item-forecasts": case(_assortment_int32_matmul_item_forecasts, "integer_operand",
-                                                   "int32", "f32"),
+                                                   "int32", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # day-of-year codes put into uint8 like the day-of-week codes (values past 255 in November)
-    "day-of-year-codes-uint8-overflow": case(_day_of_year_codes_uint8, "half_overflow", "uint8"),
+    "day-of-year-codes-uint8-overflow": case(_day_of_year_codes_uint8, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # float64 daily sales summed into an int32 weekly-units buffer in place
-    "weekly-units-int32-plus-f64-sales": case(_weekly_units_int32_plus_f64_sales, "result_cast", "f64", "int32"),
+    "weekly-units-int32-plus-f64-sales": case(_weekly_units_int32_plus_f64_sales, "result_cast", "f64", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 log sales from a pandas pivot_table into a .half()'d TCN block
-    "fp16-tcn-pandas-f64-sales": case(_fp16_tcn_given_pandas_f64_sales, "conv_weight_dtype", "f64", "f16"),
+    "fp16-tcn-pandas-f64-sales": case(_fp16_tcn_given_pandas_f64_sales, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # only the TCN's dilated convs .half()'d: the 1x1 residual downsample stays fp32 and gets the fp16 input
-    "tcn-downsample-left-fp32": case(_tcn_downsample_left_fp32, "conv_weight_dtype", "f16", "f32"),
+    "tcn-downsample-left-fp32": case(_tcn_downsample_left_fp32, "conv_weight_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # covariate GroupNorm of the .half()'d TCN given the fp32 price/promo/calendar covariates
-    "tcn-group-norm-fp16-fp32-covariates": case(_tcn_group_norm_fp16_fp32_covariates, "norm_param_dtype", "f32"),
+    "tcn-group-norm-fp16-fp32-covariates": case(_tcn_group_norm_fp16_fp32_covariates, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # basket encoder: bf16 EmbeddingBag with fp32 item quantities as per_sample_weights
-    "embedding-bag-bf16-quantity-weights": case(_embedding_bag_bf16_quantity_weights, "op_dtype", "bf16", "f32"),
+    "embedding-bag-bf16-quantity-weights": case(_embedding_bag_bf16_quantity_weights, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cold-start items: fp32 category means written into rows of the bf16 item table
     "cold-start-rows-fp32-into-bf16-table": case(_cold_start_rows_fp32_into_bf16_table, "indexed_write_dtype",
-                                                 "bf16", "f32"),
+                                                 "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # store embedding table created in bf16 and given an orthogonal init
-    "orthogonal-init-bf16-store-table": case(_orthogonal_init_bf16_store_table, "no_kernel", "bf16"),
+    "orthogonal-init-bf16-store-table": case(_orthogonal_init_bf16_store_table, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # closed Sundays masked with -1e9 in the fp16 TCN's self-attention scores
-    "closed-days-minus-1e9-fp16-scores": case(_closed_days_minus_1e9_fp16_scores, "half_overflow", "f16"),
+    "closed-days-minus-1e9-fp16-scores": case(_closed_days_minus_1e9_fp16_scores, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 item-embedding queries attending over the fp16 TCN history with SDPA
     "item-queries-bf16-tcn-keys-fp16-sdpa": case(_item_queries_bf16_tcn_keys_fp16_sdpa, "sdpa_dtype", "bf16",
-                                                 "f16"),
+                                                 "f16",
+        grade="correct", grade_at_freeze="correct"),
     # day-of-week one-hot from np.eye(7, dtype=uint8) @ the fp16 weekly seasonal weights
-    "dow-one-hot-uint8-fp16-weights": case(_dow_one_hot_uint8_times_fp16_profile, "matmul_dtype", "uint8", "f16"),
+    "dow-one-hot-uint8-fp16-weights": case(_dow_one_hot_uint8_times_fp16_profile, "matmul_dtype", "uint8", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 TCN context einsum'd with the bf16 item embeddings for per-item scores
     "item-embeddings-bf16-einsum-fp16-context": case(_item_embeddings_bf16_einsum_fp16_context, "matmul_dtype",
-                                                     "f16", "bf16"),
+                                                     "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a .half()'d LSTM decoder given float64 price and sales columns from pandas
-    "fp16-lstm-decoder-f64-prices": case(_fp16_lstm_decoder_f64_prices, "rnn_dtype", "f64", "f16"),
+    "fp16-lstm-decoder-f64-prices": case(_fp16_lstm_decoder_f64_prices, "rnn_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # P90 of the 14-day demand over fp16 sample paths with torch.quantile
-    "p90-quantile-fp16-sample-paths": case(_p90_quantile_fp16_sample_paths, "no_kernel"),
+    "p90-quantile-fp16-sample-paths": case(_p90_quantile_fp16_sample_paths, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # demand-bucket classifier: fp32 inverse-frequency class weights with the fp16 head's logits
     "demand-bucket-ce-fp32-weights-fp16-logits": case(_demand_bucket_ce_fp32_weights_fp16_logits, "op_dtype",
-                                                      "f16", "f32"),
+                                                      "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the bf16 store embeddings handed to numpy for store clustering
-    "store-embeddings-bf16-to-numpy": case(_store_embeddings_bf16_to_numpy_kmeans, "numpy_dtype", "bf16"),
+    "store-embeddings-bf16-to-numpy": case(_store_embeddings_bf16_to_numpy_kmeans, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # .values of the float64 unit_sales and bool onpromotion columns together is an object array
-    "sales-and-bool-promo-values-object-array": case(_favorita_values_with_bool_promo, "numpy_dtype"),
+    "sales-and-bool-promo-values-object-array": case(_favorita_values_with_bool_promo, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # training windows sampled by sales share: a store with no sales has a 0/0 share of NaN
-    "window-sampling-multinomial-nan-share": case(_window_sampling_multinomial_nan_share, "nonfinite"),
+    "window-sampling-multinomial-nan-share": case(_window_sampling_multinomial_nan_share, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # exponential-smoothing level (fp32) lerp_'d toward the fp16 TCN's denoised sales
-    "level-lerp-fp32-toward-fp16-tcn": case(_level_lerp_fp32_toward_fp16_tcn, "lerp_dtype", "f32", "f16"),
+    "level-lerp-fp32-toward-fp16-tcn": case(_level_lerp_fp32_toward_fp16_tcn, "lerp_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 store vectors bmm'd with per-store item vectors computed in fp32
-    "store-item-bmm-bf16-f32": case(_store_item_bmm_bf16_f32, "batched_matmul_dtype", "bf16", "f32"),
+    "store-item-bmm-bf16-f32": case(_store_item_bmm_bf16_f32, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half()'d MultiheadAttention over days given an fp32 causal float mask
-    "mha-fp32-causal-mask-fp16": case(_mha_fp32_calendar_mask_fp16, "attn_mask_dtype", "f32", "f16"),
+    "mha-fp32-causal-mask-fp16": case(_mha_fp32_calendar_mask_fp16, "attn_mask_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # gradient accumulation for the bf16 item table in an fp32 buffer, assigned to .grad
-    "grad-fp32-accumulator-bf16-table": case(_grad_fp32_accumulator_bf16_table, "loss_dtype", "f32", "bf16"),
+    "grad-fp32-accumulator-bf16-table": case(_grad_fp32_accumulator_bf16_table, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
