@@ -294,72 +294,107 @@ def _leaf_patch_attention_pooling() -> None:
 CASES: dict[str, LiveCase] = {
     # --- veterinary radiographs, thermography, ultrasound and microscopy
     # a canine thoracic radiograph (uint16 from pydicom) normalised by its own maximum with amax
-    "canine-thorax-uint16-amax-normalise": case(_canine_thorax_normalised_by_max, "no_kernel", "uint16"),
+    "canine-thorax-uint16-amax-normalise": case(_canine_thorax_normalised_by_max, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # an equine limb radiograph (uint16) cut into patches with F.unfold for a patch lesion classifier
-    "equine-limb-uint16-unfold-patches": case(_equine_limb_patches_unfold, "integer_operand", "uint16"),
+    "equine-limb-uint16-unfold-patches": case(_equine_limb_patches_unfold, "integer_operand", "uint16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (d523f429) castwise gave no_kernel ['uint16'] (high confidence). F.unfold of the uint16 radiograph "
+             "is integer pixel data fed to im2col, the float patch extraction of a convolution-style op, so the fix is "
+             "to convert the radiograph to float before unfolding; the rules read the im2col_out_cpu kernel missing "
+             "for UInt16 as an op that has no kernel for the dtype, not as integer data given to float math, against "
+             "the corpus convention that F.unfold (im2col) of integer data is integer_operand.")),
     # equine thermography: median of the raw uint16 radiometric counts inside the hoof ROI
-    "hoof-roi-median-uint16-thermal": case(_hoof_roi_median_temperature, "no_kernel", "uint16"),
+    "hoof-roi-median-uint16-thermal": case(_hoof_roi_median_temperature, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # bovine ultrasound: scan conversion of the uint8 B-mode sector with grid_sample
-    "ultrasound-scan-conversion-uint8-grid-sample": case(_ultrasound_scan_conversion, "integer_operand", "uint8"),
+    "ultrasound-scan-conversion-uint8-grid-sample": case(_ultrasound_scan_conversion, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # dairy body-condition scores from pandas (float64) turned into class ids by arithmetic, cross_entropy's target
-    "dairy-bcs-f64-class-ids-cross-entropy": case(_body_condition_scores_to_classes, "target_dtype", "f64"),
+    "dairy-bcs-f64-class-ids-cross-entropy": case(_body_condition_scores_to_classes, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Grad-CAM on an fp16 dermatology CNN: the feature hook returns grad.float() to keep it
-    "derm-gradcam-hook-upcasts-f16-grad": case(_gradcam_hook_upcasts, "loss_dtype", "f16", "f32"),
+    "derm-gradcam-hook-upcasts-f16-grad": case(_gradcam_hook_upcasts, "loss_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fecal-egg slide colour separation: fp32 optical density times numpy's float64 inverse stain matrix
-    "fecal-egg-stain-od-f64-inverse-matrix": case(_fecal_egg_stain_separation, "matmul_dtype", "f32", "f64"),
+    "fecal-egg-stain-od-f64-inverse-matrix": case(_fecal_egg_stain_separation, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 radiograph ViT: background patches masked with float32's finfo min in the fp16 scores
     "radiograph-vit-f16-scores-float32-min": case(_radiograph_vit_background_patches_masked, "half_overflow", "f16",
-                                                  fix=("finfo",)),
+                                                  fix=("finfo",),
+        grade="correct", grade_at_freeze="correct"),
     # bovine ovary cine loops through a bf16 Conv3d stem and avg_pool3d
-    "ultrasound-cine-bf16-avg-pool3d": case(_ultrasound_cine_pooled_in_bf16, "no_kernel", "bf16"),
+    "ultrasound-cine-bf16-avg-pool3d": case(_ultrasound_cine_pooled_in_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # McMaster egg counts put in a uint8 tensor, one ewe with 300 eggs
-    "egg-counts-uint8-overflow": case(_egg_counts_into_uint8, "half_overflow", "uint8"),
+    "egg-counts-uint8-overflow": case(_egg_counts_into_uint8, "half_overflow", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # --- uint16 multispectral and thermal crop tiles
     # MicaSense Altum thermal band (uint16 centikelvin) upsampled bilinearly onto the multispectral grid
-    "altum-thermal-uint16-bilinear-upsample": case(_altum_thermal_upsampled, "integer_operand", "uint16"),
+    "altum-thermal-uint16-bilinear-upsample": case(_altum_thermal_upsampled, "integer_operand", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # --- bool plant and lesion masks
     # 3 x 3 median filter of the bool lesion mask via unfold and median
-    "lesion-mask-median-filter-bool": case(_lesion_mask_median_filter, "no_kernel", "bool"),
+    "lesion-mask-median-filter-bool": case(_lesion_mask_median_filter, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the bool plant mask dilated with max_pool2d
-    "plant-mask-dilate-max-pool-bool": case(_plant_mask_dilated, "integer_operand", "bool"),
+    "plant-mask-dilate-max-pool-bool": case(_plant_mask_dilated, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- int64 BBCH growth-stage labels
     # principal growth stage as BBCH code / 10 (true division) looked up in nn.Embedding
     "bbch-principal-stage-true-division-embedding": case(_principal_stage_by_true_division, "index_tensor_dtype",
-                                                         "f32"),
+                                                         "f32",
+        grade="correct", grade_at_freeze="correct"),
     # label smoothing in place on the int64 one-hot of growth stages
-    "growth-stage-one-hot-smoothed-in-place": case(_stage_labels_smoothed_in_place, "result_cast", "f32", "int64"),
+    "growth-stage-one-hot-smoothed-in-place": case(_stage_labels_smoothed_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # growth-stage class frequencies counted with histc on the int64 labels
-    "growth-stage-frequencies-histc-int64": case(_stage_frequencies_histc, "integer_operand", "int64"),
+    "growth-stage-frequencies-histc-int64": case(_stage_frequencies_histc, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # BBCH stage on a flight date interpolated with lerp between two int64 scouting surveys
-    "bbch-stage-lerp-int64-between-surveys": case(_stage_interpolated_between_flights, "integer_operand", "int64"),
+    "bbch-stage-lerp-int64-between-surveys": case(_stage_interpolated_between_flights, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # --- float64 soil readings from pandas
     # soil lab table with "<0.5" detection-limit strings made into a tensor (object array)
-    "soil-lab-detection-limit-object-array": case(_soil_lab_detection_limits, "numpy_dtype"),
+    "soil-lab-detection-limit-object-array": case(_soil_lab_detection_limits, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # hourly soil-moisture probe series (float64 from pandas) into a bf16 LSTM encoder
-    "soil-moisture-f64-series-bf16-lstm": case(_soil_moisture_series_bf16_lstm, "rnn_dtype", "f64", "bf16"),
+    "soil-moisture-f64-series-bf16-lstm": case(_soil_moisture_series_bf16_lstm, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 soil readings into the bf16 FiLM Linear of a yield backbone
-    "soil-readings-f64-film-bf16-linear": case(_soil_film_bf16_linear, "matmul_dtype", "f64", "bf16"),
+    "soil-readings-f64-film-bf16-linear": case(_soil_film_bf16_linear, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- bf16 yield regressors
     # nn.Bilinear fusion of bf16 image features with an fp32 soil encoder's features
-    "yield-bilinear-fusion-bf16-fp32-soil": case(_yield_bilinear_fusion, "op_dtype", "bf16", "f32"),
+    "yield-bilinear-fusion-bf16-fp32-soil": case(_yield_bilinear_fusion, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # spatial-lag layer: float64 row-standardised neighbour weights bmm'd with bf16 plot features
-    "yield-spatial-lag-bmm-f64-weights": case(_yield_spatial_lag_bmm, "batched_matmul_dtype", "f64", "bf16"),
+    "yield-spatial-lag-bmm-f64-weights": case(_yield_spatial_lag_bmm, "batched_matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 per-plot yield predictions put into a pandas DataFrame for the trial report
-    "yield-bf16-predictions-pandas-report": case(_yield_predictions_to_trial_report, "numpy_dtype", "bf16"),
+    "yield-bf16-predictions-pandas-report": case(_yield_predictions_to_trial_report, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 GroupNorm in a yield head whose Conv1d was kept fp32
-    "yield-head-bf16-group-norm-fp32-conv": case(_yield_group_norm_fp32_features, "norm_param_dtype", "f32"),
+    "yield-head-bf16-group-norm-fp32-conv": case(_yield_group_norm_fp32_features, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-field mean yield: bf16 pixel yields index_reduce_'d into an fp32 buffer
-    "field-mean-yield-index-reduce-bf16": case(_field_mean_yield_index_reduce, "indexed_write_dtype", "f32", "bf16"),
+    "field-mean-yield-index-reduce-bf16": case(_field_mean_yield_index_reduce, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- fp16 leaf-disease CNNs
     # an fp32 Sobel kernel convolved with the fp16 grayscale leaf
-    "leaf-margin-sobel-fp32-kernel-f16-leaf": case(_leaf_edges_sobel_fp32, "conv_weight_dtype", "f16", "f32"),
+    "leaf-margin-sobel-fp32-kernel-f16-leaf": case(_leaf_edges_sobel_fp32, "conv_weight_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Savitzky-Golay derivative of fp16 leaf spectra with scipy's float64 coefficients in conv1d
-    "leaf-spectra-savgol-f64-conv1d-f16": case(_leaf_spectra_savgol_derivative, "conv_weight_dtype", "f16", "f64"),
+    "leaf-spectra-savgol-f64-conv1d-f16": case(_leaf_spectra_savgol_derivative, "conv_weight_dtype", "f16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # per-sample mixup lambdas from numpy (float64) promote the fp16 leaf batch before the .half() CNN
-    "leaf-mixup-numpy-f64-lambdas-half-cnn": case(_leaf_mixup_numpy_lambdas, "conv_weight_dtype", "f64", "f16"),
+    "leaf-mixup-numpy-f64-lambdas-half-cnn": case(_leaf_mixup_numpy_lambdas, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 EMA shadow of the fp16 leaf-disease CNN updated with lerp_
-    "leaf-cnn-ema-fp32-shadow-lerp-f16": case(_leaf_cnn_ema_shadow, "lerp_dtype", "f32", "f16"),
+    "leaf-cnn-ema-fp32-shadow-lerp-f16": case(_leaf_cnn_ema_shadow, "lerp_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling over leaf patches in an fp16 MultiheadAttention with an fp32 float key_padding_mask
     "leaf-patch-attention-pool-fp32-padding-mask": case(_leaf_patch_attention_pooling, "attn_mask_dtype", "f32",
-                                                        "f16"),
+                                                        "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
