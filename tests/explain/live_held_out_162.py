@@ -295,69 +295,99 @@ def _embedding_distillation_huber() -> None:
 
 CASES: dict[str, LiveCase] = {
     # silence-class labels made as torch.ones(n) * SILENCE and cat'ed to the int64 keyword labels
-    "silence-labels-ones-times-id-ce-targets": case(_silence_labels_from_ones, "target_dtype", "f32"),
+    "silence-labels-ones-times-id-ce-targets": case(_silence_labels_from_ones, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # keyword end frames from the forced alignment in seconds, used to index the wake-word posteriors
-    "keyword-end-frame-float-index": case(_keyword_end_frames_from_alignment_seconds, "index_tensor_dtype"),
+    "keyword-end-frame-float-index": case(_keyword_end_frames_from_alignment_seconds, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # VAD hangover: the bool frame VAD dilated with max_pool1d
-    "vad-hangover-max-pool1d-bool": case(_vad_hangover_max_pool, "integer_operand", "bool"),
+    "vad-hangover-max-pool1d-bool": case(_vad_hangover_max_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # detection latency: the first trigger frame by argmax of the bool trigger mask
-    "detection-latency-first-trigger-argmax-bool": case(_first_trigger_frame_argmax, "no_kernel", "bool"),
+    "detection-latency-first-trigger-argmax-bool": case(_first_trigger_frame_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # per-keyword false-accept counters: index_add_ of the bool "wrong" mask into int64 counts
     "false-accept-counts-index-add-bool": case(_false_accepts_index_add_bool, "indexed_write_dtype", "int64",
-                                               "bool"),
+                                               "bool",
+        grade="correct", grade_at_freeze="correct"),
     # two-class wake-word head trained with cross_entropy against the bool is-wake-word labels
-    "wake-word-two-class-ce-bool-targets": case(_two_class_wake_word_bool_targets, "target_dtype", "bool"),
+    "wake-word-two-class-ce-bool-targets": case(_two_class_wake_word_bool_targets, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # focal loss: the whole batch dict halved (int64 keyword labels too), labels used in gather
-    "focal-loss-gather-halved-keyword-labels": case(_focal_loss_on_halved_batch, "index_tensor_dtype"),
+    "focal-loss-gather-halved-keyword-labels": case(_focal_loss_on_halved_batch, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # speech frames picked with masked_select by a VAD stored as int64 0/1
-    "speech-frames-masked-select-int64-vad": case(_speech_frames_masked_select_long_vad, "mask_dtype"),
+    "speech-frames-masked-select-int64-vad": case(_speech_frames_masked_select_long_vad, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # non-speech frames by ~ of a VAD mask made float to weight the features
-    "nonspeech-invert-float-vad-mask": case(_invert_float_vad_mask, "mask_dtype"),
+    "nonspeech-invert-float-vad-mask": case(_invert_float_vad_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # FGSM attack on a wake-word model asking the raw int16 PCM for gradients
-    "adversarial-wake-word-int16-requires-grad": case(_adversarial_int16_pcm_requires_grad, "integer_operand"),
+    "adversarial-wake-word-int16-requires-grad": case(_adversarial_int16_pcm_requires_grad, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # integer-only KWS: softmax of the int8 output tensor for posteriors
-    "integer-only-kws-int8-output-softmax": case(_integer_only_int8_output_softmax, "integer_operand", "int8"),
+    "integer-only-kws-int8-output-softmax": case(_integer_only_int8_output_softmax, "integer_operand", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # running-max posterior buffer initialised with -1e9 in the fp16 posteriors' dtype
-    "running-max-posterior-minus-1e9-f16": case(_running_max_posterior_buffer_minus_1e9, "half_overflow", "f16"),
+    "running-max-posterior-minus-1e9-f16": case(_running_max_posterior_buffer_minus_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention pooling cast to bf16: its query a plain fp32 tensor attribute that .to() skipped, into MHA
     "pooling-query-plain-attribute-f32-bf16-mha": case(_pooling_query_plain_attribute, "matmul_dtype", "f32",
-                                                       "bf16"),
+                                                       "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 attention-pooling scores masked with torch.finfo(torch.float32).min
-    "pooling-mask-finfo-f32-min-bf16-scores": case(_pooling_mask_value_float32_min, "half_overflow", "bf16"),
+    "pooling-mask-finfo-f32-min-bf16-scores": case(_pooling_mask_value_float32_min, "half_overflow", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 streaming conv front end's frames into the bf16 attention-pooling score Linear
     "fp16-frontend-bf16-pooling-score-linear": case(_fp16_frontend_into_bf16_pooling, "matmul_dtype", "f16",
-                                                    "bf16"),
+                                                    "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # global CMVN with float64 numpy statistics applied to fp32 MFCCs, into the fp16 TC-ResNet stem
-    "global-cmvn-numpy-f64-stats-fp16-conv-stem": case(_global_cmvn_numpy_stats, "conv_weight_dtype", "f64", "f16"),
+    "global-cmvn-numpy-f64-stats-fp16-conv-stem": case(_global_cmvn_numpy_stats, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # streaming conv: the fp16 left-context cache cat'ed with an fp32 chunk, into the fp16 conv
     "streaming-fp32-chunk-cat-fp16-cache-conv": case(_streaming_fp32_chunk_with_fp16_cache, "conv_weight_dtype",
-                                                     "f32", "f16"),
+                                                     "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # posterior smoothing of fp16 posteriors by conv1d with an fp32 box kernel
     "posterior-smoothing-conv1d-fp16-f32-box": case(_posterior_smoothing_box_kernel, "conv_weight_dtype", "f16",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 streaming front end's frames into the bf16 GRU back end
-    "fp16-frontend-bf16-gru-backend": case(_fp16_frontend_into_bf16_gru, "rnn_dtype", "f16", "bf16"),
+    "fp16-frontend-bf16-gru-backend": case(_fp16_frontend_into_bf16_gru, "rnn_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # weight-only int8 keyword head: the int8 codes used directly with fp16 activations in F.linear
-    "int8-weight-only-kws-head-fp16-activations": case(_int8_weight_only_head, "matmul_dtype", "f16", "int8"),
+    "int8-weight-only-kws-head-fp16-activations": case(_int8_weight_only_head, "matmul_dtype", "f16", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 pooling query attending over keys/values cached by the fp16 streaming encoder through SDPA
-    "streaming-kv-cache-fp16-bf16-query-sdpa": case(_streaming_kv_cache_fp16, "sdpa_dtype", "bf16", "f16"),
+    "streaming-kv-cache-fp16-bf16-query-sdpa": case(_streaming_kv_cache_fp16, "sdpa_dtype", "bf16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # additive VAD mask built in fp16 by the front end, given to the bf16 pooling SDPA
-    "vad-additive-mask-f16-bf16-sdpa": case(_vad_additive_mask_fp16, "attn_mask_dtype", "f16", "bf16"),
+    "vad-additive-mask-f16-bf16-sdpa": case(_vad_additive_mask_fp16, "attn_mask_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # AIFF 16-bit PCM read big-endian with np.frombuffer, handed to torch.from_numpy
-    "aiff-big-endian-pcm-from-numpy": case(_aiff_big_endian_pcm, "numpy_dtype"),
+    "aiff-big-endian-pcm-from-numpy": case(_aiff_big_endian_pcm, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # balanced class weights computed in numpy (float64) given to cross_entropy with fp32 logits
-    "balanced-class-weights-f64-kws-cross-entropy": case(_sklearn_class_weights, "op_dtype", "f32", "f64"),
+    "balanced-class-weights-f64-kws-cross-entropy": case(_sklearn_class_weights, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # the fp16 detector's smoothed-posterior state lerp_'ed toward fp32 posteriors
-    "posterior-ema-fp16-state-lerp-f32": case(_posterior_ema_lerp, "lerp_dtype", "f16", "f32"),
+    "posterior-ema-fp16-state-lerp-f32": case(_posterior_ema_lerp, "lerp_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # gradient clipping hook on the bf16 pooling input returning the clipped gradient in fp32
     "pooling-input-grad-clip-hook-returns-fp32": case(_bf16_activation_gradient_clip_hook, "loss_dtype", "bf16",
-                                                      "f32"),
+                                                      "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 streaming feature ring buffer written with index_copy_ of fp32 MFCC frames
-    "ring-buffer-fp16-index-copy-f32-frames": case(_ring_buffer_index_copy, "indexed_write_dtype", "f16", "f32"),
+    "ring-buffer-fp16-index-copy-f32-frames": case(_ring_buffer_index_copy, "indexed_write_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # keyword transformer's bf16 pre-norm LayerNorm given the fp16 front end's frames
-    "keyword-transformer-bf16-layer-norm-fp16-frames": case(_bf16_layer_norm_fp16_input, "norm_param_dtype"),
+    "keyword-transformer-bf16-layer-norm-fp16-frames": case(_bf16_layer_norm_fp16_input, "norm_param_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a background-noise clip with no VAD speech: all-masked pooling softmax is NaN, BCE fails
-    "all-silence-clip-masked-pooling-nan-bce": case(_all_silence_clip_pooling_nan, "nonfinite"),
+    "all-silence-clip-masked-pooling-nan-bce": case(_all_silence_clip_pooling_nan, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # embedding distillation: Huber of the bf16 autocast student embedding against fp32 teacher, backward
-    "embedding-distillation-huber-bf16-backward": case(_embedding_distillation_huber, "loss_dtype", "f32", "bf16"),
+    "embedding-distillation-huber-bf16-backward": case(_embedding_distillation_huber, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
