@@ -298,7 +298,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # an equine limb radiograph (uint16) cut into patches with F.unfold for a patch lesion classifier
     "equine-limb-uint16-unfold-patches": case(_equine_limb_patches_unfold, "integer_operand", "uint16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (d523f429) castwise gave no_kernel ['uint16'] (high confidence). F.unfold of the uint16 radiograph "
              "is integer pixel data fed to im2col, the float patch extraction of a convolution-style op, so the fix is "
              "to convert the radiograph to float before unfolding; the rules read the im2col_out_cpu kernel missing "

@@ -366,7 +366,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # EMA teacher made by AveragedModel before the student went fp16, then updated from it
     "ema-teacher-averaged-model-before-half": case(_ema_teacher_made_before_half, "scalar_type",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=('At freeze (d523f429) castwise gave scalar_type [] (low confidence). The tensor-grouping check of '
              'AveragedModel.update_parameters (torch.utils._foreach_utils._group_tensors_by_device_and_dtype, '
              "'Tensors of the same index must be on the same device and the same dtype') was read as an "
@@ -403,7 +403,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # the bool bond mask made sparse and multiplied with atom states by torch.sparse.mm
     "sparse-bool-bond-mask-spmm": case(_sparse_bool_bond_adjacency_spmm, "integer_operand", "bool",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (d523f429) castwise gave integer_operand ['bool'] (high confidence). It read "
              '\'"addmm_sparse_dense" not implemented for \'Bool\'\' as a bool operand of a matmul; the expectation '
              "no_kernel was written from the missing-kernel message, but the corpus's convention already makes "

@@ -359,7 +359,7 @@ CASES: dict[str, LiveCase] = {
     # frame-level pitch labels by repeat_interleave with note durations in frames left float64
     "note-frames-repeat-interleave-float64-durations": case(_note_frames_by_repeat_interleave_of_float_durations,
                                                             "index_tensor_dtype", "f64", fix=("long",),
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (d523f429) castwise gave index_tensor_dtype [int64, f64] (high confidence). torch raised "
              "\"repeat_interleave_cpu\" not implemented for 'Double': repeat_interleave has no kernel for the "
              "float64 repeats (note durations in frames from pretty_midi seconds, rounded but never made integer); "

@@ -81,7 +81,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_277", "held_out_278", "held_out_279", "held_out_280", "held_out_281", "held_out_282",
             "held_out_283", "held_out_284", "held_out_285", "held_out_286", "held_out_287", "held_out_288",
             "held_out_289", "held_out_290", "held_out_291", "held_out_292", "held_out_293", "held_out_294",
-            "held_out_295", "held_out_296", "held_out_297", "held_out_298", "held_out_299", "held_out_300")
+            "held_out_295", "held_out_296", "held_out_297", "held_out_298", "held_out_299", "held_out_300",
+            "held_out_301", "held_out_302", "held_out_303")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -135,7 +136,8 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_148", "live_held_out_149", "live_held_out_150", "live_held_out_151",
                                  "live_held_out_152", "live_held_out_153", "live_held_out_154", "live_held_out_155",
                                  "live_held_out_156", "live_held_out_157", "live_held_out_158", "live_held_out_159",
-                                 "live_held_out_160")
+                                 "live_held_out_160", "live_held_out_161", "live_held_out_162", "live_held_out_163",
+                                 "live_held_out_164", "live_held_out_165")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

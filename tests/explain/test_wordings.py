@@ -4954,3 +4954,32 @@ def test_a_comparison_of_runs_in_different_precisions_is_not_a_mismatch() -> Non
 def test_a_kv_cache_backend_given_a_cache_dtype_it_lacks_is_a_missing_kernel() -> None:
     explanation = cw.explain("ValueError: Unknown TurboQuant cache dtype: 'auto'.")
     assert explanation.kind is Kind.NO_KERNEL and "'auto'" in explanation.cause
+
+
+def test_patch_extraction_of_uint16_pixels_is_integer_data_in_float_math() -> None:
+    explanation = cw.explain("NotImplementedError: \"im2col_out_cpu\" not implemented for 'UInt16'")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint16",)
+
+
+def test_ptxas_refusing_fp16_arithmetic_on_an_old_gpu_says_to_run_in_float32() -> None:
+    explanation = cw.explain("Feature 'f16 arithemetic and compare instructions' requires .target sm_53 or higher")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and "float32" in explanation.fix
+
+
+def test_nan_values_received_as_predictions_are_read() -> None:
+    explanation = cw.explain("Converting to TensorRT\n\nwith the fp16 engine I just receive NaN values for the prediction.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+@pytest.mark.parametrize("paste", [
+    "FP16 engine does not detect object\n\nWith the fp32 engine it works.",
+    "Detector on Xavier\n\nrunning at FP16 reduces computation time but there is no detection at all.",
+    "Fp16 models return no detections\n\nall fp16 models return 0 detects",
+])
+def test_a_detector_finding_nothing_in_16_bit_is_a_broken_output(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_a_detector_finding_nothing_without_a_16_bit_dtype_is_not_read() -> None:
+    assert cw.explain("My model does not detect objects\n\nafter training for 10 epochs") is None

@@ -63,9 +63,11 @@ def _target(found: re.Match[str], failure: Failure) -> Explanation:
         f"the GPU compiler (ptxas) has no {dtype} instructions for this GPU: they need sm_{found['sm']} (compute "
         f"capability {found['sm'][:-1]}.{found['sm'][-1]}) or newer, and the kernel was compiled for an older one",
         f"a Triton or CUDA kernel (torch.compile's, a library's fused kernel) compiled in {dtype} on a GPU below that "
-        "capability (T4, V100, RTX 20xx for bf16)",
-        "run in fp16 on this GPU (float16: `dtype=torch.float16`, '16-mixed') or float32, or use a GPU with that "
-        "capability",
+        + ("capability (Maxwell sm_52 and older, such as a GTX 900 or a Tesla M40)" if dtype == "f16" else
+           "capability (T4, V100, RTX 20xx for bf16)"),
+        ("run in float32 on this GPU (`dtype=torch.float32`, no `.half()`), or use a GPU with that capability"
+         if dtype == "f16" else "run in fp16 on this GPU (float16: `dtype=torch.float16`, '16-mixed') or float32, or "
+         "use a GPU with that capability"),
         op="ptxas", names=(dtype,), device="cuda",
     )
 
@@ -230,7 +232,8 @@ RULES: tuple[Rule, ...] = (
          _half_conversions_disabled),
     rule(r"\bno kernel image is available for execution on the device", _no_kernel_image),
     rule(r"Error building extension '(?P<extension>[\w.-]{1,120})'", _extension_build_failed),
-    rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|e4m3\w{0,8}|fp8\w{0,8})['\"]? requires \.target sm_(?P<sm>\d{2,3})",
+    rule(r"Feature ['\"]?\.?(?P<dtype>bf16|f16x2|f16|e4m3\w{0,8}|fp8\w{0,8})(?: arith\w{0,8} and compare "
+         r"instructions)?['\"]? requires \.target sm_(?P<sm>\d{2,3})",
          _target),
     rule(r"identifier \"__(?:high2bfloat16|low2bfloat16|halves2bfloat162|floats2bfloat162_rn|bfloat162float|"
          r"float2bfloat16\w{0,4})\" is undefined|conversion (?:function )?from \"(?:const )?__nv_bfloat162?\" to "

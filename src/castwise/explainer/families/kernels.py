@@ -154,7 +154,7 @@ def _barebones_unsigned(failure: Failure, op: str, names: tuple[str, ...]) -> Ex
 
 def _not_implemented(found: re.Match[str], failure: Failure) -> Explanation | None:
     op, names = found["op"], dtypes(found, "dtype")
-    if names and names[0] in _BAREBONES_UNSIGNED and not _RESIZE.search(op):
+    if names and names[0] in _BAREBONES_UNSIGNED and not (_RESIZE.search(op) or _PATCHES.search(op)):
         return _barebones_unsigned(failure, op, names)
     if names and is_fp8(names[0]):
         return fp8.storage(failure, op, names, _device(op))
@@ -252,6 +252,10 @@ _RESIZE = re.compile(r"upsample|interpolate|resize|compute_indices_weights", re.
 """Image resizing: on the CPU and CUDA an integer tensor there (uint16 depth maps too) is integer data in float math (a
 mask or an image not yet converted), while some other devices' kernels lack uint8 for modes the CPU has."""
 
+
+_PATCHES = re.compile(r"im2col|col2im")
+"""Patch extraction (``F.unfold``, ``F.fold``): float math on pixels, so integer data there, uint16 included, is an
+image not yet converted rather than a dtype torch keeps for storage."""
 
 _SAMPLER = re.compile(r"(?:poisson|binomial|multinomial|dirichlet|standard_gamma|sample_gamma)(?:_|$)")
 """Kernels that draw samples from the rates, counts or probabilities a tensor holds."""

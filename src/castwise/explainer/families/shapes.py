@@ -160,6 +160,13 @@ _EVERY_OUTPUT = re.compile(r"\b(?:all|every|completely|solid|pure|fully|entirely
                            r"(?:全为|全是|都是|全部为?)黑色?|全黑", re.I)
 
 
+def _no_detections(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A detector said to find nothing (``FP16 engine does not detect object``, ``fp16 models return no detections``)
+    near a 16-bit dtype it ran in: scores that went NaN or overflowed leave no box past the threshold."""
+    dtype = _training_dtype(failure)
+    return broken_output(failure, dtype, "with no detections") if dtype else None
+
+
 def _silent(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Audio said to come out silent (``FP16 results in silence``, ``Completely Silent Audio Output``, 没有声音): what
     NaN samples leave, read when the paste names a 16-bit dtype or a GTX 16xx card, or says the whole output is
@@ -469,6 +476,9 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\b(?:in|is|are|was|were|be|becomes?|became|just|only|pure|(?:complete|entire|total)(?:ly)?)\s+silen(?:ce|t)\b|"
          r"\bsilent (?:audio|outputs?|wavs?|files?|results?|speech)\b|没有?声音|静音|无声", _silent),
+    rule(r"\b(?:do(?:es)?n'?t|does not|do not|cannot|can'?t) detect\b|\bno (?:objects? )?(?:detections?|boxes)\b|"
+         r"\bno objects? (?:is |are |were |was )?detected\b|\b(?:0|zero) (?:detections?|detects|boxes)\b",
+         _no_detections),
     rule(r"(?:\btensor\(|^)\s{0,8}\[{1,4}\s{0,4}(?P<value>nan|inf)(?:,\s{0,12}(?:nan|-?inf|\.\.\.)){2,}", appeared),
     rule(r"\b(?<!\bnot )(?<!n't )contains? (?:a |some )?(?P<value>NaNs?|infs?|NaN/inf|inf/NaN)(?![A-Za-z])", appeared),
     rule(r"\b(?:encountered|found|detected) (?:an? )?(?P<value>nan|inf)s?(?: values?)? (?:in (?:the )?\w|while\b)",
@@ -495,7 +505,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?P<value>nan|inf)s?\s+(?:values?\s+)?(?:as|for|in|on)\s+"
          rf"(?:the\s+|my\s+)?(?:\w{{1,20}}\s+)?loss(?:es)?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
-         rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|jump(?:s|ed)?|explod(?:e|es|ed)|return(?:s|ing|ed)?|"
+         rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|receiv(?:e|es|ed|ing)|jump(?:s|ed)?|explod(?:e|es|ed)|"
+         rf"return(?:s|ing|ed)?|"
          rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
          rf"filled with|overflow(?:s|ed|ing)? to|result(?:s|ed|ing)? in)\s+(?:to\s+(?:be\s+)?|as\s+)?"
          rf"(?:all\s+|some\s+)?[`'\"]?-?"
