@@ -53,8 +53,8 @@ class PastedCase:
 
 
 def pasted_cases(corpus: str = "pasted") -> list[PastedCase]:
-    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` to ``held_out_282`` and
-    ``held_out_287`` (each collected after the rules were frozen, graded then as ``grade_at_freeze``);
+    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` to ``held_out_303`` (each
+    collected after the rules were frozen, graded then as ``grade_at_freeze``);
     ``corpus/NAME.json`` and the texts in ``corpus/NAME/``."""
     cases = []
     for data in json.loads((CORPUS / f"{corpus}.json").read_text(encoding="utf-8")):
