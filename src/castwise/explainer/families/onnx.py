@@ -1,19 +1,18 @@
 """onnxruntime's type errors: an exported graph whose dtypes disagree with each other or with what it is fed.
 
-ONNX has no type promotion and every tensor of a graph has a declared type, so a model exported (or
-converted afterwards) partly in one precision fails where two precisions meet: a node whose inputs
-differ (``Type parameter (T) bound to different types``), a node whose output is not the type the graph
-declares for it (``Type (tensor(A)) of output arg (X) of node (N) does not match expected type
-(tensor(B))``, typical of a float16 conversion that left a Cast or a declared type behind), or an input
-fed in another dtype than the one declared (``Unexpected input data type. Actual: (A) , expected: (B)``,
-a model exported with fp16 inputs fed fp32 arrays; TFLite's ``Got value of type FLOAT32 but expected type UINT8``, a
-full-integer model fed floats). A float16 graph can also fail as arithmetic: a node that
-turns float16 values into sizes or indices (Resize's scales, Range, shape arithmetic) overflows
-(``... running Resize node ... Integer overflow``), or find an operator with no float16 version in its opset or
-execution provider (``Type 'tensor(float16)' of input parameter ... is invalid``, ``Could not find an
-implementation for ConvTranspose(11) node``). onnxruntime spells dtypes ``tensor(float16)``.
-Messages naming integer dtypes only in the last two are declined: which integer the graph wants is not
-a precision question castwise reads.
+ONNX has no type promotion and every tensor of a graph has a declared type, so a model exported (or converted
+afterwards) partly in one precision fails where two precisions meet: a node whose inputs differ (``Type parameter (T)
+bound to different types``), a node whose output is not the type the graph declares for it (``Type (tensor(A)) of
+output arg (X) of node (N) does not match expected type (tensor(B))``, typical of a float16 conversion that left a Cast
+or a declared type behind), or an input fed in another dtype than the one declared (``Unexpected input data type.
+Actual: (A) , expected: (B)``, a model exported with fp16 inputs fed fp32 arrays; TFLite's ``Got value of type FLOAT32
+but expected type UINT8``, a full-integer model fed floats). onnx's own type inference names element types by their
+``TensorProto`` codes (``Mismatched tensor element type: source=9 target=2``), read here as dtypes. A float16 graph can
+also fail as arithmetic: a node that turns float16 values into sizes or indices (Resize's scales, Range, shape
+arithmetic) overflows (``... running Resize node ... Integer overflow``), or find an operator with no float16 version in
+its opset or execution provider (``Type 'tensor(float16)' of input parameter ... is invalid``, ``Could not find an
+implementation for ConvTranspose(11) node``). onnxruntime spells dtypes ``tensor(float16)``. Messages naming integer
+dtypes only in the last two are declined: which integer the graph wants is not a precision question castwise reads.
 """
 
 from __future__ import annotations
