@@ -4983,3 +4983,27 @@ def test_a_detector_finding_nothing_in_16_bit_is_a_broken_output(paste: str) -> 
 
 def test_a_detector_finding_nothing_without_a_16_bit_dtype_is_not_read() -> None:
     assert cw.explain("My model does not detect objects\n\nafter training for 10 epochs") is None
+
+
+def test_a_loss_said_to_be_infinity_is_non_finite() -> None:
+    assert cw.explain("A problem about the kl loss\n\nthe kl_loss is always infinity.").kind is Kind.NONFINITE
+
+
+def test_a_pasted_subscript_write_with_no_traceback_is_an_indexed_write() -> None:
+    paste = ("crash in _mask_tokens\n\n```python\nrandom_words = torch.randint(10, labels.shape, dtype=torch.long)\n"
+             "inputs[indices_random] = random_words[indices_random]\n```\n"
+             "The error was this:\nRuntimeError: expected dtype Float but got dtype Long")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.INDEXED_WRITE and explanation.dtypes == ("f32", "int64")
+
+
+def test_transformer_engines_fused_adam_given_a_parameter_of_another_dtype() -> None:
+    explanation = cw.explain("RuntimeError: adam.cu:881 in function multi_tensor_adam_capturable_cuda: Assertion "
+                             "failed. Param tensor 0 has dtype=Float32, but expected dtype=BFloat16")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f32", "bf16")
+
+
+def test_cutlass_without_an_fp8_tensor_core_instruction_is_a_missing_kernel() -> None:
+    explanation = cw.explain("void cutlass::arch::Mma<cutlass::gemm::GemmShape<16, 8, 32>, 32, cutlass::float_e4m3_t, "
+                             "cutlass::layout::RowMajor, float>::operator()(...) const not implemented")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)

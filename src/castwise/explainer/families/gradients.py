@@ -30,6 +30,8 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     if len(names) == 2 and any(_OUT_ARGUMENT.search(frame.code) for frame in innermost(failure)):
         return mixed.out_tensor(failure, names[::-1])
     if integers.integer_names(names):
+        if not any(frame.file for frame in failure.frames) and paste_search(failure, _SUBSCRIPT_ASSIGNMENT):
+            return mixed.indexed_write(failure, names[::-1], "an indexed write (`x[idx] = values`)")
         op = _math_op_called(failure)
         if op is not None:
             return integers.integer_operand(failure, names, op)
@@ -51,6 +53,10 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         op="loss backward", names=names,
     )
 
+
+_SUBSCRIPT_ASSIGNMENT = re.compile(r"^\s*[A-Za-z_][\w.]*\[[^\]\n]{1,80}\]\s*=(?!=)")
+"""A line of pasted code that writes through a subscript (``inputs[mask] = random_words[mask]``): with no traceback
+(only code), the write the report points at."""
 
 _OUT_ARGUMENT = re.compile(r"[(,]\s*out\s*=\s*[\w\[]")
 """An ``out=`` argument in a call's source line (``torch.round(x, out=cdf[1:])``)."""

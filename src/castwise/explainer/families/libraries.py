@@ -155,6 +155,44 @@ _cutlass_gemm = message_only(
 )
 
 
+def _fused_adam_param_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """Transformer Engine's fused Adam (``multi_tensor_adam``): ``Param tensor 0 has dtype=Float32, but expected
+    dtype=BFloat16``, a parameter of another dtype than the one its kernel was set up for."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"a fused Adam kernel got a parameter in {names[0]} where it was set up for {names[1]}: it updates every "
+        "parameter of a group in one launch, so they must share one dtype",
+        "a model whose parameters are not all one dtype (norms or embeddings kept in fp32 beside bf16 weights, or a "
+        "layer added after the cast) handed to a fused optimizer in one parameter group, or master-weight settings "
+        "that do not match the parameters",
+        f"give the optimizer parameters of one dtype: cast the model before building it (`model.to(torch."
+        f"{full_name(names[1])})`), or put the {names[0]} parameters in their own group (or optimizer); keep master "
+        "weights in fp32 through the optimizer's own option, not by mixing dtypes in a group",
+        op="fused Adam (multi_tensor_adam)", names=names,
+    )
+
+
+def _cutlass_mma(found: re.Match[str], failure: Failure) -> Explanation:
+    """CUTLASS's ``cutlass::arch::Mma<..., cutlass::float_e4m3_t, ...> ... not implemented``: a tensor-core instruction
+    for that dtype that this build and GPU architecture do not provide."""
+    name = _CUTLASS_TYPES[found["type"]]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"CUTLASS has no {name} tensor-core instruction (MMA) for the architecture this kernel was compiled for: the "
+        f"{name} path exists only in builds for GPUs that have it (fp8 from sm_89, Ada and Hopper)",
+        f"a {name} matmul (torchao's float8, a library's fp8 GEMM) run from a build compiled without that "
+        "architecture (`TORCH_CUDA_ARCH_LIST`, a prebuilt wheel for older GPUs), or on a GPU without fp8 cores",
+        "use a build compiled for your GPU's architecture (sm_89 or sm_90 for fp8), update the library, or run that "
+        "layer in bf16",
+        op="CUTLASS MMA", names=(name,), device="cuda", confidence=Confidence.LOW,
+    )
+
+
+_CUTLASS_TYPES = {"float_e4m3_t": "float8_e4m3fn", "float_e5m2_t": "float8_e5m2", "bfloat16_t": "bf16", "half_t": "f16"}
+"""CUTLASS's element types, as castwise names them."""
+
+
 def _core_ml_outputs(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Core ML's ``Error computing NN outputs`` with a 16-bit dtype said near it; declined without one."""
     del found
@@ -884,6 +922,9 @@ RULES: tuple[Rule, ...] = (
          _half_intrinsic_undefined),
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
+    rule(r"Param tensor \d+ has dtype=(?P<a>\w{1,12}), but expected dtype=(?P<b>\w{1,12})", _fused_adam_param_dtype),
+    rule(r"cutlass::arch::Mma<[^\n]{0,200}?cutlass::(?P<type>float_e4m3_t|float_e5m2_t|bfloat16_t|half_t)\b[^\n]{0,900}?"
+         r"\bnot implemented\b", _cutlass_mma),
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b|Arch conditional MMA instruction used without targeting "
          r"appropriate compute capability", _cutlass_gemm),
     rule(r"\bError computing NN outputs\b", _core_ml_outputs),

@@ -464,7 +464,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"(?:produced|found|detected|encountered|appear(?:s|ed|ing)?|aris(?:e|es|en|ed|ing)|arose|occurr?(?:s|ed|ing)?)\b",
          appeared),
     rule(rf"{_WORD_START}(?:loss(?:es)?|loses){_WORD_END}(?!_scal)[^\n.;]{{0,40}}?{_WORD_START}(?<!\bno )(?<!\bnot )"
-         rf"(?P<value>nan|inf)s?{_WORD_END}", nan_loss),
+         rf"(?P<value>nan|inf(?:inity)?)s?{_WORD_END}", nan_loss),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?[`'\"*]?\s+"
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
     rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
