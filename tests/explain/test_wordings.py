@@ -4905,9 +4905,10 @@ def test_nan_gradients_from_an_exponential_that_gave_inf_are_said_to_overflow() 
     assert explanation.kind is Kind.NONFINITE and "overflows" in explanation.cause
 
 
-def test_a_numpy_scalar_passed_where_torch_takes_a_tensor_is_told_to_convert_it() -> None:
-    explanation = cw.explain("TypeError: div(): argument 'other' (position 1) must be Tensor, not numpy.bool_")
-    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("bool",) and "float(" in explanation.fix
+@pytest.mark.parametrize(("scalar", "name"), [("bool_", "bool"), ("float_", "f64"), ("float32", "f32")])
+def test_a_numpy_scalar_passed_where_torch_takes_a_tensor_is_told_to_convert_it(scalar: str, name: str) -> None:
+    explanation = cw.explain(f"TypeError: div(): argument 'other' (position 1) must be Tensor, not numpy.{scalar}")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == (name,) and "float(" in explanation.fix
 
 
 def test_tritons_packing_of_bf16_as_i16_is_a_missing_bf16_lowering() -> None:

@@ -452,8 +452,9 @@ _swig_ids = message_only(
 
 def _numpy_scalar_argument(found: re.Match[str], failure: Failure) -> Explanation:
     """``div(): argument 'other' (position 1) must be Tensor, not numpy.bool_``: a numpy scalar (a reduction of a
-    numpy array) passed where a torch function takes a tensor."""
-    names = dtypes(found, "a")
+    numpy array) passed where a torch function takes a tensor; numpy's ``float_`` is its float64, not torch's float."""
+    name = short_dtype("float64" if found["a"] == "float_" else found["a"])
+    names = (name,) if name else ()
     what = f"{a(names[0])} numpy scalar" if names else "a numpy scalar"
     return explained(
         Kind.NUMPY_DTYPE, failure,
