@@ -265,6 +265,8 @@ def test_a_16_bit_dtype_is_read_however_a_line_spells_it(line: str, said: tuple[
 @pytest.mark.parametrize(("word", "short"), [
     ("Float32", "f32"), ("torch::kFloat16", "f16"), ("at::kHalf", "f16"), ("kBFloat16", "bf16"),
     ("thunder.dtypes.bfloat16", "bf16"), ("np.float16", "f16"), ("torch.cuda.HalfTensor", "f16"), ("kernel", None),
+    ("half_t", "f16"), ("bfloat16_t", "bf16"), ("float_e4m3_t", "float8_e4m3fn"),
+    ("float_e5m2_t", "float8_e5m2"),
 ])
 def test_other_libraries_and_c_plus_plus_spellings_of_a_dtype_are_read(word: str, short: str | None) -> None:
     assert short_dtype(word) == short

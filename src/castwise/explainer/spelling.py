@@ -6,7 +6,8 @@ torch's messages name dtypes through several generations of its own vocabulary: 
 ``torch::kBFloat16``), and users retype them (``c 10::BFloat16``). Other libraries qualify them with their own
 namespace (``np.float16``, ``thunder.dtypes.bfloat16``). The legacy tensor-type names also carry the device.
 Triton, which compiled kernels (torch.compile's among them) raise from, has its own: ``triton.language.float64``,
-``tl.bfloat16``, ``fp16``, ``i32``, a pointer's ``pointer<fp16>``. Dtypes come out as castwise's short names
+``tl.bfloat16``, ``fp16``, ``i32``, a pointer's ``pointer<fp16>``; CUTLASS has ``half_t``, ``bfloat16_t`` and
+``float_e4m3_t``. Dtypes come out as castwise's short names
 (``policy.dtype_name``: ``bf16``, ``f16``, ``f32``, ``f64``, otherwise torch's own name such as ``int64``).
 """
 
@@ -43,6 +44,7 @@ _WORDS: dict[str, torch.dtype] = {
     "complexhalf": torch.complex32, "complex32": torch.complex32,
     **{name.replace("_", ""): getattr(torch, name) for name in dir(torch) if name.startswith("float8_")},
     **{name.replace("float8_", "f8"): getattr(torch, name) for name in dir(torch) if name.startswith("float8_")},
+    "floate4m3": torch.float8_e4m3fn, "floate5m2": torch.float8_e5m2,
 }
 
 _DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")

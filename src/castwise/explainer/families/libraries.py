@@ -176,7 +176,7 @@ def _fused_adam_param_dtype(found: re.Match[str], failure: Failure) -> Explanati
 def _cutlass_mma(found: re.Match[str], failure: Failure) -> Explanation:
     """CUTLASS's ``cutlass::arch::Mma<..., cutlass::float_e4m3_t, ...> ... not implemented``: a tensor-core instruction
     for that dtype that this build and GPU architecture do not provide."""
-    name = _CUTLASS_TYPES[found["type"]]
+    name = dtypes(found, "type")[0]
     return explained(
         Kind.NO_KERNEL, failure,
         f"CUTLASS has no {name} tensor-core instruction (MMA) for the architecture this kernel was compiled for: the "
@@ -187,10 +187,6 @@ def _cutlass_mma(found: re.Match[str], failure: Failure) -> Explanation:
         "layer in bf16",
         op="CUTLASS MMA", names=(name,), device="cuda", confidence=Confidence.LOW,
     )
-
-
-_CUTLASS_TYPES = {"float_e4m3_t": "float8_e4m3fn", "float_e5m2_t": "float8_e5m2", "bfloat16_t": "bf16", "half_t": "f16"}
-"""CUTLASS's element types, as castwise names them."""
 
 
 def _core_ml_outputs(found: re.Match[str], failure: Failure) -> Explanation | None:
