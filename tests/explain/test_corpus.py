@@ -83,7 +83,9 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_289", "held_out_290", "held_out_291", "held_out_292", "held_out_293", "held_out_294",
             "held_out_295", "held_out_296", "held_out_297", "held_out_298", "held_out_299", "held_out_300",
             "held_out_301", "held_out_302", "held_out_303",
-            "held_out_304", "held_out_305", "held_out_306", "held_out_307", "held_out_308", "held_out_309")
+            "held_out_304", "held_out_305", "held_out_306", "held_out_307", "held_out_308", "held_out_309",
+            "held_out_310", "held_out_311", "held_out_312", "held_out_313", "held_out_314", "held_out_315", "held_out_316",
+            "held_out_317")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",

@@ -5008,3 +5008,110 @@ def test_cutlass_without_an_fp8_tensor_core_instruction_is_a_missing_kernel() ->
     explanation = cw.explain("void cutlass::arch::Mma<cutlass::gemm::GemmShape<16, 8, 32>, 32, cutlass::float_e4m3_t, "
                              "cutlass::layout::RowMajor, float>::operator()(...) const not implemented")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+
+
+def test_a_plug_in_backends_tensor_type_names_a_device_not_a_dtype() -> None:
+    explanation = cw.explain("RuntimeError: Input type (torch.FloatTensor) and weight type (PrivateUse1FloatType) "
+                             "should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and set(explanation.dtypes) == {"f32"}
+    assert "privateuse1" in explanation.cause and "not a dtype problem" in explanation.cause
+
+
+def test_int8_codes_beside_fp32_in_a_matmul_are_integer_data_even_when_quantization_is_said() -> None:
+    paste = ("RuntimeError: expected m1 and m2 to have the same dtype, but got: float != unsigned char\n"
+             "The strategy is cpu fp32i8, so the weights are int8 quantized.")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("f32", "uint8")
+
+
+def test_uint8_codes_beside_bf16_in_a_matmul_stay_a_quantized_weight() -> None:
+    explanation = cw.explain("RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != "
+                             "unsigned char")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("bf16", "uint8")
+
+
+def test_a_reduction_on_integers_is_read_when_its_name_was_cut_off() -> None:
+    explanation = cw.explain("Input dtype must be either a floating point or complex dtype. Got: Long")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64",)
+
+
+def test_an_sdks_upper_case_dtype_enums_are_read_as_dtypes() -> None:
+    explanation = cw.explain("[2023-08-08 17:18:14.069] [mmdeploy] [error] [tensor.cpp:137] mismatched data type "
+                             "FLOAT vs HALF")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f32", "f16")
+
+
+@pytest.mark.parametrize(("got", "kind", "names"), [
+    ("tensor[1,int32]", Kind.INTEGER_OPERAND, ("int32",)),
+    ("tensor[1,3,fp16]", Kind.NO_KERNEL, ("f16",)),
+])
+def test_core_mls_type_domain_check(got: str, kind: Kind, names: tuple[str, ...]) -> None:
+    domain = "['fp32']" if "fp16" in got else "['fp16', 'fp32']"
+    explanation = cw.explain(f'ValueError: Op "1309" (op_type: inverse) Input x="1308" expects tensor or scalar of '
+                             f"dtype from type domain {domain} but got {got}")
+    assert explanation.kind is kind and explanation.dtypes == names
+
+
+def test_core_mls_type_domain_check_is_declined_for_a_listed_dtype() -> None:
+    assert cw.explain('ValueError: Op "7" (op_type: add) Input x="6" expects tensor or scalar of dtype from type '
+                      "domain ['fp16', 'fp32'] but got tensor[1,fp32]") is None
+
+
+def test_the_onnx_exporter_refusing_a_complex_tensor_is_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: ScalarType ComplexDouble is an unexpected tensor scalar type")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("complex128",)
+    assert "view_as_real" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "op"), [
+    ("Unexpected keyword argument 'bf16'\n\nTraceback (most recent call last):\n  File \"train.py\", line 3", "bf16="),
+    ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+     "    accelerator = Accelerator(fp16=True)\nTypeError: __init__() got an unexpected keyword argument 'fp16'",
+     "Accelerator(fp16=...)"),
+])
+def test_a_refused_precision_keyword_names_accelerate_only_when_the_paste_does(paste: str, op: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.op == op
+
+
+def test_bool_and_uint8_masks_offer_both_common_dtypes() -> None:
+    explanation = cw.explain("RuntimeError: Expected object of scalar type unsigned char but got scalar type bool for "
+                             "argument 'other'")
+    assert explanation.kind is Kind.MASK and ".byte()" in explanation.fix and ".bool()" in explanation.fix
+
+
+@pytest.mark.parametrize("paste", [
+    "cosine_similarity gives 0 for fp16 inputs\n\n`F.cosine_similarity(a.half(), b.half())` outputs 0, fp32 is fine",
+    "Cosine above one with HalfTensor\n\nnn.CosineSimilarity on these vectors gives a result larger than 1",
+])
+def test_cosine_similarity_said_to_go_wrong_in_fp16_is_an_overflow(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("f16",)
+
+
+def test_cosine_similarity_named_as_a_consequence_of_nan_is_not_its_overflow() -> None:
+    explanation = cw.explain("Silent all-NaN embeddings from the fp16 model\n\nEvery component is NaN, so cosine "
+                             "similarity becomes NaN downstream.")
+    assert explanation is None or explanation.kind is not Kind.VALUE_OVERFLOW
+
+
+@pytest.mark.parametrize("paste", [
+    "Scores create spurious ties in fp16\n\nIn float16 distinct scores collapse into identical values.",
+    "accuracy dropped after export\n\nthe fp16 TensorRT engine runs, but the accuracy of pose estimation has "
+    "deteriorated",
+])
+def test_precision_lost_in_16_bit_said_in_words_is_drift(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_values_said_to_be_cast_silently_to_float32_lose_precision() -> None:
+    explanation = cw.explain("convert() silently truncates positions to float32, ignoring the requested float64")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f32",)
+    assert "as_tensor" in explanation.fix
+
+
+def test_generations_of_only_unknown_tokens_in_fp16_are_broken_outputs() -> None:
+    explanation = cw.explain("Output broken with float16\n\n$ python t5.py --dtype float16\n"
+                             "<unk><unk><unk><unk><unk><unk>")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

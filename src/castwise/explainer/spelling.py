@@ -47,7 +47,9 @@ _WORDS: dict[str, torch.dtype] = {
     "floate4m3": torch.float8_e4m3fn, "floate5m2": torch.float8_e5m2,
 }
 
-_DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla")
+_DEVICES = ("cuda", "cpu", "meta", "mps", "xpu", "hip", "xla", "privateuse1", "privateuseone")
+_DEVICE_ALIASES = {"privateuseone": "privateuse1"}
+"""A device's other spelling (torch-directml's ``privateuseone``) read as torch's dispatch key."""
 _NOISE = re.compile(r"\b(?:struct|class)\s+|^const\s+|(?<=\d)_t$|\b(?:c\s*10|at|std|torch)\s*::?|"
                     r"^(?:torch|triton\.language|tl)\.|"
                     r"^pointer<|>$|^(?:[a-z_]{1,12}\.){1,2}(?=b?float|half|double)|['\"`()\[\]{}]")
@@ -68,6 +70,7 @@ def _parts(word: str) -> tuple[str | None, str, bool]:
         found = pattern.match(text)
         if found:
             device, text = found.group(1).lower(), text[found.end():]
+            device = _DEVICE_ALIASES.get(device, device)
             break
     return device, _LEGACY_SUFFIX.sub("", text) if legacy else text, legacy
 
@@ -98,7 +101,8 @@ def short_dtypes(words: Iterable[str]) -> tuple[str, ...]:
 
 def device_of(word: str) -> str | None:
     """The device a spelling names: ``cuda`` for ``torch.cuda.HalfTensor``/``CUDAFloatType``,
-    ``cpu`` for ``torch.HalfTensor``/``CPUBFloat16Type``; None when it names none (``c10::Half``)."""
+    ``cpu`` for ``torch.HalfTensor``/``CPUBFloat16Type``, ``privateuse1`` for a plug-in backend's
+    ``PrivateUse1FloatType`` (DirectML's); None when it names none (``c10::Half``)."""
     device, bare, legacy = _parts(word)
     if device is not None:
         return device

@@ -15,12 +15,15 @@ from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
 from castwise.explainer.spelling import device_of
 
+_PLUG_IN = {"privateuse1": "privateuse1 (a plug-in backend: DirectML, an NPU)"}
+"""How a device torch names only by its dispatch key is said."""
+
 
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
              ) -> Explanation:
     """One op given tensors on two devices (``places``), with the dtypes when the message names them; said with low
     confidence when the dtypes differ too (two problems, and the kind names one)."""
-    where = " and ".join(dict.fromkeys(place for place in places if place)) or "two devices"
+    where = " and ".join(dict.fromkeys(_PLUG_IN.get(place, place) for place in places if place)) or "two devices"
     same = len(set(names)) == 1 and len(names) >= 2
     dtype_note = (
         f"both are {names[0]}, so this is not a dtype problem and converting dtypes will not fix it" if same

@@ -116,14 +116,16 @@ def _speaks_of_quantization(failure: Failure) -> bool:
 def quantized_weight(names: tuple[str, ...], failure: Failure) -> bool:
     """Whether one floating dtype meets an integer one that is a quantized weight rather than data: int8 codes or
     uint8 packed 4-bit weights beside a 16-bit dtype, what quantized models compute in (int8 or uint8 beside fp32 is
-    data: adjacency matrices, spins, pixels, gallery codes); or any integer when the paste speaks of quantization
-    (GGUF, GPTQ, ...)."""
+    read as integer data, pixels, spins or codes, even when the paste speaks of quantization); or another integer
+    when the paste speaks of quantization (GGUF, GPTQ, ...)."""
     floating = [name for name in names if is_floating(name)]
     integer = [name for name in names if not is_floating(name)]
     if len(names) != 2 or len(floating) != 1:
         return False
-    beside_16_bit = integer in (["uint8"], ["int8"]) and is_low_precision(floating[0])
-    return beside_16_bit or _speaks_of_quantization(failure)
+    codes = integer in (["uint8"], ["int8"])
+    if not is_low_precision(floating[0]):
+        return not codes and _speaks_of_quantization(failure)
+    return codes or _speaks_of_quantization(failure)
 
 
 def integer_weight(failure: Failure, names: tuple[str, ...]) -> Explanation:
@@ -822,9 +824,9 @@ def masks_combined(failure: Failure, names: tuple[str, ...], op: str | None) -> 
         "return bool where masks had been uint8, and torch of that age did not promote between the two",
         "code written for torch before 1.2 (uint8 masks, `.byte()`) run on a newer torch, or one mask made by a "
         "comparison (bool) and another built or converted as uint8",
-        "make both masks bool before combining them (`mask.bool()`), and replace the code's `.byte()` masks with "
-        "bool ones; current torch promotes there. Or run the torch version the code was written for (its README or "
-        "requirements name one)",
+        "make both masks one dtype before combining them: bool (`mask.bool()`, replacing the code's `.byte()` masks), "
+        "or, where the code does arithmetic on them (`torch.max`, sums), both uint8 (`(a > b).byte()`); current torch "
+        "promotes there. Or run the torch version the code was written for (its README or requirements name one)",
         op=op or "an op on masks", names=names,
     )
 
@@ -928,6 +930,8 @@ def quantized_copy(failure: Failure, names: tuple[str, ...]) -> Explanation:
 
 
 def _no_output_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """A reduction (``mean()``, ``std()``; unnamed when the paste cut its name off) that cannot infer a floating output
+    dtype from integer input."""
     return integer_operand(failure, dtypes(found, "a"), found.group("op"))
 
 
@@ -1116,8 +1120,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expect argument \"?(?P<arg>[^\n]{1,80}?)\"? to have data type (?P<want>torch\.\w{1,10})\.? But got "
          r"(?P<a>torch\.\w{1,10})", _graph_library_ids),
     rule(r"`MessagePassing\.propagate` only supports `torch\.LongTensor` of shape `\[2, num_messages\]`", _edge_index),
-    rule(r"\b(?P<op>\w{1,80})\(\): could not infer output dtype\. Input dtype must be either a floating point or "
-         r"complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
+    rule(r"(?:\b(?P<op>\w{1,80})\(\): could not infer output dtype\.\s*)?Input dtype must be either a floating "
+         r"point or complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
     rule(r"\bexpects? (?:a )?float tensor(?: or scalar)?,? but got (?P<a>{DTYPE})", _float_expected),
     rule(r"Can only calculate the (?P<op>mean) of floating types\. Got (?P<a>{DTYPE}) instead", _no_output_dtype),
 )

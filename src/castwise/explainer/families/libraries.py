@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, dtype_list
-from castwise.explainer.clues import low_precision_said
+from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers
 from castwise.explainer.families.kernels import no_float64, no_kernel
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import full_name, is_floating, short_dtypes
+from castwise.explainer.spelling import full_name, is_floating, is_low_precision, short_dtype, short_dtypes
 
 
 def _mixed_precision_device(found: re.Match[str], failure: Failure) -> Explanation:
@@ -617,13 +617,32 @@ _dtype_argument_refused = message_only(
 )
 
 
-_accelerate_fp16_argument = message_only(
-    Kind.NO_KERNEL,
-    "this accelerate has no `fp16=` argument: `Accelerator(fp16=True)` was replaced by `mixed_precision`",
-    "a script written for an old accelerate (before 0.6) run with a newer one",
-    "use `Accelerator(mixed_precision='fp16')` (or 'bf16'; `--mixed_precision fp16` with `accelerate launch`)",
-    op="Accelerator(fp16=...)", names=("f16",),
-)
+def _precision_argument(found: re.Match[str], failure: Failure) -> Explanation:
+    """``got an unexpected keyword argument 'fp16'`` (or 'bf16'): accelerate's ``Accelerator(fp16=True)``, replaced by
+    ``mixed_precision``, when accelerate is named; otherwise a function or config that takes no such argument."""
+    name = found["dtype"].lower()
+    if paste_search(failure, _ACCELERATE) is not None:
+        return explained(
+            Kind.NO_KERNEL, failure,
+            f"this accelerate has no `{name}=` argument: `Accelerator(fp16=True)` was replaced by `mixed_precision`",
+            "a script written for an old accelerate (before 0.6) run with a newer one",
+            f"use `Accelerator(mixed_precision='{name}')` (`--mixed_precision {name}` with `accelerate launch`)",
+            op=f"Accelerator({name}=...)", names=(short_dtype(name) or name,),
+        )
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a function or config class was given a `{name}=` argument it does not take",
+        f"a script, config file or command-line flag (`--{name}`) written for another version of the library it calls "
+        "(an older one without the flag, or a newer one that renamed it, as accelerate's and transformers' moved to "
+        "`mixed_precision`), or passed down to a function that never took it",
+        f"install the library version the script was written for, or pass the precision the way the installed one "
+        f"takes it (`mixed_precision='{name}'`, `torch_dtype=torch.{'bfloat16' if name == 'bf16' else 'float16'}`); "
+        "the traceback's last frame shows which call refused it",
+        op=f"{name}=", names=(short_dtype(name) or name,), confidence=Confidence.LOW,
+    )
+
+
+_ACCELERATE = re.compile(r"\baccelerat(?:e|or)\b", re.IGNORECASE)
 
 _scaler_under_bf16 = message_only(
     Kind.LOSS_SCALE,
@@ -852,6 +871,20 @@ def _coreml_named_inputs(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _coreml_type_domain(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """coremltools' ``(op_type: inverse) Input x="1308" expects tensor or scalar of dtype from type domain ['fp16',
+    'fp32'] but got tensor[1,int32]``: integer data reaching a float-only Core ML op, or a 16-bit dtype the op has no
+    kernel for; declined for other dtypes and for one the domain lists."""
+    got = dtypes(found, "a")
+    domain = short_dtypes(re.findall(r"\w+", found["domain"]))
+    if not got or got[0] in domain:
+        return None
+    op = f"Core ML {found['type']}"
+    if integers.integer_names(got) and any(map(is_floating, domain)):
+        return integers.integer_operand(failure, got, op)
+    return no_kernel(failure, op, got, None, Confidence.LOW) if is_low_precision(got[0]) else None
+
+
 def _coreml_saved_narrower(found: re.Match[str], failure: Failure) -> Explanation | None:
     """coremltools' ``Saving value type of float16 into a builtin type of i8``: a float value narrowed into an integer
     on conversion, said with low confidence (it is a warning); declined for int64 into int32, which it warns about in
@@ -887,6 +920,8 @@ RULES: tuple[Rule, ...] = (
          r"type as the named input `\w{1,30}`\. However, \w{1,30} has dtype (?P<a>\w{1,10}) whereas \w{1,30} has dtype "
          r"(?P<b>\w{1,10})", _coreml_named_inputs),
     rule(r"Saving value type of (?P<a>\w{1,10}) into a builtin type of (?P<b>\w{1,10})", _coreml_saved_narrower),
+    rule(r"\(op_type: (?P<type>\w{1,30})\) Input \w{1,30}=\S{1,80} expects tensor or scalar of dtype from type domain "
+         r"\[(?P<domain>[^\]\n]{1,120})\] but got tensor\[[^\]\n]{0,80}?(?P<a>\w{1,10})\]", _coreml_type_domain),
     rule(r"Your configuration is requesting an incompatible dtype and optimizer combination",
          _trainer_dtype_and_optimizer),
     rule(r"\b(?P<dtype>fp16|bf16) mixed precision requires (?:a GPU|PyTorch >= [\d.]+ and a supported device)",
@@ -932,7 +967,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"`?\.to`? is not supported for `?4-bit`? or `?8-bit`? bitsandbytes models|"
          r"`?\.(?:float|half|bfloat16)\(\)`? is not supported for quantized models?", _quantized_model_cast),
     rule(r"'BF16_Optimizer' object has no attribute '(?P<attribute>\w{1,40})'", _bf16_optimizer),
-    rule(r"__init__\(\) got an unexpected keyword argument '(?:fp16|bf16)'", _accelerate_fp16_argument),
+    rule(r"(?i:\bunexpected keyword argument) '(?P<dtype>fp16|bf16)'", _precision_argument),
     rule(r"__init__\(\) got an unexpected keyword argument '(?:torch_)?dtype'", _dtype_argument_refused),
     rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),

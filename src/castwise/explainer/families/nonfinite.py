@@ -182,6 +182,21 @@ def drifted(failure: Failure, dtype: str, shown: str) -> Explanation:
     )
 
 
+def truncated(failure: Failure, dtype: str, shown: str) -> Explanation:
+    """Values said to be cast silently to the narrower ``dtype`` (``silently truncates positions to float32``): no
+    error, only the precision of ``dtype`` where more was asked for."""
+    return explained(
+        Kind.NONFINITE, failure,
+        f"values are said to be cast silently to {dtype} ({shown}): nothing fails, but they keep only {dtype}'s "
+        "precision where the code asked for more, so results drift from the ones the requested dtype gives",
+        "a dtype hard-coded on the way (`torch.FloatTensor(...)`, `.float()`, `np.float32`, `torch.tensor(x)` under "
+        "the default dtype) that ignores the dtype the caller set",
+        "build the tensors in the requested dtype (`torch.as_tensor(x, dtype=dtype)`, `x.to(dtype)`), and check each "
+        "step's dtype against it; `castwise doctor` compares every module with a higher-precision run",
+        op="a silent cast", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
 def zero_loss(failure: Failure, dtype: str, shown: str) -> Explanation:
     """A training loss said to be 0 (``shown``) in the 16-bit ``dtype``: a non-finite loss or gradient that the
     trainer skipped or logged as 0, or a loss that underflowed."""

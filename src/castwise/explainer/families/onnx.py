@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 
-from castwise.explainer.advice import dtype_list, mixed_story
+from castwise.explainer.advice import a, dtype_list, mixed_story
 from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.mixed import mixed_float
 from castwise.explainer.rules import Rule, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import full_name, is_floating, is_low_precision
+from castwise.explainer.spelling import full_name, is_complex, is_floating, is_low_precision
 
 _ONNX_OPS = (("scatter", Kind.INDEXED_WRITE), ("matmul", Kind.MATMUL), ("gemm", Kind.MATMUL),
              ("conv", Kind.CONV_WEIGHT), ("layernorm", Kind.NORM_PARAM), ("batchnorm", Kind.NORM_PARAM),
@@ -296,6 +296,27 @@ def _no_double(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _no_onnx_type(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """The TorchScript ONNX exporter's ``ScalarType ComplexDouble is an unexpected tensor scalar type``: a tensor in
+    the graph has a dtype it maps to no ONNX type (complex; bf16 in old torch)."""
+    names = dtypes(found, "a")
+    if not names:
+        return None
+    complex_data = is_complex(names[0])
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"the ONNX exporter found {a(names[0])} tensor in the traced graph and has no ONNX type to write it as",
+        "complex math in the model (an FFT, `torch.stft(return_complex=True)`, `torch.polar`, rotary embeddings "
+        "computed with complex numbers)" if complex_data else f"a tensor left in {names[0]} (a buffer, a constant or "
+        "the model itself) exported by a torch whose exporter does not map that dtype",
+        "keep complex tensors out of the exported graph: compute with real and imaginary parts (`torch.view_as_real`, "
+        "`torch.stft(..., return_complex=False)`), move the FFT outside the model, or try the dynamo exporter "
+        "(`torch.onnx.export(..., dynamo=True)`)" if complex_data else "export with the model and inputs in float32 "
+        "or float16 (`model.float()`), or update torch",
+        op="torch.onnx.export", names=names,
+    )
+
+
 _onnx_without_fp8 = message_only(
     Kind.NO_KERNEL,
     "the installed `onnx` package has no fp8 element types (`TensorProto.FLOAT8E4M3FN` came with onnx 1.14), and a "
@@ -309,6 +330,7 @@ _onnx_without_fp8 = message_only(
 RULES: tuple[Rule, ...] = (
     rule(r"^[`'\"]?FLOAT8E(?:4M3FN|5M2)\b|has no attribute '?FLOAT8E(?:4M3FN|5M2)\b", _onnx_without_fp8),
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
+    rule(r"ScalarType (?P<a>\w{1,20}) is an unexpected tensor scalar type", _no_onnx_type),
     rule(r"Mismatched tensor element type:? source=(?P<a>\d{1,2}),? target=(?P<b>\d{1,2})", _inferred_element_types),
     rule(r"\(op_type:(?P<optype>\w{1,40}),\s*node name:\s*[^)\n]{0,200}\):\s*(?P<input>\w{1,30}) has inconsistent type "
          r"tensor\((?P<got>\w{1,20})\)", _inconsistent_input),

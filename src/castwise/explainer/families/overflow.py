@@ -2,9 +2,10 @@
 
 The usual source is a mask constant written for fp32 (``-1e9``, ``-1e10``, ``float(2**30)``,
 ``-torch.finfo(torch.float32).max``) meeting fp16 data; bf16 has fp32's range, so only constants
-beyond about 3.4e38 overflow it. Two overflows are only ever said, never raised: a mask constant past 65504
-said beside fp16 (its NaN gradients are what the report shows), and non-maximum suppression on fp16 boxes (box areas
-past 65504) that stops suppressing overlapping boxes.
+beyond about 3.4e38 overflow it. Three overflows are only ever said, never raised: a mask constant past 65504
+said beside fp16 (its NaN gradients are what the report shows), non-maximum suppression on fp16 boxes (box areas
+past 65504) that stops suppressing overlapping boxes, and cosine similarity of fp16 vectors (the product of their
+squared norms) that comes out 0 or above 1.
 """
 
 from __future__ import annotations
@@ -156,6 +157,32 @@ def _nms_in_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _cosine_in_half(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``F.cosine_similarity`` said (not raised) to give 0, values above 1 or NaN on fp16 vectors: it multiplies the
+    two squared norms in fp16, which overflows for vectors of norm past about 16 or underflows for tiny ones."""
+    del found
+    if failure.error_type or "f16" not in low_precision_said(failure) or not any(map(_WRONG_SIMILARITY.search,
+                                                                                   failure.paste)):
+        return None
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        "`cosine_similarity` on fp16 vectors multiplies their squared norms in fp16: past 65504 the product overflows "
+        "to inf (the result comes out 0), and for tiny vectors the squares underflow so its eps clamp wins (the "
+        "result can pass 1)",
+        "fp16 embeddings or features (a model run in `.half()` or under autocast) compared with "
+        "`F.cosine_similarity`/`nn.CosineSimilarity`, whose norms are far from 1",
+        "compute it in fp32 (`F.cosine_similarity(a.float(), b.float())`), or normalise first and take the dot "
+        "product (`F.normalize(a.float(), dim=-1) @ F.normalize(b.float(), dim=-1).T`)",
+        op="F.cosine_similarity", names=("f16",), confidence=Confidence.LOW,
+    )
+
+
+_WRONG_SIMILARITY = re.compile(r"(?:larger|greater|bigger|more) than 1\b|>\s?1(?![\d.])|\b(?:outputs?|returns?|gives?|"
+                               r"is|are) [`'\"]?(?:0|zeros?|nan|inf)\b|\b(?:wrong|incorrect|inconsistent)\b",
+                               re.IGNORECASE)
+"""A similarity said to come out wrong: above 1, 0, NaN or inf, or wrong in words."""
+
+
 def _bounds(found: re.Match[str], failure: Failure) -> Explanation:
     """``random_``/``randint``'s ``to - 1 is out of bounds for short int``: a bound the tensor's dtype cannot hold."""
     said = found["t"]
@@ -195,6 +222,7 @@ SAID: tuple[Rule, ...] = (
     rule(r"\b(?:masked_fill\w{0,2}|mask(?:ing|ed)?|fill(?:ing|ed)?)\b[^\n]{0,60}?" + _PAST_FP16, _mask_constant_said),
     rule(r"\b(?:batched_)?nms\b[^\n]{0,80}?\b(?:fp16|float16|half)\b|\b(?:fp16|float16|half)\b[^\n]{0,80}?"
          r"\b(?:batched_)?nms\b", _nms_in_half),
+    rule(r"\bcosine_similarity\b|\bCosineSimilarity\b", _cosine_in_half),
 )
-"""A mask constant past fp16's range, or NMS said to misbehave on fp16 boxes, in prose: tried only when no rule
-recognised any line."""
+"""A mask constant past fp16's range, or NMS or cosine similarity said to misbehave on fp16 data, in prose: tried only
+when no rule recognised any line."""

@@ -11,7 +11,8 @@ line is not in the paste at all: a mismatch said in words near a 16-bit dtype (`
 and outputs said to be wrong rather than broken (``fail_accuracy``, ``bad results``) in 16-bit. These rules
 are tried only after no rule recognised any line of the paste, and they answer with low confidence:
 the family is likely, the details are not known. Dtypes are taken only as torch and libraries print them
-(``Half``, ``BFloat16``, ``torch.float16``, ``fp16``), never from lowercase prose (``half of``).
+(``Half``, ``BFloat16``, ``torch.float16``, ``fp16``, SDK enums such as ``FLOAT``), never from lowercase prose
+(``half of``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from castwise.explainer.families.nonfinite import (
     nan_generation,
     nan_loss,
     stalled,
+    truncated,
     zero_loss,
 )
 from castwise.explainer.families.overflow import range_exceeded
@@ -48,7 +50,8 @@ from castwise.explainer.spelling import is_floating, is_low_precision, short_dty
 
 _PRINTED_DTYPE = re.compile(
     r"(?<![\w.])(?:(?:c10|at|torch)::k?|torch\.(?:cuda\.)?|(?:[a-z_]{1,12}\.){1,2}(?=b?float))?(?:Half|BFloat16|"
-    r"Float(?:16|32|64)?|Double|Float8_\w{1,12}|float16|bfloat16|float32|float64|fp16|bf16|fp32|FP16|BF16|FP32)"
+    r"Float(?:16|32|64)?|Double|Float8_\w{1,12}|float16|bfloat16|float32|float64|fp16|bf16|fp32|FP16|BF16|FP32|"
+    r"FLOAT(?:16|32|64)?|HALF|DOUBLE|BFLOAT16)"
     r"(?:Tensor|Type)?(?![\w])"
 )
 _WORD_START = r"(?<![A-Za-z0-9])"
@@ -220,6 +223,14 @@ def _garbage(found: re.Match[str], failure: Failure) -> Explanation | None:
     return broken_output(failure, names[0], (found["what"] or found["what2"]).lower()) if names else None
 
 
+def _unknown_tokens(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Generations of only ``<unk>`` within three lines of (or in a title) naming a 16-bit dtype: logits that were NaN,
+    decoded to one token."""
+    del found
+    names = low_precision_said(failure, within=3)
+    return broken_output(failure, names[0], "as only <unk> tokens") if names else None
+
+
 def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Outputs said to be wrong but not broken (``fail_accuracy``, ``gives bad results``) within three lines of (or in
     a title) naming a 16-bit dtype, or AMP (read as fp16); not when what is wrong is the dtype itself."""
@@ -258,6 +269,12 @@ def _training_dtype(failure: Failure, within: int | None = 3) -> str | None:
     if names:
         return names[0]
     return "f16" if any(map(_AMP_SAID.search, (failure.message, *failure.paste[:1]))) else None
+
+
+def _truncate(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Values said to be cast silently to a narrower dtype (``silently truncates atom_pos to float32``)."""
+    dtype = short_dtype(found["dtype"])
+    return truncated(failure, dtype, found.group(0).strip()) if dtype else None
 
 
 def _saved_in_fp32(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -460,6 +477,8 @@ MISMATCH: tuple[Rule, ...] = (
 """Two floating dtypes named beside a mismatch, or a mismatch said in words near a 16-bit dtype."""
 
 SYMPTOMS: tuple[Rule, ...] = (
+    rule(r"\bsilently (?:truncat|downcast|cast|convert|round)\w{0,3}\b[^\n]{0,80}?\bto (?P<dtype>float32|fp32|float16|"
+         r"fp16|bfloat16|bf16)\b", _truncate),
     rule(r"\b(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>NaNs?|inf)\b[^\n]{0,60}?\b(?:was |were |is |are |been )?"
          r"(?:produced|found|detected|encountered|appear(?:s|ed|ing)?|aris(?:e|es|en|ed|ing)|arose|occurr?(?:s|ed|ing)?)\b",
          appeared),
@@ -495,6 +514,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\bexclamation marks\b|(?:全是|都是|全为|一行|一串|一堆)感叹号|"
          r"(?:结果|输出|回复|回答|生成)[^\n]{0,12}?(?:!\s?){4}|"
          r"\b(?:series|lines?|strings?|bunch|lots|full) of ['\"`]?!{3,}", _exclamations),
+    rule(r"(?:<unk>\s?){4}", _unknown_tokens),
     rule(r"黑图|黑屏|(?:全为|全是|都是)黑色|\b(?:completely|entirely|fully|solid|pure) black\b|"
          r"\bblack (?:images?|outputs?|frames?|videos?|results?|pictures?|pics|screens?|pixels?|squares?|blocks?|"
          r"patch(?:es)?)\b|"
@@ -528,6 +548,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"[^\n]{0,12}?(?:\ball |\bare all |\bbecomes? |都成|全是|全为|全部为)\s*(?P<zero>0|zeros?)(?![A-Za-z0-9.])",
          _range_said),
     rule(r"\b(?:fail_accuracy\b|accuracy (?:check )?fail\w{0,3}\b|accuracy (?:drops?|degrad\w{0,6})\b|"
+         r"accuracy (?:of [\w -]{1,40} )?(?:has |have )?(?:deteriorat\w{1,5}|dropped|decreased|degraded)\b|"
+         r"spurious ties\b|collapse (?:in)?to identical (?:values|scores)\b|"
          r"(?:bad|poor|wrong|incorrect|inaccurate|degraded) "
          r"(?:results?|outputs?|accuracy|predictions?|values|answers?)\b(?! (?:scalar )?d?types?\b)|"
          r"(?:do(?:es)?n'?t|do(?:es)? not|never) (?:return|give|produce) (?:the )?(?:correct|right|expected) "
