@@ -224,65 +224,95 @@ def _float64_einsum_fp32_wcs() -> None:
 
 CASES: dict[str, LiveCase] = {
     # an 8-bit uint8 CCD preview cutout straight into an fp32 Conv2d
-    "ccd-uint8-preview-conv2d": case(_uint8_ccd_preview_into_conv2d, "integer_operand", "uint8", "f32"),
+    "ccd-uint8-preview-conv2d": case(_uint8_ccd_preview_into_conv2d, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 FITS spectrum (BITPIX=-64) into an fp32 Linear encoder
-    "fits-spectrum-f64-linear": case(_float64_spectrum_into_linear, "matmul_dtype", "f64", "f32"),
+    "fits-spectrum-f64-linear": case(_float64_spectrum_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 transit light curve into a .half() Conv1d
-    "light-curve-f64-fp16-conv1d": case(_float64_light_curve_into_fp16_conv1d, "conv_weight_dtype", "f64", "f16"),
+    "light-curve-f64-fp16-conv1d": case(_float64_light_curve_into_fp16_conv1d, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 spectrum transformer pooled into an fp32 photometric-redshift head
-    "bf16-transformer-fp32-photoz-head": case(_bf16_transformer_fp32_redshift_head, "matmul_dtype", "bf16", "f32"),
+    "bf16-transformer-fp32-photoz-head": case(_bf16_transformer_fp32_redshift_head, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an int32 SExtractor segmentation map as cross_entropy targets
-    "segmap-int32-ce-target": case(_int32_segmap_cross_entropy, "target_dtype", "int32"),
+    "segmap-int32-ce-target": case(_int32_segmap_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a bool cosmic-ray mask as the BCE-with-logits target
-    "crmask-bool-bce-target": case(_bool_cosmic_ray_mask_bce_target, "target_dtype", "bool"),
+    "crmask-bool-bce-target": case(_bool_cosmic_ray_mask_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # cosmic-ray mask minus saturation mask with `-` on two bools
-    "crmask-minus-satmask-bool": case(_bool_crmask_subtracted, "mask_dtype", "bool"),
+    "crmask-minus-satmask-bool": case(_bool_crmask_subtracted, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an integer CCD frame bias-subtracted in place with a fractional fp32 master bias
     "ccd-int-frame-sub-fp32-bias-inplace": case(_int32_frame_bias_subtract_inplace, "result_cast", "f32",
-                                                "int32"),
+                                                "int32",
+        grade="correct", grade_at_freeze="correct"),
     # a full-well saturation level (3.2e5 e-) filled into an fp16 clip map
-    "fp16-saturation-fill-overflow": case(_fp16_saturation_level_fill, "half_overflow", "f16"),
+    "fp16-saturation-fill-overflow": case(_fp16_saturation_level_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 PSF model handed to numpy for astropy
-    "bf16-psf-to-numpy": case(_bf16_psf_to_numpy, "numpy_dtype", "bf16"),
+    "bf16-psf-to-numpy": case(_bf16_psf_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 PSF kernel convolved with an fp32 image through F.conv2d
-    "fp16-psf-kernel-conv2d-fp32-image": case(_fp16_kernel_conv_fp32_image, "conv_weight_dtype", "f32", "f16"),
+    "fp16-psf-kernel-conv2d-fp32-image": case(_fp16_kernel_conv_fp32_image, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # morphology classes read as a float64 FITS table column into nn.Embedding
-    "morphology-class-f64-embedding": case(_float64_class_column_into_embedding, "index_tensor_dtype", "f64"),
+    "morphology-class-f64-embedding": case(_float64_class_column_into_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # quality-flag bit test with & on an fp16 flag column
-    "fp16-quality-flags-bitwise-and": case(_fp16_bitwise_quality_flags, "no_kernel", "f16"),
+    "fp16-quality-flags-bitwise-and": case(_fp16_bitwise_quality_flags, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # ~ on a good-pixel mask kept as fp16
-    "fp16-good-pixel-mask-invert": case(_float_mask_inverted, "mask_dtype"),
+    "fp16-good-pixel-mask-invert": case(_float_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # cosmic-ray coverage by avg_pool2d of the bool mask
-    "crmask-bool-avg-pool": case(_bool_mask_mean_coverage, "integer_operand", "bool"),
+    "crmask-bool-avg-pool": case(_bool_mask_mean_coverage, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an int32 pixel mask upsampled bilinearly to the drizzled grid
-    "pixel-mask-int32-interpolate": case(_int32_mask_interpolate, "integer_operand", "int32"),
+    "pixel-mask-int32-interpolate": case(_int32_mask_interpolate, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 flux written into a bf16 rebinned spectrum by index
     "rebinned-spectrum-bf16-index-put-f64": case(_fp64_wavelength_grid_index_put_bf16, "indexed_write_dtype", "bf16",
-                                                 "f64"),
+                                                 "f64",
+        grade="correct", grade_at_freeze="correct"),
     # sub-pixel float centroids used as gather indices
-    "float-centroids-gather-index": case(_float_pixel_indices_gather, "index_tensor_dtype"),
+    "float-centroids-gather-index": case(_float_pixel_indices_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 LayerNorm fed fp32 image-patch tokens
-    "bf16-layernorm-fp32-tokens": case(_bf16_layernorm_fp32_tokens, "norm_param_dtype", "f32"),
+    "bf16-layernorm-fp32-tokens": case(_bf16_layernorm_fp32_tokens, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() BatchNorm2d in eval fed fp32 galaxy feature maps
-    "fp16-batchnorm-fp32-maps": case(_fp16_batchnorm_fp32_feature_maps, "norm_param_dtype", "f32"),
+    "fp16-batchnorm-fp32-maps": case(_fp16_batchnorm_fp32_feature_maps, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 queries attending to fp32 cached keys/values in SDPA
-    "sdpa-bf16-query-fp32-kv": case(_bf16_sdpa_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "sdpa-bf16-query-fp32-kv": case(_bf16_sdpa_fp32_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 spectral templates dotted with an fp32 observed spectrum via linalg.vecdot
-    "template-vecdot-f64-f32": case(_template_vecdot_float64, "op_dtype", "f64", "f32"),
+    "template-vecdot-f64-f32": case(_template_vecdot_float64, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 periodogram basis bmm'd with a float64 light curve
-    "periodogram-bmm-f64-lc": case(_bmm_periodogram_float64, "batched_matmul_dtype", "f64", "f32"),
+    "periodogram-bmm-f64-lc": case(_bmm_periodogram_float64, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 running sky background lerped toward an fp32 frame estimate
-    "sky-background-lerp-bf16-f32": case(_lerp_sky_background, "lerp_dtype", "bf16", "f32"),
+    "sky-background-lerp-bf16-f32": case(_lerp_sky_background, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 (time, flux) light curve into an fp32 GRU
-    "light-curve-f64-gru": case(_gru_light_curve_float64, "rnn_dtype", "f64", "f32"),
+    "light-curve-f64-gru": case(_gru_light_curve_float64, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # histc of an int32 CCD frame for the pixel histogram
-    "ccd-int32-histc": case(_int32_frame_histc, "integer_operand", "int32"),
+    "ccd-int32-histc": case(_int32_frame_histc, "integer_operand", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # randn_like of int32 photon counts to add read noise
-    "read-noise-randn-like-int32": case(_poisson_noise_like_int32_counts, "no_kernel", "int32"),
+    "read-noise-randn-like-int32": case(_poisson_noise_like_int32_counts, "no_kernel", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an int16 response matrix matmul'd with int32 counts
-    "int16-int32-count-matmul": case(_int16_matmul_int32, "integer_operand", "int16", "int32"),
+    "int16-int32-count-matmul": case(_int16_matmul_int32, "integer_operand", "int16", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 gradient assigned to a bf16 head's weight.grad
-    "fp32-grad-to-bf16-head": case(_fp32_grad_to_bf16_param, "loss_dtype", "f32", "bf16"),
+    "fp32-grad-to-bf16-head": case(_fp32_grad_to_bf16_param, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 WCS CD matrix einsum'd with fp32 pixel offsets
-    "wcs-cd-f64-einsum-f32": case(_float64_einsum_fp32_wcs, "matmul_dtype", "f64", "f32"),
+    "wcs-cd-f64-einsum-f32": case(_float64_einsum_fp32_wcs, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
