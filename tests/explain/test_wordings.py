@@ -5115,3 +5115,22 @@ def test_generations_of_only_unknown_tokens_in_fp16_are_broken_outputs() -> None
     explanation = cw.explain("Output broken with float16\n\n$ python t5.py --dtype float16\n"
                              "<unk><unk><unk><unk><unk><unk>")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_an_optimizers_own_bf16_only_assertion_is_a_missing_kernel() -> None:
+    paste = ("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    optimizer.step()\n"
+             "  File \"adamw_bf16.py\", line 40, in step\n    assert p.dtype == torch.bfloat16, \"only bfloat 16 is "
+             "supported.\"\nAssertionError: only bfloat 16 is supported.")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert explanation.op == "optimizer.step" and "model.to(torch.bfloat16)" in explanation.fix
+
+
+def test_black_images_said_to_be_produced_in_chinese_are_a_broken_output() -> None:
+    explanation = cw.explain("[Bug]: sdxl 生产图片黑屏\n\n### What happened?\n\nsdxl 生产图片黑屏")
+    assert explanation.kind is Kind.NONFINITE and "VAE" in explanation.fix
+
+
+def test_a_one_dtype_limit_said_in_prose_is_not_read_as_the_failure() -> None:
+    explanation = cw.explain("AWQ and bf16\n\na user got an error indicating that only float16 is supported with AWQ.")
+    assert explanation is None or "its own assertion" not in explanation.cause

@@ -510,6 +510,32 @@ def _only_low_precision(found: re.Match[str], failure: Failure) -> Explanation:
     return _sixteen_bit_only(failure, found.groupdict().get("op") or _kernel_named(failure, flash), passed)
 
 
+def _only_one_dtype(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A kernel's or optimizer's own check that it takes one 16-bit dtype only (``AssertionError: only bfloat 16 is
+    supported.`` from ``assert p.dtype == torch.bfloat16``): it got a tensor in another dtype; declined in prose (no
+    exception type), where the words report a library's limit rather than this failure."""
+    dtype = short_dtype(found["dtype"].replace(" ", ""))
+    if dtype is None or not failure.error_type:
+        return None
+    optimizer = paste_search(failure, _OPTIMIZER_STEP) is not None
+    holder = "an optimizer" if optimizer else "a kernel or library function"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"{holder} that takes {dtype} tensors only (its own assertion) got a tensor in another dtype",
+        "parameters kept in fp32 (a mixed-precision setup, master weights, a layer left out of the conversion) handed "
+        f"to an optimizer written for pure {dtype}" if optimizer else f"inputs or weights not converted to {dtype} "
+        "before the call",
+        f"convert the model to {dtype} before creating the optimizer (`model.to(torch.{full_name(dtype)})`), or, to "
+        "keep fp32 master weights, use an optimizer that takes them (`torch.optim.AdamW`)" if optimizer else
+        f"convert what reaches it to {dtype} (`x.to(torch.{full_name(dtype)})`), or use a path that takes your dtype",
+        op="optimizer.step" if optimizer else "", names=(dtype,), confidence=Confidence.LOW,
+    )
+
+
+_OPTIMIZER_STEP = re.compile(r"\boptimi[sz]er\b|\.step\(|\bAdamW?\b", re.IGNORECASE)
+"""An optimizer named in the paste (its ``step`` in the traceback)."""
+
+
 def _flash_attention_2(found: re.Match[str], failure: Failure) -> Explanation | None:
     """transformers' ``Flash Attention 2.0 only supports torch.float16 and torch.bfloat16``; declined for its logged
     form (``but the current dype in X is``), which loading prints before the model is cast, when the report's title
@@ -1195,6 +1221,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<op>Blockwise quantization) only supports 16/32-bit floats,? but got (?P<dtype>{DTYPE})",
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
+    rule(r"(?i:\bonly (?P<dtype>b?float ?16|bf16|fp16|half)(?: precision)? (?:is |are )?supported\b)", _only_one_dtype),
     rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
     rule(r"Unrecognized tensor type ID: Autocast", _autocast_unregistered_op),
     rule(r"could not find kernel for (?:HigherOrderOperator )?(?P<op>[\w.:]{1,80}) at dispatch key "

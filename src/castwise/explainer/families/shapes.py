@@ -205,7 +205,7 @@ _DENIED = re.compile(r"\b(?:no|not|never|without|set|sets|setting|fill\w{0,3}|pa
 
 _OUTCOME = re.compile(r"\b(?:got|gets?|getting|generat\w{0,5}|produc\w{0,5}|outputs?|results?|resulting|render\w{0,3}|"
                       r"returns?|goes|went|turns?|turned|became|comes? out|sporadic|eventual|always|sometimes|instead)"
-                      r"\b|推理|生成|出来", re.IGNORECASE)
+                      r"\b|推理|生成|生产|出来", re.IGNORECASE)
 """Words that say the black image is what a run gave (``got black images``, ``the output is black``), not an image
 the line mentions."""
 
