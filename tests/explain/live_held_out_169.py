@@ -260,69 +260,103 @@ def _bool_validity_replicate_pad() -> None:
 
 CASES: dict[str, LiveCase] = {
     # VectorNet subgraph: float64 polyline vectors from numpy into an fp32 Linear
-    "vectornet-subgraph-np-f64-vectors": case(_vectornet_subgraph_np_f64_vectors, "matmul_dtype", "f64", "f32"),
+    "vectornet-subgraph-np-f64-vectors": case(_vectornet_subgraph_np_f64_vectors, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # int64 agent-type ids fed straight into a Linear instead of an embedding
-    "agent-type-int64-ids-into-linear": case(_agent_type_int64_ids_into_linear, "integer_operand", "int64"),
+    "agent-type-int64-ids-into-linear": case(_agent_type_int64_ids_into_linear, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a halved scene encoder fed fp32 agent tokens
     "fp16-scene-encoder-fp32-agent-tokens": case(_fp16_scene_encoder_fp32_agent_tokens, "matmul_dtype", "f32",
-                                                 "f16"),
+                                                 "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 trajectory decoder head fed the fp32 agent feature
-    "bf16-decoder-head-fp32-agent-feature": case(_bf16_decoder_head_fp32_memory, "matmul_dtype", "f32", "bf16"),
+    "bf16-decoder-head-fp32-agent-feature": case(_bf16_decoder_head_fp32_memory, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 rasterised map into the fp32 ResNet stem
-    "uint8-raster-into-resnet-stem": case(_uint8_raster_into_resnet_stem, "integer_operand", "uint8"),
+    "uint8-raster-into-resnet-stem": case(_uint8_raster_into_resnet_stem, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # float64 numpy agent history into an fp16 GRU encoder
-    "np-f64-history-into-fp16-gru": case(_np_f64_history_into_fp16_gru, "rnn_dtype", "f64", "f16"),
+    "np-f64-history-into-fp16-gru": case(_np_f64_history_into_fp16_gru, "rnn_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 temporal Conv1d over float64 numpy history
-    "fp16-temporal-conv-np-f64-history": case(_fp16_temporal_conv_np_f64_history, "conv_weight_dtype", "f64", "f16"),
+    "fp16-temporal-conv-np-f64-history": case(_fp16_temporal_conv_np_f64_history, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder BatchNorm1d fed fp32 features
-    "bf16-decoder-batchnorm-fp32-features": case(_bf16_decoder_batchnorm_fp32_features, "norm_param_dtype", "f32"),
+    "bf16-decoder-batchnorm-fp32-features": case(_bf16_decoder_batchnorm_fp32_features, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 mode queries attend over the fp16 encoder's memory through SDPA
     "bf16-mode-queries-sdpa-fp16-memory": case(_bf16_mode_queries_sdpa_fp16_encoder_memory, "sdpa_dtype", "bf16",
-                                               "f16"),
+                                               "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder MultiheadAttention with an fp16 distance-bias mask from the encoder
     "bf16-decoder-mha-fp16-distance-bias": case(_bf16_decoder_mha_fp16_encoder_mask, "attn_mask_dtype", "f16",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # lane-frame transform with baddbmm: bf16 offsets, fp32 local points and rotations
-    "lane-frame-baddbmm-bf16-offsets": case(_lane_frame_baddbmm_bf16_offsets, "batched_matmul_dtype", "bf16", "f32"),
+    "lane-frame-baddbmm-bf16-offsets": case(_lane_frame_baddbmm_bf16_offsets, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # agent-to-centerline cdist: fp16 agents, float64 numpy centerline points
-    "centerline-cdist-f16-agents-f64-map": case(_centerline_cdist_f64_map_f16_agents, "op_dtype", "f64", "f16"),
+    "centerline-cdist-f16-agents-f64-map": case(_centerline_cdist_f64_map_f16_agents, "op_dtype", "f64", "f16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (4ed40aec) castwise gave matmul_dtype [f16, f64] (high confidence). The op that raised is "
+             "torch.cdist (agent-to-centerline distances), whose own dtype check says `expected m1 and m2 to have the "
+             "same dtype`; the rules read the m1/m2 wording as a matrix multiply's operands, so a distance op meeting "
+             "two floats is taken for a Linear/matmul and the fix points at the wrong call.")),
     # polyline max-pool with scatter_reduce: bf16 point features into an fp32 buffer
     "polyline-maxpool-scatter-reduce-bf16": case(_polyline_maxpool_scatter_reduce_bf16_points,
-                                                 "indexed_write_dtype"),
+                                                 "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # scene tensor filled by index with float64 numpy history
     "scene-slots-index-put-np-f64-history": case(_scene_tensor_index_put_np_f64_history, "indexed_write_dtype",
-                                                 "f32", "f64"),
+                                                 "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # refinement: bf16 prediction lerped toward fp32 anchors
-    "bf16-refinement-lerp-fp32-anchors": case(_bf16_refinement_lerp_fp32_anchors, "lerp_dtype", "bf16", "f32"),
+    "bf16-refinement-lerp-fp32-anchors": case(_bf16_refinement_lerp_fp32_anchors, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 mode logits with fp32 per-mode class weights in cross_entropy
-    "bf16-mode-logits-ce-fp32-weights": case(_bf16_mode_logits_ce_fp32_class_weights, "op_dtype", "bf16", "f32"),
+    "bf16-mode-logits-ce-fp32-weights": case(_bf16_mode_logits_ce_fp32_class_weights, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 lane scores masked with -1e9 before the softmax
-    "fp16-lane-scores-masked-fill-neg-1e9": case(_fp16_lane_scores_masked_fill_neg_1e9, "half_overflow", "f16"),
+    "fp16-lane-scores-masked-fill-neg-1e9": case(_fp16_lane_scores_masked_fill_neg_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 squared endpoint distances in centimetres overflow; the mode Categorical sees NaN
-    "fp16-cm-endpoint-distance-categorical": case(_fp16_squared_distance_mode_categorical, "nonfinite", "f16"),
+    "fp16-cm-endpoint-distance-categorical": case(_fp16_squared_distance_mode_categorical, "nonfinite", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 forecast handed to numpy for minFDE
-    "bf16-forecast-numpy-min-fde": case(_bf16_forecast_numpy_min_fde, "numpy_dtype", "bf16"),
+    "bf16-forecast-numpy-min-fde": case(_bf16_forecast_numpy_min_fde, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 numpy finite-difference gradient assigned to an fp16 encoder weight's .grad
     "fp16-encoder-np-f64-finite-difference-grad": case(_fp16_encoder_np_f64_finite_difference_grad, "loss_dtype",
-                                                       "f64", "f16"),
+                                                       "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 agent and map padding masks combined with |
-    "fp16-agent-padding-or-map-padding": case(_fp16_agent_padding_or_map_padding, "no_kernel", "f16"),
+    "fp16-agent-padding-or-map-padding": case(_fp16_agent_padding_or_map_padding, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # agents observed in both windows computed with - on bool validity masks
-    "observed-both-windows-bool-minus": case(_observed_in_both_windows_bool_minus, "mask_dtype", "bool"),
+    "observed-both-windows-bool-minus": case(_observed_in_both_windows_bool_minus, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # collated int64 validity used as the masked_fill mask
-    "collated-int64-validity-masked-fill": case(_collated_int64_validity_masked_fill, "mask_dtype", "int64"),
+    "collated-int64-validity-masked-fill": case(_collated_int64_validity_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # last valid step counted in float and used as an index
-    "float-last-valid-step-index": case(_float_last_valid_step_index, "index_tensor_dtype"),
+    "float-last-valid-step-index": case(_float_last_valid_step_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int32 agent types from the scenario proto one-hot encoded
-    "int32-agent-type-one-hot": case(_int32_agent_type_one_hot, "index_tensor_dtype"),
+    "int32-agent-type-one-hot": case(_int32_agent_type_one_hot, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int16 lane types from the parquet map cache into an embedding
-    "int16-lane-type-embedding": case(_int16_lane_type_embedding, "index_tensor_dtype", "int16"),
+    "int16-lane-type-embedding": case(_int16_lane_type_embedding, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # int32 winner-mode targets in the mode-classification cross_entropy
-    "int32-winner-mode-cross-entropy": case(_int32_winner_mode_cross_entropy, "target_dtype", "int32"),
+    "int32-winner-mode-cross-entropy": case(_int32_winner_mode_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # noise augmentation with normal_ on int64 centimetre history
-    "int64-cm-history-normal-noise": case(_int64_cm_history_normal_noise, "no_kernel", "int64"),
+    "int64-cm-history-normal-noise": case(_int64_cm_history_normal_noise, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 GMM covariance factorised with cholesky
-    "bf16-gmm-covariance-cholesky": case(_bf16_gmm_covariance_cholesky, "no_kernel", "bf16"),
+    "bf16-gmm-covariance-cholesky": case(_bf16_gmm_covariance_cholesky, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bool validity mask padded with replicate mode
-    "bool-validity-replicate-pad": case(_bool_validity_replicate_pad, "no_kernel", "bool"),
+    "bool-validity-replicate-pad": case(_bool_validity_replicate_pad, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
 }
