@@ -231,68 +231,98 @@ def _wide_deep_top_mlp_fp16_grad_scaler() -> None:
 CASES: dict[str, LiveCase] = {
     # wide part of a wide-and-deep model: float64 cross features from pandas into an fp16 wide Linear
     "wide-part-f64-crosses-fp16-linear": case(_wide_part_f64_cross_features_fp16_linear, "matmul_dtype", "f64",
-        "f16"),
+        "f16",
+        grade="correct", grade_at_freeze="correct"),
     # DCN-v2 cross layer cast to bf16 applied to the fp32 x0 stack
-    "dcn-v2-cross-bf16-weight-f32-x0": case(_dcn_cross_layer_bf16_weight_f32_x0, "matmul_dtype", "f32", "bf16"),
+    "dcn-v2-cross-bf16-weight-f32-x0": case(_dcn_cross_layer_bf16_weight_f32_x0, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DIN local activation: bf16 candidate ad against fp32 behaviour history with torch.bmm
     "din-bmm-bf16-candidate-f32-history": case(_din_attention_bmm_bf16_query_f32_history, "batched_matmul_dtype",
-        "bf16", "f32"),
+        "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # age buckets from a pandas column with NaN (float64) looked up in an Embedding
-    "pandas-nan-age-buckets-embedding": case(_pandas_nan_age_buckets_into_embedding, "index_tensor_dtype", "f64"),
+    "pandas-nan-age-buckets-embedding": case(_pandas_nan_age_buckets_into_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # slate scores indexed by shown positions that a NaN in pandas made float64
-    "slate-scores-float-positions-index": case(_slate_scores_indexed_by_float_positions, "index_tensor_dtype"),
+    "slate-scores-float-positions-index": case(_slate_scores_indexed_by_float_positions, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-campaign sums of bf16 ad vectors with scatter_add into an fp32 accumulator
-    "campaign-scatter-add-bf16-into-f32": case(_per_campaign_embedding_scatter_add_bf16, "indexed_write_dtype"),
+    "campaign-scatter-add-bf16-into-f32": case(_per_campaign_embedding_scatter_add_bf16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # hashed ids shifted right for a cross feature after they went through an fp16 feature tensor
-    "hashed-ids-shift-fp16-cross": case(_hashed_ids_shift_fp16_cross_feature, "no_kernel", "f16"),
+    "hashed-ids-shift-fp16-cross": case(_hashed_ids_shift_fp16_cross_feature, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # float padding mask of a behaviour sequence inverted with ~
-    "history-float-mask-invert": case(_history_padding_float_mask_invert, "mask_dtype"),
+    "history-float-mask-invert": case(_history_padding_float_mask_invert, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # DIN attention weights masked with a float padding mask in masked_fill
-    "din-masked-fill-float-padding": case(_din_history_masked_fill_float_mask, "mask_dtype", "f32"),
+    "din-masked-fill-float-padding": case(_din_history_masked_fill_float_mask, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BCE-with-logits CTR loss fed int64 clicked labels from pandas
-    "ctr-bce-logits-int64-clicks": case(_ctr_bce_logits_int64_labels, "target_dtype", "f32", "int64"),
+    "ctr-bce-logits-int64-clicks": case(_ctr_bce_logits_int64_labels, "target_dtype", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # softmax cross-entropy over a slate with int32 clicked-slot targets
-    "slate-ce-int32-clicked-slot": case(_listwise_softmax_ce_int32_clicked_slot, "target_dtype", "int32"),
+    "slate-ce-int32-clicked-slot": case(_listwise_softmax_ce_int32_clicked_slot, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # impression count buffer in fp16 filled with 120000
-    "impression-count-fill-fp16": case(_impression_count_fill_fp16, "half_overflow", "f16"),
+    "impression-count-fill-fp16": case(_impression_count_fill_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # campaign budget in micros put into an int32 tensor
-    "budget-micros-int32-full": case(_campaign_budget_micros_int32_full, "half_overflow", "int32"),
+    "budget-micros-int32-full": case(_campaign_budget_micros_int32_full, "half_overflow", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 item tower table exported to numpy for an ANN index
-    "bf16-item-tower-to-numpy": case(_export_bf16_item_tower_to_numpy, "numpy_dtype", "bf16"),
+    "bf16-item-tower-to-numpy": case(_export_bf16_item_tower_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a feature frame with a string column turned into a tensor (object array)
-    "mixed-object-feature-frame-tensor": case(_mixed_object_feature_frame_as_tensor, "numpy_dtype"),
+    "mixed-object-feature-frame-tensor": case(_mixed_object_feature_frame_as_tensor, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 rows written into an fp16 embedding cache by index
     "embedding-cache-fp32-rows-fp16-table": case(_embedding_cache_write_fp32_rows_fp16_table,
-        "indexed_write_dtype", "f16", "f32"),
+        "indexed_write_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-ad sums with index_add_ of bf16 embeddings into an fp32 accumulator
-    "per-ad-sum-index-add-bf16": case(_per_ad_click_sum_index_add_bf16, "indexed_write_dtype", "f32", "bf16"),
+    "per-ad-sum-index-add-bf16": case(_per_ad_click_sum_index_add_bf16, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # EMA of item embeddings kept in fp16, lerped toward fp32 fresh embeddings
-    "ema-item-embeddings-lerp-fp16-f32": case(_ema_item_embeddings_lerp_f32_into_fp16, "lerp_dtype", "f16", "f32"),
+    "ema-item-embeddings-lerp-fp16-f32": case(_ema_item_embeddings_lerp_f32_into_fp16, "lerp_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # interaction MLP's LayerNorm cast to bf16 applied to fp32 features
     "interaction-layernorm-bf16-f32-input": case(_interaction_layernorm_bf16_params_f32_input, "norm_param_dtype",
-        "f32"),
+        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # BST target attention with SDPA: bf16 target query, fp32 behaviour keys
     "bst-sdpa-bf16-query-f32-keys": case(_bst_target_attention_sdpa_bf16_query_f32_keys, "sdpa_dtype", "bf16",
-        "f32"),
+        "f32",
+        grade="correct", grade_at_freeze="correct"),
     # behaviour sequence transformer given a float64 numpy causal mask
-    "behaviour-mha-f64-numpy-mask": case(_behaviour_transformer_f64_numpy_mask, "attn_mask_dtype", "f64", "f32"),
+    "behaviour-mha-f64-numpy-mask": case(_behaviour_transformer_f64_numpy_mask, "attn_mask_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # session LSTM cast to fp16 fed fp32 click embeddings
-    "session-lstm-fp16-f32-clicks": case(_session_lstm_fp16_weights_f32_clicks, "rnn_dtype", "f32", "f16"),
+    "session-lstm-fp16-f32-clicks": case(_session_lstm_fp16_weights_f32_clicks, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Caser horizontal convolution in bf16 over fp32 item embeddings
     "caser-conv-bf16-f32-embeddings": case(_caser_horizontal_conv_bf16_f32_embeddings, "conv_weight_dtype", "f32",
-        "bf16"),
+        "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # FiBiNET bilinear interaction in bf16 over fp32 field embeddings
-    "fibinet-bilinear-bf16-f32-fields": case(_fibinet_bilinear_bf16_f32_fields, "op_dtype", "f32", "bf16"),
+    "fibinet-bilinear-bf16-f32-fields": case(_fibinet_bilinear_bf16_f32_fields, "op_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # two-tower score with vecdot of a bf16 user vector and an fp32 item vector
-    "two-tower-vecdot-bf16-f32": case(_two_tower_vecdot_bf16_user_f32_item, "op_dtype", "bf16", "f32"),
+    "two-tower-vecdot-bf16-f32": case(_two_tower_vecdot_bf16_user_f32_item, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # re-ranker takes topk of a bool eligibility vector
-    "rerank-topk-bool-eligible": case(_rerank_topk_bool_eligible, "integer_operand", "bool"),
+    "rerank-topk-bool-eligible": case(_rerank_topk_bool_eligible, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # bool clicked labels one-hot encoded for a two-class click head
-    "bool-clicks-one-hot-two-class": case(_bool_clicks_one_hot_for_two_class_head, "index_tensor_dtype"),
+    "bool-clicks-one-hot-two-class": case(_bool_clicks_one_hot_for_two_class_head, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # p99 clip of an fp16 dense feature with torch.quantile
-    "dense-quantile-clip-fp16": case(_dense_quantile_clip_fp16, "no_kernel"),
+    "dense-quantile-clip-fp16": case(_dense_quantile_clip_fp16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # zeroed fp32 gradient assigned to an fp16 embedding table's .grad
-    "fp16-table-grad-assigned-fp32": case(_fp16_table_grad_assigned_fp32, "loss_dtype", "f32", "f16"),
+    "fp16-table-grad-assigned-fp32": case(_fp16_table_grad_assigned_fp32, "loss_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 top MLP trained with Adagrad under a GradScaler (unscale of fp16 gradients)
-    "top-mlp-fp16-adagrad-grad-scaler": case(_wide_deep_top_mlp_fp16_grad_scaler, "unscale_fp16", "f16"),
+    "top-mlp-fp16-adagrad-grad-scaler": case(_wide_deep_top_mlp_fp16_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
