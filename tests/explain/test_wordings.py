@@ -5134,3 +5134,21 @@ def test_black_images_said_to_be_produced_in_chinese_are_a_broken_output() -> No
 def test_a_one_dtype_limit_said_in_prose_is_not_read_as_the_failure() -> None:
     explanation = cw.explain("AWQ and bf16\n\na user got an error indicating that only float16 is supported with AWQ.")
     assert explanation is None or "its own assertion" not in explanation.cause
+
+
+@pytest.mark.parametrize(("message", "names"), [
+    ("dgl.utils.internal.InconsistentDtypeException: DGL now requires the input tensor to have the same dtype as the "
+     "graph index's dtype(which you can get by g.idype). Index data specified as int64, but got: int32",
+     ("int32", "int64")),
+    ('dgl._ffi.base.DGLError: Expect argument "v" to have data type torch.int32 and device context cpu. But got '
+     "torch.int64 and cpu.", ("int64", "int32")),
+])
+def test_dgl_ids_of_another_width_than_the_graph(message: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == names
+
+
+def test_a_floating_pyg_edge_index_is_most_often_features_in_its_place() -> None:
+    explanation = cw.explain("ValueError: Expected 'edge_index' to be of type 'torch.long' (got 'torch.float32')")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int64", "f32")
+    assert "order of the arguments" in explanation.fix

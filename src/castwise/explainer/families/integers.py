@@ -445,37 +445,45 @@ def _bool_mask_only(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 def _graph_library_ids(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """DGL's ``Expect argument "edges[...]" to have data type torch.int64. But got torch.int32``: node or edge ids of
-    another integer width than the graph's; declined unless both are integer dtypes."""
+    """DGL's ``Expect argument "edges[...]" to have data type torch.int64. But got torch.int32`` (or ``Index data
+    specified as int64, but got: int32``): node or edge ids of another integer width than the graph's; declined unless
+    both are integer dtypes."""
     names = dtypes(found, "a", "want")
     if len(names) != 2 or not all_integer(names):
         return None
+    arg = found.groupdict().get("arg") or "index data"
     return explained(
         Kind.INDEX_TENSOR, failure,
-        f"a graph library got node or edge ids (`{found['arg']}`) as {names[0]} where the graph's id type is "
+        f"a graph library got node or edge ids (`{arg}`) as {names[0]} where the graph's id type is "
         f"{names[1]}: ids must have the graph's `idtype`",
         "ids built with another integer width than the graph (numpy's int32 on Windows, `.int()`, a saved graph "
         "made with `idtype=torch.int32`), or code written for another version of the library, whose default differs",
         f"convert the ids (`ids.to(g.idtype)`, here `.to(torch.{full_name(names[1])})`), or build the graph with the "
         f"ids' type (`g = g.int()` / `g.long()`); if the code targets another version of the library, install that "
         "version",
-        op=f"graph ids ({found['arg']})", names=names,
+        op=f"graph ids ({arg})", names=names,
     )
 
 
 def _edge_index(found: re.Match[str], failure: Failure) -> Explanation:
     """PyG's ``MessagePassing.propagate only supports torch.LongTensor of shape [2, num_messages] or SparseTensor for
-    argument edge_index``: an edge index of another dtype or shape, or None."""
-    del found
+    argument edge_index`` (or ``Expected 'edge_index' to be of type 'torch.long' (got 'torch.float32')``): an edge index
+    of another dtype or shape, or None; a floating one is most often node features passed in its place."""
+    got = dtypes(found, "a") if "a" in found.groupdict() else ()
+    floating = bool(got) and is_floating(got[0])
     return explained(
         Kind.INDEX_TENSOR, failure,
         "a PyG layer's `edge_index` is not an int64 tensor of shape [2, num_edges] (nor a SparseTensor): another "
-        "dtype, another shape, or not a tensor at all (None)",
+        f"dtype{f' ({got[0]})' if got else ''}, another shape, or not a tensor at all (None)",
+        "node features passed where `edge_index` goes (arguments in the wrong order: layers take `(x, edge_index)`), "
+        "or an edge index made floating by a `.float()` over the whole batch" if floating else
         "an edge index built as int32 or float (from numpy or a `.float()` over the whole batch), transposed to "
         "[num_edges, 2], or missing (`data.edge_index` is None for this dataset or after a transform)",
+        "check the order of the arguments (`conv(x, edge_index)`, `self.propagate(edge_index, x=x)`) and pass "
+        "`edge_index.long()` of shape [2, num_edges]" if floating else
         "pass `edge_index.long()` of shape [2, num_edges] (`.t().contiguous()` if it is [num_edges, 2]); check it "
         "is not None before the layer",
-        op="MessagePassing.propagate", names=("int64",),
+        op="MessagePassing.propagate", names=("int64", *got),
     )
 
 
@@ -1117,9 +1125,11 @@ RULES: tuple[Rule, ...] = (
          _bool_mask_only),
     rule(r"Expected input images to be of floating type \(in range \[0, 1\]\),? but found type (?P<a>{DTYPE})",
          _detection_images),
-    rule(r"Expect argument \"?(?P<arg>[^\n]{1,80}?)\"? to have data type (?P<want>torch\.\w{1,10})\.? But got "
-         r"(?P<a>torch\.\w{1,10})", _graph_library_ids),
+    rule(r"Expect argument \"?(?P<arg>[^\n]{1,80}?)\"? to have data type (?P<want>torch\.\w{1,10})(?: and device "
+         r"context \w{1,10})?\.? But got (?P<a>torch\.\w{1,10})", _graph_library_ids),
+    rule(r"Index data specified as (?P<want>\w{1,10}),? but got:? (?P<a>\w{1,10})", _graph_library_ids),
     rule(r"`MessagePassing\.propagate` only supports `torch\.LongTensor` of shape `\[2, num_messages\]`", _edge_index),
+    rule(r"Expected '(?P<arg>edge_index)' to be of type 'torch\.long' \(got '(?P<a>torch\.\w{1,10})'\)", _edge_index),
     rule(r"(?:\b(?P<op>\w{1,80})\(\): could not infer output dtype\.\s*)?Input dtype must be either a floating "
          r"point or complex dtype\.?\s*Got: (?P<a>{DTYPE})", _no_output_dtype),
     rule(r"\bexpects? (?:a )?float tensor(?: or scalar)?,? but got (?P<a>{DTYPE})", _float_expected),
