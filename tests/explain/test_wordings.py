@@ -5152,3 +5152,37 @@ def test_a_floating_pyg_edge_index_is_most_often_features_in_its_place() -> None
     explanation = cw.explain("ValueError: Expected 'edge_index' to be of type 'torch.long' (got 'torch.float32')")
     assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int64", "f32")
     assert "order of the arguments" in explanation.fix
+
+
+@pytest.mark.parametrize(("message", "names"), [
+    ("ValueError: indices dtype must be torch.int64, got torch.int32", ("int64", "int32")),
+    ("TypeError: expected Int but got Long for argument 'indptr'", ("int32", "int64")),
+    ("ValueError: Index dtype mismatch: expected int64, found int32", ("int64", "int32")),
+])
+def test_two_index_widths_in_an_unknown_check_are_ids_of_the_wrong_width(message: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == names
+    assert explanation.confidence is Confidence.LOW and f".to(torch.{names[0]})" in explanation.fix
+
+
+def test_a_list_of_accepted_index_widths_is_no_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: Expected tensor for argument #1 'indices' to have one of the following "
+                             "scalar types: Long,Int but got toech.cuda.floatTensor in stead")
+    assert explanation is None or explanation.dtypes != ("int64", "int32")
+
+
+def test_two_index_widths_beside_a_criterion_call_are_a_class_target() -> None:
+    explanation = cw.explain("Long type expected, Int provided\n\nAt trainer.py, line 384\n"
+                             "`loss = criterion(torch.log(output), proj_labels)`")
+    assert explanation.kind is Kind.TARGET and "int32" in explanation.dtypes and ".long()" in explanation.fix
+
+
+def test_an_index_said_to_be_long_but_given_floats_is_an_index_built_as_floats() -> None:
+    explanation = cw.explain("AssertionError: expected edge index of dtype torch.long but got torch.float32")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int64", "f32")
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_image_widths_named_in_prose_are_not_read_as_index_widths() -> None:
+    explanation = cw.explain("torchvision expects int16 to set 'I;16' and does not support a uint16 ndarray")
+    assert explanation is None or explanation.kind is not Kind.INDEX_TENSOR

@@ -63,6 +63,8 @@ only). Also an exported or traced graph's aten calls (``torch.ops.aten._weight_i
 ``aten.bmm`` is what `@` on 3-D tensors runs, so it is a matrix multiply unless the code calls ``bmm`` itself."""
 LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_loss|l1_loss|margin_loss|ctc_loss|"
                    r"margin_ranking_loss|hinge_embedding_loss|cosine_embedding_loss|[/\\]modules[/\\]loss\.py")
+CRITERION = _op("loss", r"\b(?:criterion|loss_fn|loss_func|loss_function)\s*\(")
+"""A loss called the way training code names it, whatever loss it is."""
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
 GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 """Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""

@@ -22,15 +22,18 @@ from itertools import chain
 
 from castwise.explainer.advice import dtype_list
 from castwise.explainer.clues import (
+    CRITERION,
     FLOAT32_SAID,
     GTX_16XX_NOTE,
     gtx_16xx_named,
     low_precision_in,
     low_precision_said,
     paste_search,
+    shows,
 )
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
+from castwise.explainer.families.integers import class_index_loss, integer_pair, integer_required, target
 from castwise.explainer.families.kernels import higher_only, no_float64, no_kernel
 from castwise.explainer.families.mixed import in_op_named, mixed_float, shown_op
 from castwise.explainer.families.nonfinite import (
@@ -62,8 +65,7 @@ _DEVICE = re.compile(r"\b(cpu|cuda|mps|xpu|npu|xla)\b", re.IGNORECASE)
 
 def _printed_dtypes(text: str) -> tuple[str, ...]:
     """The floating dtypes a line names as torch and libraries print them, each once, in order."""
-    names = (short_dtype(word) for word in _PRINTED_DTYPE.findall(text))
-    return tuple(dict.fromkeys(name for name in names if name and is_floating(name)))
+    return tuple(name for name in _first_printed(_PRINTED_DTYPE, text) if is_floating(name))
 
 
 def _mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -442,10 +444,69 @@ def _float64_on_mps(found: re.Match[str], failure: Failure) -> Explanation:
 _SIXTEEN_BIT = r"(?:fp16|float16|half(?:[ -]precision)?|bf16|bfloat16|amp|mixed[ -]precision|autocast)(?:_[a-z]{1,10})?"
 """A 16-bit dtype or the mode that brings it, as people write it in prose."""
 
+_PRINTED_INTEGER = re.compile(
+    r"(?<![\w.])(?<!tensor\()(?:torch\.(?:cuda\.)?)?(?:u?int(?:8|16|32|64)|U?INT(?:8|16|32|64)|(?<=torch\.)(?:long|int|short)|"
+    r"(?:Long|Int|Short)(?:Tensor)?)(?![\w])"
+)
+"""An integer dtype as torch and libraries print it (``int32``, ``torch.long``, ``Long``, ``INT64``); lowercase
+``long``/``int`` only after ``torch.``, never from prose; not ONNX's ``tensor(int64)``, whose type checks are a graph's."""
+_INDEX_NAMED = re.compile(r"\b(?:\w{0,12}_)?(?:ind(?:ex|ices|ptr)|edge[ _]index|offsets?|ids|rowptr|col|crow|"
+                          r"seqlens?|positions?|labels?|targets?)\b", re.IGNORECASE)
+_INDEX_CHECK = "the op (or a library's check before it) that takes this tensor"
+
+
+def _integer_widths(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Two index widths printed beside a mismatch and no floating dtype (``expected int64, found int32``): ids or
+    offsets of one width meeting another, or an int32 class target in a loss; an integer then a floating dtype beside
+    an index's name (``expected 'edge_index' to be of type 'torch.long' (got 'torch.float32')``): an index built as
+    floats. A list of the widths accepted (``Long, Int``) is no mismatch."""
+    del found
+    floats = _printed_dtypes(failure.message)
+    printed = _first_printed(_PRINTED_INTEGER, failure.message, _WIDTHS)
+    names = tuple(printed)
+    index_named = _INDEX_NAMED.search(failure.message)
+    if len(names) == 1 and len(floats) == 1 and index_named and _integer_first(failure.message):
+        return integer_required(failure, (names[0], floats[0]), None, confident=False)
+    if len(names) < 2 or floats or _LISTED.fullmatch(failure.message[printed[names[0]][1]:printed[names[1]][0]]):
+        return None
+    if "int64" in names[:2] and (class_index_loss(failure) or shows(failure, CRITERION, everywhere=True)):
+        explanation = target(failure, tuple(name for name in names[:2] if name != "int64"), wants_float=False)
+    else:
+        explanation = integer_pair(Kind.INDEX_TENSOR, failure, names[:2], _INDEX_CHECK)
+    return explanation.less_sure("read from a check in a wording castwise does not know: which tensor holds the odd "
+                                 "width is a guess")
+
+
+_WIDTHS = ("int16", "int32", "int64")
+_LISTED = re.compile(r"\s*(?:,|/|\||or)\s*")
+"""What joins the dtypes of a list of those accepted (``Long, Int``; ``int32 or int64``)."""
+
+
+def _first_printed(pattern: re.Pattern[str], message: str, among: tuple[str, ...] | None = None,
+                   ) -> dict[str, tuple[int, int]]:
+    """Each dtype ``pattern`` finds printed in ``message`` (of ``among``, when given), with the span of its first
+    spelling, in order."""
+    spans: dict[str, tuple[int, int]] = {}
+    for word in pattern.finditer(message):
+        name = short_dtype(word.group(0))
+        if name and (among is None or name in among):
+            spans.setdefault(name, word.span())
+    return spans
+
+
+def _integer_first(message: str) -> bool:
+    """Whether ``message`` prints an integer dtype before any floating one (the dtype wanted is said first)."""
+    integers = _first_printed(_PRINTED_INTEGER, message).values()
+    floats = [span for name, span in _first_printed(_PRINTED_DTYPE, message).items() if is_floating(name)]
+    return bool(integers and floats) and min(integers)[0] < min(floats)[0]
+
+
 _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
 """A dtype on either side of ``(Half vs. Float)``, as a title or a prose line sets two against each other."""
 
 MISMATCH: tuple[Rule, ...] = (
+    rule(r"\b(?:expect(?:ed|s)?|got|found|but|mismatch\w{0,3}|must|requires?|same|match(?:es)?|vs\.?|!=)\b",
+         _integer_widths),
     rule(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|"
          r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|(?<!\bwith )\bdifferent precisions?\b|"
          r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|\bexpect(?:ed)? scalar type \w{1,20} but\b|"
