@@ -5186,3 +5186,67 @@ def test_an_index_said_to_be_long_but_given_floats_is_an_index_built_as_floats()
 def test_image_widths_named_in_prose_are_not_read_as_index_widths() -> None:
     explanation = cw.explain("torchvision expects int16 to set 'I;16' and does not support a uint16 ndarray")
     assert explanation is None or explanation.kind is not Kind.INDEX_TENSOR
+
+
+@pytest.mark.parametrize("message", [
+    "ValueError: Invalid T5 text encoder model, fp8 scaled is not supported by this node",
+    "!!! Exception during processing !!! Invalid T5 text encoder model, fp8 scaled is not supported by this node",
+])
+def test_a_loader_refusing_a_scaled_fp8_checkpoint_wants_another_file(message: str) -> None:
+    explanation = cw.explain(message)
+    assert explanation.kind is Kind.NO_KERNEL and "scaled" in explanation.cause and "loader" in explanation.fix
+
+
+def test_an_fp8_matmul_that_fell_back_to_dequantization_is_a_slow_path_said_with_low_confidence() -> None:
+    explanation = cw.explain("- **Exception Message:** FP8 _scaled_mm failed, falling back to dequantization: 'tuple' "
+                             "object has no attribute 'dtype'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+    assert "dequantiz" in explanation.cause and "update" in explanation.fix
+
+
+def test_fp8_said_to_need_a_newer_rocm_is_torchs_rocm_build_with_low_confidence() -> None:
+    explanation = cw.explain("FP8 not running claiming I need ROCm 6.5 or higher, but I believe I am running 7.x\n\n"
+                             "It errors out when hitting the KSampler node.")
+    assert explanation.kind is Kind.NO_KERNEL and "ROCm 6.5 or newer" in explanation.fix
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_deepspeeds_overflow_in_capitals_is_a_falling_loss_scale_but_the_word_in_prose_is_not() -> None:
+    said = cw.explain("DeepSpeed finetune第二阶段报OVERFLOW，然后自动退出\n[INFO] [config.py:737:print] loss_scale ... 0")
+    assert said.kind is Kind.LOSS_SCALE
+    prose = cw.explain("FP16 overflow with GPT-Neo when using sequence lengths of 2048 and deepspeed")
+    assert prose is None or prose.kind is not Kind.LOSS_SCALE
+
+
+@pytest.mark.parametrize("title", ["Training CodeLLaMa-7b with FSDP in bf16 causes loss 0 error",
+                                   "训练没多久loss 就 0了 with bf16"])
+def test_a_loss_said_to_go_to_zero_in_16_bit_is_a_broken_training_step(title: str) -> None:
+    explanation = cw.explain(f"{title}\n\nmore text")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("bf16",)
+
+
+def test_an_fsdp_uniform_dtype_check_quoted_without_its_dtypes_is_still_fsdps() -> None:
+    explanation = cw.explain('"Inconsistent compute device" and "requires uniform dtype"\n\nTraceback (most recent '
+                             "call last):\n  File \"ppo.py\", line 182, in <module>\n    model = FSDP(model)")
+    assert explanation.kind is Kind.OP_DTYPE and "MixedPrecision" in explanation.fix
+
+
+def test_deepspeeds_fp16_engine_refusing_fp32_lora_weights_says_to_cast_the_adapters() -> None:
+    explanation = cw.explain("ValueError: fp16 is enabled but the following parameters have dtype that is not fp16: "
+                             "base_model.model.gpt_neox.layers.0.attention.query_key_value.lora_A.weight")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes[0] == "f16"
+    assert "get_peft_model" in explanation.fix
+
+
+def test_onnxruntimes_inserted_precision_casts_are_fp16_on_its_cpu_provider() -> None:
+    explanation = cw.explain("[E:onnxruntime:onnxruntime-genai, sequential_executor.cc:572 ExecuteKernel] Non-zero "
+                             "status code returned while running Cast node. Name:'InsertedPrecisionFreeCast_/model/"
+                             "layers.1/attn/v_proj/Reshape_4/output_0'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and explanation.device == "cpu"
+
+
+def test_a_config_error_below_a_title_saying_the_loss_went_to_zero_is_said_with_low_confidence() -> None:
+    explanation = cw.explain("训练没多久loss 就 0了\n\n设置fp16 True\nValueError: `--mixed_precision` arg cannot be set "
+                             "to `fp16` when `bf16` is set in the DeepSpeed config file.")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.confidence is Confidence.LOW
+    assert "title" in explanation.culprit

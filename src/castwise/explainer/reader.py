@@ -18,7 +18,7 @@ from dataclasses import replace
 from itertools import islice
 from textwrap import shorten
 
-from castwise.explainer.explanation import Explanation
+from castwise.explainer.explanation import Explanation, Family, Kind
 from castwise.explainer.failures import Failure, from_exception, from_lines
 from castwise.explainer.families import FALLBACKS, RULES
 from castwise.explainer.logtext import MAX_CHARS, clean_lines
@@ -89,10 +89,27 @@ def _weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Ex
         found = found.also_naming(more)
     others = [read for read in reads if read[1].kind is not found.kind]
     if not others:
-        return found
+        return _title_weighed(failure, found, lines)
     (_, answer), (second, other) = sorted([(failure, found), min(others, key=_line)], key=_line)
     return answer.less_sure(f"the paste also holds another dtype error ({other.kind.value}: "
                             f"`{shorten(second.message, 120)}`), which needs its own fix")
+
+
+def _title_weighed(failure: Failure, found: Explanation, lines: tuple[str, ...]) -> Explanation:
+    """``found``, with low confidence when the report's title (its first line, above the error) says the loss went
+    NaN, inf or zero and the error is no loss-scaling or overflow one: the title is what the report is about, and an
+    error further down may be what an attempt at a fix ran into."""
+    if failure.line == 0 or found.kind.family in _NONFINITE_ALIKE or not _LOSS.search(lines[0]):
+        return found
+    title = _by_priority(FALLBACKS, (Failure("", lines[0], paste=lines, line=0),))
+    if title is None or title[1].kind is not Kind.NONFINITE:
+        return found
+    return found.less_sure(f"the report's title says something else (`{shorten(lines[0], 120)}`): the error read "
+                           "here may be what an attempt at a fix ran into")
+
+
+_NONFINITE_ALIKE = (Family.NONFINITE, Family.OVERFLOW, Family.GRADIENT)
+_LOSS = re.compile(r"(?<![A-Za-z])loss(?:es)?(?![A-Za-z])|损失", re.IGNORECASE)
 
 
 def _same_error(other: Failure, failure: Failure) -> bool:

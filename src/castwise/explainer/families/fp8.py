@@ -84,13 +84,18 @@ def _triton(found: re.Match[str], failure: Failure) -> Explanation:
 def _rocm(found: re.Match[str], failure: Failure) -> Explanation:
     """``Float8_e4m3fn is only supported for ROCm 6.5 and above``: torch's ROCm build too old for fp8 on AMD GPUs."""
     names, dtype = dtype_read(found, "dtype")
+    return rocm_too_old(failure, names, dtype, found["version"])
+
+
+def rocm_too_old(failure: Failure, names: tuple[str, ...], dtype: str, version: str) -> Explanation:
+    """fp8 (``dtype``) on an AMD GPU with torch built for a ROCm older than ``version``."""
     return explained(
         Kind.NO_KERNEL, failure,
-        f"this torch's ROCm has no {dtype} kernels: fp8 on AMD GPUs needs ROCm {found['version']} or newer (and a GPU "
+        f"this torch's ROCm has no {dtype} kernels: fp8 on AMD GPUs needs ROCm {version} or newer (and a GPU "
         "with fp8 units: MI300-class, RDNA4)",
         "an fp8 model or fp8 weight option (ComfyUI's `weight_dtype` fp8, an fp8 checkpoint) run with an older ROCm "
         "build of torch",
-        f"install torch built for ROCm {found['version']} or newer, or run in bf16/fp16 (load the model without the "
+        f"install torch built for ROCm {version} or newer, or run in bf16/fp16 (load the model without the "
         "fp8 option)",
         op=f"{dtype} on ROCm", names=names, device="cuda",
     )
@@ -323,7 +328,44 @@ _lora_beside_fp8_matmul = message_only(
 )
 
 
+_scaled_checkpoint_refused = message_only(
+    Kind.NO_KERNEL,
+    "this loader (a node or script) does not read \"fp8 scaled\" checkpoints: fp8 weights stored with a scale per "
+    "tensor (`scale_weight`), which it would load as plain fp8 and get wrong",
+    "a `*_fp8_scaled.safetensors` file (a text encoder or a model made for another loader, such as ComfyUI's native "
+    "one) given to a loader that takes plain fp8_e4m3fn or 16-bit weights",
+    "give this loader the file it supports (the plain fp8_e4m3fn or the bf16/fp16 checkpoint), or load the scaled "
+    "file with the loader made for it (the app's native loader)",
+    op="the loader's fp8 check", names=("float8_e4m3fn",),
+)
+
+
+_scaled_mm_fell_back = message_only(
+    Kind.NO_KERNEL,
+    "the fp8 matmul (`torch._scaled_mm`) failed on this setup, and the app fell back to dequantizing the fp8 weights "
+    "to 16-bit for each matmul: it runs on, slower and with more memory; the words after the colon are why the fp8 "
+    "path failed",
+    "fp8 fast matmul turned on for a model, GPU, torch or app version where the fp8 path has a gap or a bug (a scale "
+    "or a weight the path does not expect)",
+    "nothing is lost but speed: to silence it, turn fp8 fast matmul off (run the weights as stored, or in bf16/fp16); "
+    "to get the fp8 speed, update the app and torch (such fallbacks are fixed there) and check the GPU has fp8 units "
+    "(Ada, Hopper, Blackwell)",
+    op="torch._scaled_mm", names=("float8_e4m3fn",), confidence=Confidence.LOW,
+)
+
+
+def _rocm_said(found: re.Match[str], failure: Failure) -> Explanation:
+    """FP8 said to need a newer ROCm (``FP8 not running claiming I need ROCm 6.5 or higher``): torch's ROCm build too
+    old for fp8, as its own ``Float8_e4m3fn is only supported for ROCm 6.5 and above`` says."""
+    return rocm_too_old(failure, ("float8_e4m3fn",), "float8_e4m3fn", found["version"]).less_sure(
+        "the paste says so in its own words, not in torch's message")
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bfp8[ _]scaled (?:models? |weights |checkpoints? )?(?:is |are )?not supported", _scaled_checkpoint_refused),
+    rule(r"\bFP8 _scaled_mm failed, falling back to dequantization", _scaled_mm_fell_back),
+    rule(r"\b(?:fp8|float8)\b[^\n]{0,60}?\b(?:requires?|needs?|need)\b[^\n]{0,12}?\bROCm (?P<version>\d+(?:\.\d+)?)"
+         r"(?: or (?:higher|newer|above)|\+)", _rocm_said),
     rule(r"Conversions? between (?P<a>float8_e[45]m[23]\w{0,4}) and (?P<b>float8_e[45]m[23]\w{0,4}) (?:is|are) not "
          r"supported", _between_fp8),
     rule(r"Bias is not supported when out_dtype is set to Float32", _scaled_mm_bias_float32),

@@ -305,6 +305,15 @@ _wrapper_in_scheduler = message_only(
 )
 
 
+def _deepspeed_overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """DeepSpeed's ``OVERFLOW`` (its word, in capitals, for a step skipped by the loss scaler) said in a paste that
+    names DeepSpeed: the scale fell."""
+    return _scale_fell(found, failure) if paste_search(failure, _DEEPSPEED_SAID) else None
+
+
+_DEEPSPEED_SAID = re.compile(r"deepspeed", re.IGNORECASE)
+
+
 def _bare_scale_fell(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A scale said to keep falling without saying which (``the scale keeps decreasing 'forever'``): the loss scale,
     when the paste speaks of AMP or fp16; declined otherwise."""
@@ -318,6 +327,7 @@ SCALE_SAID: tuple[Rule, ...] = (
          _scale_fell),
     rule(r"\bgradients? overflow(?:s|ed)?\b|\boverflow(?:ed|ing)? gradients?\b", _scale_fell),
     rule(r"\bthe scale keeps? (?:on )?(?:decreas|dropp|fall|shrink)\w{0,4}", _bare_scale_fell),
+    rule(r"(?<![A-Za-z])(?-i:OVERFLOW)(?![A-Za-z])", _deepspeed_overflow_said),
 )
 """A loss scale said in prose to fall: tried only when no rule recognised any line."""
 

@@ -173,6 +173,23 @@ def _fused_adam_param_dtype(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+def _deepspeed_parameters_not_16bit(found: re.Match[str], failure: Failure) -> Explanation:
+    """DeepSpeed's ``fp16 is enabled but the following parameters have dtype that is not fp16: ...lora_A.weight``:
+    with its fp16 (or bf16) engine every parameter it trains must already be in that dtype."""
+    names = (short_dtype(found["dtype"]) or "f16", "f32")
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"DeepSpeed's {found['dtype']} engine trains parameters stored in {names[0]} (it keeps its own fp32 master "
+        f"copy), and the parameters listed are in another dtype",
+        "parameters created after the model was cast: LoRA/adapter weights that PEFT makes in fp32, a new head, or "
+        "a module kept in fp32 on purpose",
+        f"cast the model, adapters included, to {names[0]} before `deepspeed.initialize` / the Trainer "
+        f"(`model.to(torch.{full_name(names[0])})` after `get_peft_model`), or train with bf16 autocast instead of the "
+        "fp16 engine so fp32 adapters are allowed",
+        op="DeepSpeed's precision check", names=names,
+    )
+
+
 def _cutlass_mma(found: re.Match[str], failure: Failure) -> Explanation:
     """CUTLASS's ``cutlass::arch::Mma<..., cutlass::float_e4m3_t, ...> ... not implemented``: a tensor-core instruction
     for that dtype that this build and GPU architecture do not provide."""
@@ -954,6 +971,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
     rule(r"Param tensor \d+ has dtype=(?P<a>\w{1,12}), but expected dtype=(?P<b>\w{1,12})", _fused_adam_param_dtype),
+    rule(r"\b(?P<dtype>fp16|bf16) is enabled but the following parameters have dtype that is not (?:fp16|bf16)",
+         _deepspeed_parameters_not_16bit),
     rule(r"cutlass::arch::Mma<[^\n]{0,200}?cutlass::(?P<type>float_e4m3_t|float_e5m2_t|bfloat16_t|half_t)\b[^\n]{0,900}?"
          r"\bnot implemented\b", _cutlass_mma),
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b|Arch conditional MMA instruction used without targeting "

@@ -1672,7 +1672,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Must flatten tensors with uniform dtype but got (?P<a>{DTYPE}) and (?P<b>{DTYPE})", _fsdp_uniform),
     rule(r"FSDP expects uniform (?:original parameter|reduce) dtype but got \{(?P<a>{DTYPE}), (?P<b>{DTYPE})\}|"
          r"FSDP reduce-scatter expects uniform gradient dtype but got \{(?P<c>{DTYPE}), (?P<d>{DTYPE})\}|"
-         r"`?FlatParameter`? requires uniform dtype but got (?P<e>{DTYPE}) and (?P<f>{DTYPE})", _fsdp_uniform),
+         r"`?FlatParameter`? requires uniform dtype but got (?P<e>{DTYPE}) and (?P<f>{DTYPE})|"
+         r"\brequires uniform dtype\b(?! but got)", _fsdp_uniform),
     rule(r"output with type (?P<a>[\w.]{1,40}Tensor) doesn't match the desired type (?P<b>[\w.]{1,40}Tensor)",
          _in_place_output_type),
     rule(r"Input '\w{1,30}' of '(?P<op>\w{1,40})' Op has type (?P<a>\w{1,12}) that does not match type (?P<b>\w{1,12}) "

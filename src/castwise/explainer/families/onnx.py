@@ -327,7 +327,20 @@ _onnx_without_fp8 = message_only(
 )
 
 
+_precision_free_cast = message_only(
+    Kind.NO_KERNEL,
+    "onnxruntime's CPU provider has few float16 kernels: it placed casts around the operators it can only run in "
+    "float32 (the `InsertedPrecisionFreeCast` nodes), and one of those casts failed",
+    "a model exported or built in float16 run on the CPU execution provider (float16 is a GPU format there: int4 and "
+    "float32 models run on the CPU)",
+    "on the CPU, build or export the model in float32 (or int4 for size), and keep the float16 model for the CUDA or "
+    "DirectML execution provider",
+    op="ONNX Runtime's CPU provider", names=("f16",), device="cpu",
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bInsertedPrecisionFreeCast_", _precision_free_cast),
     rule(r"^[`'\"]?FLOAT8E(?:4M3FN|5M2)\b|has no attribute '?FLOAT8E(?:4M3FN|5M2)\b", _onnx_without_fp8),
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
     rule(r"ScalarType (?P<a>\w{1,20}) is an unexpected tensor scalar type", _no_onnx_type),

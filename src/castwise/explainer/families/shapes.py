@@ -449,7 +449,7 @@ _PRINTED_INTEGER = re.compile(
     r"(?:Long|Int|Short)(?:Tensor)?)(?![\w])"
 )
 """An integer dtype as torch and libraries print it (``int32``, ``torch.long``, ``Long``, ``INT64``); lowercase
-``long``/``int`` only after ``torch.``, never from prose; not ONNX's ``tensor(int64)``, whose type checks are a graph's."""
+``long``/``int`` only after ``torch.``, never from prose; not ONNX's ``tensor(int64)``, a graph's type check."""
 _INDEX_NAMED = re.compile(r"\b(?:\w{0,12}_)?(?:ind(?:ex|ices|ptr)|edge[ _]index|offsets?|ids|rowptr|col|crow|"
                           r"seqlens?|positions?|labels?|targets?)\b", re.IGNORECASE)
 _INDEX_CHECK = "the op (or a library's check before it) that takes this tensor"
@@ -638,7 +638,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"结果(?:差距|差异)(?:较大|很大)|结果不一致|精度(?:下降|损失)", _drift),
     rule(r"\bloss(?:es)?\b[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became|goes to|went to|stays? at)\s+"
          r"(?:always\s+|all\s+)?0(?:\.0+)?(?![\d.])|"
-         r"loss\s*值?\s*(?:全|一直|都|就|总是|会)?\s*(?:为|是|变成|等于|降为|变为)\s*0(?![\d.])",
+         r"loss\s*值?\s*(?:全|一直|都|就|总是|会)?\s*(?:为|是|变成|等于|降为|变为)\s*0(?![\d.])|"
+         r"loss\s*值?\s*(?:就|直接|都|全)\s*0\s*了|"
+         r"\b(?:caus\w{1,3}|gets?|got|getting|reach\w{0,3}) (?:a |the )?loss (?:of )?0(?:\.0+)?(?![\d.])",
          _zero_loss),
     rule(r"\b(?:loss|wer|cer|accuracy|metrics?|mAP)\b[^\n.]{0,30}?\b(?:does(?:n'?t| not|'t)|do(?:n'?t| not)|not|never|"
          r"won'?t|stopped|stops)\s+(?:\w+\s+)?(?:decreas\w*|go(?:es|ing)? down|converg\w*|improv\w*)\b|"
@@ -651,7 +653,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b|"
          r"\bloss spikes?\b|\bspikes? in (?:the )?(?:training )?loss\b|\b(?:gradient|grad|loss) explosion\b|"
          r"\bgrad(?:ient)?[ _]norms? (?:is |are |was |were )?(?:too|very|extremely) (?:large|big|high)\b|"
-         r"(?:梯度|loss\s*)爆炸", _diverge),
+         r"(?:梯度|loss\s*)爆炸|\b(?:loss|training) instabilit(?:y|ies)\b|\bunstable (?:training )?loss\b",
+         _diverge),
     rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![A-Za-z0-9_.(`'\":=,])(?P<value>NaNs?|all-NaN)"
          r"(?![A-Za-z0-9_(])",
          _nan_in_title),
