@@ -5250,3 +5250,9 @@ def test_a_config_error_below_a_title_saying_the_loss_went_to_zero_is_said_with_
                              "to `fp16` when `bf16` is set in the DeepSpeed config file.")
     assert explanation.kind is Kind.OP_DTYPE and explanation.confidence is Confidence.LOW
     assert "title" in explanation.culprit
+
+
+def test_a_library_log_offering_amp_false_leads_the_fix_for_a_broken_output() -> None:
+    explanation = cw.explain("fp16 models return no detections\n\nAMP: checks skipped. Setting 'amp=True'. If you "
+                             "experience zero-mAP or NaN losses you can disable AMP with amp=False.")
+    assert explanation.kind is Kind.NONFINITE and explanation.fix.startswith("first train with AMP off")

@@ -35,12 +35,20 @@ _VAE = re.compile(r"\bvae\b|\bsd_?xl\b|\bAutoencoderKL\b", re.IGNORECASE)
 
 
 def _fix(failure: Failure) -> str:
-    """The fix for NaN or inf values, led by the VAE's own when the paste names one: diffusion VAEs overflow in fp16."""
-    if paste_search(failure, _VAE) is None:
-        return _FIX
-    return ("a diffusion VAE in fp16 is the usual culprit: upcast the VAE, encoding and decoding in fp32 "
-            "(`pipe.vae.to(torch.float32)`, diffusers' `force_upcast`, A1111's `--no-half-vae`), or use an fp16-fixed "
-            f"VAE (`madebyollin/sdxl-vae-fp16-fix` for SDXL); otherwise {_FIX}")
+    """The fix for NaN or inf values, led by the VAE's own when the paste names one (diffusion VAEs overflow in fp16),
+    and by the library's own switch for AMP when its log names one (Ultralytics' ``amp=False``)."""
+    fix = _FIX if paste_search(failure, _VAE) is None else (
+        "a diffusion VAE in fp16 is the usual culprit: upcast the VAE, encoding and decoding in fp32 "
+        "(`pipe.vae.to(torch.float32)`, diffusers' `force_upcast`, A1111's `--no-half-vae`), or use an fp16-fixed "
+        f"VAE (`madebyollin/sdxl-vae-fp16-fix` for SDXL); otherwise {_FIX}")
+    if paste_search(failure, _AMP_SWITCH) is None:
+        return fix
+    return ("first train with AMP off as the paste's own log offers (`amp=False`): if that cures it, this GPU or "
+            f"torch build runs fp16 wrong or the model overflows in it; then {fix}")
+
+
+_AMP_SWITCH = re.compile(r"\bamp=False\b")
+"""A library's log offering its own switch for AMP (Ultralytics: ``you can disable AMP with amp=False``)."""
 
 
 _TINY_EPS = re.compile(r"\beps(?:ilon)?\b[^\n]{0,40}?(?<![\d.])(?P<a>1e-0?(?:8|9|1\d))\b|"
