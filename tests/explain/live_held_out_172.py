@@ -241,71 +241,101 @@ def _float_hour_index_into_profile() -> None:
 CASES: dict[str, LiveCase] = {
     # --- float64 series from pandas meeting fp32/bf16 models
     # an hourly load/temperature window from a pandas DataFrame (float64) into the fp32 input projection
-    "grid-pandas-load-window-f64-linear": case(_pandas_load_window_into_linear, "matmul_dtype", "f64", "f32"),
+    "grid-pandas-load-window-f64-linear": case(_pandas_load_window_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 weather covariates from pandas into a TCN's Conv1d already cast to bf16 (weight and bias)
     "grid-weather-f64-bf16-tcn-conv1d": case(_weather_covariates_into_bf16_conv1d, "conv_weight_dtype", "f64",
-                                             "bf16"),
+                                             "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the load series cast to fp32 for an LSTM forecaster that was moved to bf16
-    "grid-load-fp32-bf16-lstm": case(_fp32_load_into_bf16_lstm, "rnn_dtype", "f32", "bf16"),
+    "grid-load-fp32-bf16-lstm": case(_fp32_load_into_bf16_lstm, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 features from a numpy standard scaler into a LayerNorm cast to bf16 with the model
-    "grid-scaled-f64-bf16-layer-norm": case(_f64_scaler_into_bf16_layer_norm, "norm_param_dtype", "f32"),
+    "grid-scaled-f64-bf16-layer-norm": case(_f64_scaler_into_bf16_layer_norm, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # feeder loads from a float64 SCADA export summed per substation with index_add_ into an fp32 buffer
-    "grid-feeder-f64-index-add-substation": case(_feeder_loads_index_add_f64, "indexed_write_dtype", "f32", "f64"),
+    "grid-feeder-f64-index-add-substation": case(_feeder_loads_index_add_f64, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 forecast vector patched at known hours with float64 actuals by boolean-mask assignment
     "grid-fp16-forecast-patched-f64-actuals": case(_fp16_forecast_patched_by_f64_actuals, "indexed_write_dtype",
-                                                   "f16", "f64"),
+                                                   "f16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # quantiles of a bf16 weather ensemble member taken with torch.quantile
-    "grid-bf16-temperature-ensemble-quantile": case(_bf16_temperature_ensemble_quantiles, "no_kernel"),
+    "grid-bf16-temperature-ensemble-quantile": case(_bf16_temperature_ensemble_quantiles, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # --- bf16 temporal transformer and fp16 quantile heads
     # a bf16 MultiheadAttention over the day given an fp32 -inf causal mask (need_weights left on)
-    "grid-bf16-mha-fp32-causal-mask": case(_bf16_attention_fp32_causal_mask, "attn_mask_dtype", "f32", "bf16"),
+    "grid-bf16-mha-fp32-causal-mask": case(_bf16_attention_fp32_causal_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder queries attending over encoder memory cached in fp32
-    "grid-sdpa-bf16-query-fp32-memory": case(_sdpa_bf16_query_fp32_memory, "sdpa_dtype", "bf16", "f32"),
+    "grid-sdpa-bf16-query-fp32-memory": case(_sdpa_bf16_query_fp32_memory, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 quantile head (p10/p50/p90) fed the fp32 hidden state
-    "grid-fp16-quantile-head-fp32-hidden": case(_fp16_quantile_head_fp32_hidden, "matmul_dtype", "f32", "f16"),
+    "grid-fp16-quantile-head-fp32-hidden": case(_fp16_quantile_head_fp32_hidden, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 encoder tokens einsum'ed with an fp32 calendar projection left out of model.to(bf16)
     "grid-bf16-tokens-einsum-fp32-calendar-proj": case(_bf16_encoder_einsum_fp32_calendar_embed, "matmul_dtype",
-                                                       "f32", "bf16"),
+                                                       "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-region weekly lag matrices in bf16 multiplied by fp32 lag weights with torch.bmm
-    "grid-bmm-bf16-lags-fp32-weights": case(_bmm_bf16_lag_weights_fp32, "batched_matmul_dtype", "bf16", "f32"),
+    "grid-bmm-bf16-lags-fp32-weights": case(_bmm_bf16_lag_weights_fp32, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 smoothed forecast updated by lerp_ toward a fresh fp32 forecast
-    "grid-fp16-smoothed-forecast-lerp-fp32": case(_ema_fp16_forecast_lerp_fp32, "lerp_dtype", "f16", "f32"),
+    "grid-fp16-smoothed-forecast-lerp-fp32": case(_ema_fp16_forecast_lerp_fp32, "lerp_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 quantile head trained with the pinball loss through GradScaler
-    "grid-fp16-quantile-head-gradscaler": case(_fp16_quantile_head_grad_scaler, "unscale_fp16", "f16"),
+    "grid-fp16-quantile-head-gradscaler": case(_fp16_quantile_head_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # outage hours of an fp16 load tensor filled with a -1e5 sentinel
-    "grid-fp16-outage-sentinel-masked-fill": case(_fp16_outage_sentinel_masked_fill, "half_overflow", "f16"),
+    "grid-fp16-outage-sentinel-masked-fill": case(_fp16_outage_sentinel_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 quantile forecasts handed to pandas via .numpy()
-    "grid-bf16-quantiles-numpy-to-pandas": case(_bf16_scores_to_numpy_for_pandas, "numpy_dtype", "bf16"),
+    "grid-bf16-quantiles-numpy-to-pandas": case(_bf16_scores_to_numpy_for_pandas, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # weekly seasonality of an fp16 load week by torch.fft.rfft
-    "grid-fp16-weekly-seasonality-rfft": case(_fp16_spectral_seasonality_rfft, "no_kernel", "f16"),
+    "grid-fp16-weekly-seasonality-rfft": case(_fp16_spectral_seasonality_rfft, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # --- integer calendar features, substation ids, bool outage masks, targets
     # int64 hour/day-of-week/holiday columns from pandas straight into an fp32 calendar Linear
     "grid-int64-calendar-features-linear": case(_int64_calendar_features_into_linear, "integer_operand", "int64",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # substation ids from a pandas column a NaN made float64 (fillna kept it float) into nn.Embedding
     "grid-substation-ids-f64-embedding": case(_substation_ids_float_from_pandas_into_embedding,
-                                              "index_tensor_dtype", "f64"),
+                                              "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # `1 - outage_mask` on the bool outage mask to get the available hours
-    "grid-outage-bool-one-minus": case(_outage_mask_inverted_with_minus, "mask_dtype", "bool"),
+    "grid-outage-bool-one-minus": case(_outage_mask_inverted_with_minus, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the outage rate as the mean of the bool outage mask
-    "grid-outage-rate-bool-mean": case(_outage_rate_mean_of_bool, "integer_operand", "bool"),
+    "grid-outage-rate-bool-mean": case(_outage_rate_mean_of_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the int64 holiday column used as masked_fill's mask
-    "grid-holiday-int64-masked-fill": case(_holiday_int64_masked_fill, "mask_dtype", "int64"),
+    "grid-holiday-int64-masked-fill": case(_holiday_int64_masked_fill, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an outage classifier trained with BCE-with-logits on the bool outage mask as target
-    "grid-outage-bool-bce-target": case(_outage_bool_target_bce, "target_dtype", "bool"),
+    "grid-outage-bool-bce-target": case(_outage_bool_target_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 meter counts (kWh) rescaled to MWh in place with mul_(0.001)
     "grid-int64-meter-counts-inplace-mul": case(_int64_meter_counts_rescaled_in_place, "result_cast", "f32",
-                                                "int64"),
+                                                "int64",
+        grade="correct", grade_at_freeze="correct"),
     # an hourly bool outage mask upsampled to 15-minute resolution with F.interpolate
-    "grid-outage-bool-interpolate-15min": case(_hourly_outage_mask_upsampled_to_15min, "integer_operand", "bool"),
+    "grid-outage-bool-interpolate-15min": case(_hourly_outage_mask_upsampled_to_15min, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # noise augmentation of int64 meter counts with randn_like
-    "grid-int64-meter-randn-like-noise": case(_int64_meter_counts_noise_augment, "no_kernel", "int64"),
+    "grid-int64-meter-randn-like-noise": case(_int64_meter_counts_noise_augment, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a histogram of the int64 hour-of-day column with torch.histc
-    "grid-hour-of-day-int64-histc": case(_hour_of_day_histc, "integer_operand", "int64"),
+    "grid-hour-of-day-int64-histc": case(_hour_of_day_histc, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # outage flags cast to fp16 with the batch, combined with planned outages by &
-    "grid-fp16-outage-flags-bitwise-and": case(_fp16_outage_flags_bitwise_and, "no_kernel", "f16"),
+    "grid-fp16-outage-flags-bitwise-and": case(_fp16_outage_flags_bitwise_and, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a DataFrame with its timestamp column reset into the frame, converted with torch.from_numpy
-    "grid-timestamp-object-frame-from-numpy": case(_timestamp_frame_from_numpy, "numpy_dtype"),
+    "grid-timestamp-object-frame-from-numpy": case(_timestamp_frame_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # an hour column divided into float64 used to index the 24-hour load profile
-    "grid-float-hour-index-load-profile": case(_float_hour_index_into_profile, "index_tensor_dtype"),
+    "grid-float-hour-index-load-profile": case(_float_hour_index_into_profile, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
