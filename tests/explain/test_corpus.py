@@ -142,7 +142,7 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_156", "live_held_out_157", "live_held_out_158", "live_held_out_159",
                                  "live_held_out_160", "live_held_out_161", "live_held_out_162", "live_held_out_163",
                                  "live_held_out_164", "live_held_out_165", "live_held_out_168",
-                                 "live_held_out_169", "live_held_out_170")
+                                 "live_held_out_169", "live_held_out_170", "live_held_out_172")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
