@@ -5256,3 +5256,9 @@ def test_a_library_log_offering_amp_false_leads_the_fix_for_a_broken_output() ->
     explanation = cw.explain("fp16 models return no detections\n\nAMP: checks skipped. Setting 'amp=True'. If you "
                              "experience zero-mAP or NaN losses you can disable AMP with amp=False.")
     assert explanation.kind is Kind.NONFINITE and explanation.fix.startswith("first train with AMP off")
+
+
+def test_a_check_listing_the_dtypes_it_takes_and_refusing_float16_is_a_missing_16_bit_path() -> None:
+    explanation = cw.explain("Data type must be one of [float32, float64, int16, int32], not float16\n\n"
+                             "got the subject line error at the melbandroformer node")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and "float32" in explanation.fix
