@@ -316,67 +316,101 @@ def _half_lstm_yield_on_ndvi_series() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a raw uint16 Sentinel-2 patch fed to the bf16 U-Net's first Conv2d (with bias)
-    "s2-uint16-patch-bf16-unet-stem": case(_uint16_patch_into_bf16_unet_stem, "integer_operand", "uint16", "bf16"),
+    "s2-uint16-patch-bf16-unet-stem": case(_uint16_patch_into_bf16_unet_stem, "integer_operand", "uint16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # uint16 optical bands concatenated with int16 Sentinel-1 backscatter (dB x 100)
-    "optical-uint16-cat-s1-int16-backscatter": case(_uint16_optical_cat_int16_sar, "scalar_type", "uint16", "int16"),
+    "optical-uint16-cat-s1-int16-backscatter": case(_uint16_optical_cat_int16_sar, "scalar_type", "uint16", "int16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (f3ddcfe8) castwise gave no_kernel [uint16, int16] (high confidence). It read torch's "
+             "'Promotion for uint16, uint32, uint64 types is not supported' as a missing kernel for the unsigned "
+             "type, where the corpus convention has two integer widths meeting in torch.cat as cat's own "
+             "scalar_type.")),
     # space-to-depth of the uint16 10 m bands with pixel_unshuffle to stack them on the 20 m grid
-    "s2-10m-bands-pixel-unshuffle-uint16": case(_uint16_bands_space_to_depth, "no_kernel", "uint16"),
+    "s2-10m-bands-pixel-unshuffle-uint16": case(_uint16_bands_space_to_depth, "no_kernel", "uint16",
+        grade="correct", grade_at_freeze="correct"),
     # crop-type int8 reference map (-1 nodata) as cross_entropy's target with ignore_index=-1
-    "crop-type-int8-map-ce-target": case(_int8_crop_map_cross_entropy_target, "target_dtype", "int8"),
+    "crop-type-int8-map-ce-target": case(_int8_crop_map_cross_entropy_target, "target_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # int8 soil map unit ids looked up in an nn.Embedding
-    "soil-unit-int8-map-embedding": case(_int8_soil_units_into_embedding, "index_tensor_dtype", "int8"),
+    "soil-unit-int8-map-embedding": case(_int8_soil_units_into_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # CDL codes for the remap table put in an int8 tensor, grass/pasture is 176
-    "cdl-grass-pasture-176-int8-table": case(_cdl_codes_into_int8_remap_table, "half_overflow", "int8"),
+    "cdl-grass-pasture-176-int8-table": case(_cdl_codes_into_int8_remap_table, "half_overflow", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # the 30 m int8 soil unit map upsampled with nearest interpolate onto the 10 m grid
-    "soil-unit-int8-nearest-upsample": case(_int8_soil_map_nearest_upsample, "integer_operand", "int8"),
+    "soil-unit-int8-nearest-upsample": case(_int8_soil_map_nearest_upsample, "integer_operand", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # int8 crop-rotation history (last three seasons) fed straight to the .half() yield regressor
     "rotation-history-int8-half-regressor": case(_int8_rotation_history_into_half_regressor, "matmul_dtype", "int8",
-                                                 "f16"),
+                                                 "f16",
+        grade="correct", grade_at_freeze="correct"),
     # first clear acquisition per pixel by argmax over dates of the bool clear-sky stack
-    "first-clear-date-argmax-bool": case(_first_clear_date_argmax, "no_kernel", "bool"),
+    "first-clear-date-argmax-bool": case(_first_clear_date_argmax, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # cloud fraction per block by adaptive_avg_pool2d of the bool SCL cloud mask
-    "cloud-fraction-adaptive-avg-pool-bool": case(_cloud_fraction_per_block, "integer_operand", "bool"),
+    "cloud-fraction-adaptive-avg-pool-bool": case(_cloud_fraction_per_block, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a cloud-segmentation head trained with the bool SCL mask as the BCE-with-logits target
-    "cloud-head-bool-bce-target": case(_cloud_head_bool_target, "target_dtype", "bool"),
+    "cloud-head-bool-bce-target": case(_cloud_head_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # s2cloudless probability rounded (still float) and inverted with ~ for the clear-sky mask
-    "cloud-probability-rounded-float-invert": case(_invert_rounded_cloud_probability, "mask_dtype"),
+    "cloud-probability-rounded-float-invert": case(_invert_rounded_cloud_probability, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-field pixel counts (int64 from unique) turned into hectares in place with mul_(0.01)
     "field-pixel-counts-int64-hectares-in-place": case(_field_pixel_counts_to_hectares_in_place, "result_cast",
-                                                       "f32", "int64"),
+                                                       "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 parcel ids given to a .half() Linear as a "field effect" feature
-    "field-ids-int64-half-linear": case(_field_ids_into_half_regressor, "integer_operand", "int64", "f16"),
+    "field-ids-int64-half-linear": case(_field_ids_into_half_regressor, "integer_operand", "int64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hourly soil-probe log (float64 from pandas) into an fp32 Conv1d encoder
-    "soil-probe-log-f64-conv1d": case(_soil_probe_log_into_conv1d, "conv_weight_dtype", "f64", "f32"),
+    "soil-probe-log-f64-conv1d": case(_soil_probe_log_into_conv1d, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # weather-station rows (float64 from pandas) stepped through an fp32 GRUCell
-    "weather-station-f64-gru-cell": case(_weather_station_into_gru_cell, "rnn_dtype", "f64", "f32"),
+    "weather-station-f64-gru-cell": case(_weather_station_into_gru_cell, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # growing-degree-hour quantiles of a float64 series with an fp32 q tensor
-    "gdd-f64-quantile-f32-q": case(_gdd_quantiles_with_float_q, "op_dtype"),
+    "gdd-f64-quantile-f32-q": case(_gdd_quantiles_with_float_q, "op_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # soil-moisture gap fill: fp32 buffer lerp_'ed toward the float64 pandas reading
-    "irrigation-gap-fill-lerp-f64-reading": case(_irrigation_gap_fill_lerp, "lerp_dtype", "f32", "f64"),
+    "irrigation-gap-fill-lerp-f64-reading": case(_irrigation_gap_fill_lerp, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # canopy Kalman filter: numpy float64 transition matrix @ fp32 state
-    "kalman-canopy-f64-transition-f32-state": case(_kalman_canopy_state, "matmul_dtype", "f32", "f64"),
+    "kalman-canopy-f64-transition-f32-state": case(_kalman_canopy_state, "matmul_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # hourly ET0 (float64 from pandas) index_add_'ed into an fp32 per-field buffer
-    "et0-per-field-index-add-f64": case(_et0_per_field_index_add, "indexed_write_dtype", "f32", "f64"),
+    "et0-per-field-index-add-f64": case(_et0_per_field_index_add, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 U-Net up-block ConvTranspose2d given features upcast with .float() for a NaN check
     "unet-up-block-convtranspose-fp32-features": case(_unet_up_block_given_fp32_features, "conv_weight_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # inverse-frequency class weights (fp32) for cross_entropy of the bf16 U-Net's logits
-    "unet-fp32-class-weights-bf16-logits": case(_unet_fp32_class_weights_bf16_logits, "op_dtype", "bf16", "f32"),
+    "unet-fp32-class-weights-bf16-logits": case(_unet_fp32_class_weights_bf16_logits, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # one ASPP branch moved to fp16 inside the bf16 U-Net
-    "aspp-branch-half-bf16-unet": case(_aspp_branch_half_in_bf16_unet, "conv_weight_dtype", "bf16", "f16"),
+    "aspp-branch-half-bf16-unet": case(_aspp_branch_half_in_bf16_unet, "conv_weight_dtype", "bf16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Lovasz hinge: dot of bf16 sorted errors with the fp32 Jaccard gradient
-    "lovasz-hinge-dot-bf16-errors": case(_lovasz_hinge_bf16, "matmul_dtype", "bf16", "f32"),
+    "lovasz-hinge-dot-bf16-errors": case(_lovasz_hinge_bf16, "matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 U-Net bottleneck MultiheadAttention with an fp32 additive distance bias as attn_mask
     "unet-bottleneck-mha-fp32-distance-bias": case(_unet_bottleneck_attention_distance_bias, "attn_mask_dtype",
-                                                   "f32", "bf16"),
+                                                   "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 running minimum of yield in kg/ha initialised with a 99999 sentinel
-    "min-yield-sentinel-99999-f16": case(_per_field_min_yield_tracker, "half_overflow", "f16"),
+    "min-yield-sentinel-99999-f16": case(_per_field_min_yield_tracker, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # kriging the fp16 regressor's residuals: linalg.solve of an fp16 covariance
-    "yield-residual-kriging-solve-f16": case(_yield_residual_kriging_solve, "no_kernel", "f16"),
+    "yield-residual-kriging-solve-f16": case(_yield_residual_kriging_solve, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # pandas float64 field features into the .half() yield regressor
-    "pandas-f64-features-half-regressor": case(_pandas_features_into_half_regressor, "matmul_dtype", "f64", "f16"),
+    "pandas-f64-features-half-regressor": case(_pandas_features_into_half_regressor, "matmul_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # farm crop mix: .half() EmbeddingBag with fp32 area shares as per_sample_weights
-    "crop-mix-embedding-bag-f32-shares": case(_crop_mix_embedding_bag, "op_dtype", "f16", "f32"),
+    "crop-mix-embedding-bag-f32-shares": case(_crop_mix_embedding_bag, "op_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a .half() LSTM yield model given an fp32 NDVI series
-    "half-lstm-yield-fp32-ndvi-series": case(_half_lstm_yield_on_ndvi_series, "rnn_dtype", "f32", "f16"),
+    "half-lstm-yield-fp32-ndvi-series": case(_half_lstm_yield_on_ndvi_series, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
