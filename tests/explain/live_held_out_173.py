@@ -319,12 +319,14 @@ CASES: dict[str, LiveCase] = {
     "s2-uint16-patch-bf16-unet-stem": case(_uint16_patch_into_bf16_unet_stem, "integer_operand", "uint16", "bf16",
         grade="correct", grade_at_freeze="correct"),
     # uint16 optical bands concatenated with int16 Sentinel-1 backscatter (dB x 100)
-    "optical-uint16-cat-s1-int16-backscatter": case(_uint16_optical_cat_int16_sar, "scalar_type", "uint16", "int16",
-        grade="wrong", grade_at_freeze="wrong",
+    "optical-uint16-cat-s1-int16-backscatter": case(_uint16_optical_cat_int16_sar, "no_kernel", "uint16", "int16",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (f3ddcfe8) castwise gave no_kernel [uint16, int16] (high confidence). It read torch's "
              "'Promotion for uint16, uint32, uint64 types is not supported' as a missing kernel for the unsigned "
-             "type, where the corpus convention has two integer widths meeting in torch.cat as cat's own "
-             "scalar_type.")),
+             "type, where the writer expected scalar_type for two integer widths meeting in torch.cat. Expectation "
+             "corrected after grading from scalar_type to no_kernel, the convention the corpus already had for this "
+             "promotion refusal in torch.cat (live_held_out_67's bos-eos-int64-cat-uint16-document and "
+             "live_held_out_135's p4m-rgb-uint8-cat-uint16-bands); the grade at freeze stands.")),
     # space-to-depth of the uint16 10 m bands with pixel_unshuffle to stack them on the 20 m grid
     "s2-10m-bands-pixel-unshuffle-uint16": case(_uint16_bands_space_to_depth, "no_kernel", "uint16",
         grade="correct", grade_at_freeze="correct"),

@@ -5262,3 +5262,46 @@ def test_a_check_listing_the_dtypes_it_takes_and_refusing_float16_is_a_missing_1
     explanation = cw.explain("Data type must be one of [float32, float64, int16, int32], not float16\n\n"
                              "got the subject line error at the melbandroformer node")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",) and "float32" in explanation.fix
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("[inductor] Compiling torch.nan_to_num on complex128 raises RuntimeError: Complex dtype is not supported for "
+     "isneginf, got dtype torch.complex128", ("complex128",)),
+    ("[Inductor][CUDA] Complex tensor constant causes KeyError: 'complex64' during Triton codegen", ("complex64",)),
+    ("[inductor] `float64` KeyError\n\nwith torch.compile", ("f64",)),
+    ("[torch.compile] Failing on some complex operations with torch._inductor.exc.InductorError: AttributeError: "
+     "'complex' object has no attribute 'get_name'", ("complex64",)),
+])
+def test_what_inductor_cannot_generate_code_for_is_kept_out_of_the_compiled_graph(
+        text: str, names: tuple[str, ...]) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == names
+    assert "torch.compiler.disable" in explanation.fix
+
+
+def test_a_dtype_keyerror_without_torch_compile_in_view_is_not_read_as_inductors() -> None:
+    assert cw.explain("KeyError: 'float64'") is None
+
+
+def test_tritons_verifier_refusing_two_element_types_in_a_scan_is_one_dtype_for_its_operands() -> None:
+    explanation = cw.explain("error: 'tt.scan' op requires the same element type for all operands and results")
+    assert explanation.kind is Kind.OP_DTYPE and "tl.float32" in explanation.fix
+
+
+def test_a_bf16_conversion_llvm_cannot_lower_says_to_cast_inside_the_kernel() -> None:
+    explanation = cw.explain("calling `tl.exp` with a bfloat16 input crashes:\nerror: cannot be converted to LLVM IR: "
+                             "missing `LLVMTranslationDialectInterface` registration for dialect for op: "
+                             "builtin.unrealized_conversion_cast")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert "x.to(tl.float32)" in explanation.fix
+
+
+def test_torch_tensorrt_refusing_an_fp8_input_wants_float_inputs_and_fp8_inside() -> None:
+    explanation = cw.explain("TypeError: Provided an unsupported data type as an input data type (support: bool, "
+                             "int32, long, half, float), got: torch.float8_e4m3fn")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+
+
+def test_autocast_refusing_mps_in_an_older_torch_says_to_update_or_convert() -> None:
+    explanation = cw.explain("RuntimeError: User specified an unsupported autocast device_type 'mps'")
+    assert explanation.kind is Kind.NO_KERNEL and "MPS: torch 2.5" in explanation.fix

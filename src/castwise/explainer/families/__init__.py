@@ -12,6 +12,7 @@ from castwise.explainer.families import (
     fp8,
     gpus,
     gradients,
+    inductor,
     integers,
     kernels,
     libraries,
@@ -42,6 +43,7 @@ RULES: tuple[Rule, ...] = (
     *nonfinite.RULES,
     *xla.RULES,
     *triton.RULES,
+    *inductor.RULES,
     *onnx.RULES,
     *mixed.RULES,
 )

@@ -393,7 +393,7 @@ _autocast_device = message_only(
     "`torch.autocast(device_type=...)` (or a framework's mixed precision) used with a device autocast does not cover",
     "convert explicitly instead: the model and its floating inputs to one dtype (`model.half()`, "
     "`x.to(torch.float16)`) or run in float32; or update torch and the device's plugin to one whose autocast covers "
-    "the device",
+    "the device (MPS: torch 2.5 or newer)",
     op="torch.autocast",
 )
 
@@ -1222,7 +1222,8 @@ RULES: tuple[Rule, ...] = (
          _op_lacks_dtype),
     rule(r"^Unsupported dtype (?P<dtype>Half|BFloat16)\b", _fft),
     rule(r"(?i:\bonly (?P<dtype>b?float ?16|bf16|fp16|half)(?: precision)? (?:is |are )?supported\b)", _only_one_dtype),
-    rule(r"User specified autocast device_type must be 'cuda' or 'cpu'", _autocast_device),
+    rule(r"User specified autocast device_type must be 'cuda' or 'cpu'|User specified an unsupported autocast "
+         r"device_type '\w{1,20}'", _autocast_device),
     rule(r"Unrecognized tensor type ID: Autocast", _autocast_unregistered_op),
     rule(r"could not find kernel for (?:HigherOrderOperator )?(?P<op>[\w.:]{1,80}) at dispatch key "
          r"DispatchKey\.Autocast(?P<device>CPU|CUDA|XPU|MPS|HPU)\b", _autocast_without_kernel),

@@ -173,6 +173,22 @@ def _fused_adam_param_dtype(found: re.Match[str], failure: Failure) -> Explanati
     )
 
 
+def _tensorrt_input_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """Torch-TensorRT's ``Provided an unsupported data type as an input data type (support: bool, int32, long, half,
+    float), got: torch.float8_e4m3fn``: an engine input in a dtype it does not take."""
+    names, dtype = dtype_read(found, "a")
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"Torch-TensorRT takes engine inputs only in {found['listed']}, and got a {dtype} input",
+        f"a {dtype} tensor passed as the compiled module's input (or its `Input(dtype=...)` spec): fp8 and bf16 live "
+        "inside a TensorRT engine, not at its inputs",
+        "give the engine float/half inputs and let the fp8 (or bf16) conversion happen inside it (a quantized model "
+        "from TensorRT Model Optimizer, `enabled_precisions={torch.float8_e4m3fn}`), or update Torch-TensorRT to a "
+        "release that takes this dtype at its inputs",
+        op="Torch-TensorRT input", names=names,
+    )
+
+
 def _deepspeed_parameters_not_16bit(found: re.Match[str], failure: Failure) -> Explanation:
     """DeepSpeed's ``fp16 is enabled but the following parameters have dtype that is not fp16: ...lora_A.weight``:
     with its fp16 (or bf16) engine every parameter it trains must already be in that dtype."""
@@ -971,6 +987,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
     rule(r"Param tensor \d+ has dtype=(?P<a>\w{1,12}), but expected dtype=(?P<b>\w{1,12})", _fused_adam_param_dtype),
+    rule(r"Provided an unsupported data type as an input data type \(support: (?P<listed>[\w, ]{1,80})\), got: "
+         r"(?P<a>torch\.\w{1,20})", _tensorrt_input_type),
     rule(r"\b(?P<dtype>fp16|bf16) is enabled but the following parameters have dtype that is not (?:fp16|bf16)",
          _deepspeed_parameters_not_16bit),
     rule(r"cutlass::arch::Mma<[^\n]{0,200}?cutlass::(?P<type>float_e4m3_t|float_e5m2_t|bfloat16_t|half_t)\b[^\n]{0,900}?"

@@ -123,9 +123,26 @@ def _conversion_not_lowered(found: re.Match[str], failure: Failure) -> Explanati
         "means this Triton build has no lowering for that type on this backend",
         f"a Triton kernel (one torch.compile generated, such as `triton_mm`, or a library's) casting {names[0]} values "
         "on a backend or GPU whose Triton lacks that conversion (a ROCm or vendor build, an older GPU)",
-        f"update Triton and PyTorch (the vendor's build for ROCm or XPU); meanwhile keep that op out of {names[0]} "
-        "(fp32, or fp16 where it works), or compile without the autotuned Triton matmuls (no `max-autotune`)",
+        f"update Triton and PyTorch (the vendor's build for ROCm or XPU); meanwhile keep that op out of {names[0]}: in "
+        "a kernel you wrote, cast to fp32 before it (`x.to(tl.float32)`) and back after; otherwise run that part in "
+        "fp32 (fp16 where it works), or compile without the autotuned Triton matmuls (no `max-autotune`)",
         op="Triton kernel", names=names[:1], confidence=Confidence.LOW,
+    )
+
+
+def _same_element_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """Triton's MLIR verifier: ``'tt.scan' op requires the same element type for all operands and results``: a
+    multi-operand op (``tl.associative_scan``, ``tl.reduce``) given tensors of two dtypes."""
+    op = found["op"]
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"Triton's `{op}` takes all its operands (and gives its results) in one element type, and got tensors of two "
+        "dtypes",
+        "a combined scan or reduction (`tl.associative_scan`, `tl.reduce` over a tuple) whose inputs were loaded in "
+        "different dtypes (an fp16 value beside an fp32 or integer one)",
+        "cast every operand to one dtype before the op (`a.to(tl.float32)`, `b.to(tl.float32)`), and back after if "
+        "needed",
+        op=op, confidence=Confidence.LOW,
     )
 
 
@@ -236,7 +253,9 @@ RULES: tuple[Rule, ...] = (
          r"to " + _TRITON_VALUE % "b", _redefined),
     rule(r"Block element type\((?P<block>\w{1,20})\) and value element type\((?P<value>\w{1,20})\) mismatch",
          _block_and_value),
-    rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast", _conversion_not_lowered),
+    rule(r"LLVM Translation failed for operation: builtin\.unrealized_conversion_cast|cannot be converted to LLVM IR:"
+         r"[^\n]{0,120}?\bbuiltin\.unrealized_conversion_cast", _conversion_not_lowered),
+    rule(r"'(?P<op>tt\.\w{1,20})' op requires the same element type for all operands", _same_element_type),
     rule(r"\bis only supported on Ampere\b", _ampere_only),
     rule(r"cannot cast (?P<a>u?int8) to (?P<b>fp8e\w{1,6})", _bytes_cast_to_fp8),
     rule(r"Unsupported conversion from (?P<a>bf16|f16|f32|f64|f8E\w{1,10}) to (?P<b>bf16|f16|f32|f64|f8E\w{1,10})",
