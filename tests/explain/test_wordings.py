@@ -5305,3 +5305,17 @@ def test_torch_tensorrt_refusing_an_fp8_input_wants_float_inputs_and_fp8_inside(
 def test_autocast_refusing_mps_in_an_older_torch_says_to_update_or_convert() -> None:
     explanation = cw.explain("RuntimeError: User specified an unsupported autocast device_type 'mps'")
     assert explanation.kind is Kind.NO_KERNEL and "MPS: torch 2.5" in explanation.fix
+
+
+def test_fp8_said_to_be_unsupported_on_a_device_is_a_missing_fp8_path_there() -> None:
+    explanation = cw.explain("xpu does not support fp8 model as input due to triton\n\nthe xpu env has its own triton")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+    assert explanation.device == "xpu" and explanation.confidence is Confidence.LOW
+
+
+@pytest.mark.parametrize("text", ["On training it creates a mismatch between `half` and `float`. Is amp applied?",
+                                  "there is a mismatch between fp16 and fp32 tensors"])
+def test_a_mismatch_said_between_two_dtypes_is_two_floats_in_one_op(text: str) -> None:
+    explanation = cw.explain(text)
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")
+    assert explanation.confidence is Confidence.LOW

@@ -98,7 +98,10 @@ def _device_named(failure: Failure) -> str | None:
 
 
 def _missing_support(found: re.Match[str], failure: Failure) -> Explanation | None:
-    names = tuple(name for name in _printed_dtypes(failure.message) if is_low_precision(name))
+    """A missing kernel or support said beside a 16-bit dtype as torch prints it, or beside fp8 (a word prose uses for
+    nothing else)."""
+    names = tuple(name for name in _printed_dtypes(failure.message) if is_low_precision(name)) or tuple(
+        name for name in low_precision_in(failure.message) if name.startswith("float8"))
     del found
     return no_kernel(failure, "", names[:1], _device_named(failure), Confidence.LOW) if names else None
 
@@ -518,6 +521,8 @@ MISMATCH: tuple[Rule, ...] = (
     rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE})\s?/\s?(?P<b>{_PROSE_DTYPE}) mismatch\w{{0,3}}\b", _pair_said),
+    rule(rf"\bmismatch\w{{0,3}} between (?:the )?[`'\"]?(?P<a>{_PROSE_DTYPE})[`'\"]? and (?:the )?[`'\"]?"
+         rf"(?P<b>{_PROSE_DTYPE})[`'\"]?(?![\w.])", _pair_said),
     rule(_DTYPE_WRONG.pattern, _wrong_result_dtype),
     rule(r"(?:Error|Exception):?\s+(?:torch\.)?(?:cuda\.)?(?P<a>(?:Double|Float|Half|BFloat16)Tensor)\W{1,5}"
          r"(?:torch\.)?(?:cuda\.)?(?P<b>(?:Double|Float|Half|BFloat16)Tensor)\s*$", _pair_said),
