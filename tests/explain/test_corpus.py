@@ -87,7 +87,7 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_310", "held_out_311", "held_out_312", "held_out_313", "held_out_314", "held_out_315", "held_out_316",
             "held_out_317", "held_out_318", "held_out_321", "held_out_322", "held_out_323", "held_out_324",
             "held_out_328", "held_out_329", "held_out_330", "held_out_331", "held_out_332", "held_out_333", "held_out_334",
-            "held_out_338", "held_out_340")
+            "held_out_338", "held_out_340", "held_out_341")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
