@@ -5319,3 +5319,9 @@ def test_a_mismatch_said_between_two_dtypes_is_two_floats_in_one_op(text: str) -
     explanation = cw.explain(text)
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")
     assert explanation.confidence is Confidence.LOW
+
+
+def test_the_dtype_a_report_says_works_is_not_the_one_it_blames() -> None:
+    explanation = cw.explain("Gemma 3 is broken with fp16\n\nGemma 3 works fine with bfloat16 but the output is empty "
+                             "with float16.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

@@ -311,7 +311,20 @@ def low_precision_said(failure: Failure, within: int | None = None) -> tuple[str
     a title), no further than ``within`` lines away when given."""
     lines = failure.paste or (failure.message,)
     nearest = (lines[index] for index in _outwards(failure.line, len(lines), within))
-    return next(filter(None, map(low_precision_in, chain((failure.message, lines[0]), nearest))), ())
+    return next(filter(None, map(_failing_first, chain((failure.message, lines[0]), nearest))), ())
+
+
+def _failing_first(line: str) -> tuple[str, ...]:
+    """The low-precision dtypes ``line`` names, those it says work (``works fine with bfloat16 but ... float16``)
+    last: the one that fails is what a report is about."""
+    names = low_precision_in(line)
+    working = {low_precision_name(found["dtype"] or found["dtype2"]) for found in _WORKS_WITH.finditer(line)}
+    return tuple(sorted(names, key=lambda name: name in working))
+
+
+_WORKS_WITH = re.compile(r"\bworks? (?:fine |well |ok |correctly )?(?:with|in|on|using) (?:the )?"
+                         r"(?P<dtype>bf16|bfloat16|fp16|float16|half)\b|"
+                         r"\b(?P<dtype2>bf16|bfloat16|fp16|float16)\s+works\b", re.IGNORECASE)
 
 
 def _outwards(centre: int, count: int, within: int | None) -> Iterator[int]:
