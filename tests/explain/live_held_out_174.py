@@ -250,66 +250,100 @@ def _flow_duration_gaussian_single_packet() -> None:
 
 CASES: dict[str, LiveCase] = {
     # packet header bytes (uint8 from the pcap) fed straight to an fp32 nn.Linear
-    "pcap-header-bytes-uint8-linear": case(_header_bytes_into_linear, "integer_operand", "uint8", "f32"),
+    "pcap-header-bytes-uint8-linear": case(_header_bytes_into_linear, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # raw uint8 payload bytes into an fp32 byte-level Conv1d
-    "payload-bytes-uint8-conv1d": case(_payload_bytes_into_conv1d, "integer_operand", "uint8", "f32"),
+    "payload-bytes-uint8-conv1d": case(_payload_bytes_into_conv1d, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Drain template ids read from pandas as float64 (NaN from an unparsed line) looked up in an Embedding
     "drain-template-ids-float64-embedding": case(_template_ids_float_from_pandas_into_embedding,
-                                                 "index_tensor_dtype", "f64"),
+                                                 "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # DeepLog next-log-key cross_entropy with np.int32 template-id targets
-    "deeplog-next-key-int32-targets": case(_deeplog_next_key_int32_targets, "target_dtype", "int32"),
+    "deeplog-next-key-int32-targets": case(_deeplog_next_key_int32_targets, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # is_attack column float64 after a fillna, used as cross_entropy class targets
-    "is-attack-float64-ce-targets": case(_is_attack_float64_column_as_ce_target, "target_dtype", "f64"),
+    "is-attack-float64-ce-targets": case(_is_attack_float64_column_as_ce_target, "target_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bool attack mask as the BCE-with-logits target of a flow classifier
-    "attack-mask-bool-bce-target": case(_attack_mask_as_bce_target, "target_dtype", "bool"),
+    "attack-mask-bool-bce-target": case(_attack_mask_as_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # alert rate as the mean of the bool alert mask
-    "alert-rate-bool-mean": case(_attack_rate_mean_of_bool_mask, "integer_operand", "bool"),
+    "alert-rate-bool-mean": case(_attack_rate_mean_of_bool_mask, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the most alerted windows picked by topk of the bool alert mask
-    "alert-windows-bool-topk": case(_top_windows_of_bool_alerts, "integer_operand", "bool"),
+    "alert-windows-bool-topk": case(_top_windows_of_bool_alerts, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # SYN-only flows masked with a uint8 0/1 flag tensor in masked_fill
-    "syn-only-uint8-masked-fill": case(_syn_flag_byte_as_masked_fill_mask, "mask_dtype", "uint8"),
+    "syn-only-uint8-masked-fill": case(_syn_flag_byte_as_masked_fill_mask, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 0/1 anomaly mask inverted with ~ to select normal windows
-    "anomaly-mask-fp16-tilde": case(_fp16_anomaly_mask_inverted_with_tilde, "mask_dtype"),
+    "anomaly-mask-fp16-tilde": case(_fp16_anomaly_mask_inverted_with_tilde, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # TF-IDF: an int64 event count matrix multiplied in place by sklearn's float64 idf
-    "event-counts-int64-tfidf-inplace": case(_event_count_matrix_tfidf_in_place, "result_cast", "f64", "int64"),
+    "event-counts-int64-tfidf-inplace": case(_event_count_matrix_tfidf_in_place, "result_cast", "f64", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 event count vectors L2-normalised with F.normalize for PCA-based detection
-    "event-counts-int64-normalize": case(_event_count_vectors_l2_normalised, "integer_operand", "int64"),
+    "event-counts-int64-normalize": case(_event_count_vectors_l2_normalised, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-host z-scores: std of the int64 per-minute event counts
-    "host-event-counts-int64-std": case(_per_host_event_count_std, "integer_operand"),
+    "host-event-counts-int64-std": case(_per_host_event_count_std, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # payload XOR-decoded with its key after being scaled to fp32 for the CNN
-    "payload-xor-decode-fp32": case(_xor_decoded_payload_after_scaling, "no_kernel", "f32"),
+    "payload-xor-decode-fp32": case(_xor_decoded_payload_after_scaling, "no_kernel", "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (25c743b2) castwise gave mask_dtype [f32] (high confidence). The payload was scaled to fp32 "
+             "for the CNN and then XOR-decoded with its key: bitwise_xor has no kernel for a floating tensor (the "
+             "bytes must stay uint8 for bit operations), and no mask is involved; the rules read a bit operation "
+             "refused on an fp32 tensor as a float mask given to a logical operator.")),
     # CICFlowMeter-style statistics from pandas (float64) into an fp32 MLP
-    "flow-stats-float64-mlp": case(_pandas_flow_stats_into_linear, "matmul_dtype", "f64", "f32"),
+    "flow-stats-float64-mlp": case(_pandas_flow_stats_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 anomaly autoencoder fed df.values (float64)
-    "bf16-autoencoder-float64-flows": case(_bf16_autoencoder_fed_pandas_flows, "matmul_dtype", "f64", "bf16"),
+    "bf16-autoencoder-float64-flows": case(_bf16_autoencoder_fed_pandas_flows, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis distance with a float64 inverse covariance from pandas and fp32 centred flows
     "mahalanobis-float64-inverse-cov": case(_mahalanobis_with_pandas_inverse_covariance, "matmul_dtype", "f32",
-                                            "f64"),
+                                            "f64",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis on fp16 flow features: linalg.inv of the fp16 covariance
-    "fp16-flow-covariance-inverse": case(_fp16_covariance_inverse, "no_kernel", "f16"),
+    "fp16-flow-covariance-inverse": case(_fp16_covariance_inverse, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # log-session Transformer encoder halved, its template embedding left fp32
-    "fp16-log-encoder-fp32-embedding": case(_fp16_log_encoder_fed_fp32_embeddings, "matmul_dtype", "f32", "f16"),
+    "fp16-log-encoder-fp32-embedding": case(_fp16_log_encoder_fed_fp32_embeddings, "matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # DeepLog: a bf16 log-key embedding feeding the fp32 LSTM
-    "deeplog-bf16-embedding-fp32-lstm": case(_deeplog_lstm_fp32_after_bf16_embedding, "rnn_dtype", "bf16", "f32"),
+    "deeplog-bf16-embedding-fp32-lstm": case(_deeplog_lstm_fp32_after_bf16_embedding, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # one-hot byte sequence made fp16, fed to an fp32 byte CNN
-    "byte-cnn-fp16-one-hot-input": case(_byte_cnn_fp32_fed_fp16_one_hot, "conv_weight_dtype", "f16", "f32"),
+    "byte-cnn-fp16-one-hot-input": case(_byte_cnn_fp32_fed_fp16_one_hot, "conv_weight_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the halved session encoder's final LayerNorm fed a new fp32 head projection
     "session-encoder-fp16-layernorm-fp32-head": case(_fp16_session_encoder_norm_kept_fp32, "norm_param_dtype",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 queries of a log session attending to fp32 cached keys through SDPA
-    "log-session-sdpa-fp32-cache": case(_log_session_sdpa_cached_fp32_keys, "sdpa_dtype", "f16", "f32"),
+    "log-session-sdpa-fp32-cache": case(_log_session_sdpa_cached_fp32_keys, "sdpa_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # padded log windows masked with -1e9 in fp16 attention scores
-    "fp16-log-scores-masked-fill-1e9": case(_fp16_scores_masked_fill_minus_1e9, "half_overflow", "f16"),
+    "fp16-log-scores-masked-fill-1e9": case(_fp16_scores_masked_fill_minus_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # 99th-percentile threshold of bf16 reconstruction errors by torch.quantile
-    "bf16-score-quantile-threshold": case(_bf16_anomaly_score_quantile_threshold, "no_kernel"),
+    "bf16-score-quantile-threshold": case(_bf16_anomaly_score_quantile_threshold, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder's sigmoid outputs against fp32 binary features in binary_cross_entropy
-    "bf16-decoder-bce-fp32-target": case(_bf16_reconstruction_bce_fp32_target, "op_dtype", "bf16", "f32"),
+    "bf16-decoder-bce-fp32-target": case(_bf16_reconstruction_bce_fp32_target, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-host alert scores summed with index_add_ of bf16 scores into an fp32 buffer
-    "per-host-index-add-bf16-scores": case(_per_host_score_index_add_bf16, "indexed_write_dtype", "f32", "bf16"),
+    "per-host-index-add-bf16-scores": case(_per_host_score_index_add_bf16, "indexed_write_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 log classifier trained with GradScaler: unscale_ of fp16 gradients
-    "fp16-log-classifier-grad-scaler": case(_fp16_encoder_grad_scaler_unscale, "unscale_fp16"),
+    "fp16-log-classifier-grad-scaler": case(_fp16_encoder_grad_scaler_unscale, "unscale_fp16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 anomaly scores put into a pandas report with .numpy()
-    "bf16-scores-pandas-report": case(_bf16_scores_into_pandas_report, "numpy_dtype", "bf16"),
+    "bf16-scores-pandas-report": case(_bf16_scores_into_pandas_report, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Gaussian model of flow durations: std of a single-packet flow (NaN padding) is NaN in Normal's scale
-    "flow-duration-normal-nan-scale": case(_flow_duration_gaussian_single_packet, "nonfinite"),
+    "flow-duration-normal-nan-scale": case(_flow_duration_gaussian_single_packet, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
