@@ -296,73 +296,103 @@ def _inter_arrival_ns_std_int64() -> None:
 CASES: dict[str, LiveCase] = {
     # --- log analytics
     # DeepLog: next log key targets from the parser's int32 EventId cache given to cross_entropy
-    "deeplog-next-key-int32-targets-ce": case(_deeplog_next_key_int32_targets, "target_dtype", "int32"),
+    "deeplog-next-key-int32-targets-ce": case(_deeplog_next_key_int32_targets, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # DeepLog with only the log-key embedding cast to bf16, feeding the fp32 LSTM
-    "deeplog-bf16-embedding-fp32-lstm": case(_deeplog_bf16_embedding_fp32_lstm, "rnn_dtype", "bf16", "f32"),
+    "deeplog-bf16-embedding-fp32-lstm": case(_deeplog_bf16_embedding_fp32_lstm, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LogRobust: float64 TF-IDF fastText template vectors via Embedding.from_pretrained into the fp32 BiLSTM
     "logrobust-f64-template-vectors-bilstm": case(_logrobust_fasttext_float64_vectors_lstm, "rnn_dtype", "f64",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LogBERT masked log-key prediction: positions drawn with torch.bernoulli (float) used as masked_fill's mask
-    "logbert-bernoulli-float-mask-positions": case(_logbert_mask_positions_from_bernoulli, "mask_dtype", "f32"),
+    "logbert-bernoulli-float-mask-positions": case(_logbert_mask_positions_from_bernoulli, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # LogBERT in fp16 with MultiheadAttention given the fp32 causal mask from generate_square_subsequent_mask
-    "logbert-fp16-mha-fp32-causal-mask": case(_logbert_fp16_mha_fp32_causal_mask, "attn_mask_dtype", "f32", "f16"),
+    "logbert-fp16-mha-fp32-causal-mask": case(_logbert_fp16_mha_fp32_causal_mask, "attn_mask_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # hand-written fp16 attention over log-key windows: padded keys filled with -1e9
     "logbert-fp16-scores-masked-fill-minus-1e9": case(_logbert_fp16_scores_masked_fill_minus_1e9, "half_overflow",
-                                                      "f16"),
+                                                      "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 log-key embeddings plus an fp32 sinusoidal position buffer into the fp16 LayerNorm
     "logbert-fp16-layernorm-fp32-positions": case(_logbert_fp16_layernorm_fp32_positions, "norm_param_dtype",
-                                                  "f32"),
+                                                  "f32",
+        grade="correct", grade_at_freeze="correct"),
     # template semantics: numpy float64 IDF weights as EmbeddingBag's per_sample_weights over fp32 vectors
     "template-idf-f64-embedding-bag-weights": case(_template_tfidf_weights_float64_embedding_bag, "op_dtype",
-                                                   "f32", "f64"),
+                                                   "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # PCA-style session scorer: the int64 event count matrix from pd.crosstab into an fp32 Linear
-    "event-count-matrix-int64-linear": case(_event_count_matrix_int64_linear, "integer_operand", "int64", "f32"),
+    "event-count-matrix-int64-linear": case(_event_count_matrix_int64_linear, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # HDFS block labels aggregated with groupby().any() (bool) as the BCE-with-logits target
-    "hdfs-block-bool-labels-bce-logits": case(_hdfs_bool_block_labels_bce, "target_dtype", "bool"),
+    "hdfs-block-bool-labels-bce-logits": case(_hdfs_bool_block_labels_bce, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # DeepLog's one-hot input variant: F.one_hot of the int32 cached EventIds
-    "deeplog-one-hot-int32-event-ids": case(_deeplog_one_hot_int32_keys, "index_tensor_dtype"),
+    "deeplog-one-hot-int32-event-ids": case(_deeplog_one_hot_int32_keys, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # count-vector augmentation: Gaussian noise drawn with randn_like of the int64 event counts
-    "event-count-noise-randn-like-int64": case(_event_count_noise_randn_like_int64, "no_kernel", "int64"),
+    "event-count-noise-randn-like-int64": case(_event_count_noise_randn_like_int64, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # template ids as the first 16 hex digits of an md5 (up to 2**64) put in a tensor (int64)
-    "template-md5-prefix-ids-int64-overflow": case(_template_hash_md5_prefix_int64, "half_overflow"),
+    "template-md5-prefix-ids-int64-overflow": case(_template_hash_md5_prefix_int64, "half_overflow",
+        grade="correct", grade_at_freeze="correct"),
     # share of anomalous log windows taken as the mean of the bool flag tensor
-    "anomalous-window-rate-mean-bool": case(_anomalous_window_rate_mean_bool, "integer_operand", "bool"),
+    "anomalous-window-rate-mean-bool": case(_anomalous_window_rate_mean_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- network security
     # nPrint-style uint8 packet bytes fed straight to the fp32 Conv1d packet encoder
-    "nprint-uint8-packet-bytes-conv1d": case(_nprint_uint8_packet_bytes_conv1d, "integer_operand", "uint8"),
+    "nprint-uint8-packet-bytes-conv1d": case(_nprint_uint8_packet_bytes_conv1d, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # packet CNN cast to bf16 fed fp32 bytes scaled by 1/255
     "packet-cnn-bf16-fp32-scaled-bytes": case(_packet_cnn_bf16_fp32_scaled_bytes, "conv_weight_dtype", "f32",
-                                              "bf16"),
+                                              "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # DGA detector: domain characters as uint8 ASCII codes from np.frombuffer into EmbeddingBag
     "dga-domain-uint8-chars-embedding-bag": case(_dga_domain_char_ids_uint8_embedding_bag, "index_tensor_dtype",
-                                                 "uint8"),
+                                                 "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # z-scored CICFlowMeter statistics (pandas float64) into a bf16 autoencoder
-    "flow-stats-f64-bf16-autoencoder": case(_flow_stats_float64_bf16_autoencoder, "matmul_dtype", "f64", "bf16"),
+    "flow-stats-f64-bf16-autoencoder": case(_flow_stats_float64_bf16_autoencoder, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # flow features cast to fp16 overflow (bytes/s in the millions), the z-score is NaN, Normal refuses it
-    "flow-features-fp16-overflow-normal-score": case(_flow_features_fp16_overflow_gaussian_score, "nonfinite"),
+    "flow-features-fp16-overflow-normal-score": case(_flow_features_fp16_overflow_gaussian_score, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # the CIC-IDS frame's .values with its string Label column kept (object array) into torch.from_numpy
-    "cicids-values-object-label-from-numpy": case(_cicids_frame_values_with_label_from_numpy, "numpy_dtype"),
+    "cicids-values-object-label-from-numpy": case(_cicids_frame_values_with_label_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 anomaly scores from an autocast scorer given to sklearn's roc_auc_score
-    "anomaly-scores-bf16-roc-auc": case(_anomaly_scores_bf16_roc_auc, "numpy_dtype", "bf16"),
+    "anomaly-scores-bf16-roc-auc": case(_anomaly_scores_bf16_roc_auc, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # Mahalanobis anomaly score: linalg.inv of the covariance of bf16 autoencoder latents
-    "mahalanobis-inv-bf16-latents": case(_mahalanobis_inverse_bf16_latents, "no_kernel", "bf16"),
+    "mahalanobis-inv-bf16-latents": case(_mahalanobis_inverse_bf16_latents, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-host score table: bf16 autocast scores written into the fp32 buffer by host index
     "per-host-scores-bf16-index-put": case(_per_host_scores_bf16_index_put_fp32, "indexed_write_dtype", "f32",
-                                           "bf16"),
+                                           "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # packet attention: fp16 flow query torch.bmm'd with fp32 packet states
     "packet-attention-fp16-query-bmm-fp32": case(_packet_attention_fp16_query_bmm_fp32_keys,
-                                                 "batched_matmul_dtype", "f16", "f32"),
+                                                 "batched_matmul_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # host-context flow transformer: fp16 queries attend over cached fp32 flow states with SDPA
     "flow-transformer-fp16-query-sdpa-fp32-memory": case(_flow_transformer_fp16_queries_sdpa_fp32_memory,
-                                                         "sdpa_dtype", "f16", "f32"),
+                                                         "sdpa_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 autoencoder with hand-kept fp32 master weights: their grads assigned to the bf16 params
-    "bf16-autoencoder-fp32-master-grads": case(_bf16_autoencoder_fp32_master_grads, "loss_dtype", "f32", "bf16"),
+    "bf16-autoencoder-fp32-master-grads": case(_bf16_autoencoder_fp32_master_grads, "loss_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 GRU sequence encoder (model.half()) trained with GradScaler: unscale_ refuses fp16 gradients
-    "fp16-gru-encoder-grad-scaler-unscale": case(_fp16_sequence_encoder_grad_scaler, "unscale_fp16", "f16"),
+    "fp16-gru-encoder-grad-scaler-unscale": case(_fp16_sequence_encoder_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # alert-burst onsets found as alerts[1:] - alerts[:-1] on the bool alert mask
-    "alert-onset-bool-subtraction": case(_alert_onset_bool_subtraction, "mask_dtype", "bool"),
+    "alert-onset-bool-subtraction": case(_alert_onset_bool_subtraction, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # analyst queue: torch.topk over the bool alert mask
-    "alerted-flows-topk-bool": case(_top_alerted_flows_topk_bool, "integer_operand", "bool"),
+    "alerted-flows-topk-bool": case(_top_alerted_flows_topk_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # packet inter-arrival jitter: std of int64 nanosecond differences from pandas timestamps
-    "inter-arrival-ns-std-int64": case(_inter_arrival_ns_std_int64, "integer_operand"),
+    "inter-arrival-ns-std-int64": case(_inter_arrival_ns_std_int64, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
 }
