@@ -88,7 +88,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_317", "held_out_318", "held_out_321", "held_out_322", "held_out_323", "held_out_324",
             "held_out_328", "held_out_329", "held_out_330", "held_out_331", "held_out_332", "held_out_333", "held_out_334",
             "held_out_335", "held_out_338", "held_out_340", "held_out_341", "held_out_342", "held_out_343",
-            "held_out_344", "held_out_345", "held_out_346")
+            "held_out_344", "held_out_345", "held_out_346", "held_out_347", "held_out_348",
+            "held_out_349")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",

@@ -5360,3 +5360,9 @@ def test_a_missing_bf16_path_on_a_gpu_suggests_fp16_as_the_other_16_bit_dtype() 
                              "skipping")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16",)
     assert "fp16, float16, instead of bf16" in explanation.fix
+
+
+def test_an_old_torch_refusing_an_infinite_fill_value_says_to_update() -> None:
+    explanation = cw.explain("RuntimeError: value cannot be converted to type float without overflow: -inf")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("f32",)
+    assert explanation.fix.startswith("update torch")

@@ -41,6 +41,10 @@ def _fp8_overflow(names: tuple[str, ...], dtype: str, failure: Failure) -> Expla
     )
 
 
+_INFINITE_VALUE = re.compile(r"without overflow:?\s*-?(?:inf|nan)\b", re.IGNORECASE)
+"""The value an old torch refused was itself infinite (``... without overflow: -inf``)."""
+
+
 def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
     names, dtype = dtype_read(found, "t")
     if is_fp8(dtype):
@@ -53,6 +57,16 @@ def _overflow(found: re.Match[str], failure: Failure) -> Explanation:
             ("keep such values in a wider integer dtype (int64: `.long()`, `dtype=torch.int64`)" if dtype != "int64"
              else "bring the values into int64's range first (a modulo, an offset), or keep them as float64")
             + f"; clamp to `torch.iinfo(torch.{dtype}).max` only where losing the excess is meant",
+            op="fill/masked_fill", names=names,
+        )
+    if _INFINITE_VALUE.search(failure.message):
+        return explained(
+            Kind.VALUE_OVERFLOW, failure,
+            f"this torch refused an infinite value for {a(dtype)} tensor: its range check counted inf as out of range, "
+            "which older releases (0.3 and 0.4) did for `masked_fill_`/`fill_`",
+            "`float('-inf')` (or `inf`, `nan`) used as a fill value in an old torch",
+            "update torch (newer releases take inf as a fill value), or fill with the dtype's own extreme "
+            "(`torch.finfo(x.dtype).min`)",
             op="fill/masked_fill", names=names,
         )
     return explained(
