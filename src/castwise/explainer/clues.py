@@ -318,6 +318,8 @@ def _failing_first(line: str) -> tuple[str, ...]:
     """The low-precision dtypes ``line`` names, those it says work (``works fine with bfloat16 but ... float16``)
     last: the one that fails is what a report is about."""
     names = low_precision_in(line)
+    if len(names) < 2:
+        return names
     working = {low_precision_name(found["dtype"] or found["dtype2"]) for found in _WORKS_WITH.finditer(line)}
     return tuple(sorted(names, key=lambda name: name in working))
 

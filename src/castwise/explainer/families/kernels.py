@@ -208,7 +208,8 @@ def _every_dtype_of(op: str, failure: Failure, pattern: re.Pattern[str]) -> tupl
 
 def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> Explanation:
     """A kernel missing for an integer or full-precision dtype: the tensor has the wrong kind of dtype."""
-    if is_complex(names[0]) and ("softmax" in op or "nll_loss" in op or first_shown(failure, CLASS_INDEX_LOSS)):
+    classification = "nll_loss" in op or first_shown(failure, CLASS_INDEX_LOSS) is not None
+    if is_complex(names[0]) and ("softmax" in op or classification):
         return explained(
             Kind.NO_KERNEL, failure,
             f"`{op}` has no {names[0]} kernel: softmax and classification losses are defined on real scores, and "
@@ -220,7 +221,7 @@ def _wrong_kind_of_dtype(failure: Failure, op: str, names: tuple[str, ...]) -> E
         )
     if "softmax" in op:
         return integers.integer_operand(failure, names, op)
-    if first_shown(failure, CLASS_INDEX_LOSS) or "nll_loss" in op:
+    if classification:
         return integers.target(failure, names, wants_float=False, op="nll_loss/cross_entropy")
     if _BIT_OP.search(op):
         return explained(

@@ -49,7 +49,7 @@ from castwise.explainer.families.nonfinite import (
 )
 from castwise.explainer.families.overflow import range_exceeded
 from castwise.explainer.rules import Rule, dtypes, explained, rule
-from castwise.explainer.spelling import is_floating, is_low_precision, short_dtype
+from castwise.explainer.spelling import is_floating, is_fp8, is_low_precision, short_dtype
 
 _PRINTED_DTYPE = re.compile(
     r"(?<![\w.])(?:(?:c10|at|torch)::k?|torch\.(?:cuda\.)?|(?:[a-z_]{1,12}\.){1,2}(?=b?float))?(?:Half|BFloat16|"
@@ -101,7 +101,7 @@ def _missing_support(found: re.Match[str], failure: Failure) -> Explanation | No
     """A missing kernel or support said beside a 16-bit dtype as torch prints it, or beside fp8 (a word prose uses for
     nothing else)."""
     names = tuple(name for name in _printed_dtypes(failure.message) if is_low_precision(name)) or tuple(
-        name for name in low_precision_in(failure.message) if name.startswith("float8"))
+        name for name in low_precision_in(failure.message) if is_fp8(name))
     del found
     return no_kernel(failure, "", names[:1], _device_named(failure), Confidence.LOW) if names else None
 
