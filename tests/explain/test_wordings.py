@@ -5366,3 +5366,8 @@ def test_an_old_torch_refusing_an_infinite_fill_value_says_to_update() -> None:
     explanation = cw.explain("RuntimeError: value cannot be converted to type float without overflow: -inf")
     assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("f32",)
     assert explanation.fix.startswith("update torch")
+
+
+def test_a_library_check_saying_one_input_has_one_type_but_another_input_another_is_a_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: first input has type Half but second input has type Float")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")

@@ -515,6 +515,8 @@ MISMATCH: tuple[Rule, ...] = (
          r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|\bexpect(?:ed)? scalar type \w{1,20} but\b|"
          r"\bmust be (?:equal|the same)\b|\bd?types?\b[^\n]{0,80}?\bare not (?:equal|the same)\b|"
          r"\b(?:to|must) match\b|\bmust (?:have|be of) the type\b|"
+         r"\b(?:has|is of) (?:d|scalar |data ?)?type \w{1,20},? but\b[^\n]{0,40}?"
+         r"\b(?:has|is of) (?:d|scalar |data ?)?type\b|"
          rf"\({_VERSUS} vs\.? {_VERSUS}\)", _mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE}) (?:is )?expected,? but (?:received|got|found|gets) (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
