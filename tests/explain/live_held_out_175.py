@@ -241,74 +241,109 @@ def _defending_team_f16_mask_invert() -> None:
 
 CASES: dict[str, LiveCase] = {
     # pass-completion model: BCE on probabilities with the provider's uint8 outcome column as target
-    "pass-completion-uint8-bce-target": case(_pass_completion_uint8_bce_target, "target_dtype", "uint8", "f32"),
+    "pass-completion-uint8-bce-target": case(_pass_completion_uint8_bce_target, "target_dtype", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # shot-type classifier: cross_entropy with int32 codes read from parquet
-    "shot-type-int32-cross-entropy-target": case(_shot_type_int32_cross_entropy_target, "target_dtype", "int32"),
+    "shot-type-int32-cross-entropy-target": case(_shot_type_int32_cross_entropy_target, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # xT lookup: zone column computed with floor() and left float, used as a gather index
-    "xt-grid-float-zone-index-gather": case(_xt_grid_float_zone_index_gather, "index_tensor_dtype"),
+    "xt-grid-float-zone-index-gather": case(_xt_grid_float_zone_index_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # speed distribution: histc over int64 cm/s speeds from the tracking feed
-    "player-speed-cms-int64-histc": case(_player_speed_cms_int64_histc, "integer_operand", "int64"),
+    "player-speed-cms-int64-histc": case(_player_speed_cms_int64_histc, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # most dangerous zones: topk over a bool threshold mask
-    "top-threat-zones-bool-topk": case(_top_threat_zones_bool_topk, "integer_operand", "bool"),
+    "top-threat-zones-bool-topk": case(_top_threat_zones_bool_topk, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # RAPM: a bool get_dummies lineup design matrix times fp32 player impacts
     "rapm-get-dummies-bool-design-matmul": case(_rapm_get_dummies_bool_design_matmul, "integer_operand", "bool",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # int64 millisecond match clock divided in place to seconds
-    "event-clock-int64-ms-div-in-place": case(_event_clock_int64_ms_div_in_place, "result_cast", "f32", "int64"),
+    "event-clock-int64-ms-div-in-place": case(_event_clock_int64_ms_div_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 minutes from the lineup sheet written into an fp32 per-player table with index_put_
     "minutes-played-int64-index-put-float-table": case(_minutes_played_int64_index_put_float_table,
-                                                       "indexed_write_dtype", "int64", "f32"),
+                                                       "indexed_write_dtype", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # in-play mask made as 1 - a bool out-of-play mask
-    "ball-out-of-play-bool-one-minus": case(_ball_out_of_play_bool_one_minus, "mask_dtype", "bool"),
+    "ball-out-of-play-bool-one-minus": case(_ball_out_of_play_bool_one_minus, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # player detector: a decoded uint8 broadcast frame into an fp32 conv stem
     "broadcast-frame-uint8-player-detector-conv": case(_broadcast_frame_uint8_player_detector_conv,
-                                                       "integer_operand", "uint8", "f32"),
+                                                       "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # possession timeline expanded with float durations from pandas
     "possession-durations-float-repeat-interleave": case(_possession_durations_float_repeat_interleave, "no_kernel",
-                                                         "f32"),
+                                                         "f32",
+        grade="wrong", grade_at_freeze="wrong",
+        why=('At freeze (aec75894) castwise gave index_tensor_dtype [int64, f32] (high confidence). The repeats of '
+             'repeat_interleave (float frame counts from pandas) are data for an op with no Float kernel '
+             '("repeat_interleave_cpu" not implemented for \'Float\'): no_kernel, named by the op\'s missing kernel; '
+             'castwise read the repeats as an index tensor of the wrong dtype and named int64, which the message '
+             'does not show.')),
     # augmentation: randn_like of int64 centimetre positions
-    "tracking-int64-cm-randn-like-jitter": case(_tracking_int64_cm_randn_like_jitter, "no_kernel", "int64"),
+    "tracking-int64-cm-randn-like-jitter": case(_tracking_int64_cm_randn_like_jitter, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 pitch-control MLP evaluated on a float64 np.meshgrid of pitch points
-    "pitch-control-bf16-mlp-f64-grid": case(_pitch_control_bf16_mlp_f64_grid, "matmul_dtype", "f64", "bf16"),
+    "pitch-control-bf16-mlp-f64-grid": case(_pitch_control_bf16_mlp_f64_grid, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SoccerMap halved to fp16 while its input surfaces stay fp32
-    "soccermap-f16-conv-fp32-channels": case(_soccermap_f16_conv_fp32_channels, "conv_weight_dtype", "f32", "f16"),
+    "soccermap-f16-conv-fp32-channels": case(_soccermap_f16_conv_fp32_channels, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # SoccerMap head's bias re-set in fp32 after the model was cast to bf16
     "soccermap-bf16-conv-fp32-bias-reset": case(_soccermap_bf16_conv_fp32_bias_reset, "conv_bias_dtype", "bf16",
-                                                "f32"),
+                                                "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 LayerNorm over fp32 player features
     "pitch-control-bf16-layernorm-fp32-input": case(_pitch_control_bf16_layernorm_fp32_input, "norm_param_dtype",
-                                                    "f32"),
+                                                    "f32",
+        grade="correct", grade_at_freeze="correct"),
     # player-graph GNN: autocast bf16 messages index_add_'ed into an fp32 buffer
     "player-gnn-index-add-bf16-messages": case(_player_gnn_index_add_bf16_messages, "indexed_write_dtype", "f32",
-                                               "bf16"),
+                                               "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-team max speed: fp16 speeds scatter_reduce'd into an fp32 zeros buffer
-    "team-max-speed-scatter-reduce-f16": case(_team_max_speed_scatter_reduce_f16, "indexed_write_dtype"),
+    "team-max-speed-scatter-reduce-f16": case(_team_max_speed_scatter_reduce_f16, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # pitch homography from a DLT system kept in bf16, solved by SVD
-    "pitch-homography-dlt-svd-bf16": case(_pitch_homography_dlt_svd_bf16, "no_kernel", "bf16"),
+    "pitch-homography-dlt-svd-bf16": case(_pitch_homography_dlt_svd_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # ball-flight parabola fitted with lstsq in bf16
-    "ball-flight-parabola-lstsq-bf16": case(_ball_flight_parabola_lstsq_bf16, "no_kernel"),
+    "ball-flight-parabola-lstsq-bf16": case(_ball_flight_parabola_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # 90th-percentile pressure with quantile over bf16 model output
-    "pressure-quantile-bf16": case(_pressure_quantile_bf16, "no_kernel"),
+    "pressure-quantile-bf16": case(_pressure_quantile_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 tracks padded with a 1e5 off-camera sentinel
-    "missing-frames-f16-pad-sentinel-1e5": case(_missing_frames_f16_pad_sentinel, "half_overflow", "f16"),
+    "missing-frames-f16-pad-sentinel-1e5": case(_missing_frames_f16_pad_sentinel, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 pitch-control surface sampled at fp32 player positions with grid_sample
     "pitch-control-surface-bf16-grid-sample-fp32-positions": case(
-        _pitch_control_surface_bf16_grid_sample_fp32_positions, "op_dtype", "bf16", "f32"),
+        _pitch_control_surface_bf16_grid_sample_fp32_positions, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 player EmbeddingBag weighted by fp32 minutes shares
     "lineup-embedding-bag-bf16-fp32-minutes-weights": case(_lineup_embedding_bag_bf16_fp32_minutes_weights,
-                                                           "op_dtype", "bf16", "f32"),
+                                                           "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 formation GRU fed float64 pandas tracks
-    "formation-gru-bf16-f64-tracks": case(_formation_gru_bf16_f64_tracks, "rnn_dtype", "f64", "bf16"),
+    "formation-gru-bf16-f64-tracks": case(_formation_gru_bf16_f64_tracks, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # pitch control: explicit bmm of bf16 influence with fp32 team signs
     "pitch-control-bmm-bf16-influence-fp32-weights": case(_pitch_control_bmm_bf16_influence_fp32_weights,
-                                                          "batched_matmul_dtype", "bf16", "f32"),
+                                                          "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 player ratings EMA-updated with lerp_ toward fp32 match ratings
-    "ema-player-rating-lerp-bf16-fp32": case(_ema_player_rating_lerp_bf16_fp32, "lerp_dtype", "bf16", "f32"),
+    "ema-player-rating-lerp-bf16-fp32": case(_ema_player_rating_lerp_bf16_fp32, "lerp_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # event timestamps as a datetime64 column handed to torch.from_numpy
     "event-timestamps-datetime64-from-numpy": case(_event_timestamps_datetime64_from_numpy, "numpy_dtype",
-                                                   cause=("datetime64",)),
+                                                   cause=("datetime64",),
+        grade="correct", grade_at_freeze="correct"),
     # speed as sqrt of squared steps: a stationary player gives nan gradients under detect_anomaly
-    "stationary-player-speed-sqrt-anomaly": case(_stationary_player_speed_sqrt_anomaly, "nonfinite"),
+    "stationary-player-speed-sqrt-anomaly": case(_stationary_player_speed_sqrt_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # defending mask made with ~ on an fp16 attacking mask
-    "defending-team-f16-mask-invert": case(_defending_team_f16_mask_invert, "mask_dtype"),
+    "defending-team-f16-mask-invert": case(_defending_team_f16_mask_invert, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
 }
