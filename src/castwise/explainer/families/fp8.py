@@ -117,6 +117,21 @@ def _minimum_capability(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _config_for_another_format(found: re.Match[str], failure: Failure) -> Explanation:
+    """SGLang's ``ModelOptFp8Config only supports static FP8 quantization ... For FP4 quantization, use
+    ModelOptFp4Config``: a checkpoint quantized to one format loaded with the config of another."""
+    config, want, other = found["config"], found["want"], found["other"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{config}` handles only {found['what']} quantization, and this checkpoint is quantized to {want}",
+        f"a checkpoint quantized to {want} loaded with the quantization method of another format (a "
+        "`--quantization` flag or a config that names the wrong one)",
+        f"load it with `{other}`, the method for {want} (the matching `--quantization` value, or none so the server "
+        "reads the checkpoint's own quantization config)",
+        op=f"{config}",
+    )
+
+
 def _missing_compiled_op(found: re.Match[str], failure: Failure) -> Explanation:
     """``'_OpNamespace' '_C' object has no attribute 'cutlass_scaled_mm_supports_fp8'``: the library's compiled ops lack
     a quantized kernel its Python code calls."""
@@ -381,6 +396,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"\b(?P<dtype>[Ff]loat8_\w{1,12}) is only supported (?:for|on|with) ROCm (?P<version>\d+(?:\.\d+)?)", _rocm),
     rule(r"quantization method (?P<method>[\w-]{1,30}) is not supported for the current GPU\.? Minimum capability: "
          r"(?P<min>\d{2,3})\.? Current capability: (?P<has>\d{2,3})", _minimum_capability),
+    rule(r"\b(?P<config>\w{1,40}Config) only supports (?P<what>[\w -]{1,40}?) quantization\b[^\n]{0,40}?\. For "
+         r"(?P<want>[\w-]{1,12}) quantization,? use (?P<other>\w{1,40}Config)\b", _config_for_another_format),
     rule(r"'_OpNamespace' '_C' object has no attribute '(?P<op>\w{0,40}(?:fp8|scaled_mm|cutlass|marlin|gptq|awq)"
          r"\w{0,40})'", _missing_compiled_op),
     rule(r"Invalid scaling configuration\.?(?:\s*-\s*For (?:TensorWise|RowWise) scaling)?", _scales),

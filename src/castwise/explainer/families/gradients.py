@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 
 from castwise.explainer.advice import a, mixed_story
-from castwise.explainer.clues import LOSS, UNSCALE, innermost, low_precision_said, paste_search, shows
+from castwise.explainer.clues import LERP, LOSS, UNSCALE, innermost, low_precision_said, paste_search, shows
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
-from castwise.explainer.families import integers, mixed, nonfinite
+from castwise.explainer.families import devices, integers, mixed, nonfinite
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import is_complex, is_floating, is_low_precision, short_dtype
+from castwise.explainer.spelling import device_of, is_complex, is_floating, is_low_precision, short_dtype
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
 
@@ -38,6 +38,8 @@ def _loss_dtype(found: re.Match[str], failure: Failure) -> Explanation:
         return integers.target(failure, names[:1], wants_float=True, op="BCE/MSE-style loss",
                                prediction=tuple(name for name in names[1:] if is_floating(name)))
     forward = not any(_BACKWARD.search(frame.function) for frame in failure.frames)
+    if len(names) == 2 and forward and shows(failure, LERP) and not shows(failure, LOSS):
+        return mixed.float_lerp(failure, names[::-1], "end`/`weight")
     if len(names) == 2 and forward and shows(failure, LOSS):
         return mixed.loss_operands(failure, names)
     pair = f"{a(names[0])} gradient where the output is {names[1]}" if len(names) == 2 else "gradients of two dtypes"
@@ -77,7 +79,12 @@ def _math_op_called(failure: Failure) -> str | None:
 
 
 def _invalid_gradient(found: re.Match[str], failure: Failure) -> Explanation:
+    """A backward's gradient of another dtype than its input; one of the same dtype on another device
+    (``expected type torch.FloatTensor but got torch.cuda.FloatTensor``) is a device mismatch."""
     names = dtypes(found, "b", "a")
+    places = (device_of(found["b"]), device_of(found["a"]))
+    if None not in places and places[0] != places[1]:
+        return devices.mismatch(failure, places, names, op="a backward (the gradient it returned)")
     return explained(
         Kind.LOSS_DTYPE, failure,
         f"a custom autograd Function's backward returned a gradient of another dtype than its input "
@@ -443,7 +450,7 @@ def _complex_loss(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
-_complex_gradient = message_only(
+_complex_function_gradient = message_only(
     Kind.LOSS_DTYPE,
     "a backward function returned a complex gradient for a real input (or a real one for a complex input): a "
     "gradient must be real exactly where its input is",
@@ -453,6 +460,28 @@ _complex_gradient = message_only(
     op="autograd.Function.backward",
 )
 
+_COMPLEX_WORD = re.compile(r"\bcomplex(?:64|128)?\b")
+_REDUCED_TO_COMPLEX = re.compile(r"\btorch\.(?P<op>cumprod|prod|cumsum|sum|mean)\([^\n]{0,80}\bdtype\s*=")
+"""A reduction asked for a result dtype (``torch.prod(x, dtype=torch.complex64)``), whose backward is torch's own."""
+_CUSTOM_BACKWARD = re.compile(r"\bautograd\.Function\b|\bdef backward\(")
+
+
+def _complex_gradient(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Backward's check that a gradient is complex exactly where its input is: a reduction that made a real input
+    complex through ``dtype=`` (no custom backward in the paste) is torch's own op; else a custom Function's
+    backward."""
+    reduction = paste_search(failure, _REDUCED_TO_COMPLEX)
+    if reduction is None or paste_search(failure, _CUSTOM_BACKWARD) or not paste_search(failure, _COMPLEX_WORD):
+        return _complex_function_gradient(found, failure)
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"torch.{reduction['op']} was given a complex `dtype=` for a real input: its backward produces a complex "
+        "gradient for the real input, which autograd refuses",
+        f"`torch.{reduction['op']}(x, dtype=torch.complex...)` on a real tensor that requires grad",
+        f"make the input complex first and leave out `dtype=`: `torch.{reduction['op']}(x.to(torch.complex64), ...)`",
+        op=f"torch.{reduction['op']}",
+    )
+
 
 RULES: tuple[Rule, ...] = (
     rule(r"grad can be implicitly created only for real scalar outputs but got (?P<a>{DTYPE})", _complex_loss),
@@ -460,8 +489,9 @@ RULES: tuple[Rule, ...] = (
          _complex_gradient),
     rule(r"\bloss\b[^\n]{0,40}?\b(?:inf|nan)\b[^\n]{0,40}?\bgradients? overflow|\bgradients? overflow[^\n]{0,60}?"
          r"\bloss\b[^\n]{0,20}?\b(?:inf|nan)\b", _scale_fell),
-    rule(r"Recomputed values for the following tensors have different metadata than during the forward pass",
-         _recomputed_differently),
+    rule(r"Recomputed values for the following tensors have different metadata than during the forward pass|"
+         r"\bdifferent d?types? during (?:the )?recomputation\b|\brecomputation\b[^\n.]{0,80}?\btensor metadata "
+         r"mismatch", _recomputed_differently),
     rule(r"\bFP16_?Optimizer is not an Optimizer", _wrapper_in_scheduler),
     rule(r"Found (?:the )?dtype (?P<a>{DTYPE}) but expect(?:ed)? (?P<b>{DTYPE})", _loss_dtype),
     rule(r"No inf checks were recorded prior to update", _no_inf_checks),

@@ -445,6 +445,25 @@ def _autocast_without_kernel(found: re.Match[str], failure: Failure) -> Explanat
     )
 
 
+def _legacy_backend_lacks(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """torch 0.x's per-type backends missing a tensor type (``Type HalfTensor doesn't implement stateless methods``,
+    THNN's ``KeyError: <class 'torch.cuda.DoubleTensor'>``): that torch has no such kernel; later ones do."""
+    if found["a2"] and failure.error_type != "KeyError":
+        return None
+    names = dtypes(found, "a", "a2")
+    device = device_of(found["a"] or found["a2"])
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"this old torch (0.x) has no {names[0] if names else 'such'} kernel"
+        f"{f' on {device}' if device else ''} for the op: its per-type backends lacked that tensor type",
+        f"{a(names[0]) if names else 'a'} tensor (`.half()`, `.double()`, or data loaded that way) reaching an op "
+        "torch 0.x only implemented for float32",
+        "update torch (every current release has these kernels); on that torch, convert the tensor or model to "
+        "float32 (`x.float()`, `model.float()`)",
+        op="", names=names, device=device,
+    )
+
+
 _vmapped_dtype_view = message_only(
     Kind.NO_KERNEL,
     "vmap (functorch, torch.func) has no batching rule for `Tensor.view(dtype)`: reinterpreting a tensor's bits as "
@@ -536,6 +555,18 @@ def _only_one_dtype(found: re.Match[str], failure: Failure) -> Explanation | Non
     dtype = short_dtype(found["dtype"].replace(" ", ""))
     if dtype is None or not failure.error_type:
         return None
+    return _one_dtype_only(failure, dtype)
+
+
+def _asserted_one_dtype(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A kernel's own ``assert qkv.dtype == torch.float16`` shown failing (an early FlashAttention wrapper): it takes
+    that 16-bit dtype only."""
+    dtype = short_dtype(found["dtype"])
+    return None if dtype is None else _one_dtype_only(failure, dtype)
+
+
+def _one_dtype_only(failure: Failure, dtype: str) -> Explanation:
+    """A kernel or optimizer that takes ``dtype`` tensors only got another dtype."""
     optimizer = paste_search(failure, _OPTIMIZER_STEP) is not None
     holder = "an optimizer" if optimizer else "a kernel or library function"
     return explained(
@@ -1200,11 +1231,15 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 
 
 RULES: tuple[Rule, ...] = (
+    rule(r"\bType (?P<a>(?:cuda\.)?(?:Half|Double|Float)Tensor) doesn't implement stateless methods|"
+         r"^<class '(?P<a2>torch\.(?:cuda\.)?(?:Half|Double)Tensor)'>$", _legacy_backend_lacks),
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
     rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),
     rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4})|"
          r"['\"](?i:bf16|bfloat16|float8_\w{1,12})['\"])$|^<DataType\.(?P<enum>(?i:bf16|bfloat16|f16|float16|fp8\w{0,8}|"
          r"e4m3|e5m2)): \d{1,3}>$", _dtype_table_lacks),
+    rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float(?:16|32|64)|float8_\w{1,12}|bfloat16|half|double|"
+         r"complex\w{1,4})) is not a supported (?:d|data ?)?type\b", _table_without),
     rule(r"Check failed: \(\w{1,10}->dtype\)\.code == kDLFloat", _graph_kernel_needs_float),
     rule(r"DispatchStub: missing (?P<device>CUDA|CPU|MPS|XPU|HIP) kernel", _missing_device_kernel),
     rule(r"could not find kernel for (?P<op>aten\.[\w.]{1,80}) at dispatch key (?:DispatchKey\.)?(?P<key>\w{1,30})",
@@ -1265,6 +1300,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Flash Attention(?: 2(?:\.0)?)? only supports torch\.float16 and torch\.bfloat16", _flash_attention_2),
     rule(r"at::cuda::blas::gemm(?:<[^>\n]{1,40}>)?: not implemented for (?:struct )?c10::BFloat16",
          _compute_capability),
+    rule(r"\bassert [\w.]{1,40}\.dtype == torch\.(?P<dtype>float16|half|bfloat16)\b", _asserted_one_dtype),
     rule(r"\bassert [\w.]{1,40}\.dtype in [\[(]\s*torch\.(?:float16|half|bfloat16),\s*"
          r"torch\.(?:float16|half|bfloat16)\s*[\])]", _asserted_sixteen_bit),
     rule(r"q_dtype == (?:at|torch)::k(?:Half|Float16) \|\||Expected query, key and value to all be of dtype: "

@@ -621,6 +621,11 @@ def _lerp(found: re.Match[str], failure: Failure) -> Explanation:
             f"convert it to the average's dtype first: `avg.lerp_({argument}.to(avg.dtype), weight)`",
             op="lerp_", names=names,
         )
+    return float_lerp(failure, names, argument)
+
+
+def float_lerp(failure: Failure, names: tuple[str, ...], argument: str) -> Explanation:
+    """lerp given ``argument`` in another floating dtype than the tensor it updates (``names``: that tensor's first)."""
     return mixed_float(
         Kind.LERP, failure, names, "lerp_",
         f"lerp_ (`a.lerp_(end, weight)`, the update EMAs and optimizers use) needs `{argument}` in {names[0]}, the "
@@ -992,6 +997,9 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         return mixed_float(Kind.CONV_WEIGHT, failure, names, "a sparse convolution (spconv)",
                            f"a sparse convolution's features are {names[0]} and its weight {names[1]}: spconv's "
                            "layers take one dtype for both, and autocast does not cast them", confidence=Confidence.LOW)
+    if len(names) == 2 and _only_matmul_quoted(failure):
+        return mixed_float(Kind.MATMUL, failure, names, "a matrix multiply (the one the report quotes)",
+                           confidence=Confidence.LOW)
     story_culprit, story_fix = mixed_story(names)
     return mixed_float(
         Kind.SCALAR_TYPE, failure, names, "an op",
@@ -1000,6 +1008,17 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
         "kernel each need a different fix)",
         fix=story_fix, confidence=Confidence.LOW,
     )
+
+
+def _only_matmul_quoted(failure: Failure) -> bool:
+    """Whether the code a report quotes calls a matrix multiply and no other op that checks dtypes (a norm, a
+    convolution, an attention, a recurrent layer): the op a bare ``expected scalar type`` came from."""
+    return bool(paste_search(failure, _MATMUL_CALLED)) and not any(
+        paste_search(failure, op.pattern) for op in (NORM, CONV, ATTENTION, RNN, BMM))
+
+
+_MATMUL_CALLED = re.compile(r"\btorch\.(?:matmul|mm|einsum)\(|\bF\.linear\(|[\w)\]] @ [\w(]")
+"""A matrix multiply called in quoted code (not a ``nn.Linear(...)`` built, whose forward may never be what raised)."""
 
 
 def _scalar_type_cut(found: re.Match[str], failure: Failure) -> Explanation | None:

@@ -35,7 +35,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families.integers import class_index_loss, integer_pair, integer_required, target
 from castwise.explainer.families.kernels import higher_only, no_float64, no_kernel
-from castwise.explainer.families.mixed import in_op_named, mixed_float, shown_op
+from castwise.explainer.families.mixed import in_op_named, mixed_float, norm_param, shown_op
 from castwise.explainer.families.nonfinite import (
     appeared,
     broken_output,
@@ -54,7 +54,7 @@ from castwise.explainer.spelling import is_floating, is_fp8, is_low_precision, s
 _PRINTED_DTYPE = re.compile(
     r"(?<![\w.])(?:(?:c10|at|torch)::k?|torch\.(?:cuda\.)?|(?:[a-z_]{1,12}\.){1,2}(?=b?float))?(?:Half|BFloat16|"
     r"Float(?:16|32|64)?|Double|Float8_\w{1,12}|float16|bfloat16|float32|float64|fp16|bf16|fp32|FP16|BF16|FP32|"
-    r"FLOAT(?:16|32|64)?|HALF|DOUBLE|BFLOAT16)"
+    r"FLOAT(?:16|32|64)?|HALF|DOUBLE|BFLOAT16|Bfloat16)"
     r"(?:Tensor|Type)?(?![\w])"
 )
 _WORD_START = r"(?<![A-Za-z0-9])"
@@ -410,6 +410,9 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
     near = None if failure.error_type else 3
     said = () if any(map(is_low_precision, printed)) else low_precision_said(failure, within=near)
     names = tuple(dict.fromkeys(said + printed))
+    norm = paste_search(failure, _NORM_SAID)
+    if not names and norm and _NORM_PARAMETERS.search(failure.message):
+        return norm_param(failure, (), norm.group(0), confidence=Confidence.LOW)
     if not names:
         return None
     unnamed = (f"a check refused tensors of two dtypes without naming them ({dtype_list(names)} named nearest)"
@@ -417,6 +420,23 @@ def _mismatch_in_words(found: re.Match[str], failure: Failure) -> Explanation | 
                "met in one op; its error line is not in the paste")
     shown = shown_op(failure, names)
     return shown.less_sure(unnamed) if shown is not None else _in_op_named(failure, names, unnamed)
+
+
+_NORM_SAID = re.compile(r"layer_?norm|group_?norm|batch_?norm|rms_?norm", re.IGNORECASE)
+_NORM_PARAMETERS = re.compile(r"(?<![A-Za-z])(?:gamma|beta|weight|bias)(?![A-Za-z])", re.IGNORECASE)
+"""A norm's parameters named on a line that says a mismatch (``inputs和gamma、beta的类型不一致``)."""
+
+
+def _roles_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Prose that gives an op's input, weight and bias their dtypes (``the data types of input, weight, and bias are
+    fp32, fp16, and fp16``): a norm's parameters and input apart when the paste names a norm, else two dtypes met."""
+    names = tuple(dict.fromkeys(dtypes(found, "a", "b", "c")))
+    if len(names) < 2:
+        return None
+    norm = paste_search(failure, _NORM_SAID)
+    if norm:
+        return norm_param(failure, names, norm.group(0), confidence=Confidence.LOW)
+    return _pair_said(found, failure)
 
 
 def _in_op_named(failure: Failure, names: tuple[str, ...], cause: str) -> Explanation:
@@ -525,6 +545,8 @@ MISMATCH: tuple[Rule, ...] = (
     rule(rf"\b(?P<a>{_PROSE_DTYPE})\s?/\s?(?P<b>{_PROSE_DTYPE}) mismatch\w{{0,3}}\b", _pair_said),
     rule(rf"\bmismatch\w{{0,3}} between (?:the )?[`'\"]?(?P<a>{_PROSE_DTYPE})[`'\"]? and (?:the )?[`'\"]?"
          rf"(?P<b>{_PROSE_DTYPE})[`'\"]?(?![\w.])", _pair_said),
+    rule(rf"\b(?:d|data ?)types? of (?:the )?input,? weights?,? and bias(?:es)? (?:are|were) (?P<a>{_PROSE_DTYPE}), "
+         rf"(?P<b>{_PROSE_DTYPE}),? and (?P<c>{_PROSE_DTYPE})\b", _roles_said),
     rule(_DTYPE_WRONG.pattern, _wrong_result_dtype),
     rule(r"(?:Error|Exception):?\s+(?:torch\.)?(?:cuda\.)?(?P<a>(?:Double|Float|Half|BFloat16)Tensor)\W{1,5}"
          r"(?:torch\.)?(?:cuda\.)?(?P<b>(?:Double|Float|Half|BFloat16)Tensor)\s*$", _pair_said),
@@ -555,6 +577,8 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?[`'\"*]?\s+"
          rf"(?:loss(?:es)?|errors?|gradients?|grads?){_WORD_END}", appeared),
     rule(rf"{_WORD_START}grad(?:ient)?s?\s+(?P<value>nan|inf){_WORD_END}", appeared),
+    rule(rf"\b(?:show(?:s|ed|ing)? up|come(?:s)? out|turn(?:s|ed)? out|end(?:s|ed)? up) as (?:all )?"
+         rf"(?P<value>nan|inf){_WORD_END}", appeared),
     rule(rf"{_WORD_START}(?<!\bno )(?<!\bnot )(?<!\bwithout )(?P<value>nan|inf)s?{_WORD_END}[^\n.;]{{0,30}}?"
          rf"\b(?:when|with|in|under|using|for|on)\s+(?:the\s+)?(?:[\w,]{{1,20}}\s+){{0,2}}?{_SIXTEEN_BIT}\b", appeared),
     rule(rf"\b{_SIXTEEN_BIT}\b[^\n.;]{{0,40}}?\b(?:gives?|giving|produces?|producing|outputs?|returns?|results? in|"
@@ -702,8 +726,8 @@ TITLE_SAID: tuple[Rule, ...] = (
 
 SUPPORT: tuple[Rule, ...] = (
     rule(r"\bnot (?:implemented|supported)\b|\bnot available (?:on|in|for)\b|\bno (?:kernel|support)\b|"
-         r"\bdo(?:es)?(?: not|n't) (?:have )?support\b|\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b",
-         _missing_support),
+         r"\bdo(?:es)?(?: not|n't) (?:have )?support\b|\bunsupported\b|\black of support\b|\bcannot run (?:with|on)\b|"
+         r"不支持", _missing_support),
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
