@@ -239,67 +239,97 @@ def _fp16_sleep_model_grad_scaler_step() -> None:
 CASES: dict[str, LiveCase] = {
     # --- labels, masks and integer sensor data
     # fraction of artifact samples per second by avg_pool1d of the bool artifact mask
-    "artifact-fraction-avg-pool-bool-mask": case(_artifact_fraction_per_second_avg_pool, "integer_operand", "bool"),
+    "artifact-fraction-avg-pool-bool-mask": case(_artifact_fraction_per_second_avg_pool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # artifact onsets and offsets as the difference of the shifted bool mask
-    "artifact-edges-bool-difference": case(_artifact_edges_by_bool_difference, "mask_dtype", "bool"),
+    "artifact-edges-bool-difference": case(_artifact_edges_by_bool_difference, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # the device's uint8 lead-off flag byte used directly in masked_fill
-    "lead-off-uint8-flag-masked-fill": case(_artifact_flag_byte_masked_fill, "mask_dtype", "uint8"),
+    "lead-off-uint8-flag-masked-fill": case(_artifact_flag_byte_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # resting heart rate as the mean of int64 beats-per-minute readings
-    "resting-hr-mean-int64-bpm": case(_resting_heart_rate_mean_of_int_bpm, "integer_operand", "int64"),
+    "resting-hr-mean-int64-bpm": case(_resting_heart_rate_mean_of_int_bpm, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # noisiest sub-epochs picked by topk over the bool artifact mask
-    "noisiest-epochs-topk-bool-mask": case(_noisiest_epochs_topk_of_bool_mask, "integer_operand", "bool"),
+    "noisiest-epochs-topk-bool-mask": case(_noisiest_epochs_topk_of_bool_mask, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # baseline (fp32 mean) subtracted in place from int16 ADC counts
     "ecg-baseline-in-place-int16-counts": case(_baseline_removed_in_place_from_int16_counts, "result_cast", "f32",
-                                               "int16"),
+                                               "int16",
+        grade="correct", grade_at_freeze="correct"),
     # accelerometer jitter drawn with uniform_ on an empty_like of the int16 counts
-    "accel-jitter-uniform-int16-counts": case(_accel_jitter_uniform_on_int16_counts, "no_kernel", "int16"),
+    "accel-jitter-uniform-int16-counts": case(_accel_jitter_uniform_on_int16_counts, "no_kernel", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the uint8 hypnogram one-hot encoded for stage-transition features
-    "hypnogram-uint8-one-hot": case(_hypnogram_one_hot_uint8, "index_tensor_dtype"),
+    "hypnogram-uint8-one-hot": case(_hypnogram_one_hot_uint8, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # previous sleep stage (uint8) looked up in an nn.Embedding
-    "previous-stage-uint8-embedding": case(_previous_stage_embedding_uint8, "index_tensor_dtype", "uint8"),
+    "previous-stage-uint8-embedding": case(_previous_stage_embedding_uint8, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # beat windows cut at R-peak positions rebuilt from RR seconds (float index)
-    "beat-windows-float-r-peak-index": case(_beat_windows_at_float_r_peaks, "index_tensor_dtype"),
+    "beat-windows-float-r-peak-index": case(_beat_windows_at_float_r_peaks, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # inverse Dower transform (fp32) @ the int16 ADC leads
-    "inverse-dower-int16-leads-matmul": case(_inverse_dower_on_int16_leads, "integer_operand", "int16", "f32"),
+    "inverse-dower-int16-leads-matmul": case(_inverse_dower_on_int16_leads, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # per-sample artifact detector trained with BCE-with-logits against the bool mask
-    "artifact-detector-bce-bool-target": case(_artifact_detector_bce_bool_target, "target_dtype", "bool"),
+    "artifact-detector-bce-bool-target": case(_artifact_detector_bce_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # --- filters, encoders and heartbeat transformers
     # scipy sosfiltfilt output (float64) straight into the halved conv1d encoder
     "sosfiltfilt-f64-fp16-conv1d-encoder": case(_sosfiltfilt_float64_into_fp16_encoder, "conv_weight_dtype", "f64",
-                                                "f16"),
+                                                "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the conv1d encoder halved for the wristband (bias kept) given fp32 ECG
-    "halved-conv1d-encoder-fp32-ecg": case(_fp16_encoder_given_fp32_ecg, "conv_weight_dtype", "f32", "f16"),
+    "halved-conv1d-encoder-fp32-ecg": case(_fp16_encoder_given_fp32_ecg, "conv_weight_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # numpy Hanning smoothing taps (float64) as an F.conv1d kernel over fp16 PPG
-    "hanning-taps-f64-conv1d-fp16-ppg": case(_hanning_taps_float64_on_fp16_ppg, "conv_weight_dtype", "f16", "f64"),
+    "hanning-taps-f64-conv1d-fp16-ppg": case(_hanning_taps_float64_on_fp16_ppg, "conv_weight_dtype", "f16", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 beat embeddings plus an fp32 positional Parameter into a bf16 encoder layer
     "beat-transformer-fp32-positional-parameter": case(_beat_transformer_fp32_positional_embedding, "matmul_dtype",
-                                                       "f32", "bf16"),
+                                                       "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an additive fp32 key_padding_mask for a bf16 MultiheadAttention over beats
-    "beat-mha-fp32-key-padding-mask": case(_beat_transformer_float_padding_mask, "attn_mask_dtype", "f32", "bf16"),
+    "beat-mha-fp32-key-padding-mask": case(_beat_transformer_float_padding_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 beat queries attending to fp32 cached beat templates through SDPA
-    "beat-templates-sdpa-fp32-keys": case(_beat_queries_sdpa_fp32_templates, "sdpa_dtype", "bf16", "f32"),
+    "beat-templates-sdpa-fp32-keys": case(_beat_queries_sdpa_fp32_templates, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 beats bmm'd with fp32 morphology prototypes
-    "morphology-prototypes-bmm-fp16-beats": case(_beat_prototype_bmm, "batched_matmul_dtype", "f32", "f16"),
+    "morphology-prototypes-bmm-fp16-beats": case(_beat_prototype_bmm, "batched_matmul_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 LayerNorm of the beat transformer given fp32 hidden states
-    "beat-layer-norm-bf16-fp32-input": case(_beat_transformer_layer_norm_bf16_fp32_input, "norm_param_dtype", "f32"),
+    "beat-layer-norm-bf16-fp32-input": case(_beat_transformer_layer_norm_bf16_fp32_input, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a halved sleep GRU given fp32 accelerometer features
-    "sleep-gru-fp16-fp32-accel": case(_sleep_gru_fp16_given_fp32_accel_features, "rnn_dtype", "f32", "f16"),
+    "sleep-gru-fp16-fp32-accel": case(_sleep_gru_fp16_given_fp32_accel_features, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 SpO2 filled with the export's 1e6 missing marker
-    "spo2-missing-sentinel-full-like-fp16": case(_spo2_missing_sentinel_fp16, "half_overflow", "f16"),
+    "spo2-missing-sentinel-full-like-fp16": case(_spo2_missing_sentinel_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 sleep-stage probabilities handed to numpy for the hypnogram plot
-    "stage-probabilities-bf16-numpy": case(_bf16_stage_probabilities_to_numpy, "numpy_dtype", "bf16"),
+    "stage-probabilities-bf16-numpy": case(_bf16_stage_probabilities_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # baseline wander fitted with a quadratic by linalg.lstsq in bf16
-    "baseline-wander-lstsq-bf16": case(_baseline_wander_lstsq_bf16, "no_kernel"),
+    "baseline-wander-lstsq-bf16": case(_baseline_wander_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # heart-rate EMA: fp32 state lerp_'ed toward float64 readings from numpy
-    "heart-rate-ema-lerp-f64-readings": case(_heart_rate_ema_lerp_float64, "lerp_dtype", "f32", "f64"),
+    "heart-rate-ema-lerp-f64-readings": case(_heart_rate_ema_lerp_float64, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # per-class beat templates: fp16 beats index_add_'ed into fp32 sums
-    "beat-templates-index-add-fp16": case(_beat_template_index_add_fp16, "indexed_write_dtype", "f32", "f16"),
+    "beat-templates-index-add-fp16": case(_beat_template_index_add_fp16, "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # beat-to-template distances by torch.cdist in bf16
-    "template-matching-cdist-bf16": case(_template_matching_cdist_bf16, "no_kernel", "bf16"),
+    "template-matching-cdist-bf16": case(_template_matching_cdist_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # HRV power spectrum by torch.fft.rfft of an fp16 tachogram
-    "hrv-spectrum-rfft-fp16-tachogram": case(_hrv_spectrum_rfft_fp16, "no_kernel", "f16"),
+    "hrv-spectrum-rfft-fp16-tachogram": case(_hrv_spectrum_rfft_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # stage-transition matrix from counts with unseen stages (0/0 NaN rows) given to Categorical
-    "stage-transitions-nan-categorical": case(_stage_transitions_nan_categorical, "nonfinite"),
+    "stage-transitions-nan-categorical": case(_stage_transitions_nan_categorical, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 sleep-stage head stepped through GradScaler on the CPU
-    "fp16-sleep-head-grad-scaler-step": case(_fp16_sleep_model_grad_scaler_step, "unscale_fp16", "f16"),
+    "fp16-sleep-head-grad-scaler-step": case(_fp16_sleep_model_grad_scaler_step, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
