@@ -5458,3 +5458,44 @@ def test_recomputation_said_to_see_other_dtypes_is_checkpointings_recompute_chec
 def test_a_mismatch_of_a_norms_gamma_and_beta_said_in_chinese_is_a_norm_parameter_mismatch() -> None:
     explanation = cw.explain("layernorm支持混合精度\n\n调用 F.layer_norm：当inputs和gamma、beta的类型不一致时会出错")
     assert explanation.kind is Kind.NORM_PARAM and explanation.confidence is Confidence.LOW
+
+
+def test_matmuls_newer_wordings_name_both_dtypes() -> None:
+    anded = cw.explain("RuntimeError: expected mat1 and mat2 to have the same dtype, but got Float and BFloat16")
+    assert anded.kind is Kind.MATMUL and anded.dtypes == ("f32", "bf16")
+    colon = cw.explain("RuntimeError: expected m1 and m2 to have the same dtype: Float8_e4m3fn != BFloat16")
+    assert colon.kind is Kind.MATMUL and colon.dtypes == ("float8_e4m3fn", "bf16")
+
+
+def test_a_nan_loss_in_a_true_16_bit_run_leads_with_mixed_precision() -> None:
+    explanation = cw.explain("loss became nan after first optimizer step\n\nAnd I am using 16-true.\n"
+                             "iter 8 step 1: loss nan")
+    assert explanation.kind is Kind.NONFINITE and explanation.fix.startswith("train with mixed precision")
+    assert "`16-mixed`" in explanation.fix
+
+
+def test_gpt_neox_giving_up_after_overflowed_iterations_is_a_loss_scale_floor() -> None:
+    explanation = cw.explain("Exception: Skipped 50 iterations in a row due to Overflow - Exiting training.")
+    assert explanation.kind is Kind.LOSS_SCALE and explanation.dtypes == ("f16",)
+
+
+def test_gradient_overflow_beside_a_log_of_a_softmax_leads_with_log_softmax() -> None:
+    explanation = cw.explain("we use softmax->log->nll_loss. When training with fp16_optimizer, we found sudden "
+                             "gradient overflows and skip all steps")
+    assert explanation.kind is Kind.LOSS_SCALE and explanation.fix.startswith("compute log-probabilities")
+    plain = cw.explain("When training with fp16_optimizer, we found sudden gradient overflows and skip all steps")
+    assert plain.kind is Kind.LOSS_SCALE and "log_softmax" not in plain.fix
+
+
+def test_quantizing_an_embedding_with_an_int8_qconfig_names_the_weight_only_one() -> None:
+    explanation = cw.explain("AssertionError: Embedding quantization is only supported with "
+                             "float_qparams_weight_only_qconfig.")
+    assert explanation.kind is Kind.NO_KERNEL and "float_qparams_weight_only_qconfig" in explanation.fix
+
+
+def test_an_integer_dtype_said_to_overflow_is_a_wrap_around_fixed_by_a_wider_integer() -> None:
+    explanation = cw.explain("int32 overflow in compute_approx_vram_consumption\n\nthe batch size came out negative")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("int32", "int64")
+    assert "`.long()`" in explanation.fix
+    int8 = cw.explain("INT8 overflow on matmul\n\ngives wrong result on INT8 input")
+    assert int8.dtypes == ("int8", "int32")

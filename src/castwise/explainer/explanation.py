@@ -166,6 +166,10 @@ class Explanation:
         facts = replace(self._read, confidence=Confidence.LOW)
         return Explanation(self.kind, self.message, self.cause, f"{self.culprit}; {because}", self.fix, facts)
 
+    def fixed_first(self, first: str) -> Explanation:
+        """The same explanation with ``first`` leading its fix (what the paste itself shows to change)."""
+        return Explanation(self.kind, self.message, self.cause, self.culprit, f"{first}; then {self.fix}", self._read)
+
     def also_naming(self, names: tuple[str, ...]) -> Explanation:
         """The same explanation with ``names``, which other lines of the paste say the same of, added to its dtypes."""
         facts = replace(self._read, dtypes=self.dtypes + names)

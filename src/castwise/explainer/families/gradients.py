@@ -338,12 +338,28 @@ def _bare_scale_fell(found: re.Match[str], failure: Failure) -> Explanation | No
     return _scale_fell(found, failure) if paste_search(failure, _AMP_OR_FP16_SAID) else None
 
 
+_LOG_OF_SOFTMAX = re.compile(r"\bsoftmax\s*(?:->|→|then|\+)\s*log\b|\blog\(\s*(?:F\.|torch\.)?softmax\(|"
+                             r"\.softmax\([^\n]{0,40}?\)\.log\(\)", re.IGNORECASE)
+"""The log of a softmax taken in two steps (``softmax->log->nll_loss``, ``torch.log(F.softmax(x))``)."""
+
+
+def _scale_fell_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A falling loss scale or overflowing gradients said in words; led by ``log_softmax`` when the paste takes the log
+    of a softmax, whose underflowed zeros become -inf in fp16."""
+    explanation = _scale_fell(found, failure)
+    if explanation is None or not paste_search(failure, _LOG_OF_SOFTMAX):
+        return explanation
+    return explanation.fixed_first(
+        "compute log-probabilities in one step with `F.log_softmax` (or give logits to `nn.CrossEntropyLoss`): a "
+        "softmax underflows to 0 in fp16 and its log is -inf")
+
+
 SCALE_SAID: tuple[Rule, ...] = (
     rule(r"\b(?:GradScaler|grad[ _]?scaler|loss[ _]scal(?:e|er|ing))\b[^\n]{0,80}?\b(?:drop\w{0,4}|fell|fall\w{0,4}|"
          r"collaps\w{0,4}|shr[iu]nk\w{0,4}|decreas\w{0,4}|jump\w{0,4}|adjust\w{0,4}|sudden(?:ly)?|changed?|goes to|"
          r"went to)\b",
-         _scale_fell),
-    rule(r"\bgradients? overflow(?:s|ed)?\b|\boverflow(?:ed|ing)? gradients?\b", _scale_fell),
+         _scale_fell_said),
+    rule(r"\bgradients? overflow(?:s|ed)?\b|\boverflow(?:ed|ing)? gradients?\b", _scale_fell_said),
     rule(r"\bthe scale keeps? (?:on )?(?:decreas|dropp|fall|shrink)\w{0,4}", _bare_scale_fell),
     rule(r"(?<![A-Za-z])(?-i:OVERFLOW)(?![A-Za-z])", _deepspeed_overflow_said),
 )
@@ -508,7 +524,8 @@ RULES: tuple[Rule, ...] = (
          r"gradients", _unscale),
     rule(r"_amp_foreach_non_finite_check_and_unscale\w{0,20}\W{0,2} not implemented for \\?'(?P<a>{DTYPE})",
          _scaler_kernel),
-    rule(r"Current loss scale already at minimum|Minimum loss scale reached", _scale_floor),
+    rule(r"Current loss scale already at minimum|Minimum loss scale reached|\bSkipped \d{1,6} iterations in a row due "
+         r"to Overflow", _scale_floor),
     rule(r"assigned grad has data of a different type", _assigned_gradient),
     rule(r"attempting to assign a gradient with dtype '?(?P<a>{DTYPE})'? to a tensor with (?:grad_)?dtype "
          r"'?(?P<b>{DTYPE})'?", _assigned_gradient),

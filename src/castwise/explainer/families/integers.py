@@ -430,7 +430,7 @@ def index_tensor(failure: Failure, names: tuple[str, ...], op: str, wanted: tupl
         f"{held} indices of dtype {dtype_list(names)}; indices must be int64 (or int32 where torch says so)" if names
         else f"{held} indices of a dtype the op does not take; indices must be int64 (or int32 where torch says so)",
         culprit,
-        "keep ids and indices integer: `ids.long()` where they are made, and cast only floating inputs to the "
+        "keep ids and indices integer: `ids.long()` (int64) where they are made, and cast only floating inputs to the "
         "compute dtype (castwise's input casts never touch integer tensors)"
         + ("; to interpolate between tokens (integrated gradients, mixup on text), interpolate their embeddings "
            "and pass `inputs_embeds` instead of ids" if op == "embedding" else "; a 0/1 float mask meant to select "

@@ -1621,8 +1621,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"The values for attribute 'dtype' do not match:\s*(?P<a>{DTYPE})\s*!=\s*(?P<b>{DTYPE})", _compared),
     rule(r"(?:self|mat ?1) and mat ?2 (?:must|should) (?:have|be of) (?:the )?same d?type(?:,?\s*but got "
          r"(?P<a>{DTYPE}) and (?P<b>{DTYPE})|\s*\((?P<c>{DTYPE}) and (?P<d>{DTYPE})\))?", _matmul),
-    rule(r"(?:mat1|m1|self) and (?:mat2|m2) to have the same dtype(?:,?\s*but got:?\s*(?P<a>{DTYPE})\s*!=\s*"
-         r"(?P<b>{DTYPE}))?", _matmul),
+    rule(r"(?:mat1|m1|self) and (?:mat2|m2) to have the same dtype(?:(?:,?\s*but got)?:?\s*(?P<a>{DTYPE})\s*"
+         r"(?:!=|and)\s*(?P<b>{DTYPE}))?", _matmul),
     rule(r"addmv input tensors must have the same dtype,?\s*but got (?P<a>{DTYPE}),\s*(?P<b>{DTYPE}),?\s*and "
          r"(?P<c>{DTYPE})", _matmul),
     rule(r"dot\s*:\s*expected both vectors to have same dtype,?\s*but found (?P<a>{DTYPE}) and (?P<b>{DTYPE})",

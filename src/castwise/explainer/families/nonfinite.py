@@ -41,12 +41,19 @@ def _fix(failure: Failure) -> str:
         "a diffusion VAE in fp16 is the usual culprit: upcast the VAE, encoding and decoding in fp32 "
         "(`pipe.vae.to(torch.float32)`, diffusers' `force_upcast`, A1111's `--no-half-vae`), or use an fp16-fixed "
         f"VAE (`madebyollin/sdxl-vae-fp16-fix` for SDXL); otherwise {_FIX}")
+    true_run = paste_search(failure, _TRUE_PRECISION)
+    if true_run:
+        fix = (f"train with mixed precision instead of `{true_run.group(0)}` (`{true_run['bits']}-mixed`: weights and "
+               "optimizer state stay fp32, the math runs in 16-bit), since a pure 16-bit run loses the optimizer's "
+               f"small updates and overflows its state; then {fix}")
     if paste_search(failure, _AMP_SWITCH) is None:
         return fix
     return ("first train with AMP off as the paste's own log offers (`amp=False`): if that cures it, this GPU or "
             f"torch build runs fp16 wrong or the model overflows in it; then {fix}")
 
 
+_TRUE_PRECISION = re.compile(r"(?<![\w-])(?P<bits>16|bf16)-true\b")
+"""A Lightning or LitGPT precision that keeps the weights themselves in 16-bit (``16-true``, ``bf16-true``)."""
 _AMP_SWITCH = re.compile(r"\bamp=False\b")
 """A library's log offering its own switch for AMP (Ultralytics: ``you can disable AMP with amp=False``)."""
 
@@ -106,7 +113,7 @@ def nan_loss(found: re.Match[str], failure: Failure) -> Explanation:
         Kind.NONFINITE, failure,
         f"the loss became {found['value'].lower() or 'non-finite'}: some value in the forward or backward is not "
         f"finite{_vanished_eps(failure, said)}",
-        _CAUSES, _FIX, op="loss", names=said, confidence=Confidence.LOW,
+        _CAUSES, _fix(failure), op="loss", names=said, confidence=Confidence.LOW,
     )
 
 

@@ -232,6 +232,34 @@ RULES: tuple[Rule, ...] = (
          r"BFloat16|c10::Half|c10::BFloat16|float)\b", _bounds),
 )
 
+_WIDER = {"int8": "int32", "uint8": "int32", "int16": "int32", "int32": "int64"}
+
+
+def _integer_overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """An integer dtype said to overflow (``int32 overflow in embedding_bag's backward``, ``INT8 overflow on
+    matmul``, ``scatter_max overflows with int``): its values went past its range and wrapped around."""
+    name = short_dtype((found["a"] or found["b"] or "int32").lower())
+    if name not in _WIDER:
+        return None
+    wider = _WIDER[name]
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"values held in {name} went past its range and wrapped around (integers do not saturate or raise): an "
+        f"index, a count, a size or a product too large for {name}",
+        f"{a(name)} tensor or accumulator: indices or offsets of a large table, element counts of a big volume, or an "
+        "integer matmul whose result keeps its inputs' dtype",
+        f"use a wider integer, {wider} (`.to(torch.{wider})`{', `.long()`' if wider == 'int64' else ''}), for that "
+        "tensor or accumulator; where a library or kernel picked the narrow one, update it or pass the wide one",
+        op=f"{name} arithmetic", names=(name, wider), confidence=Confidence.LOW,
+    )
+
+
+INTEGER_SAID: tuple[Rule, ...] = (
+    rule(r"(?<![\w.])`?(?P<a>u?int(?:8|16|32)|(?-i:INT(?:8|16|32)))`? overflow(?:s|ed|ing)?\b|\boverflow(?:s|ed)? "
+         r"(?:with|in) `?(?P<b>u?int(?:8|16|32)?)`?(?![\w.])", _integer_overflow_said),
+)
+"""An integer dtype said to overflow, in prose: tried after the symptoms a report shows."""
+
 SAID: tuple[Rule, ...] = (
     rule(r"\b(?:masked_fill\w{0,2}|mask(?:ing|ed)?|fill(?:ing|ed)?)\b[^\n]{0,60}?" + _PAST_FP16, _mask_constant_said),
     rule(r"\b(?:batched_)?nms\b[^\n]{0,80}?\b(?:fp16|float16|half)\b|\b(?:fp16|float16|half)\b[^\n]{0,80}?"

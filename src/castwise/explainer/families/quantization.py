@@ -376,7 +376,21 @@ _fp8_moe_scales = message_only(
 )
 
 
+_embedding_qconfig = message_only(
+    Kind.NO_KERNEL,
+    "torch.ao's dynamic or static int8 quantization has no kernel for `nn.Embedding`: embeddings are quantized only "
+    "weight-only, with float scale and zero point per row",
+    "`torch.quantization.quantize_dynamic`/`prepare` given a whole model (its embeddings included) with the default "
+    "qconfig",
+    "leave the embeddings out (`quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)`), or give them "
+    "`float_qparams_weight_only_qconfig` (`model.embeddings.word_embeddings.qconfig = "
+    "torch.ao.quantization.float_qparams_weight_only_qconfig`)",
+    op="nn.Embedding quantization",
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Embedding quantization is only supported with float_qparams_weight_only_qconfig", _embedding_qconfig),
     rule(r"Your GPU does not support Int8 Matmul", _no_int8_matmul),
     rule(r"For FP8 Fused MoE layers,? only per-tensor scales for weights and activations are supported",
          _fp8_moe_scales),
