@@ -247,74 +247,104 @@ def _lapse_bce_fp16_probs_fp32_labels() -> None:
 CASES: dict[str, LiveCase] = {
     # broker code column made float64 by a left merge (NaN filled with 0) looked up in nn.Embedding
     "broker-code-f64-after-merge-embedding": case(_broker_code_float_after_merge_embedding, "index_tensor_dtype",
-                                                  "f64"),
+                                                  "f64",
+        grade="correct", grade_at_freeze="correct"),
     # vehicle-class category codes (uint8) from pandas looked up in nn.Embedding
-    "vehicle-class-uint8-codes-embedding": case(_vehicle_class_uint8_codes_embedding, "index_tensor_dtype", "uint8"),
+    "vehicle-class-uint8-codes-embedding": case(_vehicle_class_uint8_codes_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # 12-month default flag as a bool column used as binary_cross_entropy's target
-    "default-flag-bool-bce-target": case(_default_flag_bool_bce_target, "target_dtype", "bool"),
+    "default-flag-bool-bce-target": case(_default_flag_bool_bce_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # rating grades mapped to int32 as cross_entropy's target
-    "rating-grade-int32-cross-entropy": case(_rating_grade_int32_cross_entropy, "target_dtype", "int32"),
+    "rating-grade-int32-cross-entropy": case(_rating_grade_int32_cross_entropy, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # the last claim of each policy picked by gather with float64 claim counts after a reindex
-    "last-claim-f64-counts-gather": case(_last_claim_position_float64_gather, "index_tensor_dtype"),
+    "last-claim-f64-counts-gather": case(_last_claim_position_float64_gather, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # in-force mask made float64 by astype(float), used in masked_fill
-    "in-force-f64-mask-masked-fill": case(_exposure_float_mask_masked_fill, "mask_dtype", "f64"),
+    "in-force-f64-mask-masked-fill": case(_exposure_float_mask_masked_fill, "mask_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # reject inference: the bool default flags negated with unary minus
-    "reject-inference-negate-bool-default": case(_reject_inference_negated_bool_default, "mask_dtype", "bool"),
+    "reject-inference-negate-bool-default": case(_reject_inference_negated_bool_default, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # int64 days-past-due history fed to an fp32 Conv1d
-    "days-past-due-int64-conv1d": case(_payment_history_int64_days_past_due_conv1d, "integer_operand", "int64"),
+    "days-past-due-int64-conv1d": case(_payment_history_int64_days_past_due_conv1d, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # claim frequency by dividing the int64 claim counts in place by the float exposure
     "claim-counts-int64-div-in-place-exposure": case(_claim_frequency_counts_div_in_place, "result_cast", "f32",
-                                                     "int64"),
+                                                     "int64",
+        grade="correct", grade_at_freeze="correct"),
     # renewed policy ids (int32 from a legacy reader) index_put_ into the int64 policy id table
     "policy-ids-int32-index-put-int64-table": case(_policy_id_table_index_put_int32, "indexed_write_dtype", "int64",
-                                                   "int32"),
+                                                   "int32",
+        grade="correct", grade_at_freeze="correct"),
     # 0/1 credit-bureau flags kept uint8 straight into the fp16 PD MLP
-    "bureau-flags-uint8-fp16-mlp": case(_bureau_flags_uint8_fp16_mlp, "matmul_dtype", "uint8", "f16"),
+    "bureau-flags-uint8-fp16-mlp": case(_bureau_flags_uint8_fp16_mlp, "matmul_dtype", "uint8", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 pandas features into the PD MLP halved with .half()
-    "pandas-f64-features-fp16-pd-mlp": case(_pandas_float64_features_fp16_pd_mlp, "matmul_dtype", "f64", "f16"),
+    "pandas-f64-features-fp16-pd-mlp": case(_pandas_float64_features_fp16_pd_mlp, "matmul_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a scorer halved whole, its leading LayerNorm given fp32 features
-    "fp16-scorer-layernorm-fp32-input": case(_fp16_mlp_layernorm_fp32_input, "norm_param_dtype", "f32"),
+    "fp16-scorer-layernorm-fp32-input": case(_fp16_mlp_layernorm_fp32_input, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # claim-history GRU cast to bf16, fed the fp32 claim-type embeddings
     "claim-history-gru-bf16-fp32-embeddings": case(_claim_history_gru_bf16_fp32_embeddings, "rnn_dtype", "f32",
-                                                   "bf16"),
+                                                   "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # default sum insured of 250,000 filled in fp16 with torch.full
-    "sum-insured-250k-full-fp16": case(_sum_insured_full_fp16, "half_overflow", "f16"),
+    "sum-insured-250k-full-fp16": case(_sum_insured_full_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 attention over padded claim histories masked with -1e9
     "claim-history-fp16-masked-fill-minus-1e9": case(_claim_history_fp16_attention_masked_fill_big_negative,
-                                                     "half_overflow", "f16"),
+                                                     "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 PD estimates turned to numpy for the scorecard points export
     "pd-estimates-bf16-numpy-scorecard-export": case(_bf16_pd_estimates_to_numpy_scorecard_export, "numpy_dtype",
-                                                     "bf16"),
+                                                     "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # sector correlation matrix halved before linalg.cholesky for the credit-loss Monte Carlo
-    "portfolio-copula-cholesky-fp16": case(_portfolio_copula_cholesky_fp16, "no_kernel", "f16"),
+    "portfolio-copula-cholesky-fp16": case(_portfolio_copula_cholesky_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Buhlmann credibility: fp32 manual rate lerp'ed toward bf16 experience
     "buhlmann-credibility-lerp-bf16-experience": case(_buhlmann_credibility_lerp_bf16_experience, "lerp_dtype",
-                                                      "f32", "bf16"),
+                                                      "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # float64 paid claim amounts index_add_'ed into fp32 per-policy totals
     "paid-claims-f64-index-add-policy-totals": case(_claim_amounts_float64_index_add_per_policy,
-                                                    "indexed_write_dtype", "f32", "f64"),
+                                                    "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # one scorecard per segment, weights cast to bf16, torch.bmm'd with fp32 applicants
     "segment-scorecards-bmm-bf16-weights": case(_segment_scorecards_bmm_bf16_fp32, "batched_matmul_dtype", "f32",
-                                                "bf16"),
+                                                "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # exposure-weighted loss cost: float64 exposure einsum'd with fp32 loss costs
     "exposure-weighted-loss-cost-einsum-f64": case(_exposure_weighted_loss_cost_einsum, "matmul_dtype", "f64",
-                                                   "f32"),
+                                                   "f32",
+        grade="correct", grade_at_freeze="correct"),
     # repayment-behaviour Conv1d cast to bf16, given fp32 monthly series
-    "repayment-conv1d-bf16-fp32-series": case(_repayment_conv1d_bf16_fp32_input, "conv_weight_dtype", "f32", "bf16"),
+    "repayment-conv1d-bf16-fp32-series": case(_repayment_conv1d_bf16_fp32_input, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 policy-state query attending fp32 cached claim encodings through SDPA
     "claim-history-sdpa-bf16-query-fp32-cache": case(_claim_history_sdpa_bf16_query_fp32_keys, "sdpa_dtype", "bf16",
-                                                     "f32"),
+                                                     "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 claim-history SDPA given a recency-decay additive mask built in numpy (float64)
     "claim-recency-decay-f64-mask-bf16-sdpa": case(_claim_history_sdpa_bf16_numpy_additive_mask, "attn_mask_dtype",
-                                                   "f64", "bf16"),
+                                                   "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # customer x product interaction: float64 pandas customer features into nn.Bilinear
-    "customer-product-bilinear-f64": case(_customer_product_bilinear_float64, "op_dtype", "f64", "f32"),
+    "customer-product-bilinear-f64": case(_customer_product_bilinear_float64, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # PD MLP halved and trained with GradScaler on the CPU
-    "fp16-pd-mlp-grad-scaler-cpu": case(_fp16_pd_mlp_grad_scaler_cpu, "unscale_fp16", "f16"),
+    "fp16-pd-mlp-grad-scaler-cpu": case(_fp16_pd_mlp_grad_scaler_cpu, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # fold-averaged fp32 gradients assigned to the fp16 PD MLP's .grad
-    "fold-averaged-fp32-grads-fp16-mlp": case(_fp32_grads_assigned_to_fp16_mlp, "loss_dtype", "f32", "f16"),
+    "fold-averaged-fp32-grads-fp16-mlp": case(_fp32_grads_assigned_to_fp16_mlp, "loss_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # premiums standardised in fp16: a 70,000 premium is inf, the Bernoulli logits NaN
-    "premium-fp16-standardise-bernoulli-nan": case(_fp16_unscaled_premium_bernoulli_nan_logits, "nonfinite"),
+    "premium-fp16-standardise-bernoulli-nan": case(_fp16_unscaled_premium_bernoulli_nan_logits, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # lapse model: binary_cross_entropy of fp16 probabilities against fp32 labels
-    "lapse-bce-fp16-probs-fp32-labels": case(_lapse_bce_fp16_probs_fp32_labels, "op_dtype", "f16", "f32"),
+    "lapse-bce-fp16-probs-fp32-labels": case(_lapse_bce_fp16_probs_fp32_labels, "op_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
