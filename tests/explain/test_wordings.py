@@ -5499,3 +5499,35 @@ def test_an_integer_dtype_said_to_overflow_is_a_wrap_around_fixed_by_a_wider_int
     assert "`.long()`" in explanation.fix
     int8 = cw.explain("INT8 overflow on matmul\n\ngives wrong result on INT8 input")
     assert int8.dtypes == ("int8", "int32")
+
+
+def test_old_sparse_tensor_types_are_read_as_their_dtypes() -> None:
+    explanation = cw.explain("TypeError: _sparse_mask received an invalid combination of arguments - got "
+                             "(torch.sparse.LongTensor), but expected (torch.sparse.IntTensor mask)")
+    assert explanation.kind is Kind.SCALAR_TYPE and set(explanation.dtypes) == {"int32", "int64"}
+    assert ".to(torch.int32)" in explanation.fix
+
+
+def test_a_sparse_csr_dtype_conversion_that_torch_cannot_copy_is_rebuilt_from_its_parts() -> None:
+    explanation = cw.explain("t = torch.sparse_csr_tensor(crow, col, values, dtype=torch.double)\n"
+                             "t.to(dtype=torch.float)\nRuntimeError: copy_sparse_csr_: only tensors with the same "
+                             "number of specified elements are supported.")
+    assert explanation.kind is Kind.NO_KERNEL and "t.values().to(dtype)" in explanation.fix
+    assert cw.explain("RuntimeError: copy_sparse_csr_: only tensors with the same number of specified elements are "
+                      "supported.") is None
+
+
+def test_pytests_failed_dtype_assertion_of_an_integer_and_a_float_is_an_integer_operand() -> None:
+    explanation = cw.explain("    assert result.dtype == img.dtype\nAssertionError: torch.int32 == torch.float32")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int32", "f32")
+    assert cw.explain("AssertionError: torch.float16 == torch.float32") is None
+
+
+def test_compile_said_to_change_the_outputs_in_half_precision_is_a_compiled_rounding_difference() -> None:
+    explanation = cw.explain("torch compile changes model output in half precision\n\nSystem Info")
+    assert explanation.kind is Kind.NONFINITE and explanation.op == "torch.compile"
+
+
+def test_a_model_said_to_diverge_with_fp16_is_a_training_blow_up() -> None:
+    explanation = cw.explain("Model diverges if FP16 is enabled\n\nThe loss decreases at first, then increases.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

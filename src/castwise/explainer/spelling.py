@@ -61,9 +61,14 @@ _LEGACY_SUFFIX = re.compile(r"(?:Tensor|Type|Storage)$", re.IGNORECASE)
 """The legacy tensor-type names' suffix, in any case: users retype them lowercased (``torch.cuda.halftensor``)."""
 
 
+_SPARSE = re.compile(r"(?:^|(?<=\.))sparse\.")
+"""Old torch's sparse tensor types' namespace (``torch.sparse.LongTensor``, ``torch.cuda.sparse.FloatTensor``)."""
+
+
 def _parts(word: str) -> tuple[str | None, str, bool]:
     """(device named by the spelling, the bare dtype word, whether it was a legacy tensor-type name)."""
     text = _CONSTANT.sub("", _NOISE.sub("", word.strip()).strip().rstrip(".,;:!").removeprefix("torch."))
+    text = _SPARSE.sub("", text)
     legacy = bool(_LEGACY_SUFFIX.search(text)) and text.lower() not in ("tensor", "type", "storage")
     device = None
     for pattern in (_DEVICE_DOT, _DEVICE_PREFIX):

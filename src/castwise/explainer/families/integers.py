@@ -1033,7 +1033,27 @@ def _metric_scores(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _asserted_dtypes(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """pytest's ``AssertionError: torch.int32 == torch.float32`` (an ``assert out.dtype == x.dtype`` that failed):
+    a function returned integers where a float was expected, or the reverse; declined for two floats or one dtype."""
+    names = dtypes(found, "a", "b")
+    if failure.error_type != "AssertionError" or len(set(names)) < 2 or not integer_names(names) or \
+            all_integer(names):
+        return None
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        f"a check that a tensor is {names[1]} found {names[0]}: a function returned (or was given) an integer tensor "
+        "where a floating one was expected, or the reverse",
+        "an image or array library that keeps the integer dtype of its input (uint8/int32 pixels) or casts its "
+        "result to integers, or float data where integer codes belong",
+        f"convert at the boundary: `x.to(torch.{full_name(names[1])})` before (or after) the call, or pass the dtype "
+        "the function expects",
+        op="a dtype assertion", names=names, confidence=Confidence.LOW,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"^(?P<a>torch\.\w{1,20}) == (?P<b>torch\.\w{1,20})$", _asserted_dtypes),
     rule(r"Expected argument `preds` to be an? floating tensor with probability/logit scores, but got tensor with "
          r"dtype (?P<a>{DTYPE})", _metric_scores),
     rule(r"\bstart must be an 0-dim integral Tensor", _tensor_start),

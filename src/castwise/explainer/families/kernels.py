@@ -464,6 +464,26 @@ def _legacy_backend_lacks(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+def _sparse_csr_cast(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``copy_sparse_csr_: only tensors with the same number of specified elements are supported`` where the paste
+    converts a dtype: older torch's ``.to(dtype)`` on a sparse CSR tensor copies into an empty one and fails."""
+    del found
+    if not paste_search(failure, _DTYPE_CONVERSION):
+        return None
+    return explained(
+        Kind.NO_KERNEL, failure,
+        "this torch cannot change a sparse CSR tensor's dtype with `.to(dtype)`: it copies into an empty CSR tensor, "
+        "and that copy needs both to hold the same number of elements",
+        "`.to(dtype=...)`, `.float()` or `.half()` on a `torch.sparse_csr_tensor` (or a module holding one)",
+        "update torch; meanwhile rebuild it with the new dtype: `torch.sparse_csr_tensor(t.crow_indices(), "
+        "t.col_indices(), t.values().to(dtype), t.shape)`",
+        op="Tensor.to (sparse CSR)",
+    )
+
+
+_DTYPE_CONVERSION = re.compile(r"\.to\([^\n)]{0,60}dtype|\.(?:float|half|double|bfloat16)\(\)")
+
+
 _vmapped_dtype_view = message_only(
     Kind.NO_KERNEL,
     "vmap (functorch, torch.func) has no batching rule for `Tensor.view(dtype)`: reinterpreting a tensor's bits as "
@@ -1233,6 +1253,8 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"\bType (?P<a>(?:cuda\.)?(?:Half|Double|Float)Tensor) doesn't implement stateless methods|"
          r"^<class '(?P<a2>torch\.(?:cuda\.)?(?:Half|Double)Tensor)'>$", _legacy_backend_lacks),
+    rule(r"copy_sparse_csr_: only tensors with the same number of specified elements are supported",
+         _sparse_csr_cast),
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
     rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),
     rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4})|"

@@ -1273,6 +1273,8 @@ def _integer_scalar(failure: Failure, names: tuple[str, ...], argument: str) -> 
     """An integer dtype in ``expected scalar type A but found B``: a loss target, integer data in float math (the
     integer is expected only when it is a matmul's or layer's first operand), two integer widths in a matmul (its own
     mismatch, no float math), or a float where integers belong."""
+    if argument == "mask" and integers.all_integer(names) and not {"bool", "uint8"} & set(names):
+        return integers.integer_pair(Kind.SCALAR_TYPE, failure, names, "an op's `mask` argument (a tensor of indices)")
     if argument == "mask":
         return integers.mask_argument(failure, names)
     if set(names) == {"bool", "uint8"}:

@@ -164,7 +164,7 @@ _sampling = message_only(
 )
 
 
-_COMPILED = re.compile(r"torch\.compile|\binductor\b|\bcompiled\b", re.IGNORECASE)
+_COMPILED = re.compile(r"torch[. _]compile|\binductor\b|\bcompiled\b", re.IGNORECASE)
 _COMPILED_WITHIN = 200
 """Lines of a paste (from its top: the title and the report) searched for torch.compile."""
 

@@ -650,6 +650,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"when)\b|(?:outputs?|results?|gradients?|grads?) mismatch(?:es)? between\b|"
          r"(?:causes?|caused|gives?|produces?|gets?) different (?:[\w-]{1,20} )?(?:outputs?|results?|predictions?)\b|"
          r"less (?:accurate|precise)\b|(?:weird|strange|odd|uncertain) (?:results?|outputs?|predictions?)\b|"
+         r"\b(?:changes|changed|alters|altered) (?:the )?(?:model(?:'s)? )?(?:outputs?|results?|predictions?)\b|"
          r"inconsisten(?:t|cy|cies) (?:results?|outputs?|when|between|in)\b|accuracy errors?\b|"
          r"(?:outputs?|results?) (?:is|are) empty\b|no results? (?:is |are )?(?:generated|produced|returned)\b|"
          r"accuracy\b[^\n.]{0,40}?\bis (?:zero|0(?:\.0)?)\b|"
@@ -684,7 +685,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?:loss|gradients?)\b[^\n.]{0,20}?\bexplod(?:e|es|ed|ing)\b|\bexploding (?:loss|gradients?)\b|"
          r"\bloss spikes?\b|\bspikes? in (?:the )?(?:training )?loss\b|\b(?:gradient|grad|loss) explosion\b|"
          r"\bgrad(?:ient)?[ _]norms? (?:is |are |was |were )?(?:too|very|extremely) (?:large|big|high)\b|"
-         r"(?:梯度|loss\s*)爆炸|\b(?:loss|training) instabilit(?:y|ies)\b|\bunstable (?:training )?loss\b",
+         r"(?:梯度|loss\s*)爆炸|\b(?:loss|training) instabilit(?:y|ies)\b|\bunstable (?:training )?loss\b|"
+         r"\b(?:model|training|loss|run)\b[^\n.]{0,20}?\bdiverg(?:e|es|ed|ing)\b",
          _diverge),
     rule(r"^(?:\[[^\]\n]{1,40}\]:?\s*){0,3}[^\n]{0,80}?(?<![A-Za-z0-9_.(`'\":=,])(?P<value>NaNs?|all-NaN)"
          r"(?![A-Za-z0-9_(])",
