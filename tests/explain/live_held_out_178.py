@@ -251,65 +251,95 @@ def _pointer_net_unscale_fp16_params() -> None:
 
 CASES: dict[str, LiveCase] = {
     # (depot id, zone id) pairs as int64 fed straight into an fp32 nn.Linear route embedding
-    "depot-zone-ids-int64-linear": case(_depot_ids_into_linear, "integer_operand", "int64", "f32"),
+    "depot-zone-ids-int64-linear": case(_depot_ids_into_linear, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pandas lat/lon/demand columns (float64) through torch.tensor into an fp32 stop encoder
-    "stop-frame-f64-columns-linear-encoder": case(_pandas_coords_into_stop_encoder, "matmul_dtype", "f64", "f32"),
+    "stop-frame-f64-columns-linear-encoder": case(_pandas_coords_into_stop_encoder, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # numpy haversine km matrix (float64) negated as the SDPA attn_mask of bf16 stop queries
-    "haversine-km-f64-sdpa-mask-bf16-stops": case(_haversine_f64_sdpa_bias_bf16, "attn_mask_dtype", "f64", "bf16"),
+    "haversine-km-f64-sdpa-mask-bf16-stops": case(_haversine_f64_sdpa_bias_bf16, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # in-window mask built as opened minus closed on two bool time-window masks
-    "time-window-opened-minus-closed-bool": case(_time_window_bool_subtract, "mask_dtype", "bool"),
+    "time-window-opened-minus-closed-bool": case(_time_window_bool_subtract, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 vehicle type codes from the fleet table looked up in nn.Embedding
-    "fleet-vehicle-type-uint8-embedding": case(_uint8_vehicle_type_embedding, "index_tensor_dtype", "uint8"),
+    "fleet-vehicle-type-uint8-embedding": case(_uint8_vehicle_type_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 pointer-network logits: visited stops masked with -1e9
-    "pointer-fp16-visited-stops-minus-1e9": case(_pointer_logits_fp16_mask_minus_1e9, "half_overflow", "f16"),
+    "pointer-fp16-visited-stops-minus-1e9": case(_pointer_logits_fp16_mask_minus_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 stop embeddings @ keys cast back to fp32 "for a stable softmax"
-    "stop-scores-bf16-at-fp32-keys": case(_stop_attention_bf16_query_fp32_keys, "matmul_dtype", "f32", "bf16"),
+    "stop-scores-bf16-at-fp32-keys": case(_stop_attention_bf16_query_fp32_keys, "matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 pointer glimpse query bmm'd with an encoder left in fp32
     "pointer-glimpse-bmm-f16-fp32-encoder": case(_pointer_glimpse_bmm_fp16_fp32_encoder, "batched_matmul_dtype",
-                                                 "f16", "f32"),
+                                                 "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # visited flags kept as a float 0/1 tensor, inverted with ~ to get feasible stops
-    "visited-float-flags-inverted": case(_visited_float_mask_inverted, "mask_dtype"),
+    "visited-float-flags-inverted": case(_visited_float_mask_inverted, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # solver tour stored as int16, used with index_select on the stop coordinates
-    "solver-tour-int16-index-select": case(_int16_tour_index_select_coords, "index_tensor_dtype"),
+    "solver-tour-int16-index-select": case(_int16_tour_index_select_coords, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 remaining vehicle capacity (kg) decremented in place by float parcel demand
     "vehicle-capacity-int64-sub-float-demand": case(_vehicle_capacity_int64_minus_float_demand, "result_cast",
-                                                    "f32", "int64"),
+                                                    "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # stop encoder's LayerNorm cast to bf16, fed fp32 stop features
-    "stop-encoder-layernorm-bf16-fp32-input": case(_stop_layernorm_bf16_params_fp32_input, "norm_param_dtype", "f32"),
+    "stop-encoder-layernorm-bf16-fp32-input": case(_stop_layernorm_bf16_params_fp32_input, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # pointer-network LSTM decoder .half()'d, fed an fp32 decoder input
-    "pointer-lstm-decoder-half-fp32-step": case(_pointer_lstm_decoder_fp16, "rnn_dtype", "f32", "f16"),
+    "pointer-lstm-decoder-half-fp32-step": case(_pointer_lstm_decoder_fp16, "rnn_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # GRU route encoder fed the pandas lat/lon sequence as float64
-    "route-gru-pandas-f64-latlon": case(_gru_route_encoder_pandas_f64, "rnn_dtype", "f64", "f32"),
+    "route-gru-pandas-f64-latlon": case(_gru_route_encoder_pandas_f64, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # next-stop cross entropy with int32 targets from a numpy solver output
-    "next-stop-ce-int32-solver-targets": case(_next_stop_ce_int32_targets, "target_dtype", "int32"),
+    "next-stop-ce-int32-solver-targets": case(_next_stop_ce_int32_targets, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # late-delivery probability trained with BCE against bool late flags
-    "late-delivery-bce-bool-flags": case(_late_delivery_bce_bool_target, "target_dtype", "bool"),
+    "late-delivery-bce-bool-flags": case(_late_delivery_bce_bool_target, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 MultiheadAttention over stops with a distance bias cached in fp16
-    "stop-mha-bf16-fp16-distance-bias": case(_mha_bf16_fp16_distance_mask, "attn_mask_dtype", "f16", "bf16"),
+    "stop-mha-bf16-fp16-distance-bias": case(_mha_bf16_fp16_distance_mask, "attn_mask_dtype", "f16", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 route lengths handed to numpy for the 95th percentile
-    "route-lengths-bf16-numpy-percentile": case(_bf16_route_length_to_numpy, "numpy_dtype", "bf16"),
+    "route-lengths-bf16-numpy-percentile": case(_bf16_route_length_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # distance matrix indexed with a float tour to sum the route length
-    "distance-matrix-float-tour-legs": case(_distance_matrix_float_stop_index, "index_tensor_dtype"),
+    "distance-matrix-float-tour-legs": case(_distance_matrix_float_stop_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # per-vehicle load accumulated with index_add_ of fp16 parcel demand into fp32
-    "vehicle-load-index-add-f16-demand": case(_load_per_vehicle_index_add_f16, "indexed_write_dtype", "f32", "f16"),
+    "vehicle-load-index-add-f16-demand": case(_load_per_vehicle_index_add_f16, "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # Conv1d over the route's pandas stop features (float64) with fp32 weight and bias
-    "route-conv1d-pandas-f64-features": case(_route_conv1d_pandas_f64, "conv_weight_dtype", "f64", "f32"),
+    "route-conv1d-pandas-f64-features": case(_route_conv1d_pandas_f64, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # big-M 99999 "unreachable" distance matrix filled directly in fp16
-    "big-m-unreachable-99999-fp16": case(_big_m_distance_fp16_full, "half_overflow", "f16"),
+    "big-m-unreachable-99999-fp16": case(_big_m_distance_fp16_full, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # time-window and capacity masks stored as fp16 0/1, combined with &
-    "time-window-capacity-fp16-and": case(_time_windows_fp16_bitwise_and, "no_kernel", "f16"),
+    "time-window-capacity-fp16-and": case(_time_windows_fp16_bitwise_and, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # first feasible stop found with argmax over a bool feasibility mask
-    "first-feasible-stop-argmax-bool": case(_first_feasible_stop_argmax_bool, "no_kernel", "bool"),
+    "first-feasible-stop-argmax-bool": case(_first_feasible_stop_argmax_bool, "no_kernel", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # integer grid-cell depot coordinates jittered with randn_like
-    "depot-grid-cells-int64-randn-like": case(_depot_coords_jitter_randn_like_int64, "no_kernel", "int64"),
+    "depot-grid-cells-int64-randn-like": case(_depot_coords_jitter_randn_like_int64, "no_kernel", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 travel-time estimate smoothed in place toward bf16 observations with lerp_
-    "travel-time-ema-lerp-bf16-observed": case(_travel_time_ema_lerp_bf16, "lerp_dtype", "f32", "bf16"),
+    "travel-time-ema-lerp-bf16-observed": case(_travel_time_ema_lerp_bf16, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # vehicle/parcel compatibility nn.Bilinear (fp32) fed bf16 embeddings
-    "vehicle-parcel-bilinear-bf16-embeddings": case(_vehicle_parcel_bilinear_bf16, "op_dtype", "bf16", "f32"),
+    "vehicle-parcel-bilinear-bf16-embeddings": case(_vehicle_parcel_bilinear_bf16, "op_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # k nearest feasible stops taken with topk of the bool feasibility mask
-    "k-feasible-stops-topk-bool": case(_k_nearest_feasible_topk_bool, "integer_operand", "bool"),
+    "k-feasible-stops-topk-bool": case(_k_nearest_feasible_topk_bool, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 depot queries attending over fp32 stop keys/values with SDPA
-    "depot-sdpa-bf16-query-fp32-stops": case(_depot_sdpa_bf16_query_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "depot-sdpa-bf16-query-fp32-stops": case(_depot_sdpa_bf16_query_fp32_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 pointer head trained with GradScaler: unscale_ of its fp16 gradients
-    "pointer-head-fp16-gradscaler-unscale": case(_pointer_net_unscale_fp16_params, "unscale_fp16", "f16"),
+    "pointer-head-fp16-gradscaler-unscale": case(_pointer_net_unscale_fp16_params, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
