@@ -5531,3 +5531,55 @@ def test_compile_said_to_change_the_outputs_in_half_precision_is_a_compiled_roun
 def test_a_model_said_to_diverge_with_fp16_is_a_training_blow_up() -> None:
     explanation = cw.explain("Model diverges if FP16 is enabled\n\nThe loss decreases at first, then increases.")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_a_chinese_retelling_of_the_conv_input_and_weight_mismatch_is_a_conv_weight_mismatch() -> None:
+    explanation = cw.explain("paligemma 评估时输入类型和权重类型不匹配的错误")
+    assert explanation.kind is Kind.CONV_WEIGHT and explanation.confidence is Confidence.LOW
+
+
+def test_a_result_said_to_be_totally_incorrect_in_fp16_is_a_precision_drift() -> None:
+    explanation = cw.explain("I convert the model in fp32 fine. However when doing `fp16` conversion, the result is "
+                             "totally incorrect.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_deepspeeds_fp32_engine_refusing_bf16_parameters_says_to_enable_bf16() -> None:
+    explanation = cw.explain("ValueError: torch.float32 is enabled but the following parameters have dtype that is "
+                             "not torch.float32: [('module.model.weight', torch.bfloat16)]")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f32", "bf16")
+    assert '"bf16": {"enabled": true}' in explanation.fix
+
+
+def test_a_kernel_line_cut_before_its_dtype_takes_the_16_bit_dtype_the_report_names() -> None:
+    explanation = cw.explain("LiLT can not make inference with the Half (float16) dtype on CPU\n\n"
+                             "RuntimeError: \"LayerNormKernelImpl\" not imple")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert cw.explain("RuntimeError: \"LayerNormKernelImpl\" not imple") is None
+
+
+def test_torch_tensorrt_refusing_precisions_under_explicit_typing_says_to_drop_them() -> None:
+    explanation = cw.explain("AssertionError: use_explicit_typing was set to True, however found that "
+                             "enabled_precisions was also specified (saw: {torch.float16}, expected: dtype.f32)")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f16", "f32")
+    assert explanation.fix.startswith("drop `enabled_precisions`")
+
+
+def test_a_converter_not_knowing_numpys_float32_says_to_update_it() -> None:
+    explanation = cw.explain("TypeError: Unsupported numpy type: float32")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("f32",) and "coremltools" in explanation.fix
+
+
+def test_pytorch_androids_java_tensor_refusing_a_dtype_says_to_dequantize_the_output() -> None:
+    explanation = cw.explain("java.lang.IllegalArgumentException: at::Tensor scalar type is not supported on java side")
+    assert explanation.kind is Kind.SCALAR_TYPE and "DeQuantStub" in explanation.fix
+
+
+def test_an_op_without_a_quantized_kernel_says_to_dequantize_before_it() -> None:
+    explanation = cw.explain("empty not implemented for TensorTypeSet(VariableTensorId, QuantizedCPUTensorId)")
+    assert explanation.kind is Kind.NO_KERNEL and "x.dequantize()" in explanation.fix
+
+
+def test_fp16_results_said_to_be_rather_odd_are_a_precision_drift() -> None:
+    explanation = cw.explain("results in FP16 were still rather odd and always conflicted with the FP32 case")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

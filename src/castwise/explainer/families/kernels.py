@@ -464,6 +464,13 @@ def _legacy_backend_lacks(found: re.Match[str], failure: Failure) -> Explanation
     )
 
 
+def _kernel_line_cut(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``"LayerNormKernelImpl" not imple`` cut before its dtype: a missing kernel for the 16-bit dtype the paste names,
+    declined when it names none."""
+    names = low_precision_said(failure)[:1]
+    return no_kernel(failure, found["op"], names, _device(found["op"]), Confidence.LOW) if names else None
+
+
 def _sparse_csr_cast(found: re.Match[str], failure: Failure) -> Explanation | None:
     """``copy_sparse_csr_: only tensors with the same number of specified elements are supported`` where the paste
     converts a dtype: older torch's ``.to(dtype)`` on a sparse CSR tensor copies into an empty one and fails."""
@@ -1253,6 +1260,7 @@ def _listed_pair(found: re.Match[str], failure: Failure) -> Explanation:
 RULES: tuple[Rule, ...] = (
     rule(r"\bType (?P<a>(?:cuda\.)?(?:Half|Double|Float)Tensor) doesn't implement stateless methods|"
          r"^<class '(?P<a2>torch\.(?:cuda\.)?(?:Half|Double)Tensor)'>$", _legacy_backend_lacks),
+    rule(r"[\"']?(?P<op>\w{1,60})[\"'] not imple(?:m(?:e(?:n(?:t(?:e(?:d)?)?)?)?)?)?\s*$", _kernel_line_cut),
     rule(r"copy_sparse_csr_: only tensors with the same number of specified elements are supported",
          _sparse_csr_cast),
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),

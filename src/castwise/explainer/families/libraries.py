@@ -192,7 +192,20 @@ def _tensorrt_input_type(found: re.Match[str], failure: Failure) -> Explanation:
 def _deepspeed_parameters_not_16bit(found: re.Match[str], failure: Failure) -> Explanation:
     """DeepSpeed's ``fp16 is enabled but the following parameters have dtype that is not fp16: ...lora_A.weight``:
     with its fp16 (or bf16) engine every parameter it trains must already be in that dtype."""
-    names = (short_dtype(found["dtype"]) or "f16", "f32")
+    engine = short_dtype(found["dtype"]) or "f16"
+    listed = short_dtype(found["listed"]) if found["listed"] else None
+    names = (engine, listed if listed and listed != engine else "f32" if engine != "f32" else "bf16")
+    if engine == "f32":
+        return explained(
+            Kind.OP_DTYPE, failure,
+            f"DeepSpeed runs its fp32 engine (its config enables neither fp16 nor bf16), and the parameters listed are "
+            f"{names[1]}",
+            f"a model loaded or cast to {names[1]} (`torch_dtype=torch.{full_name(names[1])}`) trained with a "
+            "DeepSpeed config (or Lightning/Trainer precision) that does not enable that 16-bit mode",
+            f"enable the matching mode in the DeepSpeed config (`\"{'bf16' if names[1] == 'bf16' else 'fp16'}\": "
+            "{\"enabled\": true}`, or the Trainer's/Lightning's matching precision), or load the model in fp32",
+            op="DeepSpeed's precision check", names=names,
+        )
     return explained(
         Kind.OP_DTYPE, failure,
         f"DeepSpeed's {found['dtype']} engine trains parameters stored in {names[0]} (it keeps its own fp32 master "
@@ -938,7 +951,37 @@ def _coreml_saved_narrower(found: re.Match[str], failure: Failure) -> Explanatio
     )
 
 
+def _explicit_typing_precisions(found: re.Match[str], failure: Failure) -> Explanation:
+    """Torch-TensorRT's ``use_explicit_typing was set to True, however found that enabled_precisions was also specified
+    (saw: {torch.float16}, ...)``: with explicit typing the model's own dtypes decide, so the list is refused."""
+    names = tuple(dict.fromkeys((*dtypes(found, "saw"), "f32")))
+    return explained(
+        Kind.OP_DTYPE, failure,
+        "Torch-TensorRT was asked for strongly typed compilation (`use_explicit_typing=True`), which takes each "
+        "layer's dtype from the model, and also given `enabled_precisions`, which only weakly typed compilation reads",
+        "`enabled_precisions={torch.float16}` kept from an older script when `use_explicit_typing` was turned on",
+        "drop `enabled_precisions` and convert the model itself to the dtype wanted (`model.half()`, or cast the "
+        "layers that should run in fp16) before compiling; or set `use_explicit_typing=False` to let TensorRT choose",
+        op="torch_tensorrt.compile", names=names,
+    )
+
+
+_java_scalar_type = message_only(
+    Kind.SCALAR_TYPE,
+    "PyTorch Android's Java `Tensor` cannot hold the dtype the model returned: it wraps only uint8, int8, int32, "
+    "int64, float32 and float64",
+    "a quantized model whose output is still quantized (quint8/qint8: no `DeQuantStub` at its end), or a model "
+    "returning fp16/bf16 or bool",
+    "convert the output before returning it from `forward` (`self.dequant(x)` after `torch.quantization.DeQuantStub`, "
+    "or `x.float()`), then trace and export again",
+    op="PyTorch Android (Java Tensor)",
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"use_explicit_typing was set to True, however found that enabled_precisions was also specified"
+         r"(?: \(saw: \{(?P<saw>torch\.\w{1,20}))?", _explicit_typing_precisions),
+    rule(r"at::Tensor scalar type is not supported on java side", _java_scalar_type),
     rule(r"Model data type and gradient accumulation data type must be equal to use ZeRO", _zero_accumulation_dtype),
     rule(r"torch\.autocast is enabled outside DeepSpeed,? but not in the DeepSpeed config",
          _autocast_outside_deepspeed),
@@ -989,8 +1032,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"Param tensor \d+ has dtype=(?P<a>\w{1,12}), but expected dtype=(?P<b>\w{1,12})", _fused_adam_param_dtype),
     rule(r"Provided an unsupported data type as an input data type \(support: (?P<listed>[\w, ]{1,80})\), got: "
          r"(?P<a>torch\.\w{1,20})", _tensorrt_input_type),
-    rule(r"\b(?P<dtype>fp16|bf16) is enabled but the following parameters have dtype that is not (?:fp16|bf16)",
-         _deepspeed_parameters_not_16bit),
+    rule(r"\b(?P<dtype>fp16|bf16|torch\.(?:float32|float16|bfloat16)) is enabled but the following parameters have "
+         r"dtype that is not (?:fp16|bf16|torch\.\w{1,12})(?::[^\n]{0,200}?(?P<listed>torch\.(?:float32|float16|"
+         r"bfloat16)))?", _deepspeed_parameters_not_16bit),
     rule(r"cutlass::arch::Mma<[^\n]{0,200}?cutlass::(?P<type>float_e4m3_t|float_e5m2_t|bfloat16_t|half_t)\b[^\n]{0,900}?"
          r"\bnot implemented\b", _cutlass_mma),
     rule(r"\bcutlass cannot (?:initialize|implement|run)\b|Arch conditional MMA instruction used without targeting "

@@ -291,11 +291,15 @@ def _conv_integer_input_cut(found: re.Match[str], failure: Failure) -> Explanati
 def _conv_untyped(found: re.Match[str], failure: Failure) -> Explanation:
     """``Input type and bias type should be the same`` retyped without its dtypes: a convolution's input and weight (or
     bias) differ, in the 16-bit dtype the paste names nearest, if any."""
-    part = found["part"].lower()
+    part = _CHINESE_PART.get(found["part"], found["part"].lower())
     kind = Kind.CONV_WEIGHT if part == "weight" else Kind.CONV_BIAS
     return mixed_float(kind, failure, low_precision_said(failure)[:1], "convolution",
                        f"a convolution got its input and its {part} in two dtypes (the paste does not say which)",
                        confidence=Confidence.LOW)
+
+
+_CHINESE_PART = {"权重": "weight", "偏置": "bias"}
+"""The parts of a convolution as a Chinese retelling of its error names them (``输入类型和权重类型不匹配``)."""
 
 
 _OLD_STYLE_TYPE = re.compile(r"Tensor|Type\b")
@@ -1639,6 +1643,7 @@ RULES: tuple[Rule, ...] = (
          r"expected (?:one of:\s*\*\s*)?\((?P<want>[^()\n]{1,400})\)", _invalid_combination),
     rule(r"Input type \((?P<a>[^()]{1,80})\) and bias type \((?P<b>[^()]{1,80})\)", _conv_bias),
     rule(r"\bInput type and (?P<part>weight|bias) type should be the same\b", _conv_untyped),
+    rule(r"输入类型\s*和\s*(?P<part>权重|偏置)类型\s*(?:应该?|应当)?\s*(?:不匹配|不一致|不同|相同)", _conv_untyped),
     rule(r"Expected tensor for argument #\d+ '(?P<x>\w+)' to have the same type as tensor for argument #\d+ "
          r"'(?P<y>\w+)'(?:;?\s*but type (?P<a>[\w.]+) does not equal (?P<b>[\w.]+)"
          r"(?:\s*\(while checking arguments for (?P<op>\w+)\))?)?", _same_type),

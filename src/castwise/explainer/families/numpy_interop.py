@@ -468,7 +468,23 @@ def _numpy_scalar_argument(found: re.Match[str], failure: Failure) -> Explanatio
     )
 
 
+def _converter_numpy_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """coremltools' ``Unsupported numpy type: float32``: a converter older than its numpy, whose table of numpy types
+    misses what that numpy returns."""
+    names = dtypes(found, "a")
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"the converter's table of numpy types does not recognise numpy's {found['a']} as this numpy returns it: the "
+        "converter is older than the installed numpy",
+        "a numpy upgrade (1.20 and later changed the scalar type objects and removed `np.float`/`np.int`) under a "
+        "converter release that predates it",
+        "update the converter (`pip install -U coremltools`); or install the numpy its release supports",
+        op="a converter's numpy types", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bUnsupported numpy type: (?P<a>float(?:16|32|64)|u?int(?:8|16|32|64)|bool)\b", _converter_numpy_type),
     rule(r"(?P<op>\w{1,40})\(\): argument '(?P<arg>\w{1,30})' \(position \d+\) must be Tensor, not "
          r"numpy\.(?P<a>bool_|u?int\d{1,2}|float\d{2}|float_|longlong|double)\b", _numpy_scalar_argument),
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),

@@ -389,7 +389,24 @@ _embedding_qconfig = message_only(
 )
 
 
+def _no_quantized_kernel(found: re.Match[str], failure: Failure) -> Explanation:
+    """``empty not implemented for TensorTypeSet(VariableTensorId, QuantizedCPUTensorId)``: an op with no kernel for
+    quantized tensors reached by one."""
+    op = found["op"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"`{op}` has no kernel for quantized tensors, and a quantized tensor reached it",
+        "a quantized model whose float part (an op or a module left unquantized) gets quantized activations: a "
+        "missing `DeQuantStub` before it, or an op called on a quantized weight",
+        f"dequantize before `{op}` (`x.dequantize()`, or a `DeQuantStub`/`QuantStub` pair around the float part), or "
+        "replace the op with a quantized one (`torch.ao.nn.quantized.FloatFunctional` for add, mul, cat)",
+        op=op,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\b(?P<op>\w{1,40}) not implemented for TensorTypeSet\([^)\n]{0,120}\bQuantized\w{0,10}TensorId",
+         _no_quantized_kernel),
     rule(r"Embedding quantization is only supported with float_qparams_weight_only_qconfig", _embedding_qconfig),
     rule(r"Your GPU does not support Int8 Matmul", _no_int8_matmul),
     rule(r"For FP8 Fused MoE layers,? only per-tensor scales for weights and activations are supported",
