@@ -222,71 +222,73 @@ def _uint8_land_cover_as_segmentation_target() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a uint8 land-cover raster (class codes) batched straight into an fp32 Conv2d catchment encoder
-    "land-cover-uint8-conv2d": case(_land_cover_raster_into_conv2d, "integer_operand", "uint8", "f32"),
+    "land-cover-uint8-conv2d": case(_land_cover_raster_into_conv2d, "integer_operand", "uint8", "f32", grade="correct", grade_at_freeze="correct"),
     # the fraction of dry days in a window as .mean() of the bool dry-day mask
-    "dry-day-fraction-bool-mean": case(_dry_day_fraction_by_mean, "integer_operand", "bool"),
+    "dry-day-fraction-bool-mean": case(_dry_day_fraction_by_mean, "integer_operand", "bool", grade="correct", grade_at_freeze="correct"),
     # float64 discharge from a pandas column into a .half() rainfall-runoff LSTM
-    "pandas-f64-discharge-half-lstm": case(_pandas_discharge_into_half_lstm, "rnn_dtype", "f64", "f16"),
+    "pandas-f64-discharge-half-lstm": case(_pandas_discharge_into_half_lstm, "rnn_dtype", "f64", "f16", grade="correct", grade_at_freeze="correct"),
     # bf16 GNN messages summed with index_add_ into an fp32 torch.zeros reach state
     "bf16-messages-index-add-fp32-state": case(_bf16_messages_index_added_into_fp32_reach_state,
-                                               "indexed_write_dtype", "f32", "bf16"),
+                                               "indexed_write_dtype", "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # downstream reach ids read back from a float column, used as index_select's index
-    "float-downstream-ids-index-select": case(_downstream_ids_as_float_index_select, "index_tensor_dtype"),
+    "float-downstream-ids-index-select": case(_downstream_ids_as_float_index_select, "index_tensor_dtype", grade="correct", grade_at_freeze="correct"),
     # gauge ids from a pandas column with a missing gauge (float64 after NaN) into the gauge Embedding
-    "nan-gauge-ids-f64-embedding": case(_gauge_ids_with_nan_into_embedding, "index_tensor_dtype", "f64"),
+    "nan-gauge-ids-f64-embedding": case(_gauge_ids_with_nan_into_embedding, "index_tensor_dtype", "f64", grade="correct", grade_at_freeze="correct"),
     # fp32 sparse COO river adjacency times bf16 reach features with torch.sparse.mm
     "sparse-fp32-adjacency-bf16-features": case(_sparse_fp32_adjacency_times_bf16_reach_features, "matmul_dtype",
-                                                "f32", "bf16"),
+                                                "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # starts of dry spells by subtracting the bool dry-day mask shifted by one day
-    "dry-spell-starts-bool-minus": case(_dry_spell_starts_by_subtracting_shifted_mask, "mask_dtype", "bool"),
+    "dry-spell-starts-bool-minus": case(_dry_spell_starts_by_subtracting_shifted_mask, "mask_dtype", "bool", grade="correct", grade_at_freeze="correct"),
     # a land-cover band read by rasterio as int32, one-hot encoded into class channels
-    "land-cover-int32-one-hot": case(_int32_land_cover_one_hot, "index_tensor_dtype", "int64"),
+    "land-cover-int32-one-hot": case(_int32_land_cover_one_hot, "index_tensor_dtype", "int64", grade="partly", grade_at_freeze="partly",
+                                       why=("At freeze (83dc6519) castwise gave index_tensor_dtype [] (high confidence). The kind is right but it read no dtype from one_hot's message, which names only the LongTensor it wants (int64), so the dtype the "
+                                       "message shows was missing.")),
     # fp16 discharge clamped in place to a 1e6 m3/s physical maximum
-    "half-discharge-clamp-1e6": case(_half_discharge_clamped_to_physical_max, "half_overflow", "f16"),
+    "half-discharge-clamp-1e6": case(_half_discharge_clamped_to_physical_max, "half_overflow", "f16", grade="correct", grade_at_freeze="correct"),
     # standardised float64 catchment attributes from pandas into a bf16 graph network's node encoder
     "pandas-f64-attributes-bf16-gnn-linear": case(_pandas_catchment_features_into_bf16_gnn, "matmul_dtype", "f64",
-                                                  "bf16"),
+                                                  "bf16", grade="correct", grade_at_freeze="correct"),
     # a gauge encoder opening with BatchNorm1d, cast to bf16 whole, given fp32 attributes
     "bf16-batchnorm-gauge-encoder-fp32-input": case(_bf16_gauge_encoder_batchnorm_fp32_attributes,
-                                                    "norm_param_dtype", "f32"),
+                                                    "norm_param_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # the Q95 of a flow duration curve by torch.quantile of fp16 discharge
-    "fdc-quantile-half-discharge": case(_flow_duration_curve_quantile_half, "no_kernel", "f16"),
+    "fdc-quantile-half-discharge": case(_flow_duration_curve_quantile_half, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # a flow duration curve from float64 pandas discharge at fp32 linspace exceedance probabilities
-    "fdc-quantile-f32-q-f64-flows": case(_flow_duration_curve_fp32_probabilities_f64_flows, "op_dtype"),
+    "fdc-quantile-f32-q-f64-flows": case(_flow_duration_curve_fp32_probabilities_f64_flows, "op_dtype", grade="correct", grade_at_freeze="correct"),
     # the int64 gauge-down QC column used as masked_fill's mask to blank out discharge
-    "qc-int64-flag-masked-fill": case(_int64_missing_flag_masked_fill, "mask_dtype", "int64"),
+    "qc-int64-flag-masked-fill": case(_int64_missing_flag_masked_fill, "mask_dtype", "int64", grade="correct", grade_at_freeze="correct"),
     # a dry-day classifier's sigmoid output in binary_cross_entropy with the bool dry-day mask as target
-    "dry-day-bool-bce-target": case(_bool_dry_day_target_in_bce, "target_dtype", "bool", "f32"),
+    "dry-day-bool-bce-target": case(_bool_dry_day_target_in_bce, "target_dtype", "bool", "f32", grade="correct", grade_at_freeze="correct"),
     # spectral seasonality of fp16 discharge with torch.fft.rfft
-    "half-discharge-rfft-seasonality": case(_half_discharge_seasonality_rfft, "no_kernel", "f16"),
+    "half-discharge-rfft-seasonality": case(_half_discharge_seasonality_rfft, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # batched fp32 river adjacency times bf16 reach features with torch.bmm
     "fp32-adjacency-bmm-bf16-reaches": case(_fp32_adjacency_bmm_bf16_reach_features, "batched_matmul_dtype",
-                                            "f32", "bf16"),
+                                            "f32", "bf16", grade="correct", grade_at_freeze="correct"),
     # bf16 attention over reaches with a float64 -hop-distance attn_mask from networkx
     "f64-river-distance-mask-bf16-mha": case(_float64_river_distance_mask_bf16_attention, "attn_mask_dtype",
-                                             "f64", "bf16"),
+                                             "f64", "bf16", grade="correct", grade_at_freeze="correct"),
     # bf16 predicted reach discharge through .numpy() for an xarray Dataset
-    "bf16-reach-discharge-numpy-xarray": case(_bf16_reach_discharge_to_numpy_for_xarray, "numpy_dtype", "bf16"),
+    "bf16-reach-discharge-numpy-xarray": case(_bf16_reach_discharge_to_numpy_for_xarray, "numpy_dtype", "bf16", grade="correct", grade_at_freeze="correct"),
     # ordinary kriging of rain gauges: linalg.inv of a bf16 covariance matrix
-    "kriging-bf16-linalg-inv": case(_rain_gauge_kriging_inverse_bf16, "no_kernel", "bf16"),
+    "kriging-bf16-linalg-inv": case(_rain_gauge_kriging_inverse_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # class areas by bincount of a land-cover raster made float for nearest resampling
-    "resampled-land-cover-float-bincount": case(_resampled_land_cover_bincount, "index_tensor_dtype", "f32"),
+    "resampled-land-cover-float-bincount": case(_resampled_land_cover_bincount, "index_tensor_dtype", "f32", grade="correct", grade_at_freeze="correct"),
     # land-cover class histogram by torch.histc of the uint8 raster
-    "land-cover-uint8-histc": case(_land_cover_histc, "integer_operand", "uint8"),
+    "land-cover-uint8-histc": case(_land_cover_histc, "integer_operand", "uint8", grade="correct", grade_at_freeze="correct"),
     # first dry day of the season by argmax of the bool dry-day mask
-    "first-dry-day-bool-argmax": case(_first_dry_day_argmax, "no_kernel", "bool"),
+    "first-dry-day-bool-argmax": case(_first_dry_day_argmax, "no_kernel", "bool", grade="correct", grade_at_freeze="correct"),
     # land-cover noise augmentation with rand_like of the uint8 raster
-    "land-cover-uint8-rand-like": case(_land_cover_noise_rand_like, "no_kernel", "uint8"),
+    "land-cover-uint8-rand-like": case(_land_cover_noise_rand_like, "no_kernel", "uint8", grade="correct", grade_at_freeze="correct"),
     # USGS-style bit quality flags loaded with the fp16 batch and tested with & 1
-    "half-quality-flags-bitwise-and": case(_half_quality_flags_bitwise_and, "no_kernel", "f16"),
+    "half-quality-flags-bitwise-and": case(_half_quality_flags_bitwise_and, "no_kernel", "f16", grade="correct", grade_at_freeze="correct"),
     # peak upstream inflow by scatter_reduce_ amax of bf16 messages into an fp32 torch.zeros
-    "bf16-upstream-peak-scatter-reduce": case(_bf16_upstream_max_scatter_reduce, "indexed_write_dtype"),
+    "bf16-upstream-peak-scatter-reduce": case(_bf16_upstream_max_scatter_reduce, "indexed_write_dtype", grade="correct", grade_at_freeze="correct"),
     # gauge-to-gauge distances for a graph by torch.cdist of bf16 coordinates
-    "gauge-distance-bf16-cdist": case(_gauge_distance_cdist_bf16, "no_kernel", "bf16"),
+    "gauge-distance-bf16-cdist": case(_gauge_distance_cdist_bf16, "no_kernel", "bf16", grade="correct", grade_at_freeze="correct"),
     # a learnable unit hydrograph Conv1d halved with .half(), convolved with fp32 rainfall
     "half-unit-hydrograph-conv1d-fp32-rain": case(_half_unit_hydrograph_conv1d_fp32_rain, "conv_weight_dtype",
-                                                  "f32", "f16"),
+                                                  "f32", "f16", grade="correct", grade_at_freeze="correct"),
     # land-cover segmentation with the uint8 raster as cross_entropy's target
     "land-cover-uint8-cross-entropy-target": case(_uint8_land_cover_as_segmentation_target, "target_dtype",
-                                                  "uint8", "int64"),
+                                                  "uint8", "int64", grade="correct", grade_at_freeze="correct"),
 }
