@@ -240,7 +240,7 @@ CASES: dict[str, LiveCase] = {
     # starts of dry spells by subtracting the bool dry-day mask shifted by one day
     "dry-spell-starts-bool-minus": case(_dry_spell_starts_by_subtracting_shifted_mask, "mask_dtype", "bool", grade="correct", grade_at_freeze="correct"),
     # a land-cover band read by rasterio as int32, one-hot encoded into class channels
-    "land-cover-int32-one-hot": case(_int32_land_cover_one_hot, "index_tensor_dtype", "int64", grade="partly", grade_at_freeze="partly",
+    "land-cover-int32-one-hot": case(_int32_land_cover_one_hot, "index_tensor_dtype", "int64", grade="correct", grade_at_freeze="partly",
                                        why=("At freeze (83dc6519) castwise gave index_tensor_dtype [] (high confidence). The kind is right but it read no dtype from one_hot's message, which names only the LongTensor it wants (int64), so the dtype the "
                                        "message shows was missing.")),
     # fp16 discharge clamped in place to a 1e6 m3/s physical maximum

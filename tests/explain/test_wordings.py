@@ -5583,3 +5583,20 @@ def test_an_op_without_a_quantized_kernel_says_to_dequantize_before_it() -> None
 def test_fp16_results_said_to_be_rather_odd_are_a_precision_drift() -> None:
     explanation = cw.explain("results in FP16 were still rather odd and always conflicted with the FP32 case")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_one_hots_refusal_names_the_long_dtype_it_wants() -> None:
+    explanation = cw.explain("RuntimeError: one_hot is only applicable to index tensor of type LongTensor.")
+    assert explanation.kind is Kind.INDEX_TENSOR and explanation.dtypes == ("int64",)
+
+
+def test_a_dtype_passed_to_to_as_a_string_is_read_as_a_device() -> None:
+    explanation = cw.explain("RuntimeError: Invalid device string: 'torch.float16'")
+    assert explanation.kind is Kind.OP_DTYPE and explanation.dtypes == ("f16",)
+    assert "x.to(torch.float16)" in explanation.fix
+    assert cw.explain("RuntimeError: Invalid device string: 'cuda:x'") is None
+
+
+def test_a_mismatch_said_between_c10_half_and_float_names_both() -> None:
+    explanation = cw.explain("The crash has to do with type mismatch between types c10::Half and float:")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")

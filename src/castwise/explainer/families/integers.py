@@ -1091,7 +1091,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"encountered an error indexing dim \d+ with an object of type torch\.(?:cuda\.)?(?P<a>\w{1,12}Tensor)\b",
          _index_tensor),
     rule(r"tensors used as indices must be (?:(?:long|int|byte|bool|or)\b[,\s]*){2,8}tensors?", _index_tensor),
-    rule(r"(?P<op>one_hot) is only applicable to index tensor", _index_tensor),
+    rule(r"(?P<op>one_hot) is only applicable to index tensor(?: of type (?P<want>\w{1,20}))?", _index_tensor),
     rule(r"(?P<op>tensor_split) expected tensor_indices_or_sections to have dtype of long,? but got (?P<a>{DTYPE})",
          _index_tensor),
     rule(r"\bArgument `?(?P<arg>\w{1,40})`? needs to be of type `?(?P<want>torch\.long|torch\.int64)`? but found type "

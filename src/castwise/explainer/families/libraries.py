@@ -978,7 +978,24 @@ _java_scalar_type = message_only(
 )
 
 
+def _dtype_as_device_string(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``Invalid device string: 'torch.float16'``: a dtype passed as a string, which ``Tensor.to`` reads as a device."""
+    names = dtypes(found, "a")
+    if not names:
+        return None
+    return explained(
+        Kind.OP_DTYPE, failure,
+        f"`{found['a']}` reached `.to()` as a string, and `.to()` reads a string as a device name, not a dtype",
+        "a dtype kept as text (read from a config file, a command-line flag or `str(model.dtype)`) and passed on as it "
+        "is",
+        f"pass the dtype object: `x.to(torch.{full_name(names[0])})`, or turn the text into one first "
+        "(`getattr(torch, name.removeprefix('torch.'))`)",
+        op="Tensor.to", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"Invalid device string: '(?P<a>torch\.\w{1,20})'", _dtype_as_device_string),
     rule(r"use_explicit_typing was set to True, however found that enabled_precisions was also specified"
          r"(?: \(saw: \{(?P<saw>torch\.\w{1,20}))?", _explicit_typing_precisions),
     rule(r"at::Tensor scalar type is not supported on java side", _java_scalar_type),

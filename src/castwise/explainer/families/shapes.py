@@ -530,6 +530,8 @@ _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\b(?:expect(?:ed|s)?|got|found|but|mismatch\w{0,3}|must|requires?|same|match(?:es)?|vs\.?|!=)\b",
          _integer_widths),
+    rule(rf"\bmismatch\w{{0,3}} between (?:the )?(?:types? )?[`'\"]?(?:c10::)?(?P<a>{_PROSE_DTYPE})[`'\"]? and "
+         rf"(?:the )?[`'\"]?(?:c10::)?(?P<b>{_PROSE_DTYPE})[`'\"]?(?![\w.])", _pair_said),
     rule(r"\bsame (?:scalar |data ?)?d?types?\b|\bd?types? (?:mismatch|do(?:es)? not match)|"
          r"\bmixed (?:precision|dtypes?) (?:is )?(?:not|disallowed)|(?<!\bwith )\bdifferent precisions?\b|"
          r"\bexpected\b[^\n]{0,80}?\b(?:got|found)\b|\bexpect(?:ed)? scalar type \w{1,20} but\b|"
@@ -543,8 +545,6 @@ MISMATCH: tuple[Rule, ...] = (
     rule(rf"\bmismatch\w{{0,4}} dtypes?\b[^\n]{{0,80}}?\bgot (?P<a>{_PROSE_DTYPE}) and (?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
     rule(rf"\b(?P<a>{_PROSE_DTYPE})\s?/\s?(?P<b>{_PROSE_DTYPE}) mismatch\w{{0,3}}\b", _pair_said),
-    rule(rf"\bmismatch\w{{0,3}} between (?:the )?[`'\"]?(?P<a>{_PROSE_DTYPE})[`'\"]? and (?:the )?[`'\"]?"
-         rf"(?P<b>{_PROSE_DTYPE})[`'\"]?(?![\w.])", _pair_said),
     rule(rf"\b(?:d|data ?)types? of (?:the )?input,? weights?,? and bias(?:es)? (?:are|were) (?P<a>{_PROSE_DTYPE}), "
          rf"(?P<b>{_PROSE_DTYPE}),? and (?P<c>{_PROSE_DTYPE})\b", _roles_said),
     rule(_DTYPE_WRONG.pattern, _wrong_result_dtype),
