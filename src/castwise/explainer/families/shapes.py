@@ -484,11 +484,14 @@ def _integer_widths(found: re.Match[str], failure: Failure) -> Explanation | Non
     an index's name (``expected 'edge_index' to be of type 'torch.long' (got 'torch.float32')``): an index built as
     floats. A list of the widths accepted (``Long, Int``) is no mismatch."""
     del found
-    floats = _printed_dtypes(failure.message)
-    printed = _first_printed(_PRINTED_INTEGER, failure.message, _WIDTHS)
+    float_spans = {name: span for name, span in _first_printed(_PRINTED_DTYPE, failure.message).items()
+                   if is_floating(name)}
+    integer_spans = _first_printed(_PRINTED_INTEGER, failure.message)
+    floats = tuple(float_spans)
+    printed = {name: span for name, span in integer_spans.items() if name in _WIDTHS}
     names = tuple(printed)
     index_named = _INDEX_NAMED.search(failure.message)
-    if len(names) == 1 and len(floats) == 1 and index_named and _integer_first(failure.message):
+    if len(names) == 1 and len(floats) == 1 and index_named and _said_first(integer_spans, float_spans):
         return integer_required(failure, (names[0], floats[0]), None, confident=False)
     if len(names) < 2 or floats or _LISTED.fullmatch(failure.message[printed[names[0]][1]:printed[names[1]][0]]):
         return None
@@ -505,23 +508,20 @@ _LISTED = re.compile(r"\s*(?:,|/|\||or)\s*")
 """What joins the dtypes of a list of those accepted (``Long, Int``; ``int32 or int64``)."""
 
 
-def _first_printed(pattern: re.Pattern[str], message: str, among: tuple[str, ...] | None = None,
-                   ) -> dict[str, tuple[int, int]]:
-    """Each dtype ``pattern`` finds printed in ``message`` (of ``among``, when given), with the span of its first
-    spelling, in order."""
+def _first_printed(pattern: re.Pattern[str], message: str) -> dict[str, tuple[int, int]]:
+    """Each dtype ``pattern`` finds printed in ``message``, with the span of its first spelling, in order."""
     spans: dict[str, tuple[int, int]] = {}
     for word in pattern.finditer(message):
         name = short_dtype(word.group(0))
-        if name and (among is None or name in among):
+        if name:
             spans.setdefault(name, word.span())
     return spans
 
 
-def _integer_first(message: str) -> bool:
-    """Whether ``message`` prints an integer dtype before any floating one (the dtype wanted is said first)."""
-    integers = _first_printed(_PRINTED_INTEGER, message).values()
-    floats = [span for name, span in _first_printed(_PRINTED_DTYPE, message).items() if is_floating(name)]
-    return bool(integers and floats) and min(integers)[0] < min(floats)[0]
+def _said_first(first: dict[str, tuple[int, int]], then: dict[str, tuple[int, int]]) -> bool:
+    """Whether a dtype of ``first`` is printed before any of ``then`` (spans as ``_first_printed`` gives them): the
+    dtype wanted is said first."""
+    return bool(first and then) and min(first.values())[0] < min(then.values())[0]
 
 
 _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
