@@ -5600,3 +5600,12 @@ def test_a_dtype_passed_to_to_as_a_string_is_read_as_a_device() -> None:
 def test_a_mismatch_said_between_c10_half_and_float_names_both() -> None:
     explanation = cw.explain("The crash has to do with type mismatch between types c10::Half and float:")
     assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ("f16", "f32")
+
+
+def test_a_dtype_mismatch_said_with_no_dtype_named_is_a_low_confidence_guess_tried_last() -> None:
+    explanation = cw.explain("Dtype mismatch in ResNet50_Backbone_with_FPN_V2")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.dtypes == ()
+    assert explanation.confidence is Confidence.LOW and "without naming them" in explanation.cause
+    assert cw.explain("[Bug] dtype error when inference") is None
+    assert cw.explain("dtype mismatch in my int64 labels") is None
+    assert cw.explain("LayerNorm: dtype mismatch between input and weight").kind is Kind.NORM_PARAM

@@ -51,6 +51,7 @@ RULES: tuple[Rule, ...] = (
 FALLBACKS: tuple[Rule, ...] = (
     *shapes.MISMATCH, *gradients.SCALE_SAID, *crashes.SIGNALS, *overflow.SAID, *shapes.SYMPTOMS,
     *overflow.INTEGER_SAID, *shapes.SUPPORT, *gpus.SAID, *crashes.SAID, *shapes.TITLE_SAID,
+    *shapes.UNNAMED,
 )
 """The shapes of a dtype error tried when no rule recognised any line, in order of priority: the first that reads any
 line of the paste answers (a symptom the report shows wins over its words about support)."""

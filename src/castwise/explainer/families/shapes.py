@@ -527,6 +527,12 @@ def _said_first(first: dict[str, tuple[int, int]], then: dict[str, tuple[int, in
 _VERSUS = r"(?:Half|BFloat16|Float|Double|float16|bfloat16|float32)"
 """A dtype on either side of ``(Half vs. Float)``, as a title or a prose line sets two against each other."""
 
+_MISMATCH_WORD = r"(?:mismatch\w{0,3}|incompatib\w{1,6}|conflicts?)"
+_MISMATCH_SAID = (r"\bmismatch\w{0,3} (?:d|data |tensor )?types?\b|\btype mismatch\w{0,3}\b|"
+                  r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)|\bhas_different_input_dtypes\b|"
+                  r"\.(?:dtype|scalar_type)\(\) == \w{1,20}\.(?:dtype|scalar_type)\(\)")
+"""A dtype mismatch said in words: ``dtype mismatch``, ``mismatched dtypes``, ``精度不一致``, an equality check."""
+
 MISMATCH: tuple[Rule, ...] = (
     rule(r"\b(?:expect(?:ed|s)?|got|found|but|mismatch\w{0,3}|must|requires?|same|match(?:es)?|vs\.?|!=)\b",
          _integer_widths),
@@ -559,12 +565,29 @@ MISMATCH: tuple[Rule, ...] = (
          rf"(?:but|however|while|whereas)\b[^\n.]{{0,60}}?\b(?:weights?|parameters?|params|inputs?|"
          rf"outputs?|activations?|features?|tensors?|bias(?:es)?) (?:is|are) (?:in |all\s+)?(?P<b>{_PROSE_DTYPE})\b",
          _said_mismatch),
-    rule(r"\b(?:d|data |tensor )types? (?:mismatch\w{0,3}|incompatib\w{1,6}|errors?|conflicts?)\b|"
-         r"\bmismatch\w{0,3} (?:d|data |tensor )?types?\b|\btype mismatch\w{0,3}\b|"
-         r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)|\bhas_different_input_dtypes\b|"
-         r"\.(?:dtype|scalar_type)\(\) == \w{1,20}\.(?:dtype|scalar_type)\(\)", _mismatch_in_words),
+    rule(rf"\b(?:d|data |tensor )types? (?:errors?|{_MISMATCH_WORD})\b|{_MISMATCH_SAID}", _mismatch_in_words),
 )
 """Two floating dtypes named beside a mismatch, or a mismatch said in words near a 16-bit dtype."""
+
+
+def _unnamed_mismatch(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A dtype mismatch said in words with no dtype named near it (``Dtype mismatch in ResNet50_Backbone``): two
+    dtypes met in the op the frames or the words show, said with low confidence; tried after every other shape."""
+    if _INTEGER_WORD.search(failure.message):
+        return None
+    cause = "the report says tensors of two dtypes met in one op, without naming them"
+    shown = shown_op(failure, ())
+    return shown.less_sure(cause) if shown is not None else _in_op_named(failure, (), cause)
+
+
+UNNAMED: tuple[Rule, ...] = (
+    rule(rf"\b(?:d|data |tensor )types? {_MISMATCH_WORD}\b|\bmismatch\w{{0,3}} (?:d|data |tensor )types?\b|"
+         r"(?:精度|类型|dtype)\s*(?:不一致|不匹配)", _unnamed_mismatch),
+)
+"""A dtype mismatch said in words (not a bare ``type mismatch``, which any Python type may be) with no dtype named:
+the last shape tried."""
+_INTEGER_WORD = re.compile(r"\b(?:u?int(?:8|16|32|64)|long|bool|byte|labels?|targets?|ids|indices)\b", re.IGNORECASE)
+"""Integer dtypes, or the tensors that hold them, named beside a mismatch: not two floating dtypes meeting."""
 
 SYMPTOMS: tuple[Rule, ...] = (
     rule(r"\bsilently (?:truncat|downcast|cast|convert|round)\w{0,3}\b[^\n]{0,80}?\bto (?P<dtype>float32|fp32|float16|"
