@@ -2,7 +2,8 @@
 visibilities and uv grids, int16/int32 antenna, channel and correlator data from measurement sets and UVFITS, uint8
 8-bit filterbanks and RFI flags, uint16 CCD frames, float64 FITS data from astropy/numpy, int64 source ids, bool
 bad-pixel masks, fp16/bf16 CNNs for source and FRB detection, pulsar profiles and spectra). Defects planted by a
-helper who never read the rules, written before castwise ran; not yet graded (FROZEN_AT pending)."""
+helper who never read the rules, written before castwise ran and graded once with the rules frozen at
+e7446605."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "e7446605"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _ANTENNAS = 8
@@ -275,76 +276,115 @@ def _flagged_antennas_f64_key_padding_mask() -> None:
 CASES: dict[str, LiveCase] = {
     # --- CCD frames and FITS images
     # a raw uint16 CCD frame (BZERO=32768) from astropy straight into a .half() source-detection CNN
-    "ccd-uint16-half-detector-conv2d": case(_ccd_uint16_into_half_detector, "integer_operand", "uint16"),
+    "ccd-uint16-half-detector-conv2d": case(_ccd_uint16_into_half_detector, "integer_operand", "uint16",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (e7446605) castwise gave no_kernel [uint16] (high confidence). The message is slow_conv2d_cpu "
+             "not implemented for UInt16, but the op is a float (fp16) detector convolution handed the raw uint16 "
+             "CCD frame: as for a uint8 image fed to a float convolution (and as castwise read the same message for "
+             "Bool), it is an integer operand whose fix is to convert the frame to the model dtype, not an op "
+             "without a 16-bit kernel.")),
     # counting bad neighbours of each pixel by convolving the bool bad-pixel mask with a 3x3 ones kernel
-    "bad-pixel-bool-neighbour-conv2d": case(_bad_pixel_neighbour_count_conv2d, "integer_operand", "bool"),
+    "bad-pixel-bool-neighbour-conv2d": case(_bad_pixel_neighbour_count_conv2d, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a float64 FITS image made float() into a bf16 source finder
     "fits-image-f32-bf16-source-finder": case(_fits_image_f64_into_bf16_source_finder, "conv_weight_dtype",
-                                              "f32", "bf16"),
+                                              "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a 99.5 percentile display stretch by np.percentile of a bf16 cutout
-    "bf16-cutout-np-percentile-stretch": case(_bf16_cutout_percentile_stretch, "numpy_dtype", "bf16"),
+    "bf16-cutout-np-percentile-stretch": case(_bf16_cutout_percentile_stretch, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bad pixels inpainted by masked_scatter_ of a bf16 network's predictions into the fp32 image
     "bad-pixels-masked-scatter-bf16": case(_bad_pixels_inpainted_masked_scatter_bf16, "indexed_write_dtype",
-                                           "f32", "bf16"),
+                                           "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bad pixels of an fp16 frame flagged with a 1e6 sentinel by masked_fill_
-    "half-frame-bad-pixel-sentinel-1e6": case(_half_frame_rfi_sentinel_masked_fill, "half_overflow", "f16"),
+    "half-frame-bad-pixel-sentinel-1e6": case(_half_frame_rfi_sentinel_masked_fill, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # group_norm in a flat-field network with fp16 affine parameters and fp32 features
-    "flat-field-group-norm-fp16-params": case(_flat_field_group_norm_fp16_fp32, "norm_param_dtype", "f32"),
+    "flat-field-group-norm-fp16-params": case(_flat_field_group_norm_fp16_fp32, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- visibilities, uv gridding and imaging
     # complex64 visibilities from a measurement set into a bf16 Linear encoder
     "complex-visibilities-bf16-linear": case(_complex_visibilities_into_bf16_linear, "matmul_dtype",
-                                             "complex64", "bf16"),
+                                             "complex64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # uv gridding: complex64 visibilities index_add_'ed into a real fp32 uv grid
     "uv-grid-real-index-add-complex-vis": case(_uv_gridding_complex_index_add_real_grid, "indexed_write_dtype",
-                                               "f32", "complex64"),
+                                               "f32", "complex64",
+        grade="correct", grade_at_freeze="correct"),
     # baseline ids (ANTENNA1 * N + ANTENNA2) divided by 1.0 while normalising, into a baseline Embedding
-    "baseline-ids-float-embedding": case(_baseline_ids_as_float_embedding, "index_tensor_dtype", "f32"),
+    "baseline-ids-float-embedding": case(_baseline_ids_as_float_embedding, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # UVFITS int16 channel numbers looked up in a channel Embedding
-    "uvfits-int16-channel-embedding": case(_uvfits_int16_channel_ids_embedding, "index_tensor_dtype", "int16"),
+    "uvfits-int16-channel-embedding": case(_uvfits_int16_channel_ids_embedding, "index_tensor_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # antenna phase calibration solved by linalg.lstsq in bf16
-    "gain-solve-bf16-lstsq": case(_gain_solve_lstsq_bf16, "no_kernel"),
+    "gain-solve-bf16-lstsq": case(_gain_solve_lstsq_bf16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # eigen-decomposition of an array covariance matrix cast to fp16
-    "array-covariance-half-eigh": case(_visibility_covariance_eigh_half, "no_kernel", "f16"),
+    "array-covariance-half-eigh": case(_visibility_covariance_eigh_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # primary beam interpolated in frequency by lerp between an fp32 and a bf16-cached beam
-    "primary-beam-lerp-fp32-bf16": case(_primary_beam_lerp_bf16_fp32, "lerp_dtype", "f32", "bf16"),
+    "primary-beam-lerp-fp32-bf16": case(_primary_beam_lerp_bf16_fp32, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # integer XF-correlator lag counts (int32) turned into spectra by @ with an fp32 DFT matrix
-    "xf-correlator-int32-lags-dft-matmul": case(_xf_correlator_int32_lags_dft, "integer_operand", "int32", "f32"),
+    "xf-correlator-int32-lags-dft-matmul": case(_xf_correlator_int32_lags_dft, "integer_operand", "int32", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # --- filterbanks, RFI and FRB search
     # an 8-bit uint8 SIGPROC filterbank block into an fp32 Conv1d FRB detector
-    "filterbank-uint8-conv1d": case(_filterbank_uint8_into_conv1d, "integer_operand", "uint8", "f32"),
+    "filterbank-uint8-conv1d": case(_filterbank_uint8_into_conv1d, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # incoherent dedispersion with the float64 cold-plasma delays used as sample indices
-    "dedispersion-float-delays-index": case(_dedispersion_float_delays_as_index, "index_tensor_dtype"),
+    "dedispersion-float-delays-index": case(_dedispersion_float_delays_as_index, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 Conv3d over a spectral-line cube with the bias kept fp32
-    "line-cube-bf16-conv3d-fp32-bias": case(_frb_detector_bf16_conv3d_fp32_bias, "conv_bias_dtype", "bf16", "f32"),
+    "line-cube-bf16-conv3d-fp32-bias": case(_frb_detector_bf16_conv3d_fp32_bias, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # FRB candidate classifier with float64 labels from a candidates CSV as cross_entropy's target
     "frb-candidates-f64-labels-cross-entropy": case(_frb_candidate_float_labels_cross_entropy, "target_dtype",
-                                                    "f64"),
+                                                    "f64",
+        grade="correct", grade_at_freeze="correct"),
     # --- pulsars
     # pulsar folding: fp16 samples accumulated by index_put_ into an fp32 profile
     "pulsar-fold-half-index-put-accumulate": case(_pulsar_fold_index_put_half_profile, "indexed_write_dtype",
-                                                  "f32", "f16"),
+                                                  "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 LSTM pulse-profile classifier given fp32 profiles
-    "pulse-profile-bf16-lstm-fp32": case(_pulse_profile_bf16_lstm_fp32, "rnn_dtype", "f32", "bf16"),
+    "pulse-profile-bf16-lstm-fp32": case(_pulse_profile_bf16_lstm_fp32, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # --- catalogues, spectra and likelihoods
     # a flux likelihood whose sigma is the sqrt of a variance map that went negative
-    "flux-normal-negative-variance-sqrt": case(_flux_likelihood_normal_negative_variance, "nonfinite"),
+    "flux-normal-negative-variance-sqrt": case(_flux_likelihood_normal_negative_variance, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # numpy float64 channel spectra copied into an fp32 cube with index_copy_
     "spectra-f64-index-copy-fp32-cube": case(_spectrum_index_copy_f64_channels, "indexed_write_dtype",
-                                             "f32", "f64"),
+                                             "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # spectral transformer: fp16 channel mask as attn_mask of fp32 SDPA
-    "spectral-sdpa-fp16-mask-fp32": case(_spectrum_attention_fp16_mask_fp32, "attn_mask_dtype", "f16", "f32"),
+    "spectral-sdpa-fp16-mask-fp32": case(_spectrum_attention_fp16_mask_fp32, "attn_mask_dtype", "f16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # deblended source ids in an int64 segmentation map halved in place with /= instead of //=
     "segmentation-int64-ids-true-divide-inplace": case(_segmentation_ids_halved_in_place, "result_cast",
-                                                       "f32", "int64"),
+                                                       "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # PINT's numpy longdouble TOA MJDs handed to torch.from_numpy
-    "pint-longdouble-toas-from-numpy": case(_pint_longdouble_toas_from_numpy, "numpy_dtype"),
+    "pint-longdouble-toas-from-numpy": case(_pint_longdouble_toas_from_numpy, "numpy_dtype",
+        grade="not_recognised", grade_at_freeze="not_recognised",
+        why=("At freeze (e7446605) castwise gave nothing. torch.from_numpy refusing a numpy.longdouble array "
+             "(cannot convert np.ndarray of type numpy.longdouble; only the listed types are supported) is a numpy "
+             "dtype torch has no tensor dtype for; castwise did not recognise it, though the fix (subtract a "
+             "reference epoch in longdouble and convert to float64 before from_numpy) is a numpy_dtype one.")),
     # exposure-weighted counts: int32 exposure times dotted with int64 photon counts
-    "exposure-int32-dot-int64-counts": case(_exposure_weighted_counts_dot, "integer_operand", "int32", "int64"),
+    "exposure-int32-dot-int64-counts": case(_exposure_weighted_counts_dot, "integer_operand", "int32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the noise of RFI-free samples: masked_select with 1 - the uint8 AOFlagger flags as the mask
-    "rfi-uint8-clean-mask-masked-select": case(_rfi_clean_samples_masked_select_uint8_flags, "mask_dtype"),
+    "rfi-uint8-clean-mask-masked-select": case(_rfi_clean_samples_masked_select_uint8_flags, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # complex visibilities rebuilt by torch.polar from fp16 amplitude and phase
-    "visibilities-half-polar": case(_fp16_amplitude_phase_polar_visibilities, "no_kernel", "f16"),
+    "visibilities-half-polar": case(_fp16_amplitude_phase_polar_visibilities, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # attention over antennas with flagged antennas as a numpy float64 0/-inf key_padding_mask
     "flagged-antennas-f64-key-padding-mask": case(_flagged_antennas_f64_key_padding_mask, "attn_mask_dtype",
-                                                  "f64", "f32"),
+                                                  "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
 }
