@@ -277,7 +277,7 @@ CASES: dict[str, LiveCase] = {
     # --- CCD frames and FITS images
     # a raw uint16 CCD frame (BZERO=32768) from astropy straight into a .half() source-detection CNN
     "ccd-uint16-half-detector-conv2d": case(_ccd_uint16_into_half_detector, "integer_operand", "uint16",
-        grade="wrong", grade_at_freeze="wrong",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (e7446605) castwise gave no_kernel [uint16] (high confidence). The message is slow_conv2d_cpu "
              "not implemented for UInt16, but the op is a float (fp16) detector convolution handed the raw uint16 "
              "CCD frame: as for a uint8 image fed to a float convolution (and as castwise read the same message for "
@@ -369,7 +369,7 @@ CASES: dict[str, LiveCase] = {
         grade="correct", grade_at_freeze="correct"),
     # PINT's numpy longdouble TOA MJDs handed to torch.from_numpy
     "pint-longdouble-toas-from-numpy": case(_pint_longdouble_toas_from_numpy, "numpy_dtype",
-        grade="not_recognised", grade_at_freeze="not_recognised",
+        grade="correct", grade_at_freeze="not_recognised",
         why=("At freeze (e7446605) castwise gave nothing. torch.from_numpy refusing a numpy.longdouble array "
              "(cannot convert np.ndarray of type numpy.longdouble; only the listed types are supported) is a numpy "
              "dtype torch has no tensor dtype for; castwise did not recognise it, though the fix (subtract a "

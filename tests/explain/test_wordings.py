@@ -5609,3 +5609,58 @@ def test_a_dtype_mismatch_said_with_no_dtype_named_is_a_low_confidence_guess_tri
     assert cw.explain("[Bug] dtype error when inference") is None
     assert cw.explain("dtype mismatch in my int64 labels") is None
     assert cw.explain("LayerNorm: dtype mismatch between input and weight").kind is Kind.NORM_PARAM
+
+
+def test_a_pytest_summary_line_gives_its_test_as_the_frame_that_names_the_op() -> None:
+    explanation = cw.explain("FAILED tests/ops/test_batch_norm.py::test_batch_norm_tests[dtype=bf16, n=2] - "
+                             "RuntimeError: expected scalar type BFloat16 but found Float")
+    assert explanation.kind is Kind.NORM_PARAM and explanation.dtypes == ("bf16", "f32")
+
+
+@pytest.mark.parametrize(("paste", "dtype"), [
+    ("TypeError: couldn't find storage object Float8_e4m3fnStorage", "float8_e4m3fn"),
+    ("x = torch.rand([1, 1], dtype=torch.complex32)\nx.storage()\n# RuntimeError: unsupported Storage type", "complex32"),
+])
+def test_a_dtype_without_a_typed_storage_class_says_to_load_another_way(paste: str, dtype: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == (dtype,)
+    assert "safetensors" in explanation.fix and "untyped_storage()" in explanation.fix
+
+
+def test_a_tokenizer_output_moved_with_a_dtype_says_to_cast_only_its_float_tensors() -> None:
+    explanation = cw.explain("TypeError: BatchEncoding.to() got an unexpected keyword argument 'dtype'")
+    assert explanation.kind is Kind.NO_KERNEL and "`.to(device)` alone" in explanation.fix
+
+
+def test_an_operand_dtype_that_should_be_one_of_a_few_names_them_and_the_one_given() -> None:
+    explanation = cw.explain("TypeError: a_dtype should be float16 or float8\nthe model runs in torch.bfloat16")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("bf16", "f16", "float8_e4m3fn")
+    assert "got bf16" in explanation.cause and explanation.confidence is Confidence.LOW
+
+
+def test_nan_said_to_be_generated_in_chinese_beside_an_overflow_is_the_nan() -> None:
+    explanation = cw.explain("转为fp16 trt模型后，推理容易出现数值溢出，总是生成Nan的梅尔谱")
+    assert explanation.kind is Kind.NONFINITE
+
+
+def test_fp16_audio_that_comes_out_as_the_sound_of_silence_is_a_symptom() -> None:
+    explanation = cw.explain("change to the fp16\nhalf time compare to the fp32, but get the sound of silence")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_nan_in_a_title_called_a_regression_says_to_pin_the_last_release_that_worked() -> None:
+    explanation = cw.explain("[Regression] MoE kernel emits NaNs in v0.6.17 (v0.6.16rc4 passes)")
+    assert explanation.kind is Kind.NONFINITE and "pin the last version that worked" in explanation.fix
+    assert "pin" not in cw.explain("fp16 gives nan for the regression head").fix
+
+
+def test_a_uint16_image_in_a_convolution_is_integer_data_not_a_missing_kernel() -> None:
+    explanation = cw.explain("RuntimeError: \"slow_conv2d_cpu\" not implemented for 'UInt16'")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("uint16",)
+
+
+def test_a_numpy_long_double_array_says_torch_has_nothing_wider_than_float64() -> None:
+    explanation = cw.explain("TypeError: can't convert np.ndarray of type numpy.longdouble. The only supported types "
+                             "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+                             "and bool.")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "astype(np.float64)" in explanation.fix

@@ -66,7 +66,7 @@ def clean_lines(text: str) -> list[str]:
         if lines and _continues(previous, line):
             lines[-1] = f"{lines[-1]} {line.strip()}"[:MAX_LINE]
         else:
-            lines.append(_strip_prefixes(_BOX_EDGE.sub("", line)))
+            lines.extend(_test_summary(_strip_prefixes(_BOX_EDGE.sub("", line))))
         previous = line
     return lines
 
@@ -82,6 +82,18 @@ def _continues(previous: str, line: str) -> bool:
     the width and ``line`` is indented to the record's message column (far deeper than a traceback's code)."""
     indent = len(line) - len(line.lstrip(" "))
     return len(previous) >= WRAP_WIDTH and indent >= WRAP_INDENT and bool(line.strip())
+
+
+_TEST_SUMMARY = re.compile(
+    r"^(?:FAILED|ERROR) (?P<file>\S+?\.py)::(?:\w+::)?(?P<test>\w+)(?:\[.*?\])? - (?P<error>\S.*)$")
+"""pytest's short summary of a failed test: ``FAILED tests/test_norm.py::test_bf16[x] - RuntimeError: ...``."""
+
+
+def _test_summary(line: str) -> list[str]:
+    """A pytest summary line as the test's frame (pytest's own ``file:0: in test``) and the error it failed with: a
+    test is often named after the op it tests; any other line as it is."""
+    found = _TEST_SUMMARY.match(line)
+    return [f"{found['file']}:0: in {found['test']}", found["error"]] if found else [line]
 
 
 def _strip_prefixes(line: str) -> str:

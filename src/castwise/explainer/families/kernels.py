@@ -272,9 +272,9 @@ _RESIZE = re.compile(r"upsample|interpolate|resize|compute_indices_weights", re.
 mask or an image not yet converted), while some other devices' kernels lack uint8 for modes the CPU has."""
 
 
-_PATCHES = re.compile(r"im2col|col2im")
-"""Patch extraction (``F.unfold``, ``F.fold``): float math on pixels, so integer data there, uint16 included, is an
-image not yet converted rather than a dtype torch keeps for storage."""
+_PATCHES = re.compile(r"im2col|col2im|conv")
+"""Patch extraction (``F.unfold``, ``F.fold``) and convolution (``slow_conv2d_cpu``): float math on pixels, so integer
+data there, uint16 included, is an image not yet converted rather than a dtype torch keeps for storage."""
 
 _SAMPLER = re.compile(r"(?:poisson|binomial|multinomial|dirichlet|standard_gamma|sample_gamma)(?:_|$)")
 """Kernels that draw samples from the rates, counts or probabilities a tensor holds."""
@@ -966,6 +966,30 @@ def _gaudi_node(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_DTYPE_CALLED = re.compile(r"\btorch\.(?:complex32|float8_\w{1,12}|u?int(?:16|32|64)|bfloat16)\b")
+"""A dtype newer than torch's typed storages named in a paste's code (``dtype=torch.complex32``)."""
+
+
+def _no_storage(found: re.Match[str], failure: Failure) -> Explanation:
+    """``couldn't find storage object Float8_e4m3fnStorage`` (pickle's loader), ``unsupported Storage type`` (a
+    complex32 tensor's ``.storage()``): torch's legacy typed storages have no class for the dtype."""
+    called = paste_search(failure, _DTYPE_CALLED)
+    word = found["dtype"] or (called.group(0) if called else "")
+    names = short_dtypes((word,)) if word else ()
+    dtype = names[0] if names else "this dtype"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"torch's legacy typed storages (`torch.*Storage`, what `.storage()` and pickled checkpoints use) have no "
+        f"class for {dtype}: the dtype is newer than them",
+        f"a checkpoint or model holding {dtype} tensors saved or loaded through the pickle path (a `.bin`/`.pt` "
+        "file, `from_pretrained(..., torch_dtype=...)` of such a dtype), or `.storage()` called on such a tensor",
+        "load the weights in bf16 or fp16 and quantize after loading (fp8 through a quantization config, not "
+        "`torch_dtype`); save and load with safetensors, which has no storage classes; use `untyped_storage()` in "
+        "place of `.storage()`; update torch (and the loading library) when the tensor must stay in that dtype",
+        op="torch.storage", names=names,
+    )
+
+
 def _unhandled_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     """ExecuTorch's portable kernels' ``Unhandled dtype BFloat16 for index.Tensor_out``, FlashInfer's ``... failed to
     dispatch with dtype Half``, old torch's ``thnn_conv2d_forward is not_implemented for type torch.HalfTensor``: an op
@@ -1264,6 +1288,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"copy_sparse_csr_: only tensors with the same number of specified elements are supported",
          _sparse_csr_cast),
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
+    rule(r"couldn't find storage object (?P<dtype>\w{2,30}?)Storage\b|\bunsupported Storage type\b", _no_storage),
     rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),
     rule(r"^(?P<dtype>torch\.(?:u?int(?:8|16|32|64)|bool|float8_\w{1,12}|bfloat16|float16|complex\w{1,4})|"
          r"['\"](?i:bf16|bfloat16|float8_\w{1,12})['\"])$|^<DataType\.(?P<enum>(?i:bf16|bfloat16|f16|float16|fp8\w{0,8}|"

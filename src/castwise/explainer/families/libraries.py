@@ -663,6 +663,18 @@ _dtype_argument_refused = message_only(
 )
 
 
+_batch_encoding_to_dtype = message_only(
+    Kind.NO_KERNEL,
+    "a tokenizer's output (`BatchEncoding`) was moved with `.to(device, dtype=...)`: its `.to()` takes a device only, "
+    "since what it holds are integer token ids and masks, which must stay integers",
+    "code that casts a whole model input to the model's dtype (fp16/bf16) written for an image processor's output "
+    "(`BatchFeature.to()`, which takes a dtype and casts only its floating tensors), or a library updated on one side",
+    "move the encoding with `.to(device)` alone and cast only its floating tensors, if any "
+    "(`inputs['pixel_values'] = inputs['pixel_values'].to(torch.float16)`); if the call is a library's, update it",
+    op="BatchEncoding.to()",
+)
+
+
 def _precision_argument(found: re.Match[str], failure: Failure) -> Explanation:
     """``got an unexpected keyword argument 'fp16'`` (or 'bf16'): accelerate's ``Accelerator(fp16=True)``, replaced by
     ``mixed_precision``, when accelerate is named; otherwise a function or config that takes no such argument."""
@@ -1067,6 +1079,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"'BF16_Optimizer' object has no attribute '(?P<attribute>\w{1,40})'", _bf16_optimizer),
     rule(r"(?i:\bunexpected keyword argument) '(?P<dtype>fp16|bf16)'", _precision_argument),
     rule(r"__init__\(\) got an unexpected keyword argument '(?:torch_)?dtype'", _dtype_argument_refused),
+    rule(r"BatchEncoding\.to\(\) got an unexpected keyword argument 'dtype'", _batch_encoding_to_dtype),
     rule(r"`precision='?bf16'?` does not use a scaler", _scaler_under_bf16),
     rule(r"\bnot (?:compiled|built) with (?P<dtype>half|fp16|bf16|bfloat16)(?:[ -]precision)? support", _built_without),
     rule(r"Data type (?P<dtype>torch\.\w{1,20}) is\s+not supported by (?P<device>\w{1,20}) accelerator",

@@ -46,6 +46,9 @@ def _fix(failure: Failure) -> str:
         fix = (f"train with mixed precision instead of `{true_run.group(0)}` (`{true_run['bits']}-mixed`: weights and "
                "optimizer state stay fp32, the math runs in 16-bit), since a pure 16-bit run loses the optimizer's "
                f"small updates and overflows its state; then {fix}")
+    if paste_search(failure, _VERSION_REGRESSION, lines=1):
+        fix = ("the report says a new release broke it: pin the last version that worked and update once a release "
+               f"fixes it; then, if it persists, {fix}")
     if paste_search(failure, _AMP_SWITCH) is None:
         return fix
     return ("first train with AMP off as the paste's own log offers (`amp=False`): if that cures it, this GPU or "
@@ -54,6 +57,10 @@ def _fix(failure: Failure) -> str:
 
 _TRUE_PRECISION = re.compile(r"(?<![\w-])(?P<bits>16|bf16)-true\b")
 """A Lightning or LitGPT precision that keeps the weights themselves in 16-bit (``16-true``, ``bf16-true``)."""
+_VERSION_REGRESSION = re.compile(
+    r"\bregression\b(?! (?:loss|task|model|head|target)s?\b)(?<!(?:linear|gistic) regression)", re.IGNORECASE)
+"""A title that calls the failure a regression, a release that broke what an earlier one ran (not a regression
+task or loss)."""
 _AMP_SWITCH = re.compile(r"\bamp=False\b")
 """A library's log offering its own switch for AMP (Ultralytics: ``you can disable AMP with amp=False``)."""
 

@@ -292,6 +292,19 @@ def _unrecognised_array_type(found: re.Match[str], failure: Failure) -> Explanat
     )
 
 
+_extended_precision = message_only(
+    Kind.NUMPY_DTYPE,
+    "the numpy array is of numpy's extended precision (`longdouble`, 80-bit on x86, or `float128`/`clongdouble`), "
+    "which torch has no dtype for: its widest float is float64",
+    "values kept in long double for their precision (astronomical times, pulsar TOAs from PINT, high-precision "
+    "physics) handed to torch as they are",
+    "convert before handing it over: `arr.astype(np.float64)` when float64's 15-16 digits are enough; otherwise keep "
+    "the large part apart (subtract a reference epoch, or split into an integer and a fractional float64 part) so what "
+    "torch gets fits float64 without losing the digits that matter",
+    op="torch.from_numpy",
+)
+
+
 def _ufunc_cast(found: re.Match[str], failure: Failure) -> Explanation:
     """numpy's ``UFuncTypeError: Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('int64') with
     casting rule 'same_kind'``: an in-place ufunc whose float result cannot go back into an integer array."""
@@ -524,6 +537,8 @@ RULES: tuple[Rule, ...] = (
          r"dtypes\.(?P<b>\w{1,12})DType|core\.multiarray\.scalar|dtype)|Unsupported global: GLOBAL "
          r"numpy\.(?:core\.multiarray\.scalar|dtype|dtypes\.(?P<c>\w{1,12})DType)", _numpy_in_checkpoint),
     rule(r"can't assign a numpy\.ndarray to a (?P<t>torch\.(?:cuda\.)?\w{1,40}Tensor)", _array_into_tensor),
+    rule(r"can't convert np\.ndarray of type numpy\.(?:longdouble|float128|float96|clongdouble|complex256)\b",
+         _extended_precision),
     rule(r"can't convert np\.ndarray of type numpy\.(?P<a>object_?|str_|bytes_|unicode_|void|datetime64|timedelta64)",
          _non_numeric_array),
 )

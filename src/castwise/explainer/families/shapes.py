@@ -118,11 +118,39 @@ def _unsupported_input(found: re.Match[str], failure: Failure) -> Explanation | 
 def _listed_support(found: re.Match[str], failure: Failure) -> Explanation:
     """An op that lists the dtypes it supports (``scatter add only supports float, bfloat16, int, int64 and double``):
     it got another, the 16-bit dtype the paste names when that one is not listed."""
-    listed = {short_dtype(word) for word in re.split(r"[,/\s]+|\band\b|\bor\b", found["listed"]) if word}
-    lines = chain((failure.message.replace(found["listed"], ""),),
-                  (line for index, line in enumerate(failure.paste) if index != failure.line))
-    missing = next((name for line in lines for name in low_precision_in(line) if name not in listed), None)
+    missing = _unlisted(failure, found["listed"], {short_dtype(word) for word in _LISTING.split(found["listed"])})
     return no_kernel(failure, "", (missing,) if missing else (), _device_named(failure), Confidence.LOW)
+
+
+def _accepted_only(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A library's check that an operand's dtype be one of a few (``a_dtype should be float16 or float8``): its kernel
+    takes only those; it got another, the low-precision dtype the paste names outside the list when there is one."""
+    words = (word for word in _LISTING.split(found["listed"]) if word)
+    listed = tuple(dict.fromkeys(filter(None, (short_dtype(word) or next(iter(low_precision_in(word)), None)
+                                               for word in words))))
+    if len(listed) < 2 or not failure.error_type:
+        return None
+    got = _unlisted(failure, found["listed"], set(listed))
+    given = f"got {got}" if got else "got another dtype"
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"a library's kernel takes `{found['operand']}` only as {' or '.join(listed)} and {given}",
+        "a model or input in a dtype the library's kernel was not built for (bf16 or fp32 where it takes fp16 or fp8, "
+        "or the reverse): its check refused the operand before the kernel ran",
+        f"convert what reaches that call to {' or '.join(listed)} (the model with `.to(...)`, or the input "
+        "before the call), or use the library's path for your dtype; update the library if a newer release takes it",
+        op=f"a kernel's `{found['operand']}`", names=((got,) if got else ()) + listed, confidence=Confidence.LOW,
+    )
+
+
+_LISTING = re.compile(r"[,/\s]+|\band\b|\bor\b")
+
+
+def _unlisted(failure: Failure, listing: str, listed: set[str | None]) -> str | None:
+    """The first low-precision dtype the paste names outside an op's ``listing`` of the dtypes it takes."""
+    lines = chain((failure.message.replace(listing, ""),),
+                  (line for index, line in enumerate(failure.paste) if index != failure.line))
+    return next((name for line in lines for name in low_precision_in(line) if name not in listed), None)
 
 
 def _kernel_not_found(found: re.Match[str], failure: Failure) -> Explanation | None:
@@ -609,7 +637,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\b(?:in|is|are|was|were|be|becomes?|became|just|only|pure|(?:complete|entire|total)(?:ly)?)\s+silen(?:ce|t)\b|"
-         r"\bsilent (?:audio|outputs?|wavs?|files?|results?|speech)\b|没有?声音|静音|无声", _silent),
+         r"\bsilent (?:audio|outputs?|wavs?|files?|results?|speech)\b|\bsound of silence\b|没有?声音|静音|无声",
+         _silent),
     rule(r"\b(?:do(?:es)?n'?t|does not|do not|cannot|can'?t) detect\b|\bno (?:objects? )?(?:detections?|boxes)\b|"
          r"\bno objects? (?:is |are |were |was )?detected\b|\b(?:0|zero) (?:detections?|detects|boxes)\b",
          _no_detections),
@@ -642,18 +671,18 @@ SYMPTOMS: tuple[Rule, ...] = (
     rule(rf"{_WORD_START}(?<!n't )(?<!\bnot )(?<!\bnever )(?:go(?:es|ing|ne)?|went|turn(?:s|ed|ing)?|"
          rf"bec(?:ome|omes|ame|oming)|get(?:s|ting)?|got|receiv(?:e|es|ed|ing)|jump(?:s|ed)?|explod(?:e|es|ed)|"
          rf"return(?:s|ing|ed)?|"
-         rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
+         rf"output(?:s|ting)?|produc(?:e|es|ed|ing)|emit(?:s|ted|ting)?|giv(?:e|es|ing)|gave|yield(?:s|ing|ed)?|generat(?:e|es|ed|ing)|"
          rf"filled with|overflow(?:s|ed|ing)? to|result(?:s|ed|ing)? in)\s+(?:to\s+(?:be\s+)?|as\s+)?"
          rf"(?:all\s+|some\s+)?[`'\"]?-?"
          rf"(?P<value>nan|inf|non-?finite)s?{_WORD_END}", appeared),
     rule(r"\b(?:is|are|was|were|being|been|gets?|got) set to (?P<value>nan)\b", appeared),
     rule(r"\b(?:training|model|run|it)\b(?:\s+(?!no\b|not\b|without\b|never\b)\w+)?\s+(?P<value>nan)'?s\b", appeared),
     rule(r"(?<![\w.])[A-Za-z_][\w/.]{1,40}['\"]?\s?[:=]\s?(?P<value>nan|inf)(?![\w.])", _metric),
-    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|总是|一直(?:是|为)?|返回|得到|(?:输出|梯度|损失)(?:为|是|变成)?)\s*"
-         r"(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:results?|images?|outputs?|latents?|values?|tensors?|predictions?|logits|weights|gradients?|metrics?)\b"
          r"[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became)\s+(?:all\s+)?[\"'`]?(?P<value>nan|inf)s?(?![A-Za-z0-9])",
          appeared),
+    rule(r"(?:变成了?|变为|出现了?|都是|全是|全为|总是|一直(?:是|为)?|返回|得到|生成|产生|(?:输出|梯度|损失)(?:为|是|变成)?)\s*"
+         r"(?P<value>nan|inf)(?![A-Za-z])", appeared),
     rule(r"\b(?:beyond|exceeds?|exceed(?:ed|ing)|larger than|greater than|bigger than|out of|outside|over)\s+"
          r"(?:the\s+)?(?:max(?:imum)?|range|largest)\b[^\n]{0,30}?\b(?P<dtype>fp16|float16|half|bf16|bfloat16)\b|"
          r"\b(?P<dtype2>fp16|float16|half)(?:[ -]precision)? overflows?\b|\boverflows? (?:in|with|under) "
@@ -759,6 +788,8 @@ SUPPORT: tuple[Rule, ...] = (
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
+    rule(r"\b(?P<operand>\w{0,30}?_?d?type) (?:should|must) be (?:one of )?\[?(?P<listed>(?:(?:float(?:8|16|32|64)?|"
+         r"double|bfloat16|half|bf16|fp16|fp32|fp8|int8|uint8)(?:,\s*|\s+or\s+|\s*/\s*)?){2,6})", _accepted_only),
     rule(r"\bkernel (?:was )?not found\b|\bcannot find (?:the |a )?kernel\b|\bno (?:\w{1,20} )?kernels? found\b",
          _kernel_not_found),
     rule(r"\bonly supports? (?P<listed>(?:(?:float|double|bfloat16|half|bf16|fp16|fp32|float16|float32|int|int32|int64|"
