@@ -3,7 +3,7 @@ precision (float64 pandas telemetry of cell voltages, currents and temperatures,
 fault flags, uint8 BMS status codes, Coulomb counting and extended Kalman filters on equivalent-circuit models,
 fp16/bf16 LSTMs, TCNs and transformers over cell voltages, charging-session demand and occupancy models).
 Defects planted by a helper who never read the rules, written before castwise ran and graded once with the rules
-frozen at pending."""
+frozen at bbf65169."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "bbf65169"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _CELLS = 12  # series cells in the pack
@@ -260,66 +260,96 @@ def _station_occupancy_categorical_zero_rows() -> None:
 
 CASES: dict[str, LiveCase] = {
     # uint8 BMS status codes from the pandas log looked up in a status nn.Embedding
-    "bms-status-uint8-embedding": case(_bms_status_uint8_embedding, "index_tensor_dtype", "uint8"),
+    "bms-status-uint8-embedding": case(_bms_status_uint8_embedding, "index_tensor_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # station ids float64 after a left merge and NaN fill, into the station nn.Embedding
     "station-ids-f64-merge-embedding": case(_station_ids_float_after_merge_embedding, "index_tensor_dtype", "f64",
-                                            fix=(".long()",)),
+                                            fix=(".long()",),
+        grade="correct", grade_at_freeze="correct"),
     # bool fault flags from the BMS log as cross_entropy's target of a two-class fault head
-    "fault-flag-bool-cross-entropy-target": case(_fault_flags_bool_cross_entropy, "target_dtype", "bool"),
+    "fault-flag-bool-cross-entropy-target": case(_fault_flags_bool_cross_entropy, "target_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # fault onsets by subtracting the bool fault flag from its shifted copy
-    "fault-onsets-bool-subtract": case(_fault_onsets_bool_subtract, "mask_dtype", "bool"),
+    "fault-onsets-bool-subtract": case(_fault_onsets_bool_subtract, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # healthy rows by ~ of a fault column that came back float64 from a resample
-    "healthy-rows-invert-f64-fault": case(_healthy_rows_invert_float_fault_column, "mask_dtype"),
+    "healthy-rows-invert-f64-fault": case(_healthy_rows_invert_float_fault_column, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # cell-balancing rows blanked with masked_fill by a uint8 status mask
-    "balancing-uint8-masked-fill": case(_status_uint8_masked_fill_voltage, "mask_dtype", "uint8", fix=("bool",)),
+    "balancing-uint8-masked-fill": case(_status_uint8_masked_fill_voltage, "mask_dtype", "uint8", fix=("bool",),
+        grade="correct", grade_at_freeze="correct"),
     # mean delivered energy per session of the int64 Wh column
-    "session-energy-int64-mean": case(_mean_session_energy_int64, "integer_operand", "int64"),
+    "session-energy-int64-mean": case(_mean_session_energy_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # raw int16 cell millivolts from a CAN frame straight into an fp32 Linear
-    "cell-mv-int16-linear": case(_cell_mv_int16_into_linear, "integer_operand", "int16"),
+    "cell-mv-int16-linear": case(_cell_mv_int16_into_linear, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # plug-in SoC histogram with torch.histc of uint8 percents
-    "plugin-soc-uint8-histc": case(_soc_percent_uint8_histc, "integer_operand", "uint8"),
+    "plugin-soc-uint8-histc": case(_soc_percent_uint8_histc, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # session energy regression with the int64 Wh column as huber_loss's target, failing in backward
-    "session-energy-int64-huber-target": case(_energy_int64_regression_target_backward, "target_dtype", "int64"),
+    "session-energy-int64-huber-target": case(_energy_int64_regression_target_backward, "target_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # per-station delivered energy by scatter_add_ of int64 Wh into an fp32 zeros buffer
-    "station-energy-scatter-add-int64": case(_station_energy_scatter_add_int64, "indexed_write_dtype"),
+    "station-energy-scatter-add-int64": case(_station_energy_scatter_add_int64, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # last valid SoC per session by torch.take at flat offsets built from int32 lengths
-    "last-soc-take-int32-offsets": case(_last_soc_take_int32_offsets, "index_tensor_dtype", "int32"),
+    "last-soc-take-int32-offsets": case(_last_soc_take_int32_offsets, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # 15-minute int64 meter readings upsampled to minutes with interpolate(mode="linear")
-    "meter-int64-interpolate-linear": case(_meter_int64_upsampled_linear, "integer_operand", "int64"),
+    "meter-int64-interpolate-linear": case(_meter_int64_upsampled_linear, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # charger plug-state classifier with pandas-downcast int16 states as nll_loss's target
-    "plug-state-int16-nll-target": case(_plug_state_int16_nll_target, "target_dtype", "int16"),
+    "plug-state-int16-nll-target": case(_plug_state_int16_nll_target, "target_dtype", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the three worst cells by topk of the bool over-voltage flags
-    "worst-cells-topk-bool-overvoltage": case(_worst_cells_topk_bool_overvoltage, "integer_operand", "bool"),
+    "worst-cells-topk-bool-overvoltage": case(_worst_cells_topk_bool_overvoltage, "integer_operand", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # float64 pandas voltage/current/temperature into an LSTM cast to bf16
-    "telemetry-f64-bf16-lstm": case(_pandas_f64_telemetry_into_bf16_lstm, "rnn_dtype", "f64", "bf16"),
+    "telemetry-f64-bf16-lstm": case(_pandas_f64_telemetry_into_bf16_lstm, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a dilated TCN cast to bf16 given fp32 cell-voltage windows
-    "tcn-bf16-fp32-cell-windows": case(_bf16_tcn_fp32_cell_windows, "conv_weight_dtype", "f32", "bf16"),
+    "tcn-bf16-fp32-cell-windows": case(_bf16_tcn_fp32_cell_windows, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # cell-distance attention bias built in numpy (float64) as bf16 SDPA's attn_mask
-    "cell-distance-f64-bias-sdpa": case(_cell_attention_numpy_f64_bias_sdpa, "attn_mask_dtype", "f64", "bf16"),
+    "cell-distance-f64-bias-sdpa": case(_cell_attention_numpy_f64_bias_sdpa, "attn_mask_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # SoC EKF: the OCV Jacobian from numpy (float64) @ the fp32 covariance
     "ekf-f64-jacobian-fp32-covariance": case(_ekf_numpy_f64_jacobian_matmul_fp32_covariance, "matmul_dtype", "f64",
-                                             "f32"),
+                                             "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SoC EKF gain: linalg.solve of the fp16 innovation covariance
-    "ekf-innovation-solve-fp16": case(_ekf_innovation_solve_fp16, "no_kernel", "f16"),
+    "ekf-innovation-solve-fp16": case(_ekf_innovation_solve_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # per-sample pack power by linalg.vecdot of float64 pandas voltages with fp32 cell currents
-    "pack-power-vecdot-f64-fp32": case(_cell_power_vecdot_f64_voltage_fp32_current, "op_dtype", "f64", "f32"),
+    "pack-power-vecdot-f64-fp32": case(_cell_power_vecdot_f64_voltage_fp32_current, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 GRU over a drive cycle given the previous chunk's fp32 hidden state
-    "drive-cycle-gru-bf16-fp32-hidden": case(_bf16_gru_fp32_initial_hidden, "rnn_dtype", "bf16", "f32"),
+    "drive-cycle-gru-bf16-fp32-hidden": case(_bf16_gru_fp32_initial_hidden, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cell-to-cell attention weights (bf16) bmm'd with fp32 cell windows
     "cell-attention-bmm-bf16-fp32": case(_cell_attention_bmm_bf16_weights_fp32_values, "batched_matmul_dtype",
-                                         "bf16", "f32"),
+                                         "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an affine InstanceNorm1d over cells cast to bf16 given fp32 cell-voltage windows
-    "cell-instance-norm-bf16-fp32-windows": case(_cell_norm_bf16_fp32_windows, "norm_param_dtype", "f32"),
+    "cell-instance-norm-bf16-fp32-windows": case(_cell_norm_bf16_fp32_windows, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # Coulomb counting added in place into an int64 per-mille SoC
-    "coulomb-count-int64-soc-in-place": case(_coulomb_counting_int64_soc_in_place, "result_cast", "f32", "int64"),
+    "coulomb-count-int64-soc-in-place": case(_coulomb_counting_int64_soc_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # a 75 kWh pack's usable energy in Wh made with torch.full in fp16
-    "pack-energy-75kwh-fp16-full": case(_pack_energy_fp16_full_wh, "half_overflow", "f16"),
+    "pack-energy-75kwh-fp16-full": case(_pack_energy_fp16_full_wh, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # impedance spectrum by rfft of a bf16 excitation current
-    "eis-rfft-bf16": case(_eis_spectrum_rfft_bf16, "no_kernel", "bf16"),
+    "eis-rfft-bf16": case(_eis_spectrum_rfft_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # RC equivalent-circuit parameters by linalg.lstsq on fp16 regressors
-    "ecm-fit-lstsq-fp16": case(_ecm_fit_lstsq_fp16, "no_kernel"),
+    "ecm-fit-lstsq-fp16": case(_ecm_fit_lstsq_fp16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 SoC predictions through .numpy() into a pandas DataFrame
-    "soc-predictions-bf16-numpy": case(_soc_predictions_bf16_to_pandas, "numpy_dtype", "bf16"),
+    "soc-predictions-bf16-numpy": case(_soc_predictions_bf16_to_pandas, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # station occupancy distribution normalised by row sums, an unused station's row 0 / 0
-    "station-occupancy-categorical-nan": case(_station_occupancy_categorical_zero_rows, "nonfinite"),
+    "station-occupancy-categorical-nan": case(_station_occupancy_categorical_zero_rows, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
