@@ -5664,3 +5664,68 @@ def test_a_numpy_long_double_array_says_torch_has_nothing_wider_than_float64() -
                              "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
                              "and bool.")
     assert explanation.kind is Kind.NUMPY_DTYPE and "astype(np.float64)" in explanation.fix
+
+
+def test_lightnings_native_amp_asked_for_on_the_cpu_says_to_give_the_trainer_its_gpus() -> None:
+    explanation = cw.explain("pytorch_lightning.utilities.exceptions.MisconfigurationException: You have asked for "
+                             "native AMP on CPU, but AMP is only available on GPU.")
+    assert explanation.kind is Kind.NO_KERNEL and "Trainer(gpus=1, precision=16)" in explanation.fix
+
+
+def test_a_gradient_hooks_type_change_between_devices_is_a_device_mismatch() -> None:
+    explanation = cw.explain("RuntimeError: hook 'deeplift_grad' has changed the type of value (was "
+                             "torch.cuda.FloatTensor got torch.FloatTensor)")
+    assert explanation.kind is Kind.DEVICE_MISMATCH and "not a dtype problem" in explanation.cause
+
+
+def test_numpy_linalg_refusing_float16_says_to_convert_before_numpy() -> None:
+    explanation = cw.explain("TypeError: array type float16 is unsupported in linalg")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("f16",)
+
+
+def test_a_numpy_array_passed_to_a_torch_op_says_to_convert_it() -> None:
+    explanation = cw.explain("TypeError: mul(): argument 'other' (position 1) must be Tensor, not numpy.ndarray")
+    assert explanation.kind is Kind.NUMPY_DTYPE and "torch.from_numpy(arr)" in explanation.fix
+
+
+def test_lerps_check_in_the_compile_wording_is_lerps() -> None:
+    explanation = cw.explain("expected dtype torch.bfloat16 for weight, but got torch.float32")
+    assert explanation.kind is Kind.LERP and explanation.dtypes == ("bf16", "f32")
+
+
+def test_a_result_cast_typed_without_its_apostrophe_is_read() -> None:
+    explanation = cw.explain("RuntimeError: result type Float cant be cast to the desired output type Byte")
+    assert explanation.kind is Kind.RESULT_CAST and explanation.dtypes == ("f32", "uint8")
+
+
+def test_numpy_2_refusing_an_out_of_bounds_python_integer_is_an_overflow() -> None:
+    explanation = cw.explain("OverflowError: Python integer -1 out of bounds for uint8")
+    assert explanation.kind is Kind.VALUE_OVERFLOW and explanation.dtypes == ("uint8",)
+    assert "numpy<2" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "dtypes"), [
+    ("raster.cu(206): error: no instance of constructor \"__half2::__half2\" matches the argument list", ("f16",)),
+    ("AttributeError: module 'transformer_inference' has no attribute 'layer_norm_fp16'", ()),
+    ("RuntimeError: Unsupported TypeMeta in ATen:  (please report this error)", ()),
+    ("[TRT] ModelImporter.cpp:135: Unsupported ONNX data type: UINT8 (2)", ("uint8",)),
+])
+def test_builds_and_runtimes_without_a_dtypes_kernels_are_missing_kernels(paste: str, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == dtypes
+
+
+def test_an_integer_tensor_asked_for_gradients_takes_the_dtype_the_prose_gives_it() -> None:
+    explanation = cw.explain("RuntimeError: only Tensors of floating point dtype can require gradients\n"
+                             "X_categorical is of type long and looks up my embeddings")
+    assert explanation.kind is Kind.INTEGER_OPERAND and explanation.dtypes == ("int64",)
+
+
+@pytest.mark.parametrize("paste", [
+    'I saved a uint8 numpy image with SummaryWriter.add_image, and the result was a "overflowed" image.',
+    "diff of the resized images should be on floats. Otherwise, you're getting over/underflows of uint8.",
+])
+def test_uint8_pixels_said_to_overflow_say_to_compute_on_a_float_copy(paste: str) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.VALUE_OVERFLOW and "uint8" in explanation.dtypes
+    assert "`img.float()`" in explanation.fix

@@ -400,8 +400,12 @@ _AUTOCAST = re.compile(r"\bautocast\b|\bamp\b|mixed[ -]precision", re.IGNORECASE
 
 
 def _hook_changed_dtype(found: re.Match[str], failure: Failure) -> Explanation:
-    """``hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBFloat16Type)``."""
+    """``hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBFloat16Type)``; the same dtype on
+    another device (``was torch.cuda.FloatTensor got torch.FloatTensor``) is a device mismatch."""
     names = dtypes(found, "a", "b")
+    places = (device_of(found["a"]), device_of(found["b"]))
+    if places[0] and places[1] and places[0] != places[1]:
+        return devices.mismatch(failure, places, names, op="a gradient hook (the gradient it returned)")
     return explained(
         Kind.LOSS_DTYPE, failure,
         f"a gradient hook returned {a(names[1]) if len(names) == 2 else 'a'} gradient for "

@@ -904,20 +904,31 @@ _integer_autograd_output = message_only(
 )
 
 
-_integer_gradient = message_only(
-    Kind.INTEGER_OPERAND,
-    "a gradient was asked of a tensor that is not floating (an integer or bool tensor): only floating-point and "
-    "complex tensors can require gradients",
-    "a parameter or tensor that is integer made trainable: the int8/4-bit weights of a model loaded quantized "
-    "(`load_in_8bit`, a loop setting `requires_grad = True` on every parameter), or `torch.tensor([1, 2], "
-    "requires_grad=True)` built from integers; or token ids given `requires_grad` for saliency or attribution",
-    "set `requires_grad` only where `p.is_floating_point()`; for a quantized model train adapters (LoRA, peft's "
-    "`prepare_model_for_kbit_training`) instead of its weights; for data, build it floating (`torch.tensor([1.0, "
-    "2.0])`, `x.float()`); for gradients with respect to tokens, take them on the embeddings (`embeds = "
-    "model.get_input_embeddings()(ids).requires_grad_()`, then `model(inputs_embeds=embeds)`). Not a precision "
-    "problem: a policy does not convert integer tensors",
-    op="requires_grad", confidence=Confidence.LOW,
-)
+def _integer_gradient(found: re.Match[str], failure: Failure) -> Explanation:
+    """``only Tensors of floating point dtype can require gradients``, with the integer dtype the report's prose gives
+    the tensor (``X_categorical is of type long``), when it gives one."""
+    del found
+    said = paste_search(failure, _INTEGER_TYPE_SAID)
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        "a gradient was asked of a tensor that is not floating (an integer or bool tensor): only floating-point and "
+        "complex tensors can require gradients",
+        "a parameter or tensor that is integer made trainable: the int8/4-bit weights of a model loaded quantized "
+        "(`load_in_8bit`, a loop setting `requires_grad = True` on every parameter), or `torch.tensor([1, 2], "
+        "requires_grad=True)` built from integers; or token ids given `requires_grad` for saliency or attribution",
+        "set `requires_grad` only where `p.is_floating_point()`; for a quantized model train adapters (LoRA, peft's "
+        "`prepare_model_for_kbit_training`) instead of its weights; for data, build it floating (`torch.tensor([1.0, "
+        "2.0])`, `x.float()`); for gradients with respect to tokens, take them on the embeddings (`embeds = "
+        "model.get_input_embeddings()(ids).requires_grad_()`, then `model(inputs_embeds=embeds)`). Not a precision "
+        "problem: a policy does not convert integer tensors",
+        op="requires_grad", names=dtypes(said, "t") if said else (), confidence=Confidence.LOW,
+    )
+
+
+_INTEGER_TYPE_SAID = re.compile(
+    r"\b(?:of type|as|dtype(?: is)?|is an?) [`'\"]?(?P<t>(?:torch\.)?(?:long|int64|int32|int16|int8|uint8|LongTensor|"
+    r"IntTensor))\b", re.IGNORECASE)
+"""Prose that gives a tensor an integer type (``is of type long``, ``dtype is torch.int64``)."""
 
 
 def quantized_copy(failure: Failure, names: tuple[str, ...]) -> Explanation:
@@ -1140,7 +1151,8 @@ RULES: tuple[Rule, ...] = (
          _integer_data_into_parameter),
     rule(r"Expected isFloatingType\(grads?\[i\]\.(?:type\(\)\.)?scalar_?[Tt]ype\(\)\) to be true",
          _integer_autograd_output),
-    rule(r"result type (?P<a>{DTYPE}) ?can't be cast to the desired output type (?P<b>{DTYPE})", _result_cast),
+    rule(r"result type (?P<a>{DTYPE}) ?(?:can'?t|cannot) be cast to the desired output type (?P<b>{DTYPE})",
+         _result_cast),
     rule(r"masked_\w{1,12}?_? only supports boolean masks,? but got mask with dtype (?P<a>{DTYPE})",
          _bool_mask_only),
     rule(r"Expected input images to be of floating type \(in range \[0, 1\]\),? but found type (?P<a>{DTYPE})",

@@ -380,6 +380,43 @@ _half_conversion_in_build = message_only(
 )
 
 
+_half2_from_integers = message_only(
+    Kind.NO_KERNEL,
+    "an extension's half-precision CUDA code builds a `__half2` from two integers (or two floats), a constructor "
+    "this CUDA toolkit's `cuda_fp16.h` does not have, so its fp16 kernels do not compile",
+    "a project's CUDA code written against a newer (or older) toolkit than the one `nvcc` runs, built by "
+    "`pip install` of its extension",
+    "build with the CUDA toolkit the project names (check `nvcc --version` against torch's `torch.version.cuda`), or "
+    "convert the arguments explicitly (`__halves2half2(__int2half_rn(a), __int2half_rn(b))`); update the project",
+    op="nvcc build of half kernels", names=("f16",), device="cuda", confidence=Confidence.LOW,
+)
+
+
+_stale_fp16_op = message_only(
+    Kind.NO_KERNEL,
+    "a library's compiled extension lacks the 16-bit function its Python code calls: the extension in use was built "
+    "from another version of the library",
+    "a stale build (a JIT-compiled op cached in `~/.cache/torch_extensions`, or a prebuilt wheel) left from another "
+    "version of the library (DeepSpeed's `transformer_inference`), or a build without its fp16/bf16 kernels",
+    "rebuild the extension for the installed version: delete the cached build (`rm -rf ~/.cache/torch_extensions`) "
+    "and rerun, or reinstall the library with its ops (`DS_BUILD_OPS=1 pip install deepspeed`); update the library "
+    "so its Python and kernels match",
+    op="a compiled extension", confidence=Confidence.LOW,
+)
+
+
+_unsupported_type_meta = message_only(
+    Kind.NO_KERNEL,
+    "ATen got a tensor whose dtype it has no scalar type for: the type id came from code built against another "
+    "torch, or from a dtype the binary does not know",
+    "an extension or a converter's runtime (PyTorch3D, Torch-TensorRT) compiled against another torch version than "
+    "the installed one, or a tensor made with an uninitialized or unsupported dtype",
+    "rebuild or reinstall the extension against the installed torch (matching torch and extension versions), and "
+    "check the dtypes of the tensors passed to it (`print(t.dtype)`)",
+    op="ATen TypeMeta", confidence=Confidence.LOW,
+)
+
+
 _half_intrinsic_undefined = message_only(
     Kind.NO_KERNEL,
     "an extension's CUDA code calls half-precision intrinsics (`__hfma2`, `__hadd2`, `__hmul`) that nvcc did not "
@@ -568,6 +605,18 @@ _transformers_fp16_device = message_only(
     "run on a GPU (check `torch.cuda.is_available()`), or drop `fp16=True` (use `bf16=True` on a CPU that has it, or "
     "fp32)",
     op="Trainer fp16", names=("f16",),
+)
+
+
+_lightning_amp_on_cpu = message_only(
+    Kind.NO_KERNEL,
+    "Lightning (before 1.6) ran 16-bit native AMP only on GPUs, and the Trainer it was given uses none",
+    "`precision=16` with a Trainer that was given no GPUs (`gpus=` unset): on a CPU-only machine, where torch sees no "
+    "GPU, or where a plugin (Ray Lightning's, a cluster launcher's) holds the GPU count instead of the Trainer",
+    "give the Trainer the GPUs it runs on (`Trainer(gpus=1, precision=16)`, `accelerator='gpu'` in newer releases) "
+    "and check `torch.cuda.is_available()`; on a CPU use 32-bit, or update Lightning and use `precision='bf16'`, "
+    "which later releases run on CPUs",
+    op="Lightning's native AMP", names=("f16",),
 )
 
 
@@ -1044,6 +1093,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"FP16 is not supported on CPU;? using FP32 instead", _whisper_cpu_fp16),
     rule(r"Mixed precision train\w{0,5} with AMP or APEX ?\(`?'?--fp16'?`?\)[^\n]{0,160}?can only be used on CUDA\b",
          _transformers_fp16_device),
+    rule(r"You have asked for native AMP on CPU, but AMP is only available on GPU", _lightning_amp_on_cpu),
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "
@@ -1054,6 +1104,9 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bcan't find suitable algorithm for \d+", _sparse_conv_algorithm),
     rule(r"more than one conversion function from \"const (?:__)?half\" to a built-in type applies",
          _half_conversion_in_build),
+    rule(r"no instance of constructor \"__half2::__half2\" matches the argument list", _half2_from_integers),
+    rule(r"module '\w{1,60}' has no attribute '\w{0,60}_(?:fp16|bf16|half)'", _stale_fp16_op),
+    rule(r"Unsupported TypeMeta in ATen", _unsupported_type_meta),
     rule(r"\bidentifier \"__h(?:fma|add|sub|mul|div|max|min|neg|abs|exp|log|sqrt)\w{0,6}\" is undefined",
          _half_intrinsic_undefined),
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",

@@ -1691,7 +1691,7 @@ RULES: tuple[Rule, ...] = (
          r"self\.dtype = (?P<dst>{DTYPE}) and (?:source|values)\.dtype = (?P<src>{DTYPE})", _indexed_write),
     rule(r"(?P<op>scatter\w*)\(\): Expected self\.dtype to be equal to src\.dtype", _indexed_write),
     rule(r"Expected out tensor to have dtype (?P<a>{DTYPE}),?\s*but got (?P<b>{DTYPE})", _out_tensor),
-    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weights?)`?,? but got dtype (?P<b>{DTYPE})", _lerp),
+    rule(r"expected dtype (?P<a>{DTYPE}) for `?(?P<arg>end|weights?)`?,? but got (?:dtype )?(?P<b>{DTYPE})", _lerp),
     rule(r"Promotion for Float8 Types is not supported(?:,?\s*attempted to promote (?P<a>{DTYPE}) and (?P<b>{DTYPE}))?",
          _fp8),
     rule(r"assert len\(set\(t\.dtype for t in tensors\)\) == 1", _flatten_dtypes),

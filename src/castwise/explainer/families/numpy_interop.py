@@ -481,6 +481,32 @@ def _numpy_scalar_argument(found: re.Match[str], failure: Failure) -> Explanatio
     )
 
 
+_numpy_linalg_half = message_only(
+    Kind.NUMPY_DTYPE,
+    "numpy's linear algebra (`np.linalg.svd`, `eig`, `norm` on matrices) has no float16: a float16 array reached it",
+    "activations or gradients of a model run in fp16 (`model.half()`) turned into numpy as they are (`.cpu().numpy()` "
+    "keeps float16) and handed to numpy's linalg, as CAM methods (EigenCAM's SVD) do",
+    "convert to float32 before numpy sees it (`t.float().cpu().numpy()`, `arr.astype(np.float32)`), in your code or "
+    "where the library turns the tensor into numpy",
+    op="numpy.linalg", names=("f16",),
+)
+
+
+def _numpy_array_argument(found: re.Match[str], failure: Failure) -> Explanation:
+    """``mul(): argument 'other' (position 1) must be Tensor, not numpy.ndarray``: a numpy array where a torch op
+    takes a tensor; torch converts Python numbers there, never arrays."""
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"`{found['op']}()` got a numpy array for its `{found['arg']}` argument, which takes a tensor: torch does not "
+        "convert numpy arrays passed to its ops",
+        "data or a value computed with numpy (a baseline, a mask, weights loaded with numpy) mixed into torch math; in "
+        "an explainer or a library, its code written for another version of numpy or torch than the installed ones",
+        "convert it first: `torch.from_numpy(arr).to(x.device, x.dtype)` (or `torch.as_tensor(arr, device=x.device)`); "
+        "if the call is a library's (its frame is the last before the error), update the library",
+        op=found["op"],
+    )
+
+
 def _converter_numpy_type(found: re.Match[str], failure: Failure) -> Explanation:
     """coremltools' ``Unsupported numpy type: float32``: a converter older than its numpy, whose table of numpy types
     misses what that numpy returns."""
@@ -498,9 +524,12 @@ def _converter_numpy_type(found: re.Match[str], failure: Failure) -> Explanation
 
 RULES: tuple[Rule, ...] = (
     rule(r"\bUnsupported numpy type: (?P<a>float(?:16|32|64)|u?int(?:8|16|32|64)|bool)\b", _converter_numpy_type),
+    rule(r"(?P<op>\w{1,40})\(\): argument '(?P<arg>\w{1,30})' \(position \d+\) must be Tensor, not numpy\.ndarray\b",
+         _numpy_array_argument),
     rule(r"(?P<op>\w{1,40})\(\): argument '(?P<arg>\w{1,30})' \(position \d+\) must be Tensor, not "
          r"numpy\.(?P<a>bool_|u?int\d{1,2}|float\d{2}|float_|longlong|double)\b", _numpy_scalar_argument),
     rule(r"Got unsupported ScalarType (?P<a>\w+)", _unsupported),
+    rule(r"array type float16 is unsupported in linalg", _numpy_linalg_half),
     rule(r"expected np\.ndarray \(got numpy\.ndarray\)", _numpy_abi),
     rule(r"can't convert np\.ndarray of type (?P<a>bfloat16|float8_\w{1,12})\b", _extension_array),
     rule(r"\bdtype\(\(numpy\.uint16, \[\('bfloat16'", _onnx_bfloat16_array),

@@ -339,8 +339,27 @@ _precision_free_cast = message_only(
 )
 
 
+def _parser_lacks_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """TensorRT's ONNX parser's ``Unsupported ONNX data type: UINT8``: an input or initializer of a type this TensorRT
+    cannot build with."""
+    names = dtypes(found, "a")
+    shown = names[0] if names else found["a"]
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"TensorRT's ONNX parser has no {shown} for what the model uses it for (an input, an initializer or a cast): "
+        "this TensorRT cannot build the graph with that type",
+        f"a model exported with {shown} tensors in its graph (an image input left as uint8, int64 or double "
+        "constants, a cast to them) and built with a TensorRT version that lacks the type there",
+        "export the model with float32 (or int32) in those places, doing the conversion outside the engine (feed "
+        "`img.float()` and normalise before inference), or use a newer TensorRT that takes the type",
+        op="TensorRT ONNX parser", names=names,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     rule(r"\bInsertedPrecisionFreeCast_", _precision_free_cast),
+    rule(r"Unsupported ONNX data type: (?P<a>UINT8|INT8|INT16|UINT16|DOUBLE|FLOAT16|BFLOAT16|BOOL)\b",
+         _parser_lacks_type),
     rule(r"^[`'\"]?FLOAT8E(?:4M3FN|5M2)\b|has no attribute '?FLOAT8E(?:4M3FN|5M2)\b", _onnx_without_fp8),
     rule(r"\b(?P<op>\w{1,40}) operator does not support double yet", _no_double),
     rule(r"ScalarType (?P<a>\w{1,20}) is an unexpected tensor scalar type", _no_onnx_type),

@@ -15,7 +15,7 @@ import re
 import torch
 
 from castwise.explainer.advice import a
-from castwise.explainer.clues import FLOAT32_SAID, low_precision_said
+from castwise.explainer.clues import FLOAT32_SAID, low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, explained, message_only, rule
@@ -212,6 +212,22 @@ def _bounds(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _numpy_integer_bounds(found: re.Match[str], failure: Failure) -> Explanation:
+    """NumPy 2's ``Python integer -1 out of bounds for uint8``: a Python int that the numpy integer type cannot hold,
+    which NumPy 1 wrapped around silently and NumPy 2 refuses."""
+    names, dtype = dtype_read(found, "t")
+    return explained(
+        Kind.VALUE_OVERFLOW, failure,
+        f"numpy refused to put the Python integer {found['value']} into {a(dtype)} value: it is outside {dtype}'s "
+        "range; NumPy 1 wrapped such values around silently, NumPy 2 raises",
+        "code written for NumPy 1 that relies on the wrap-around (old torchvision's `adjust_hue` adds a negative "
+        "shift as `np.uint8(...)`), or a value computed past the type's range",
+        "update the library whose line raised (torchvision fixed `adjust_hue` for NumPy 2), or pin `numpy<2` until "
+        "it is; in your own code, compute in a wider type and wrap on purpose (`(x.astype(np.int16) + shift) % 256`)",
+        op="numpy", names=names,
+    )
+
+
 _past_int64 = message_only(
     Kind.VALUE_OVERFLOW,
     "a Python integer past int64's range (2**63 or more) was given to torch, which stores integers as int64 "
@@ -226,6 +242,7 @@ _past_int64 = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"Overflow when unpacking long(?: long)?\b", _past_int64),
+    rule(r"Python integer (?P<value>-?\d{1,30}) out of bounds for (?P<t>u?int(?:8|16|32|64))\b", _numpy_integer_bounds),
     rule(r"value cannot be converted to type (?P<t>{DTYPE}) without overflow", _overflow),
     rule(r"RuntimeWarning: overflow encountered in (?P<op>\w{1,30})", _numpy_overflow),
     rule(r"\b(?:from|to)(?: - 1)? is out of bounds for (?P<t>short int|short|signed char|unsigned char|int|Half|"
@@ -238,25 +255,34 @@ _WIDER = {"int8": "int32", "uint8": "int32", "int16": "int32", "int32": "int64"}
 def _integer_overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """An integer dtype said to overflow (``int32 overflow in embedding_bag's backward``, ``INT8 overflow on
     matmul``, ``scatter_max overflows with int``): its values went past its range and wrapped around."""
-    name = short_dtype((found["a"] or found["b"] or "int32").lower())
+    name = short_dtype((found["a"] or found["b"] or found["c"] or found["d"] or "int32").lower())
     if name not in _WIDER:
         return None
     wider = _WIDER[name]
+    pixels = name == "uint8" and paste_search(failure, _PIXELS) is not None
+    long = ", `.long()`" if wider == "int64" else ""
     return explained(
         Kind.VALUE_OVERFLOW, failure,
         f"values held in {name} went past its range and wrapped around (integers do not saturate or raise): an "
         f"index, a count, a size or a product too large for {name}",
         f"{a(name)} tensor or accumulator: indices or offsets of a large table, element counts of a big volume, or an "
         "integer matmul whose result keeps its inputs' dtype",
-        f"use a wider integer, {wider} (`.to(torch.{wider})`{', `.long()`' if wider == 'int64' else ''}), for that "
-        "tensor or accumulator; where a library or kernel picked the narrow one, update it or pass the wide one",
-        op=f"{name} arithmetic", names=(name, wider), confidence=Confidence.LOW,
+        (f"compute on a float copy (`img.float()`, as pixel math should) or a wider integer ({wider})" if pixels else
+         f"use a wider integer, {wider} (`.to(torch.{wider})`{long}), for that tensor or accumulator")
+        + "; where a library or kernel picked the narrow one, update it or pass the wide one",
+        op=f"{name} arithmetic", names=(name,) if pixels else (name, wider), confidence=Confidence.LOW,
     )
+
+
+_PIXELS = re.compile(r"\b(?:images?|img|pixels?|photos?|pictures?|frames?|resiz\w{1,4})\b", re.IGNORECASE)
+"""Words that make uint8 values image data, whose arithmetic belongs in float."""
 
 
 INTEGER_SAID: tuple[Rule, ...] = (
     rule(r"(?<![\w.])`?(?P<a>u?int(?:8|16|32)|(?-i:INT(?:8|16|32)))`? overflow(?:s|ed|ing)?\b|\boverflow(?:s|ed)? "
-         r"(?:with|in) `?(?P<b>u?int(?:8|16|32)?)`?(?![\w.])", _integer_overflow_said),
+         r"(?:with|in) `?(?P<b>u?int(?:8|16|32)?)`?(?![\w.])|(?<![\w.])(?P<c>u?int8)\b[^\n]{0,120}?[`'\"]"
+         r"(?:over|under)flow(?:s|ed)?[`'\"]|\b(?:over/underflows?|(?:over|under)flows?) of `?(?P<d>u?int8)\b",
+         _integer_overflow_said),
 )
 """An integer dtype said to overflow, in prose: tried after the symptoms a report shows."""
 
