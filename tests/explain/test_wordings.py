@@ -5729,3 +5729,21 @@ def test_uint8_pixels_said_to_overflow_say_to_compute_on_a_float_copy(paste: str
     explanation = cw.explain(paste)
     assert explanation.kind is Kind.VALUE_OVERFLOW and "uint8" in explanation.dtypes
     assert "`img.float()`" in explanation.fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("RuntimeError: could not create a primitive descriptor for an inner product forward propagation primitive\n"
+     "model = ipex.optimize(model, dtype=torch.bfloat16)", Kind.MATMUL, ("bf16",)),
+    ("{'message': {'role': 'assistant', 'content': '!!!!!!!!!!!!!!!!'}} after FP8 quantization", Kind.NONFINITE,
+     ("float8_e4m3fn",)),
+    ("UserWarning: The {}th input requires gradient and is not a double precision floating point or complex.",
+     Kind.NONFINITE, ("f32",)),
+    ("Assertion failed: inv_freq.scalar_type() == query.scalar_type(), file rope.cpp, line 100\nwith fp16 inputs",
+     Kind.OP_DTYPE, ("f16",)),
+    ("RuntimeError: Int8 not supported for this architecture", Kind.NO_KERNEL, ("int8",)),
+    ("RuntimeError: Batching rule not implemented for aten::real; the fallback path doesn't work on out= or view ops.",
+     Kind.NO_KERNEL, ()),
+])
+def test_round_126_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes

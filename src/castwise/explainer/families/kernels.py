@@ -503,6 +503,17 @@ _vmapped_dtype_view = message_only(
 )
 
 
+_vmapped_complex_view = message_only(
+    Kind.NO_KERNEL,
+    "this torch's vmap has no batching rule for a complex view (`torch.real`, `imag`, `view_as_real`): those ops "
+    "return views of a complex tensor, which the fallback cannot batch",
+    "a function of complex tensors (FFT features, complex-valued layers) run under `torch.vmap` in an older torch",
+    "update torch (later releases batch these views), or take the part outside the vmapped function, or compute it "
+    "without a view (`torch.view_as_real(z).select(-1, 0).clone()`, `(z + z.conj()).real / 2`)",
+    op="complex views under vmap", confidence=Confidence.LOW,
+)
+
+
 _autocast_met_another_dtype = message_only(
     Kind.NO_KERNEL,
     "this torch's autocast only knows fp32 and fp16 inputs, and an op under it got another floating dtype (bf16, or "
@@ -1337,6 +1348,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"could not find kernel for (?:HigherOrderOperator )?(?P<op>[\w.:]{1,80}) at dispatch key "
          r"DispatchKey\.Autocast(?P<device>CPU|CUDA|XPU|MPS|HPU)\b", _autocast_without_kernel),
     rule(r"Batching rule not implemented for aten::view\.dtype", _vmapped_dtype_view),
+    rule(r"Batching rule not implemented for aten::(?:real|imag|view_as_real|view_as_complex)\b",
+         _vmapped_complex_view),
     rule(r"Unexpected floating ScalarType in at::autocast::prioritize", _autocast_met_another_dtype),
     rule(r"No suitable kernel\.[^\n]{0,80}?\bdtype=(?P<dtype>\w{1,20}) out_dtype=(?P<out>\w{1,20})", _pair_lacks),
     rule(r"\b(?P<dtype>Float8_\w{1,12}|BFloat16|Half) has not been supported", _library_lacks),

@@ -464,15 +464,17 @@ def _sdpa_tail(found: re.Match[str], failure: Failure) -> Explanation | None:
 
 def _kernel_pair(found: re.Match[str], failure: Failure) -> Explanation:
     """A compiled kernel's check that two of its tensors share a dtype (flash-attn's rotary ``Expected
-    x1.dtype() == cos.dtype() to be true``), which the message does not name (a 16-bit dtype the paste says is)."""
-    x, y = found["x"], found["y"]
+    x1.dtype() == cos.dtype() to be true``, ipex-llm's ``Assertion failed: inv_freq.scalar_type() ==
+    query.scalar_type()``), which the message does not name (a 16-bit dtype the paste says is)."""
+    x, y = found["x"] or found["x2"], found["y"] or found["y2"]
     return mixed_float(
         Kind.OP_DTYPE, failure, low_precision_said(failure)[:1], f"a kernel's `{x}`/`{y}` check",
         f"a compiled kernel requires `{x}` and `{y}` to have one dtype, and they do not (the message does not say "
         "which dtypes)",
         culprit="one of them made or kept in another dtype: a cache (rotary `cos`/`sin` tables, buffers) built in "
         "float32 while the activations are 16-bit, or the reverse",
-        fix=f"give both one dtype before the call (`{y}.to({x}.dtype)`), e.g. build the cache in the model's dtype",
+        fix=f"give both one dtype before the call (`{y}.to({x}.dtype)`), e.g. build the cache in the model's dtype, or "
+        "run the whole model in the one dtype the kernel takes (`model.half()`, `model.to(torch.bfloat16)`)",
     )
 
 
@@ -1670,15 +1672,16 @@ RULES: tuple[Rule, ...] = (
     rule(r"Expected attn_mask dtype to be bool(?:[\w ]{0,40}?query dtype,?\s*but got attn_mask\.dtype:\s*"
          r"(?P<m>{DTYPE})(?:\s+and\s+query\.dtype:\s*(?P<q>{DTYPE}))?)?", _attn_mask),
     rule(r"RNN input dtype \((?P<a>[\w.]+)\) does not match weight dtype \((?P<b>[\w.]+)\)", _rnn),
-    rule(r"could not create a primitive descriptor for the (?P<layer>LSTM|GRU|RNN|vanilla RNN) (?:forward|backward) "
-         r"propagation primitive", _onednn_rnn),
-    rule(r"could not create a primitive descriptor for the inner product forward propagation primitive",
+    rule(r"could not create a primitive descriptor for (?:the|an?) (?P<layer>LSTM|GRU|RNN|vanilla RNN) "
+         r"(?:forward|backward) propagation primitive", _onednn_rnn),
+    rule(r"could not create a primitive descriptor for (?:the|an) inner product forward propagation primitive",
          _onednn_linear),
     rule(r"Input and (?:parameter|hidden) tensors are not the same dtype,?\s*found input tensor with "
          r"(?P<a>{DTYPE}) and (?:parameter|hidden) tensor with (?P<b>{DTYPE})", _rnn),
     rule(r"\binput must have the type (?P<b>torch\.\w{1,20}),? got type (?P<a>torch\.\w{1,20})", _rnn),
     rule(r"Expected (?P<x>\w{1,30})\.(?:dtype|scalar_type)\(\) == (?P<y>\w{1,30})\.(?:dtype|scalar_type)\(\) to be "
-         r"true", _kernel_pair),
+         r"true|Assertion failed: (?P<x2>\w{1,30})\.scalar_type\(\) == (?P<y2>\w{1,30})\.scalar_type\(\)",
+         _kernel_pair),
     rule(r"Index put requires the source and destination dtypes? match(?:\s*,?\s*got (?P<dst>{DTYPE}) for the "
          r"destination and (?P<src>{DTYPE}) for the source)?", _indexed_write),
     rule(r"(?P<op>index_add_?)\(\): self(?: \((?P<dst>{DTYPE})\))? and source(?: \((?P<src>{DTYPE})\))? must have the "

@@ -471,8 +471,8 @@ _not_positive_definite = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"\bNotPSDError\b|Matrix not positive definite after repeatedly adding jitter", _not_positive_definite),
-    rule(r"(?:At least one of the inputs that requires gradient is not|Input #\d+ requires gradient and is not a) "
-         r"(?:of )?double precision floating point", _gradcheck_in_float32),
+    rule(r"(?:At least one of the inputs that requires gradient is not|(?:Input #\d+|The (?:\{\}|\d+)th input) "
+         r"requires gradient and is not a) (?:of )?double precision floating point", _gradcheck_in_float32),
     rule(r"Measurement/inference error \((?P<code>[23])\)(?::\s*(?P<name>\w{1,40}))?", _exl2_measurement),
     rule(r"all elements of input should be between 0 and 1", _probabilities_out_of_range),
     rule(r"Expected p_in >= 0 && p_in <= 1 to be true", _bernoulli_probability),

@@ -404,7 +404,20 @@ def _no_quantized_kernel(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_int8_arch = message_only(
+    Kind.NO_KERNEL,
+    "the serving engine's int8 activation-and-weight kernels (W8A8 scaled matmul) have no path for this GPU's "
+    "architecture: the checkpoint is quantized to int8 and the engine cannot run int8 matmuls here",
+    "an int8 W8A8 checkpoint (llm-compressor's, SmoothQuant's) served on a GPU whose architecture the engine's "
+    "int8 CUTLASS kernels do not cover (the newest architectures in releases that raise this, or too old a one)",
+    "serve a checkpoint quantized another way on this GPU (fp8 W8A8, or weight-only int4/int8 such as GPTQ or AWQ), "
+    "run the int8 one on a GPU the engine lists for int8, or update the engine if a newer release adds the kernel",
+    op="int8 scaled matmul", names=("int8",),
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule(r"\bInt8 not supported (?:for|on) this architecture", _int8_arch),
     rule(r"\b(?P<op>\w{1,40}) not implemented for TensorTypeSet\([^)\n]{0,120}\bQuantized\w{0,10}TensorId",
          _no_quantized_kernel),
     rule(r"Embedding quantization is only supported with float_qparams_weight_only_qconfig", _embedding_qconfig),

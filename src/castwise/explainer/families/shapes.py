@@ -654,7 +654,7 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"\b(?P<what>garbage|gibberish|garbled|nonsense|noise|noisy|artifacts?|corrupt(?:ed|ion))\b|"
          r"\b(?P<what2>garbage|gibberish|garbled|broken|"
          r"nonsense|noisy)\s+(?:outputs?|text|images?|results?)\b", _garbage),
-    rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text)\b[^\n]{0,30}?(?:!\s?){4}|"
+    rule(r"\b(?:generated|generates|output|outputs|response|responses|answer|text|content)\b[^\n]{0,30}?(?:!\s?){4}|"
          r"\bexclamation marks\b|(?:全是|都是|全为|一行|一串|一堆)感叹号|"
          r"(?:结果|输出|回复|回答|生成)[^\n]{0,12}?(?:!\s?){4}|"
          r"\b(?:series|lines?|strings?|bunch|lots|full) of ['\"`]?!{3,}", _exclamations),
