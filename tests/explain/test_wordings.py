@@ -5747,3 +5747,12 @@ def test_uint8_pixels_said_to_overflow_say_to_compute_on_a_float_copy(paste: str
 def test_round_126_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
     explanation = cw.explain(paste)
     assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+def test_older_torchs_data_float_check_beside_an_extensions_cuda_function_is_the_extensions_missing_kernel() -> None:
+    explanation = cw.explain("The function `rcca.ca_forward_cuda` does not support mixed-precision training:\n"
+                             "RuntimeError: expected scalar type Float but found Half (data<float> at "
+                             "/torch/include/ATen/core/TensorMethods.h:1821)")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32", "f16")
+    bare = cw.explain("RuntimeError: expected scalar type Float but found Half (data<float> at TensorMethods.h:1821)")
+    assert bare.kind is not Kind.NO_KERNEL

@@ -965,7 +965,8 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     if integers.integer_names(names):
         return _integer_scalar(failure, names, argument)
     extension = _FLOAT_ONLY_KERNEL.search(failure.message) or (
-        _OLDER_FLOAT_ONLY_KERNEL.search(failure.message) and paste_search(failure, _EXTENSION_FRAME))
+        _OLDER_FLOAT_ONLY_KERNEL.search(failure.message) and (
+            paste_search(failure, _EXTENSION_FRAME) or paste_search(failure, _EXTENSION_NAMED)))
     if extension and len(names) == 2:
         return _float_only_kernel(failure, names)
     if shows(failure, FASTPATH, everywhere=True):
@@ -1158,6 +1159,8 @@ _EXTENSION_FRAME = re.compile(
     r"^frame #\d{1,3}: [^\n]{0,400}? in (?![^)\n]{0,300}[/\\]torch[/\\]lib[/\\])[^)\n]{1,300}\.so\)")
 """A C++ frame of a compiled extension's library (``frame #3: dcn_v2_cuda_forward(...) (... in .../_ext.so)``), not
 of torch's own."""
+_EXTENSION_NAMED = re.compile(r"(?<![\w.])(?!torch\.)\w{1,40}\.\w{1,60}_cuda\b|\b\w{1,40}_cuda\.\w{1,60}\(")
+"""An extension's CUDA function named in the paste (``rcca.ca_forward_cuda``, ``dcn_v2_cuda.forward(``)."""
 
 
 def _float_only_kernel(failure: Failure, names: tuple[str, ...]) -> Explanation:
