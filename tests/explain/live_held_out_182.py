@@ -1,6 +1,7 @@
 """Held-out live set 182: music information retrieval by hand in low precision (float64 librosa features, int64 frame
 and beat indices, uint8 piano rolls, bool onset masks, fp16/bf16 CRNNs and transformers for beat tracking, chord and
-key recognition). Defects planted by a helper who never read the rules, written before castwise ran; not yet graded."""
+key recognition). Defects planted by a helper who never read the rules, written before castwise ran and graded once
+with the rules frozen at e4c1051d."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "e4c1051d"
 
 bf16, f16 = torch.bfloat16, torch.float16
 _SR = 22050
@@ -255,69 +256,104 @@ def _chord_hmm_fundamental_matrix_inv_fp16() -> None:
 
 CASES: dict[str, LiveCase] = {
     # beat-synchronous chroma: beat frames computed as float64 seconds * sr / hop and used with index_select
-    "beat-sync-chroma-index-select-f64-frames": case(_beat_sync_chroma_index_select_seconds, "index_tensor_dtype"),
+    "beat-sync-chroma-index-select-f64-frames": case(_beat_sync_chroma_index_select_seconds, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 librosa beat frames converted to seconds in place with mul_(hop / sr)
-    "beat-frames-to-seconds-mul-inplace-int64": case(_beat_frames_to_seconds_in_place, "result_cast", "f32", "int64"),
+    "beat-frames-to-seconds-mul-inplace-int64": case(_beat_frames_to_seconds_in_place, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # beat-in-bar positions kept as int8 from a madmom annotation into nn.Embedding
-    "beat-in-bar-int8-embedding": case(_beat_position_int8_embedding, "index_tensor_dtype", "int8"),
+    "beat-in-bar-int8-embedding": case(_beat_position_int8_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # beat and downbeat bf16 activations rounded and combined with |
-    "beat-downbeat-bf16-activations-bitwise-or": case(_beat_downbeat_bf16_activations_or, "no_kernel", "bf16"),
+    "beat-downbeat-bf16-activations-bitwise-or": case(_beat_downbeat_bf16_activations_or, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a half-precision DBN beat tracker with log(0) written as -1e30
-    "dbn-log-transition-minus-1e30-fp16": case(_dbn_transition_log_zero_fp16, "half_overflow", "f16"),
+    "dbn-log-transition-minus-1e30-fp16": case(_dbn_transition_log_zero_fp16, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # spectral flux as sqrt of squared differences on a silent intro, anomaly detection on
-    "spectral-flux-sqrt-square-silence-anomaly": case(_spectral_flux_sqrt_of_square_anomaly, "nonfinite"),
+    "spectral-flux-sqrt-square-silence-anomaly": case(_spectral_flux_sqrt_of_square_anomaly, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 beat activation handed to .numpy() for mir_eval.beat
-    "beat-activation-bf16-numpy-mir-eval": case(_beat_activation_bf16_to_numpy_for_mir_eval, "numpy_dtype", "bf16"),
+    "beat-activation-bf16-numpy-mir-eval": case(_beat_activation_bf16_to_numpy_for_mir_eval, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # an int64 0/1 peak flag vector used as torch.where's condition on the onset envelope
-    "peak-flags-int64-where-condition": case(_peak_pick_int64_flags_where, "mask_dtype", "int64"),
+    "peak-flags-int64-where-condition": case(_peak_pick_int64_flags_where, "mask_dtype", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # tempo stability as torch.std of int64 inter-beat intervals in frames
-    "inter-beat-interval-std-int64": case(_inter_beat_interval_std_int64, "integer_operand"),
+    "inter-beat-interval-std-int64": case(_inter_beat_interval_std_int64, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # median tempo by torch.quantile of int64 inter-beat intervals
-    "median-ibi-quantile-int64": case(_median_tempo_quantile_int64_intervals, "integer_operand"),
+    "median-ibi-quantile-int64": case(_median_tempo_quantile_int64_intervals, "integer_operand",
+        grade="correct", grade_at_freeze="correct"),
     # tempo classification with torch.round(bpm), still float, as cross-entropy targets
-    "tempo-class-rounded-bpm-float-ce-targets": case(_tempo_class_targets_from_rounded_bpm_ce, "target_dtype", "f32"),
+    "tempo-class-rounded-bpm-float-ce-targets": case(_tempo_class_targets_from_rounded_bpm_ce, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a key tracker's float64 chroma state smoothed toward an fp32 frame with lerp
-    "key-tracker-chroma-lerp-f64-state-fp32": case(_tempo_smoothing_lerp_f64_f32, "lerp_dtype", "f64", "f32"),
+    "key-tracker-chroma-lerp-f64-state-fp32": case(_tempo_smoothing_lerp_f64_f32, "lerp_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # non-downbeat frames as ~ of fp16 downbeat targets
-    "non-downbeat-invert-fp16-targets": case(_non_downbeat_frames_invert_fp16_targets, "mask_dtype"),
+    "non-downbeat-invert-fp16-targets": case(_non_downbeat_frames_invert_fp16_targets, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # an online beat tracker's causal mask built as uint8 triu for MultiheadAttention
-    "online-beat-mha-uint8-causal-mask": case(_online_beat_mha_uint8_causal_mask, "attn_mask_dtype"),
+    "online-beat-mha-uint8-causal-mask": case(_online_beat_mha_uint8_causal_mask, "attn_mask_dtype",
+        grade="wrong", grade_at_freeze="wrong",
+        why=("At freeze (e4c1051d) castwise gave mask_dtype [] (high confidence). MultiheadAttention's assertion "
+             "'only bool and floating types of attn_mask are supported' is about the attention mask: a uint8 causal "
+             "mask (torch.triu of uint8 ones) given as attn_mask, fixed by building it as bool (or as a float "
+             "additive mask of the query's dtype); castwise read it as a generic boolean-mask error rather than the "
+             "attention mask's dtype.")),
     # time-stretch augmentation with grid_sample on a bf16 spectrogram and an fp32 affine grid
     "time-stretch-grid-sample-bf16-spectrogram": case(_time_stretch_grid_sample_bf16_spectrogram, "op_dtype",
-                                                      "bf16", "f32"),
+                                                      "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a beat-activation upsampler with bf16 transposed-conv weights and its bias left fp32
     "beat-upsampler-conv-transpose-fp32-bias": case(_beat_upsampler_conv_transpose_fp32_bias, "conv_bias_dtype",
-                                                    "bf16", "f32"),
+                                                    "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a halved chord CNN fed librosa's float64 CQT straight from numpy
-    "chord-cnn-fp16-librosa-cqt-f64": case(_chord_cnn_f16_on_librosa_cqt_f64, "conv_weight_dtype", "f64", "f16"),
+    "chord-cnn-fp16-librosa-cqt-f64": case(_chord_cnn_f16_on_librosa_cqt_f64, "conv_weight_dtype", "f64", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 BiGRU chord model fed librosa's float64 chroma
-    "chord-bigru-bf16-librosa-chroma-f64": case(_chord_bigru_bf16_librosa_chroma_f64, "rnn_dtype", "f64", "bf16"),
+    "chord-bigru-bf16-librosa-chroma-f64": case(_chord_bigru_bf16_librosa_chroma_f64, "rnn_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 chroma packed with pack_padded_sequence into an fp32 chord LSTM
-    "chord-lstm-packed-bf16-chroma-fp32": case(_chord_lstm_packed_bf16_chroma_fp32_lstm, "rnn_dtype", "bf16", "f32"),
+    "chord-lstm-packed-bf16-chroma-fp32": case(_chord_lstm_packed_bf16_chroma_fp32_lstm, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # previous-chord ids read by pandas as float64 into the chord embedding
-    "previous-chord-ids-f64-embedding": case(_chord_vocab_ids_f64_embedding, "index_tensor_dtype", "f64"),
+    "previous-chord-ids-f64-embedding": case(_chord_vocab_ids_f64_embedding, "index_tensor_dtype", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # chord labels from a .lab file as a numpy string array into torch.from_numpy
-    "chord-lab-strings-from-numpy": case(_chord_labels_string_array_from_numpy, "numpy_dtype"),
+    "chord-lab-strings-from-numpy": case(_chord_labels_string_array_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # template matching of bf16 chroma against fp32 chord templates with bmm
-    "chord-templates-bmm-bf16-chroma": case(_chord_templates_bmm_bf16_chroma, "batched_matmul_dtype", "f32", "bf16"),
+    "chord-templates-bmm-bf16-chroma": case(_chord_templates_bmm_bf16_chroma, "batched_matmul_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # beat-synchronous pooling: float64 librosa chroma scatter_add_ into an fp32 buffer
-    "beat-sync-pool-scatter-add-f64-chroma": case(_beat_sync_chroma_scatter_add_f64, "indexed_write_dtype"),
+    "beat-sync-pool-scatter-add-f64-chroma": case(_beat_sync_chroma_scatter_add_f64, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # overlapping windows' bf16 chord logits accumulated into an fp32 frame buffer with index_put_
     "chord-buffer-index-put-bf16-logits": case(_chord_frame_buffer_index_put_bf16_logits, "indexed_write_dtype",
-                                               "f32", "bf16"),
+                                               "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # chord transformer attention scores of bf16 queries against cached fp16 keys
     "chord-attention-bf16-queries-fp16-keys": case(_chord_transformer_bf16_queries_fp16_keys, "matmul_dtype",
-                                                   "bf16", "f16"),
+                                                   "bf16", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # pitch-class folding of a uint8 piano roll with an fp32 fold matrix for key profiles
     "key-profile-uint8-roll-fold-matmul": case(_key_profile_uint8_roll_fold_matmul, "integer_operand",
-                                               "uint8", "f32"),
+                                               "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a self-similarity matrix by einsum of bf16 chroma and an fp32 reference
     "ssm-einsum-bf16-chroma-fp32-reference": case(_self_similarity_einsum_bf16_chroma_fp32, "matmul_dtype",
-                                                  "bf16", "f32"),
+                                                  "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a halved affine InstanceNorm1d in a key CNN on an fp32 chroma batch
-    "key-cnn-instance-norm-fp16-fp32-chroma": case(_key_cnn_instance_norm_fp16_fp32_cqt, "norm_param_dtype", "f32"),
+    "key-cnn-instance-norm-fp16-fp32-chroma": case(_key_cnn_instance_norm_fp16_fp32_cqt, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the DFT-of-chroma key features computed on fp16 chroma
-    "chroma-dft-fft-fp16": case(_chroma_dft_fp16_key_features, "no_kernel", "f16"),
+    "chroma-dft-fft-fp16": case(_chroma_dft_fp16_key_features, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a chord HMM's fundamental matrix inverted in fp16
-    "chord-hmm-fundamental-matrix-inv-fp16": case(_chord_hmm_fundamental_matrix_inv_fp16, "no_kernel", "f16"),
+    "chord-hmm-fundamental-matrix-inv-fp16": case(_chord_hmm_fundamental_matrix_inv_fp16, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
