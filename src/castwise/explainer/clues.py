@@ -282,6 +282,22 @@ _INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[A-Za-z_][
 _NOT_A_LIBRARY = frozenset({"torch", "torchvision", "torchaudio", "_pytest", "pytest", "IPython", "ipykernel"})
 
 
+def version_in_title(failure: Failure) -> tuple[str, str] | None:
+    """A library and the release a paste's title ties the failure to (``when using transformers 4.49.0``), if any;
+    not a toolkit, OS or language (CUDA 12.1, Python 3.10)."""
+    found = _TITLE_VERSION.search(failure.paste[0]) if failure.paste else None
+    return (found["library"], found["version"]) if found else None
+
+
+_TITLE_VERSION = re.compile(
+    r"(?<![\w-])(?P<library>transformers|diffusers|accelerate|peft|trl|vllm|sglang|deepspeed|flash[-_]attn|xformers|"
+    r"bitsandbytes|torchvision|torchaudio|lightning|pytorch[-_]lightning|tensorrt|onnxruntime|triton|timm|open_clip|"
+    r"optimum|torchao|unsloth|mmcv|ultralytics|numpy|sageattention|apex|lmdeploy|llama-factory)"
+    r"(?:==| ?v| version | )(?P<version>\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)\b", re.IGNORECASE)
+"""A library a version follows in a title (``transformers 4.49.0``, ``vllm==0.6.3``): a release that may be at fault.
+torch itself is left out: its release is what the rest of the advice is about."""
+
+
 def library_calling(failure: Failure) -> str | None:
     """The installed library (``diffusers``, or an app's plugin such as a ComfyUI custom node) whose code made the
     failing call: the innermost frame outside torch, when it lies under site-packages (or the app's plugin folder)

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from castwise.explainer.advice import odd_tensors_fix
-from castwise.explainer.clues import library_calling, module_called, tied_parameter, torchscript_shown
+from castwise.explainer.clues import (
+    library_calling,
+    module_called,
+    tied_parameter,
+    torchscript_shown,
+    version_in_title,
+)
 from castwise.explainer.explanation import Confidence, Explanation, Facts, Family, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.held_model import odd_in
@@ -116,4 +122,8 @@ def explained(
     if library:
         fix = (f"{fix}; the failing call is made by {library}'s own code: if the dtypes it gets do not come from your "
                f"settings, update {library} (such bugs get fixed there)")
+    release = version_in_title(failure)
+    if release and release[0].lower() != (library or "").lower():
+        fix = (f"{fix}; the report ties the failure to {release[0]} {release[1]}: try another release of "
+               f"{release[0]} (update it, or the one before) to see whether that release brought it")
     return Explanation(kind, failure.message.strip(_WRAPPING), cause, culprit, fix, facts)

@@ -552,8 +552,21 @@ _MASK_INTEGERS = frozenset(("uint8", "int8", "int16", "int32", "int64"))
 
 
 def _padding_mask(found: re.Match[str], failure: Failure) -> Explanation:
-    """MultiheadAttention's or a Transformer's ``only bool and floating types of key_padding_mask are supported``."""
+    """MultiheadAttention's or a Transformer's ``only bool and floating types of key_padding_mask are supported``; of
+    ``attn_mask``, an integer mask where the attention mask (causal, or which positions see which) goes."""
     argument = found["arg"]
+    if argument == "attn_mask":
+        return explained(
+            Kind.MASK, failure,
+            "nn.MultiheadAttention (or a Transformer layer) got an integer `attn_mask`; it takes a bool mask (True = "
+            "may not attend) or a float one added to the scores (-inf where it may not attend)",
+            "a causal or band mask built from integers (`torch.triu(torch.ones(L, L, dtype=torch.uint8), 1)`, "
+            "`.byte()`, a 0/1 mask from numpy) passed as it is",
+            "build it as bool (`torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)`, or `mask.bool()`: True "
+            "where attention is blocked), or as a float mask in the query's dtype (`nn.Transformer."
+            "generate_square_subsequent_mask(L)`)",
+            op="nn.MultiheadAttention", names=(),
+        )
     return explained(
         Kind.MASK, failure,
         f"nn.MultiheadAttention (or a Transformer layer) got an integer `{argument}`; it takes a bool mask (True = "
