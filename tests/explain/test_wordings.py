@@ -5772,3 +5772,27 @@ def test_a_library_release_named_in_the_title_is_offered_as_one_to_change() -> N
     assert "ties the failure to transformers 4.49.0" in explanation.fix
     assert "ties the failure" not in cw.explain("Qwen2.5 fails: expected mat1 and mat2 to have the same dtype, but "
                                                 "got: float != c10::BFloat16").fix
+
+
+@pytest.mark.parametrize(("paste", "kind", "dtypes"), [
+    ("ValueError: Requested int8_float16 compute type, but the target device or backend do not support efficient "
+     "int8_float16 computation.", Kind.NO_KERNEL, ("int8", "f16")),
+    ("RuntimeError: expected storage to be of type float16, but is of type bfloat16", Kind.SCALAR_TYPE, ("f16", "bf16")),
+    ('GGML_ASSERT: ggml.c:6273: src0->type == GGML_TYPE_F16 failed', Kind.NO_KERNEL, ("f16", "f32")),
+])
+def test_ctranslate2_and_ggml_wordings(paste: str, kind: Kind, dtypes: tuple[str, ...]) -> None:
+    explanation = cw.explain(paste)
+    assert explanation.kind is kind and explanation.dtypes == dtypes
+
+
+def test_old_torchs_unknown_quantized_type_id_says_to_dequantize() -> None:
+    explanation = cw.explain("RuntimeError: false INTERNAL ASSERT FAILED at ../c10/core/TensorOptions.h:586, please "
+                             "report a bug to PyTorch. Unknown TensorTypeId: QuantizedCPUTensorId")
+    assert explanation.kind is Kind.NO_KERNEL and "x.dequantize()" in explanation.fix
+
+
+def test_torch_tensorrts_long_and_double_subgraph_inputs_say_to_truncate_them() -> None:
+    explanation = cw.explain("RuntimeError: [Error thrown at core/partitioning/shape_analysis.cpp:116] Unable to process "
+                             "subgraph input type of at::kLong/at::kDouble, try to compile model with "
+                             "truncate_long_and_double enabled")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64", "f64")

@@ -620,6 +620,64 @@ _lightning_amp_on_cpu = message_only(
 )
 
 
+def _compute_type_refused(found: re.Match[str], failure: Failure) -> Explanation:
+    """CTranslate2's (faster-whisper's, whisperX's) ``Requested int8 compute type, but the target device or backend do
+    not support efficient int8 computation``: the device runs no fast kernel for that compute type."""
+    requested = found["type"]
+    names = short_dtypes(part for part in requested.split("_") if part)
+    return explained(
+        Kind.NO_KERNEL, failure,
+        f"CTranslate2 (under faster-whisper or whisperX) was asked for the `{requested}` compute type, and this device "
+        "or build has no efficient kernels for it",
+        "a `compute_type` chosen for another machine: float16 or int8_float16 on a CPU or a GPU without fast fp16 "
+        "(compute capability below 7.0), bfloat16 below 8.0, int8 on a GPU or CPU build without int8 support",
+        "pass a compute type the device has (`ctranslate2.get_supported_compute_types('cuda')` or `('cpu')` lists "
+        "them): `compute_type='float32'` always runs, `'int8'` on most CPUs, `'float16'` on a recent GPU, or "
+        "`'default'` to keep the model's own; if the device should have it, update ctranslate2 (its wheel must match "
+        "the installed CUDA and cuDNN)",
+        op="CTranslate2 compute_type", names=names,
+    )
+
+
+def _ct2_storage_type(found: re.Match[str], failure: Failure) -> Explanation:
+    """CTranslate2's ``expected storage to be of type float16, but is of type bfloat16``."""
+    names = dtypes(found, "a", "b")
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        f"CTranslate2 found model weights stored as {found['b']} where it expects {found['a']}: the model was "
+        "converted (or saved) in a type this CTranslate2 release does not read that way",
+        "a model converted with a newer CTranslate2 (bfloat16 storage) run by an older one, or a model's quantization "
+        "that does not match the requested `compute_type`",
+        "update ctranslate2 (and faster-whisper) to a release that reads the model's storage, or convert the model "
+        "again with the installed one (`ct2-transformers-converter ... --quantization float16`)",
+        op="CTranslate2 model storage", names=names,
+    )
+
+
+_ggml_needs_f16 = message_only(
+    Kind.NO_KERNEL,
+    "a ggml op (whisper.cpp's convolution, `ggml_conv_1d`) takes its weights only as F16 and got another type: "
+    "the model file holds them in F32",
+    "a whisper.cpp or ggml model converted to float32 (`--outtype f32`, a script's f32 option) run with a build "
+    "whose convolutions take F16 weights only",
+    "use the f16 conversion of the model (the default of `convert-pt-to-ggml.py`), or update whisper.cpp to a "
+    "release whose ops take F32 weights",
+    op="ggml op", names=("f16", "f32"),
+)
+
+
+_long_double_inputs = message_only(
+    Kind.NO_KERNEL,
+    "Torch-TensorRT cannot give a TensorRT subgraph int64 or float64 inputs: TensorRT has no 64-bit types, so it "
+    "refuses them unless asked to narrow them",
+    "a model whose partitioned graph passes int64 (indices, shapes, `torch.arange`) or float64 tensors between "
+    "the parts TensorRT runs and the parts torch runs",
+    "compile with `truncate_long_and_double=True` (newer releases: `truncate_double=True`, with int64 narrowed by "
+    "default) so they run as int32/float32, or make those tensors int32/float32 in the model",
+    op="Torch-TensorRT partitioning", names=("int64", "f64"),
+)
+
+
 def _mps_element_type(found: re.Match[str], failure: Failure) -> Explanation:
     said = (word for line in (failure.message, *failure.paste) for word in _MLIR_TYPE.findall(line))
     names = short_dtypes(said)
@@ -1094,6 +1152,11 @@ RULES: tuple[Rule, ...] = (
     rule(r"Mixed precision train\w{0,5} with AMP or APEX ?\(`?'?--fp16'?`?\)[^\n]{0,160}?can only be used on CUDA\b",
          _transformers_fp16_device),
     rule(r"You have asked for native AMP on CPU, but AMP is only available on GPU", _lightning_amp_on_cpu),
+    rule(r"Requested (?P<type>(?:int8|int16|float16|bfloat16|float32)(?:_float16|_float32|_bfloat16)?) compute type, "
+         r"but the target device or backend do(?:es)? not support efficient", _compute_type_refused),
+    rule(r"expected storage to be of type (?P<a>{DTYPE}), but is of type (?P<b>{DTYPE})", _ct2_storage_type),
+    rule(r"src0->type == GGML_TYPE_F16 failed", _ggml_needs_f16),
+    rule(r"Unable to process subgraph input type of at::kLong/at::kDouble", _long_double_inputs),
     rule(r"'(?P<op>mps\.\w{1,30})' op requires the same element type", _mps_element_type),
     rule(r"Value (?P<value>\w{1,20}) (?:is )?not (?:available|found) in Precision", _composer_precision),
     rule(r"Precision '?(?P<value>[\w-]{1,20})'? is invalid|invalid literal for int\(\) with base 10: "

@@ -404,6 +404,18 @@ def _no_quantized_kernel(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+_unknown_quantized_type_id = message_only(
+    Kind.NO_KERNEL,
+    "this (old) torch met a quantized tensor where its code knows no quantized type: an op or a conversion (to "
+    "another device, a copy, a view) that had no quantized path then",
+    "a quantized tensor (`quint8`/`qint8`, from `torch.quantize_per_tensor` or a quantized model) passed to an op "
+    "or a call that takes only float tensors",
+    "dequantize before that call (`x.dequantize()`), or update torch, whose later releases give quantized tensors "
+    "those paths",
+    op="a quantized tensor", names=("quint8",), confidence=Confidence.LOW,
+)
+
+
 _int8_arch = message_only(
     Kind.NO_KERNEL,
     "the serving engine's int8 activation-and-weight kernels (W8A8 scaled matmul) have no path for this GPU's "
@@ -418,6 +430,7 @@ _int8_arch = message_only(
 
 RULES: tuple[Rule, ...] = (
     rule(r"\bInt8 not supported (?:for|on) this architecture", _int8_arch),
+    rule(r"Unknown TensorTypeId: Quantized\w{0,10}TensorId", _unknown_quantized_type_id),
     rule(r"\b(?P<op>\w{1,40}) not implemented for TensorTypeSet\([^)\n]{0,120}\bQuantized\w{0,10}TensorId",
          _no_quantized_kernel),
     rule(r"Embedding quantization is only supported with float_qparams_weight_only_qconfig", _embedding_qconfig),
