@@ -5796,3 +5796,9 @@ def test_torch_tensorrts_long_and_double_subgraph_inputs_say_to_truncate_them() 
                              "subgraph input type of at::kLong/at::kDouble, try to compile model with "
                              "truncate_long_and_double enabled")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("int64", "f64")
+
+
+def test_a_data_type_that_must_be_one_of_a_few_quoted_as_an_error_call_is_read() -> None:
+    explanation = cw.explain("Typical error: `TypeError('PreMulSum Data type must be half, float, or double')`")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16", "f32", "f64")
+    assert cw.explain("the data type must be half, float, or double for this model") is None

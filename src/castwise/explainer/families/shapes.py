@@ -128,7 +128,7 @@ def _accepted_only(found: re.Match[str], failure: Failure) -> Explanation | None
     words = (word for word in _LISTING.split(found["listed"]) if word)
     listed = tuple(dict.fromkeys(filter(None, (short_dtype(word) or next(iter(low_precision_in(word)), None)
                                                for word in words))))
-    if len(listed) < 2 or not failure.error_type:
+    if len(listed) < 2 or not (failure.error_type or _ERROR_NAMED.search(failure.message)):
         return None
     got = _unlisted(failure, found["listed"], set(listed))
     given = f"got {got}" if got else "got another dtype"
@@ -144,6 +144,8 @@ def _accepted_only(found: re.Match[str], failure: Failure) -> Explanation | None
 
 
 _LISTING = re.compile(r"[,/\s]+|\band\b|\bor\b")
+_ERROR_NAMED = re.compile(r"\b\w{0,30}Error\(")
+"""An error quoted as its constructor call in prose (``TypeError('PreMulSum Data type must be ...')``)."""
 
 
 def _unlisted(failure: Failure, listing: str, listed: set[str | None]) -> str | None:
@@ -788,8 +790,9 @@ SUPPORT: tuple[Rule, ...] = (
     rule(r"\b(?:not (?:being |yet )?(?:implemented|supported)|lack of support|no support) (?:for|in|with|on) "
          r"[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16|bfloat)\b", _support_said),
     rule(r"\bunsupported (?:input )?(?:data ?type|dtype)\b", _unsupported_input),
-    rule(r"\b(?P<operand>\w{0,30}?_?d?type) (?:should|must) be (?:one of )?\[?(?P<listed>(?:(?:float(?:8|16|32|64)?|"
-         r"double|bfloat16|half|bf16|fp16|fp32|fp8|int8|uint8)(?:,\s*|\s+or\s+|\s*/\s*)?){2,6})", _accepted_only),
+    rule(r"\b(?P<operand>\w{0,30}?_?d?type|[Dd]ata type) (?:should|must) be (?:one of )?\[?(?P<listed>(?:(?:"
+         r"float(?:8|16|32|64)?|double|bfloat16|half|bf16|fp16|fp32|fp8|int8|uint8)(?:,\s*(?:or\s+)?|\s+or\s+|"
+         r"\s*/\s*)?){2,6})", _accepted_only),
     rule(r"\bkernel (?:was )?not found\b|\bcannot find (?:the |a )?kernel\b|\bno (?:\w{1,20} )?kernels? found\b",
          _kernel_not_found),
     rule(r"\bonly supports? (?P<listed>(?:(?:float|double|bfloat16|half|bf16|fp16|fp32|float16|float32|int|int32|int64|"
