@@ -283,8 +283,9 @@ _NOT_A_LIBRARY = frozenset({"torch", "torchvision", "torchaudio", "_pytest", "py
 
 
 def version_in_title(failure: Failure) -> tuple[str, str] | None:
-    """A library and the release a paste's title ties the failure to (``when using transformers 4.49.0``), if any;
-    not a toolkit, OS or language (CUDA 12.1, Python 3.10)."""
+    """A library and the release a paste's title ties the failure to (``when using transformers 4.49.0``), if any: only
+    the libraries ``_TITLE_VERSION`` lists, since titles give versions of toolkits, systems and models too (CUDA 12.1,
+    Python 3.10, Qwen2.5)."""
     found = _TITLE_VERSION.search(failure.paste[0]) if failure.paste else None
     return (found["library"], found["version"]) if found else None
 
