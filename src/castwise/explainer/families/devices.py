@@ -19,6 +19,13 @@ _PLUG_IN = {"privateuse1": "privateuse1 (a plug-in backend: DirectML, an NPU)"}
 """How a device torch names only by its dispatch key is said."""
 
 
+def apart(word: str, other: str) -> tuple[str, str] | None:
+    """The devices two type spellings name (``torch.cuda.FloatTensor``, ``torch.FloatTensor``) when both name one and
+    they differ; None otherwise."""
+    places = (device_of(word), device_of(other))
+    return (places[0], places[1]) if places[0] and places[1] and places[0] != places[1] else None
+
+
 def mismatch(failure: Failure, places: tuple[str | None, ...], names: tuple[str, ...] = (), op: str = "an op"
              ) -> Explanation:
     """One op given tensors on two devices (``places``), with the dtypes when the message names them; said with low

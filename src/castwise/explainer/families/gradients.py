@@ -18,7 +18,7 @@ from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.families import devices, integers, mixed, nonfinite
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import device_of, is_complex, is_floating, is_low_precision, short_dtype
+from castwise.explainer.spelling import is_complex, is_floating, is_low_precision, short_dtype
 
 DOCTOR = "`castwise doctor` (it reports the first module whose values overflow under each policy)"
 
@@ -82,8 +82,8 @@ def _invalid_gradient(found: re.Match[str], failure: Failure) -> Explanation:
     """A backward's gradient of another dtype than its input; one of the same dtype on another device
     (``expected type torch.FloatTensor but got torch.cuda.FloatTensor``) is a device mismatch."""
     names = dtypes(found, "b", "a")
-    places = (device_of(found["b"]), device_of(found["a"]))
-    if None not in places and places[0] != places[1]:
+    places = devices.apart(found["b"], found["a"])
+    if places:
         return devices.mismatch(failure, places, names, op="a backward (the gradient it returned)")
     return explained(
         Kind.LOSS_DTYPE, failure,
@@ -403,8 +403,8 @@ def _hook_changed_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     """``hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBFloat16Type)``; the same dtype on
     another device (``was torch.cuda.FloatTensor got torch.FloatTensor``) is a device mismatch."""
     names = dtypes(found, "a", "b")
-    places = (device_of(found["a"]), device_of(found["b"]))
-    if places[0] and places[1] and places[0] != places[1]:
+    places = devices.apart(found["a"], found["b"])
+    if places:
         return devices.mismatch(failure, places, names, op="a gradient hook (the gradient it returned)")
     return explained(
         Kind.LOSS_DTYPE, failure,

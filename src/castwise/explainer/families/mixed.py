@@ -337,10 +337,10 @@ def _same_type(found: re.Match[str], failure: Failure) -> Explanation | None:
     if held is None:
         return None
     names = dtypes(held, "a", "b")
-    places = (device_of(held["a"]), device_of(held["b"]))
+    places = devices.apart(held["a"], held["b"])
     backward = (found["x"], found["y"]) == ("grad_output", "weight")
     op = found["op"] or ("a convolution's backward" if backward else "an op")
-    if places[0] and places[1] and places[0] != places[1]:
+    if places:
         return devices.mismatch(failure, places, names, op=op)
     if "norm" in op and found["y"] in ("weight", "bias"):
         return norm_param(failure, names, op)
@@ -952,8 +952,8 @@ def _scalar_type(found: re.Match[str], failure: Failure) -> Explanation:
     """``expected scalar type A but found B`` (and older wordings): the frames say which op."""
     names = dtypes(found, "a", "b")
     argument = (found.groupdict().get("arg") or "").lower()
-    places = (device_of(found["a"]), device_of(found["b"]))
-    if places[0] and places[1] and places[0] != places[1]:
+    places = devices.apart(found["a"], found["b"])
+    if places:
         return devices.mismatch(failure, places, names, op=f"argument '{argument}'" if argument else "an op")
     if found.groupdict().get("seq") and len(set(names)) == 2:
         return _sequence(failure, names)

@@ -255,7 +255,7 @@ _WIDER = {"int8": "int32", "uint8": "int32", "int16": "int32", "int32": "int64"}
 def _integer_overflow_said(found: re.Match[str], failure: Failure) -> Explanation | None:
     """An integer dtype said to overflow (``int32 overflow in embedding_bag's backward``, ``INT8 overflow on
     matmul``, ``scatter_max overflows with int``): its values went past its range and wrapped around."""
-    name = short_dtype((found["a"] or found["b"] or found["c"] or found["d"] or "int32").lower())
+    name = short_dtype(next(filter(None, found.group("a", "b", "c", "d")), "int32").lower())
     if name not in _WIDER:
         return None
     wider = _WIDER[name]

@@ -118,19 +118,17 @@ def _unsupported_input(found: re.Match[str], failure: Failure) -> Explanation | 
 def _listed_support(found: re.Match[str], failure: Failure) -> Explanation:
     """An op that lists the dtypes it supports (``scatter add only supports float, bfloat16, int, int64 and double``):
     it got another, the 16-bit dtype the paste names when that one is not listed."""
-    missing = _unlisted(failure, found["listed"], {short_dtype(word) for word in _LISTING.split(found["listed"])})
+    missing = _unlisted(failure, found["listed"], _listed_names(found["listed"]))
     return no_kernel(failure, "", (missing,) if missing else (), _device_named(failure), Confidence.LOW)
 
 
 def _accepted_only(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A library's check that an operand's dtype be one of a few (``a_dtype should be float16 or float8``): its kernel
     takes only those; it got another, the low-precision dtype the paste names outside the list when there is one."""
-    words = (word for word in _LISTING.split(found["listed"]) if word)
-    listed = tuple(dict.fromkeys(filter(None, (short_dtype(word) or next(iter(low_precision_in(word)), None)
-                                               for word in words))))
+    listed = _listed_names(found["listed"])
     if len(listed) < 2 or not (failure.error_type or _ERROR_NAMED.search(failure.message)):
         return None
-    got = _unlisted(failure, found["listed"], set(listed))
+    got = _unlisted(failure, found["listed"], listed)
     given = f"got {got}" if got else "got another dtype"
     return explained(
         Kind.NO_KERNEL, failure,
@@ -148,7 +146,15 @@ _ERROR_NAMED = re.compile(r"\b\w{0,30}Error\(")
 """An error quoted as its constructor call in prose (``TypeError('PreMulSum Data type must be ...')``)."""
 
 
-def _unlisted(failure: Failure, listing: str, listed: set[str | None]) -> str | None:
+def _listed_names(listing: str) -> tuple[str, ...]:
+    """The short names of the dtypes an op's ``listing`` gives (``half, float, or double``; ``float16 or float8``), each
+    once, in order."""
+    words = (word for word in _LISTING.split(listing) if word)
+    return tuple(dict.fromkeys(filter(None, (short_dtype(word) or next(iter(low_precision_in(word)), None)
+                                             for word in words))))
+
+
+def _unlisted(failure: Failure, listing: str, listed: tuple[str, ...]) -> str | None:
     """The first low-precision dtype the paste names outside an op's ``listing`` of the dtypes it takes."""
     lines = chain((failure.message.replace(listing, ""),),
                   (line for index, line in enumerate(failure.paste) if index != failure.line))
