@@ -5802,3 +5802,42 @@ def test_a_data_type_that_must_be_one_of_a_few_quoted_as_an_error_call_is_read()
     explanation = cw.explain("Typical error: `TypeError('PreMulSum Data type must be half, float, or double')`")
     assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16", "f32", "f64")
     assert cw.explain("the data type must be half, float, or double for this model") is None
+
+
+def test_torch_finfo_asked_about_an_integer_dtype_says_to_use_iinfo() -> None:
+    explanation = cw.explain("TypeError: torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                             "'torch.finfo'")
+    assert explanation.kind is Kind.INTEGER_OPERAND and "torch.iinfo(t.dtype)" in explanation.fix
+
+
+def test_nvfusers_missing_scalar_type_assert_says_to_turn_the_fuser_off() -> None:
+    explanation = cw.explain("tensor_type->scalarType().has_value() INTERNAL ASSERT FAILED at \"/opt/pytorch/torch/csrc/"
+                             "jit/codegen/cuda/type_promotion.cpp\":111, please report a bug to PyTorch. Missing Scalar "
+                             "Type information")
+    assert explanation.kind is Kind.SCALAR_TYPE and explanation.confidence is Confidence.LOW
+    assert "_jit_set_nvfuser_enabled(False)" in explanation.fix
+
+
+def test_a_failed_tolerance_assert_in_a_bf16_paste_is_drift_and_needs_an_assertion() -> None:
+    paste = ("the failing cases are the bfloat16 ones\n"
+             "FAILED tests/unit/test_attention.py::test_attention[dtype1] - AssertionError: db eps: 0.109375")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("bf16",)
+    assert "db eps: 0.109375" in explanation.cause
+    assert cw.explain("the bfloat16 run\nValueError: max diff: 0.3") is None
+    assert cw.explain("FAILED tests/unit/test_attention.py::test_attention - AssertionError: db eps: 0.1") is None
+
+
+def test_a_float_index_says_a_true_division_makes_floats() -> None:
+    explanation = cw.explain("RuntimeError: expected scalar type Long but found Float")
+    assert explanation.kind is Kind.INDEX_TENSOR and "`//`" in explanation.fix
+
+
+def test_a_frameless_report_linking_a_librarys_source_line_says_to_update_it() -> None:
+    paste = ("PPO Bool Multiply Float\n"
+             "https://github.com/ray-project/ray/blob/3fc162f/rllib/agents/ppo/ppo_torch_policy.py#L118 makes the mask "
+             "bool\n```\nexpected device cuda:0 and dtype Float but got device cuda:0 and dtype Bool\n```")
+    assert "update ray (such bugs" in cw.explain(paste).fix
+    framed = paste.replace("```\nexpected", '```\n  File "/home/me/train.py", line 3, in <module>\n'
+                                            "RuntimeError: expected")
+    assert "update ray" not in cw.explain(framed).fix

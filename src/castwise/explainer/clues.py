@@ -314,6 +314,20 @@ def library_calling(failure: Failure) -> str | None:
     return None
 
 
+def library_linked(failure: Failure) -> str | None:
+    """The repository whose source a paste with no frames links at a line
+    (``github.com/ray-project/ray/blob/<commit>/rllib/agents/ppo/ppo_torch_policy.py#L118``): a report pointing at a
+    library's own code; None when the paste shows frames or links no source line."""
+    if failure.frames:
+        return None
+    found = next(filter(None, map(_SOURCE_LINE.search, failure.paste)), None)
+    return found["repo"] if found else None
+
+
+_SOURCE_LINE = re.compile(
+    r"github\.com/[\w.-]+/(?P<repo>[\w.-]+)/blob/[\w.-]+/[^\s)\]>\"']+?\.(?:py|cu|cuh|cpp|h)#L\d+", re.IGNORECASE)
+
+
 _LOW_PRECISION_WORD = re.compile(
     r"半精度|\.half\(\)|\bprecision[\s=:'\"]{1,3}half\b|"
     r"(?<![A-Za-z0-9])(?:bf16|bfloat16|fp16|f16|float16|half[ -]precision|torch\.half|"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from castwise.explainer.advice import odd_tensors_fix
 from castwise.explainer.clues import (
     library_calling,
+    library_linked,
     module_called,
     tied_parameter,
     torchscript_shown,
@@ -119,9 +120,13 @@ def explained(
         fix = f"{fix}; {TORCHSCRIPT_BAKED}" if torchscript_shown(failure) else fix
         culprit, fix = _held_model_told(failure, names, culprit, fix)
     library = library_calling(failure)
+    linked = None if library else library_linked(failure)
     if library:
         fix = (f"{fix}; the failing call is made by {library}'s own code: if the dtypes it gets do not come from your "
                f"settings, update {library} (such bugs get fixed there)")
+    elif linked:
+        fix = (f"{fix}; the report points at a line of {linked}'s own source: if the dtypes it gets there do not come "
+               f"from your settings, update {linked} (such bugs get fixed there)")
     release = version_in_title(failure)
     if release and release[0].lower() != (library or "").lower():
         fix = (f"{fix}; the report ties the failure to {release[0]} {release[1]}: try another release of "

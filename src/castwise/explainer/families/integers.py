@@ -237,8 +237,9 @@ def integer_required(failure: Failure, names: tuple[str, ...], op: str | None, c
         "labels, a batch or segment vector, counts)",
         "a tensor that must hold integers built or converted as floats (`torch.tensor(..., dtype=torch.float)`, "
         "`np.zeros(...)`, a `.float()` applied to every tensor of a batch)" + _cast_by_batch(names),
-        "convert that tensor to the integer dtype where it is made (`x.long()`); if instead the integer tensor is "
-        "the odd one (a constant such as `torch.tensor(0)` meeting float data), make that one float",
+        "convert that tensor to the integer dtype where it is made (`x.long()`; an index computed with `/` is a "
+        "float even from integers: divide with `//`); if instead the integer tensor is the odd one (a constant such "
+        "as `torch.tensor(0)` meeting float data), make that one float",
         op=op, names=names, confidence=Confidence.HIGH if confident else Confidence.LOW,
     )
 
@@ -804,6 +805,21 @@ def _float_only(found: re.Match[str], failure: Failure) -> Explanation | None:
     return integer_operand(failure, names, None) if names and not is_floating(names[0]) else None
 
 
+def _finfo_of_integer(found: re.Match[str], failure: Failure) -> Explanation:
+    """``torch.finfo() requires a floating point input type``: torch.finfo asked about an integer or bool dtype."""
+    del found
+    return explained(
+        Kind.INTEGER_OPERAND, failure,
+        "torch.finfo was asked about an integer or bool dtype; it describes floating dtypes only (torch.iinfo "
+        "describes integer ones)",
+        "code that takes every tensor's range or size from `torch.finfo(t.dtype)` (a checkpoint converter, a clamp "
+        "to a dtype's limits) meeting an integer or bool tensor: quantized weights, masks, position ids, counters",
+        "branch on the dtype: `torch.finfo(t.dtype) if t.is_floating_point() else torch.iinfo(t.dtype)` (bool has "
+        "neither: skip it); for a size in bytes use `t.element_size()`. Not a precision problem",
+        op="torch.finfo",
+    )
+
+
 def _attention_mask(found: re.Match[str], failure: Failure) -> Explanation:
     names = dtypes(found, "a")
     return explained(
@@ -1143,6 +1159,7 @@ RULES: tuple[Rule, ...] = (
          r"floating point,? yet common dtype is (?P<b>{DTYPE})|(?:expected input to have|input dtype should be either) "
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
     rule(r"\b(?P<op>var_mean|std_mean|std and var) only supports? floating point and complex dtypes", _float_only_op),
+    rule(r"torch\.finfo\(\) requires a floating point input type", _finfo_of_integer),
     rule(r"Expected (?P<op>primal) to be floating point or complex,? but got:? (?P<a>{DTYPE})", _no_output_dtype),
     rule(r"nn\.Module\.to only accepts floating point or complex dtypes,? but got desired dtype=(?P<a>{DTYPE})",
          _module_to_integer),

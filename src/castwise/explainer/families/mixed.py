@@ -848,6 +848,23 @@ def _no_common_dtype(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _fuser_lost_dtype(found: re.Match[str], failure: Failure) -> Explanation:
+    """nvFuser's ``tensor_type->scalarType().has_value() INTERNAL ASSERT FAILED at .../codegen/cuda/type_promotion.cpp``
+    (``Missing Scalar Type information``): TorchScript's CUDA fuser of torch 1.12 and 1.13 met a tensor whose dtype its
+    profiling did not record."""
+    del found
+    return explained(
+        Kind.SCALAR_TYPE, failure,
+        "TorchScript's CUDA fuser (nvFuser) found no dtype recorded for a tensor of a scripted graph and could not "
+        "promote types (an internal assert, a bug of the torch 1.12 and 1.13 fuser)",
+        "a scripted model (`torch.jit.script`, often inside a library) run on inputs whose dtypes or shapes differ "
+        "from the runs it profiled",
+        "turn the fuser off (`torch._C._jit_set_nvfuser_enabled(False)` before the first call), or run the model "
+        "without scripting; newer torch no longer fuses TorchScript with nvFuser",
+        op="nvFuser type promotion", confidence=Confidence.LOW,
+    )
+
+
 def _prelu(found: re.Match[str], failure: Failure) -> Explanation:
     return _prelu_operands(failure, dtypes(found, "a", "b"))
 
@@ -1714,6 +1731,8 @@ RULES: tuple[Rule, ...] = (
          _plain_tensor_as_parameter),
     rule(r"mismatch(?:ed)? dtypes?:?\s*src (?P<src>{DTYPE}),?\s*dst (?P<dst>{DTYPE})", _source_and_destination),
     rule(r"(?:common_)?dtype_? != ScalarType::Undefined INTERNAL ASSERT FAILED", _no_common_dtype),
+    rule(r"scalarType\(\)\.has_value\(\) INTERNAL ASSERT FAILED|codegen[/\\]cuda[/\\]type_promotion\.cpp|"
+         r"Missing Scalar Type information", _fuser_lost_dtype),
     rule(r"test_faketensor failed[^\n]{0,300}?mismatched tensor metadata:?\s*Dtypes (?P<a>{DTYPE}) and (?P<b>{DTYPE}) "
          r"are not equal", _fake_output),
     rule(r"Registering a parametrization may not change the dtype of the tensor", _parametrization),

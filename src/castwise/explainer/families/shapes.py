@@ -281,6 +281,15 @@ def _drift(found: re.Match[str], failure: Failure) -> Explanation | None:
     return drifted(failure, dtype, found.group(0).strip()) if dtype else None
 
 
+def _tolerance_assert(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A test's numeric check that failed (``AssertionError: db eps: 0.109375``, ``max abs diff: 0.03``) in a paste
+    that names a 16-bit dtype anywhere: values that drifted past the test's tolerance."""
+    if "AssertionError" not in (failure.error_type or found.group(0)):
+        return None
+    dtype = _training_dtype(failure, within=None)
+    return drifted(failure, dtype, found.group(0).strip()) if dtype else None
+
+
 def _stall(found: re.Match[str], failure: Failure) -> Explanation | None:
     """Training said not to progress (``the loss doesn't decrease``, ``WER stays at 100``) near a training dtype."""
     dtype = _training_dtype(failure)
@@ -731,6 +740,9 @@ SYMPTOMS: tuple[Rule, ...] = (
          r"|far |a lot )?(?:worse|lower)\b|lost (?:a lot of|much|some) accuracy\b|"
          r"(?:Tensor-likes|Scalars) are not close\b)|"
          r"结果(?:差距|差异)(?:较大|很大)|结果不一致|精度(?:下降|损失)", _drift),
+    rule(r"(?:AssertionError:?\s{0,4}|^)(?:\w{1,20}\s{1,4})?"
+         r"(?:eps|max(?:imum)?[ _]?(?:abs(?:olute)?[ _]?)?(?:err(?:or)?|diff(?:erence)?)|"
+         r"abs(?:olute)?[ _]?(?:err(?:or)?|diff(?:erence)?))\s*[:=]\s*[-+]?\d[\d.e+-]*", _tolerance_assert),
     rule(r"\bloss(?:es)?\b[^\n.]{0,20}?\b(?:is|are|was|were|becomes?|became|goes to|went to|stays? at)\s+"
          r"(?:always\s+|all\s+)?0(?:\.0+)?(?![\d.])|"
          r"loss\s*值?\s*(?:全|一直|都|就|总是|会)?\s*(?:为|是|变成|等于|降为|变为)\s*0(?![\d.])|"
