@@ -15,6 +15,7 @@ from torch import nn
 
 import castwise as cw
 from castwise.explainer import Confidence, Family, Kind
+from castwise.explainer.spelling import short_dtype
 
 
 @pytest.mark.parametrize(("text", "kind", "dtypes", "words"), [
@@ -5841,3 +5842,18 @@ def test_a_frameless_report_linking_a_librarys_source_line_says_to_update_it() -
     framed = paste.replace("```\nexpected", '```\n  File "/home/me/train.py", line 3, in <module>\n'
                                             "RuntimeError: expected")
     assert "update ray" not in cw.explain(framed).fix
+
+
+def test_numpy_refusing_to_cast_dates_says_to_turn_them_into_numbers() -> None:
+    explanation = cw.explain("TypeError: Cannot cast array data from dtype('<M8[ns]') to dtype('float64') according "
+                             "to the rule 'safe'")
+    assert explanation.kind is Kind.NUMPY_DTYPE and explanation.dtypes == ("f64",)
+    assert "np.timedelta64(1, 'D')" in explanation.fix
+    counts = cw.explain("TypeError: Cannot cast array data from dtype('float64') to dtype('int64') according to the "
+                        "rule 'safe'")
+    assert counts.dtypes == ("f64", "int64") and "arr.astype(np.int64)" in counts.fix
+
+
+def test_numpy_type_strings_name_their_size_in_bytes() -> None:
+    assert (short_dtype("<f8"), short_dtype("|u1"), short_dtype("<i8"), short_dtype("i8")) == (
+        "f64", "uint8", "int64", "int8")

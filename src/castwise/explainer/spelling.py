@@ -80,8 +80,26 @@ def _parts(word: str) -> tuple[str | None, str, bool]:
     return device, _LEGACY_SUFFIX.sub("", text) if legacy else text, legacy
 
 
+_NUMPY_TYPESTR = re.compile(r"^[<>|=](?P<kind>[fiucb])(?P<size>16|[1248])$")
+"""numpy's array-interface type strings (``<f8``, ``|u1``, ``<i8``): a byte order, a kind and a size in bytes
+(``i8`` alone is LLVM's 8-bit integer)."""
+_NUMPY_KINDS = {"f": "float", "i": "int", "u": "uint", "c": "complex", "b": "bool"}
+
+
+def _numpy_typestr(word: str) -> torch.dtype | None:
+    found = _NUMPY_TYPESTR.match(word.strip(" '\""))
+    if found is None:
+        return None
+    kind = _NUMPY_KINDS[found["kind"]]
+    return _WORDS.get(kind if kind == "bool" else f"{kind}{int(found['size']) * 8}")
+
+
 def dtype_of(word: str) -> torch.dtype | None:
-    """The dtype a spelling such as ``c10::Half``, ``long int`` or ``torch.cuda.HalfTensor`` names, or None."""
+    """The dtype a spelling such as ``c10::Half``, ``long int``, ``torch.cuda.HalfTensor`` or numpy's ``<f8``
+    names, or None."""
+    typestr = _numpy_typestr(word)
+    if typestr is not None:
+        return typestr
     bare = _parts(word)[1].removesuffix("_t")
     return _WORDS.get(re.sub(r"[\s_<>]", "", bare).lower())
 

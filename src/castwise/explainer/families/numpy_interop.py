@@ -321,6 +321,29 @@ def _ufunc_cast(found: re.Match[str], failure: Failure) -> Explanation:
     )
 
 
+def _array_cast(found: re.Match[str], failure: Failure) -> Explanation:
+    """numpy's ``Cannot cast array data from dtype('<M8[ns]') to dtype('float64') according to the rule 'safe'``: a
+    numpy function that casts its inputs safely (np.interp, np.bincount, np.take) given an array it cannot convert."""
+    source, target = found["a"], found["b"]
+    dated = source.lstrip("<>|=").startswith(("M8", "m8", "datetime64", "timedelta64"))
+    casting = f"its '{found['rule']}' casting rule" if found["rule"] else "its casting rule"
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        f"numpy refused to cast an array of {source} to {target} under {casting}"
+        + (": the array holds dates or times (datetime64), which are not numbers" if dated
+           else ": the cast could change values"),
+        "dates (a pandas DatetimeIndex or datetime column) passed where numbers go (np.interp, a plot's "
+        "fill_between, a float tensor)" if dated else
+        "an array of another dtype than the function takes (floats where int64 indices or counts go), passed to a "
+        "numpy function that casts its inputs safely (np.bincount, np.interp, np.take)",
+        "convert the dates to numbers first: `(t - t[0]) / np.timedelta64(1, 'D')` (days, as floats) or "
+        "`t.astype('int64')` (nanoseconds)" if dated else
+        f"convert it yourself where you mean to: `arr.astype(np.{target.lstrip('<>|=')})` (rounded first when "
+        "floats become integers)",
+        op="numpy cast", names=dtypes(found, "a", "b"),
+    )
+
+
 def _numpy_in_checkpoint(found: re.Match[str], failure: Failure) -> Explanation:
     """``torch.load(weights_only=True)`` refusing numpy objects in a checkpoint (a numpy scalar or dtype saved beside
     the tensors)."""
@@ -548,6 +571,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists;? found (?P<a>object)",
          _non_numeric_array),
     rule(r"Could not infer dtype of numpy\.(?P<a>\w{1,20})", _numpy_scalars),
+    rule(r"Cannot cast array data from dtype\('(?P<a>[<>|=]?\w{1,12}(?:\[\w{1,3}\])?)'\) to "
+         r"dtype\('(?P<b>[<>|=]?\w{1,12})'\)(?: according to the rule '(?P<rule>\w{1,12})')?", _array_cast),
     rule(r"Cannot cast ufunc '(?P<ufunc>\w{1,20})' output from dtype\('(?P<a>\w{1,12})'\) to "
          r"dtype\('(?P<b>\w{1,12})'\)", _ufunc_cast),
     rule(r"Observation \(\{\} dtype=\{\}\) outside given space|"
