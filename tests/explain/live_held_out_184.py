@@ -1,9 +1,10 @@
 """Held-out live set 184: sea-surface temperature from satellites and buoys written by hand in low precision (GHRSST L2P
-swaths packed as int16 counts with uint8 quality levels and int8 platform codes, big-endian netCDF variables, buoy
-records from pandas in float64 with datetime64 times, optimal interpolation and EOF analysis by linear algebra,
-bias correction by least squares, fp16/bf16 gap-filling and super-resolution networks). Defects planted by a helper
-who never read the rules, written before castwise ran (committed after the set's deadline and after the freeze had
-been cut, the rules not having seen them) and graded once with the rules frozen at the commit in FROZEN_AT."""
+swaths packed as int16 counts with fp16-cast bit flags and int8 platform codes, uint8 sea-ice percentages,
+big-endian netCDF variables, buoy records from pandas in float64 with datetime64 times, optimal interpolation and
+EOF analysis by linear algebra, bias correction by least squares, fp16/bf16 gap-filling and super-resolution
+networks). Defects planted by a helper who never read the rules, written before castwise ran (committed after the
+set's deadline and after the freeze had been cut, the rules not having seen them) and graded once with the rules
+frozen at 7c102806."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "7c102806"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -216,65 +217,93 @@ def _bf16_mha_float_gap_mask() -> None:
 
 CASES: dict[str, LiveCase] = {
     # raw int16 L2P SST counts (scale_factor never applied) go straight into a float denoising Conv2d
-    "l2p-int16-counts-into-conv": case(_int16_counts_into_conv, "integer_operand", "int16", "f32"),
+    "l2p-int16-counts-into-conv": case(_int16_counts_into_conv, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the L2 flags variable was cast to fp16 with the rest of the granule, then bit-tested for the cloud bit
-    "l2-flags-half-bit-test-cloud": case(_l2_flags_half_bit_test, "no_kernel", "f16"),
+    "l2-flags-half-bit-test-cloud": case(_l2_flags_half_bit_test, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the ocean mask is taken as the negation of the bool land mask
-    "ocean-mask-as-minus-bool-land": case(_ocean_from_negated_land, "mask_dtype", "bool"),
+    "ocean-mask-as-minus-bool-land": case(_ocean_from_negated_land, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # EOFs of SST anomalies from eigh of a covariance computed in fp16
-    "eof-covariance-eigh-half": case(_eof_covariance_eigh_half, "no_kernel", "f16"),
+    "eof-covariance-eigh-half": case(_eof_covariance_eigh_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # satellite-minus-buoy bias correction by lstsq: float32 design matrix, float64 buoy SST from pandas
-    "buoy-bias-correction-lstsq-float64": case(_buoy_bias_correction_lstsq, "op_dtype", "f32", "f64"),
+    "buoy-bias-correction-lstsq-float64": case(_buoy_bias_correction_lstsq, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # diurnal-warming Fourier features: int64 hours of day matmul'ed with float32 frequencies
-    "diurnal-fourier-int64-hours-matmul": case(_diurnal_fourier_features_int64_hours, "integer_operand", "int64",
-                                               "f32"),
+    "diurnal-fourier-int64-hours-matmul": case(_diurnal_fourier_features_int64_hours, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # OSI SAF sea-ice percent (uint8) coarsened to the SST grid with avg_pool2d
-    "sea-ice-percent-uint8-avg-pool": case(_ice_fraction_avg_pool_uint8, "integer_operand", "uint8"),
+    "sea-ice-percent-uint8-avg-pool": case(_ice_fraction_avg_pool_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 gap-filling block's GroupNorm receives float32 features
-    "gapfill-half-groupnorm-float-features": case(_half_gapfill_groupnorm_float_input, "norm_param_dtype", "f32"),
+    "gapfill-half-groupnorm-float-features": case(_half_gapfill_groupnorm_float_input, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # cloud-detection probabilities against hand-labelled cloud flags that numpy made float64
-    "cloud-mask-bce-numpy-float64-labels": case(_cloud_mask_bce_numpy_target, "op_dtype", "f64", "f32"),
+    "cloud-mask-bce-numpy-float64-labels": case(_cloud_mask_bce_numpy_target, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # which ocean phenomena a tile shows, as numpy int32 label lists for multilabel_margin_loss
-    "phenomena-multilabel-margin-int32": case(_phenomena_multilabel_margin_int32, "target_dtype", "int32"),
+    "phenomena-multilabel-margin-int32": case(_phenomena_multilabel_margin_int32, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 buoy SST from pandas averaged onto a float32 grid with scatter_reduce_
-    "buoy-to-grid-scatter-reduce-float64": case(_buoy_to_grid_scatter_reduce_float64, "indexed_write_dtype"),
+    "buoy-to-grid-scatter-reduce-float64": case(_buoy_to_grid_scatter_reduce_float64, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # L3 binning of swath pixels: grid cell numbers from floor() stay float and go to bincount
-    "swath-binning-bincount-float-cells": case(_swath_binning_bincount_float_cells, "index_tensor_dtype", "f32"),
+    "swath-binning-bincount-float-cells": case(_swath_binning_bincount_float_cells, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # buoy observation times (datetime64 from pandas) turned into a tensor
-    "buoy-datetime64-times-from-numpy": case(_buoy_times_to_tensor, "numpy_dtype", cause=("datetime64",)),
+    "buoy-datetime64-times-from-numpy": case(_buoy_times_to_tensor, "numpy_dtype", cause=("datetime64",),
+        grade="correct", grade_at_freeze="correct"),
     # a netCDF-3 variable read as raw big-endian float32 bytes handed to torch.from_numpy
-    "netcdf3-big-endian-from-numpy": case(_big_endian_netcdf_variable, "numpy_dtype", cause=("byte order",)),
+    "netcdf3-big-endian-from-numpy": case(_big_endian_netcdf_variable, "numpy_dtype", cause=("byte order",),
+        grade="correct", grade_at_freeze="correct"),
     # an fp16 SST tile padded with a halo of the model output's _FillValue 1e20
-    "halo-pad-fill-value-1e20-half": case(_halo_pad_fill_value_half, "half_overflow", "f16"),
+    "halo-pad-fill-value-1e20-half": case(_halo_pad_fill_value_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a moored buoy's float64 pandas series (SST, lat, lon) into a float32 Conv1d
-    "buoy-series-conv1d-float64": case(_buoy_series_conv1d_float64, "conv_weight_dtype", "f64", "f32"),
+    "buoy-series-conv1d-float64": case(_buoy_series_conv1d_float64, "conv_weight_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a super-resolution ConvTranspose2d cast to bf16 receives the float32 coarse SST
-    "superres-convtranspose-bf16-float-input": case(_superres_convtranspose_bf16, "conv_weight_dtype", "f32", "bf16"),
+    "superres-convtranspose-bf16-float-input": case(_superres_convtranspose_bf16, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a valid-observation attention mask built with numpy int32 ones
-    "valid-obs-int32-attention-mask": case(_valid_obs_int32_attention_mask, "mask_dtype", "int32"),
+    "valid-obs-int32-attention-mask": case(_valid_obs_int32_attention_mask, "mask_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # int8 platform-type codes from the L2P file index a platform embedding
-    "platform-code-int8-embedding": case(_platform_code_int8_embedding, "index_tensor_dtype", "int8"),
+    "platform-code-int8-embedding": case(_platform_code_int8_embedding, "index_tensor_dtype", "int8",
+        grade="correct", grade_at_freeze="correct"),
     # a day/night SST blend by lerp: float32 day pass, float64 night values from pandas
-    "day-night-lerp-float64-night": case(_day_night_lerp_float64_night, "lerp_dtype", "f32", "f64"),
+    "day-night-lerp-float64-night": case(_day_night_lerp_float64_night, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # re-packing SST into L2P int16 counts with torch.div(..., out=int16 buffer)
-    "repack-l2p-div-out-int16": case(_repack_l2p_div_out_int16, "result_cast", "f32", "int16"),
+    "repack-l2p-div-out-int16": case(_repack_l2p_div_out_int16, "result_cast", "f32", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # optimal-interpolation weights from the pseudo-inverse of an fp16 covariance
-    "oi-weights-pinv-half-covariance": case(_oi_weights_pinv_half, "no_kernel", "f16"),
+    "oi-weights-pinv-half-covariance": case(_oi_weights_pinv_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # the forecast head was built under torch.device("meta") for fast init and never materialised
-    "meta-initialised-forecast-head": case(_meta_initialised_forecaster, "device_mismatch"),
+    "meta-initialised-forecast-head": case(_meta_initialised_forecaster, "device_mismatch",
+        grade="correct", grade_at_freeze="correct"),
     # SST reconstructed from float64 principal components (numpy) and float32 EOF maps with einsum
-    "eof-reconstruction-einsum-float64-pcs": case(_eof_reconstruction_einsum_float64_pcs, "matmul_dtype", "f64",
-                                                  "f32"),
+    "eof-reconstruction-einsum-float64-pcs": case(_eof_reconstruction_einsum_float64_pcs, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a profile decoder's max_unpool2d given argmax indices saved by numpy as int32
-    "profile-unpool-int32-indices": case(_argo_depth_unpool_int32_indices, "index_tensor_dtype", "int32"),
+    "profile-unpool-int32-indices": case(_argo_depth_unpool_int32_indices, "index_tensor_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # Huber loss of float32 predictions against float64 buoy SST, failing in backward
-    "huber-backward-float64-buoy-targets": case(_huber_backward_float64_buoy_targets, "loss_dtype", "f64", "f32"),
+    "huber-backward-float64-buoy-targets": case(_huber_backward_float64_buoy_targets, "loss_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 LSTM over hourly buoy series is fed the float32 series
-    "buoy-lstm-bf16-float-series": case(_buoy_lstm_bf16_float_series, "rnn_dtype", "f32", "bf16"),
+    "buoy-lstm-bf16-float-series": case(_buoy_lstm_bf16_float_series, "rnn_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # per-buoy linear calibration with baddbmm: bf16 inputs, float32 offsets and gains
-    "per-buoy-calibration-baddbmm-bf16": case(_per_buoy_calibration_baddbmm, "batched_matmul_dtype", "bf16", "f32"),
+    "per-buoy-calibration-baddbmm-bf16": case(_per_buoy_calibration_baddbmm, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a cell's SST spread from std() of a single buoy (NaN) used as a Normal's scale
-    "single-buoy-std-normal-scale-nan": case(_single_buoy_std_normal_scale, "nonfinite"),
+    "single-buoy-std-normal-scale-nan": case(_single_buoy_std_normal_scale, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 MultiheadAttention over SST patches given a float32 -inf mask for cloud gaps
-    "bf16-mha-float32-cloud-gap-mask": case(_bf16_mha_float_gap_mask, "attn_mask_dtype", "f32", "bf16"),
+    "bf16-mha-float32-cloud-gap-mask": case(_bf16_mha_float_gap_mask, "attn_mask_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
 }
