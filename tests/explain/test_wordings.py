@@ -5857,3 +5857,33 @@ def test_numpy_refusing_to_cast_dates_says_to_turn_them_into_numbers() -> None:
 def test_numpy_type_strings_name_their_size_in_bytes() -> None:
     assert (short_dtype("<f8"), short_dtype("|u1"), short_dtype("<i8"), short_dtype("i8")) == (
         "f64", "uint8", "int64", "int8")
+
+
+def test_faiss_given_a_torch_tensor_says_to_pass_numpy_or_load_its_torch_utils() -> None:
+    paste = ('  File "/envs/x/lib/python3.7/site-packages/faiss/swigfaiss.py", line 6016, in swig_ptr\n'
+             "    return _swigfaiss.swig_ptr(a)\nValueError: input not a numpy array")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NUMPY_DTYPE and "faiss.contrib.torch_utils" in explanation.fix
+    assert cw.explain("ValueError: input not a numpy array") is None
+
+
+def test_clangs_undeclared_half_conversion_is_a_build_without_that_intrinsic() -> None:
+    explanation = cw.explain("error: use of undeclared identifier '__double2half'; did you mean '__double2hiint'?")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+    assert explanation.confidence is Confidence.LOW
+
+
+def test_a_block_sparse_tensors_dtype_conversion_says_to_rebuild_it() -> None:
+    paste = ("x = bsr.to(torch.half)\nRuntimeError: \"empty_sparse_compressed\" expected sparse compressed (non-block) "
+             "tensor layout but got SparseBsc")
+    explanation = cw.explain(paste)
+    assert explanation.kind is Kind.NO_KERNEL and "torch.sparse_bsc_tensor(t.ccol_indices()" in explanation.fix
+    assert explanation.dtypes == ("f16",)
+    assert cw.explain(paste.splitlines()[1]) is None
+
+
+def test_cusparselt_refusing_an_operation_says_to_use_a_16_bit_dtype() -> None:
+    explanation = cw.explain("RuntimeError: CUDA error: operation not supported when calling "
+                             "`cusparseLtStructuredDescriptorInit( &handle, &sparse_input_descriptor, m, k, k, 16, "
+                             "input_type, CUSPARSE_ORDER_ROW, CUSPARSELT_SPARSITY_50_PERCENT)`")
+    assert explanation.kind is Kind.NO_KERNEL and "float16 or bfloat16" in explanation.fix

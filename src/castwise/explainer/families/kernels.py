@@ -471,24 +471,41 @@ def _kernel_line_cut(found: re.Match[str], failure: Failure) -> Explanation | No
     return no_kernel(failure, found["op"], names, _device(found["op"]), Confidence.LOW) if names else None
 
 
-def _sparse_csr_cast(found: re.Match[str], failure: Failure) -> Explanation | None:
-    """``copy_sparse_csr_: only tensors with the same number of specified elements are supported`` where the paste
-    converts a dtype: older torch's ``.to(dtype)`` on a sparse CSR tensor copies into an empty one and fails."""
-    del found
+def _sparse_compressed_cast(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """``copy_sparse_csr_: only tensors with the same number of specified elements are supported``, or
+    ``"empty_sparse_compressed" expected sparse compressed (non-block) tensor layout but got SparseBsr``, where the
+    paste converts a dtype: this torch's ``.to(dtype)`` on a sparse CSR (BSR, BSC) tensor fails."""
     if not paste_search(failure, _DTYPE_CONVERSION):
         return None
+    layout = (found.groupdict().get("layout") or "Csr").upper()
+    indices = "t.ccol_indices(), t.row_indices()" if layout == "BSC" else "t.crow_indices(), t.col_indices()"
     return explained(
         Kind.NO_KERNEL, failure,
-        "this torch cannot change a sparse CSR tensor's dtype with `.to(dtype)`: it copies into an empty CSR tensor, "
-        "and that copy needs both to hold the same number of elements",
-        "`.to(dtype=...)`, `.float()` or `.half()` on a `torch.sparse_csr_tensor` (or a module holding one)",
-        "update torch; meanwhile rebuild it with the new dtype: `torch.sparse_csr_tensor(t.crow_indices(), "
-        "t.col_indices(), t.values().to(dtype), t.shape)`",
-        op="Tensor.to (sparse CSR)",
+        f"this torch cannot change a sparse {layout} tensor's dtype with `.to(dtype)`"
+        + (": it copies into an empty CSR tensor, and that copy needs both to hold the same number of elements"
+           if layout == "CSR" else ": its conversion makes an empty tensor of a layout without blocks"),
+        f"`.to(dtype=...)`, `.float()` or `.half()` on a sparse {layout} tensor (or a module holding one)",
+        f"update torch; meanwhile rebuild it with the new dtype: `torch.sparse_{layout.lower()}_tensor({indices}, "
+        "t.values().to(dtype), t.shape)`",
+        op=f"Tensor.to (sparse {layout})", names=low_precision_said(failure)[:1],
     )
 
 
-_DTYPE_CONVERSION = re.compile(r"\.to\([^\n)]{0,60}dtype|\.(?:float|half|double|bfloat16)\(\)")
+_cusparselt_dtype = message_only(
+    Kind.NO_KERNEL,
+    "cuSPARSELt (the library behind 2:4 semi-structured sparse matmuls) does not support these inputs' dtype on this "
+    "GPU with this version: its float32 support comes and goes between releases, while fp16, bf16 and int8 are its "
+    "main types",
+    "a semi-structured sparse matmul (`to_sparse_semi_structured`, `torch._cslt_sparse_mm`) on float32 tensors, or on "
+    "a dtype the installed cuSPARSELt does not take on this GPU",
+    "run the sparse matmul in float16 or bfloat16 (`x.half()`, `weight.half()` before making it sparse), or update "
+    "torch (and with it cuSPARSELt)",
+    op="cuSPARSELt", device="cuda", confidence=Confidence.LOW,
+)
+
+
+_DTYPE_CONVERSION = re.compile(r"\.to\([^\n)]{0,60}(?:dtype|torch\.(?:half|float\d{0,2}|bfloat16|double))|"
+                               r"\.(?:float|half|double|bfloat16)\(\)")
 
 
 _vmapped_dtype_view = message_only(
@@ -1296,8 +1313,10 @@ RULES: tuple[Rule, ...] = (
     rule(r"\bType (?P<a>(?:cuda\.)?(?:Half|Double|Float)Tensor) doesn't implement stateless methods|"
          r"^<class '(?P<a2>torch\.(?:cuda\.)?(?:Half|Double)Tensor)'>$", _legacy_backend_lacks),
     rule(r"[\"']?(?P<op>\w{1,60})[\"'] not imple(?:m(?:e(?:n(?:t(?:e(?:d)?)?)?)?)?)?\s*$", _kernel_line_cut),
-    rule(r"copy_sparse_csr_: only tensors with the same number of specified elements are supported",
-         _sparse_csr_cast),
+    rule(r"copy_sparse_csr_: only tensors with the same number of specified elements are supported|"
+         r"expected sparse compressed \(non-block\) tensor layout but got Sparse(?P<layout>Bsr|Bsc)",
+         _sparse_compressed_cast),
+    rule(r"operation not supported when calling `?cusparseLt\w{1,40}", _cusparselt_dtype),
     rule(r"Unhandled dtype (?P<dtype>\w{1,20}) for (?P<op>[\w.]{1,60})", _unhandled_dtype),
     rule(r"couldn't find storage object (?P<dtype>\w{2,30}?)Storage\b|\bunsupported Storage type\b", _no_storage),
     rule(r"getCudnnDataType\(\) not supported for (?P<dtype>Char|Byte|Short|Int|Long|Bool)\b", _cudnn_integer),

@@ -430,6 +430,19 @@ _half_intrinsic_undefined = message_only(
 )
 
 
+_half_conversion_undeclared = message_only(
+    Kind.NO_KERNEL,
+    "an extension's GPU code calls a half-precision conversion intrinsic (`__double2half`, `__float2bfloat16`) that "
+    "the compiler's headers do not declare: clang and ROCm's HIP headers lack some of CUDA's fp16 and bf16 "
+    "conversions, and CUDA declares them only with `cuda_fp16.h` (`cuda_bf16.h`) included",
+    "an extension (DeepSpeed's ops, a custom kernel) built with hipcc or clang, or with a toolkit older than its code "
+    "expects",
+    "update the extension (its kernels may convert through float now: `__float2half((float)x)`), or build it with the "
+    "toolkit it supports (a newer ROCm or CUDA); skip building that op if you do not use it",
+    op="GPU build of half kernels", names=("f16",), confidence=Confidence.LOW,
+)
+
+
 _diffusers_on_cpu = message_only(
     Kind.NO_KERNEL,
     "diffusers warns that a pipeline loaded in float16 cannot run on the CPU: torch has (or, in the versions it checks "
@@ -1172,6 +1185,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"Unsupported TypeMeta in ATen", _unsupported_type_meta),
     rule(r"\bidentifier \"__h(?:fma|add|sub|mul|div|max|min|neg|abs|exp|log|sqrt)\w{0,6}\" is undefined",
          _half_intrinsic_undefined),
+    rule(r"\buse of undeclared identifier '__(?:double|float|int|uint|ll|short)2(?:half|bfloat16)\w{0,6}'",
+         _half_conversion_undeclared),
     rule(r"\bds (?P<key>(?:fp16|bf16)\.enabled)=(?P<ds>\w{1,10}) vs hf (?:[\w|+()]{1,80})=(?P<value>\w{1,10})",
          _deepspeed_config_mismatch),
     rule(r"Param tensor \d+ has dtype=(?P<a>\w{1,12}), but expected dtype=(?P<b>\w{1,12})", _fused_adam_param_dtype),

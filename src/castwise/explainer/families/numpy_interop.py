@@ -400,6 +400,26 @@ def _opencv_half(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+def _faiss_tensor(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """faiss's ``ValueError: input not a numpy array`` (from ``swig_ptr``) where the paste names faiss: a torch tensor
+    given to an index that takes numpy arrays; declined when faiss is not named."""
+    del found
+    if not paste_search(failure, _FAISS):
+        return None
+    return explained(
+        Kind.NUMPY_DTYPE, failure,
+        "faiss's Python index takes numpy arrays, and it was given a torch tensor (its `swig_ptr` reads a numpy "
+        "array's memory)",
+        "a torch tensor (embeddings straight from a model) passed to `index.search`, `index.add` or `index.train`",
+        "pass `x.detach().cpu().numpy().astype('float32')`, or `import faiss.contrib.torch_utils` once so that faiss "
+        "takes torch tensors (CPU and GPU) directly",
+        op="faiss index",
+    )
+
+
+_FAISS = re.compile(r"\bfaiss\b", re.IGNORECASE)
+
+
 def _structured_array(failure: Failure) -> Explanation:
     """A numpy structured (record) array given to torch: records of named fields, not numbers of one dtype."""
     return explained(
@@ -583,6 +603,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"Cannot interpret '(?P<a>torch\.\w{1,20})' as a data type", _torch_dtype_to_numpy),
     rule(r"argument 'dtype' must be torch\.dtype, not (?P<given>\w{1,20})", _numpy_dtype_to_torch),
     rule(r"Expected Ptr<cv::UMat> for argument", _opencv_half),
+    rule(r"\binput not a numpy array\b", _faiss_tensor),
     rule(r"'torch\.dtype' object has no attribute 'type'", _numpy_on_tensors),
     rule(r"The (?P<what>reward|value) returned by `?step\(\)`? must be a float", _numpy_scalar_reward),
     rule(r"can't convert np\.ndarray of type numpy\.(?P<a>u?int(?:8|16|32|64)|float(?:16|32|64)|bool_?)\b|can't "
