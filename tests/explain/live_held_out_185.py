@@ -1,7 +1,7 @@
 """Held-out live set 185: urban mobility and bike-sharing demand by hand in low precision (float64 trip and weather
 tables from pandas, int64 rental counts and station ids, numpy datetimes, bool dock-status masks, fp16/bf16 demand
 forecasters over station graphs and city grids). Defects planted by a helper who never read the rules, written before
-castwise ran; not yet graded."""
+castwise ran and graded once with the rules frozen at d683ef61."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "d683ef61"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -199,63 +199,93 @@ def _half_forecaster_grad_scaler() -> None:
 
 CASES: dict[str, LiveCase] = {
     # pandas temperature and wind columns (float64) straight into the fp32 demand head
-    "weather-f64-demand-linear": case(_weather_f64_into_linear, "matmul_dtype", "f64", "f32"),
+    "weather-f64-demand-linear": case(_weather_f64_into_linear, "matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # station index derived as docks / 6 (true division makes float) looked up in the station Embedding
-    "station-index-true-division-embedding": case(_station_ids_by_true_division, "index_tensor_dtype", "f32"),
+    "station-index-true-division-embedding": case(_station_ids_by_true_division, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # int64 hourly rental counts fed straight into a Conv1d demand smoother
-    "hourly-rentals-int64-conv1d": case(_rentals_int64_conv1d, "integer_operand", "int64", "f32"),
+    "hourly-rentals-int64-conv1d": case(_rentals_int64_conv1d, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # trip-sequence GRU cast to bf16, fed the fp32 trip features
-    "trip-gru-bf16-fp32-input": case(_bf16_gru_fp32_trips, "rnn_dtype", "bf16", "f32"),
+    "trip-gru-bf16-fp32-input": case(_bf16_gru_fp32_trips, "rnn_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the station encoder's LayerNorm cast to bf16 alone, given fp32 features
-    "station-layernorm-bf16-fp32": case(_bf16_layernorm_fp32_features, "norm_param_dtype", "f32"),
+    "station-layernorm-bf16-fp32": case(_bf16_layernorm_fp32_features, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # demand buckets from np.digitize stored as int32, used as cross_entropy's target
-    "demand-bucket-int32-target": case(_demand_bucket_int32_target, "target_dtype", "int32"),
+    "demand-bucket-int32-target": case(_demand_bucket_int32_target, "target_dtype", "int32",
+        grade="correct", grade_at_freeze="correct"),
     # an "empty dock" mask made by negating the bool has-bike mask with unary minus
-    "empty-dock-negate-bool": case(_empty_dock_from_bool, "mask_dtype", "bool"),
+    "empty-dock-negate-bool": case(_empty_dock_from_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # a float 0/1 station-open flag inverted with ~ to get closed stations
-    "open-flag-float-invert": case(_float_open_flag_invert, "mask_dtype"),
+    "open-flag-float-invert": case(_float_open_flag_invert, "mask_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int64 trip ones scatter_add_'ed into an fp32 per-station arrivals buffer
-    "arrivals-scatter-add-int64-into-fp32": case(_trips_scatter_add_int64_into_fp32, "indexed_write_dtype"),
+    "arrivals-scatter-add-int64-into-fp32": case(_trips_scatter_add_int64_into_fp32, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 returns index_add_'ed into an fp32 per-station buffer
-    "returns-index-add-half": case(_returns_index_add_half, "indexed_write_dtype", "f32", "f16"),
+    "returns-index-add-half": case(_returns_index_add_half, "indexed_write_dtype", "f32", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a numpy uint8 in-repair flag used as masked_fill's mask on station demand
-    "in-repair-uint8-masked-fill": case(_uint8_maintenance_mask_fill, "mask_dtype", "uint8"),
+    "in-repair-uint8-masked-fill": case(_uint8_maintenance_mask_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 forecast handed to numpy for the 90th-percentile capacity plan
-    "bf16-forecast-numpy-percentile": case(_bf16_forecast_to_numpy, "numpy_dtype", "bf16"),
+    "bf16-forecast-numpy-percentile": case(_bf16_forecast_to_numpy, "numpy_dtype", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # trip start times as numpy datetime64 passed to torch.from_numpy
-    "trip-start-datetime64-from-numpy": case(_trip_start_times_from_numpy, "numpy_dtype"),
+    "trip-start-datetime64-from-numpy": case(_trip_start_times_from_numpy, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # rebalancing flow system solved with linalg.solve in the model's fp16
-    "rebalancing-solve-half": case(_rebalancing_solve_half, "no_kernel", "f16"),
+    "rebalancing-solve-half": case(_rebalancing_solve_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # int64 trip durations histogrammed with torch.histc
-    "duration-histc-int64": case(_duration_histc_int64, "integer_operand", "int64"),
+    "duration-histc-int64": case(_duration_histc_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # mean hourly rentals per station taken on the int64 counts
-    "mean-rentals-int64": case(_mean_hourly_rentals_int64, "integer_operand", "int64"),
+    "mean-rentals-int64": case(_mean_hourly_rentals_int64, "integer_operand", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # int64 bikes-available decremented in place by fractional rebalancing moves
-    "bikes-available-int64-minus-float": case(_bikes_available_minus_float_rebalance, "result_cast", "f32", "int64"),
+    "bikes-available-int64-minus-float": case(_bikes_available_minus_float_rebalance, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # fp32 running demand lerp_'d toward a float64 pandas observation
-    "running-demand-lerp-f64": case(_running_demand_lerp_f64, "lerp_dtype", "f32", "f64"),
+    "running-demand-lerp-f64": case(_running_demand_lerp_f64, "lerp_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # lost bikes' durations set to a one-day sentinel (86400 s) in an fp16 tensor
-    "lost-bike-86400-sentinel-half": case(_lost_bike_sentinel_half, "half_overflow", "f16"),
+    "lost-bike-86400-sentinel-half": case(_lost_bike_sentinel_half, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # trips per open hour with a station open zero hours: 0/0 NaN Poisson rate
-    "zero-hours-open-poisson-nan-rate": case(_zero_hours_open_poisson_rate, "nonfinite"),
+    "zero-hours-open-poisson-nan-rate": case(_zero_hours_open_poisson_rate, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 city occupancy grid fed to a float Conv2d
-    "occupancy-grid-uint8-conv": case(_occupancy_grid_uint8_conv, "integer_operand", "uint8", "f32"),
+    "occupancy-grid-uint8-conv": case(_occupancy_grid_uint8_conv, "integer_operand", "uint8", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 grid convolution given a bias left in fp32
-    "grid-conv-bf16-fp32-bias": case(_bf16_grid_conv_fp32_bias, "conv_bias_dtype", "bf16", "f32"),
+    "grid-conv-bf16-fp32-bias": case(_bf16_grid_conv_fp32_bias, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # ST-ResNet closeness branch cast to bf16, fed the fp32 inflow/outflow grid
-    "st-resnet-bf16-fp32-grid": case(_st_resnet_bf16_fp32_grid, "conv_weight_dtype", "f32", "bf16"),
+    "st-resnet-bf16-fp32-grid": case(_st_resnet_bf16_fp32_grid, "conv_weight_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 station queries attending over fp32 keys/values with SDPA
-    "station-sdpa-bf16-fp32-keys": case(_station_sdpa_bf16_query_fp32_keys, "sdpa_dtype", "bf16", "f32"),
+    "station-sdpa-bf16-fp32-keys": case(_station_sdpa_bf16_query_fp32_keys, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # numpy station distance (float64) negated as SDPA's attn_mask for fp32 attention
-    "station-distance-f64-attn-mask": case(_distance_bias_f64_attn_mask, "attn_mask_dtype", "f64", "f32"),
+    "station-distance-f64-attn-mask": case(_distance_bias_f64_attn_mask, "attn_mask_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # daily origin-destination shares from numpy (float64) torch.bmm'd with fp32 flows
-    "od-shares-f64-bmm": case(_od_bmm_f64_f32, "batched_matmul_dtype", "f64", "f32"),
+    "od-shares-f64-bmm": case(_od_bmm_f64_f32, "batched_matmul_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # float64 station coordinates cdist'ed against fp32 rider locations
-    "station-coords-f64-cdist": case(_station_coords_cdist_f64, "op_dtype", "f64", "f32"),
+    "station-coords-f64-cdist": case(_station_coords_cdist_f64, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # station-empty probability trained with BCE against a float64 numpy target
-    "empty-station-bce-f64-target": case(_empty_station_bce_f64_target, "op_dtype", "f64", "f32"),
+    "empty-station-bce-f64-target": case(_empty_station_bce_f64_target, "op_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # hour of day as float32 one-hot encoded
-    "hour-float-one-hot": case(_hour_one_hot_float, "index_tensor_dtype"),
+    "hour-float-one-hot": case(_hour_one_hot_float, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # demand forecaster .half()'d entirely and trained with GradScaler
-    "half-forecaster-grad-scaler": case(_half_forecaster_grad_scaler, "unscale_fp16", "f16"),
+    "half-forecaster-grad-scaler": case(_half_forecaster_grad_scaler, "unscale_fp16", "f16",
+        grade="correct", grade_at_freeze="correct"),
 }
