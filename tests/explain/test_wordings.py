@@ -5887,3 +5887,15 @@ def test_cusparselt_refusing_an_operation_says_to_use_a_16_bit_dtype() -> None:
                              "`cusparseLtStructuredDescriptorInit( &handle, &sparse_input_descriptor, m, k, k, 16, "
                              "input_type, CUSPARSE_ORDER_ROW, CUSPARSELT_SPARSITY_50_PERCENT)`")
     assert explanation.kind is Kind.NO_KERNEL and "float16 or bfloat16" in explanation.fix
+
+
+def test_a_backend_without_a_type_says_so_in_either_wording() -> None:
+    for ending in ("dtype", "type."):
+        explanation = cw.explain("TypeError: Trying to convert Float8_e4m3fn to the MPS backend but it does not have "
+                                 f"support for that {ending}")
+        assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("float8_e4m3fn",)
+
+
+def test_fused_attentions_sm80_check_says_to_pick_another_kernel() -> None:
+    explanation = cw.explain("RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.")
+    assert explanation.kind is Kind.NO_KERNEL and "enable_flash_sdp(False)" in explanation.fix

@@ -193,6 +193,19 @@ def _atomic_add(found: re.Match[str], failure: Failure) -> Explanation | None:
     )
 
 
+_sm80_only = message_only(
+    Kind.NO_KERNEL,
+    "a check in torch's fused attention (flash attention's backward at large head dimensions, among others) requires "
+    "an A100- or H100-class GPU (compute capability 8.0 or 9.0), and this GPU is another",
+    "training through `scaled_dot_product_attention` (or a library that calls it) on a consumer or older GPU (RTX "
+    "20xx, 30xx, 40xx, T4), often with 16-bit inputs that select the flash kernel",
+    "select another attention kernel for training: `torch.backends.cuda.enable_flash_sdp(False)` (memory-efficient "
+    "attention then runs), or the library's xformers or math attention; update torch, whose newer releases run more "
+    "of it on more GPUs",
+    op="scaled_dot_product_attention", device="cuda", confidence=Confidence.LOW,
+)
+
+
 def _kernel_not_for_this_gpu(found: re.Match[str], failure: Failure) -> Explanation:
     """``This kernel is not supported on your GPU`` (nunchaku's quantized kernels): built for newer GPUs; on a GPU the
     paste names from before Ampere, the bf16 path it takes by default."""
@@ -227,6 +240,7 @@ _tf32_needs_ampere = message_only(
 RULES: tuple[Rule, ...] = (
     rule(r"--tf32 requires Ampere or a newer GPU arch", _tf32_needs_ampere),
     rule(r"This kernel is not supported on your GPU", _kernel_not_for_this_gpu),
+    rule(r"Expected is_sm(?:80|8x|90)(?: \|\| is_sm(?:80|8x|90))* to be true, but got false", _sm80_only),
     rule(r"no instance of overloaded function \"atomicAdd\" matches the argument list", _atomic_add),
     rule(r"no suitable conversion function from \"(?:const )?__half\" to \"(?:const )?float\" exists",
          _half_conversions_disabled),

@@ -1438,7 +1438,7 @@ RULES: tuple[Rule, ...] = (
     rule(r"'torch\.(?:cuda\.)?(?P<dtype>(?:Half|BFloat16)Tensor)' object has no attribute '(?P<op>\w{1,40})'", _legacy),
     rule(r"binary_cross_entropy and torch\.nn\.BCELoss are unsafe to autocast", _unsafe_to_autocast),
     rule(r"Trying to convert (?P<dtype>\w{1,20}) to the (?P<device>\w{1,10}) backend but it does not have support for "
-         r"that dtype", _backend_lacks_dtype),
+         r"that d?type", _backend_lacks_dtype),
     rule(r"\b(?P<device>MPS) (?P<dtype>\w{1,20}) is only supported on MacOS", _backend_lacks_dtype),
     rule(r"invalid_kernel\(\"uses-fp64-math\"\)", _fp64_on_intel_gpu),
     rule(r"Cannot convert a (?P<device>MPS) Tensor to (?P<dtype>\w{1,20}) dtype as the MPS framework doesn't support",
