@@ -5899,3 +5899,8 @@ def test_a_backend_without_a_type_says_so_in_either_wording() -> None:
 def test_fused_attentions_sm80_check_says_to_pick_another_kernel() -> None:
     explanation = cw.explain("RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.")
     assert explanation.kind is Kind.NO_KERNEL and "enable_flash_sdp(False)" in explanation.fix
+
+
+def test_words_in_triple_backticks_inside_a_line_are_read() -> None:
+    explanation = cw.explain("When training with half-precision, normalization can give ```NaN``` values.")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

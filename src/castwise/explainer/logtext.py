@@ -27,6 +27,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[\d{1,3}(?:;\d{1,3})*m")
 _LINK = re.compile(r"\[([^\]\n]{0,400})\]\((?:https?|vscode|file)[^)\s]{0,2000}\)")
 _BOLD = re.compile(r"(?<![\w*])\*\*(?=\S)([^*\n]{1,80}?)(?<=\S)\*\*(?![\w*])")
 """Markdown bold around words (``**nan** losses``); ``f(*args, **kwargs)`` has no closing pair and stays."""
+_INLINE_FENCE = re.compile(r"```(?=\S)([^`\n]{1,80}?)(?<=\S)```")
+"""Words inside a line in markdown's triple backticks (``can give ```NaN``` values``), read as in single ones."""
 _BOX_EDGE = re.compile(r"^[\s│┃║]+|[\s│┃║]+$")
 _BOX_RULE = re.compile(r"^[\s╭╰─━═┌└┐┘├┤┬┴┼]+(?:Traceback.*)?[\s╮╯─━═]*$")
 
@@ -60,7 +62,7 @@ def clean_lines(text: str) -> list[str]:
     lines: list[str] = []
     previous = ""
     for raw in text.splitlines():
-        line = _BOLD.sub(r"\1", _LINK.sub(r"\1", raw[:MAX_LINE]))
+        line = _INLINE_FENCE.sub(r"`\1`", _BOLD.sub(r"\1", _LINK.sub(r"\1", raw[:MAX_LINE])))
         if _BOX_RULE.match(line):
             continue
         if lines and _continues(previous, line):
