@@ -2,8 +2,9 @@
 SCADA records from pandas in float64 with datetime64 stamps and int status codes, int16 accelerometer counts from
 drivetrain vibration loggers, uint8 drone images of blades, bf16/fp16 power-curve, forecasting and fault-detection
 networks, rainflow fatigue counters, wind-rose and power-curve binning, operational modal analysis by linear
-algebra). Defects planted by a helper who never read the rules, written before castwise ran and graded once with the
-rules frozen at pending."""
+algebra). Defects planted by a helper who never read the rules, written before castwise ran (committed before the
+set's deadline; the freeze, c1093bb0, is the commit the writing started from, so the rules had not seen them) and
+graded once with the rules frozen at c1093bb0."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from torch import nn
 
 from .live_cases import LiveCase, case
 
-FROZEN_AT = "pending"
+FROZEN_AT = "c1093bb0"
 
 bf16, f16 = torch.bfloat16, torch.float16
 
@@ -215,64 +216,94 @@ def _power_residual_normal_nan_scale() -> None:
 
 CASES: dict[str, LiveCase] = {
     # a bf16 power-curve MLP fed the SCADA DataFrame's float64 columns straight from pandas
-    "power-curve-mlp-bf16-pandas-f64": case(_power_curve_mlp_bf16_pandas_f64, "matmul_dtype", "f64", "bf16"),
+    "power-curve-mlp-bf16-pandas-f64": case(_power_curve_mlp_bf16_pandas_f64, "matmul_dtype", "f64", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # raw int16 accelerometer counts from the drivetrain logger go straight into a Conv1d encoder
-    "vibration-int16-counts-into-conv1d": case(_vibration_int16_into_conv1d, "integer_operand", "int16", "f32"),
+    "vibration-int16-counts-into-conv1d": case(_vibration_int16_into_conv1d, "integer_operand", "int16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # SCADA fault codes made float32 for the class targets of a fault classifier
-    "fault-code-float-targets-cross-entropy": case(_fault_classes_float_targets, "target_dtype", "f32"),
+    "fault-code-float-targets-cross-entropy": case(_fault_classes_float_targets, "target_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # turbine ids read from the layout csv as floats looked up in a turbine embedding
-    "turbine-id-float-embedding": case(_turbine_id_embedding_float, "index_tensor_dtype", "f32"),
+    "turbine-id-float-embedding": case(_turbine_id_embedding_float, "index_tensor_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the whole normal-behaviour model cast to bf16, LayerNorm included, fed fp32 nacelle features
-    "nacelle-bf16-layernorm-fp32-features": case(_bf16_layernorm_fp32_nacelle_features, "norm_param_dtype", "f32"),
+    "nacelle-bf16-layernorm-fp32-features": case(_bf16_layernorm_fp32_nacelle_features, "norm_param_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 LSTM power forecaster fed a float64 window straight from pandas
-    "lstm-forecaster-f64-scada-window": case(_lstm_forecaster_f64_window, "rnn_dtype", "f64", "f32"),
+    "lstm-forecaster-f64-scada-window": case(_lstm_forecaster_f64_window, "rnn_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # bf16 decoder queries attend over NWP encoder memory kept in fp32
-    "sdpa-bf16-queries-fp32-nwp-memory": case(_sdpa_bf16_query_fp32_memory, "sdpa_dtype", "bf16", "f32"),
+    "sdpa-bf16-queries-fp32-nwp-memory": case(_sdpa_bf16_query_fp32_memory, "sdpa_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a causal mask built with numpy (float64) handed to an fp32 MultiheadAttention forecaster
-    "mha-numpy-f64-causal-mask": case(_mha_float64_causal_mask, "attn_mask_dtype", "f64", "f32"),
+    "mha-numpy-f64-causal-mask": case(_mha_float64_causal_mask, "attn_mask_dtype", "f64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a blade-damage detector cast to bf16 fed fp32 drone frames
     "blade-detector-bf16-conv-fp32-frames": case(_blade_images_conv_bf16_weights, "conv_weight_dtype", "f32",
-                                                 "bf16"),
+                                                 "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # a hand-written cast loop converted a spectrogram Conv2d's weight to bf16 but left its bias fp32
-    "spectrogram-conv-bias-left-fp32": case(_spectrogram_conv_bias_left_fp32, "conv_bias_dtype", "bf16", "f32"),
+    "spectrogram-conv-bias-left-fp32": case(_spectrogram_conv_bias_left_fp32, "conv_bias_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a wind rose binned with histc of the int16 vane degrees
-    "wind-rose-histc-int16-direction": case(_wind_direction_histc_int, "integer_operand", "int16"),
+    "wind-rose-histc-int16-direction": case(_wind_direction_histc_int, "integer_operand", "int16",
+        grade="correct", grade_at_freeze="correct"),
     # the envelope spectrum of bearing vibration taken with rfft of an fp16 signal on the CPU
-    "envelope-spectrum-rfft-fp16": case(_envelope_spectrum_fft_half, "no_kernel", "f16"),
+    "envelope-spectrum-rfft-fp16": case(_envelope_spectrum_fft_half, "no_kernel", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # stochastic subspace identification of tower modes: SVD of a bf16 block Hankel matrix
-    "oma-ssi-svd-bf16-hankel": case(_oma_ssi_svd_bf16, "no_kernel", "bf16"),
+    "oma-ssi-svd-bf16-hankel": case(_oma_ssi_svd_bf16, "no_kernel", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # the bearing-RMS alarm threshold taken as the fp16 99th percentile
-    "bearing-rms-quantile-fp16-threshold": case(_bearing_kurtosis_quantile_fp16, "no_kernel"),
+    "bearing-rms-quantile-fp16-threshold": case(_bearing_kurtosis_quantile_fp16, "no_kernel",
+        grade="correct", grade_at_freeze="correct"),
     # Miner's-rule damage added in place to the int64 rainflow cycle counter
-    "rainflow-damage-into-int64-counter": case(_rainflow_damage_into_int_counter, "result_cast", "f32", "int64"),
+    "rainflow-damage-into-int64-counter": case(_rainflow_damage_into_int_counter, "result_cast", "f32", "int64",
+        grade="correct", grade_at_freeze="correct"),
     # the available mask taken as minus the bool curtailment mask
-    "available-as-minus-bool-curtailment": case(_curtailment_mask_minus_bool, "mask_dtype", "bool"),
+    "available-as-minus-bool-curtailment": case(_curtailment_mask_minus_bool, "mask_dtype", "bool",
+        grade="correct", grade_at_freeze="correct"),
     # an icing flag read as float used as torch.where's condition
-    "icing-flag-float-where-condition": case(_icing_mask_where_float, "mask_dtype", "f32"),
+    "icing-flag-float-where-condition": case(_icing_mask_where_float, "mask_dtype", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # a uint8 stopped-status column used as the mask to blank power
-    "stopped-status-uint8-masked-fill": case(_status_uint8_masked_fill, "mask_dtype", "uint8"),
+    "stopped-status-uint8-masked-fill": case(_status_uint8_masked_fill, "mask_dtype", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 forecaster attention scores masked with -1e9
-    "fp16-scores-masked-minus-1e9": case(_fp16_attention_fill_minus_1e9, "half_overflow", "f16"),
+    "fp16-scores-masked-minus-1e9": case(_fp16_attention_fill_minus_1e9, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # a monthly energy buffer in fp16 filled with 850 MWh written in kWh
-    "monthly-energy-fp16-kwh-fill": case(_fp16_annual_energy_buffer, "half_overflow", "f16"),
+    "monthly-energy-fp16-kwh-fill": case(_fp16_annual_energy_buffer, "half_overflow", "f16",
+        grade="correct", grade_at_freeze="correct"),
     # an fp32 normal-behaviour baseline updated by lerp toward bf16 residuals
-    "nbm-baseline-lerp-bf16-residuals": case(_ema_baseline_lerp_bf16, "lerp_dtype", "f32", "bf16"),
+    "nbm-baseline-lerp-bf16-residuals": case(_ema_baseline_lerp_bf16, "lerp_dtype", "f32", "bf16",
+        grade="correct", grade_at_freeze="correct"),
     # fp16 power scatter-added into fp32 power-curve bins
-    "power-curve-scatter-add-fp16-power": case(_scatter_add_fp16_power_into_bins, "indexed_write_dtype"),
+    "power-curve-scatter-add-fp16-power": case(_scatter_add_fp16_power_into_bins, "indexed_write_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # int32 rotor azimuth bins one-hot encoded for a blade-load model
-    "azimuth-bins-int32-one-hot": case(_one_hot_int32_azimuth_bins, "index_tensor_dtype"),
+    "azimuth-bins-int32-one-hot": case(_one_hot_int32_azimuth_bins, "index_tensor_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # downtime fractions from numpy (float64) written into an fp32 availability series by index
-    "availability-index-put-numpy-f64": case(_index_put_float64_downtime, "indexed_write_dtype", "f32", "f64"),
+    "availability-index-put-numpy-f64": case(_index_put_float64_downtime, "indexed_write_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # a bf16 wake adjacency batch-multiplied with fp32 turbine node states
-    "wake-graph-bmm-bf16-adjacency": case(_wake_features_bmm_bf16, "batched_matmul_dtype", "bf16", "f32"),
+    "wake-graph-bmm-bf16-adjacency": case(_wake_features_bmm_bf16, "batched_matmul_dtype", "bf16", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the one-hot of the SCADA status code (int64) multiplied by an fp32 projection
-    "status-one-hot-int64-matmul": case(_status_one_hot_int_matmul, "integer_operand", "int64", "f32"),
+    "status-one-hot-int64-matmul": case(_status_one_hot_int_matmul, "integer_operand", "int64", "f32",
+        grade="correct", grade_at_freeze="correct"),
     # the SCADA datetime64 timestamps handed to torch.tensor
-    "scada-datetime64-stamps-to-tensor": case(_scada_timestamps_to_tensor, "numpy_dtype"),
+    "scada-datetime64-stamps-to-tensor": case(_scada_timestamps_to_tensor, "numpy_dtype",
+        grade="correct", grade_at_freeze="correct"),
     # hub positions from numpy (float64) as grid_sample's grid over an fp32 lidar wind field
-    "lidar-grid-sample-f64-hub-positions": case(_wind_field_grid_sample_f64_grid, "op_dtype", "f32", "f64"),
+    "lidar-grid-sample-f64-hub-positions": case(_wind_field_grid_sample_f64_grid, "op_dtype", "f32", "f64",
+        grade="correct", grade_at_freeze="correct"),
     # uint8 drone frames cut into patches with F.unfold
-    "blade-frames-unfold-uint8-patches": case(_blade_patches_unfold_uint8, "integer_operand", "uint8"),
+    "blade-frames-unfold-uint8-patches": case(_blade_patches_unfold_uint8, "integer_operand", "uint8",
+        grade="correct", grade_at_freeze="correct"),
     # a power-residual Normal likelihood scaled by the std of a single filtered residual per turbine
-    "power-residual-normal-nan-scale": case(_power_residual_normal_nan_scale, "nonfinite"),
+    "power-residual-normal-nan-scale": case(_power_residual_normal_nan_scale, "nonfinite",
+        grade="correct", grade_at_freeze="correct"),
 }
