@@ -160,7 +160,7 @@ LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_he
                                  "live_held_out_176", "live_held_out_177",
                                  "live_held_out_178", "live_held_out_179", "live_held_out_180",
                                  "live_held_out_181", "live_held_out_182", "live_held_out_183",
-                                 "live_held_out_184", "live_held_out_185")
+                                 "live_held_out_184", "live_held_out_185", "live_held_out_186")
 """Modules of this package, each with ``CASES``: defects planted by a helper who never read the rules, with the grade
 the rules frozen at ``FROZEN_AT`` gave each."""
 
