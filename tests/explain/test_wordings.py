@@ -5904,3 +5904,14 @@ def test_fused_attentions_sm80_check_says_to_pick_another_kernel() -> None:
 def test_words_in_triple_backticks_inside_a_line_are_read() -> None:
     explanation = cw.explain("When training with half-precision, normalization can give ```NaN``` values.")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_anomaly_modes_nan_in_a_bf16_run_says_no_scaler_skips_it() -> None:
+    error = "RuntimeError: Function 'ScaledDotProductFlashAttentionBackward0' returned nan values in its 1th output."
+    assert "autocast" in cw.explain(f"finetuning in bf16_mode fails\n{error}").fix
+    assert "set_detect_anomaly" in cw.explain(f"finetuning in fp16 fails\n{error}").fix
+
+
+def test_audio_said_to_have_no_sound_in_an_fp16_run_is_nan_output() -> None:
+    explanation = cw.explain("Audio output file has no sound (it's silent)\nthe pipeline runs in torch.float16")
+    assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)

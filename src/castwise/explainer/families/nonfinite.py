@@ -85,15 +85,19 @@ def _anomaly(found: re.Match[str], failure: Failure) -> Explanation:
     function = found["function"]
     if function.startswith("CtcLoss"):
         return _ctc_infeasible(failure, function)
+    bf16 = low_precision_said(failure)[:1] == ("bf16",)
     return explained(
         Kind.NONFINITE, failure,
         f"autograd's anomaly mode found NaN in the gradient {function} computed (the backward of the op named "
         "in the forward trace it prints)",
         _CAUSES,
+        "in bf16 no loss scaler skips such a step, so the NaN is that op's own: run the op in fp32, or train under "
+        "autocast (`torch.autocast('cuda', dtype=torch.bfloat16)` with fp32 parameters) rather than in a model cast "
+        f"to bf16; {_FIX}" if bf16 else
         "under fp16 with a loss scaler, an inf or NaN gradient in some steps is expected (the scaler skips that step "
         "and lowers the scale), and anomaly mode turns it into this error: turn `torch.autograd.set_detect_anomaly` "
         f"off for fp16 runs; if it fails without anomaly mode too, {_FIX}",
-        op=function, confidence=Confidence.LOW,
+        op=function, names=("bf16",) if bf16 else (), confidence=Confidence.LOW,
     )
 
 

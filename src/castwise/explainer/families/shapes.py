@@ -654,7 +654,8 @@ SYMPTOMS: tuple[Rule, ...] = (
          appeared),
     rule(r"\bInput contains (?P<value>NaN|infinity)\b", appeared),
     rule(r"\b(?:in|is|are|was|were|be|becomes?|became|just|only|pure|(?:complete|entire|total)(?:ly)?)\s+silen(?:ce|t)\b|"
-         r"\bsilent (?:audio|outputs?|wavs?|files?|results?|speech)\b|\bsound of silence\b|没有?声音|静音|无声",
+         r"\bsilent (?:audio|outputs?|wavs?|files?|results?|speech)\b|\bsound of silence\b|\bit'?s silent\b|"
+         r"\b(?:has|have|with|produces?|gives?) no (?:sound|audio)\b|没有?声音|静音|无声",
          _silent),
     rule(r"\b(?:do(?:es)?n'?t|does not|do not|cannot|can'?t) detect\b|\bno (?:objects? )?(?:detections?|boxes)\b|"
          r"\bno objects? (?:is |are |were |was )?detected\b|\b(?:0|zero) (?:detections?|detects|boxes)\b",
