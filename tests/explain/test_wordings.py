@@ -5915,3 +5915,10 @@ def test_anomaly_modes_nan_in_a_bf16_run_says_no_scaler_skips_it() -> None:
 def test_audio_said_to_have_no_sound_in_an_fp16_run_is_nan_output() -> None:
     explanation = cw.explain("Audio output file has no sound (it's silent)\nthe pipeline runs in torch.float16")
     assert explanation.kind is Kind.NONFINITE and explanation.dtypes == ("f16",)
+
+
+def test_a_dtype_given_rather_than_another_in_prose_is_read_by_the_tensors_name() -> None:
+    target = cw.explain("the loss raised: \"target_smooth's dtype is float rather than Long.\"")
+    assert target.kind is Kind.TARGET and target.confidence is Confidence.LOW
+    assert cw.explain("the index dtype is float instead of long").kind is Kind.INDEX_TENSOR
+    assert cw.explain("the input dtype is float instead of half") is None

@@ -805,6 +805,24 @@ def _float_only(found: re.Match[str], failure: Failure) -> Explanation | None:
     return integer_operand(failure, names, None) if names and not is_floating(names[0]) else None
 
 
+def _dtype_rather_than(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """Prose that gives a tensor's dtype and the one it should have (``target_smooth's dtype is float rather than
+    Long``), one floating and one integer: a loss's target when the tensor's name says target or label, else integer
+    data where integers go (or the reverse); said with low confidence."""
+    got, wanted = dtypes(found, "got"), dtypes(found, "wanted")
+    if not got or not wanted or is_floating(got[0]) == is_floating(wanted[0]):
+        return None
+    said = "the report gives the dtypes in its own words, not torch's message"
+    if _TARGET_NAME.search(found["name"]):
+        return target(failure, got, wants_float=is_floating(wanted[0])).less_sure(said)
+    if is_floating(got[0]):
+        return integer_required(failure, wanted + got, None, confident=False)
+    return integer_operand(failure, got + wanted, None).less_sure(said)
+
+
+_TARGET_NAME = re.compile(r"target|label|y_true|ground_?truth", re.IGNORECASE)
+
+
 def _finfo_of_integer(found: re.Match[str], failure: Failure) -> Explanation:
     """``torch.finfo() requires a floating point input type``: torch.finfo asked about an integer or bool dtype."""
     del found
@@ -1160,6 +1178,9 @@ RULES: tuple[Rule, ...] = (
          r"floating point or complex(?: dtype)?[^\n]{0,20}?(?:but got|Got)\s*(?P<c>{DTYPE})", _float_only),
     rule(r"\b(?P<op>var_mean|std_mean|std and var) only supports? floating point and complex dtypes", _float_only_op),
     rule(r"torch\.finfo\(\) requires a floating point input type", _finfo_of_integer),
+    rule(r"(?P<name>[\w.]{1,40})(?:'s)? d?type is (?P<got>float(?:16|32|64)?|double|half|long|int(?:8|16|32|64)?|bool)"
+         r" (?:rather than|instead of) (?P<wanted>float(?:16|32|64)?|double|half|long|int(?:8|16|32|64)?|bool)\b",
+         _dtype_rather_than),
     rule(r"Expected (?P<op>primal) to be floating point or complex,? but got:? (?P<a>{DTYPE})", _no_output_dtype),
     rule(r"nn\.Module\.to only accepts floating point or complex dtypes,? but got desired dtype=(?P<a>{DTYPE})",
          _module_to_integer),
