@@ -5922,3 +5922,10 @@ def test_a_dtype_given_rather_than_another_in_prose_is_read_by_the_tensors_name(
     assert target.kind is Kind.TARGET and target.confidence is Confidence.LOW
     assert cw.explain("the index dtype is float instead of long").kind is Kind.INDEX_TENSOR
     assert cw.explain("the input dtype is float instead of half") is None
+
+
+def test_a_thread_asking_whether_the_gpu_lacks_bf16_is_not_read_as_a_check() -> None:
+    paste = ("error: expected scalar type Half but found BFloat16\n\nI keep getting this error.\n\n"
+             "If the thing is not about node, do you use some GPU which does not support bfloat16 ?")
+    assert cw.explain(paste).kind is Kind.SCALAR_TYPE
+    assert cw.explain("ValueError: Your GPU does not support bfloat16").kind is Kind.NO_KERNEL

@@ -1237,6 +1237,16 @@ _compute_capability = message_only(
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
+def _gpu_said_to_lack_bf16(found: re.Match[str], failure: Failure) -> Explanation | None:
+    """A line that says the GPU does not support bf16 (a library's check in its own words); declined when the line
+    asks it (``do you use some GPU which does not support bfloat16 ?``): a question in a thread is a guess."""
+    return None if _QUESTION.search(failure.message) else _compute_capability(found, failure)
+
+
+_QUESTION = re.compile(r"\?\s*$|^\s*(?:do|does|did|is|are|could|can|maybe|perhaps)\b|\b(?:do|does) (?:you|your)\b",
+                       re.IGNORECASE)
+
+
 def _cpu_lacks_sixteen_bit(found: re.Match[str], failure: Failure) -> Explanation:
     """oneDNN's or IPEX's refusal of bf16 (or fp16) on a CPU without the AVX-512 instructions its kernels need
     (``bf16 path needs the cpu support avx512bw, avx512vl and avx512dq``)."""
@@ -1455,7 +1465,7 @@ RULES: tuple[Rule, ...] = (
          _type_undeclared),
     rule(r"Your setup doesn't support bf16/gpu", _compute_capability),
     rule(r"\b(?:CUDA|GPUs?)\b[^\n]{0,40}?(?:does not|doesn't|do not|don't|cannot|can't) support (?:bfloat16|bf16)\b",
-         _compute_capability),
+         _gpu_said_to_lack_bf16),
     rule(r"\bbf16 is only supported on A100\+? GPUs", _compute_capability),
     rule(r"needs_dynamic_casting<func_t>::check\(iter\) INTERNAL ASSERT FAILED", _no_casting_kernel),
 )
