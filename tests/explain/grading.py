@@ -53,7 +53,7 @@ class PastedCase:
 
 
 def pasted_cases(corpus: str = "pasted") -> list[PastedCase]:
-    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` to ``held_out_421`` (each
+    """Pasted reports: ``pasted`` (collected while the reader was written) or ``held_out`` to ``held_out_426`` (each
     collected after the rules were frozen, graded then as ``grade_at_freeze``);
     ``corpus/NAME.json`` and the texts in ``corpus/NAME/``."""
     cases = []

@@ -100,7 +100,7 @@ HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", 
             "held_out_404", "held_out_405", "held_out_406", "held_out_407", "held_out_408",
             "held_out_409", "held_out_410", "held_out_411", "held_out_412", "held_out_413",
             "held_out_414", "held_out_415", "held_out_416", "held_out_417", "held_out_418", "held_out_419", "held_out_420",
-            "held_out_421")
+            "held_out_421", "held_out_422", "held_out_423", "held_out_424", "held_out_425", "held_out_426")
 PASTED = pasted_cases() + [case for corpus in HELD_OUT for case in pasted_cases(corpus)]
 LIVE_HELD_OUT: tuple[str, ...] = ("live_held_out_1", "live_held_out_2", "live_held_out_3", "live_held_out_4",
                                  "live_held_out_5", "live_held_out_6", "live_held_out_7", "live_held_out_8",

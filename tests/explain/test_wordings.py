@@ -5929,3 +5929,14 @@ def test_a_thread_asking_whether_the_gpu_lacks_bf16_is_not_read_as_a_check() -> 
              "If the thing is not about node, do you use some GPU which does not support bfloat16 ?")
     assert cw.explain(paste).kind is Kind.SCALAR_TYPE
     assert cw.explain("ValueError: Your GPU does not support bfloat16").kind is Kind.NO_KERNEL
+
+
+def test_a_writer_that_lists_the_dtypes_it_takes_is_read_with_the_runs_16_bit_dtype() -> None:
+    explanation = cw.explain("python train.py --precision=fp16\nRuntimeError: Input tensor has to be one of float32, "
+                             "int32, int16 or uint8 type.")
+    assert explanation.kind is Kind.NO_KERNEL and explanation.dtypes == ("f16",)
+
+
+def test_the_loss_scalers_overflow_quoted_without_its_scale_is_a_skipped_step() -> None:
+    explanation = cw.explain("训练一直提示'OVERFLOW! Skipping step. Attempted loss scale'")
+    assert explanation.kind is Kind.LOSS_SCALE and "turn AMP off" in explanation.fix

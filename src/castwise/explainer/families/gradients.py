@@ -167,7 +167,8 @@ def _skipped_step(found: re.Match[str], failure: Failure) -> Explanation | None:
         "occasional skips, mostly early in training, are how dynamic loss scaling works",
         f"nothing, if it happens now and then; if the scale keeps falling (to 1 or below) a value overflows fp16 on "
         f"every step, and {DOCTOR} finds the module",
-        "leave it if skips are rare; if the scale collapses, train in bf16 or keep the overflowing module in fp32",
+        "leave it if skips are rare; if the scale collapses (every step skipped), train in bf16 or keep the "
+        "overflowing module in fp32, and turn AMP off once to see whether fp16 is the cause",
         op="loss scaling", names=("f16",),
     )
 
@@ -545,8 +546,8 @@ RULES: tuple[Rule, ...] = (
     rule(r"The grad norm is (?:nan|inf)\.? Skipping updating the model", _update_skipped),
     rule(r"\b(?:loss|grad(?:ient)?)[ _]?scal(?:e|er)\b\s*[:=]?\s*(?P<scale>\d[\d.e+-]{0,20})(?![\w.])",
          _printed_scale),
-    rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale:?\s*"
-         r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?", _skipped_step),
+    rule(r"(?:OVERFLOW!|Overflow detected\.?)\s*(?:Rank \d+\s*)?Skipping step\.?\s*Attempted loss scale(?::?\s*"
+         r"[\d.e+-]+(?:,?\s*reducing to (?P<scale>[\d.e+-]+))?)?", _skipped_step),
     rule(r"Reducing dynamic loss scale from [\d.e+-]+ to (?P<scale>[\d.e+-]+)", _skipped_step),
     rule(r"\bGrad overflow on iteration \d+|\bUsing dynamic loss scale of (?P<scale>[\d.e+-]+)", _skipped_step),
     rule(r"Found NaN, decreased lg_loss_scale to (?P<lg>-?\d*\.?\d+)?", _log2_scale_lowered),

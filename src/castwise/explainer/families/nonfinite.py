@@ -25,8 +25,8 @@ _CAUSES = (
 )
 _FIX = (
     "run `castwise doctor` on the model: it reports, per policy, the first module whose values overflow or "
-    "underflow against fp32; keep that module in fp32 or use bf16 (fp32's range) instead of fp16; if fp32 fails "
-    "too, guard the op (an eps in sqrt/log/division, clamp before exp) or lower the learning rate"
+    "underflow against fp32; keep that module in fp32 or use bf16 (fp32's range) instead of fp16; if fp32 (AMP "
+    "off) fails too, guard the op (an eps in sqrt/log/division, clamp before exp) or lower the learning rate"
 )
 
 

@@ -816,6 +816,8 @@ SUPPORT: tuple[Rule, ...] = (
          _kernel_not_found),
     rule(r"\bonly supports? (?P<listed>(?:(?:float|double|bfloat16|half|bf16|fp16|fp32|float16|float32|int|int32|int64|"
          r"long|bool)(?:,\s*|\s+and\s+|\s+or\s+|\s*/\s*)?){2,8})", _listed_support),
+    rule(r"\bhas to be one of (?P<listed>(?:(?:float(?:16|32|64)?|double|bfloat16|half|int(?:8|16|32|64)?|uint8|bool)"
+         r"(?:,\s*|\s+or\s+)?){2,8}) types?\b", _listed_support),
     rule(r"\b(?:data ?)?d?types? must be one of \[?(?P<listed>(?:(?:float|double|bfloat16|half|float16|float32|float64|"
          r"int8|int16|int32|int64|uint8|bool)(?:,\s*|\s+or\s+)?){2,8})\]?", _listed_support),
     rule(r"(?:不支持|不支援)\s*[`'\"]?(?P<dtype>half|fp16|float16|bf16|bfloat16)(?![A-Za-z0-9])", _support_said),
