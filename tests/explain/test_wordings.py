@@ -5852,6 +5852,9 @@ def test_numpy_refusing_to_cast_dates_says_to_turn_them_into_numbers() -> None:
     counts = cw.explain("TypeError: Cannot cast array data from dtype('float64') to dtype('int64') according to the "
                         "rule 'safe'")
     assert counts.dtypes == ("f64", "int64") and "arr.astype(np.int64)" in counts.fix
+    swapped = cw.explain("TypeError: Cannot cast array data from dtype('float64') to dtype('>i8') according to the "
+                         "rule 'safe'")
+    assert "arr.astype(np.int64)" in swapped.fix
 
 
 def test_numpy_type_strings_name_their_size_in_bytes() -> None:

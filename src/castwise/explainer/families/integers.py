@@ -812,12 +812,13 @@ def _dtype_rather_than(found: re.Match[str], failure: Failure) -> Explanation | 
     got, wanted = dtypes(found, "got"), dtypes(found, "wanted")
     if not got or not wanted or is_floating(got[0]) == is_floating(wanted[0]):
         return None
-    said = "the report gives the dtypes in its own words, not torch's message"
     if _TARGET_NAME.search(found["name"]):
-        return target(failure, got, wants_float=is_floating(wanted[0])).less_sure(said)
-    if is_floating(got[0]):
-        return integer_required(failure, wanted + got, None, confident=False)
-    return integer_operand(failure, got + wanted, None).less_sure(said)
+        read = target(failure, got, wants_float=is_floating(wanted[0]))
+    elif is_floating(got[0]):
+        read = integer_required(failure, wanted + got, None, confident=False)
+    else:
+        read = integer_operand(failure, got + wanted, None)
+    return read.less_sure("the report gives the dtypes in its own words, not torch's message")
 
 
 _TARGET_NAME = re.compile(r"target|label|y_true|ground_?truth", re.IGNORECASE)

@@ -1237,6 +1237,7 @@ _compute_capability = message_only(
     op="bf16 on this GPU", names=("bf16",), device="cuda",
 )
 
+
 def _gpu_said_to_lack_bf16(found: re.Match[str], failure: Failure) -> Explanation | None:
     """A line that says the GPU does not support bf16 (a library's check in its own words); declined when the line
     asks it (``do you use some GPU which does not support bfloat16 ?``): a question in a thread is a guess."""

@@ -12,7 +12,7 @@ from castwise.explainer.clues import low_precision_said, paste_search
 from castwise.explainer.explanation import Confidence, Explanation, Kind
 from castwise.explainer.failures import Failure
 from castwise.explainer.rules import Rule, dtype_read, dtypes, explained, message_only, rule
-from castwise.explainer.spelling import short_dtype, short_dtypes
+from castwise.explainer.spelling import full_name, short_dtype, short_dtypes
 
 
 def _unsupported(found: re.Match[str], failure: Failure) -> Explanation:
@@ -327,6 +327,7 @@ def _array_cast(found: re.Match[str], failure: Failure) -> Explanation:
     source, target = found["a"], found["b"]
     dated = source.lstrip("<>|=").startswith(("M8", "m8", "datetime64", "timedelta64"))
     casting = f"its '{found['rule']}' casting rule" if found["rule"] else "its casting rule"
+    wanted = f"np.{full_name(target)}" if short_dtype(target) else f"'{target}'"
     return explained(
         Kind.NUMPY_DTYPE, failure,
         f"numpy refused to cast an array of {source} to {target} under {casting}"
@@ -338,7 +339,7 @@ def _array_cast(found: re.Match[str], failure: Failure) -> Explanation:
         "numpy function that casts its inputs safely (np.bincount, np.interp, np.take)",
         "convert the dates to numbers first: `(t - t[0]) / np.timedelta64(1, 'D')` (days, as floats) or "
         "`t.astype('int64')` (nanoseconds)" if dated else
-        f"convert it yourself where you mean to: `arr.astype(np.{target.lstrip('<>|=')})` (rounded first when "
+        f"convert it yourself where you mean to: `arr.astype({wanted})` (rounded first when "
         "floats become integers)",
         op="numpy cast", names=dtypes(found, "a", "b"),
     )
